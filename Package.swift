@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+// cairn: a GPS trip recorder for low-power Linux boards.
+// Depends on nothing outside the Swift toolchain; libgps comes from Debian (libgps-dev).
+import PackageDescription
+
+let package = Package(
+    name: "cairn",
+    products: [
+        .executable(name: "cairn", targets: ["cairn"]),
+    ],
+    targets: [
+        // gps.h from libgps-dev, linked statically in release builds.
+        .systemLibrary(name: "CGPS", path: "Sources/CGPS", pkgConfig: nil, providers: [.apt(["libgps-dev"])]),
+        // Two stubs that keep Debian's libgps.a from dragging in D-Bus and libsystemd.
+        .target(name: "CGPSShim", path: "Sources/CGPSShim"),
+        // Pure core: values and algorithms, no I/O.
+        .target(name: "CairnCore"),
+        // The on-card log format.
+        .target(name: "CairnLog", dependencies: ["CairnCore"], exclude: ["LOG_FORMAT.md"]),
+        // Streaming exporters.
+        .target(name: "CairnExport", dependencies: ["CairnCore", "CairnLog"]),
+        // The edges: gpsd through libgps, signals, clocks.
+        .target(name: "CairnDevice", dependencies: ["CairnCore", "CGPS", "CGPSShim"]),
+        // The thin CLI.
+        .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnLog", "CairnExport", "CairnDevice"]),
+
+        .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
+        .testTarget(name: "CairnLogTests", dependencies: ["CairnCore", "CairnLog"]),
+        .testTarget(name: "CairnExportTests", dependencies: ["CairnCore", "CairnLog", "CairnExport"]),
+        // Runs the built `cairn` binary against a private gpsd; depends on the CLI so it is built.
+        .testTarget(name: "EndToEndTests", dependencies: ["cairn"], resources: []),
+    ]
+)

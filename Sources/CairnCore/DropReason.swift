@@ -1,0 +1,45 @@
+/// Why a report did not become a track point. Stored in the log by raw value (stable: never
+/// renumber, only add), counted per trip and shown by `cairn info`.
+public enum DropReason: UInt8, CaseIterable, Sendable {
+    /// gpsd reported no fix (mode < 2) or no position.
+    case noFix = 1
+    /// The report carried no time; a point without a time is never recorded.
+    case noTime = 2
+    /// Values out of range or not finite (lat 91, NaN, a time before 2000).
+    case invalid = 3
+    /// Horizontal uncertainty worse than the limit.
+    case rough = 4
+    /// Time not after the last kept point (receiver date bugs, repeated epochs).
+    case timeNotAfter = 5
+    /// Another report for an epoch already recorded (gpsd sends several per epoch).
+    case duplicate = 6
+    /// Older than the age limit when it arrived (a stale or replayed position).
+    case stale = 7
+
+    public var name: String {
+        switch self {
+        case .noFix: return "no_fix"
+        case .noTime: return "no_time"
+        case .invalid: return "invalid"
+        case .rough: return "rough"
+        case .timeNotAfter: return "time_not_after"
+        case .duplicate: return "duplicate"
+        case .stale: return "stale"
+        }
+    }
+}
+
+/// Per-reason counters, indexed by raw value; fixed size.
+public struct DropCounts: Equatable, Sendable {
+    public private(set) var counts = [UInt64](repeating: 0, count: 256)
+    public init() {}
+    public mutating func add(_ r: DropReason, _ n: UInt64 = 1) { counts[Int(r.rawValue)] += n }
+    public mutating func set(rule: UInt8, count: UInt64) { counts[Int(rule)] = count }
+    public subscript(_ r: DropReason) -> UInt64 { counts[Int(r.rawValue)] }
+    public subscript(rule rule: UInt8) -> UInt64 { counts[Int(rule)] }
+    public var total: UInt64 { counts.reduce(0, +) }
+    /// (rule, count) for every nonzero counter, in rule order.
+    public var nonzero: [(rule: UInt8, count: UInt64)] {
+        counts.enumerated().compactMap { $0.element > 0 ? (UInt8($0.offset), $0.element) : nil }
+    }
+}

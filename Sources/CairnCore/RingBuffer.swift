@@ -1,0 +1,56 @@
+/// A fixed-capacity FIFO. Appending to a full ring overwrites the oldest element, so memory never
+/// grows with ride length; `overwritten` counts what was lost that way.
+public struct RingBuffer<Element> {
+    private var storage: [Element?]
+    private var head = 0          // index of the oldest element
+    public private(set) var count = 0
+    public private(set) var overwritten: UInt64 = 0
+
+    public init(capacity: Int) {
+        precondition(capacity > 0, "RingBuffer capacity must be positive")
+        storage = Array(repeating: nil, count: capacity)
+    }
+
+    public var capacity: Int { storage.count }
+    public var isEmpty: Bool { count == 0 }
+    public var isFull: Bool { count == storage.count }
+
+    private func slot(_ i: Int) -> Int {
+        let s = head + i
+        return s >= storage.count ? s - storage.count : s
+    }
+
+    public mutating func append(_ e: Element) {
+        if isFull {
+            storage[head] = e
+            head = slot(1)
+            overwritten += 1
+        } else {
+            storage[slot(count)] = e
+            count += 1
+        }
+    }
+
+    @discardableResult
+    public mutating func popFirst() -> Element? {
+        guard count > 0 else { return nil }
+        let e = storage[head]
+        storage[head] = nil
+        head = slot(1)
+        count -= 1
+        return e
+    }
+
+    public mutating func removeAll() {
+        while popFirst() != nil {}
+    }
+
+    /// The i-th element from the oldest (0) to the newest (count - 1).
+    public subscript(i: Int) -> Element {
+        precondition(i >= 0 && i < count, "RingBuffer index out of range")
+        return storage[slot(i)]!
+    }
+
+    public var first: Element? { count > 0 ? self[0] : nil }
+    public var last: Element? { count > 0 ? self[count - 1] : nil }
+}

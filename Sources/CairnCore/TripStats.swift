@@ -1,0 +1,63 @@
+/// Running statistics of a trip, fed the kept points in order. The recorder keeps one for the live
+/// status; readers rebuild one from the log, so a trip's figures never depend on a summary record.
+public struct TripStats: Sendable {
+    /// A step slower than this (from the measured speed, or distance over time when there is none)
+    /// is not moving time: ~1 km/h.
+    public static let movingSpeedMps = 0.28
+    /// A step longer than this never counts as moving time (a dropout or a pause).
+    public static let maxMovingStepMs: Int64 = 60_000
+
+    public private(set) var points = 0
+    public private(set) var segments = 0
+    public private(set) var distanceM = 0.0
+    public private(set) var movingTimeMs: Int64 = 0
+    public private(set) var firstTimeMs: Int64?
+    public private(set) var lastTimeMs: Int64?
+    public private(set) var maxSpeedMps: Double?
+    public private(set) var climb = ClimbCounter(threshold: 5)
+    private var last: Fix?
+    private var bridgeNext = false
+    private var newSegmentPending = true
+
+    public init() {}
+
+    /// The next point starts a new segment. Across a dropout (a gap, a gpsd outage, a power cut
+    /// the trip resumed after) the straight line to the next point still counts once toward
+    /// distance (short rather than long); across a pause or a fresh start it does not.
+    public mutating func startSegment(_ reason: SegmentReason) {
+        newSegmentPending = true
+        bridgeNext = (reason == .gap || reason == .reconnect || reason == .resume)
+    }
+
+    public mutating func add(_ fix: Fix) {
+        points += 1
+        if newSegmentPending {
+            segments += 1
+        }
+        if firstTimeMs == nil { firstTimeMs = fix.timeMs }
+        lastTimeMs = fix.timeMs
+        if let s = fix.speed { maxSpeedMps = max(maxSpeedMps ?? 0, s) }
+        if Accuracy.heightIsTrusted(fix), let h = fix.height { climb.add(height: h) }
+        if let prev = last, !newSegmentPending || bridgeNext {
+            let d = Geodesy.distance(prev, fix)
+            distanceM += d
+            let dt = fix.timeMs - prev.timeMs
+            if !newSegmentPending, dt > 0, dt <= Self.maxMovingStepMs {
+                let speed = fix.speed ?? (d / (Double(dt) / 1000))
+                if speed >= Self.movingSpeedMps { movingTimeMs += dt }
+            }
+        }
+        newSegmentPending = false
+        bridgeNext = false
+        last = fix
+    }
+
+    public var elapsedMs: Int64 {
+        guard let a = firstTimeMs, let b = lastTimeMs else { return 0 }
+        return b - a
+    }
+
+    /// Ascent/descent in metres, or nil (a dash) when no trusted height was seen.
+    public var ascentM: Double? { climb.hasHeight ? climb.ascent : nil }
+    public var descentM: Double? { climb.hasHeight ? climb.descent : nil }
+}

@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Clocks and sleeping. Monotonic time drives the sync cadence and back-off; the wall clock
+/// only judges fix age (and never names a file).
+public enum SystemClock {
+    public static func monotonicMs() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    public static func realtimeMs() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// Sleeps up to `ms`, waking early (in steps of 100 ms) when `stop()` says so.
+    public static func sleep(ms: Int64, until stop: () -> Bool) {
+        var left = ms
+        while left > 0 && !stop() {
+            let step = min(left, 100)
+            var ts = timespec(tv_sec: 0, tv_nsec: Int(step) * 1_000_000)
+            nanosleep(&ts, nil)
+            left -= step
+        }
+    }
+}

@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnCore
+import CairnLog
+
+/// A log file found on the card, with its header.
+public struct LogFileRef: Sendable {
+    public let path: String
+    public let header: FileHeader
+    /// The directory the file is in, so trips from two copied cards never merge.
+    public let directory: String
+}
+
+/// One trip: the files that hold it, in order (a trip continues in a new file after a restart
+/// or an I/O fault).
+public struct TripRef: Sendable {
+    public let id: UInt64
+    public let files: [LogFileRef]
+}
+
+/// A trip read back from its files, with statistics rebuilt from the points.
+public struct TripSummary: Sendable {
+    public var id: UInt64
+    public var files: [String]
+    public var activity: String?
+    public var stats = TripStats()
+    public var drops = DropCounts()
+    /// A trip-end record was found.
+    public var closed = false
+    /// Bytes skipped as damaged, and bytes of torn tails, over all the trip's files.
+    public var damagedBytes = 0
+    public var tornTailBytes = 0
+    public var sequenceGaps = 0
+    public var notes = 0
+
+    /// `closed` when the recorder closed it cleanly; `recovered` when any file was damaged, torn,
+    /// or the trip had to be resumed after a crash; `open` otherwise (still recording, or stopped
+    /// between syncs without damage).
+    public var status: String {
+        if damagedBytes > 0 || sequenceGaps > 0 { return "recovered" }
+        if closed { return "closed" }
+        if tornTailBytes > 0 || files.count > 1 { return "recovered" }
+        return "open"
+    }
+}
+
+/// What a trip's points look like to an exporter, in order.
+public enum TripEvent {
+    case segment(SegmentReason)
+    case point(Fix)
+}
+
+public enum TripCatalog {
+    /// Expands `paths` (log files, or directories of them) into log files. Files that are not
+    /// readable cairn logs are reported through `problem` (naming the file) and skipped.
+    public static func files(_ paths: [String], problem: (String) -> Void) -> [LogFileRef] {
+        var out: [LogFileRef] = []
+        for p in paths {
+            if isDirectory(p) {
+                do {
+                    for f in try LogDirectory.logFiles(in: p) {
+                        if let r = ref(f.path, directory: p, problem: problem) { out.append(r) }
+                    }
+                } catch {
+                    problem("\(error)")
+                }
+            } else if let r = ref(p, directory: dirname(p), problem: problem) {
+                out.append(r)
+            }
+        }
+        return out
+    }
+
+    private static func ref(_ path: String, directory: String, problem: (String) -> Void) -> LogFileRef? {
+        do {
+            let r = try LogReader(path: path)
+            return LogFileRef(path: path, header: r.header, directory: directory)
+        } catch {
+            problem("\(error)")
+            return nil
+        }
+    }
+
+    /// Groups files into trips (same directory, same trip id), ordered by the first file's
+    /// number; files within a trip by segment index.
+    public static func trips(_ files: [LogFileRef]) -> [TripRef] {
+        var order: [String] = []
+        var groups: [String: [LogFileRef]] = [:]
+        for f in files {
+            let key = f.directory + "\u{0}" + String(f.header.tripId)
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(f)
+        }
+        return order.map { key in
+            let fs = groups[key]!.sorted { $0.header.segmentIndex < $1.header.segmentIndex }
+            return TripRef(id: fs[0].header.tripId, files: fs)
+        }
+    }
+
+    /// Streams one trip: calls `visit` for each segment start and point, in order, and returns
+    /// the rebuilt summary. Memory is bounded by one record, whatever the trip's length.
+    @discardableResult
+    public static func read(_ trip: TripRef, visit: (TripEvent) -> Void = { _ in }) throws -> TripSummary {
+        var s = TripSummary(id: trip.id, files: trip.files.map(\.path))
+        var lastTime: Int64?
+        for f in trip.files {
+            let reader = try LogReader(path: f.path)
+            var segmentOpenInFile = false
+            // Drop counters are cumulative within one file (one recorder run): keep the last.
+            var fileDrops = DropCounts()
+            try reader.forEach { entry in
+                switch entry.record {
+                case .tripStart(let activity, _):
+                    s.activity = activity
+                case .segmentStart(let reason, _):
+                    s.stats.startSegment(reason)
+                    visit(.segment(reason))
+                    segmentOpenInFile = true
+                case .points(let fixes):
+                    for fix in fixes {
+                        // Never hand an exporter a point that goes back in time.
+                        if let t = lastTime, fix.timeMs <= t { continue }
+                        if !segmentOpenInFile {
+                            // A file whose segment-start record was lost: its points still form a segment.
+                            s.stats.startSegment(.resume)
+                            visit(.segment(.resume))
+                            segmentOpenInFile = true
+                        }
+                        lastTime = fix.timeMs
+                        s.stats.add(fix)
+                        visit(.point(fix))
+                    }
+                case .dropped(let counts):
+                    for c in counts { fileDrops.set(rule: c.rule, count: c.count) }
+                case .note:
+                    s.notes += 1
+                case .tripEnd:
+                    s.closed = true
+                case .unknown:
+                    break
+                }
+                return true
+            }
+            for c in fileDrops.nonzero { s.drops.set(rule: c.rule, count: s.drops[rule: c.rule] + c.count) }
+            let scan = try reader.scan()
+            s.damagedBytes += scan.damaged.reduce(0) { $0 + $1.count }
+            s.tornTailBytes += scan.tornTailBytes
+            s.sequenceGaps += scan.sequenceGaps
+        }
+        return s
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    static func dirname(_ path: String) -> String {
+        guard let i = path.lastIndex(of: "/") else { return "." }
+        return i == path.startIndex ? "/" : String(path[..<i])
+    }
+}

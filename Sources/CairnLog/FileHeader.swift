@@ -1,0 +1,179 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An error reading or writing a log file. `description` is "<path>: <message>".
+public struct LogError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, for callers that react differently (skip a half-created file, stop on a full card).
+    public enum Kind: Sendable, Equatable {
+        /// A system call failed (`errno` says which error).
+        case io
+        /// The file does not start with the cairn magic.
+        case notALog
+        /// The header's magic is right but its CRC or a field is wrong.
+        case damagedHeader
+        /// The file is shorter than its header or the header is all zeros: the recorder
+        /// stopped while creating it. No records can be in it.
+        case truncatedHeader
+        /// A newer format version than this reader knows.
+        case newerVersion
+        /// A caller error: an invalid fix, a record too large for one frame, a closed writer.
+        case invalidArgument
+        /// The writer failed earlier and refuses further work (see `LogWriter.failed`).
+        case writerFailed
+    }
+
+    public let path: String
+    public let message: String
+    public let kind: Kind
+    /// The errno of the failed system call, when there was one.
+    public let errno: Int32?
+
+    public init(path: String, message: String) {
+        self.init(path: path, message: message, kind: .io, errno: nil)
+    }
+
+    public init(path: String, message: String, kind: Kind, errno: Int32? = nil) {
+        self.path = path
+        self.message = message
+        self.kind = kind
+        self.errno = errno
+    }
+
+    public var description: String { "\(path): \(message)" }
+
+    static func system(_ path: String, _ what: String, _ code: Int32) -> LogError {
+        LogError(path: path, message: "\(what): \(errnoText(code))", kind: .io, errno: code)
+    }
+}
+
+/// "No such file or directory (ENOENT)"-style text for an errno value.
+func errnoText(_ code: Int32) -> String {
+    let text = strerror(code).map { String(cString: $0) } ?? "error \(code)"
+    let names: [Int32: String] = [
+        EPERM: "EPERM", ENOENT: "ENOENT", EIO: "EIO", EBADF: "EBADF", EACCES: "EACCES",
+        EEXIST: "EEXIST", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", EFBIG: "EFBIG",
+        ENOSPC: "ENOSPC", EROFS: "EROFS", EDQUOT: "EDQUOT", EINTR: "EINTR", ENAMETOOLONG: "ENAMETOOLONG",
+    ]
+    if let n = names[code] { return "\(text) (\(n))" }
+    return text
+}
+
+/// The 32-byte header at the start of every log file (see LOG_FORMAT.md).
+public struct FileHeader: Equatable, Sendable {
+    /// Format version; this module writes 1 and reads 1.
+    public var version: UInt16
+    /// Random per file; seeds every frame CRC so records from another file never verify.
+    public var salt: UInt32
+    /// Identifies the trip; all files of one trip carry the same id.
+    public var tripId: UInt64
+    /// 0 for the file that starts a trip, +1 for each later file of the same trip.
+    public var segmentIndex: UInt32
+
+    public init(tripId: UInt64, segmentIndex: UInt32, salt: UInt32) {
+        self.version = FrameFormat.version
+        self.salt = salt
+        self.tripId = tripId
+        self.segmentIndex = segmentIndex
+    }
+
+    /// The 32 bytes a writer puts at the start of a file (always version 1).
+    func encoded() -> [UInt8] {
+        var b: [UInt8] = []
+        b.reserveCapacity(FrameFormat.headerLength)
+        b.append(contentsOf: FrameFormat.magic)
+        b.appendLE(FrameFormat.version)
+        b.appendLE(UInt16(FrameFormat.headerLength))
+        b.appendLE(salt)
+        b.appendLE(tripId)
+        b.appendLE(segmentIndex)
+        b.appendLE(CRC32C.checksum(b))
+        return b
+    }
+
+    /// Parses the first bytes of a file. `prefix` holds min(fileSize, 32) bytes.
+    /// Returns the header and its length (where frames begin).
+    static func decode(_ prefix: [UInt8], fileSize: Int, path: String) throws -> (FileHeader, Int) {
+        let magic = FrameFormat.magic
+        let n = prefix.count
+        if n < 8 {
+            if prefix.elementsEqual(magic.prefix(n)) || prefix.allSatisfy({ $0 == 0 }) {
+                throw LogError(path: path, message: n == 0
+                    ? "empty file (the recorder stopped while creating it)"
+                    : "truncated header (\(n) of 32 bytes; the recorder stopped while creating it)",
+                    kind: .truncatedHeader)
+            }
+            throw LogError(path: path, message: "not a cairn log (bad magic)", kind: .notALog)
+        }
+        if !prefix[0..<8].elementsEqual(magic) {
+            if prefix.allSatisfy({ $0 == 0 }) {
+                throw LogError(path: path,
+                               message: "header is all zeros (the recorder stopped while creating it)",
+                               kind: .truncatedHeader)
+            }
+            throw LogError(path: path, message: "not a cairn log (bad magic)", kind: .notALog)
+        }
+        if n >= 10 {
+            // Magic and version keep their place in every future format, so a newer file is
+            // recognised even if the rest of its header is laid out differently.
+            let version = UInt16(prefix[8]) | UInt16(prefix[9]) << 8
+            if version > FrameFormat.version {
+                throw LogError(path: path, message: "written by a newer cairn (format \(version))",
+                               kind: .newerVersion)
+            }
+        }
+        if n < FrameFormat.headerLength {
+            throw LogError(path: path,
+                           message: "truncated header (\(n) of 32 bytes; the recorder stopped while creating it)",
+                           kind: .truncatedHeader)
+        }
+        func le<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
+            var v: T = 0
+            for i in 0..<(T.bitWidth / 8) { v |= T(prefix[at + i]) << (8 * i) }
+            return v
+        }
+        let stored: UInt32 = le(28, UInt32.self)
+        if CRC32C.checksum(Array(prefix[0..<28])) != stored {
+            throw LogError(path: path, message: "damaged header (CRC mismatch)", kind: .damagedHeader)
+        }
+        let version: UInt16 = le(8, UInt16.self)
+        let length = Int(le(10, UInt16.self) as UInt16)
+        if version == 0 {
+            throw LogError(path: path, message: "damaged header (format version 0)", kind: .damagedHeader)
+        }
+        if length < FrameFormat.headerLength {
+            throw LogError(path: path, message: "damaged header (header length \(length))", kind: .damagedHeader)
+        }
+        if length > fileSize {
+            throw LogError(path: path, message: "truncated header (\(fileSize) of \(length) bytes)",
+                           kind: .truncatedHeader)
+        }
+        var h = FileHeader(tripId: le(16, UInt64.self), segmentIndex: le(24, UInt32.self), salt: le(12, UInt32.self))
+        h.version = version
+        return (h, length)
+    }
+}
+
+/// Constants of format version 1.
+enum FrameFormat {
+    static let magic: [UInt8] = Array("CAIRNLOG".utf8)
+    static let version: UInt16 = 1
+    static let headerLength = 32
+    /// masked CRC u32 | length u16 | type u8
+    static let frameHeaderLength = 7
+    static let maxPayload = 65535
+    static let maxFrame = frameHeaderLength + maxPayload
+    /// Bytes a frame CRC covers after the salt: length + type + payload.
+    static let maxCRCBytes = 3 + maxPayload
+
+    enum RecordType {
+        static let tripStart: UInt8 = 1
+        static let segmentStart: UInt8 = 2
+        static let points: UInt8 = 3
+        static let dropped: UInt8 = 4
+        static let note: UInt8 = 5
+        static let tripEnd: UInt8 = 6
+    }
+}

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Naming and listing of log files: `NNNNNNNN.cairn`, a counter (never the wall clock).
+public enum LogDirectory {
+    /// The largest number a name can hold (8 decimal digits).
+    public static let maxNumber: UInt32 = 99_999_999
+
+    /// Log files in `dir` (names NNNNNNNN.cairn), sorted by number. Throws LogError if dir unreadable.
+    /// Other names (including `.cairn` names of another length) are ignored.
+    public static func logFiles(in dir: String) throws -> [(number: UInt32, path: String)] {
+        guard let d = opendir(dir) else {
+            throw LogError.system(dir, "cannot read directory", errno)
+        }
+        defer { closedir(d) }
+        var found: [(number: UInt32, path: String)] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(d) else {
+                if errno != 0 { throw LogError.system(dir, "cannot read directory", errno) }
+                break
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
+                    String(cString: $0)
+                }
+            }
+            if let n = number(fromName: name) { found.append((n, join(dir, name))) }
+        }
+        found.sort { $0.number < $1.number }
+        return found
+    }
+
+    /// "00000042.cairn"
+    public static func fileName(number: UInt32) -> String {
+        let digits = String(number)
+        return String(repeating: "0", count: max(0, 8 - digits.count)) + digits + ".cairn"
+    }
+
+    /// The number in a log file name, or nil if `name` is not exactly NNNNNNNN.cairn.
+    public static func number(fromName name: String) -> UInt32? {
+        let u = Array(name.utf8)
+        guard u.count == 14, u[8...].elementsEqual(".cairn".utf8) else { return nil }
+        var n: UInt32 = 0
+        for c in u[0..<8] {
+            guard c >= 48 && c <= 57 else { return nil }
+            n = n * 10 + UInt32(c - 48)
+        }
+        return n
+    }
+
+    /// The number for a new file: the largest existing number + 1 (1 in an empty directory).
+    public static func nextNumber(in dir: String) throws -> UInt32 {
+        let last = try logFiles(in: dir).last?.number ?? 0
+        guard last < maxNumber else {
+            throw LogError(path: dir, message: "log file numbers exhausted (\(fileName(number: last)) exists)",
+                           kind: .invalidArgument)
+        }
+        return last + 1
+    }
+
+    /// A random 32-bit salt from the system generator (getrandom(2), /dev/urandom as fallback).
+    public static func randomSalt() -> UInt32 {
+        var g = SystemRandomNumberGenerator()
+        return g.next()
+    }
+
+    static func join(_ dir: String, _ name: String) -> String {
+        if dir.isEmpty { return name }
+        return dir.hasSuffix("/") ? dir + name : dir + "/" + name
+    }
+}

@@ -1,0 +1,56 @@
+import CairnCore
+
+/// Why a trip ended.
+public enum TripEndReason: UInt8, Sendable, Equatable {
+    case shutdown = 0      // SIGTERM/SIGINT
+    case standstill = 1    // parked long enough to close the trip
+    case fault = 2         // the file was abandoned after an I/O error; the trip continues in the next file
+    case other = 255
+}
+
+/// The trip summary the recorder writes when it closes a trip. Readers recompute statistics
+/// from the points; this is a cross-check and a fast path.
+public struct TripEnd: Equatable, Sendable {
+    public var reason: TripEndReason
+    public var points: UInt64
+    public var distanceM: Double
+    public var movingTimeMs: Int64
+    public var firstTimeMs: Int64?
+    public var lastTimeMs: Int64?
+    public init(reason: TripEndReason, points: UInt64, distanceM: Double, movingTimeMs: Int64,
+                firstTimeMs: Int64?, lastTimeMs: Int64?) {
+        self.reason = reason
+        self.points = points
+        self.distanceM = distanceM
+        self.movingTimeMs = movingTimeMs
+        self.firstTimeMs = firstTimeMs
+        self.lastTimeMs = lastTimeMs
+    }
+}
+
+/// One logical record in a log file. Every record also carries a sequence number (see `LogEntry`).
+public enum LogRecord: Equatable, Sendable {
+    /// The trip begins in this file. `activity` is the `--activity` profile name.
+    case tripStart(activity: String, software: String)
+    /// A new segment begins with the next point.
+    case segmentStart(SegmentReason, timeMs: Int64?)
+    /// Kept fixes, oldest first, as one self-contained compressed batch.
+    case points([Fix])
+    /// Cumulative counts of fixes dropped per rule in this trip so far: (rule id, count).
+    case dropped([DropCount])
+    /// A human-readable event for the journal ("gpsd lost", "write failed: ENOSPC", ...).
+    case note(String)
+    /// The trip ends here.
+    case tripEnd(TripEnd)
+    /// A record type this version does not know (written by a newer cairn): kept, skipped by readers.
+    case unknown(type: UInt8, payload: [UInt8])
+}
+
+public struct DropCount: Equatable, Sendable {
+    public var rule: UInt8
+    public var count: UInt64
+    public init(rule: UInt8, count: UInt64) {
+        self.rule = rule
+        self.count = count
+    }
+}

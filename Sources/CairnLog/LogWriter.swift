@@ -1,0 +1,309 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnCore
+
+/// The system calls whose failures the writer must survive; replaceable in tests.
+struct WriterIO: Sendable {
+    /// Bytes written (may be short), or -errno.
+    var write: @Sendable (Int32, UnsafeRawBufferPointer) -> Int
+    /// 0, or the errno of the failure.
+    var fdatasync: @Sendable (Int32) -> Int32
+
+    static let system = WriterIO(
+        write: { fd, bytes in
+            let r = sysWrite(fd, bytes.baseAddress, bytes.count)
+            return r < 0 ? -Int(errno) : r
+        },
+        fdatasync: { fd in sysFdatasync(fd) == 0 ? 0 : errno })
+}
+
+private func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int { write(fd, p, n) }
+private func sysFdatasync(_ fd: Int32) -> Int32 { fdatasync(fd) }
+private func sysClose(_ fd: Int32) { _ = close(fd) }
+
+/// Appends records to one new log file (see LOG_FORMAT.md).
+///
+/// Durability contract: a record is durable once `sync()` has returned a sequence number ≥ its
+/// own. After any write or fdatasync failure the writer is `failed` for good (a failed
+/// fdatasync is never retried on the same descriptor: "fsyncgate"); the records it had not
+/// acknowledged stay in `unacknowledged` for the caller to write into a new file.
+///
+/// `append` throws only when it did not accept the record (invalid input, a failed or closed
+/// writer). An I/O failure while `append` writes out a full buffer is not thrown by that
+/// `append` (the record was accepted and is in `unacknowledged`); the writer becomes `failed`
+/// and the next `append` or `sync` throws it.
+public final class LogWriter {
+    /// Points per automatically framed batch.
+    public static let pointsBatchCapacity = 256
+    /// Framed bytes beyond which `append` writes them out (without syncing).
+    static let spillBytes = 64 * 1024
+    /// Unacknowledged points + records beyond which `append` syncs by itself, so that
+    /// `unacknowledged` stays bounded even if the caller never syncs.
+    public static let maxUnacknowledged = 8192
+
+    public let path: String
+    public let header: FileHeader
+
+    private var fd: Int32
+    private let io: WriterIO
+    private let saltRegister: UInt32
+    private var out: [UInt8] = []
+    private var points = PointsEncoder()
+    private var pendingPoints: [Fix] = []
+    private var unacked: [LogRecord] = []
+    private var unackedWeight = 0
+    private var nextSeq: UInt64 = 1
+    private var dirty = false
+    private var unreportedFailure: LogError?
+    private var failureMessage = ""
+
+    /// The highest sequence number made durable (0 until the first successful sync).
+    public private(set) var lastSyncedSeq: UInt64 = 0
+    /// True after any write or fdatasync failure; the writer then refuses all work.
+    public private(set) var failed = false
+    /// Bytes written to the file so far, header included (the file's size as far as this writer knows).
+    public private(set) var bytesWritten = 0
+
+    /// Creates dir/NNNNNNNN.cairn with O_EXCL, writes+fdatasyncs the header, fsyncs the directory.
+    public convenience init(directory: String, number: UInt32, header: FileHeader) throws {
+        try self.init(directory: directory, number: number, header: header, io: .system)
+    }
+
+    init(directory: String, number: UInt32, header: FileHeader, io: WriterIO) throws {
+        let path = LogDirectory.join(directory, LogDirectory.fileName(number: number))
+        guard number <= LogDirectory.maxNumber else {
+            throw LogError(path: path, message: "file number \(number) has more than 8 digits", kind: .invalidArgument)
+        }
+        var h = header
+        h.version = FrameFormat.version
+        self.path = path
+        self.header = h
+        self.io = io
+        self.saltRegister = CRC32C.saltRegister(h.salt)
+        fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644)
+        if fd < 0 { throw LogError.system(path, "cannot create log file", errno) }
+        out.reserveCapacity(Self.spillBytes + FrameFormat.maxFrame)
+        pendingPoints.reserveCapacity(Self.pointsBatchCapacity)
+        do {
+            out = h.encoded()
+            try writeOut()
+            let r = io.fdatasync(fd)
+            if r != 0 { throw LogError.system(path, "fdatasync of the new file failed", r) }
+            dirty = false
+            try Self.syncDirectory(directory.isEmpty ? "." : directory, file: path)
+        } catch {
+            sysClose(fd)
+            fd = -1
+            failed = true
+            throw error
+        }
+    }
+
+    deinit {
+        if fd >= 0 { sysClose(fd) }
+    }
+
+    /// Makes the new directory entry durable. EINVAL (a file system that cannot sync
+    /// directories) is not an error.
+    private static func syncDirectory(_ dir: String, file: String) throws {
+        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd < 0 { throw LogError.system(file, "cannot open directory \(dir) to sync it", errno) }
+        defer { sysClose(dfd) }
+        if fsync(dfd) != 0 && errno != EINVAL {
+            throw LogError.system(file, "fsync of directory \(dir) failed", errno)
+        }
+    }
+
+    // MARK: Appending
+
+    /// Queue a point into the pending points batch (capacity `pointsBatchCapacity`; when full it
+    /// is framed automatically). Throws (and does not accept the point) if its latitude or
+    /// longitude is not finite or out of range. Non-finite optional fields are written as absent.
+    public func append(point: Fix) throws {
+        try checkUsable()
+        guard PointsEncoder.isValid(point) else { throw invalidFix(point) }
+        points.add(point)
+        pendingPoints.append(point)
+        if points.count >= Self.pointsBatchCapacity { framePendingPoints() }
+        accepted(weight: 1)
+    }
+
+    /// Frame a non-point record (first frames any pending points batch so order is preserved).
+    /// A `.points` record is framed as it is (split into batches of `pointsBatchCapacity`).
+    public func append(_ record: LogRecord) throws {
+        try checkUsable()
+        switch record {
+        case .points(let fixes):
+            if let bad = fixes.first(where: { !PointsEncoder.isValid($0) }) { throw invalidFix(bad) }
+            framePendingPoints()
+            var i = 0
+            repeat {
+                let chunk = Array(fixes[i..<min(fixes.count, i + Self.pointsBatchCapacity)])
+                let ok = frame(type: FrameFormat.RecordType.points) {
+                    RecordCodec.encodeBody(.points(chunk), into: &$0)
+                }
+                precondition(ok, "a points batch always fits in a frame")
+                unacked.append(.points(chunk))
+                i += Self.pointsBatchCapacity
+                if out.count >= Self.spillBytes && !failed { spill() }
+            } while i < fixes.count
+            accepted(weight: max(1, fixes.count))
+        default:
+            let type = RecordCodec.type(of: record)
+            if type == 0 {
+                throw LogError(path: path, message: "record type 0 is reserved", kind: .invalidArgument)
+            }
+            framePendingPoints()
+            let ok = frame(type: type) { RecordCodec.encodeBody(record, into: &$0) }
+            if !ok {
+                throw LogError(path: path, message: "record too large for one frame (max \(FrameFormat.maxPayload) bytes)",
+                               kind: .invalidArgument)
+            }
+            unacked.append(record)
+            accepted(weight: 1)
+        }
+    }
+
+    private func invalidFix(_ f: Fix) -> LogError {
+        LogError(path: path, message: "invalid fix (lat \(f.lat), lon \(f.lon)): latitude and longitude must be finite and in range",
+                 kind: .invalidArgument)
+    }
+
+    private func checkUsable() throws {
+        if let f = unreportedFailure {
+            unreportedFailure = nil
+            throw f
+        }
+        if failed {
+            throw LogError(path: path, message: "writer failed earlier (\(failureMessage)); open a new file",
+                           kind: .writerFailed)
+        }
+        if fd < 0 { throw LogError(path: path, message: "writer is closed", kind: .invalidArgument) }
+    }
+
+    /// After a record was accepted: keep memory bounded. Failures are kept for the next call.
+    private func accepted(weight: Int) {
+        unackedWeight += weight
+        if failed { return }
+        if unackedWeight >= Self.maxUnacknowledged {
+            do { try syncNow() } catch { unreportedFailure = error }
+        } else if out.count >= Self.spillBytes {
+            spill()
+        }
+    }
+
+    /// Writes the framed bytes out without syncing; a failure is kept for the next call.
+    private func spill() {
+        do { try writeOut() } catch { unreportedFailure = error }
+    }
+
+    /// Appends one frame to `out`. Returns false (and leaves `out` as it was) if the payload
+    /// would exceed the frame limit.
+    private func frame(type: UInt8, _ body: (inout [UInt8]) -> Void) -> Bool {
+        let start = out.count
+        out.append(contentsOf: [0, 0, 0, 0, 0, 0, 0] as [UInt8])
+        out.appendVarint(nextSeq)
+        body(&out)
+        let length = out.count - start - FrameFormat.frameHeaderLength
+        if length > FrameFormat.maxPayload {
+            out.removeSubrange(start...)
+            return false
+        }
+        out[start + 4] = UInt8(truncatingIfNeeded: length)
+        out[start + 5] = UInt8(truncatingIfNeeded: length >> 8)
+        out[start + 6] = type
+        let crc = out.withUnsafeBytes { ~CRC32C.update(saltRegister, UnsafeRawBufferPointer(rebasing: $0[(start + 4)...])) }
+        let m = CRC32C.mask(crc)
+        for i in 0..<4 { out[start + i] = UInt8(truncatingIfNeeded: m >> (8 * UInt32(i))) }
+        nextSeq += 1
+        return true
+    }
+
+    private func framePendingPoints() {
+        guard points.count > 0 else { return }
+        let ok = frame(type: FrameFormat.RecordType.points) {
+            $0.appendVarint(UInt64(points.count))
+            $0.append(contentsOf: points.body)
+        }
+        precondition(ok, "a points batch always fits in a frame")
+        unacked.append(.points(pendingPoints))
+        pendingPoints.removeAll(keepingCapacity: true)
+        points.reset()
+    }
+
+    // MARK: Writing and syncing
+
+    private func fail(_ e: LogError) -> LogError {
+        failed = true
+        failureMessage = e.message
+        return e
+    }
+
+    /// write()s all of `out` (short writes continue, EINTR retries).
+    private func writeOut() throws(LogError) {
+        var off = 0
+        while off < out.count {
+            let r = out.withUnsafeBytes { io.write(fd, UnsafeRawBufferPointer(rebasing: $0[off...])) }
+            if r < 0 {
+                if r == -Int(EINTR) { continue }
+                throw fail(.system(path, "write failed", Int32(-r)))
+            }
+            if r == 0 { throw fail(.system(path, "write made no progress", EIO)) }
+            off += r
+            bytesWritten += r
+            dirty = true
+        }
+        out.removeAll(keepingCapacity: true)
+    }
+
+    private func syncNow() throws(LogError) {
+        framePendingPoints()
+        try writeOut()
+        if dirty {
+            // Any failure, EINTR included, abandons the descriptor: never fdatasync it again.
+            let r = io.fdatasync(fd)
+            if r != 0 { throw fail(.system(path, "fdatasync failed", r)) }
+            dirty = false
+        }
+        lastSyncedSeq = nextSeq - 1
+        unacked.removeAll(keepingCapacity: true)
+        unackedWeight = 0
+    }
+
+    /// Frames pending points, write()s everything pending (handle short writes and EINTR), then fdatasync.
+    /// Returns the highest sequence number now durable. On ANY write or fdatasync failure: throws, and the
+    /// writer becomes `failed` permanently; the records not yet acknowledged remain in `unacknowledged`.
+    @discardableResult
+    public func sync() throws -> UInt64 {
+        try checkUsable()
+        try syncNow()
+        return lastSyncedSeq
+    }
+
+    /// Framed but not yet written bytes, plus the exact framed size of the pending points batch.
+    public var pendingBytes: Int {
+        var n = out.count
+        if points.count > 0 {
+            n += FrameFormat.frameHeaderLength + Varint.length(nextSeq) + Varint.length(UInt64(points.count))
+                + points.body.count
+        }
+        return n
+    }
+
+    /// Records (points batches included) appended since the last successful sync, in order.
+    /// Bounded: `append` syncs by itself at `maxUnacknowledged` points + records.
+    public var unacknowledged: [LogRecord] {
+        pendingPoints.isEmpty ? unacked : unacked + [.points(pendingPoints)]
+    }
+
+    /// Closes the fd (does NOT sync; caller syncs first). Later appends and syncs throw.
+    public func close() {
+        if fd >= 0 {
+            sysClose(fd)
+            fd = -1
+        }
+    }
+}

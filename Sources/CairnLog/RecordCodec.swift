@@ -1,0 +1,273 @@
+import CairnCore
+
+/// The payload encodings of format version 1 (the part after the sequence number).
+enum RecordCodec {
+    typealias T = FrameFormat.RecordType
+
+    /// The frame type of a record.
+    static func type(of record: LogRecord) -> UInt8 {
+        switch record {
+        case .tripStart: return T.tripStart
+        case .segmentStart: return T.segmentStart
+        case .points: return T.points
+        case .dropped: return T.dropped
+        case .note: return T.note
+        case .tripEnd: return T.tripEnd
+        case .unknown(let type, _): return type
+        }
+    }
+
+    /// Appends the body of a non-points record to `out`.
+    static func encodeBody(_ record: LogRecord, into out: inout [UInt8]) {
+        switch record {
+        case .tripStart(let activity, let software):
+            out.appendVarint(UInt64(activity.utf8.count))
+            out.append(contentsOf: activity.utf8)
+            out.appendVarint(UInt64(software.utf8.count))
+            out.append(contentsOf: software.utf8)
+        case .segmentStart(let reason, let timeMs):
+            out.append(reason.rawValue)
+            if let t = timeMs {
+                out.append(1)
+                out.appendZigzag(t)
+            } else {
+                out.append(0)
+            }
+        case .points(let fixes):
+            var e = PointsEncoder()
+            for f in fixes { e.add(f) }
+            out.appendVarint(UInt64(e.count))
+            out.append(contentsOf: e.body)
+        case .dropped(let counts):
+            out.appendVarint(UInt64(counts.count))
+            for c in counts {
+                out.append(c.rule)
+                out.appendVarint(c.count)
+            }
+        case .note(let text):
+            out.append(contentsOf: text.utf8)
+        case .tripEnd(let end):
+            out.append(end.reason.rawValue)
+            out.appendVarint(end.points)
+            out.appendVarint(centimetres(end.distanceM))
+            out.appendVarint(UInt64(max(0, end.movingTimeMs)))
+            var flags: UInt8 = 0
+            if end.firstTimeMs != nil { flags |= 1 }
+            if end.lastTimeMs != nil { flags |= 2 }
+            out.append(flags)
+            if let t = end.firstTimeMs { out.appendZigzag(t) }
+            if let t = end.lastTimeMs { out.appendZigzag(t) }
+        case .unknown(_, let payload):
+            out.append(contentsOf: payload)
+        }
+    }
+
+    /// Distance for the trip end: metres to whole centimetres; negative or non-finite as 0.
+    static func centimetres(_ m: Double) -> UInt64 {
+        guard m.isFinite, m > 0 else { return 0 }
+        let cm = (m * 100).rounded(.toNearestOrAwayFromZero)
+        return cm >= 0x1p53 ? 1 << 53 : UInt64(cm)
+    }
+
+    /// Decodes the body (after the sequence number) of a frame of `type`. Unknown types become
+    /// `.unknown`; a known type whose body does not decode throws `Malformed`.
+    /// Bytes after the fields defined here are ignored (room for additions).
+    static func decodeBody(type: UInt8, _ r: inout ByteReader) throws(Malformed) -> LogRecord {
+        switch type {
+        case T.tripStart:
+            let activity = try r.string()
+            let software = try r.string()
+            return .tripStart(activity: activity, software: software)
+        case T.segmentStart:
+            let reason = SegmentReason(rawValue: try r.u8()) ?? .other
+            let flags = try r.u8()
+            let t: Int64? = flags & 1 != 0 ? try r.zigzag() : nil
+            return .segmentStart(reason, timeMs: t)
+        case T.points:
+            return .points(try PointsDecoder.decode(&r))
+        case T.dropped:
+            let n = try r.varint()
+            guard n <= UInt64(r.remaining / 2) else { throw Malformed() }
+            var counts: [DropCount] = []
+            counts.reserveCapacity(Int(n))
+            for _ in 0..<n {
+                let rule = try r.u8()
+                counts.append(DropCount(rule: rule, count: try r.varint()))
+            }
+            return .dropped(counts)
+        case T.note:
+            return .note(String(decoding: r.rest(), as: UTF8.self))
+        case T.tripEnd:
+            let reason = TripEndReason(rawValue: try r.u8()) ?? .other
+            let points = try r.varint()
+            let cm = try r.varint()
+            let moving = try r.varint()
+            let flags = try r.u8()
+            let first: Int64? = flags & 1 != 0 ? try r.zigzag() : nil
+            let last: Int64? = flags & 2 != 0 ? try r.zigzag() : nil
+            return .tripEnd(TripEnd(reason: reason, points: points, distanceM: Double(cm) / 100,
+                                    movingTimeMs: Int64(clamping: moving), firstTimeMs: first, lastTimeMs: last))
+        default:
+            return .unknown(type: type, payload: Array(r.rest()))
+        }
+    }
+}
+
+// MARK: - Points
+
+/// Field numbers (mask bits) and their integer units.
+enum PointField {
+    static let count = 13
+    static let time = 0, lat = 1, lon = 2, mode = 3
+    static let altHAE = 4, altMSL = 5, eph = 6, epx = 7, epy = 8, epv = 9
+    static let speed = 10, track = 11, climb = 12
+    /// Bits every point must carry (time, lat, lon).
+    static let required: UInt64 = 0b111
+    /// Units per SI unit for the Double fields (index = bit); time and mode are integers.
+    static let scale: [Double] = [1, 1e7, 1e7, 1, 100, 100, 100, 100, 100, 100, 1000, 100, 1000]
+    /// Quantised magnitudes are clamped to ±2^50, far beyond any real reading, so that the
+    /// conversion is exact both ways.
+    static let limit: Double = 0x1p50
+
+    @inline(__always)
+    static func quantise(_ v: Double, _ bit: Int) -> Int64 {
+        let q = (v * scale[bit]).rounded(.toNearestOrAwayFromZero)
+        return Int64(Swift.min(Swift.max(q, -limit), limit))
+    }
+
+    @inline(__always)
+    static func value(_ q: Int64, _ bit: Int) -> Double { Double(q) / scale[bit] }
+}
+
+/// Builds the body of a points record one fix at a time (so the writer knows its exact size).
+struct PointsEncoder {
+    /// Encoded points (without the leading count).
+    private(set) var body: [UInt8] = []
+    private(set) var count = 0
+    private var previousMask: UInt64? = nil
+    private var seen = [UInt8](repeating: 0, count: PointField.count)
+    private var last = [Int64](repeating: 0, count: PointField.count)
+    private var before = [Int64](repeating: 0, count: PointField.count)
+    private var values = [Int64](repeating: 0, count: PointField.count)
+
+    init() { body.reserveCapacity(4096) }
+
+    mutating func reset() {
+        body.removeAll(keepingCapacity: true)
+        count = 0
+        previousMask = nil
+        for i in 0..<PointField.count { seen[i] = 0 }
+    }
+
+    /// Whether `fix` can be written: finite latitude in [-90, 90] and longitude in [-180, 180].
+    static func isValid(_ fix: Fix) -> Bool {
+        fix.lat.isFinite && fix.lon.isFinite && abs(fix.lat) <= 90 && abs(fix.lon) <= 180
+    }
+
+    /// Adds a fix that passed `isValid`.
+    mutating func add(_ fix: Fix) {
+        var mask: UInt64 = PointField.required | (1 << 3)
+        values[PointField.time] = fix.timeMs
+        values[PointField.lat] = PointField.quantise(fix.lat, PointField.lat)
+        values[PointField.lon] = PointField.quantise(fix.lon, PointField.lon)
+        values[PointField.mode] = Int64(fix.mode)
+        @inline(__always) func opt(_ v: Double?, _ bit: Int) {
+            if let v, v.isFinite {
+                mask |= 1 << UInt64(bit)
+                values[bit] = PointField.quantise(v, bit)
+            }
+        }
+        opt(fix.altHAE, PointField.altHAE)
+        opt(fix.altMSL, PointField.altMSL)
+        opt(fix.eph, PointField.eph)
+        opt(fix.epx, PointField.epx)
+        opt(fix.epy, PointField.epy)
+        opt(fix.epv, PointField.epv)
+        opt(fix.speed, PointField.speed)
+        opt(fix.track, PointField.track)
+        opt(fix.climb, PointField.climb)
+
+        body.appendVarint(mask == previousMask ? 0 : mask + 1)
+        previousMask = mask
+        for bit in 0..<PointField.count where mask & (1 << UInt64(bit)) != 0 {
+            let v = values[bit]
+            let prediction: Int64
+            switch seen[bit] {
+            case 0: prediction = 0
+            case 1: prediction = last[bit]
+            default: prediction = 2 &* last[bit] &- before[bit]
+            }
+            body.appendZigzag(v &- prediction)
+            before[bit] = last[bit]
+            last[bit] = v
+            if seen[bit] < 2 { seen[bit] += 1 }
+        }
+        count += 1
+    }
+}
+
+enum PointsDecoder {
+    static func decode(_ r: inout ByteReader) throws(Malformed) -> [Fix] {
+        let n = try r.varint()
+        // Each point takes at least 4 bytes (head, time, lat, lon).
+        guard n <= UInt64(r.remaining / 4) else { throw Malformed() }
+        var fixes: [Fix] = []
+        fixes.reserveCapacity(Int(n))
+        var mask: UInt64 = 0
+        var haveMask = false
+        var seen = (0 as UInt16, 0 as UInt16)  // bit sets: seen once / seen twice or more
+        var last = [Int64](repeating: 0, count: PointField.count)
+        var before = [Int64](repeating: 0, count: PointField.count)
+        for _ in 0..<n {
+            let head = try r.varint()
+            if head == 0 {
+                guard haveMask else { throw Malformed() }
+            } else {
+                mask = head - 1
+                haveMask = true
+            }
+            guard mask & PointField.required == PointField.required else { throw Malformed() }
+            var fix = Fix(timeMs: 0, lat: 0, lon: 0, mode: 0)
+            var bits = mask
+            var bit = 0
+            while bits != 0 {
+                if bits & 1 != 0 {
+                    let residual = try r.zigzag()
+                    if bit < PointField.count {
+                        let b = UInt16(1) << UInt16(bit)
+                        let prediction: Int64 = seen.1 & b != 0 ? 2 &* last[bit] &- before[bit]
+                            : seen.0 & b != 0 ? last[bit] : 0
+                        let v = prediction &+ residual
+                        before[bit] = last[bit]
+                        last[bit] = v
+                        if seen.0 & b != 0 { seen.1 |= b } else { seen.0 |= b }
+                        set(&fix, bit, v)
+                    }  // else: a field from a newer writer, skipped
+                }
+                bits >>= 1
+                bit += 1
+            }
+            fixes.append(fix)
+        }
+        return fixes
+    }
+
+    @inline(__always)
+    private static func set(_ f: inout Fix, _ bit: Int, _ v: Int64) {
+        switch bit {
+        case PointField.time: f.timeMs = v
+        case PointField.lat: f.lat = PointField.value(v, bit)
+        case PointField.lon: f.lon = PointField.value(v, bit)
+        case PointField.mode: f.mode = Int(truncatingIfNeeded: v)
+        case PointField.altHAE: f.altHAE = PointField.value(v, bit)
+        case PointField.altMSL: f.altMSL = PointField.value(v, bit)
+        case PointField.eph: f.eph = PointField.value(v, bit)
+        case PointField.epx: f.epx = PointField.value(v, bit)
+        case PointField.epy: f.epy = PointField.value(v, bit)
+        case PointField.epv: f.epv = PointField.value(v, bit)
+        case PointField.speed: f.speed = PointField.value(v, bit)
+        case PointField.track: f.track = PointField.value(v, bit)
+        default: f.climb = PointField.value(v, bit)
+        }
+    }
+}

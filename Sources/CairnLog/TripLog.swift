@@ -1,0 +1,259 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnCore
+
+/// The recorder's side of the card: turns `RecorderAction`s into log files, keeps the sync
+/// cadence (the stated loss window), and survives I/O faults.
+///
+/// - A file is created only when a trip opens (nothing is written while waiting or parked).
+/// - Every `syncIntervalMs` with data pending, the pending records are written and `fdatasync`ed;
+///   a power cut loses at most that window.
+/// - A failed write or sync is never retried on the same file (fsyncgate): the file is abandoned,
+///   and the records it had not acknowledged are written again into a new file of the same trip.
+///   Until a new file can be created (a full card), records wait in a bounded ring; if it
+///   overflows, the oldest waiting records are lost and a note says how many.
+public final class TripLog {
+    public let directory: String
+    public let activity: String
+    public let software: String
+    public let syncIntervalMs: Int64
+    private let say: (String) -> Void
+
+    private var writer: LogWriter?
+    private var nextNumber: UInt32
+    private var tripId: UInt64 = 0
+    private var segmentIndex: UInt32 = 0
+    private var lastSyncMono: Int64 = 0
+    private var lastPointTimeMs: Int64?
+    /// Records that could not be written yet (no file: the card is full or failing).
+    private var waiting = RingBuffer<LogRecord>(capacity: 4096)
+    private var lastAttemptMono: Int64 = Int64.min
+    public private(set) var faults = 0
+    /// Highest sequence number made durable in the current file, and the file's path.
+    public var lastSyncedSeq: UInt64 { writer?.lastSyncedSeq ?? 0 }
+    public var currentPath: String? { writer?.path }
+    /// Where a previous run's unclosed trip stands, so a restart can continue it.
+    public private(set) var resumable: (tripId: UInt64, segmentIndex: UInt32, last: Fix)?
+    /// Called after each successful sync with (file path, highest durable sequence number).
+    public var onSync: ((String, UInt64) -> Void)?
+
+    public init(directory: String, activity: String, software: String, syncIntervalMs: Int64,
+                say: @escaping (String) -> Void) throws {
+        self.directory = directory
+        self.activity = activity
+        self.software = software
+        self.syncIntervalMs = syncIntervalMs
+        self.say = say
+        try Self.prepare(directory)
+        let files = try LogDirectory.logFiles(in: directory)
+        nextNumber = (files.last?.number ?? 0) + 1
+        resumable = Self.findResumable(files)
+    }
+
+    /// Creates the directory if missing and checks that it is writable, with a clear error.
+    static func prepare(_ dir: String) throws {
+        var st = stat()
+        if stat(dir, &st) != 0 {
+            var path = ""
+            for part in dir.split(separator: "/", omittingEmptySubsequences: false) {
+                path += (path.isEmpty && dir.hasPrefix("/") ? "" : (path.isEmpty ? "" : "/")) + part
+                if path.isEmpty { path = "/"; continue }
+                if mkdir(path, 0o755) != 0 && errno != EEXIST {
+                    throw LogError(path: dir, message: "cannot create directory: \(String(cString: strerror(errno)))")
+                }
+            }
+        } else if (st.st_mode & S_IFMT) != S_IFDIR {
+            throw LogError(path: dir, message: "not a directory")
+        }
+        if access(dir, W_OK | X_OK) != 0 {
+            throw LogError(path: dir, message: "directory is not writable: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The last file's trip, if it never got a trip end: a crash or power cut interrupted it.
+    static func findResumable(_ files: [(number: UInt32, path: String)]) -> (UInt64, UInt32, Fix)? {
+        guard let lastFile = files.last, let reader = try? LogReader(path: lastFile.path) else { return nil }
+        var ended = false
+        var last: Fix?
+        try? reader.forEach { e in
+            switch e.record {
+            case .tripEnd: ended = true
+            case .points(let p): if let f = p.last { last = f }
+            default: break
+            }
+            return true
+        }
+        guard !ended, let fix = last else { return nil }
+        return (reader.header.tripId, reader.header.segmentIndex, fix)
+    }
+
+    /// Applies one recorder action.
+    public func apply(_ action: RecorderAction, monoMs: Int64) {
+        switch action {
+        case .openTrip(let resume):
+            closeFile()
+            if resume, let r = resumable {
+                tripId = r.tripId
+                segmentIndex = r.segmentIndex + 1
+            } else {
+                tripId = UInt64(nextNumber)
+                segmentIndex = 0
+            }
+            _ = openFile(monoMs: monoMs)
+            if !(resume && resumable != nil) { put(.tripStart(activity: activity, software: software), monoMs: monoMs) }
+            resumable = nil
+            lastSyncMono = monoMs
+        case .startSegment(let reason, let t):
+            put(.segmentStart(reason, timeMs: t), monoMs: monoMs)
+        case .keep(let fix):
+            lastPointTimeMs = fix.timeMs
+            put(.points([fix]), monoMs: monoMs)
+        }
+    }
+
+    /// Appends a non-point record (a note, drop counts).
+    public func append(_ record: LogRecord, monoMs: Int64) {
+        put(record, monoMs: monoMs)
+    }
+
+    /// Syncs when the loss window is due.
+    public func tick(monoMs: Int64) {
+        if monoMs - lastSyncMono >= syncIntervalMs { sync(monoMs: monoMs) }
+    }
+
+    /// Writes and syncs everything pending now (pause, trip end, shutdown).
+    public func sync(monoMs: Int64) {
+        lastSyncMono = monoMs
+        if writer == nil || !waiting.isEmpty {
+            if tripId == 0 { return }
+            if writer == nil && !openFile(monoMs: monoMs) { return }
+            drainWaiting(monoMs: monoMs)
+        }
+        guard let w = writer else { return }
+        do {
+            let seq = try w.sync()
+            onSync?(w.path, seq)
+        } catch {
+            fault(error, monoMs: monoMs)
+        }
+    }
+
+    /// Closes the trip: its drop counts and summary, synced.
+    public func closeTrip(_ end: TripEnd, drops: DropCounts, monoMs: Int64) {
+        guard tripId != 0 else { return }
+        let counts = drops.nonzero.map { DropCount(rule: $0.rule, count: $0.count) }
+        if !counts.isEmpty { put(.dropped(counts), monoMs: monoMs) }
+        put(.tripEnd(end), monoMs: monoMs)
+        sync(monoMs: monoMs)
+        closeFile()
+        tripId = 0
+    }
+
+    /// Stops without a trip end (nothing was recorded, or the caller closes the trip itself).
+    public func shutdown(monoMs: Int64) {
+        sync(monoMs: monoMs)
+        closeFile()
+    }
+
+    /// Hands a record to the current file, or keeps it waiting when there is none (or records
+    /// are already waiting, so order is kept). A record the writer did not accept waits too,
+    /// except an invalid fix, which no file would take.
+    private func put(_ r: LogRecord, monoMs: Int64) {
+        guard let w = writer, waiting.isEmpty, !w.failed else {
+            wait(r)
+            return
+        }
+        do {
+            if case .points(let ps) = r, ps.count == 1 { try w.append(point: ps[0]) } else { try w.append(r) }
+        } catch let e as LogError where e.kind == .invalidArgument {
+            say("log: skipped a record the format cannot hold: \(e)")
+            return
+        } catch {
+            wait(r)
+            fault(error, monoMs: monoMs)
+            return
+        }
+        // A background write inside append can fail without throwing: the writer is then failed.
+        if w.failed { fault(LogError(path: w.path, message: "write failed"), monoMs: monoMs) }
+    }
+
+    private func wait(_ r: LogRecord) {
+        if waiting.isFull { say("log: \(waiting.capacity) records waiting for the card; dropping the oldest") }
+        waiting.append(r)
+    }
+
+    private func drainWaiting(monoMs: Int64) {
+        guard let w = writer else { return }
+        let lost = waiting.overwritten
+        if lost > 0 {
+            do { try w.append(.note("\(lost) records lost while the card could not be written")) } catch {}
+        }
+        while let r = waiting.first {
+            do {
+                if case .points(let ps) = r { for p in ps { try w.append(point: p) } } else { try w.append(r) }
+            } catch let e as LogError where e.kind == .invalidArgument {
+                say("log: skipped a record the format cannot hold: \(e)")
+            } catch {
+                fault(error, monoMs: monoMs)
+                return
+            }
+            waiting.popFirst()
+            if w.failed {
+                fault(LogError(path: w.path, message: "write failed"), monoMs: monoMs)
+                return
+            }
+        }
+        waiting = RingBuffer(capacity: waiting.capacity)
+    }
+
+    private func openFile(monoMs: Int64) -> Bool {
+        // After a failure, retry at most once per sync interval.
+        if lastAttemptMono != Int64.min, monoMs - lastAttemptMono < syncIntervalMs, faults > 0 { return false }
+        lastAttemptMono = monoMs
+        let header = FileHeader(tripId: tripId, segmentIndex: segmentIndex, salt: LogDirectory.randomSalt())
+        do {
+            let w = try LogWriter(directory: directory, number: nextNumber, header: header)
+            nextNumber += 1
+            writer = w
+            return true
+        } catch {
+            // A name that exists (another process, a copied file) is skipped, never overwritten.
+            nextNumber += 1
+            say("log: \(error)")
+            return false
+        }
+    }
+
+    private func closeFile() {
+        writer?.close()
+        writer = nil
+    }
+
+    /// The current file failed: abandon it, keep what it had not acknowledged, and continue the
+    /// trip in a new file as a new segment.
+    private func fault(_ error: Error, monoMs: Int64) {
+        faults += 1
+        say("log: \(error); continuing the trip in a new file")
+        guard let w = writer else { return }
+        let unacked = w.unacknowledged
+        w.close()
+        writer = nil
+        segmentIndex += 1
+        var moved = RingBuffer<LogRecord>(capacity: waiting.capacity)
+        moved.append(.note("previous file abandoned after a write failure"))
+        if let first = unacked.first, isSegmentStart(first) {} else {
+            moved.append(.segmentStart(.resume, timeMs: lastPointTimeMs))
+        }
+        for r in unacked { moved.append(r) }
+        while let r = waiting.popFirst() { moved.append(r) }
+        waiting = moved
+    }
+
+    private func isSegmentStart(_ r: LogRecord) -> Bool {
+        if case .segmentStart = r { return true }
+        return false
+    }
+}

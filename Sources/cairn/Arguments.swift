@@ -1,0 +1,105 @@
+/// A small command-line parser in the style of swift-argument-parser (which cannot be fetched
+/// here): `--opt value`, `--opt=value`, flags, `--` ends options, options before or after
+/// positionals. Errors are `UsageError`s, printed with the usage and exit code 64.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+struct OptionSpec {
+    let name: String          // "--dir"
+    let valueName: String?    // "DIR"; nil for a flag
+    let help: String
+    var short: String? = nil  // "-o"
+}
+
+struct ParsedArguments {
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+
+    func value(_ name: String) -> String? { values[name] }
+    func has(_ name: String) -> Bool { flags.contains(name) }
+}
+
+func parseArguments(_ args: [String], options: [OptionSpec]) throws(UsageError) -> ParsedArguments {
+    var result = ParsedArguments()
+    var i = 0
+    var onlyPositionals = false
+    func spec(_ name: String) -> OptionSpec? { options.first { $0.name == name || ($0.short != nil && $0.short == name) } }
+    while i < args.count {
+        let a = args[i]
+        i += 1
+        if onlyPositionals || a == "-" || !a.hasPrefix("-") {
+            result.positionals.append(a)
+            continue
+        }
+        if a == "--" {
+            onlyPositionals = true
+            continue
+        }
+        var name = a
+        var inline: String?
+        if a.hasPrefix("--"), let eq = a.firstIndex(of: "=") {
+            name = String(a[..<eq])
+            inline = String(a[a.index(after: eq)...])
+        }
+        guard let s = spec(name) else {
+            var msg = "Unknown option '\(name)'"
+            if let near = nearest(name, options.map(\.name)) { msg += ". Did you mean '\(near)'?" }
+            throw UsageError(msg)
+        }
+        if let valueName = s.valueName {
+            if let v = inline {
+                result.values[s.name] = v
+            } else if i < args.count, !(args[i].hasPrefix("--") && args[i].count > 2) {
+                result.values[s.name] = args[i]
+                i += 1
+            } else {
+                throw UsageError("Missing value for '\(s.name) <\(valueName.lowercased())>'")
+            }
+        } else {
+            if inline != nil { throw UsageError("The flag '\(s.name)' takes no value") }
+            result.flags.insert(s.name)
+        }
+    }
+    return result
+}
+
+/// The closest option name within edit distance 2, for "Did you mean".
+private func nearest(_ name: String, _ candidates: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+        var prev = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var cur = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, cb) in b.enumerated() {
+                cur[j + 1] = min(prev[j + 1] + 1, cur[j] + 1, prev[j] + (ca == cb ? 0 : 1))
+            }
+            prev = cur
+        }
+        return prev[b.count]
+    }
+    let scored = candidates.map { ($0, distance(Array(name), Array($0))) }.filter { $0.1 <= 2 }
+    return scored.min { $0.1 < $1.1 }?.0
+}
+
+/// Help text for a subcommand, laid out like swift-argument-parser's.
+func helpText(overview: String, usage: String, arguments: [(String, String)] = [], options: [OptionSpec]) -> String {
+    var s = "OVERVIEW: \(overview)\n\nUSAGE: \(usage)\n"
+    func row(_ left: String, _ right: String) -> String {
+        let l = "  " + left
+        return l.count < 26 ? l + String(repeating: " ", count: 26 - l.count) + right + "\n" : l + "\n" + String(repeating: " ", count: 26) + right + "\n"
+    }
+    if !arguments.isEmpty {
+        s += "\nARGUMENTS:\n"
+        for (a, h) in arguments { s += row(a, h) }
+    }
+    s += "\nOPTIONS:\n"
+    for o in options {
+        var left = o.short.map { "\($0), " } ?? ""
+        left += o.name + (o.valueName.map { " <\($0.lowercased())>" } ?? "")
+        s += row(left, o.help)
+    }
+    s += row("-h, --help", "Show help information.")
+    return s
+}

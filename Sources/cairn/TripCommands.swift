@@ -1,0 +1,166 @@
+import CairnCore
+import CairnLog
+import CairnExport
+
+/// Shared by list, info and convert: find the trips under the given paths, reporting files that
+/// cannot be read (named) without losing the rest.
+struct TripSelection {
+    var trips: [TripRef]
+    var problems = 0
+
+    init(paths: [String], trip: String?) throws {
+        var problems = 0
+        for p in paths where !pathExists(p) { throw Failure("\(p): no such file or directory") }
+        let files = TripCatalog.files(paths) { msg in
+            printErr("cairn: \(msg)")
+            problems += 1
+        }
+        var trips = TripCatalog.trips(files)
+        if let t = trip {
+            guard let id = UInt64(t) else { throw UsageError("The value '\(t)' is invalid for '--trip <id>': use a trip id from 'cairn list'") }
+            trips = trips.filter { $0.id == id }
+            if trips.isEmpty { throw Failure("--trip \(t): no such trip in \(paths.joined(separator: " "))") }
+        }
+        self.trips = trips
+        self.problems = problems
+    }
+}
+
+func formatDistance(_ m: Double) -> String {
+    m >= 1000 ? (TextFormat.fixed(m / 1000, 2) ?? "?") + " km" : (TextFormat.fixed(m, 0) ?? "?") + " m"
+}
+
+func formatDuration(ms: Int64) -> String {
+    let s = ms / 1000
+    let h = s / 3600, m = s / 60 % 60, sec = s % 60
+    func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    return "\(h):\(two(m)):\(two(sec))"
+}
+
+/// The JSON object `list --json` prints for one trip (keys are part of the CLI contract).
+func tripJSON(_ s: TripSummary, indent: String) -> String {
+    func num(_ v: Double?, _ d: Int) -> String { v.flatMap { TextFormat.trimmed($0, d) } ?? "null" }
+    func time(_ v: Int64?) -> String { v.map { TextFormat.jsonString(TextFormat.isoTime(ms: $0)) } ?? "null" }
+    let drops = s.drops.nonzero.map { c -> String in
+        let name = DropReason(rawValue: c.rule)?.name ?? "rule_\(c.rule)"
+        return "\(TextFormat.jsonString(name)): \(c.count)"
+    }
+    let fields: [(String, String)] = [
+        ("id", String(s.id)),
+        ("file", TextFormat.jsonString(s.files.first ?? "")),
+        ("files", "[" + s.files.map(TextFormat.jsonString).joined(separator: ", ") + "]"),
+        ("activity", s.activity.map(TextFormat.jsonString) ?? "null"),
+        ("start", time(s.stats.firstTimeMs)),
+        ("end", time(s.stats.lastTimeMs)),
+        ("points", String(s.stats.points)),
+        ("segments", String(s.stats.segments)),
+        ("distance_m", num(s.stats.distanceM, 1)),
+        ("moving_time_s", num(Double(s.stats.movingTimeMs) / 1000, 1)),
+        ("elapsed_s", num(Double(s.stats.elapsedMs) / 1000, 1)),
+        ("ascent_m", num(s.stats.ascentM, 1)),
+        ("descent_m", num(s.stats.descentM, 1)),
+        ("max_speed_mps", num(s.stats.maxSpeedMps, 2)),
+        ("status", TextFormat.jsonString(s.status)),
+        ("dropped", "{" + drops.joined(separator: ", ") + "}"),
+        ("damaged_bytes", String(s.damagedBytes)),
+        ("torn_tail_bytes", String(s.tornTailBytes)),
+    ]
+    return indent + "{\n" + fields.map { "\(indent)  \(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
+}
+
+enum ListCommand: Command {
+    static let name = "list"
+    static let overview = "List the trips in log files or directories of them (a card copied to a laptop)."
+    static let usage = "cairn list [<path> ...] [--json]"
+    static let arguments = [("<path>", "Log files or directories. (default: .)")]
+    static let options = [OptionSpec(name: "--json", valueName: nil, help: "Print a JSON array, one object per trip.")]
+
+    static func run(_ a: ParsedArguments) throws -> Int32 {
+        let paths = a.positionals.isEmpty ? ["."] : a.positionals
+        let sel = try TripSelection(paths: paths, trip: nil)
+        var summaries: [TripSummary] = []
+        var problems = sel.problems
+        for t in sel.trips {
+            do { summaries.append(try TripCatalog.read(t)) } catch {
+                printErr("cairn: \(error)")
+                problems += 1
+            }
+        }
+        if a.has("--json") {
+            printOut("[" + (summaries.isEmpty ? "" : "\n" + summaries.map { tripJSON($0, indent: "  ") }.joined(separator: ",\n") + "\n") + "]")
+        } else if summaries.isEmpty {
+            printOut("no trips")
+        } else {
+            printOut(pad("ID", 6) + pad("START", 22) + pad("DISTANCE", 11) + pad("MOVING", 9) + pad("POINTS", 8) + "STATUS")
+            for s in summaries {
+                printOut(pad(String(s.id), 6) + pad(s.stats.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-", 22)
+                    + pad(formatDistance(s.stats.distanceM), 11) + pad(formatDuration(ms: s.stats.movingTimeMs), 9)
+                    + pad(String(s.stats.points), 8) + s.status)
+            }
+        }
+        return problems > 0 ? ExitCode.failure : ExitCode.ok
+    }
+
+    static func pad(_ s: String, _ w: Int) -> String { s.count >= w ? s + " " : s + String(repeating: " ", count: w - s.count) }
+}
+
+enum InfoCommand: Command {
+    static let name = "info"
+    static let overview = "Show a trip's figures: distance, times, climb, speeds, and why fixes were dropped."
+    static let usage = "cairn info <trip-id | path> [--dir <dir>] [--json]"
+    static let arguments = [("<trip-id | path>", "A trip id (looked up in --dir), or a log file or directory.")]
+    static let options = [
+        OptionSpec(name: "--dir", valueName: "DIR", help: "Where to look up a trip id. (default: .)"),
+        OptionSpec(name: "--json", valueName: nil, help: "Print JSON (the same keys as 'list --json')."),
+    ]
+
+    static func run(_ a: ParsedArguments) throws -> Int32 {
+        guard let target = a.positionals.first else { throw UsageError("Missing expected argument '<trip-id | path>'") }
+        if a.positionals.count > 1 { throw UsageError("Unexpected argument '\(a.positionals[1])'") }
+        let sel: TripSelection
+        if pathExists(target) {
+            sel = try TripSelection(paths: [target], trip: nil)
+        } else if UInt64(target) != nil {
+            sel = try TripSelection(paths: [a.value("--dir") ?? "."], trip: target)
+        } else {
+            throw Failure("\(target): no such file, directory or trip id")
+        }
+        var out: [TripSummary] = []
+        for t in sel.trips { out.append(try TripCatalog.read(t)) }
+        if a.has("--json") {
+            printOut(out.count == 1 ? tripJSON(out[0], indent: "") : "[\n" + out.map { tripJSON($0, indent: "  ") }.joined(separator: ",\n") + "\n]")
+        } else {
+            if out.isEmpty { printOut("no trips") }
+            for s in out { printOut(describe(s)) }
+        }
+        return sel.problems > 0 ? ExitCode.failure : ExitCode.ok
+    }
+
+    static func describe(_ s: TripSummary) -> String {
+        let st = s.stats
+        let avg = st.movingTimeMs > 0 ? st.distanceM / (Double(st.movingTimeMs) / 1000) : nil
+        func kmh(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0 * 3.6, 1) }.map { $0 + " km/h" } ?? "-" }
+        func m(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0, 0) }.map { $0 + " m" } ?? "-" }
+        var lines = [
+            "Trip \(s.id) (\(s.activity ?? "unknown activity")), \(s.status)",
+            "  files:      \(s.files.joined(separator: ", "))",
+            "  start:      \(st.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
+            "  end:        \(st.lastTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
+            "  distance:   \(formatDistance(st.distanceM))",
+            "  moving:     \(formatDuration(ms: st.movingTimeMs)) of \(formatDuration(ms: st.elapsedMs)) elapsed",
+            "  speed:      avg \(kmh(avg)) moving, max \(kmh(st.maxSpeedMps))",
+            "  climb:      +\(m(st.ascentM)) / -\(m(st.descentM))",
+            "  points:     \(st.points) in \(st.segments) segment\(st.segments == 1 ? "" : "s")",
+        ]
+        let drops = s.drops.nonzero
+        if drops.isEmpty {
+            lines.append("  dropped:    none")
+        } else {
+            lines.append("  dropped:    " + drops.map { "\(DropReason(rawValue: $0.rule)?.name ?? "rule \($0.rule)") \($0.count)" }.joined(separator: ", "))
+        }
+        if s.damagedBytes > 0 || s.tornTailBytes > 0 {
+            lines.append("  damage:     \(s.damagedBytes) damaged bytes skipped, torn tail \(s.tornTailBytes) bytes (see 'cairn verify')")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A subcommand: its help, its options, and what it does.
+protocol Command {
+    static var name: String { get }
+    static var overview: String { get }
+    static var usage: String { get }
+    static var arguments: [(String, String)] { get }
+    static var options: [OptionSpec] { get }
+    static func run(_ args: ParsedArguments) throws -> Int32
+}
+
+extension Command {
+    static var arguments: [(String, String)] { [] }
+    static var help: String { helpText(overview: overview, usage: usage, arguments: arguments, options: options) }
+}
+
+let allCommands: [any Command.Type] = [RecordCommand.self, ListCommand.self, InfoCommand.self,
+                                       ConvertCommand.self, VerifyCommand.self]
+
+let topHelp = """
+OVERVIEW: cairn records GPS trips from gpsd into a crash-safe log and converts them for other tools.
+
+USAGE: cairn <subcommand>
+
+OPTIONS:
+  --version               Show the version.
+  -h, --help              Show help information.
+
+SUBCOMMANDS:
+  record                  Record trips from gpsd until stopped.
+  list                    List the trips in log files or directories.
+  info                    Show one trip's figures, or every trip in a file.
+  convert                 Convert trips to GPX.
+  verify                  Check log files for damage.
+
+  See 'cairn help <subcommand>' for detailed help.
+"""
+
+func usageFailure(_ message: String, usage: String, helpHint: String) -> Int32 {
+    printErr("Error: \(message)\nUsage: \(usage)\n  See '\(helpHint)' for more information.")
+    return ExitCode.usage
+}
+
+func main(_ argv: [String], commands: [any Command.Type]) -> Int32 {
+    var args = Array(argv.dropFirst())
+    guard let first = args.first else {
+        printErr(topHelp)
+        return ExitCode.usage
+    }
+    if first == "-h" || first == "--help" || first == "-help" {
+        printOut(topHelp)
+        return ExitCode.ok
+    }
+    if first == "--version" {
+        printOut(cairnVersion)
+        return ExitCode.ok
+    }
+    if first == "help" {
+        guard args.count > 1 else { printOut(topHelp); return ExitCode.ok }
+        guard let c = commands.first(where: { $0.name == args[1] }) else {
+            return usageFailure("Unknown subcommand '\(args[1])'", usage: "cairn <subcommand>", helpHint: "cairn --help")
+        }
+        printOut(c.help)
+        return ExitCode.ok
+    }
+    guard let command = commands.first(where: { $0.name == first }) else {
+        let what = first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
+        return usageFailure(what, usage: "cairn <subcommand>", helpHint: "cairn --help")
+    }
+    args.removeFirst()
+    if args.contains(where: { $0 == "-h" || $0 == "--help" || $0 == "-help" }) {
+        printOut(command.help)
+        return ExitCode.ok
+    }
+    do {
+        let parsed = try parseArguments(args, options: command.options)
+        return try command.run(parsed)
+    } catch let e as UsageError {
+        return usageFailure(e.message, usage: command.usage, helpHint: "cairn \(command.name) --help")
+    } catch let e as Failure {
+        printErr("cairn \(command.name): \(e.message)")
+        return ExitCode.failure
+    } catch {
+        printErr("cairn \(command.name): \(error)")
+        return ExitCode.failure
+    }
+}
+
+exit(main(CommandLine.arguments, commands: allCommands))

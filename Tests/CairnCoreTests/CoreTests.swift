@@ -1,0 +1,261 @@
+import XCTest
+@testable import CairnCore
+
+/// A fix at `t` seconds, `north` metres north of a fixed origin, with optional fields.
+func fix(_ t: Double, north: Double = 0, east: Double = 0, mode: Int = 3, eph: Double? = 10, epv: Double? = 10,
+         alt: Double? = 100, speed: Double? = 5) -> Fix {
+    let lat0 = 48.0, lon0 = 11.0
+    let lat = lat0 + north / 111_195.0
+    let lon = lon0 + east / (111_195.0 * cos(lat0 * .pi / 180))
+    return Fix(timeMs: 1_780_000_000_000 + Int64(t * 1000), lat: lat, lon: lon, mode: mode,
+               altHAE: alt.map { $0 + 47 }, altMSL: alt, eph: eph, epv: epv, speed: speed)
+}
+
+final class GeodesyTests: XCTestCase {
+    func testKnownDistances() {
+        // One degree of latitude on the mean sphere.
+        XCTAssertEqual(Geodesy.distance(lat1: 0, lon1: 0, lat2: 1, lon2: 0), 111_195, accuracy: 1)
+        XCTAssertEqual(Geodesy.distance(lat1: 48, lon1: 11, lat2: 48, lon2: 11), 0)
+        // Across the antimeridian the short way.
+        XCTAssertEqual(Geodesy.distance(lat1: 0, lon1: 179.9995, lat2: 0, lon2: -179.9995), 111.2, accuracy: 0.2)
+        XCTAssertEqual(Geodesy.distance(fix(0), fix(1, north: 100)), 100, accuracy: 0.01)
+    }
+}
+
+final class AccuracyTests: XCTestCase {
+    func testMappingIsOneDocumentedPlace() {
+        let f = fix(0, eph: 16.2, epv: 19.6)
+        XCTAssertEqual(Accuracy.horizontal68(f)!, 10, accuracy: 1e-9)
+        XCTAssertEqual(Accuracy.vertical68(f)!, 10, accuracy: 1e-9)
+        XCTAssertNil(Accuracy.horizontal68(fix(0, eph: nil)))
+        var g = fix(0, eph: nil)
+        g.epx = 3; g.epy = 4
+        XCTAssertEqual(Accuracy.horizontal68(g)!, 5 / 1.62, accuracy: 1e-9)
+    }
+
+    func testTrustedHeight() {
+        let cases: [(Fix, Bool, String)] = [
+            (fix(0, epv: 15), true, "epv 15 m (95 %) is 7.7 m (68 %)"),
+            (fix(0, epv: 16), false, "epv 16 m is 8.2 m"),
+            (fix(0, epv: nil), false, "no vertical error: not trusted"),
+            (fix(0, mode: 2, epv: 5), false, "a 2-D fix has no height to trust"),
+            (fix(0, epv: 5, alt: nil), false, "no height at all"),
+        ]
+        for (f, want, why) in cases { XCTAssertEqual(Accuracy.heightIsTrusted(f), want, why) }
+    }
+}
+
+final class RingBufferTests: XCTestCase {
+    /// Every wrap-around layout: each start slot × each count, for several capacities.
+    func testEveryLayout() {
+        for capacity in [1, 2, 3, 5, 10] {
+            for start in 0..<capacity {
+                for count in 0...capacity {
+                    var r = RingBuffer<Int>(capacity: capacity)
+                    for i in 0..<start { r.append(-i) }
+                    for _ in 0..<start { r.popFirst() }
+                    for i in 0..<count { r.append(i) }
+                    XCTAssertEqual(r.count, count)
+                    for i in 0..<count { XCTAssertEqual(r[i], i) }
+                    XCTAssertEqual(r.first, count > 0 ? 0 : nil)
+                    XCTAssertEqual(r.last, count > 0 ? count - 1 : nil)
+                    // Appending to a full ring overwrites the oldest.
+                    if count == capacity {
+                        r.append(99)
+                        XCTAssertEqual(r.count, capacity)
+                        XCTAssertEqual(r.last, 99)
+                        XCTAssertEqual(r.overwritten, 1)
+                        XCTAssertEqual(r.first, capacity > 1 ? 1 : 99)
+                    }
+                }
+            }
+        }
+    }
+
+    func testPopDrains() {
+        var r = RingBuffer<String>(capacity: 3)
+        for s in ["a", "b", "c", "d"] { r.append(s) }
+        XCTAssertEqual([r.popFirst(), r.popFirst(), r.popFirst(), r.popFirst()], ["b", "c", "d", nil])
+        XCTAssertTrue(r.isEmpty)
+    }
+}
+
+final class ClimbCounterTests: XCTestCase {
+    func testHysteresis() {
+        let cases: [([Double], Double, Double, String)] = [
+            ([100, 102, 98, 101, 99, 103, 100], 0, 0, "noise within 5 m never counts"),
+            ([100, 110, 120, 130], 30, 0, "steady climb"),
+            ([100, 130, 100], 30, 30, "up and down"),
+            ([100, 104, 108, 104, 112], 12, 0, "a 4 m dip inside a climb is not a descent"),
+            ([200, 150, 154, 140], 0, 60, "descent with a 4 m rise inside"),
+            ([200, 150, 160, 140], 10, 70, "a 10 m rise inside a descent counts both ways"),
+        ]
+        for (hs, up, down, why) in cases {
+            var c = ClimbCounter(threshold: 5)
+            for h in hs { c.add(height: h) }
+            XCTAssertEqual(c.ascent, up, accuracy: 1e-9, why)
+            XCTAssertEqual(c.descent, down, accuracy: 1e-9, why)
+        }
+    }
+
+    func testNoHeightIsADash() {
+        var c = ClimbCounter(threshold: 5)
+        XCTAssertFalse(c.hasHeight)
+        c.add(height: .nan)
+        XCTAssertFalse(c.hasHeight)
+        c.add(height: 10)
+        XCTAssertTrue(c.hasHeight)
+    }
+}
+
+final class EpochCollapserTests: XCTestCase {
+    func testKeepsMostCompleteReportPerEpoch() {
+        var c = EpochCollapser()
+        var noAlt = fix(0, alt: nil)
+        noAlt.lat += 0.0001
+        XCTAssertNil(c.offer(fix(0)))
+        XCTAssertNil(c.offer(noAlt))             // less complete: the earlier one stays
+        let later = fix(0, north: 1)
+        XCTAssertNil(c.offer(later))             // as complete: the later one wins
+        XCTAssertEqual(c.offer(fix(1)), later)   // a new time releases the epoch
+        XCTAssertEqual(c.collapsed, 2)
+        XCTAssertEqual(c.flush(), fix(1))
+        XCTAssertNil(c.flush())
+    }
+
+    func testNineteenReportsForOneTime() {
+        var c = EpochCollapser()
+        for i in 0..<19 { XCTAssertNil(c.offer(fix(5, north: Double(i)))) }
+        XCTAssertEqual(c.flush()?.lat, fix(5, north: 18).lat)
+        XCTAssertEqual(c.collapsed, 18)
+    }
+}
+
+final class BasicFixFilterTests: XCTestCase {
+    func testRules() {
+        var f = BasicFixFilter()
+        let now = fix(10).timeMs
+        var bad = fix(10)
+        bad.lat = 91
+        var nan = fix(10)
+        nan.lon = .nan
+        var y1980 = fix(10)
+        y1980.timeMs = 315_532_800_000
+        let cases: [(Fix, Fix?, DropReason?, String)] = [
+            (fix(10), nil, nil, "a good fix"),
+            (bad, nil, .invalid, "latitude 91"),
+            (nan, nil, .invalid, "NaN longitude"),
+            (y1980, nil, .invalid, "a 1980 date"),
+            (fix(-60), nil, .stale, "70 s old"),
+            (fix(10, eph: 82), nil, .rough, "eph 82 m (95 %) is 50.6 m (68 %)"),
+            (fix(10, eph: 80), nil, nil, "eph 80 m is 49.4 m"),
+            (fix(10, eph: nil), nil, nil, "no error estimate passes"),
+            (fix(9), fix(9), .timeNotAfter, "same time as the last kept"),
+            (fix(8), fix(9), .timeNotAfter, "time going back"),
+        ]
+        for (x, last, want, why) in cases { XCTAssertEqual(f.judge(x, lastKept: last, nowMs: now), want, why) }
+    }
+}
+
+final class TripRecorderTests: XCTestCase {
+    func run(_ reports: [Report], config: TripRecorder<BasicFixFilter>.Config = .init(), lost: Set<Int> = [])
+        -> (TripRecorder<BasicFixFilter>, [RecorderAction]) {
+        var c = config
+        c.clockIsFix = true
+        var r = TripRecorder(filter: BasicFixFilter(), config: c)
+        var actions: [RecorderAction] = []
+        for (i, rep) in reports.enumerated() {
+            if lost.contains(i) { r.connectionLost(systemNowMs: 0) { actions.append($0) } }
+            r.report(rep, systemNowMs: 0) { actions.append($0) }
+        }
+        r.flush(systemNowMs: 0) { actions.append($0) }
+        return (r, actions)
+    }
+
+    func testOpensTripAtFirstKeptFixAndCollapsesEpochs() {
+        let (r, actions) = run([.noFix, .noTime, .fix(fix(0)), .fix(fix(0, north: 1)), .fix(fix(1, north: 5)), .fix(fix(2, north: 10))])
+        XCTAssertEqual(actions.first, .openTrip(resume: false))
+        XCTAssertEqual(actions[1], .startSegment(.start, timeMs: fix(0).timeMs))
+        XCTAssertEqual(actions.filter { if case .keep = $0 { return true } else { return false } }.count, 3)
+        XCTAssertEqual(r.drops[.noFix], 1)
+        XCTAssertEqual(r.drops[.noTime], 1)
+        XCTAssertEqual(r.drops[.duplicate], 1)
+        XCTAssertEqual(r.stats.distanceM, 9, accuracy: 0.01)
+    }
+
+    func testNothingWithoutTimeIsRecorded() {
+        let (r, actions) = run(Array(repeating: .noTime, count: 121))
+        XCTAssertTrue(actions.isEmpty)
+        XCTAssertFalse(r.tripOpen)
+        XCTAssertEqual(r.drops[.noTime], 121)
+    }
+
+    func testLongGapStartsSegmentAndCountsOnce() {
+        let (r, actions) = run([.fix(fix(0)), .fix(fix(1, north: 5)), .fix(fix(60, north: 305)), .fix(fix(61, north: 310))])
+        XCTAssertTrue(actions.contains(.startSegment(.gap, timeMs: fix(60).timeMs)))
+        XCTAssertEqual(r.stats.segments, 2)
+        XCTAssertEqual(r.stats.distanceM, 310, accuracy: 0.1, "the line across a dropout counts once")
+        XCTAssertEqual(r.stats.movingTimeMs, 2000, "a 59 s step is not moving time")
+    }
+
+    func testReconnectStartsSegment() {
+        let (_, actions) = run([.fix(fix(0)), .fix(fix(1, north: 5)), .fix(fix(3, north: 15)), .fix(fix(4, north: 20))], lost: [2])
+        XCTAssertTrue(actions.contains(.startSegment(.reconnect, timeMs: fix(3).timeMs)))
+    }
+
+    func testTimeGoingBackIsDropped() {
+        let (r, _) = run([.fix(fix(10)), .fix(fix(11, north: 5)), .fix(fix(-2, north: 9)), .fix(fix(12, north: 10))])
+        XCTAssertEqual(r.stats.points, 3)
+        XCTAssertEqual(r.drops[.timeNotAfter], 1)
+    }
+
+    func testResumesPreviousTripWithinWindow() {
+        var c = TripRecorder<BasicFixFilter>.Config()
+        c.clockIsFix = true
+        var r = TripRecorder(filter: BasicFixFilter(), config: c)
+        r.resumeCandidate = fix(-30)
+        var actions: [RecorderAction] = []
+        r.report(.fix(fix(0)), systemNowMs: 0) { actions.append($0) }
+        r.flush(systemNowMs: 0) { actions.append($0) }
+        XCTAssertEqual(Array(actions.prefix(2)), [.openTrip(resume: true), .startSegment(.resume, timeMs: fix(0).timeMs)])
+
+        var r2 = TripRecorder(filter: BasicFixFilter(), config: c)
+        r2.resumeCandidate = fix(-3600)
+        actions = []
+        r2.report(.fix(fix(0)), systemNowMs: 0) { actions.append($0) }
+        r2.flush(systemNowMs: 0) { actions.append($0) }
+        XCTAssertEqual(actions.first, .openTrip(resume: false), "an hour later is a new trip")
+    }
+}
+
+final class TripStatsTests: XCTestCase {
+    func testStatistics() {
+        var s = TripStats()
+        s.startSegment(.start)
+        for i in 0..<11 { s.add(fix(Double(i), north: Double(i) * 5, alt: 100 + Double(i) * 2, speed: 5)) }
+        XCTAssertEqual(s.points, 11)
+        XCTAssertEqual(s.distanceM, 50, accuracy: 0.01)
+        XCTAssertEqual(s.movingTimeMs, 10_000)
+        XCTAssertEqual(s.ascentM!, 20, accuracy: 1e-9)
+        XCTAssertEqual(s.maxSpeedMps, 5)
+        // A pause: no distance across it.
+        s.startSegment(.pause)
+        s.add(fix(100, north: 500, alt: 120, speed: 5))
+        XCTAssertEqual(s.distanceM, 50, accuracy: 0.01)
+        XCTAssertEqual(s.segments, 2)
+        XCTAssertEqual(s.elapsedMs, 100_000)
+    }
+
+    func testStandingStillIsNotMovingTime() {
+        var s = TripStats()
+        for i in 0..<10 { s.add(fix(Double(i), north: 0.1 * Double(i % 2), speed: 0.05)) }
+        XCTAssertEqual(s.movingTimeMs, 0)
+    }
+
+    func testNoTrustedHeightMeansNoAscent() {
+        var s = TripStats()
+        for i in 0..<5 { s.add(fix(Double(i), north: Double(i) * 5, epv: 40)) }
+        XCTAssertNil(s.ascentM)
+        XCTAssertNil(s.descentM)
+    }
+}

@@ -1,0 +1,266 @@
+import CairnCore
+import Foundation
+import XCTest
+
+@testable import CairnLog
+
+/// Scripted system calls for fault injection.
+final class FakeIO: @unchecked Sendable {
+    let lock = NSLock()
+    var writes = 0
+    var syncs = 0
+    /// Return this errno from the n-th fdatasync (1-based).
+    var failSyncAt: Int? = nil
+    var failWriteAt: Int? = nil
+    var failWriteErrno: Int32 = ENOSPC
+    /// Write at most this many bytes per call, and return EINTR on every other call.
+    var shortWrites = false
+
+    var io: WriterIO {
+        WriterIO(
+            write: { fd, buf in
+                self.lock.lock()
+                defer { self.lock.unlock() }
+                self.writes += 1
+                if let n = self.failWriteAt, self.writes >= n { return -Int(self.failWriteErrno) }
+                if self.shortWrites {
+                    if self.writes % 2 == 0 { return -Int(EINTR) }
+                    return Glibc.write(fd, buf.baseAddress, min(3, buf.count))
+                }
+                return Glibc.write(fd, buf.baseAddress, buf.count)
+            },
+            fdatasync: { fd in
+                self.lock.lock()
+                defer { self.lock.unlock() }
+                self.syncs += 1
+                if let n = self.failSyncAt, self.syncs == n { return EIO }
+                return Glibc.fdatasync(fd) == 0 ? 0 : errno
+            })
+    }
+}
+
+final class WriterTests: LogTestCase {
+    let header = FileHeader(tripId: 5, segmentIndex: 0, salt: 0xABCD)
+
+    func fix(_ i: Int) -> Fix { Fix(timeMs: 1_000_000 + Int64(i) * 1000, lat: 1 + Double(i) * 1e-4, lon: 2, mode: 3) }
+
+    func testSyncReturnsHighestDurableSeq() throws {
+        let fake = FakeIO()
+        let w = try LogWriter(directory: dir, number: 1, header: header, io: fake.io)
+        XCTAssertEqual(fake.syncs, 1)  // the header
+        XCTAssertEqual(w.lastSyncedSeq, 0)
+        XCTAssertEqual(try w.sync(), 0)  // nothing to sync: no fdatasync
+        XCTAssertEqual(fake.syncs, 1)
+        try w.append(.tripStart(activity: "ride", software: "t"))  // seq 1
+        try w.append(point: fix(0))
+        try w.append(point: fix(1))
+        XCTAssertEqual(w.unacknowledged.count, 2)
+        let before = w.bytesWritten
+        let pending = w.pendingBytes
+        XCTAssertEqual(try w.sync(), 2)  // points batch framed as seq 2
+        XCTAssertEqual(w.bytesWritten - before, pending)
+        XCTAssertEqual(w.pendingBytes, 0)
+        XCTAssertEqual(w.lastSyncedSeq, 2)
+        XCTAssertEqual(w.unacknowledged, [])
+        XCTAssertEqual(fake.syncs, 2)
+        try w.append(.note("x"))
+        try w.append(point: fix(2))
+        try w.append(.segmentStart(.pause, timeMs: 5))
+        XCTAssertEqual(w.unacknowledged, [.note("x"), .points([fix(2)]), .segmentStart(.pause, timeMs: 5)])
+        XCTAssertEqual(try w.sync(), 5)
+        XCTAssertEqual(try w.sync(), 5)
+        XCTAssertEqual(fake.syncs, 3)
+        XCTAssertEqual(w.bytesWritten, try bytes(w.path).count)
+        XCTAssertEqual(try entries(w.path).map(\.seq), [1, 2, 3, 4, 5])
+        w.close()
+        XCTAssertThrowsError(try w.append(.note("late")))
+    }
+
+    func testFailedFdatasyncIsNeverRetried() throws {
+        let fake = FakeIO()
+        fake.failSyncAt = 3  // header, first data sync OK, second fails
+        let w = try LogWriter(directory: dir, number: 1, header: header, io: fake.io)
+        try w.append(.note("a"))
+        XCTAssertEqual(try w.sync(), 1)
+        try w.append(point: fix(0))
+        try w.append(.note("b"))
+        try w.append(point: fix(1))
+        XCTAssertThrowsError(try w.sync()) {
+            let e = $0 as? LogError
+            XCTAssertEqual(e?.errno, EIO)
+            XCTAssertTrue(e?.message.contains("fdatasync") ?? false)
+        }
+        XCTAssertTrue(w.failed)
+        XCTAssertEqual(w.lastSyncedSeq, 1)
+        XCTAssertEqual(w.unacknowledged, [.points([fix(0)]), .note("b"), .points([fix(1)])])
+        XCTAssertEqual(fake.syncs, 3)
+        XCTAssertThrowsError(try w.sync()) { XCTAssertEqual(($0 as? LogError)?.kind, .writerFailed) }
+        XCTAssertThrowsError(try w.append(.note("c"))) { XCTAssertEqual(($0 as? LogError)?.kind, .writerFailed) }
+        XCTAssertThrowsError(try w.append(point: fix(2)))
+        XCTAssertEqual(fake.syncs, 3, "fdatasync must never be retried on a failed descriptor")
+        XCTAssertEqual(w.unacknowledged.count, 3)
+
+        // The caller rewrites them into a new file of the same trip.
+        let w2 = try LogWriter(directory: dir, number: 2,
+                               header: FileHeader(tripId: 5, segmentIndex: 1, salt: LogDirectory.randomSalt()))
+        for r in w.unacknowledged { try w2.append(r) }
+        XCTAssertEqual(try w2.sync(), 3)
+        XCTAssertEqual(try records(w2.path), [.points([fix(0)]), .note("b"), .points([fix(1)])])
+    }
+
+    func testWriteFailureFailsTheWriter() throws {
+        let fake = FakeIO()
+        let w = try LogWriter(directory: dir, number: 1, header: header, io: fake.io)
+        try w.append(.note("a"))
+        fake.failWriteAt = fake.writes + 1
+        XCTAssertThrowsError(try w.sync()) {
+            let e = $0 as? LogError
+            XCTAssertEqual(e?.errno, ENOSPC)
+            XCTAssertTrue(e?.description.hasPrefix(w.path + ": write failed") ?? false, "\($0)")
+        }
+        XCTAssertTrue(w.failed)
+        XCTAssertEqual(fake.syncs, 1)
+        XCTAssertEqual(w.unacknowledged, [.note("a")])
+    }
+
+    func testSpillFailureInAppendSurfacesAtNextCall() throws {
+        let fake = FakeIO()
+        let w = try LogWriter(directory: dir, number: 1, header: header, io: fake.io)
+        fake.failWriteAt = fake.writes + 1
+        let big = String(repeating: "x", count: 40_000)
+        try w.append(.note(big))
+        try w.append(.note(big))  // crosses 64 KiB: the spill write fails, but this record was accepted
+        XCTAssertTrue(w.failed)
+        XCTAssertEqual(w.unacknowledged, [.note(big), .note(big)])
+        XCTAssertThrowsError(try w.append(.note("c"))) { XCTAssertEqual(($0 as? LogError)?.errno, ENOSPC) }
+        XCTAssertThrowsError(try w.sync()) { XCTAssertEqual(($0 as? LogError)?.kind, .writerFailed) }
+        XCTAssertEqual(w.unacknowledged.count, 2)
+    }
+
+    func testShortWritesAndEINTRAreHandled() throws {
+        let fake = FakeIO()
+        fake.shortWrites = true
+        let w = try LogWriter(directory: dir, number: 1, header: header, io: fake.io)
+        for r in Self.sampleRecords() { try w.append(r) }
+        XCTAssertEqual(try w.sync(), 10)
+        XCTAssertFalse(w.failed)
+        XCTAssertEqual(try LogReader(path: w.path).scan().records, 10)
+        XCTAssertTrue(try LogReader(path: w.path).scan().isClean)
+        XCTAssertGreaterThan(fake.writes, 100)
+    }
+
+    func testLargeBacklogIsWrittenWithoutSyncing() throws {
+        let fake = FakeIO()
+        let w = try LogWriter(directory: dir, number: 1, header: header, io: fake.io)
+        let writesBefore = fake.writes
+        for i in 0..<20_000 { try w.append(point: Fix(timeMs: Int64(i), lat: Double(i % 90), lon: 0, mode: 3)) }
+        XCTAssertGreaterThan(fake.writes, writesBefore)  // spilled
+        XCTAssertLessThan(w.pendingBytes, LogWriter.spillBytes + FrameFormat.maxFrame)
+        // The unacknowledged backlog is bounded: append synced by itself at the limit.
+        XCTAssertGreaterThan(w.lastSyncedSeq, 0)
+        XCTAssertLessThanOrEqual(w.unacknowledged.reduce(0) { n, r in
+            if case .points(let p) = r { return n + p.count }
+            return n + 1
+        }, LogWriter.maxUnacknowledged)
+        try w.sync()
+        XCTAssertEqual(try LogReader(path: w.path).scan().points, 20_000)
+        // One huge `.points` record is written out batch by batch, not buffered whole.
+        let w2 = try LogWriter(directory: dir, number: 2, header: header, io: fake.io)
+        try w2.append(.points((0..<5000).map { Fix(timeMs: Int64($0), lat: Double($0 % 90), lon: 0, mode: 3) }))
+        XCTAssertLessThan(w2.pendingBytes, LogWriter.spillBytes + FrameFormat.maxFrame)
+        try w2.sync()
+        XCTAssertEqual(try LogReader(path: w2.path).scan().points, 5000)
+    }
+
+    func testRecordTooLargeIsRejectedAndWriterStaysUsable() throws {
+        let w = try LogWriter(directory: dir, number: 1, header: header)
+        try w.append(point: fix(0))
+        XCTAssertThrowsError(try w.append(.note(String(repeating: "y", count: 70_000)))) {
+            XCTAssertEqual(($0 as? LogError)?.kind, .invalidArgument)
+        }
+        XCTAssertThrowsError(try w.append(.unknown(type: 0, payload: [])))
+        XCTAssertFalse(w.failed)
+        try w.append(.note(String(repeating: "z", count: 65_530)))  // fits: 65535 − seq(1) ≥ 65530
+        XCTAssertEqual(try w.sync(), 2)
+        XCTAssertEqual(try records(w.path), [.points([fix(0)]), .note(String(repeating: "z", count: 65_530))])
+    }
+
+    func testMissingDirectoryGivesLogErrorNamingThePath() throws {
+        let missing = dir + "/no/such/dir"
+        XCTAssertThrowsError(try LogWriter(directory: missing, number: 1, header: header)) {
+            let e = $0 as? LogError
+            XCTAssertEqual(e?.path, missing + "/00000001.cairn")
+            XCTAssertEqual(e?.errno, ENOENT)
+            XCTAssertTrue(e?.description.hasPrefix(missing + "/00000001.cairn: cannot create log file: ") ?? false)
+        }
+    }
+
+    func testReadOnlyDirectoryGivesLogErrorNamingThePath() throws {
+        let ro: String
+        if getuid() == 0 {
+            // Root ignores permission bits; sysfs refuses new files even for root.
+            guard access("/sys", F_OK) == 0 else { throw XCTSkip("no unwritable directory for root") }
+            ro = "/sys"
+        } else {
+            ro = dir + "/ro"
+            try FileManager.default.createDirectory(atPath: ro, withIntermediateDirectories: false,
+                                                    attributes: [.posixPermissions: 0o555])
+        }
+        XCTAssertThrowsError(try LogWriter(directory: ro, number: 1, header: header)) {
+            let e = $0 as? LogError
+            XCTAssertEqual(e?.path, ro + "/00000001.cairn")
+            XCTAssertNotNil(e?.errno)
+            XCTAssertTrue("\($0)".hasPrefix(ro + "/00000001.cairn: cannot create log file"), "\($0)")
+        }
+    }
+
+    func testExclusiveCreateRefusesExistingFile() throws {
+        let w = try LogWriter(directory: dir, number: 42, header: header)
+        try w.append(.note("keep me"))
+        try w.sync()
+        w.close()
+        let before = try bytes(w.path)
+        XCTAssertThrowsError(try LogWriter(directory: dir, number: 42, header: header)) {
+            let e = $0 as? LogError
+            XCTAssertEqual(e?.errno, EEXIST)
+            XCTAssertEqual(e?.path, dir + "/00000042.cairn")
+        }
+        XCTAssertEqual(try bytes(w.path), before)
+    }
+
+    func testFileNamesAndListing() throws {
+        XCTAssertEqual(LogDirectory.fileName(number: 42), "00000042.cairn")
+        XCTAssertEqual(LogDirectory.fileName(number: 0), "00000000.cairn")
+        XCTAssertEqual(LogDirectory.fileName(number: 99_999_999), "99999999.cairn")
+        XCTAssertEqual(LogDirectory.number(fromName: "00000042.cairn"), 42)
+        for bad in ["0000042.cairn", "000000042.cairn", "0000004a.cairn", "00000042.cairn.tmp", "00000042.gpx", "+0000042.cairn"] {
+            XCTAssertNil(LogDirectory.number(fromName: bad), bad)
+        }
+        XCTAssertEqual(try LogDirectory.logFiles(in: dir).count, 0)
+        XCTAssertEqual(try LogDirectory.nextNumber(in: dir), 1)
+        for n: UInt32 in [10, 2, 7] { _ = try LogWriter(directory: dir, number: n, header: header) }
+        try put([1, 2, 3], "notes.txt")
+        try put([1, 2, 3], "123.cairn")
+        let files = try LogDirectory.logFiles(in: dir)
+        XCTAssertEqual(files.map(\.number), [2, 7, 10])
+        XCTAssertEqual(files.map(\.path), [2, 7, 10].map { dir + "/" + LogDirectory.fileName(number: $0) })
+        XCTAssertEqual(try LogDirectory.nextNumber(in: dir), 11)
+        XCTAssertThrowsError(try LogDirectory.logFiles(in: dir + "/missing")) {
+            XCTAssertEqual(($0 as? LogError)?.path, dir + "/missing")
+        }
+        XCTAssertThrowsError(try LogWriter(directory: dir, number: 100_000_000, header: header))
+    }
+
+    func testRandomSaltsDiffer() {
+        let salts = Set((0..<64).map { _ in LogDirectory.randomSalt() })
+        XCTAssertGreaterThan(salts.count, 60)
+    }
+
+    func testWriterForcesVersionOne() throws {
+        var h = header
+        h.version = 9
+        let w = try LogWriter(directory: dir, number: 1, header: h)
+        XCTAssertEqual(w.header.version, 1)
+        XCTAssertEqual(try LogReader(path: w.path).header, FileHeader(tripId: 5, segmentIndex: 0, salt: 0xABCD))
+    }
+}

@@ -1,0 +1,228 @@
+import XCTest
+import Foundation
+
+/// The real binary against a private gpsd replaying real receiver logs (gpsd's regression suite).
+final class RecordEndToEndTests: XCTestCase {
+    /// Converts the recorded trips to GPX and checks it against the official schema and the list.
+    func checkGPX(_ dir: String, trips: [[String: Any]], file: StaticString = #filePath, line: UInt = #line) throws {
+        let out = Harness.tempDir() + "/ride.gpx"
+        let c = try Harness.run(Harness.cairn, ["convert", dir, "--to", "gpx", "-o", out])
+        XCTAssertEqual(c.status, 0, c.stderr, file: file, line: line)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: Harness.gpxSchema),
+                      "GPX schema missing: run Tests/tools/install-deps.sh", file: file, line: line)
+        let v = try Harness.run("/usr/bin/xmllint", ["--noout", "--schema", Harness.gpxSchema, out])
+        XCTAssertEqual(v.status, 0, "xmllint: \(v.stderr)", file: file, line: line)
+        let gpx = try String(contentsOfFile: out, encoding: .utf8)
+        XCTAssertEqual(Harness.count("<trk>", in: gpx), trips.count, file: file, line: line)
+        XCTAssertEqual(Harness.count("<trkpt ", in: gpx), trips.reduce(0) { $0 + ($1["points"] as! Int) }, file: file, line: line)
+        XCTAssertEqual(Harness.count("<trkseg>", in: gpx), trips.reduce(0) { $0 + ($1["segments"] as! Int) }, file: file, line: line)
+        // Writing over an existing file needs --force.
+        let again = try Harness.run(Harness.cairn, ["convert", dir, "--to", "gpx", "-o", out])
+        XCTAssertEqual(again.status, 1, file: file, line: line)
+        XCTAssertTrue(again.stderr.contains("already exists"), again.stderr, file: file, line: line)
+    }
+
+    func testMovingRideIsRecordedAndConverts() throws {
+        let r = try Harness.record("haicom-305N.log")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertLessThan(r.stopSeconds, 5, "SIGTERM to exit must take under 5 s")
+        let trips = try Harness.trips(r.dir)
+        XCTAssertEqual(trips.count, 1, r.stderr)
+        guard let t = trips.first else { return }
+        // 67 distinct fix times; 30 of them have eph 142-401 m, beyond the accuracy gate.
+        let want = try Oracle.keptPoints("haicom-305N.log")
+        XCTAssertEqual(want.count, 37)
+        XCTAssertEqual(t["points"] as? Int, want.count)
+        XCTAssertEqual(t["status"] as? String, "closed")
+        XCTAssertEqual(t["distance_m"] as! Double, Oracle.distance(want), accuracy: 0.5)
+        for key in ["id", "file", "start", "end", "points", "segments", "distance_m", "moving_time_s", "elapsed_s",
+                    "ascent_m", "descent_m", "max_speed_mps", "status"] {
+            XCTAssertNotNil(t[key], "list --json lacks \(key)")
+        }
+        XCTAssertTrue((t["start"] as! String).hasSuffix("Z"))
+        XCTAssertEqual((t["dropped"] as? [String: Any])?["duplicate"] as? Int ?? 0 > 0, true, "gpsd sends 2 TPVs per time here")
+        let v = try Harness.cairn("verify", r.dir)
+        XCTAssertEqual(v.status, 0, v.stdout + v.stderr)
+        XCTAssertTrue(v.stdout.contains("clean, trip closed"), v.stdout)
+        let info = try Harness.cairn("info", t["file"] as! String)
+        XCTAssertEqual(info.status, 0)
+        XCTAssertTrue(info.stdout.contains("distance:"), info.stdout)
+        try checkGPX(r.dir, trips: trips)
+    }
+
+    func testManyReportsPerEpochCollapse() throws {
+        // Many NMEA talkers: gpsd never learns the cycle end and sends up to 19 TPVs per time.
+        let r = try Harness.record("bundg_zeus_9.log")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let trips = try Harness.trips(r.dir)
+        XCTAssertEqual(trips.count, 1)
+        let want = try Oracle.keptPoints("bundg_zeus_9.log")
+        XCTAssertEqual(trips.first?["points"] as? Int, want.count, "one point per distinct time")
+        XCTAssertEqual(trips.first?["distance_m"] as? Double ?? 0, Oracle.distance(want), accuracy: 0.5)
+        try checkGPX(r.dir, trips: trips)
+    }
+
+    func testReportsWithoutTimeRecordNothing() throws {
+        let r = try Harness.record("sounder.log")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Harness.trips(r.dir).count, 0)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: r.dir)) ?? []
+        XCTAssertEqual(files.filter { $0.hasSuffix(".cairn") }, [], "nothing is written while there is no usable fix")
+    }
+
+    func testTimeGoingBackNeverGoesBackInTheTrack() throws {
+        for log in ["bt451.log", "humminbird-M37.log", "telit-he910.log"] {
+            let r = try Harness.record(log)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let trips = try Harness.trips(r.dir)
+            XCTAssertGreaterThanOrEqual(trips.count, 1, log)
+            let out = Harness.tempDir() + "/x.gpx"
+            XCTAssertEqual(try Harness.cairn("convert", r.dir, "--to", "gpx", "-o", out).status, 0)
+            let gpx = try String(contentsOfFile: out, encoding: .utf8)
+            let iso = ISO8601DateFormatter()
+            iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let times = gpx.components(separatedBy: "<time>").dropFirst().map { s -> Double in
+                var text = String(s.prefix(while: { $0 != "<" }))
+                if !text.contains(".") { text = text.replacingOccurrences(of: "Z", with: ".000Z") }
+                return iso.date(from: text)!.timeIntervalSince1970
+            }
+            XCTAssertEqual(times, times.sorted(), "\(log): times must increase")
+            XCTAssertEqual(Set(times).count, times.count, "\(log): one point per time")
+            XCTAssertEqual(times.count, try Oracle.keptPoints(log).count, log)
+            try checkGPX(r.dir, trips: trips)
+        }
+    }
+
+    func testColdBootAndGapMakeSegments() throws {
+        let cold = try Harness.record("gp-320fw-2019-04-07-coldboot.log")
+        XCTAssertEqual(cold.status, 0)
+        let ct = try Harness.trips(cold.dir)
+        XCTAssertEqual(ct.first?["points"] as? Int, 1, "one usable fix in a cold boot")
+        XCTAssertEqual(try Oracle.keptPoints("gp-320fw-2019-04-07-coldboot.log").count, 1)
+
+        // A 307 s gap between fixes: one trip, a new segment after the gap.
+        let gap = try Harness.record("ublox-lea-4h.log")
+        XCTAssertEqual(gap.status, 0)
+        let gt = try Harness.trips(gap.dir)
+        XCTAssertEqual(gt.count, 1)
+        XCTAssertEqual(gt.first?["segments"] as? Int, 2)
+        let want = try Oracle.keptPoints("ublox-lea-4h.log")
+        XCTAssertEqual(gt.first?["points"] as? Int, want.count)
+        XCTAssertEqual(gt.first?["distance_m"] as? Double ?? 0, Oracle.distance(want), accuracy: 0.5, "the line across the gap counts once")
+        try checkGPX(gap.dir, trips: gt)
+    }
+
+    func testGpsdRestartedMidRideIsOneTripWithAGap() throws {
+        let r = try Harness.record("haicom-305N.log", restartAt: [0.35, 0.7])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.replayOutput.contains("RESTARTED"), r.replayOutput)
+        XCTAssertTrue(r.stderr.contains("connection lost"), r.stderr)
+        let trips = try Harness.trips(r.dir)
+        XCTAssertEqual(trips.count, 1, "a gpsd restart must not split the trip")
+        XCTAssertGreaterThanOrEqual(trips.first?["segments"] as? Int ?? 0, 2, "the outage is a new segment")
+        try checkGPX(r.dir, trips: trips)
+    }
+
+    func testSecondRunStartsANewFileAndNeverOverwrites() throws {
+        // Two recorder runs into one directory; the second continues, never overwrites.
+        let dir = Harness.tempDir() + "/logs"
+        let first = try Harness.record("haicom-305N.log", dir: dir)
+        XCTAssertEqual(first.status, 0)
+        let before = try Harness.trips(dir)
+        let second = try Harness.record("telit-he910.log", dir: dir)
+        XCTAssertEqual(second.status, 0)
+        let after = try Harness.trips(dir)
+        XCTAssertEqual(after.count, 2, "a closed trip is not resumed: a new trip starts")
+        XCTAssertEqual(after.first?["points"] as? Int, before.first?["points"] as? Int, "the first trip is untouched")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        XCTAssertEqual(files, ["00000001.cairn", "00000002.cairn"])
+    }
+}
+
+/// The recorder's behaviour without a useful gpsd, and the CLI's contract.
+final class RecorderFaultTests: XCTestCase {
+    func testNoGpsdKeepsRetryingAndStopsCleanly() throws {
+        // A port nobody listens on.
+        let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sock, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(sock, $0, &len) } }
+        let port = UInt16(bigEndian: addr.sin_port)
+        close(sock)
+
+        let dir = Harness.tempDir() + "/logs"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Harness.cairn)
+        p.arguments = ["record", "--gpsd", "127.0.0.1:\(port)", "--dir", dir, "--baro", "none"]
+        let err = Pipe()
+        p.standardError = err
+        let lines = Harness.Lines(err.fileHandleForReading)
+        try p.run()
+        sleep(3)
+        XCTAssertTrue(p.isRunning, "must not exit because gpsd is absent")
+        let t0 = Date()
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        XCTAssertLessThan(Date().timeIntervalSince(t0), 5)
+        XCTAssertEqual(p.terminationStatus, 0)
+        XCTAssertTrue(lines.text.contains("cannot connect to gpsd"), lines.text)
+        XCTAssertEqual(Harness.count("cannot connect", in: lines.text), 1, "the outage is reported once, not every retry")
+    }
+
+    func testUnwritableDirectoryIsAClearError() throws {
+        let r = try Harness.cairn("record", "--dir", "/proc/cairn-cannot-exist", "--baro", "none")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("/proc/cairn-cannot-exist"), r.stderr)
+    }
+
+    func testHelpVersionAndUsageErrors() throws {
+        let help = try Harness.cairn("--help")
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.contains("SUBCOMMANDS:"))
+        for sub in ["record", "list", "info", "convert", "verify"] {
+            let h = try Harness.cairn(sub, "--help")
+            XCTAssertEqual(h.status, 0, sub)
+            XCTAssertTrue(h.stdout.contains("USAGE: cairn \(sub)"), h.stdout)
+            let h2 = try Harness.cairn("help", sub)
+            XCTAssertEqual(h2.stdout, h.stdout)
+        }
+        let v = try Harness.cairn("--version")
+        XCTAssertEqual(v.status, 0)
+        XCTAssertFalse(v.stdout.isEmpty)
+        let unknown = try Harness.cairn("record", "--gspd", "127.0.0.1")
+        XCTAssertEqual(unknown.status, 64)
+        XCTAssertTrue(unknown.stderr.contains("Unknown option '--gspd'"), unknown.stderr)
+        XCTAssertTrue(unknown.stderr.contains("Did you mean '--gpsd'?"), unknown.stderr)
+        XCTAssertTrue(unknown.stdout.isEmpty)
+        let badSync = try Harness.cairn("record", "--sync", "0")
+        XCTAssertEqual(badSync.status, 64)
+        XCTAssertTrue(badSync.stderr.contains("--sync"), badSync.stderr)
+        let host = try Harness.cairn("record", "--gpsd", "gps.example:2947")
+        XCTAssertEqual(host.status, 64)
+        XCTAssertTrue(host.stderr.contains("numeric address"), host.stderr)
+        let missing = try Harness.cairn("convert", "/nonexistent-dir", "--to", "gpx")
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("/nonexistent-dir"), missing.stderr)
+        let format = try Harness.cairn("convert", ".", "--to", "shp")
+        XCTAssertEqual(format.status, 64)
+        XCTAssertTrue(format.stderr.contains("'shp'"), format.stderr)
+        let nosub = try Harness.cairn("fly")
+        XCTAssertEqual(nosub.status, 64)
+    }
+
+    func testHostileFilesAreNamedNotFatal() throws {
+        let dir = Harness.tempDir()
+        let junk = dir + "/00000001.cairn"
+        FileManager.default.createFile(atPath: junk, contents: Data("this is not a log\n".utf8))
+        let empty = dir + "/00000002.cairn"
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        for args in [["verify", junk], ["list", dir], ["convert", junk, "--to", "gpx"], ["verify", empty]] {
+            let r = try Harness.run(Harness.cairn, args)
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(".cairn"), "\(args) must name the file: \(r.stderr)")
+        }
+    }
+}

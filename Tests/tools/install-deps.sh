@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Install what cairn's tests need on Debian 12, fetch the GPX 1.1 schema and
+# check for a Swift toolchain. Idempotent: installs only what is missing, and
+# runs `apt-get update` only when it has to. Run as root (CI is root).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+schema="$repo/Tests/Fixtures/schemas/gpx.xsd"
+schema_md5=e665d5dc903801fa2df8471f044072f3
+packages=(gpsd gpsd-clients libgps-dev libxml2-utils python3 file strace procps ca-certificates)
+
+tmp="" prc=/usr/sbin/policy-rc.d own_prc=no
+cleanup() { rm -rf "$tmp"; if [ "$own_prc" = yes ]; then rm -f "$prc"; fi; }
+trap cleanup EXIT
+
+say() { echo "install-deps: $*"; }
+die() { echo "install-deps: ERROR: $*" >&2; exit 1; }
+
+updated=no
+apt_update() {  # at most once per run
+    [ "$updated" = yes ] && return
+    [ "$(id -u)" -eq 0 ] || die "must run as root to use apt-get"
+    apt-get update -qq
+    updated=yes
+}
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'; }
+
+missing=()
+for p in "${packages[@]}"; do
+    # the replay tool runs under whatever python3 is on PATH (pyenv etc. is fine)
+    if [ "$p" = python3 ] && command -v python3 >/dev/null; then continue; fi
+    installed "$p" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    say "installing: ${missing[*]}"
+    apt_update
+    # Keep the gpsd package from starting its system daemon (it would take
+    # port 2947 and grab devices); our tests start private gpsds. policy-rc.d
+    # is honoured by invoke-rc.d and deb-systemd-invoke. Never replace one.
+    if [ ! -e "$prc" ]; then
+        printf '#!/bin/sh\nexit 101\n' > "$prc"; chmod 755 "$prc"; own_prc=yes
+    fi
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+    if [ "$own_prc" = yes ]; then rm -f "$prc"; own_prc=no; fi
+else
+    say "all packages present"
+fi
+
+# Under a running systemd the package enables gpsd.socket (port 2947): stop it.
+if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+    systemctl disable --now gpsd.socket gpsd.service >/dev/null 2>&1 || true
+fi
+
+# GPX 1.1 schema, from Debian's pytrainer package (not committed: .gitignore).
+if [ -f "$schema" ] && [ "$(md5sum < "$schema" | cut -d' ' -f1)" = "$schema_md5" ]; then
+    say "schema present: $schema"
+else
+    tmp=$(mktemp -d)
+    chown _apt "$tmp" 2>/dev/null || true  # lets apt download sandboxed, quietly
+    # no candidate means the package lists are missing or stale
+    apt-cache policy pytrainer 2>/dev/null | grep -q 'Candidate: [0-9]' || apt_update
+    (cd "$tmp" && apt-get download -qq pytrainer) || die "apt-get download pytrainer failed"
+    dpkg-deb -x "$tmp"/pytrainer_*.deb "$tmp/x"
+    got=$(md5sum < "$tmp/x/usr/share/pytrainer/schemas/Topografix_gpx11.xsd" | cut -d' ' -f1)
+    [ "$got" = "$schema_md5" ] || die "GPX schema md5 is $got, expected $schema_md5"
+    mkdir -p "$(dirname "$schema")"
+    cp "$tmp/x/usr/share/pytrainer/schemas/Topografix_gpx11.xsd" "$schema"
+    say "schema fetched: $schema"
+fi
+
+# Swift can't come from Debian here; it must already be on the machine.
+if command -v swift >/dev/null; then
+    say "swift: $(swift --version 2>&1 | head -n1)"
+elif [ -x /opt/swift/usr/bin/swift ]; then
+    say "WARNING: swift is not on PATH, but a toolchain is in /opt/swift. Run:"
+    say '    export PATH=/opt/swift/usr/bin:$PATH'
+else
+    die "no Swift toolchain: 'swift' is not on PATH and /opt/swift/usr/bin/swift does not exist. Install a Swift 6 toolchain (it is not available from Debian) and put it on PATH."
+fi
+say "done"
