@@ -57,10 +57,12 @@ public struct TripRecorder<Filter: FixFilter> {
         case .noFix: drops.add(.noFix)
         case .noTime: drops.add(.noTime)
         case .fix(let f):
-            if f.timeMs > (newestFixMs ?? Int64.min) { newestFixMs = f.timeMs }
             let before = collapser.collapsed
+            // The released epoch is judged by the clock as it stood when it was complete, not by
+            // the report that released it (after a dropout that one is minutes newer).
             if let done = collapser.offer(f) { consider(done, systemNowMs: systemNowMs, emit: emit) }
             if collapser.collapsed != before { drops.add(.duplicate) }
+            if f.timeMs > (newestFixMs ?? Int64.min) { newestFixMs = f.timeMs }
         }
     }
 
@@ -86,7 +88,7 @@ public struct TripRecorder<Filter: FixFilter> {
     }
 
     private mutating func consider(_ fix: Fix, systemNowMs: Int64, emit: (RecorderAction) -> Void) {
-        let now = config.clockIsFix ? (newestFixMs ?? fix.timeMs) : systemNowMs
+        let now = config.clockIsFix ? max(newestFixMs ?? fix.timeMs, fix.timeMs) : systemNowMs
         if let reason = filter.judge(fix, lastKept: lastKept, nowMs: now) {
             drops.add(reason)
             return

@@ -198,6 +198,14 @@ final class TripRecorderTests: XCTestCase {
         XCTAssertEqual(r.stats.movingTimeMs, 2000, "a 59 s step is not moving time")
     }
 
+    func testEpochBeforeADropoutIsNotStaleWithFixClock() {
+        // The last epoch before a 5-minute dropout is released by the first report after it;
+        // with --clock fix it must be judged by the time it was complete, not as 300 s old.
+        let (r, _) = run([.fix(fix(0)), .fix(fix(1, north: 5)), .fix(fix(301, north: 900)), .fix(fix(302, north: 905))])
+        XCTAssertEqual(r.stats.points, 4)
+        XCTAssertEqual(r.drops[.stale], 0)
+    }
+
     func testReconnectStartsSegment() {
         let (_, actions) = run([.fix(fix(0)), .fix(fix(1, north: 5)), .fix(fix(3, north: 15)), .fix(fix(4, north: 20))], lost: [2])
         XCTAssertTrue(actions.contains(.startSegment(.reconnect, timeMs: fix(3).timeMs)))

@@ -15,7 +15,7 @@ enum Oracle {
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let isoPlain = ISO8601DateFormatter()
         var epochs: [(t: Double, o: [String: Any], score: Int)] = []
-        for line in text.split(separator: "\n") {
+        for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("{") {
             guard let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   o["class"] as? String == "TPV", let mode = o["mode"] as? Int, mode >= 2,
                   let ts = o["time"] as? String, o["lat"] != nil, o["lon"] != nil,
