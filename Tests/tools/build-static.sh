@@ -15,3 +15,18 @@ if ldd "$bin" >/dev/null 2>&1; then
   echo "build-static: ldd still lists libraries for $bin" >&2; ldd "$bin" >&2; exit 1
 fi
 echo "build-static: $bin is static ($(stat -c %s "$bin") bytes)"
+
+# Runs on a machine without libgps (or any library): an empty root holding only the binary and
+# /proc (the Swift runtime reads /proc/self/exe).
+if [ "$(id -u)" = 0 ] && command -v chroot >/dev/null; then
+  root=$(mktemp -d)
+  mkdir -p "$root/proc" && cp "$bin" "$root/cairn"
+  if mount -t proc proc "$root/proc" 2>/dev/null; then
+    ok=0; chroot "$root" /cairn --version >/dev/null && ok=1
+    umount "$root/proc"; rm -rf "$root"
+    [ "$ok" = 1 ] || { echo "build-static: $bin does not run in an empty root" >&2; exit 1; }
+    echo "build-static: runs in an empty root (no libgps, no libc on disk)"
+  else
+    rm -rf "$root"; echo "build-static: cannot mount /proc here; skipped the empty-root run"
+  fi
+fi
