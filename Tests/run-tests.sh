@@ -14,11 +14,15 @@ bash Tests/tools/build-static.sh
 echo "== swift test"
 export CAIRN_BIN="$PWD/.build/release/cairn"
 set +e
-swift test 2>&1 | tee .build/swift-test.log
+swift test --disable-swift-testing 2>&1 | tee .build/swift-test.log
 status=${PIPESTATUS[0]}
 set -e
 echo "== summary"
 grep -E "error:|: error|failed \(" .build/swift-test.log | head -40 || true
-# The closing line of the test runner (N tests, M failures).
-grep -E "Executed [0-9]+ tests" .build/swift-test.log | tail -1 || true
+# The closing line of the test runner (N tests, M failures), and the plain form of it.
+last=$(grep -E "Executed [0-9]+ tests" .build/swift-test.log | tail -1 || true)
+echo "$last"
+echo "$last" | awk '{for (i = 1; i <= NF; i++) {if ($i == "Executed") n = $(i+1); if ($i == "with") f = $(i+1)}}
+  END {if (n != "") printf "tests: %d passed, %d failed\n", n - f, f}'
+if [ "$status" = 0 ] && [ -z "$last" ]; then echo "run-tests: no tests ran" >&2; exit 1; fi
 exit "$status"

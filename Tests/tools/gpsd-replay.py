@@ -193,13 +193,13 @@ def start_gpsd(exe, port, tmp, pick):
     raise Fail("could not start gpsd")
 
 
-def wait_client(g, timeout):
+def wait_client(g, timeout, clients=1):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if not g.alive():
             raise Fail("gpsd exited while waiting for a client")
-        if any(p == g.port and st == ESTABLISHED and ino in g.sockets()
-               for p, st, ino in tcp_entries()):
+        if sum(1 for p, st, ino in tcp_entries()
+               if p == g.port and st == ESTABLISHED and ino in g.sockets()) >= clients:
             # gpsd has accepted a client; give its ?WATCH time to arrive. With
             # -n gpsd reads and drops whatever comes in before anybody watches.
             time.sleep(0.5)
@@ -254,6 +254,8 @@ def main():
     ap.add_argument("--restart-at", type=float, nargs="*", default=[],
                     metavar="FRACTION")
     ap.add_argument("--linger", type=float, default=1.0)
+    ap.add_argument("--clients", type=int, default=1,
+                    help="wait for this many clients before writing (benchmarks run two recorders)")
     ap.add_argument("--gpsd", default="gpsd")
     a = ap.parse_args()
 
@@ -272,7 +274,7 @@ def main():
         try:
             g = start_gpsd(a.gpsd, a.port, tmp, a.port == 0)
             say("READY %d" % g.port)
-            wait_client(g, a.wait_client)
+            wait_client(g, a.wait_client, a.clients)
             t0 = time.monotonic()
             for i, s in enumerate(sentences):
                 while restarts and restarts[0] == i:
@@ -285,7 +287,7 @@ def main():
                     g = start_gpsd(a.gpsd, port, tmp, False)
                     restarted += 1
                     say("RESTARTED %d" % restarted)
-                    wait_client(g, a.wait_client)
+                    wait_client(g, a.wait_client, a.clients)
                     t0 = time.monotonic() - i / a.rate if a.rate > 0 else 0
                 if a.rate > 0:
                     delay = t0 + i / a.rate - time.monotonic()
