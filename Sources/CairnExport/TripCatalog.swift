@@ -36,14 +36,12 @@ public struct TripSummary: Sendable {
     public var sequenceGaps = 0
     public var notes = 0
 
-    /// `closed` when the recorder closed it cleanly; `recovered` when any file was damaged, torn,
-    /// or the trip had to be resumed after a crash; `open` otherwise (still recording, or stopped
-    /// between syncs without damage).
+    /// `recovered` when any file was damaged or torn, or the trip was resumed in a new file after
+    /// a crash or an I/O fault (it spans several files); otherwise `closed` when the recorder
+    /// closed it, `open` when not (still recording, or cut off cleanly between syncs).
     public var status: String {
-        if damagedBytes > 0 || sequenceGaps > 0 { return "recovered" }
-        if closed { return "closed" }
-        if tornTailBytes > 0 || files.count > 1 { return "recovered" }
-        return "open"
+        if damagedBytes > 0 || sequenceGaps > 0 || tornTailBytes > 0 || files.count > 1 { return "recovered" }
+        return closed ? "closed" : "open"
     }
 }
 

@@ -16,7 +16,9 @@ enum Harness {
         return dir.appendingPathComponent("cairn").path
     }
 
-    static func fixture(_ name: String) -> String { repoRoot.appendingPathComponent("Tests/Fixtures/gpsd/\(name)").path }
+    static func fixture(_ name: String) -> String {
+        name.hasPrefix("/") ? name : repoRoot.appendingPathComponent("Tests/Fixtures/gpsd/\(name)").path
+    }
     static var gpxSchema: String { repoRoot.appendingPathComponent("Tests/Fixtures/schemas/gpx.xsd").path }
 
     static func tempDir() -> String {
@@ -107,7 +109,8 @@ enum Harness {
     /// Replays `log` through a private gpsd into `cairn record --clock fix`, stops the recorder
     /// with SIGTERM once the replay is done, and returns what it left.
     static func record(_ log: String, dir: String? = nil, restartAt: [Double] = [], rate: Double = 0,
-                       extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> Recording {
+                       extra: [String] = [], stopSignal: Int32 = SIGTERM,
+                       file: StaticString = #filePath, line: UInt = #line) throws -> Recording {
         let dir = dir ?? tempDir() + "/logs"
         let replay = Process()
         replay.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -146,7 +149,7 @@ enum Harness {
         while replay.isRunning && Date() < deadline { usleep(20_000) }
         XCTAssertTrue(rec.isRunning, "the recorder must not exit when gpsd goes away", file: file, line: line)
         let t0 = Date()
-        kill(rec.processIdentifier, SIGTERM)
+        kill(rec.processIdentifier, stopSignal)
         while rec.isRunning && Date().timeIntervalSince(t0) < 10 { usleep(10_000) }
         let stop = Date().timeIntervalSince(t0)
         XCTAssertFalse(rec.isRunning, "cairn record must exit after SIGTERM", file: file, line: line)

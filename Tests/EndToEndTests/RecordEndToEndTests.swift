@@ -123,6 +123,31 @@ final class RecordEndToEndTests: XCTestCase {
         try checkGPX(r.dir, trips: trips)
     }
 
+    func testKilledRecorderTripIsResumedByTheNextRun() throws {
+        // The first half of a ride, then power is cut (SIGKILL: no trip end); the recorder comes
+        // back and the rider moves on: one trip in two files, nothing lost that was synced.
+        let text = try String(contentsOfFile: Harness.fixture("haicom-305N.log"), encoding: .isoLatin1)
+        let lines = text.components(separatedBy: "\n")
+        let tmp = Harness.tempDir()
+        let half = lines.count * 7 / 10  // the first usable fixes come 37 s in
+        try lines[..<half].joined(separator: "\n").write(toFile: tmp + "/a.log", atomically: true, encoding: .isoLatin1)
+        try lines[half...].joined(separator: "\n").write(toFile: tmp + "/b.log", atomically: true, encoding: .isoLatin1)
+        let dir = tmp + "/logs"
+        let first = try Harness.record(tmp + "/a.log", dir: dir, stopSignal: SIGKILL)
+        XCTAssertEqual(first.status, SIGKILL)
+        let cut = try Harness.trips(dir)
+        XCTAssertEqual(cut.first?["status"] as? String, "open", "no trip end after a power cut")
+        let second = try Harness.record(tmp + "/b.log", dir: dir)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let trips = try Harness.trips(dir)
+        XCTAssertEqual(trips.count, 1, "the interrupted trip continues")
+        XCTAssertEqual((trips.first?["files"] as? [String])?.count, 2)
+        XCTAssertEqual(trips.first?["status"] as? String, "recovered")
+        XCTAssertGreaterThan(trips.first?["points"] as? Int ?? 0, cut.first?["points"] as? Int ?? 0)
+        XCTAssertEqual(try Harness.cairn("verify", dir).status, 0)
+        try checkGPX(dir, trips: trips)
+    }
+
     func testSecondRunStartsANewFileAndNeverOverwrites() throws {
         // Two recorder runs into one directory; the second continues, never overwrites.
         let dir = Harness.tempDir() + "/logs"
