@@ -91,9 +91,9 @@ enum ListCommand: Command {
         } else if summaries.isEmpty {
             printOut("no trips")
         } else {
-            printOut(pad("ID", 6) + pad("START", 22) + pad("DISTANCE", 11) + pad("MOVING", 9) + pad("POINTS", 8) + "STATUS")
+            printOut(pad("ID", 6) + pad("START", 25) + pad("DISTANCE", 11) + pad("MOVING", 9) + pad("POINTS", 8) + "STATUS")
             for s in summaries {
-                printOut(pad(String(s.id), 6) + pad(s.stats.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-", 22)
+                printOut(pad(String(s.id), 6) + pad(s.stats.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-", 25)
                     + pad(formatDistance(s.stats.distanceM), 11) + pad(formatDuration(ms: s.stats.movingTimeMs), 9)
                     + pad(String(s.stats.points), 8) + s.status)
             }
@@ -149,7 +149,7 @@ enum InfoCommand: Command {
             "  distance:   \(formatDistance(st.distanceM))",
             "  moving:     \(formatDuration(ms: st.movingTimeMs)) of \(formatDuration(ms: st.elapsedMs)) elapsed",
             "  speed:      avg \(kmh(avg)) moving, max \(kmh(st.maxSpeedMps))",
-            "  climb:      +\(m(st.ascentM)) / -\(m(st.descentM))",
+            "  climb:      " + (st.ascentM == nil ? "- (no trusted height)" : "+\(m(st.ascentM)) / -\(m(st.descentM))"),
             "  points:     \(st.points) in \(st.segments) segment\(st.segments == 1 ? "" : "s")",
         ]
         let drops = s.drops.nonzero
