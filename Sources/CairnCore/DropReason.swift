@@ -15,6 +15,20 @@ public enum DropReason: UInt8, CaseIterable, Sendable {
     case duplicate = 6
     /// Older than the age limit when it arrived (a stale or replayed position).
     case stale = 7
+    /// No satellite height: a 2-D fix, or vertical uncertainty over the limit (rule 3).
+    case noHeight = 8
+    /// Waiting for a first fix good enough to start a trip (rule 1).
+    case firstFix = 9
+    /// Farther from the last kept point than the activity's speed allows (rule 4).
+    case jump = 10
+    /// Out to the side and straight back, faster than the measured speed allows (rule 5).
+    case spike = 11
+    /// Standing still: no new point (rule 6).
+    case standing = 12
+    /// No measured speed, and not farther from the last point than its own uncertainty (rule 7).
+    case noSpeedNear = 13
+    /// Closer to the last kept point than the distance filter, and not a corner (rule 8).
+    case tooClose = 14
 
     public var name: String {
         switch self {
@@ -25,6 +39,13 @@ public enum DropReason: UInt8, CaseIterable, Sendable {
         case .timeNotAfter: return "time_not_after"
         case .duplicate: return "duplicate"
         case .stale: return "stale"
+        case .noHeight: return "no_height"
+        case .firstFix: return "first_fix"
+        case .jump: return "jump"
+        case .spike: return "spike"
+        case .standing: return "standing"
+        case .noSpeedNear: return "no_speed_near"
+        case .tooClose: return "too_close"
         }
     }
 }

@@ -24,3 +24,7 @@ public enum Geodesy {
         distance(lat1: a.lat, lon1: a.lon, lat2: b.lat, lon2: b.lon)
     }
 }
+
+// Degree-based trigonometry for the rules (CairnCore's only libm use lives in this file).
+func cosDeg(_ d: Double) -> Double { cos(d * .pi / 180) }
+func atan2Deg(_ y: Double, _ x: Double) -> Double { atan2(y, x) * 180 / .pi }

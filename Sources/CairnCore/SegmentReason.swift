@@ -10,5 +10,8 @@ public enum SegmentReason: UInt8, Sendable, Equatable {
     case reconnect = 3
     /// The file continues a trip whose previous file ended without a trip end (power cut, crash).
     case resume = 4
+    /// Five fixes in a row were impossible jumps from the last kept point: that point was the
+    /// bad one, and no line is drawn from it to where the receiver really is.
+    case reset = 5
     case other = 255
 }

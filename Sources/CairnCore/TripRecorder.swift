@@ -8,28 +8,44 @@ public enum Report: Sendable {
     case noTime
 }
 
+/// Why a trip was closed by the recorder itself.
+public enum TripCloseReason: Sendable, Equatable {
+    /// Standing still (or without any fix) longer than the activity's close limit.
+    case standstill
+}
+
+/// A closed trip's figures, handed to the log.
+public struct TripTotals: Sendable {
+    public var reason: TripCloseReason
+    public var stats: TripStats
+    public var drops: DropCounts
+}
+
 /// What the recorder must do to the log, in order.
-public enum RecorderAction: Equatable, Sendable {
+public enum RecorderAction: Sendable {
     /// A trip begins. `resume` is true when it continues the open trip of a previous run.
     case openTrip(resume: Bool)
     /// A new segment begins with the next point.
     case startSegment(SegmentReason, timeMs: Int64)
     /// Append this point.
     case keep(Fix)
+    /// The trip ends (a long standstill): write its summary and close it.
+    case closeTrip(TripTotals)
 }
 
 /// The recorder's pure state machine: reports in, log actions out. No I/O and no clock of its
 /// own, so every decision can be replayed in a test. Data flows one way:
-/// report → `EpochCollapser` → `FixFilter` → segment/trip bookkeeping → actions.
+/// report → `EpochCollapser` → `FixFilter` (the rules) → trip and segment bookkeeping → actions.
 public struct TripRecorder<Filter: FixFilter> {
     public struct Config: Sendable {
-        /// A fix this long after the last kept one starts a new segment (a tunnel, a dropout).
-        public var gapLimitMs: Int64 = 10_000
         /// Judge fix age against the newest fix time instead of the system clock (boards with
         /// no RTC before time sync; replays faster than real time).
         public var clockIsFix = false
         /// A previous run's open trip continues if its last point is at most this old.
         public var resumeWindowMs: Int64 = 20 * 60_000
+        /// An open trip with no usable fix at all for this long is closed (the board was left
+        /// on indoors). Fix-driven standstills are closed by the rules.
+        public var closeWithoutFixMs: Int64 = 30 * 60_000
         public init() {}
     }
 
@@ -41,8 +57,11 @@ public struct TripRecorder<Filter: FixFilter> {
     public private(set) var tripOpen = false
     /// The newest fix time seen in any report, for `--clock fix`.
     public private(set) var newestFixMs: Int64?
+    /// When (on the recorder's clock) the last fix arrived.
+    public private(set) var lastFixClockMs: Int64?
     private var collapser = EpochCollapser()
-    private var pendingReason: SegmentReason? = .start
+    private var pendingReason: SegmentReason?
+    private var outputs: [RuleOutput] = []
     /// The last point of a previous run's unclosed trip, if any (set by the caller at start-up).
     public var resumeCandidate: Fix?
 
@@ -63,56 +82,100 @@ public struct TripRecorder<Filter: FixFilter> {
             if let done = collapser.offer(f) { consider(done, systemNowMs: systemNowMs, emit: emit) }
             if collapser.collapsed != before { drops.add(.duplicate) }
             if f.timeMs > (newestFixMs ?? Int64.min) { newestFixMs = f.timeMs }
+            lastFixClockMs = config.clockIsFix ? newestFixMs : systemNowMs
         }
     }
 
-    /// Release the epoch held for collapsing (call after a quiet spell, on disconnect, at stop).
+    /// Release the epoch held for collapsing (call after a quiet spell). The rules may still
+    /// hold a fix back to judge it by its successor.
     public mutating func flush(systemNowMs: Int64, emit: (RecorderAction) -> Void) {
         if let f = collapser.flush() { consider(f, systemNowMs: systemNowMs, emit: emit) }
     }
 
-    /// gpsd went away: what was pending is flushed; the next kept point starts a new segment.
+    /// gpsd went away: everything held is released; the next kept point starts a new segment.
     public mutating func connectionLost(systemNowMs: Int64, emit: (RecorderAction) -> Void) {
+        finish(systemNowMs: systemNowMs, emit: emit)
+        if tripOpen { pendingReason = .reconnect }
+    }
+
+    /// Release everything held (before shutdown).
+    public mutating func finish(systemNowMs: Int64, emit: (RecorderAction) -> Void) {
         flush(systemNowMs: systemNowMs, emit: emit)
-        if tripOpen, pendingReason == nil { pendingReason = .reconnect }
+        runFilter(emit: emit) { f, out in f.flush(emit: out) }
+    }
+
+    /// Called about once a second: closes an open trip that has had no fix at all for too long.
+    public mutating func tick(systemNowMs: Int64, emit: (RecorderAction) -> Void) {
+        guard tripOpen, !config.clockIsFix, let last = lastFixClockMs,
+              systemNowMs - last >= config.closeWithoutFixMs else { return }
+        finish(systemNowMs: systemNowMs, emit: emit)
+        close(emit: emit)
+        filter.tripClosed()
     }
 
     /// The trip was closed by the caller (shutdown): the next kept point opens a new trip.
     public mutating func tripClosed() {
+        resetTrip()
+        filter.tripClosed()
+    }
+
+    private mutating func resetTrip() {
         tripOpen = false
         lastKept = nil
-        pendingReason = .start
+        pendingReason = nil
         stats = TripStats()
         drops = DropCounts()
-        filter.reset()
+    }
+
+    private mutating func close(emit: (RecorderAction) -> Void) {
+        guard tripOpen else { return }
+        emit(.closeTrip(TripTotals(reason: .standstill, stats: stats, drops: drops)))
+        resetTrip()
     }
 
     private mutating func consider(_ fix: Fix, systemNowMs: Int64, emit: (RecorderAction) -> Void) {
         let now = config.clockIsFix ? max(newestFixMs ?? fix.timeMs, fix.timeMs) : systemNowMs
-        if let reason = filter.judge(fix, lastKept: lastKept, nowMs: now) {
+        runFilter(emit: emit) { f, out in f.offer(fix, nowMs: now, emit: out) }
+    }
+
+    /// Runs the filter, then acts on what it said (the filter cannot call back into the
+    /// recorder while it is being mutated). The buffer is reused: no allocation per fix.
+    private mutating func runFilter(emit: (RecorderAction) -> Void, _ body: (inout Filter, (RuleOutput) -> Void) -> Void) {
+        var buffer = outputs
+        outputs = []
+        buffer.removeAll(keepingCapacity: true)
+        body(&filter) { buffer.append($0) }
+        for o in buffer { handle(o, emit: emit) }
+        outputs = buffer
+    }
+
+    private mutating func handle(_ out: RuleOutput, emit: (RecorderAction) -> Void) {
+        switch out {
+        case .drop(let reason):
             drops.add(reason)
-            return
-        }
-        if !tripOpen {
-            var resume = false
-            if let c = resumeCandidate, fix.timeMs > c.timeMs, fix.timeMs - c.timeMs <= config.resumeWindowMs {
-                resume = true
+        case .segment(let reason):
+            if tripOpen { pendingReason = reason }
+        case .closeTrip:
+            close(emit: emit)
+        case .keep(let fix):
+            if !tripOpen {
+                var resume = false
+                if let c = resumeCandidate, fix.timeMs > c.timeMs, fix.timeMs - c.timeMs <= config.resumeWindowMs {
+                    resume = true
+                }
+                resumeCandidate = nil
+                tripOpen = true
+                emit(.openTrip(resume: resume))
+                pendingReason = resume ? .resume : .start
             }
-            resumeCandidate = nil
-            tripOpen = true
-            emit(.openTrip(resume: resume))
-            pendingReason = resume ? .resume : .start
-        } else if let last = lastKept, fix.timeMs - last.timeMs > config.gapLimitMs, pendingReason == nil {
-            pendingReason = .gap
+            if let reason = pendingReason {
+                stats.startSegment(reason)
+                emit(.startSegment(reason, timeMs: fix.timeMs))
+                pendingReason = nil
+            }
+            stats.add(fix)
+            lastKept = fix
+            emit(.keep(fix))
         }
-        if let reason = pendingReason {
-            filter.reset()
-            stats.startSegment(reason)
-            emit(.startSegment(reason, timeMs: fix.timeMs))
-            pendingReason = nil
-        }
-        stats.add(fix)
-        lastKept = fix
-        emit(.keep(fix))
     }
 }

@@ -1,8 +1,8 @@
 /// Running statistics of a trip, fed the kept points in order. The recorder keeps one for the live
 /// status; readers rebuild one from the log, so a trip's figures never depend on a summary record.
 public struct TripStats: Sendable {
-    /// A step slower than this (from the measured speed, or distance over time when there is none)
-    /// is not moving time: ~1 km/h.
+    /// A step slower than this (from the measured speeds, or distance over time when there are
+    /// none) is not moving time: ~1 km/h.
     public static let movingSpeedMps = 0.28
     /// A step longer than this never counts as moving time (a dropout or a pause).
     public static let maxMovingStepMs: Int64 = 60_000
@@ -42,14 +42,30 @@ public struct TripStats: Sendable {
             let d = Geodesy.distance(prev, fix)
             distanceM += d
             let dt = fix.timeMs - prev.timeMs
-            if !newSegmentPending, dt > 0, dt <= Self.maxMovingStepMs {
-                let speed = fix.speed ?? (d / (Double(dt) / 1000))
-                if speed >= Self.movingSpeedMps { movingTimeMs += dt }
+            // Across a dropout of up to a minute the rider kept riding: that counts too.
+            if dt > 0, dt <= Self.maxMovingStepMs {
+                movingTimeMs += Self.movingPart(of: dt, distance: d, from: prev, to: fix)
             }
         }
         newSegmentPending = false
         bridgeNext = false
         last = fix
+    }
+
+    /// How much of a step was spent moving. With measured speeds at both ends, the step's
+    /// length over their mean speed (capped at the step's duration): a step that spans a stop
+    /// at a light counts only the seconds it took to ride its few metres, not the wait. Without
+    /// speeds, the whole step when its average speed is above the standstill, else nothing.
+    static func movingPart(of dt: Int64, distance d: Double, from a: Fix, to b: Fix) -> Int64 {
+        if let va = a.speed, let vb = b.speed {
+            let v = (va + vb) / 2
+            guard v >= movingSpeedMps else { return 0 }
+            // Position noise makes d/v scatter around dt on an ordinary step: count it whole.
+            let ridden = Int64((d / v * 1000).rounded())
+            return ridden >= dt / 2 ? dt : ridden
+        }
+        let v = b.speed ?? a.speed ?? d / (Double(dt) / 1000)
+        return v >= movingSpeedMps ? dt : 0
     }
 
     public var elapsedMs: Int64 {

@@ -111,6 +111,11 @@ public final class TripLog {
         case .keep(let fix):
             lastPointTimeMs = fix.timeMs
             put(.points([fix]), monoMs: monoMs)
+        case .closeTrip(let totals):
+            let s = totals.stats
+            closeTrip(TripEnd(reason: .standstill, points: UInt64(s.points), distanceM: s.distanceM,
+                              movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
+                      drops: totals.drops, monoMs: monoMs)
         }
     }
 

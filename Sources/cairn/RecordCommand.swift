@@ -15,7 +15,7 @@ enum RecordCommand: Command {
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
         OptionSpec(name: "--baro", valueName: "AUTO|NONE|PATH", help: "Barometer: auto, none, or an IIO device directory. (default: auto)"),
-        OptionSpec(name: "--activity", valueName: "ACTIVITY", help: "ride, run, walk or drive. (default: ride)"),
+        OptionSpec(name: "--activity", valueName: "ACTIVITY", help: "ride, run, walk or drive: sets the jump limit, distance filter and stop speeds. (default: ride)"),
         OptionSpec(name: "--clock", valueName: "SYSTEM|FIX", help: "Judge fix age by the system clock or by the newest fix time (no RTC, replays). (default: system)"),
         OptionSpec(name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
         OptionSpec(name: "--verbose", valueName: nil, help: "Also report each sync with the highest durable sequence number."),
@@ -27,7 +27,7 @@ enum RecordCommand: Command {
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         if dir.isEmpty { throw UsageError("The value '' is invalid for '--dir <dir>'") }
         let activity = a.value("--activity") ?? "ride"
-        guard ["ride", "run", "walk", "drive"].contains(activity) else {
+        guard let profile = ActivityProfile.named(activity) else {
             throw UsageError("The value '\(activity)' is invalid for '--activity <activity>': use ride, run, walk or drive")
         }
         let clock = a.value("--clock") ?? "system"
@@ -47,9 +47,9 @@ enum RecordCommand: Command {
         }
         let verbose = a.has("--verbose")
 
-        var config = TripRecorder<BasicFixFilter>.Config()
+        var config = TripRecorder<FixRules>.Config()
         config.clockIsFix = (clock == "fix")
-        var recorder = TripRecorder(filter: BasicFixFilter(), config: config)
+        var recorder = TripRecorder(filter: FixRules(profile: profile), config: config)
         let log: TripLog
         do {
             log = try TripLog(directory: dir, activity: activity, software: "cairn \(cairnVersion)",
@@ -71,6 +71,7 @@ enum RecordCommand: Command {
         while !StopSignals.requested {
             let mono = SystemClock.monotonicMs()
             log.tick(monoMs: mono)
+            recorder.tick(systemNowMs: SystemClock.realtimeMs(), emit: apply)
             if !source.isOpen {
                 if let err = source.open() {
                     if !reportedDown { printErr("cairn: \(err); retrying"); reportedDown = true }
@@ -104,7 +105,7 @@ enum RecordCommand: Command {
         // Stop: release the held epoch, close the trip with its summary, sync, exit 0.
         source.close()
         let mono = SystemClock.monotonicMs()
-        recorder.flush(systemNowMs: SystemClock.realtimeMs(), emit: apply)
+        recorder.finish(systemNowMs: SystemClock.realtimeMs(), emit: apply)
         if recorder.tripOpen {
             let s = recorder.stats
             log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,

@@ -1,0 +1,49 @@
+/// What an activity allows, for the fix rules. Chosen with `--activity`.
+///
+/// | profile | fastest plausible | distance filter | moving again at | pause after | trip closes after |
+/// |---|---:|---:|---:|---:|---:|
+/// | walk (and hike) | 14 km/h | 5 m | 2.2 km/h | 2 min | 30 min |
+/// | run | 32 km/h | 5 m | 3.6 km/h | 2 min | 30 min |
+/// | ride | 108 km/h | 5 m | 3.6 km/h | 2 min | 30 min |
+/// | drive | 250 km/h | 10 m | 5.4 km/h | 2 min | 30 min |
+///
+/// The fastest plausible speed bounds a jump between two fixes (rule 4). The standstill speed
+/// (~1 km/h) is the same for all: below it nothing moves. A stop shorter than the pause limit
+/// stays inside its segment; a longer one starts a new segment with nothing drawn across; a
+/// standstill longer than the close limit ends the trip. 30 minutes keeps a long café stop
+/// inside the ride, while a bike left parked, or a board left on for days, produces closed
+/// trips and writes nothing while parked.
+public struct ActivityProfile: Sendable, Equatable {
+    public var name: String
+    public var maxSpeedMps: Double
+    public var minDistanceM: Double
+    /// Below this measured speed the receiver is standing (enter the standstill).
+    public var standingSpeedMps: Double
+    /// At or above this measured speed, twice in a row, the rider is moving again.
+    public var movingSpeedMps: Double
+    public var pauseAfterMs: Int64
+    public var closeAfterMs: Int64
+
+    public static let walk = ActivityProfile(name: "walk", maxSpeedMps: 14 / 3.6, minDistanceM: 5,
+                                             standingSpeedMps: 0.28, movingSpeedMps: 0.6,
+                                             pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+    public static let run = ActivityProfile(name: "run", maxSpeedMps: 32 / 3.6, minDistanceM: 5,
+                                            standingSpeedMps: 0.28, movingSpeedMps: 1.0,
+                                            pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+    public static let ride = ActivityProfile(name: "ride", maxSpeedMps: 108 / 3.6, minDistanceM: 5,
+                                             standingSpeedMps: 0.28, movingSpeedMps: 1.0,
+                                             pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+    public static let drive = ActivityProfile(name: "drive", maxSpeedMps: 250 / 3.6, minDistanceM: 10,
+                                              standingSpeedMps: 0.28, movingSpeedMps: 1.5,
+                                              pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+
+    public static func named(_ name: String) -> ActivityProfile? {
+        switch name {
+        case "walk", "hike": return .walk
+        case "run": return .run
+        case "ride": return .ride
+        case "drive": return .drive
+        default: return nil
+        }
+    }
+}

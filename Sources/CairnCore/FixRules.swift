@@ -1,0 +1,550 @@
+/// What the fix rules tell the recorder, in order.
+public enum RuleOutput: Equatable, Sendable {
+    /// Keep this point.
+    case keep(Fix)
+    /// One offered fix was dropped, and why.
+    case drop(DropReason)
+    /// The next kept point starts a new segment.
+    case segment(SegmentReason)
+    /// The standstill has lasted long enough: the trip ends here.
+    case closeTrip
+}
+
+/// The seam where the fix rules live: the recorder offers every collapsed fix and acts on what
+/// comes out. A filter may hold fixes back (to judge them by their successor), so output can
+/// lag input by a fix; `flush` releases what is held.
+public protocol FixFilter {
+    /// Judge one fix. `nowMs` is the recorder's clock (system time, or the newest fix time with
+    /// `--clock fix`). Every offered fix ends up as exactly one `.keep` or `.drop`, now or later.
+    mutating func offer(_ fix: Fix, nowMs: Int64, emit: (RuleOutput) -> Void)
+    /// Release held fixes: gpsd went away, or the recorder stops.
+    mutating func flush(emit: (RuleOutput) -> Void)
+    /// The trip was closed from outside (shutdown, no fix for too long): start afresh.
+    mutating func tripClosed()
+}
+
+/// The thresholds of the rules that do not depend on the activity. Horizontal and vertical
+/// figures are 68 % ones (see `Accuracy`): gpsd's eph ≈ 1.62 × these, epv ≈ 1.96 ×.
+public struct RuleLimits: Sendable, Equatable {
+    /// Rule 1: a trip starts only at a fix within this…
+    public var firstFixM = 20.0
+    /// …or, after `firstFixPatienceMs` of trying, within this.
+    public var firstFixPatientM = 50.0
+    public var firstFixPatienceMs: Int64 = 30_000
+    /// Rule 2: older than this when it arrives, or worse than `maxAccuracyM`: dropped.
+    public var maxAgeMs: Int64 = 60_000
+    public var maxAccuracyM = 50.0
+    /// Rule 3: a fix with a vertical uncertainty over this has no trusted height, and is not
+    /// trusted for position either.
+    public var maxVerticalM = 40.0
+    /// Rule 4: after this many impossible jumps in a row, the reference was the bad one.
+    public var jumpsBeforeReset = 5
+    /// A start is confirmed only by a successor at most this much later.
+    public var confirmWithinMs: Int64 = 5_000
+    /// Rule 9: a silence this long between usable fixes starts a new segment.
+    public var gapMs: Int64 = 10_000
+    /// Rule 8: the distance filter is at least this many times the fix's uncertainty.
+    public var distanceFilterUncertainties = 2.0
+    /// The uncertainty assumed for a fix whose receiver gives none.
+    public var unknownAccuracyM = 10.0
+    /// The earliest plausible fix time: 2000-01-01 (receivers without a date say 1980).
+    public var earliestValidMs: Int64 = 946_684_800_000
+    public init() {}
+}
+
+/// The full rule set: keeps only the fixes we can trust. Each rule below is numbered as in the
+/// product's rule list; every dropped fix is counted under its rule.
+///
+/// 1. **Good first fix.** A trip starts only at a fix within 20 m (or, after 30 s of trying,
+///    50 m), taken while moving, and confirmed by the next fix being consistent with it (within
+///    the jump limit, and displaced about as far as its measured speed says): a stale cached
+///    position never starts a trip. (`first_fix`)
+/// 2. **No old or rough fixes.** Older than 60 s on arrival (`stale`), or worse than 50 m (`rough`).
+///    Also dropped: out-of-range or non-finite values, dates before 2000 (`invalid`), and a time
+///    not after the previous fix's (`time_not_after`).
+/// 3. **Trusted height.** A 2-D fix, a fix without a height, or one with a vertical uncertainty
+///    over 40 m is dropped (`no_height`). gpsd reports 2-D when fewer than four satellites are
+///    used, or for the first epoch after a 3-D fix is lost (as "mode 3 without altitude"); its
+///    eph for such epochs comes from a stale HDOP, so the position is no more trusted than the
+///    height. A 3-D fix without any vertical uncertainty (receivers that send no GSA) is kept:
+///    it has a real height, only its quality is unknown (it is never exported as trusted).
+/// 4. **No impossible jumps.** Farther from the last kept point than the activity's fastest
+///    plausible speed over the time between them, plus both fixes' uncertainty (`jump`). After
+///    five in a row the reference was the bad one: the next fix is taken and starts a new
+///    segment with no line across (`SegmentReason.reset`).
+/// 5. **No out-and-back jumps.** Each fix is held until the next arrives. A held fix B between
+///    the last kept A and the new C is a spike when the detour A→B→C exceeds the straight A→C by
+///    more than twice B's uncertainty (at least 10 m) and one of its legs, A→B or B→C, is longer
+///    than the measured (doppler) speed allows over that leg's time, with 50 % slack plus both
+///    ends' uncertainty (`spike`).
+///    The live view runs one fix behind because of this.
+/// 6. **Nothing while standing still.** Below ~1 km/h measured speed the receiver is standing;
+///    the first fix of the stop is kept so the track reaches the place, then nothing is added
+///    (`standing`). Moving again needs the measured speed at the activity's walking-off speed
+///    twice in a row with the position leaving the spot (more than half the fix's uncertainty,
+///    at least 3 m), or four times in a row, or a displacement from the stop of more than twice
+///    the fix's uncertainty (at least 10 m) at a speed above the standstill: doppler blips at a
+///    standstill never leave the stop.
+///    A stop longer than the pause limit starts a new segment (nothing drawn across); one longer
+///    than the close limit ends the trip (`RuleOutput.closeTrip`), and the next movement starts
+///    a new one under rule 1.
+/// 7. **No-speed fixes** are added only once farther from the last point than their own
+///    uncertainty (`no_speed_near`).
+/// 8. **Distance filter.** A fix closer than the activity's minimum distance to the last kept
+///    point is skipped (`too_close`). The minimum is the activity's (5 m for a ride) or, when
+///    larger, twice the fix's own uncertainty: position jitter adds length to every short step,
+///    and spacing points by more than their jitter keeps that error small. Corners are kept:
+///    when the next point is kept, the skipped fixes that stand off the straight line to it by
+///    more than the sideways jitter (30 % of their uncertainty, at least 2 m) are kept too
+///    (Douglas-Peucker over the skipped fixes). The last skipped fix before a stop, a gap or the
+///    end is kept so the track reaches the place.
+/// 9. **After a pause or a long gap** (no usable fix for 10 s) the next fix may be anywhere: the
+///    jump rules start afresh and a new segment begins.
+/// 10. **Heights** are exported only when trusted (`Accuracy.heightIsTrusted`, 8 m): the rules
+///    never invent a height or a time.
+/// 11. **Accuracy mapping.** All limits are 68 % figures; `Accuracy` maps gpsd's ~95 % eph/epv.
+public struct FixRules: FixFilter {
+    public var profile: ActivityProfile
+    public var limits: RuleLimits
+
+    /// The last point handed out as kept (distance filter).
+    private var lastKept: Fix?
+    /// The reference for the jump and spike rules; nil at a trip start and after a gap, pause or reset.
+    private var jumpRef: Fix?
+    /// A fix that passed the gates and waits for its successor (rule 5 and start confirmation).
+    private var held: Fix?
+    /// The held fix must be kept whatever the distance filter says (the first fix of a stop).
+    private var heldForced = false
+    /// A second held fix, when the first arrived too fast and this one sits by it (rule 5, a
+    /// two-fix excursion).
+    private var held2: Fix?
+    private var held2Forced = false
+    /// Fixes that passed every gate but the first-fix accuracy, before the trip started.
+    private var preStart = RingBuffer<Fix>(capacity: 64)
+    /// Fixes skipped by the distance filter since the last kept point: corner candidates.
+    private var skipped = RingBuffer<Fix>(capacity: 32)
+    private var jumpsInRow = 0
+    private var tripStarted = false
+    private var waitingSinceMs: Int64?
+    /// The newest time that passed the sanity checks (order), and the newest usable fix (gaps).
+    private var lastTimeMs: Int64?
+    private var lastUsable: Fix?
+    private var standing = false
+    private var standStartMs: Int64 = 0
+    private var standAnchor: Fix?
+    /// The newest still fix of the current standstill, and a newer one with some speed (the
+    /// rider already rolling, not yet confirmed): where the way on starts. Not yet judged.
+    private var lastStill: Fix?
+    private var lastStir: Fix?
+    private var movingVotes = 0
+
+    public init(profile: ActivityProfile = .ride, limits: RuleLimits = RuleLimits()) {
+        self.profile = profile
+        self.limits = limits
+    }
+
+    /// The recorder is standing still (for the live status).
+    public var isStanding: Bool { standing }
+
+    private func h(_ f: Fix) -> Double { Accuracy.horizontal68(f) ?? limits.unknownAccuracyM }
+
+    public mutating func offer(_ f: Fix, nowMs: Int64, emit: (RuleOutput) -> Void) {
+        // Rule 2 and sanity.
+        guard f.lat.isFinite, f.lon.isFinite, abs(f.lat) <= 90, abs(f.lon) <= 180,
+              f.timeMs >= limits.earliestValidMs else { return emit(.drop(.invalid)) }
+        if nowMs - f.timeMs > limits.maxAgeMs { return emit(.drop(.stale)) }
+        if let t = lastTimeMs, f.timeMs <= t { return emit(.drop(.timeNotAfter)) }
+        lastTimeMs = f.timeMs
+        if let a = Accuracy.horizontal68(f), !(a <= limits.maxAccuracyM) { return emit(.drop(.rough)) }
+        // Rule 3.
+        if f.mode < 3 || f.height == nil { return emit(.drop(.noHeight)) }
+        if let v = Accuracy.vertical68(f), !(v <= limits.maxVerticalM) { return emit(.drop(.noHeight)) }
+
+        // Rule 9: a long silence since the last usable fix.
+        if tripStarted, let prev = lastUsable, f.timeMs - prev.timeMs > limits.gapMs {
+            releaseHeld(emit: emit)
+            releaseSkipped(emit: emit)
+            emit(.segment(.gap))
+            jumpRef = nil
+            jumpsInRow = 0
+        }
+        lastUsable = f
+
+        // Rule 6 (and rule 7's position test while standing without a speed).
+        var forced = false
+        if standing {
+            if stillStanding(f) {
+                if tripStarted, f.timeMs - standStartMs >= profile.closeAfterMs {
+                    releaseHeld(emit: emit)
+                    releaseSkipped(emit: emit)
+                    dropLastStanding(emit: emit)
+                    emit(.drop(.standing))
+                    emit(.closeTrip)
+                    tripClosed()
+                    return
+                }
+                holdStanding(f, emit: emit)
+                return
+            }
+            standing = false
+            let still = lastStill, stir = lastStir
+            lastStill = nil
+            lastStir = nil
+            let pause = tripStarted && f.timeMs - standStartMs >= profile.pauseAfterMs
+            if pause {
+                releaseHeld(emit: emit)
+                releaseSkipped(emit: emit)
+                emit(.segment(.pause))
+                jumpRef = nil
+                jumpsInRow = 0
+            }
+            // After a pause (a new segment) or before the trip, the way on starts where the
+            // receiver last stood still, so the metres ridden while the speed was building up
+            // are not lost. After a short stop the line from the stop fix already covers them.
+            for (i, d) in [still, stir].enumerated() {
+                guard let d else { continue }
+                if (pause && tripStarted) || (!tripStarted && goodFirstFix(d)) {
+                    push(d, forced: i == 0, emit: emit)
+                } else {
+                    emit(.drop(.standing))
+                }
+            }
+        } else if let s = f.speed, s < profile.standingSpeedMps {
+            standing = true
+            standStartMs = f.timeMs
+            standAnchor = f
+            movingVotes = 0
+            // Before a trip, a standing receiver starts nothing (its newest fix waits to be
+            // where the trip sets off from); inside one, the first fix of the stop is kept so
+            // the track reaches the place.
+            if !tripStarted {
+                if waitingSinceMs == nil { waitingSinceMs = f.timeMs }
+                holdStanding(f, emit: emit)
+                return
+            }
+            forced = true
+        }
+
+        // Rule 7.
+        if f.speed == nil, let ref = held2 ?? held ?? lastKept, Geodesy.distance(ref, f) <= h(f) {
+            return emit(.drop(.noSpeedNear))
+        }
+
+        // Rule 1. A fix not yet good enough waits in a small ring: once the trip starts at a
+        // good fix, the waiting fixes that lead to it consistently are kept too, so a start in
+        // poor sky is not cut short (and a stale position, which leads nowhere, never is).
+        if !tripStarted && held == nil {
+            let since = waitingSinceMs ?? f.timeMs
+            waitingSinceMs = since
+            if !goodFirstFix(f) {
+                if preStart.isFull { emit(.drop(.firstFix)) }
+                preStart.append(f)
+                return
+            }
+        }
+
+        // Rule 4.
+        if let ref = jumpRef {
+            if !withinJump(ref, f) {
+                jumpsInRow += 1
+                if jumpsInRow <= limits.jumpsBeforeReset { return emit(.drop(.jump)) }
+                // The reference was the bad one (or the receiver really is elsewhere now): what
+                // was judged against it ends the segment, and the next one starts here.
+                releaseHeld(emit: emit)
+                releaseSkipped(emit: emit)
+                emit(.segment(.reset))
+                jumpRef = nil
+                forced = true
+            }
+            jumpsInRow = 0
+        }
+
+        push(f, forced: forced, emit: emit)
+    }
+
+    public mutating func flush(emit: (RuleOutput) -> Void) {
+        releaseHeld(emit: emit)
+        dropLastStanding(emit: emit)
+        for _ in 0..<preStart.count { emit(.drop(.firstFix)) }
+        preStart.removeAll()
+        releaseSkipped(emit: emit)
+        // Whatever comes next is judged afresh (gpsd may come back anywhere).
+        jumpRef = nil
+        jumpsInRow = 0
+    }
+
+    public mutating func tripClosed() {
+        // (Waiting fixes are dropped by the caller's flush; a closed trip forgets them.)
+        preStart.removeAll()
+        lastStill = nil
+        lastStir = nil
+        lastKept = nil
+        jumpRef = nil
+        held = nil
+        held2 = nil
+        heldForced = false
+        skipped.removeAll()
+        jumpsInRow = 0
+        tripStarted = false
+        waitingSinceMs = nil
+        // `standing` is kept: a trip closed by a standstill reopens only on movement.
+    }
+
+    /// Rule 1's accuracy test (the waiting time counts from the first usable fix).
+    private func goodFirstFix(_ f: Fix) -> Bool {
+        guard let a = Accuracy.horizontal68(f) else { return true }
+        let patient = f.timeMs - (waitingSinceMs ?? f.timeMs) >= limits.firstFixPatienceMs
+        return a <= limits.firstFixM || (patient && a <= limits.firstFixPatientM)
+    }
+
+    // MARK: - Rule 6 helpers
+
+    private mutating func dropLastStanding(emit: (RuleOutput) -> Void) {
+        if lastStill != nil { emit(.drop(.standing)) }
+        if lastStir != nil { emit(.drop(.standing)) }
+        lastStill = nil
+        lastStir = nil
+    }
+
+    /// Keeps back the newest still fix, and the newest rolling one after it; drops the rest.
+    private mutating func holdStanding(_ f: Fix, emit: (RuleOutput) -> Void) {
+        if let s = f.speed, s >= profile.standingSpeedMps {
+            if lastStir != nil { emit(.drop(.standing)) }
+            lastStir = f
+        } else {
+            dropLastStanding(emit: emit)
+            lastStill = f
+        }
+    }
+
+    private mutating func stillStanding(_ f: Fix) -> Bool {
+        // An anchor the next fixes cannot have come from (a cold start's stale position) is
+        // replaced: displacement is measured from where the receiver really is.
+        if let a = standAnchor, !withinJump(a, f) { standAnchor = f }
+        if let s = f.speed {
+            movingVotes = s >= profile.movingSpeedMps ? movingVotes + 1 : 0
+            // Two rolling fixes in a row that have also left the spot where the receiver last
+            // stood still; or four in a row whatever the position says (doppler blips at a
+            // standstill come singly or in pairs, and never carry the position away).
+            if movingVotes >= 4 { return false }
+            if movingVotes >= 2, let from = lastStill ?? standAnchor,
+               Geodesy.distance(from, f) > max(3, 0.5 * h(f)) { return false }
+            if s < profile.standingSpeedMps { return true }
+        }
+        // Displacement from the stop, beyond the fix's own uncertainty, is movement too, when
+        // the measured speed agrees that something moves (a receiver converging after a cold
+        // start "moves" kilometres at zero speed).
+        if f.speed.map({ $0 >= profile.standingSpeedMps }) ?? true,
+           let a = standAnchor, Geodesy.distance(a, f) > max(2 * h(f), 10) { return false }
+        return true
+    }
+
+    // MARK: - Rules 4 and 5
+
+    private func withinJump(_ a: Fix, _ b: Fix) -> Bool {
+        let dt = Double(b.timeMs - a.timeMs) / 1000
+        return Geodesy.distance(a, b) <= profile.maxSpeedMps * dt + h(a) + h(b)
+    }
+
+    /// A start (no reference) is confirmed by a successor within the jump limit and displaced
+    /// about as far as the measured speed says (a frozen stale position with a real speed fails).
+    private func confirms(_ b: Fix, _ c: Fix) -> Bool {
+        guard c.timeMs - b.timeMs <= limits.confirmWithinMs, withinJump(b, c) else { return false }
+        guard let v = b.speed ?? c.speed else { return true }
+        let dt = Double(c.timeMs - b.timeMs) / 1000
+        let d = Geodesy.distance(b, c)
+        return abs(d - v * dt) <= 0.5 * v * dt + h(b) + h(c) + 2
+    }
+
+    /// The leg p → q is longer than the measured speed allows over its own time (50 % slack
+    /// plus both ends' uncertainty). Without a measured speed, `fallback` is used.
+    private func tooFast(_ p: Fix, _ q: Fix, fallback: Double) -> Bool {
+        let dt = Double(q.timeMs - p.timeMs) / 1000
+        let v = max(p.speed ?? -1, q.speed ?? -1)
+        return Geodesy.distance(p, q) > 1.5 * (v >= 0 ? v : fallback) * dt + h(p) + h(q) + 2
+    }
+
+    private func averageSpeed(_ a: Fix, _ c: Fix) -> Double {
+        Geodesy.distance(a, c) / max(Double(c.timeMs - a.timeMs) / 1000, 0.001)
+    }
+
+    /// B stands off the way A → C (the detour exceeds twice its uncertainty, at least 10 m) and
+    /// a leg to or from it is too fast: out and back (a leg that spans a stop is long in time,
+    /// the other one is not).
+    private func isSpike(_ a: Fix, _ b: Fix, _ c: Fix) -> Bool {
+        let ab = Geodesy.distance(a, b), bc = Geodesy.distance(b, c), ac = Geodesy.distance(a, c)
+        guard ab + bc - ac > max(10, 2 * h(b)) else { return false }
+        let v = averageSpeed(a, c)
+        return tooFast(a, b, fallback: v) || tooFast(b, c, fallback: v)
+    }
+
+    /// B and C both stand off the way A → D, the way out to B and the way back from C are too
+    /// fast: a two-fix excursion.
+    private func isExcursion(_ a: Fix, _ b: Fix, _ c: Fix, _ d: Fix) -> Bool {
+        let v = averageSpeed(a, d)
+        guard tooFast(a, b, fallback: v), tooFast(c, d, fallback: v) else { return false }
+        return offLine(b, a, d) > max(10, 2 * h(b)) && offLine(c, a, d) > max(10, 2 * h(c))
+    }
+
+    private mutating func push(_ f: Fix, forced: Bool, emit: (RuleOutput) -> Void) {
+        guard let b = held else {
+            held = f
+            heldForced = forced
+            return
+        }
+        if let a = jumpRef {
+            if let c = held2 {
+                // Two held: drop both if they were an excursion, else keep the first and judge
+                // the second afresh.
+                let cForced = held2Forced
+                held2 = nil
+                if !heldForced && !cForced && isExcursion(a, b, c, f) {
+                    emit(.drop(.spike))
+                    emit(.drop(.spike))
+                    held = f
+                    heldForced = forced
+                    return
+                }
+                keep(b, forced: heldForced, emit: emit)
+                held = c
+                heldForced = cForced
+                return push(f, forced: forced, emit: emit)
+            }
+            if !heldForced && isSpike(a, b, f) {
+                emit(.drop(.spike))
+            } else if !heldForced && !forced && tooFast(a, b, fallback: averageSpeed(a, f))
+                        && !tooFast(b, f, fallback: averageSpeed(a, f)) {
+                // B arrived too fast but F sits by it: perhaps both are out; wait for one more.
+                held2 = f
+                held2Forced = forced
+                return
+            } else {
+                keep(b, forced: heldForced, emit: emit)
+            }
+        } else if confirms(b, f) {
+            if !tripStarted { backfill(before: b, emit: emit) }
+            keep(b, forced: heldForced || !tripStarted || lastKept == nil, emit: emit)
+        } else {
+            emit(.drop(tripStarted ? .jump : .firstFix))
+        }
+        held = f
+        heldForced = forced
+    }
+
+    /// The trip starts at `b`: keep the waiting fixes that lead to it, newest back to oldest,
+    /// each within the jump limit of the next and moving as its speed says; the chain stops at the
+    /// first that does not. The rest are dropped as `first_fix`.
+    private mutating func backfill(before b: Fix, emit: (RuleOutput) -> Void) {
+        var chain: [Fix] = []
+        var next = b
+        var i = preStart.count - 1
+        while i >= 0 {
+            let p = preStart[i]
+            guard next.timeMs - p.timeMs <= limits.gapMs, confirms(p, next) else { break }
+            chain.append(p)
+            next = p
+            i -= 1
+        }
+        for _ in 0..<(preStart.count - chain.count) { emit(.drop(.firstFix)) }
+        preStart.removeAll()
+        for (k, p) in chain.reversed().enumerated() { keep(p, forced: k == 0, emit: emit) }
+    }
+
+    private mutating func releaseHeld(emit: (RuleOutput) -> Void) {
+        guard let b = held else { return }
+        held = nil
+        defer {
+            // A second held fix (a suspected excursion nothing came back from) is kept too.
+            if let c = held2 {
+                held2 = nil
+                keep(c, forced: true, emit: emit)
+            }
+        }
+        // A start nothing confirmed is not a trip; anything else that passed the gates is kept.
+        if jumpRef == nil && !tripStarted {
+            emit(.drop(.firstFix))
+        } else {
+            keep(b, forced: true, emit: emit)
+        }
+    }
+
+    // MARK: - Rule 8
+
+    private mutating func keep(_ b: Fix, forced: Bool, emit: (RuleOutput) -> Void) {
+        tripStarted = true
+        jumpRef = b
+        // Forced points (a stop, a segment start) skip the distance filter, but a point on top
+        // of the last one adds nothing.
+        if let last = lastKept, Geodesy.distance(last, b) < (forced ? 1 : minDistance(b)) {
+            if skipped.isFull { emit(.drop(.tooClose)) }
+            skipped.append(b)
+            return
+        }
+        if let last = lastKept, !skipped.isEmpty {
+            // Corners: the skipped fixes that stand off the straight line from the last kept
+            // point to this one by more than the tolerance (Douglas-Peucker over the skipped ones).
+            var keepIdx = [Bool](repeating: false, count: skipped.count)
+            markCorners(from: last, to: b, range: 0..<skipped.count, tolerance: cornerTolerance(b), keep: &keepIdx)
+            for i in 0..<skipped.count {
+                if keepIdx[i] { emit(.keep(skipped[i])) } else { emit(.drop(.tooClose)) }
+            }
+            skipped.removeAll()
+        }
+        emit(.keep(b))
+        lastKept = b
+    }
+
+    /// How far a skipped fix must stand off the chord to be a corner: above the sideways
+    /// jitter of nearby fixes (30 % of their uncertainty), at least 2 m.
+    private func cornerTolerance(_ b: Fix) -> Double { max(2, 0.3 * min(h(b), limits.maxAccuracyM)) }
+
+    private func markCorners(from a: Fix, to c: Fix, range: Range<Int>, tolerance: Double, keep: inout [Bool]) {
+        guard !range.isEmpty else { return }
+        var best = -1
+        var bestOff = tolerance
+        for i in range {
+            let off = offLine(skipped[i], a, c)
+            if off > bestOff {
+                bestOff = off
+                best = i
+            }
+        }
+        guard best >= 0 else { return }
+        keep[best] = true
+        markCorners(from: a, to: skipped[best], range: range.lowerBound..<best, tolerance: tolerance, keep: &keep)
+        markCorners(from: skipped[best], to: c, range: (best + 1)..<range.upperBound, tolerance: tolerance, keep: &keep)
+    }
+
+    /// Distance of `p` from the segment a–c, in metres (local flat approximation).
+    private func offLine(_ p: Fix, _ a: Fix, _ c: Fix) -> Double {
+        let k = cosDeg(a.lat) * 111_195.0
+        let ax = 0.0, ay = 0.0
+        let cx = (c.lon - a.lon) * k, cy = (c.lat - a.lat) * 111_195.0
+        let px = (p.lon - a.lon) * k, py = (p.lat - a.lat) * 111_195.0
+        let len2 = cx * cx + cy * cy
+        var u = len2 > 0 ? ((px - ax) * cx + (py - ay) * cy) / len2 : 0
+        u = min(1, max(0, u))
+        let dx = ax + u * cx - px, dy = ay + u * cy - py
+        return (dx * dx + dy * dy).squareRoot()
+    }
+
+    /// The distance filter's threshold for `b`: the activity's minimum, or the fix's own
+    /// uncertainty when that is larger. Position noise adds length to every short step (the
+    /// sideways wobble of each step); spacing points by at least their uncertainty keeps that
+    /// wobble a small fraction of the step, while corners are kept separately.
+    private func minDistance(_ b: Fix) -> Double {
+        max(profile.minDistanceM, min(h(b), limits.maxAccuracyM) * limits.distanceFilterUncertainties)
+    }
+
+    /// Keeps the last skipped fix (the track reaches where the rider stopped) and drops the rest.
+    private mutating func releaseSkipped(emit: (RuleOutput) -> Void, keepLast: Bool = true) {
+        guard let last = skipped.last else { return }
+        let keepLast = keepLast && lastKept.map { Geodesy.distance($0, last) >= 1 } ?? true
+        for _ in 0..<(skipped.count - (keepLast ? 1 : 0)) { emit(.drop(.tooClose)) }
+        skipped.removeAll()
+        if keepLast {
+            emit(.keep(last))
+            lastKept = last
+        }
+    }
+}

@@ -1,0 +1,200 @@
+import XCTest
+@testable import CairnCore
+
+/// Each rule as a table of small scenarios: fixes in, what is kept and why the rest was dropped.
+final class FixRulesTests: XCTestCase {
+    struct Run {
+        var kept: [Fix] = []
+        var drops = DropCounts()
+        var segments: [SegmentReason] = []
+        var closes = 0
+        var offered = 0
+    }
+
+    /// Offers `fixes` to fresh rules (clock = newest fix time) and flushes at the end.
+    func run(_ fixes: [Fix], profile: ActivityProfile = .ride) -> Run {
+        var rules = FixRules(profile: profile)
+        var r = Run()
+        var newest = Int64.min
+        let sink: (RuleOutput) -> Void = { o in
+            switch o {
+            case .keep(let f): r.kept.append(f)
+            case .drop(let d): r.drops.add(d)
+            case .segment(let s): r.segments.append(s)
+            case .closeTrip: r.closes += 1
+            }
+        }
+        for f in fixes {
+            newest = max(newest, f.timeMs)
+            r.offered += 1
+            rules.offer(f, nowMs: newest, emit: sink)
+        }
+        rules.flush(emit: sink)
+        // Every offered fix is accounted for exactly once (corner fixes are kept, not dropped).
+        XCTAssertEqual(r.kept.count + Int(r.drops.total), r.offered, "accounting: \(r.drops.nonzero)")
+        return r
+    }
+
+    /// A ride north at `v` m/s from `t0`, one fix a second, with a good error figure.
+    func ride(_ n: Int, from t0: Double = 0, north n0: Double = 0, v: Double = 6, eph: Double = 8) -> [Fix] {
+        (0..<n).map { i in fix(t0 + Double(i), north: n0 + v * Double(i), eph: eph, speed: v) }
+    }
+
+    func testRule1GoodFirstFix() {
+        // Poor fixes (eph 60 m ≈ 37 m at 68 %) that lead consistently to the first good one are
+        // kept once it comes; a stale position 3 km away never starts the trip.
+        let poorThenGood = ride(10, eph: 60) + ride(10, from: 10, north: 60)
+        let r1 = run(poorThenGood)
+        XCTAssertEqual(r1.kept.first?.timeMs, poorThenGood[0].timeMs, "the poor start is back-filled")
+        XCTAssertEqual(r1.drops[.firstFix], 0)
+
+        let stale = (0..<5).map { i in fix(Double(i), north: 3000, east: 2000, eph: 60, speed: 6) }
+        let r2 = run(stale + ride(10, from: 5, north: 30))
+        XCTAssertEqual(r2.drops[.firstFix], 5, "the stale fixes lead nowhere")
+        XCTAssertTrue(r2.kept.allSatisfy { Geodesy.distance($0, fix(0)) < 200 })
+
+        // Only poor fixes: after 30 s of trying, 50 m (68 %) is good enough.
+        let patient = run(ride(40, eph: 75))
+        XCTAssertGreaterThan(patient.kept.count, 0)
+        XCTAssertEqual(patient.kept.first?.timeMs, fix(0).timeMs, "and what led to it is kept")
+    }
+
+    func testRule2OldAndRoughFixes() {
+        var bad = fix(10); bad.lat = 91
+        var nan = fix(10); nan.lon = .nan
+        var y1980 = fix(10); y1980.timeMs = 315_532_800_000
+        let cases: [(Fix, DropReason, String)] = [
+            (bad, .invalid, "latitude 91"),
+            (nan, .invalid, "NaN longitude"),
+            (y1980, .invalid, "a 1980 date"),
+            (fix(-61, north: -6 * 71), .stale, "older than 60 s on arrival"),
+            (fix(10.5, north: 63, eph: 82), .rough, "eph 82 m is 50.6 m at 68 %"),
+        ]
+        for (x, reason, why) in cases {
+            let r = run(ride(10) + [x] + ride(3, from: 11, north: 66))
+            XCTAssertEqual(r.drops[reason], 1, why)
+        }
+        let back = run(ride(5) + [fix(2.5, north: 15, eph: 8, speed: 6)] + ride(5, from: 5, north: 30))
+        XCTAssertEqual(back.drops[.timeNotAfter], 1, "time going back")
+    }
+
+    func testRule3TrustedHeight() {
+        let cases: [(Fix, Bool, String)] = [
+            (fix(10, north: 60, mode: 2, eph: 8, epv: nil, alt: nil, speed: 6), false, "a 2-D fix"),
+            (fix(10, north: 60, eph: 8, alt: nil, speed: 6), false, "mode 3 without a height (gpsd's first epoch after losing 3-D)"),
+            (fix(10, north: 60, eph: 8, epv: 80, speed: 6), false, "epv 80 m is 40.8 m at 68 %"),
+            (fix(10, north: 60, eph: 8, epv: 78, speed: 6), true, "epv 78 m is 39.8 m"),
+            (fix(10, north: 60, eph: 8, epv: nil, speed: 6), true, "3-D without a vertical error: kept, never exported as trusted"),
+        ]
+        for (x, kept, why) in cases {
+            let r = run(ride(10) + [x] + ride(5, from: 11, north: 66))
+            XCTAssertEqual(r.kept.contains(x), kept, why)
+            XCTAssertEqual(r.drops[.noHeight], kept ? 0 : 1, why)
+        }
+    }
+
+    func testRule4ImpossibleJumps() {
+        // One fix 200 m to the side: farther than 30 m/s × 1 s plus both uncertainties.
+        var out = fix(10, north: 60, east: 200, eph: 8, speed: 6)
+        let r = run(ride(10) + [out] + ride(5, from: 11, north: 66))
+        XCTAssertFalse(r.kept.contains(out))
+        XCTAssertEqual(r.drops[.jump], 1)
+        // The same jump is possible for a drive at 250 km/h (69 m/s)… over 3 s.
+        out = fix(12, north: 72, east: 200, eph: 8, speed: 6)
+        XCTAssertEqual(run(ride(10) + [out], profile: .drive).drops[.jump], 0)
+
+        // The receiver really is 500 m away from the last kept point (it was the bad one): five
+        // fixes are dropped, then the rules accept where it is and start a new segment without a
+        // line across.
+        let moved = ride(12, from: 10, north: 500, v: 12)
+        let r2 = run(ride(10, v: 12) + moved)
+        XCTAssertEqual(r2.drops[.jump], 5)
+        XCTAssertEqual(r2.segments, [.reset])
+        XCTAssertEqual(Array(r2.kept.suffix(7)), Array(moved.suffix(7)), "from the sixth on, where the receiver is")
+    }
+
+    func testRule5OutAndBackSpikes() {
+        // Single spikes 40-160 m to the side, with the true doppler speed: all dropped.
+        for side in [40.0, 80.0, 160.0] {
+            let spike = fix(10, north: 60, east: side, eph: 8, speed: 6)
+            let r = run(ride(10) + [spike] + ride(5, from: 11, north: 66))
+            XCTAssertFalse(r.kept.contains(spike), "\(side) m spike")
+            XCTAssertEqual(r.drops[.spike] + r.drops[.jump], 1, "\(side) m spike")
+        }
+        // Two fixes out and back.
+        let a = fix(10, north: 60, east: 45, eph: 8, speed: 6), b = fix(11, north: 66, east: 47, eph: 8, speed: 6)
+        let r2 = run(ride(10) + [a, b] + ride(5, from: 12, north: 72))
+        XCTAssertFalse(r2.kept.contains(a) || r2.kept.contains(b))
+        XCTAssertEqual(r2.drops[.spike], 2)
+        // A real sharp turn (90° right at 6 m/s) is not a spike.
+        let turn = ride(10) + (1...6).map { i in fix(9 + Double(i), north: 54, east: 6 * Double(i), eph: 8, speed: 6) }
+        XCTAssertEqual(run(turn).drops[.spike], 0)
+    }
+
+    func testRule6NothingWhileStandingStill() {
+        // 25 minutes at a café: drift, small doppler speeds, blips; then riding on.
+        var cafe = ride(20)
+        let stopT = 20.0, stopN = 6.0 * 19
+        for i in 0..<1500 {
+            let blip = i % 97 == 0 ? 1.3 : 0.05
+            cafe.append(fix(stopT + Double(i), north: stopN + 1.5 * sin(Double(i) / 40), east: 1.2 * cos(Double(i) / 55), eph: 8, speed: blip))
+        }
+        cafe += ride(20, from: stopT + 1500, north: stopN)
+        let r = run(cafe)
+        let during = r.kept.filter { $0.timeMs > fix(stopT).timeMs && $0.timeMs < fix(stopT + 1499).timeMs }
+        XCTAssertLessThanOrEqual(during.count, 2, "the stop fix, and where the rider sets off from")
+        XCTAssertEqual(r.segments, [.pause], "a stop over 2 minutes is a pause: a new segment")
+        XCTAssertEqual(r.closes, 0, "25 minutes is inside the trip")
+        XCTAssertGreaterThan(r.drops[.standing], 1400)
+
+        // 35 minutes: the trip closes, and nothing more is kept until the rider moves.
+        var park = ride(20)
+        for i in 0..<2100 { park.append(fix(stopT + Double(i), north: stopN, eph: 8, speed: 0.03)) }
+        let p = run(park)
+        XCTAssertEqual(p.closes, 1)
+        XCTAssertLessThanOrEqual(p.kept.count, 21)
+
+        // A short stop (a light) stays in the segment.
+        var light = ride(20)
+        for i in 0..<40 { light.append(fix(stopT + Double(i), north: stopN, eph: 8, speed: 0.02)) }
+        light += ride(20, from: stopT + 40, north: stopN)
+        XCTAssertEqual(run(light).segments, [])
+    }
+
+    func testRule7NoSpeedFixes() {
+        let near = fix(10, north: 57, eph: 8, speed: nil)       // 3 m from the last, uncertainty 4.9 m
+        let far = fix(11, north: 70, eph: 8, speed: nil)
+        let r = run(ride(10) + [near, far] + ride(3, from: 12, north: 80))
+        XCTAssertEqual(r.drops[.noSpeedNear], 1)
+        XCTAssertFalse(r.kept.contains(near))
+        XCTAssertTrue(r.kept.contains(far))
+    }
+
+    func testRule8DistanceFilterKeepsCorners() {
+        // Walking 1.2 m/s: points about every 5 m, not every 1.2 m.
+        let walk = ride(60, v: 1.2, eph: 4)
+        let r = run(walk, profile: .walk)
+        XCTAssertLessThan(r.kept.count, 20)
+        XCTAssertGreaterThan(r.drops[.tooClose], 40)
+        var stats = TripStats()
+        r.kept.forEach { stats.add($0) }
+        XCTAssertEqual(stats.distanceM, 1.2 * 59, accuracy: 2.5, "the distance survives the filter")
+
+        // A right-angle corner walked slowly: the corner point survives.
+        let leg1 = (0..<10).map { i in fix(Double(i), north: 1.2 * Double(i), eph: 4, speed: 1.2) }
+        let leg2 = (1..<10).map { i in fix(9 + Double(i), north: 10.8, east: 1.2 * Double(i), eph: 4, speed: 1.2) }
+        let c = run(leg1 + leg2, profile: .walk)
+        XCTAssertTrue(c.kept.contains { Geodesy.distance($0, fix(9, north: 10.8)) < 1.3 }, "the corner is kept")
+        var cs = TripStats()
+        c.kept.forEach { cs.add($0) }
+        XCTAssertEqual(cs.distanceM, 10.8 + 10.8, accuracy: 1.5, "a filter that cut the corner would measure 15.3 m")
+    }
+
+    func testRule9AfterAGapJumpRulesStartAfresh() {
+        // 60 s in a tunnel, and out 1.2 km further: a new segment, nothing dropped as a jump.
+        let r = run(ride(10, v: 12) + ride(10, from: 70, north: 1254, v: 12))
+        XCTAssertEqual(r.segments, [.gap])
+        XCTAssertEqual(r.drops[.jump], 0)
+        XCTAssertEqual(r.kept.count, 20, "\(r.drops.nonzero)")
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+@testable import CairnCore
+
+/// Ground-truth rides with the error model of DESIGN.md, for judging the fix rules.
+///
+/// A ride is built from legs (straight, bend, stop, tunnel); the truth is sampled once a second
+/// in local east/north metres. The receiver's output is the truth plus:
+/// - drift: a Gauss-Markov wander per axis (σ and correlation time by sky view) plus white noise;
+/// - out-and-back spikes: single fixes 40-160 m to the side, with the true doppler speed;
+/// - a standstill cloud: the drift keeps wandering; doppler speeds are small with odd blips;
+/// - 2-D stretches without height; tunnels (no fixes); a cold start at a stale position
+///   kilometres away that converges; heights noisier than positions.
+/// gpsd-style error figures: eph = HDOP × 19 m, epv = VDOP × 23 m.
+struct ScenarioGenerator {
+    struct Sky {
+        var driftSigma: Double   // m, per axis
+        var driftTau: Double     // s
+        var whiteSigma: Double   // m, per axis
+        var hdop: Double
+        static let open = Sky(driftSigma: 2.5, driftTau: 60, whiteSigma: 0.4, hdop: 0.9)
+        static let buildings = Sky(driftSigma: 6, driftTau: 60, whiteSigma: 1.0, hdop: 2.0)
+        static let canyon = Sky(driftSigma: 12, driftTau: 90, whiteSigma: 1.5, hdop: 2.4)
+    }
+
+    enum Leg {
+        case straight(metres: Double, speed: Double)
+        case bend(radius: Double, degrees: Double, speed: Double)
+        case stop(seconds: Int)
+        /// No fixes for this long while riding on (a tunnel, a dropout).
+        case tunnel(metres: Double, speed: Double)
+        /// 2-D fixes without height while riding on.
+        case flat2D(metres: Double, speed: Double)
+        /// Climb or descend `metres` of height over the next leg's length (applied per second).
+        case grade(percent: Double)
+    }
+
+    struct TruthPoint {
+        var t: Int
+        var east: Double
+        var north: Double
+        var up: Double
+        var speed: Double
+        var heading: Double
+        var visible: Bool
+        var twoD: Bool
+        var moving: Bool { speed > 0.05 }
+    }
+
+    struct Scenario {
+        var name: String
+        var truth: [TruthPoint]
+        var reports: [(t: Int, fix: Fix)]
+        /// Distance the truth travelled (the path length of its 1 Hz samples).
+        var trueDistance: Double
+        var trueMovingSeconds: Int
+    }
+
+    static let lat0 = 47.3769, lon0 = 8.5417
+    static let t0Ms: Int64 = 1_748_764_800_000   // 2025-06-01T08:00:00Z
+
+    static func latLon(east: Double, north: Double) -> (Double, Double) {
+        (lat0 + north / 111_195.0, lon0 + east / (111_195.0 * cos(lat0 * .pi / 180)))
+    }
+
+    var rng: SplitMix
+
+    init(seed: UInt64) { rng = SplitMix(seed: seed) }
+
+    /// Samples the truth of a ride made of `legs`, one point a second.
+    mutating func truth(_ legs: [Leg], startHeading: Double = 30) -> [TruthPoint] {
+        var pts: [TruthPoint] = []
+        var e = 0.0, n = 0.0, up = 420.0, heading = startHeading, t = 0
+        var grade = 0.0
+        func add(speed: Double, visible: Bool = true, twoD: Bool = false) {
+            pts.append(TruthPoint(t: t, east: e, north: n, up: up, speed: speed, heading: heading, visible: visible, twoD: twoD))
+            t += 1
+        }
+        add(speed: 0)
+        pts[0].speed = 0.001  // the start point itself
+        for leg in legs {
+            switch leg {
+            case .grade(let p): grade = p / 100
+            case .straight(let m, let v), .tunnel(let m, let v), .flat2D(let m, let v):
+                var isTunnel = false, is2D = false
+                if case .tunnel = leg { isTunnel = true }
+                if case .flat2D = leg { is2D = true }
+                let steps = max(1, Int((m / v).rounded()))
+                let step = m / Double(steps)
+                for _ in 0..<steps {
+                    e += step * sin(heading * .pi / 180)
+                    n += step * cos(heading * .pi / 180)
+                    up += step * grade
+                    add(speed: v, visible: !isTunnel, twoD: is2D)
+                }
+            case .bend(let r, let deg, let v):
+                let arc = r * abs(deg) * .pi / 180
+                let steps = max(1, Int((arc / v).rounded()))
+                let dh = deg / Double(steps)
+                let step = arc / Double(steps)
+                for _ in 0..<steps {
+                    // Chord of the arc for one step: head through the middle of the turn.
+                    heading += dh / 2
+                    let chord = 2 * r * sin(abs(dh) * .pi / 360)
+                    e += chord * sin(heading * .pi / 180)
+                    n += chord * cos(heading * .pi / 180)
+                    up += step * grade
+                    heading += dh / 2
+                    add(speed: v)
+                }
+            case .stop(let s):
+                for _ in 0..<s { add(speed: 0) }
+            }
+        }
+        return pts
+    }
+
+    struct Errors {
+        var sky: Sky = .open
+        /// Probability per second of an out-and-back spike.
+        var spikeRate = 0.0
+        /// Seconds of cold start at a stale position `staleKm` away, then this many seconds converging.
+        var coldStartSeconds = 0
+        var convergeSeconds = 8
+        var staleKm = 3.0
+        /// The eph the receiver claims while stale (gpsd: HDOP × 19).
+        var staleEph = 150.0
+        /// Doppler blips per standing second.
+        var blipRate = 0.03
+        /// Height noise σ (m) and VDOP.
+        var heightSigma = 4.0
+        var vdop = 1.3
+    }
+
+    /// The receiver's view of `truth` under `errors`.
+    mutating func observe(_ truth: [TruthPoint], _ x: Errors) -> [(t: Int, fix: Fix)] {
+        var out: [(Int, Fix)] = []
+        var de = 0.0, dn = 0.0, du = 0.0
+        let a = exp(-1 / x.sky.driftTau)
+        let q = x.sky.driftSigma * (1 - a * a).squareRoot()
+        let ah = exp(-1.0 / 120)
+        de = rng.gauss() * x.sky.driftSigma
+        dn = rng.gauss() * x.sky.driftSigma
+        for p in truth {
+            de = a * de + q * rng.gauss()
+            dn = a * dn + q * rng.gauss()
+            du = ah * du + x.heightSigma * (1 - ah * ah).squareRoot() * rng.gauss()
+            guard p.visible else { continue }
+            var e = p.east + de + x.sky.whiteSigma * rng.gauss()
+            var n = p.north + dn + x.sky.whiteSigma * rng.gauss()
+            let hdop = x.sky.hdop * (0.9 + 0.2 * rng.uniform())
+            var eph = hdop * 19
+            var speed: Double
+            if p.moving {
+                speed = max(0, p.speed + 0.08 * rng.gauss())
+            } else {
+                speed = abs(0.04 * rng.gauss())
+                if rng.uniform() < x.blipRate { speed = 0.5 + rng.uniform() * 1.2 }
+            }
+            if p.t < x.coldStartSeconds + x.convergeSeconds, x.coldStartSeconds > 0 {
+                // Stale position first, then sliding towards the truth.
+                let k = p.t < x.coldStartSeconds ? 1.0 : pow(0.25, Double(p.t - x.coldStartSeconds + 1))
+                e += k * x.staleKm * 1000 * 0.6
+                n += k * x.staleKm * 1000 * 0.8
+                eph = max(eph, k * x.staleEph)
+            } else if p.moving && rng.uniform() < x.spikeRate {
+                let side = (rng.uniform() < 0.5 ? -1.0 : 1.0) * (40 + 120 * rng.uniform())
+                e += side * cos(p.heading * .pi / 180)
+                n -= side * sin(p.heading * .pi / 180)
+            }
+            let (lat, lon) = Self.latLon(east: e, north: n)
+            let msl = p.up + du
+            let twoD = p.twoD
+            let f = Fix(timeMs: Self.t0Ms + Int64(p.t) * 1000, lat: lat, lon: lon, mode: twoD ? 2 : 3,
+                        altHAE: twoD ? nil : msl + 47, altMSL: twoD ? nil : msl,
+                        eph: eph, epv: twoD ? nil : x.vdop * 23 * (0.9 + 0.2 * rng.uniform()),
+                        speed: speed, track: p.moving ? (p.heading + 2 * rng.gauss()).truncatingRemainder(dividingBy: 360) : nil,
+                        climb: nil)
+            out.append((p.t, f))
+        }
+        return out
+    }
+
+    mutating func scenario(_ name: String, _ legs: [Leg], _ errors: Errors, startHeading: Double = 30) -> Scenario {
+        let tr = truth(legs, startHeading: startHeading)
+        var d = 0.0
+        for (p, q) in zip(tr, tr.dropFirst()) { d += ((q.east - p.east) * (q.east - p.east) + (q.north - p.north) * (q.north - p.north)).squareRoot() }
+        return Scenario(name: name, truth: tr, reports: observe(tr, errors), trueDistance: d,
+                        trueMovingSeconds: zip(tr, tr.dropFirst()).filter { $1.moving }.count)
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so every run sees the same rides.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func gauss() -> Double {
+        let u1 = max(uniform(), 1e-300), u2 = uniform()
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
+}

@@ -1,0 +1,213 @@
+import XCTest
+import Foundation
+@testable import CairnCore
+
+/// Judges the fix rules on generated rides with a known truth, against a raw recorder that keeps
+/// every fix (like gpxlogger). Set CAIRN_RULES_REPORT=path to write the results table
+/// (`Tests/bench/rules-report.sh` does).
+final class ScenarioTests: XCTestCase {
+    typealias G = ScenarioGenerator
+
+    struct Outcome {
+        var distance = 0.0
+        var points = 0
+        var spikes = 0
+        var standstillMetres = 0.0
+        var movingSeconds = 0.0
+        var trips = 0
+        var maxOff = 0.0
+        /// Points and metres added during one chosen standstill window (the parked bike).
+        var windowPoints = 0
+        var windowMetres = 0.0
+    }
+
+    /// A 10.6 km, 30-minute town ride: three laps of a 3.5 km loop of straights, bends of 15-50 m
+    /// radius, two stops at lights per lap and some grades.
+    static let route: [G.Leg] = lap + lap + lap
+
+    static let lap: [G.Leg] = [
+        .straight(metres: 400, speed: 6), .bend(radius: 30, degrees: 90, speed: 5),
+        .straight(metres: 300, speed: 7), .stop(seconds: 40), .straight(metres: 250, speed: 6),
+        .bend(radius: 20, degrees: -120, speed: 4), .grade(percent: 5), .straight(metres: 500, speed: 5),
+        .bend(radius: 50, degrees: 60, speed: 7), .grade(percent: -4), .straight(metres: 350, speed: 9),
+        .stop(seconds: 60), .grade(percent: 0), .bend(radius: 15, degrees: 90, speed: 4),
+        .straight(metres: 600, speed: 7), .bend(radius: 40, degrees: -45, speed: 6), .straight(metres: 400, speed: 7),
+    ]
+
+    static func scenarios(seed: UInt64) -> [(G.Scenario, ClosedRange<Int>?)] {
+        var g = G(seed: seed)
+        var out: [(G.Scenario, ClosedRange<Int>?)] = []
+        out.append((g.scenario("open sky", route, .init()), nil))
+        out.append((g.scenario("between buildings", route, .init(sky: .buildings)), nil))
+        out.append((g.scenario("urban canyon (not asserted)", route, .init(sky: .canyon)), nil))
+        var tunnels = route
+        tunnels.insert(.tunnel(metres: 150, speed: 6), at: 3)
+        tunnels.insert(.tunnel(metres: 700, speed: 7), at: 10)
+        out.append((g.scenario("tunnels", tunnels, .init()), nil))
+        let cafe: [G.Leg] = Array(route.prefix(8)) + [.stop(seconds: 25 * 60)] + Array(route.suffix(from: 8))
+        out.append((g.scenario("café stop 25 min", cafe, .init()), nil))
+        let park: [G.Leg] = Array(route.prefix(5)) + [.stop(seconds: 30 * 60)]
+        let parkStart = g.truth(Array(route.prefix(5))).count
+        out.append((g.scenario("parked 30 min", park, .init()), (parkStart + 5)...(parkStart + 30 * 60 - 1)))
+        out.append((g.scenario("spikes", route, .init(spikeRate: 0.03)), nil))
+        // The rider waits for the receiver at the start, as riders do; it first reports a stale
+        // position 3 km away (with a poor, then a confident error figure) and then converges.
+        let waitThenRide: [G.Leg] = [.stop(seconds: 40)] + route
+        out.append((g.scenario("cold start", waitThenRide, .init(coldStartSeconds: 15)), nil))
+        out.append((g.scenario("cold start, confident", waitThenRide, .init(coldStartSeconds: 15, staleEph: 25)), nil))
+        var flat = route
+        flat.insert(.flat2D(metres: 200, speed: 6), at: 2)
+        flat.insert(.flat2D(metres: 300, speed: 7), at: 9)
+        out.append((g.scenario("2-D stretches", flat, .init()), nil))
+        let hills: [G.Leg] = [.grade(percent: 8), .straight(metres: 1500, speed: 4), .grade(percent: -8),
+                              .straight(metres: 1500, speed: 10), .grade(percent: 6), .bend(radius: 60, degrees: 180, speed: 4),
+                              .straight(metres: 1200, speed: 4), .grade(percent: -6), .straight(metres: 1200, speed: 9)]
+        out.append((g.scenario("hills", hills, .init()), nil))
+        return out
+    }
+
+    /// Local east/north metres of a fix, relative to the generator's origin.
+    static func en(_ f: Fix) -> (Double, Double) {
+        ((f.lon - G.lon0) * 111_195.0 * cos(G.lat0 * .pi / 180), (f.lat - G.lat0) * 111_195.0)
+    }
+
+    /// Distance from a kept point to the truth path near its time.
+    static func offPath(_ f: Fix, _ truth: [G.TruthPoint]) -> Double {
+        let t = Int((f.timeMs - G.t0Ms) / 1000)
+        let (e, n) = en(f)
+        var best = Double.infinity
+        let lo = max(0, t - 30), hi = min(truth.count - 1, t + 30)
+        guard lo < hi else { return best }
+        for i in lo..<hi {
+            let a = truth[i], b = truth[i + 1]
+            let dx = b.east - a.east, dy = b.north - a.north
+            let len2 = dx * dx + dy * dy
+            var u = len2 > 0 ? ((e - a.east) * dx + (n - a.north) * dy) / len2 : 0
+            u = min(1, max(0, u))
+            let px = a.east + u * dx - e, py = a.north + u * dy - n
+            best = min(best, (px * px + py * py).squareRoot())
+        }
+        return best
+    }
+
+    static func truthMoved(_ truth: [G.TruthPoint], _ t1: Int, _ t2: Int) -> Double {
+        var d = 0.0
+        var i = max(0, t1)
+        while i < min(t2, truth.count - 1) {
+            let a = truth[i], b = truth[i + 1]
+            d += ((b.east - a.east) * (b.east - a.east) + (b.north - a.north) * (b.north - a.north)).squareRoot()
+            i += 1
+        }
+        return d
+    }
+
+    /// Runs the rules (or a raw keep-everything recorder) over a scenario.
+    static func evaluate(_ s: G.Scenario, raw: Bool, window: ClosedRange<Int>?, profile: ActivityProfile = .ride) -> Outcome {
+        var o = Outcome()
+        var kept: [(Fix, Bool)] = []   // point, starts a segment without a line to it
+        if raw {
+            var last: Int64 = .min
+            for r in s.reports where r.fix.mode >= 2 && r.fix.timeMs > last {
+                kept.append((r.fix, false))
+                last = r.fix.timeMs
+            }
+            o.trips = kept.isEmpty ? 0 : 1
+            var stats = TripStats()
+            for (f, _) in kept { stats.add(f) }
+            o.distance = stats.distanceM
+            o.movingSeconds = Double(stats.movingTimeMs) / 1000
+        } else {
+            var c = TripRecorder<FixRules>.Config()
+            c.clockIsFix = true
+            var rec = TripRecorder(filter: FixRules(profile: profile), config: c)
+            var noLine = false
+            let handle: (RecorderAction) -> Void = { a in
+                switch a {
+                case .openTrip: o.trips += 1; noLine = true
+                case .startSegment(let r, _): if r != .gap && r != .reconnect && r != .resume { noLine = true }
+                case .keep(let f): kept.append((f, noLine)); noLine = false
+                case .closeTrip(let t): o.distance += t.stats.distanceM; o.movingSeconds += Double(t.stats.movingTimeMs) / 1000
+                }
+            }
+            for r in s.reports { rec.report(.fix(r.fix), systemNowMs: 0, emit: handle) }
+            rec.finish(systemNowMs: 0, emit: handle)
+            if rec.tripOpen {
+                o.distance += rec.stats.distanceM
+                o.movingSeconds += Double(rec.stats.movingTimeMs) / 1000
+            }
+        }
+        o.points = kept.count
+        for (f, _) in kept {
+            let off = offPath(f, s.truth)
+            o.maxOff = max(o.maxOff, off)
+            if off > 30 { o.spikes += 1 }
+        }
+        for (i, (q, noLine)) in kept.enumerated() where i > 0 && !noLine {
+            let p = kept[i - 1].0
+            let t1 = Int((p.timeMs - G.t0Ms) / 1000), t2 = Int((q.timeMs - G.t0Ms) / 1000)
+            if truthMoved(s.truth, t1, t2) < 0.5 { o.standstillMetres += Geodesy.distance(p, q) }
+            if let w = window, w.contains(t2) { o.windowMetres += Geodesy.distance(p, q) }
+        }
+        if let w = window { o.windowPoints = kept.filter { w.contains(Int(($0.0.timeMs - G.t0Ms) / 1000)) }.count }
+        return o
+    }
+
+    /// 8 seeds in the test suite; the report script asks for more (CAIRN_SCENARIO_SEEDS).
+    static let seeds: [UInt64] = Array(1...UInt64(ProcessInfo.processInfo.environment["CAIRN_SCENARIO_SEEDS"].flatMap { UInt64($0) } ?? 8))
+
+    func testRulesMeetTheTargetsOnEveryScenario() throws {
+        var rows: [String] = []
+        var failures: [String] = []
+        let names = Self.scenarios(seed: 1).map(\.0.name)
+        for (k, name) in names.enumerated() {
+            var errs: [Double] = [], rawErrs: [Double] = []
+            var spikes = 0, rawSpikes = 0, points = 0, rawPoints = 0
+            var still = 0.0, rawStill = 0.0, movErr: [Double] = [], maxOff = 0.0
+            var windowPts = 0, windowM = 0.0
+            for seed in Self.seeds {
+                let (s, window) = Self.scenarios(seed: seed)[k]
+                let o = Self.evaluate(s, raw: false, window: window)
+                let r = Self.evaluate(s, raw: true, window: window)
+                errs.append((o.distance - s.trueDistance) / s.trueDistance * 100)
+                rawErrs.append((r.distance - s.trueDistance) / s.trueDistance * 100)
+                spikes += o.spikes; rawSpikes += r.spikes
+                points += o.points; rawPoints += r.points
+                still += o.standstillMetres; rawStill += r.standstillMetres
+                movErr.append((o.movingSeconds - Double(s.trueMovingSeconds)) / Double(s.trueMovingSeconds) * 100)
+                maxOff = max(maxOff, o.maxOff)
+                windowPts = max(windowPts, o.windowPoints)
+                windowM = max(windowM, o.windowMetres)
+            }
+            let n = Double(Self.seeds.count)
+            let worst = errs.map(abs).max()!
+            // The product's targets: ±0.5 % on open sky, tunnels, café and cold start, ±1 %
+            // between buildings. We hold the other rides (short, spiky, 2-D, hilly) to ±1 %.
+            let strict = ["open sky", "tunnels", "café stop 25 min", "cold start", "cold start, confident"]
+            let limit = strict.contains(name) ? 0.5 : 1.0
+            let asserted = !name.contains("not asserted")
+            // The parked ride is 1.1 km: its distance is at the mercy of two endpoints' noise,
+            // and what it is for is the park itself (asserted below).
+            if asserted && !name.hasPrefix("parked") && worst > limit { failures.append("\(name): distance error up to \(f2(worst)) % (limit \(limit) %)") }
+            if asserted && spikes > 0 { failures.append("\(name): \(spikes) points farther than 30 m from the path") }
+            if name.hasPrefix("parked"), windowM >= 3 || windowPts > 3 {
+                failures.append("\(name): the park added \(f2(windowM)) m and \(windowPts) points")
+            }
+            rows.append("| \(name) | \(f2(errs.reduce(0, +) / n)) (\(f2(errs.min()!)) … \(f2(errs.max()!))) | \(spikes) | \(f1(still / n)) | \(Int((Double(points) / n).rounded())) | \(f2(movErr.reduce(0, +) / n)) | \(f2(rawErrs.reduce(0, +) / n)) | \(rawSpikes) | \(f1(rawStill / n)) | \(Int((Double(rawPoints) / n).rounded())) |"
+                + (name.hasPrefix("parked") ? " park: \(windowPts) points, \(f2(windowM)) m (worst seed)" : ""))
+        }
+        let table = """
+        | scenario | distance error % mean (min … max) | points > 30 m off | standstill m | points | moving-time error % | raw: distance error % | raw: > 30 m off | raw: standstill m | raw: points |
+        |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+        \(rows.joined(separator: "\n"))
+        """
+        print(table)
+        if let path = ProcessInfo.processInfo.environment["CAIRN_RULES_REPORT"] {
+            let head = "Fix rules vs a raw recorder (every fix kept, like gpxlogger) on generated rides; \(Self.seeds.count) seeds each (sums of spikes, means otherwise). Produced by `Tests/bench/rules-report.sh`.\n\n"
+            try (head + table + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n"))
+    }
+
+    func f1(_ v: Double) -> String { String(format: "%.1f", v) }
+    func f2(_ v: Double) -> String { String(format: "%.2f", v) }
+}
