@@ -45,6 +45,10 @@ public struct RuleLimits: Sendable, Equatable {
     public var gapMs: Int64 = 10_000
     /// Rule 8: the distance filter is at least this many times the fix's uncertainty.
     public var distanceFilterUncertainties = 2.0
+    /// Rule 8: a turn of the measured course this large since the last kept point is a corner…
+    public var cornerDegrees = 20.0
+    /// …when both are moving at least this fast (slower, the receiver's course is noise).
+    public var courseSpeedMps = 1.5
     /// The uncertainty assumed for a fix whose receiver gives none.
     public var unknownAccuracyM = 10.0
     /// The earliest plausible fix time: 2000-01-01 (receivers without a date say 1980).
@@ -93,11 +97,15 @@ public struct RuleLimits: Sendable, Equatable {
 /// 8. **Distance filter.** A fix closer than the activity's minimum distance to the last kept
 ///    point is skipped (`too_close`). The minimum is the activity's (5 m for a ride) or, when
 ///    larger, twice the fix's own uncertainty: position jitter adds length to every short step,
-///    and spacing points by more than their jitter keeps that error small. Corners are kept:
-///    when the next point is kept, the skipped fixes that stand off the straight line to it by
-///    more than the sideways jitter (30 % of their uncertainty, at least 2 m) are kept too
-///    (Douglas-Peucker over the skipped fixes). The last skipped fix before a stop, a gap or the
-///    end is kept so the track reaches the place.
+///    and spacing points by more than their jitter keeps that error small. How far the rider
+///    went is measured by the doppler speed (position only without one): picking the first fix
+///    whose *position* is far enough would favour fixes thrown sideways by noise. Corners are kept:
+///    a fix whose measured course has turned 20° or more since the last kept point is kept
+///    whatever the distance (the doppler course does not zigzag with position noise). Below
+///    1.5 m/s, or without a course, the skipped fixes that stand off the straight line to the
+///    next kept point by more than the sideways jitter (30 % of their uncertainty, at least
+///    2 m) are kept instead (Douglas-Peucker over the skipped fixes). The last skipped fix
+///    before a stop, a gap or the end is kept so the track reaches the place.
 /// 9. **After a pause or a long gap** (no usable fix for 10 s) the next fix may be anywhere: the
 ///    jump rules start afresh and a new segment begins.
 /// 10. **Heights** are exported only when trusted (`Accuracy.heightIsTrusted`, 8 m): the rules
@@ -119,6 +127,10 @@ public struct FixRules: FixFilter {
     /// two-fix excursion).
     private var held2: Fix?
     private var held2Forced = false
+    /// The last fix that reached the distance filter, and the distance travelled (by measured
+    /// speed) since the last kept point.
+    private var lastCandidate: Fix?
+    private var travelled = 0.0
     /// Fixes that passed every gate but the first-fix accuracy, before the trip started.
     private var preStart = RingBuffer<Fix>(capacity: 64)
     /// Fixes skipped by the distance filter since the last kept point: corner candidates.
@@ -284,6 +296,8 @@ public struct FixRules: FixFilter {
         held2 = nil
         heldForced = false
         skipped.removeAll()
+        lastCandidate = nil
+        travelled = 0
         jumpsInRow = 0
         tripStarted = false
         waitingSinceMs = nil
@@ -473,14 +487,30 @@ public struct FixRules: FixFilter {
     private mutating func keep(_ b: Fix, forced: Bool, emit: (RuleOutput) -> Void) {
         tripStarted = true
         jumpRef = b
+        // How far the rider went since the last kept point, by the measured speed where there is
+        // one: choosing points by their distance from the last one would prefer the fixes thrown
+        // sideways by noise (they cross the threshold first), and zigzag the track long.
+        if let c = lastCandidate {
+            let dt = Double(b.timeMs - c.timeMs) / 1000
+            if let v1 = c.speed, let v2 = b.speed {
+                travelled += (v1 + v2) / 2 * dt
+            } else {
+                travelled += Geodesy.distance(c, b)
+            }
+        }
+        lastCandidate = b
         // Forced points (a stop, a segment start) skip the distance filter, but a point on top
         // of the last one adds nothing.
-        if let last = lastKept, Geodesy.distance(last, b) < (forced ? 1 : minDistance(b)) {
+        // A turn of the measured course (doppler) is a corner: kept whatever the distance.
+        if let last = lastKept,
+           forced ? Geodesy.distance(last, b) < 1
+                  : travelled < minDistance(b) && !(courseTurn(last, b).map { $0 >= limits.cornerDegrees } ?? false) {
             if skipped.isFull { emit(.drop(.tooClose)) }
             skipped.append(b)
             return
         }
-        if let last = lastKept, !skipped.isEmpty {
+        travelled = 0
+        if let last = lastKept, !skipped.isEmpty, !coursesKnown(last, b) {
             // Corners: the skipped fixes that stand off the straight line from the last kept
             // point to this one by more than the tolerance (Douglas-Peucker over the skipped ones).
             var keepIdx = [Bool](repeating: false, count: skipped.count)
@@ -490,8 +520,22 @@ public struct FixRules: FixFilter {
             }
             skipped.removeAll()
         }
+        for _ in 0..<skipped.count { emit(.drop(.tooClose)) }
+        skipped.removeAll()
         emit(.keep(b))
         lastKept = b
+    }
+
+    /// The change of the measured course from `a` to `b`, in degrees, when both are moving fast
+    /// enough for the receiver's course to mean something.
+    private func courseTurn(_ a: Fix, _ b: Fix) -> Double? {
+        guard coursesKnown(a, b), let ca = a.track, let cb = b.track else { return nil }
+        let d = abs(ca - cb).truncatingRemainder(dividingBy: 360)
+        return d > 180 ? 360 - d : d
+    }
+
+    private func coursesKnown(_ a: Fix, _ b: Fix) -> Bool {
+        a.track != nil && b.track != nil && (a.speed ?? 0) >= limits.courseSpeedMps && (b.speed ?? 0) >= limits.courseSpeedMps
     }
 
     /// How far a skipped fix must stand off the chord to be a corner: above the sideways
@@ -545,6 +589,7 @@ public struct FixRules: FixFilter {
         if keepLast {
             emit(.keep(last))
             lastKept = last
+            travelled = 0
         }
     }
 }

@@ -20,6 +20,8 @@ struct ScenarioGenerator {
         static let open = Sky(driftSigma: 2.5, driftTau: 60, whiteSigma: 0.4, hdop: 0.9)
         static let buildings = Sky(driftSigma: 6, driftTau: 60, whiteSigma: 1.0, hdop: 2.0)
         static let canyon = Sky(driftSigma: 12, driftTau: 90, whiteSigma: 1.5, hdop: 2.4)
+        /// A receiver that smooths little: most of its error is fresh every second.
+        static let jittery = Sky(driftSigma: 1, driftTau: 30, whiteSigma: 1.8, hdop: 0.9)
     }
 
     enum Leg {

@@ -38,6 +38,7 @@ final class ScenarioTests: XCTestCase {
         var g = G(seed: seed)
         var out: [(G.Scenario, ClosedRange<Int>?)] = []
         out.append((g.scenario("open sky", route, .init()), nil))
+        out.append((g.scenario("open sky, jittery receiver", route, .init(sky: .jittery)), nil))
         out.append((g.scenario("between buildings", route, .init(sky: .buildings)), nil))
         out.append((g.scenario("urban canyon (not asserted)", route, .init(sky: .canyon)), nil))
         var tunnels = route
@@ -181,9 +182,10 @@ final class ScenarioTests: XCTestCase {
             let n = Double(Self.seeds.count)
             let worst = errs.map(abs).max()!
             // The product's targets: ±0.5 % on open sky, tunnels, café and cold start, ±1 %
-            // between buildings. We hold the other rides (short, spiky, 2-D, hilly) to ±1 %.
+            // between buildings. We hold the other rides (spiky, 2-D, hilly) to ±1 %.
             let strict = ["open sky", "tunnels", "café stop 25 min", "cold start", "cold start, confident"]
-            let limit = strict.contains(name) ? 0.5 : 1.0
+            // A receiver whose error is mostly fresh every second pays for it in length: held to 1.5 %.
+            let limit = strict.contains(name) ? 0.5 : name.contains("jittery") ? 1.5 : 1.0
             let asserted = !name.contains("not asserted")
             // The parked ride is 1.1 km: its distance is at the mercy of two endpoints' noise,
             // and what it is for is the park itself (asserted below).
