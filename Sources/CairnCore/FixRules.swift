@@ -467,19 +467,24 @@ public struct FixRules: FixFilter {
     private mutating func releaseHeld(emit: (RuleOutput) -> Void) {
         guard let b = held else { return }
         held = nil
-        defer {
-            // A second held fix (a suspected excursion nothing came back from) is kept too.
-            if let c = held2 {
-                held2 = nil
-                keep(c, forced: true, emit: emit)
-            }
-        }
-        // A start nothing confirmed is not a trip; anything else that passed the gates is kept.
+        let bForced = heldForced
+        let c = held2
+        held2 = nil
+        // A start nothing confirmed is not a trip.
         if jumpRef == nil && !tripStarted {
             emit(.drop(.firstFix))
-        } else {
-            keep(b, forced: true, emit: emit)
+            if c != nil { emit(.drop(.firstFix)) }
+            return
         }
+        // No successor will judge these: one whose way in was faster than the measured speed
+        // allows is taken for a spike (an excursion nothing came back from); the rest is kept.
+        if let a = jumpRef, !bForced, tooFast(a, b, fallback: averageSpeed(a, b)) {
+            emit(.drop(.spike))
+            if c != nil { emit(.drop(.spike)) }
+            return
+        }
+        keep(b, forced: true, emit: emit)
+        if let c { keep(c, forced: true, emit: emit) }
     }
 
     // MARK: - Rule 8
