@@ -2,8 +2,17 @@ import CairnCore
 
 /// GPX 1.1 (Topografix), streamed: one `<trk>` per trip, one `<trkseg>` per segment, `<ele>` only
 /// where the height is trusted (see `Accuracy.heightIsTrusted`), `<time>` on every point.
-/// Child order follows the XSD sequence: `ele, time, ..., fix`.
+/// Child order follows the XSD sequence: `ele, time, ..., fix, extensions`.
+///
+/// Speed (m/s) and course (degrees true) go into Garmin's TrackPointExtension v2, with the air
+/// temperature (`atemp`) when one was measured; pressure (hPa) and vertical speed (m/s) go into
+/// cairn's own namespace as siblings of it (no common extension carries them). The GPX schema
+/// checks extensions laxly, so they validate, and readers that don't know them skip them.
 public final class GPXWriter: TrackExporter {
+    /// cairn's namespace for the values no common GPX extension carries.
+    public static let cairnNamespace = "urn:x-cairn:gpx:1"
+    public static let tpxNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
+
     private let out: OutputSink
     private let creator: String
     private var inTrip = false
@@ -16,9 +25,11 @@ public final class GPXWriter: TrackExporter {
     }
 
     public func begin() {
-        out.write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+        out.put("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
         out.write("<gpx version=\"1.1\" creator=\"\(TextFormat.xmlEscaped(creator))\" "
             + "xmlns=\"http://www.topografix.com/GPX/1/1\" "
+            + "xmlns:gpxtpx=\"\(Self.tpxNamespace)\" "
+            + "xmlns:cairn=\"\(Self.cairnNamespace)\" "
             + "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
             + "xsi:schemaLocation=\"http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd\">\n")
     }
@@ -32,41 +43,70 @@ public final class GPXWriter: TrackExporter {
     }
 
     /// Segments open lazily at their first point, so no empty `<trkseg>` is written.
-    public func beginSegment() {
+    public func beginSegment(_ reason: SegmentReason) {
         segmentRequested = true
     }
 
-    public func point(_ fix: Fix) {
+    public func point(_ fix: Fix, _ extras: PointExtras) {
         guard inTrip else { return }
         if segmentRequested || !inSegment {
-            if inSegment { out.write("    </trkseg>\n") }
-            out.write("    <trkseg>\n")
+            if inSegment { out.put("    </trkseg>\n") }
+            out.put("    <trkseg>\n")
             inSegment = true
             segmentRequested = false
         }
         // GPX longitudes are in [-180, 180): 180 is written as -180.
         let lon = fix.lon >= 180 ? fix.lon - 360 : fix.lon
-        var s = "      <trkpt lat=\"" + (TextFormat.trimmed(fix.lat, 7) ?? "0") + "\" lon=\"" + (TextFormat.trimmed(lon, 7) ?? "0") + "\">"
-        if Accuracy.heightIsTrusted(fix), let h = fix.height, let e = TextFormat.trimmed(h, 2) {
-            s += "<ele>" + e + "</ele>"
+        out.put("      <trkpt lat=\"")
+        if !out.decimal(fix.lat, 7) { out.byte(UInt8(ascii: "0")) }
+        out.put("\" lon=\"")
+        if !out.decimal(lon, 7) { out.byte(UInt8(ascii: "0")) }
+        out.put("\">")
+        if let h = PointValues.height(fix), h.isFinite {
+            out.put("<ele>")
+            out.decimal(h, 2)
+            out.put("</ele>")
         }
-        s += "<time>" + TextFormat.isoTime(ms: fix.timeMs) + "</time>"
-        s += fix.mode >= 3 ? "<fix>3d</fix>" : "<fix>2d</fix>"
-        s += "</trkpt>\n"
-        out.write(s)
+        out.put("<time>")
+        out.isoTime(ms: fix.timeMs)
+        out.put("</time>")
+        if fix.mode >= 3 { out.put("<fix>3d</fix>") } else { out.put("<fix>2d</fix>") }
+
+        let temp = PointValues.finite(extras.temperatureC)
+        let speed = PointValues.finite(fix.speed)
+        let course = PointValues.finite(fix.track)
+        let pressure = PointValues.finite(extras.pressurePa)
+        let climb = PointValues.climb(fix)
+        if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil {
+            out.put("<extensions>")
+            if temp != nil || speed != nil || course != nil {
+                // TrackPointExtension v2's sequence: atemp, wtemp, depth, hr, cad, speed, course, bearing.
+                out.put("<gpxtpx:TrackPointExtension>")
+                if let t = temp { out.put("<gpxtpx:atemp>"); out.decimal(t, 1); out.put("</gpxtpx:atemp>") }
+                if let s = speed { out.put("<gpxtpx:speed>"); out.decimal(s, 3); out.put("</gpxtpx:speed>") }
+                if let c = course { out.put("<gpxtpx:course>"); out.decimal(c, 2); out.put("</gpxtpx:course>") }
+                out.put("</gpxtpx:TrackPointExtension>")
+            }
+            if let p = pressure { out.put("<cairn:pressure>"); out.decimal(p / 100, 2); out.put("</cairn:pressure>") }
+            if let c = climb { out.put("<cairn:climb>"); out.decimal(c, 3); out.put("</cairn:climb>") }
+            out.put("</extensions>")
+        }
+        out.put("</trkpt>\n")
     }
 
-    public func endTrip() {
-        guard inTrip else { return }
-        if inSegment { out.write("    </trkseg>\n") }
-        out.write("  </trk>\n")
+    @discardableResult
+    public func endTrip() -> String? {
+        guard inTrip else { return nil }
+        if inSegment { out.put("    </trkseg>\n") }
+        out.put("  </trk>\n")
         inTrip = false
         inSegment = false
+        return nil
     }
 
     public func end() -> String? {
         endTrip()
-        out.write("</gpx>\n")
+        out.put("</gpx>\n")
         return out.finish()
     }
 }

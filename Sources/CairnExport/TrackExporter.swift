@@ -4,20 +4,76 @@ import CairnCore
 public struct TripHeading: Sendable {
     public var id: UInt64
     public var activity: String?
-    public init(id: UInt64, activity: String?) {
+    /// The trip's rebuilt figures, read before its points for writers that put them first
+    /// (`TrackExporter.wantsSummaryFirst`); nil otherwise.
+    public var summary: TripSummary?
+    public init(id: UInt64, activity: String?, summary: TripSummary? = nil) {
         self.id = id
         self.activity = activity
+        self.summary = summary
     }
 }
 
+/// Measurements that travel with a point but are not part of the GPS fix. The log holds none of
+/// them yet (the barometer issue adds pressure); writers write each one only when it is present,
+/// and never invent one.
+public struct PointExtras: Sendable, Equatable {
+    /// Absolute (station) pressure, pascals: FIT `absolute_pressure`, GPX `cairn:pressure` and the
+    /// CSV `pressure` column (both hPa).
+    public var pressurePa: Double?
+    /// Air temperature, degrees Celsius: FIT `temperature`, GPX `gpxtpx:atemp`, CSV `temp`.
+    public var temperatureC: Double?
+    public init(pressurePa: Double? = nil, temperatureC: Double? = nil) {
+        self.pressurePa = pressurePa
+        self.temperatureC = temperatureC
+    }
+    public static let none = PointExtras()
+}
+
 /// A streaming writer for one output format: it sees the trips' events in order and never holds
-/// a trip in memory.
+/// a trip in memory (whatever a format needs out of order goes through a `Spool`, a temporary
+/// file, never the heap).
 public protocol TrackExporter: AnyObject {
+    /// True when `beginTrip` needs `TripHeading.summary` (costs the caller one extra read of the
+    /// trip's log, still streamed).
+    var wantsSummaryFirst: Bool { get }
     func begin()
-    func beginTrip(_ heading: TripHeading)
-    func beginSegment()
-    func point(_ fix: Fix)
-    func endTrip()
+    /// Throws when the trip's output cannot be opened (FIT's one file per trip).
+    func beginTrip(_ heading: TripHeading) throws(ExportError)
+    /// The next point starts a new segment (a GPX `<trkseg>`, a FIT timer stop/start).
+    func beginSegment(_ reason: SegmentReason)
+    func point(_ fix: Fix, _ extras: PointExtras)
+    /// Ends the trip; returns an error text if writing its output failed.
+    @discardableResult
+    func endTrip() -> String?
     /// Finishes the document; returns an error text if writing failed.
     func end() -> String?
+}
+
+extension TrackExporter {
+    public var wantsSummaryFirst: Bool { false }
+    public func beginSegment() { beginSegment(.other) }
+    public func point(_ fix: Fix) { point(fix, .none) }
+}
+
+/// The exporters' shared view of one point: the values every format writes the same way.
+enum PointValues {
+    /// The height to export, or nil when it is not trusted (see `Accuracy.heightIsTrusted`).
+    @inline(__always)
+    static func height(_ fix: Fix) -> Double? {
+        Accuracy.heightIsTrusted(fix) ? fix.height : nil
+    }
+
+    /// Vertical speed only where the height itself is trusted: gpsd derives it from the heights.
+    @inline(__always)
+    static func climb(_ fix: Fix) -> Double? {
+        guard let c = fix.climb, c.isFinite, Accuracy.heightIsTrusted(fix) else { return nil }
+        return c
+    }
+
+    @inline(__always)
+    static func finite(_ v: Double?) -> Double? {
+        guard let v, v.isFinite else { return nil }
+        return v
+    }
 }

@@ -1,44 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import CairnCore
 import CairnLog
 import CairnExport
 
 enum ConvertCommand: Command {
     static let name = "convert"
-    static let overview = "Convert trips to GPX 1.1: one <trk> per trip, one <trkseg> per segment, streamed."
-    static let usage = "cairn convert <path> ... --to gpx [-o <file|->] [--trip <id>] [--force]"
+    static let overview = """
+        Convert trips to GPX 1.1, FIT activities, GeoJSON, KML or CSV, streamed from the log.
+          gpx      one <trk> per trip, one <trkseg> per segment; speed and course in Garmin's
+                   TrackPointExtension v2
+          fit      one activity file per trip into a directory (-o DIR), for Strava and Garmin
+          geojson  one MultiLineString Feature per trip (RFC 7946), or speed-coloured lines
+          kml      one gx:MultiTrack per trip, or speed-coloured tracks
+          csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
+        """
+    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options = [
-        OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx."),
-        OptionSpec(name: "--output", valueName: "FILE", help: "Output file, or - for standard output. (default: -)", short: "-o"),
+        OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx, fit, geojson, kml or csv."),
+        OptionSpec(name: "--output", valueName: "PATH", help: "A file, or - for standard output (default: -). fit: a directory (created if missing; YYYYMMDD-HHMMSS-tripID.fit per trip) or one .fit file for one trip.", short: "-o"),
         OptionSpec(name: "--trip", valueName: "ID", help: "Only this trip (see 'cairn list'). (default: all trips)"),
-        OptionSpec(name: "--force", valueName: nil, help: "Replace an existing output file."),
+        OptionSpec(name: "--speed-bands", valueName: "BANDS", help: "geojson, kml: colour by speed. 'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110) or your limits in km/h: 12,24,36."),
+        OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
     ]
+
+    static let formats = ["gpx", "fit", "geojson", "kml", "csv"]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         guard !a.positionals.isEmpty else { throw UsageError("Missing expected argument '<path>'") }
         guard let format = a.value("--to") else { throw UsageError("Missing expected option '--to <format>'") }
-        guard format == "gpx" else {
-            throw UsageError("The value '\(format)' is invalid for '--to <format>': this version writes gpx")
+        guard formats.contains(format) else {
+            throw UsageError("The value '\(format)' is invalid for '--to <format>': use one of \(formats.joined(separator: ", "))")
+        }
+        var colouring = GeoJSONWriter.Colouring.none
+        if let b = a.value("--speed-bands") {
+            guard format == "geojson" || format == "kml" else {
+                throw UsageError("'--speed-bands' applies to geojson and kml, not \(format)")
+            }
+            if b == "auto" {
+                colouring = .auto
+            } else {
+                do { colouring = .bands(try SpeedBands.parse(b)) } catch { throw UsageError(error.description) }
+            }
+        }
+        let force = a.has("--force")
+        let outPath = a.value("--output") ?? (format == "fit" ? nil : "-")
+        if format == "fit" {
+            guard let o = outPath else {
+                throw UsageError("--to fit writes one file per trip: give a directory with '-o <dir>'")
+            }
+            if o == "-" {
+                throw UsageError("--to fit cannot write to standard output (a FIT header is completed after the data): give a directory with '-o <dir>'")
+            }
         }
         let sel = try TripSelection(paths: a.positionals, trip: a.value("--trip"))
-        let outPath = a.value("--output") ?? "-"
-        let sink: OutputSink
-        do {
-            sink = outPath == "-" ? OutputSink() : try OutputSink(creating: outPath, force: a.has("--force"))
-        } catch {
-            throw Failure("\(error)")
+        let creator = "cairn \(cairnVersion)"
+
+        let writer: TrackExporter
+        var describeOutput = outPath ?? "-"
+        if format == "fit" {
+            let o = outPath!
+            let target: FITWriter.Target
+            if isDirectory(o) {
+                target = .directory(o)
+            } else if o.hasSuffix(".fit") {
+                guard sel.trips.count == 1 else {
+                    throw Failure("-o \(o): one FIT file holds one trip, and \(sel.trips.count) are selected: give a directory, or choose one with --trip")
+                }
+                target = .file(o)
+            } else if pathExists(o) {
+                throw Failure("-o \(o): not a directory (FIT writes one file per trip into a directory)")
+            } else {
+                if mkdir(o, 0o755) != 0 { throw Failure("-o \(o): cannot create directory: \(String(cString: strerror(errno)))") }
+                target = .directory(o)
+            }
+            writer = FITWriter(target: target, force: force, softwareVersion: cairnVersion)
+        } else {
+            let sink: OutputSink
+            do {
+                sink = outPath == "-" ? OutputSink() : try OutputSink(creating: describeOutput, force: force)
+            } catch {
+                throw Failure("\(error)")
+            }
+            switch format {
+            case "gpx": writer = GPXWriter(sink: sink, creator: creator)
+            case "geojson": writer = GeoJSONWriter(sink: sink, colouring: colouring)
+            case "kml": writer = KMLWriter(sink: sink, creator: creator, colouring: colouring)
+            default: writer = CSVWriter(sink: sink)
+            }
         }
-        let writer: TrackExporter = GPXWriter(sink: sink, creator: "cairn \(cairnVersion)")
+
         var problems = sel.problems
+        var converted = 0
         writer.begin()
         for t in sel.trips {
-            // The heading needs the activity, which the trip's first record names: read it first.
-            writer.beginTrip(TripHeading(id: t.id, activity: activity(of: t)))
+            var heading = TripHeading(id: t.id, activity: nil)
+            if writer.wantsSummaryFirst {
+                // A first streamed pass for the figures the format puts before the points.
+                do {
+                    let s = try TripCatalog.read(t)
+                    heading.summary = s
+                    heading.activity = s.activity
+                } catch {
+                    printErr("cairn: trip \(t.id): \(error)")
+                    problems += 1
+                    continue
+                }
+                if format == "fit" && heading.summary?.stats.points == 0 {
+                    printErr("cairn: trip \(t.id): no points, no FIT file written")
+                    continue
+                }
+            } else {
+                // The heading needs the activity, which the trip's first record names.
+                heading.activity = activity(of: t)
+            }
             do {
+                try writer.beginTrip(heading)
+            } catch {
+                printErr("cairn: trip \(t.id): \(error)")
+                problems += 1
+                continue
+            }
+            do {
+                // The log holds no pressure or temperature yet: when it does, they go into
+                // PointExtras here, and every writer carries them.
                 let s = try TripCatalog.read(t) { event in
                     switch event {
-                    case .segment: writer.beginSegment()
-                    case .point(let f): writer.point(f)
+                    case .segment(let reason): writer.beginSegment(reason)
+                    case .point(let f): writer.point(f, .none)
                     }
                 }
                 if s.status == "recovered" {
@@ -48,10 +141,20 @@ enum ConvertCommand: Command {
                 printErr("cairn: trip \(t.id): \(error)")
                 problems += 1
             }
-            writer.endTrip()
+            if let e = writer.endTrip() {
+                printErr("cairn: trip \(t.id): \(e)")
+                problems += 1
+            } else {
+                converted += 1
+            }
         }
         if let err = writer.end() { throw Failure(err) }
-        if outPath != "-" { printErr("cairn: wrote \(sel.trips.count) trip\(sel.trips.count == 1 ? "" : "s") to \(outPath)") }
+        if let fit = writer as? FITWriter {
+            describeOutput = outPath ?? "-"
+            printErr("cairn: wrote \(fit.written.count) FIT file\(fit.written.count == 1 ? "" : "s") to \(describeOutput)")
+        } else if describeOutput != "-" {
+            printErr("cairn: wrote \(converted) trip\(converted == 1 ? "" : "s") to \(describeOutput)")
+        }
         return problems > 0 ? ExitCode.failure : ExitCode.ok
     }
 
@@ -63,5 +166,10 @@ enum ConvertCommand: Command {
             return false
         }
         return a
+    }
+
+    static func isDirectory(_ p: String) -> Bool {
+        var st = stat()
+        return stat(p, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }

@@ -72,7 +72,7 @@ final class GPXWriterTests: XCTestCase {
 
     func testRefusesToOverwrite() throws {
         let path = NSTemporaryDirectory() + "exists-\(UUID().uuidString).gpx"
-        FileManager.default.createFile(atPath: path, contents: Data("keep".utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data("keep".utf8))
         defer { try? FileManager.default.removeItem(atPath: path) }
         XCTAssertThrowsError(try OutputSink(creating: path, force: false)) { e in
             XCTAssertTrue("\(e)".contains("already exists"))

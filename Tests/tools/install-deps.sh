@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 schema="$repo/Tests/Fixtures/schemas/gpx.xsd"
 schema_md5=e665d5dc903801fa2df8471f044072f3
-packages=(gpsd gpsd-clients libgps-dev libxml2-utils python3 file strace procps ca-certificates)
+packages=(gpsd gpsd-clients libgps-dev libxml2-utils python3 file strace procps ca-certificates gpsbabel time)
 
 tmp="" prc=/usr/sbin/policy-rc.d own_prc=no
 cleanup() { rm -rf "$tmp"; if [ "$own_prc" = yes ]; then rm -f "$prc"; fi; }
@@ -70,6 +70,24 @@ else
     cp "$tmp/x/usr/share/pytrainer/schemas/Topografix_gpx11.xsd" "$schema"
     say "schema fetched: $schema"
 fi
+
+# Python readers that check cairn's exports (see Tests/tools/check-export.py), into whatever
+# python3 is on PATH (the tests run that one). Pinned, so a new release can't change a verdict.
+py_pkgs=(garmin-fit-sdk==21.218.0 fitdecode==0.11.0 geojson-validator==0.7.0 fastkml==1.4.0)
+if python3 -c 'import garmin_fit_sdk, fitdecode, geojson_validator, fastkml' 2>/dev/null; then
+    say "python readers present"
+else
+    if ! python3 -m pip --version >/dev/null 2>&1; then apt_update; apt-get install -y -qq --no-install-recommends python3-pip </dev/null; fi
+    pip_flags=(-q --disable-pip-version-check --root-user-action=ignore)
+    # Debian's own python3 is "externally managed" (PEP 668); a pyenv or venv python is not.
+    if python3 -c 'import sys, sysconfig, os; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) else 1)'; then
+        pip_flags+=(--break-system-packages)
+    fi
+    say "installing python readers: ${py_pkgs[*]}"
+    python3 -m pip install "${pip_flags[@]}" "${py_pkgs[@]}" </dev/null || die "pip install ${py_pkgs[*]} failed"
+    python3 -c 'import garmin_fit_sdk, fitdecode, geojson_validator, fastkml' || die "python readers still missing after pip install"
+fi
+# The KML 2.2 schemas (OGC + gx) ship inside fastkml; tests find them with check-export.py kml-schema-dir.
 
 # Swift can't come from Debian here; it must already be on the machine.
 if command -v swift >/dev/null; then

@@ -1,0 +1,70 @@
+import CairnCore
+
+/// CSV, one row per point, streamed: a header row, commas, `.` decimals, UTF-8, times in ISO 8601
+/// UTC with `Z`, SI units except pressure (hPa, as weather tools expect):
+///
+///     time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
+///
+/// Empty cells where a value was not measured (`ele` where the height is not trusted). `segment`
+/// counts from 1 within each trip. gpsbabel's `unicsv` reads the columns by name (by substring:
+/// no column name here contains another's keyword).
+public final class CSVWriter: TrackExporter {
+    public static let header = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip\n"
+    private let out: OutputSink
+    private var trip: UInt64 = 0
+    private var segment = 0
+    private var segmentRequested = false
+    private var inTrip = false
+
+    public init(sink: OutputSink) { out = sink }
+
+    public func begin() { out.write(Self.header) }
+
+    public func beginTrip(_ heading: TripHeading) {
+        trip = heading.id
+        segment = 0
+        segmentRequested = true
+        inTrip = true
+    }
+
+    public func beginSegment(_ reason: SegmentReason) { segmentRequested = true }
+
+    public func point(_ fix: Fix, _ extras: PointExtras) {
+        guard inTrip else { return }
+        if segmentRequested {
+            segment += 1
+            segmentRequested = false
+        }
+        let comma = UInt8(ascii: ",")
+        out.isoTime(ms: fix.timeMs)
+        out.byte(comma)
+        out.decimal(fix.lat, 7)
+        out.byte(comma)
+        out.decimal(fix.lon, 7)
+        out.byte(comma)
+        if let h = PointValues.height(fix) { out.decimal(h, 2) }
+        out.byte(comma)
+        if let s = PointValues.finite(fix.speed) { out.decimal(s, 3) }
+        out.byte(comma)
+        if let c = PointValues.finite(fix.track) { out.decimal(c, 2) }
+        out.byte(comma)
+        if let t = PointValues.finite(extras.temperatureC) { out.decimal(t, 1) }
+        out.byte(comma)
+        if let p = PointValues.finite(extras.pressurePa) { out.decimal(p / 100, 2) }
+        out.byte(comma)
+        if let c = PointValues.climb(fix) { out.decimal(c, 3) }
+        out.byte(comma)
+        out.int(Int64(segment))
+        out.byte(comma)
+        out.int(Int64(bitPattern: trip))
+        out.byte(UInt8(ascii: "\n"))
+    }
+
+    @discardableResult
+    public func endTrip() -> String? {
+        inTrip = false
+        return nil
+    }
+
+    public func end() -> String? { out.finish() }
+}

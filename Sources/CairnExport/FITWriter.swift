@@ -1,0 +1,426 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnCore
+
+/// CRC-16 as FIT uses it (CRC-16/ARC: reflected polynomial 0xA001, initial value 0, no final XOR).
+public enum FITCRC {
+    static let table: [UInt16] = (0..<256).map { i -> UInt16 in
+        var c = UInt16(i)
+        for _ in 0..<8 { c = c & 1 != 0 ? (c >> 1) ^ 0xA001 : c >> 1 }
+        return c
+    }
+
+    @inline(__always)
+    public static func update(_ crc: UInt16, _ byte: UInt8) -> UInt16 {
+        (crc >> 8) ^ table[Int((crc ^ UInt16(byte)) & 0xFF)]
+    }
+
+    public static func update(_ crc: UInt16, _ bytes: UnsafeBufferPointer<UInt8>) -> UInt16 {
+        var c = crc
+        for b in bytes { c = (c >> 8) ^ table[Int((c ^ UInt16(b)) & 0xFF)] }
+        return c
+    }
+
+    public static func checksum(_ bytes: [UInt8]) -> UInt16 {
+        bytes.withUnsafeBufferPointer { update(0, $0) }
+    }
+
+    /// a·b mod P in the reflected representation (bit 15 is x^0), as zlib's `multmodp`.
+    static func multModP(_ a: UInt16, _ b0: UInt16) -> UInt16 {
+        guard a != 0 else { return 0 }
+        var m: UInt16 = 1 << 15
+        var p: UInt16 = 0
+        var b = b0
+        while true {
+            if a & m != 0 {
+                p ^= b
+                if a & (m &- 1) == 0 { break }
+            }
+            m >>= 1
+            b = b & 1 != 0 ? (b >> 1) ^ 0xA001 : b >> 1
+        }
+        return p
+    }
+
+    /// x^(2^k) mod P for k = 0..<64.
+    static let x2n: [UInt16] = {
+        var t = [UInt16](repeating: 0, count: 64)
+        t[0] = 1 << 14  // x^1
+        for k in 1..<64 { t[k] = multModP(t[k - 1], t[k - 1]) }
+        return t
+    }()
+
+    /// The CRC of `a ++ b` from the CRC of `a`, the CRC of `b` and `b`'s length: FIT's file CRC
+    /// covers the header, which is only known once the data is written, so the data's CRC is
+    /// computed as it streams out and combined with the header's at the end (zlib's
+    /// `crc32_combine`, for this 16-bit CRC with no pre- or post-inversion).
+    public static func combine(_ crcA: UInt16, _ crcB: UInt16, lengthB: Int) -> UInt16 {
+        var p: UInt16 = 1 << 15  // x^0
+        var n = UInt64(lengthB)
+        var k = 3  // x^(8n): n bytes are 8n bits
+        while n != 0 {
+            if n & 1 != 0 { p = multModP(x2n[k], p) }
+            n >>= 1
+            k += 1
+        }
+        return multModP(p, crcA) ^ crcB
+    }
+}
+
+/// FIT activity files, one per trip, streamed: the records go out as the points come, the
+/// summary messages (lap, session, activity) last, as devices write them, and the header's data
+/// size and CRC are written over the placeholder header at the end. The file CRC is computed as
+/// the bytes stream out, so nothing is read back and memory does not depend on the trip's length.
+///
+/// Message order (passes Garmin's FIT SDK, fitdecode and fit-tool): file_id, device_info, timer
+/// start, records (a timer stop and start between segments: pauses, gaps, reconnects), timer
+/// stop_all, lap, session, activity.
+public final class FITWriter: TrackExporter {
+    public enum Target {
+        /// One file per trip in this directory, named `YYYYMMDD-HHMMSS-tripID.fit` (UTC start).
+        case directory(String)
+        /// One file (a single trip).
+        case file(String)
+    }
+
+    public static let epochOffset: Int64 = 631_065_600  // 1989-12-31T00:00:00Z in Unix seconds
+    static let headerSize = 14
+    static let profileVersion: UInt16 = 2100
+    static let manufacturerDevelopment: UInt16 = 255
+    static let product: UInt16 = 1
+    static let serial: UInt32 = 0xCA1E  // constant: convert does not know the recorder's board
+
+    private let target: Target
+    private let force: Bool
+    private let softwareVersion: UInt16
+    /// Paths of the files written so far.
+    public private(set) var written: [String] = []
+
+    // Per trip.
+    private var sink: OutputSink?
+    private var crc: UInt16 = 0
+    private var msg: [UInt8] = []
+    private var heading = TripHeading(id: 0, activity: nil)
+    private var stats = TripStats()
+    private var recordLocal: [UInt8: UInt8] = [:]   // field mask -> local type
+    private var nextRecordLocal: UInt8 = 3
+    private var started = false
+    private var segmentPending = false
+    private var firstMs: Int64 = 0
+    private var lastMs: Int64 = 0
+    private var segmentStartMs: Int64 = 0
+    private var timerMs: Int64 = 0
+    private var firstPos: (Int32, Int32) = (0x7FFF_FFFF, 0x7FFF_FFFF)
+    private var lastPos: (Int32, Int32) = (0x7FFF_FFFF, 0x7FFF_FFFF)
+
+    public init(target: Target, force: Bool, softwareVersion: String) {
+        self.target = target
+        self.force = force
+        // "0.1.0" -> 10 (software_version has scale 100: 0.10).
+        let parts = softwareVersion.split(separator: ".").compactMap { Int($0) }
+        let v = (parts.count > 0 ? parts[0] * 100 : 0) + (parts.count > 1 ? parts[1] * 10 : 0) + (parts.count > 2 ? parts[2] : 0)
+        self.softwareVersion = UInt16(clamping: v)
+        msg.reserveCapacity(256)
+    }
+
+    public var wantsSummaryFirst: Bool { true }
+
+    public func begin() {}
+
+    public static func fileName(tripId: UInt64, startMs: Int64?) -> String {
+        guard let ms = startMs else { return "trip\(tripId).fit" }
+        let iso = TextFormat.isoTime(ms: ms)  // 2025-06-01T08:00:00Z
+        let digits = iso.prefix(19).filter { $0 != "-" && $0 != ":" }  // 20250601T080000
+        return digits.replacingOccurrences("T", "-") + "-trip\(tripId).fit"
+    }
+
+    public func beginTrip(_ heading: TripHeading) throws(ExportError) {
+        endTrip()
+        let path: String
+        switch target {
+        case .file(let p): path = p
+        case .directory(let d):
+            let name = Self.fileName(tripId: heading.id, startMs: heading.summary?.stats.firstTimeMs)
+            path = d.hasSuffix("/") ? d + name : d + "/" + name
+        }
+        let s = try OutputSink(creating: path, force: force)
+        sink = s
+        self.heading = heading
+        crc = 0
+        stats = TripStats()
+        recordLocal = [:]
+        nextRecordLocal = 3
+        started = false
+        segmentPending = false
+        timerMs = 0
+        // Placeholder header: completed (data size, CRC) at the end.
+        s.append([UInt8](repeating: 0, count: Self.headerSize))
+        let created = fitTime(heading.summary?.stats.firstTimeMs ?? 0)
+
+        // file_id: type 4 (activity), first.
+        define(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (3, 4, 0x8C), (4, 4, 0x86)])
+        data(local: 0)
+        u8(4); u16(Self.manufacturerDevelopment); u16(Self.product); u32(Self.serial); u32(created)
+        emit()
+        // device_info: the creator (device_index 0).
+        define(local: 1, global: 23, [(253, 4, 0x86), (0, 1, 0x02), (2, 2, 0x84), (3, 4, 0x8C), (4, 2, 0x84), (5, 2, 0x84)])
+        data(local: 1)
+        u32(created); u8(0); u16(Self.manufacturerDevelopment); u32(Self.serial); u16(Self.product); u16(softwareVersion)
+        emit()
+        // event: timer start/stop.
+        define(local: 2, global: 21, [(253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (4, 1, 0x02)])
+        emit()
+    }
+
+    public func beginSegment(_ reason: SegmentReason) {
+        stats.startSegment(reason)
+        if started { segmentPending = true }
+    }
+
+    private func timerEvent(_ ms: Int64, start: Bool) {
+        data(local: 2)
+        u32(fitTime(ms)); u8(0); u8(start ? 0 : 4); u8(0)
+        emit()
+    }
+
+    // Record field mask bits.
+    private static let hasAltitude: UInt8 = 1, hasSpeed: UInt8 = 2, hasVerticalSpeed: UInt8 = 4
+    private static let hasAccuracy: UInt8 = 8, hasPressure: UInt8 = 16, hasTemperature: UInt8 = 32
+
+    public func point(_ fix: Fix, _ extras: PointExtras) {
+        guard sink != nil else { return }
+        if !started {
+            started = true
+            firstMs = fix.timeMs
+            segmentStartMs = fix.timeMs
+            firstPos = (Self.semicircles(fix.lat), Self.semicircles(Self.wrapLon(fix.lon)))
+            timerEvent(fix.timeMs, start: true)
+        } else if segmentPending {
+            // A pause, gap or reconnect: the timer stops at the last point and restarts here.
+            timerMs += lastMs - segmentStartMs
+            timerEvent(lastMs, start: false)
+            timerEvent(fix.timeMs, start: true)
+            segmentStartMs = fix.timeMs
+        }
+        segmentPending = false
+        stats.add(fix)
+        lastMs = fix.timeMs
+        let lat = Self.semicircles(fix.lat), lon = Self.semicircles(Self.wrapLon(fix.lon))
+        lastPos = (lat, lon)
+
+        let height = PointValues.height(fix).flatMap { $0.isFinite ? $0 : nil }
+        let speed = PointValues.finite(fix.speed).map { max($0, 0) }
+        let vspeed = PointValues.climb(fix)
+        let accuracy = Accuracy.horizontal68(fix).flatMap { $0.isFinite ? $0 : nil }
+        let pressure = PointValues.finite(extras.pressurePa).flatMap { $0 >= 0 ? $0 : nil }
+        let temperature = PointValues.finite(extras.temperatureC)
+        var mask: UInt8 = 0
+        if height != nil { mask |= Self.hasAltitude }
+        if speed != nil { mask |= Self.hasSpeed }
+        if vspeed != nil { mask |= Self.hasVerticalSpeed }
+        if accuracy != nil { mask |= Self.hasAccuracy }
+        if pressure != nil { mask |= Self.hasPressure }
+        if temperature != nil { mask |= Self.hasTemperature }
+        let local = recordType(mask)
+
+        data(local: local)
+        u32(fitTime(fix.timeMs))
+        s32(lat); s32(lon)
+        u32(Self.scaled(stats.distanceM, 100, max: 0xFFFF_FFFE))
+        if let h = height {
+            u32(Self.scaled(h + 500, 5, max: 0xFFFF_FFFE))
+            u16(h + 500 >= 0 && (h + 500) * 5 < 65534.5 ? UInt16(Self.scaled(h + 500, 5, max: 0xFFFE)) : 0xFFFF)
+        }
+        if let v = speed {
+            u32(Self.scaled(v, 1000, max: 0xFFFF_FFFE))
+            u16(v * 1000 < 65534.5 ? UInt16(Self.scaled(v, 1000, max: 0xFFFE)) : 0xFFFF)
+        }
+        if let v = vspeed { s16(Int16(clamping: Int64((v * 1000).rounded()).clamped(-32767, 32766))) }
+        if let a = accuracy { u8(UInt8(clamping: Int64(a.rounded()).clamped(0, 254))) }
+        if let p = pressure { u32(Self.scaled(p, 1, max: 0xFFFF_FFFE)) }
+        if let t = temperature { u8(UInt8(bitPattern: Int8(Int64(t.rounded()).clamped(-127, 126)))) }
+        emit()
+    }
+
+    /// The local message type for records with this field mask, defining it when it is new
+    /// (local types 3-14 hold the most recent masks; 15 is left for the summary messages).
+    private func recordType(_ mask: UInt8) -> UInt8 {
+        if let l = recordLocal[mask] { return l }
+        let local = nextRecordLocal
+        nextRecordLocal = local == 14 ? 3 : local + 1
+        if let old = recordLocal.first(where: { $0.value == local })?.key { recordLocal[old] = nil }
+        recordLocal[mask] = local
+        var fields: [(UInt8, UInt8, UInt8)] = [(253, 4, 0x86), (0, 4, 0x85), (1, 4, 0x85), (5, 4, 0x86)]
+        if mask & Self.hasAltitude != 0 { fields += [(78, 4, 0x86), (2, 2, 0x84)] }
+        if mask & Self.hasSpeed != 0 { fields += [(73, 4, 0x86), (6, 2, 0x84)] }
+        if mask & Self.hasVerticalSpeed != 0 { fields.append((32, 2, 0x83)) }
+        if mask & Self.hasAccuracy != 0 { fields.append((31, 1, 0x02)) }
+        if mask & Self.hasPressure != 0 { fields.append((91, 4, 0x86)) }
+        if mask & Self.hasTemperature != 0 { fields.append((13, 1, 0x01)) }
+        define(local: local, global: 20, fields)
+        emit()
+        return local
+    }
+
+    @discardableResult
+    public func endTrip() -> String? {
+        guard let s = sink else { return nil }
+        if started {
+            timerMs += lastMs - segmentStartMs
+            timerEvent(lastMs, start: false)
+            writeSummary()
+        }
+        sink = nil
+        // Header: size, protocol 2.0, profile, data size, ".FIT", header CRC; then the file CRC.
+        let dataSize = s.bytesWritten - Self.headerSize
+        var h: [UInt8] = [UInt8(Self.headerSize), 0x20, UInt8(Self.profileVersion & 0xFF), UInt8(Self.profileVersion >> 8)]
+        let ds = UInt32(clamping: dataSize)
+        h += [UInt8(ds & 0xFF), UInt8((ds >> 8) & 0xFF), UInt8((ds >> 16) & 0xFF), UInt8(ds >> 24)]
+        h += Array(".FIT".utf8)
+        let hc = FITCRC.checksum(h)
+        h += [UInt8(hc & 0xFF), UInt8(hc >> 8)]
+        let fileCRC = FITCRC.combine(FITCRC.checksum(h), crc, lengthB: dataSize)
+        s.append([UInt8(fileCRC & 0xFF), UInt8(fileCRC >> 8)])
+        s.overwrite(at: 0, h)
+        let err = s.finish()
+        if err == nil { written.append(s.path) }
+        return err
+    }
+
+    private func writeSummary() {
+        let st = stats
+        let start = fitTime(firstMs), end = fitTime(lastMs)
+        let elapsed = UInt32(clamping: lastMs - firstMs)
+        let timer = UInt32(clamping: timerMs)
+        let moving = UInt32(clamping: st.movingTimeMs)
+        let distance = Self.scaled(st.distanceM, 100, max: 0xFFFF_FFFE)
+        let avgMps: Double? = st.movingTimeMs > 0 ? st.distanceM / (Double(st.movingTimeMs) / 1000)
+            : (timerMs > 0 ? st.distanceM / (Double(timerMs) / 1000) : nil)
+        let maxMps = st.maxSpeedMps
+        func speed32(_ v: Double?) -> UInt32 { v.map { Self.scaled($0, 1000, max: 0xFFFF_FFFE) } ?? 0xFFFF_FFFF }
+        func speed16(_ v: Double?) -> UInt16 { v.flatMap { $0 * 1000 < 65534.5 ? UInt16(Self.scaled($0, 1000, max: 0xFFFE)) : nil } ?? 0xFFFF }
+        func metres16(_ v: Double?) -> UInt16 { v.map { UInt16(clamping: Int64($0.rounded()).clamped(0, 65534)) } ?? 0xFFFF }
+        let (sport, subSport) = Self.sport(heading.activity)
+
+        // lap: one, the whole trip.
+        define(local: 15, global: 19, [(254, 2, 0x84), (253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (2, 4, 0x86),
+                                        (3, 4, 0x85), (4, 4, 0x85), (5, 4, 0x85), (6, 4, 0x85), (7, 4, 0x86), (8, 4, 0x86),
+                                        (9, 4, 0x86), (52, 4, 0x86), (13, 2, 0x84), (14, 2, 0x84), (110, 4, 0x86), (111, 4, 0x86),
+                                        (21, 2, 0x84), (22, 2, 0x84), (24, 1, 0x00), (25, 1, 0x00), (39, 1, 0x00)])
+        data(local: 15)
+        u16(0); u32(end); u8(9); u8(1); u32(start)
+        s32(firstPos.0); s32(firstPos.1); s32(lastPos.0); s32(lastPos.1)
+        u32(elapsed); u32(timer); u32(distance); u32(moving)
+        u16(speed16(avgMps)); u16(speed16(maxMps)); u32(speed32(avgMps)); u32(speed32(maxMps))
+        u16(metres16(st.ascentM)); u16(metres16(st.descentM))
+        u8(7); u8(sport); u8(subSport)
+        emit()
+
+        // session: one.
+        define(local: 15, global: 18, [(254, 2, 0x84), (253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (2, 4, 0x86),
+                                        (3, 4, 0x85), (4, 4, 0x85), (38, 4, 0x85), (39, 4, 0x85), (5, 1, 0x00), (6, 1, 0x00),
+                                        (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86), (59, 4, 0x86), (14, 2, 0x84), (15, 2, 0x84),
+                                        (124, 4, 0x86), (125, 4, 0x86), (22, 2, 0x84), (23, 2, 0x84), (25, 2, 0x84), (26, 2, 0x84),
+                                        (28, 1, 0x00)])
+        data(local: 15)
+        u16(0); u32(end); u8(8); u8(1); u32(start)
+        s32(firstPos.0); s32(firstPos.1); s32(lastPos.0); s32(lastPos.1)
+        u8(sport); u8(subSport)
+        u32(elapsed); u32(timer); u32(distance); u32(moving)
+        u16(speed16(avgMps)); u16(speed16(maxMps)); u32(speed32(avgMps)); u32(speed32(maxMps))
+        u16(metres16(st.ascentM)); u16(metres16(st.descentM))
+        u16(0); u16(1); u8(0)
+        emit()
+
+        // activity: exactly one.
+        define(local: 15, global: 34, [(253, 4, 0x86), (0, 4, 0x86), (1, 2, 0x84), (2, 1, 0x00), (3, 1, 0x00), (4, 1, 0x00), (5, 4, 0x86)])
+        data(local: 15)
+        u32(end); u32(timer); u16(1); u8(0); u8(26); u8(1)
+        u32(UInt32(clamping: Int64(end) + Self.utcOffsetSeconds(atUnixMs: lastMs)))
+        emit()
+    }
+
+    public func end() -> String? { endTrip() }
+
+    // MARK: Encoding
+
+    /// The FIT sport and sub-sport for a recorder activity profile.
+    static func sport(_ activity: String?) -> (UInt8, UInt8) {
+        switch activity {
+        case "ride": return (2, 0)    // cycling, generic
+        case "run": return (1, 0)     // running
+        case "walk": return (11, 0)   // walking
+        case "drive": return (24, 0)  // driving
+        default: return (0, 0)        // generic
+        }
+    }
+
+    /// The converting machine's UTC offset at that moment (FIT's local_timestamp); 0 when unknown.
+    static func utcOffsetSeconds(atUnixMs ms: Int64) -> Int64 {
+        var t = time_t(ms / 1000)
+        var tmv = tm()
+        guard localtime_r(&t, &tmv) != nil else { return 0 }
+        return Int64(tmv.tm_gmtoff)
+    }
+
+    private func fitTime(_ unixMs: Int64) -> UInt32 {
+        let s = TextFormat.floorDivMod(unixMs, 1000).0 - Self.epochOffset
+        return UInt32(clamping: s.clamped(0x1000_0000, 0xFFFF_FFFE))
+    }
+
+    static func wrapLon(_ lon: Double) -> Double { lon >= 180 ? lon - 360 : lon }
+
+    static func semicircles(_ deg: Double) -> Int32 {
+        guard deg.isFinite else { return 0x7FFF_FFFF }
+        let v = (deg * 2_147_483_648.0 / 180.0).rounded()
+        return Int32(clamping: Int64(v).clamped(-2_147_483_647, 2_147_483_646))
+    }
+
+    static func scaled(_ v: Double, _ scale: Double, max: UInt32) -> UInt32 {
+        guard v.isFinite else { return 0xFFFF_FFFF }
+        let x = (v * scale).rounded()
+        if x <= 0 { return 0 }
+        if x >= Double(max) { return max }
+        return UInt32(x)
+    }
+
+    private func define(local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) {
+        msg.append(0x40 | local)
+        msg.append(0)  // reserved
+        msg.append(0)  // little-endian
+        u16(global)
+        msg.append(UInt8(fields.count))
+        for f in fields { msg.append(f.0); msg.append(f.1); msg.append(f.2) }
+        emit()
+    }
+
+    @inline(__always) private func data(local: UInt8) { msg.append(local & 0x0F) }
+    @inline(__always) private func u8(_ v: UInt8) { msg.append(v) }
+    @inline(__always) private func u16(_ v: UInt16) { msg.append(UInt8(v & 0xFF)); msg.append(UInt8(v >> 8)) }
+    @inline(__always) private func s16(_ v: Int16) { u16(UInt16(bitPattern: v)) }
+    @inline(__always) private func u32(_ v: UInt32) {
+        msg.append(UInt8(v & 0xFF)); msg.append(UInt8((v >> 8) & 0xFF)); msg.append(UInt8((v >> 16) & 0xFF)); msg.append(UInt8(v >> 24))
+    }
+    @inline(__always) private func s32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
+
+    /// Sends the message built so far to the file, through the running CRC.
+    private func emit() {
+        guard !msg.isEmpty else { return }
+        msg.withUnsafeBufferPointer { b in
+            crc = FITCRC.update(crc, b)
+            sink?.append(b)
+        }
+        msg.removeAll(keepingCapacity: true)
+    }
+}
+
+extension Comparable {
+    func clamped(_ lo: Self, _ hi: Self) -> Self { min(max(self, lo), hi) }
+}
+
+extension StringProtocol {
+    func replacingOccurrences(_ a: Character, _ b: Character) -> String { String(map { $0 == a ? b : $0 }) }
+}

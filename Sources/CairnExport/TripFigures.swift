@@ -1,0 +1,55 @@
+import CairnCore
+
+/// A trip's figures as the text exports name them: the same keys and units as `cairn list --json`.
+public enum TripFigures {
+    /// (key, JSON value) pairs, in `list --json` order (files and drop counts left out).
+    public static func json(_ s: TripSummary) -> [(String, String)] {
+        func num(_ v: Double?, _ d: Int) -> String { v.flatMap { TextFormat.trimmed($0, d) } ?? "null" }
+        func time(_ v: Int64?) -> String { v.map { TextFormat.jsonString(TextFormat.isoTime(ms: $0)) } ?? "null" }
+        return [
+            ("trip", String(s.id)),
+            ("activity", s.activity.map(TextFormat.jsonString) ?? "null"),
+            ("start", time(s.stats.firstTimeMs)),
+            ("end", time(s.stats.lastTimeMs)),
+            ("points", String(s.stats.points)),
+            ("segments", String(s.stats.segments)),
+            ("distance_m", num(s.stats.distanceM, 1)),
+            ("moving_time_s", num(Double(s.stats.movingTimeMs) / 1000, 1)),
+            ("elapsed_s", num(Double(s.stats.elapsedMs) / 1000, 1)),
+            ("ascent_m", num(s.stats.ascentM, 1)),
+            ("descent_m", num(s.stats.descentM, 1)),
+            ("max_speed_mps", num(s.stats.maxSpeedMps, 2)),
+            ("status", TextFormat.jsonString(s.status)),
+        ]
+    }
+
+    /// The same figures as plain text values (empty where unknown), for KML `ExtendedData`.
+    public static func plain(_ s: TripSummary) -> [(String, String)] {
+        json(s).map { k, v in
+            var t = v
+            if t == "null" { t = "" }
+            if t.hasPrefix("\"") && t.hasSuffix("\"") && t.count >= 2 { t = String(t.dropFirst().dropLast()) }
+            return (k, t)
+        }
+    }
+
+    /// One line for people: "12.34 km, moving 0:45:12 of 0:50:00, avg 16.4 km/h, max 35.2 km/h, +320 m / -318 m".
+    public static func line(_ s: TripSummary) -> String {
+        let st = s.stats
+        var parts: [String] = []
+        parts.append(st.distanceM >= 1000 ? (TextFormat.fixed(st.distanceM / 1000, 2) ?? "?") + " km" : (TextFormat.fixed(st.distanceM, 0) ?? "?") + " m")
+        parts.append("moving \(duration(st.movingTimeMs)) of \(duration(st.elapsedMs))")
+        if st.movingTimeMs > 0, let a = TextFormat.fixed(st.distanceM / (Double(st.movingTimeMs) / 1000) * 3.6, 1) { parts.append("avg \(a) km/h") }
+        if let m = st.maxSpeedMps, let t = TextFormat.fixed(m * 3.6, 1) { parts.append("max \(t) km/h") }
+        if let up = st.ascentM, let down = st.descentM { parts.append("+\(TextFormat.fixed(up, 0) ?? "?") m / -\(TextFormat.fixed(down, 0) ?? "?") m") }
+        parts.append("\(st.points) points in \(st.segments) segment\(st.segments == 1 ? "" : "s")")
+        parts.append(s.status)
+        return parts.joined(separator: ", ")
+    }
+
+    static func duration(_ ms: Int64) -> String {
+        let s = max(ms, 0) / 1000
+        let h = s / 3600, m = s / 60 % 60, sec = s % 60
+        return "\(h):" + (m < 10 ? "0" : "") + "\(m):" + (sec < 10 ? "0" : "") + "\(sec)"
+    }
+}

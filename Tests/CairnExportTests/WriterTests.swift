@@ -1,0 +1,295 @@
+import CairnCore
+import Foundation
+import XCTest
+
+@testable import CairnExport
+@testable import CairnLog
+
+/// The byte-level formatting must agree with `TextFormat` digit for digit.
+final class SinkFormattingTests: XCTestCase {
+    func render(_ body: (OutputSink) -> Void) throws -> String {
+        let path = ExportSupport.tempDir() + "/s.txt"
+        let s = try OutputSink(creating: path, force: false)
+        body(s)
+        XCTAssertNil(s.finish())
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    func testDecimalMatchesTextFormat() throws {
+        var rng = SplitMix64(state: 7)
+        var values: [Double] = [0, -0.0, 0.5, -0.5, 1, -1, 0.005, 0.015, 179.99999995, -179.99999995, 47.3769123, 1e9, -1e-9, 12.5, 420.256]
+        for _ in 0..<2000 { values.append((rng.uniform() - 0.5) * pow(10, Double(rng.next() % 8))) }
+        for d in [0, 1, 2, 3, 6, 7] {
+            let text = try render { s in
+                for v in values {
+                    s.decimal(v, d, trim: false); s.byte(UInt8(ascii: " "))
+                    s.decimal(v, d, trim: true); s.byte(UInt8(ascii: "\n"))
+                }
+            }
+            for (v, line) in zip(values, text.split(separator: "\n")) {
+                XCTAssertEqual(String(line), "\(TextFormat.fixed(v, d) ?? "nil") \(TextFormat.trimmed(v, d) ?? "nil")", "\(v) with \(d) decimals")
+            }
+        }
+        XCTAssertEqual(try render { XCTAssertFalse($0.decimal(.nan, 2)); XCTAssertFalse($0.decimal(-.infinity, 2)) }, "")
+    }
+
+    func testIsoTimeAndIntegersMatch() throws {
+        let times: [Int64] = [0, -1, 1_748_764_801_250, 951_782_400_000, 4_107_542_400_000, 1_748_764_859_999, 1_748_851_200_000, 1_748_851_199_001]
+        let text = try render { s in for t in times { s.isoTime(ms: t); s.byte(10) }; s.int(-42); s.byte(10); s.int(Int64.min); s.byte(10) }
+        XCTAssertEqual(text, times.map { TextFormat.isoTime(ms: $0) + "\n" }.joined() + "-42\n\(Int64.min)\n")
+    }
+
+    func testLargeWritesAndSpoolsKeepOrder() throws {
+        let spool = Spool()
+        var expect = ""
+        let text = try render { s in
+            for round in 0..<3 {
+                // Round 0 stays in memory, the others go through the spool's temporary file.
+                let n = round == 0 ? 100 : 30_000
+                for i in 0..<n { spool.out.int(Int64(i)); spool.out.byte(44) }
+                s.put("[")
+                spool.drain(into: s)
+                s.put("]")
+                expect += "[" + (0..<n).map { "\($0)," }.joined() + "]"
+                XCTAssertTrue(spool.isEmpty)
+            }
+        }
+        XCTAssertNil(spool.error)
+        XCTAssertEqual(text, expect)
+    }
+}
+
+final class FITEncodingTests: XCTestCase {
+    func testCRCAndCombine() {
+        XCTAssertEqual(FITCRC.checksum(Array("123456789".utf8)), 0xBB3D, "CRC-16/ARC check value")
+        var rng = SplitMix64(state: 3)
+        for _ in 0..<200 {
+            let a = (0..<Int(rng.next() % 40)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let b = (0..<Int(rng.next() % 5000)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            XCTAssertEqual(FITCRC.combine(FITCRC.checksum(a), FITCRC.checksum(b), lengthB: b.count), FITCRC.checksum(a + b))
+        }
+    }
+
+    func testSemicirclesAndNames() {
+        XCTAssertEqual(FITWriter.semicircles(90), 1 << 30)
+        XCTAssertEqual(FITWriter.semicircles(-180), -2_147_483_647, "clamped inside the valid range")
+        XCTAssertEqual(FITWriter.semicircles(FITWriter.wrapLon(180)), -2_147_483_647)
+        XCTAssertEqual(FITWriter.fileName(tripId: 7, startMs: 1_748_764_801_250), "20250601-080001-trip7.fit")
+        XCTAssertEqual(FITWriter.sport("ride").0, 2)
+    }
+}
+
+/// Each writer, fed logs written by the real `LogWriter` and read back by `TripCatalog` (as
+/// `cairn convert` does), checked by independent readers (Tests/tools/check-export.py).
+final class WriterReaderTests: XCTestCase {
+    var dir = ""
+    var out = ""
+
+    override func setUpWithError() throws {
+        dir = ExportSupport.tempDir()
+        out = ExportSupport.tempDir()
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: dir)
+        try? FileManager.default.removeItem(atPath: out)
+    }
+
+    /// Trip 1: three segments (start, a pause, a gap) of 300, 200 and 1 points; trip 2: 50 points
+    /// of a walk across the antimeridian.
+    func writeTrips() throws {
+        let a = ExportSupport.ride(300)
+        let b = ExportSupport.ride(200, seed: 2, startMs: a.last!.timeMs + 120_000, lat: a.last!.lat, lon: a.last!.lon)
+        let c = ExportSupport.ride(1, seed: 3, startMs: b.last!.timeMs + 60_000, lat: b.last!.lat, lon: b.last!.lon)
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, a), (.pause, b), (.gap, c)]), dir: dir, number: 1)
+        var walk = ExportSupport.ride(50, seed: 4, startMs: 1_750_000_000_000, lat: -16.8, lon: 179.9998)
+        for i in walk.indices { walk[i].speed = 1.2; walk[i].track = 90 }
+        try ExportSupport.writeLog(TripSpec(id: 2, activity: "walk", segments: [(.start, walk)]), dir: dir, number: 2)
+    }
+
+    func testFITActivityPassesGarminSDKAndFitdecode() throws {
+        try writeTrips()
+        let w = FITWriter(target: .directory(out), force: false, softwareVersion: "0.1.0")
+        let pressure: (Fix) -> PointExtras = { f in
+            // A barometer's reading on some points (none in the log yet: this is the extension point).
+            f.timeMs % 3000 == 0 ? PointExtras(pressurePa: 96_512.4, temperatureC: 17.6) : .none
+        }
+        let sums = try ExportSupport.export(dir, w, extras: pressure)
+        XCTAssertEqual(w.written.count, 2)
+        let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        XCTAssertEqual(files, ["20250601-080000-trip1.fit", "20250615-150640-trip2.fit"])
+
+        let r = try ExportSupport.check("fit", out + "/" + files[0])
+        XCTAssertEqual(r["record"] as? Int, 501)
+        XCTAssertEqual(r["fitdecode_records"] as? Int, 501)
+        XCTAssertEqual(r["session"] as? Int, 1)
+        XCTAssertEqual(r["lap"] as? Int, 1)
+        XCTAssertEqual(r["activity"] as? Int, 1)
+        XCTAssertEqual(r["file_type"] as? String, "activity")
+        XCTAssertEqual(r["order"] as? [String], ["file_id", "device_info", "event", "record", "event", "record", "event", "record", "event", "lap", "session", "activity"])
+        XCTAssertEqual(r["timer_starts"] as? Int, 3, "a timer start per segment")
+        XCTAssertEqual(r["timer_stops"] as? Int, 3)
+        let trusted = ExportSupport.ride(300).filter { Accuracy.heightIsTrusted($0) }.count
+        XCTAssertGreaterThan(trusted, 0)
+        XCTAssertLessThan(r["records_with_altitude"] as! Int, 501, "untrusted heights are left out")
+        XCTAssertEqual(r["records_with_speed"] as? Int, 501)
+        XCTAssertGreaterThan(r["records_with_pressure"] as! Int, 100)
+        XCTAssertEqual(r["records_with_pressure"] as? Int, r["records_with_temperature"] as? Int)
+        XCTAssertEqual((r["last_record"] as? [String: Any])?["absolute_pressure"] as? Int ?? 96512, 96512)
+        let session = r["session_figures"] as! [String: Any]
+        let st = sums[0].stats
+        XCTAssertEqual(session["sport"] as? String, "cycling")
+        XCTAssertEqual(session["total_distance"] as! Double, st.distanceM, accuracy: 0.01)
+        XCTAssertEqual(session["total_elapsed_time"] as! Double, Double(st.elapsedMs) / 1000, accuracy: 0.001)
+        XCTAssertEqual(session["total_timer_time"] as! Double, Double(299_000 + 199_000) / 1000, accuracy: 0.001, "paused and gap time is not timer time")
+        XCTAssertEqual(session["total_moving_time"] as! Double, Double(st.movingTimeMs) / 1000, accuracy: 0.001)
+        XCTAssertEqual(session["enhanced_max_speed"] as! Double, st.maxSpeedMps!, accuracy: 0.001)
+        XCTAssertEqual((r["last_record"] as! [String: Any])["distance"] as! Double, st.distanceM, accuracy: 0.01)
+
+        let walk = try ExportSupport.check("fit", out + "/" + files[1])
+        XCTAssertEqual(walk["record"] as? Int, 50)
+        XCTAssertEqual((walk["session_figures"] as? [String: Any])?["sport"] as? String, "walking")
+        XCTAssertEqual(walk["timer_starts"] as? Int, 1)
+
+        // Never over an existing file without force; with force, the same bytes again.
+        let before = try Data(contentsOf: URL(fileURLWithPath: out + "/" + files[0]))
+        let again = FITWriter(target: .directory(out), force: false, softwareVersion: "0.1.0")
+        again.begin()
+        XCTAssertThrowsError(try again.beginTrip(TripHeading(id: 1, activity: "ride", summary: sums[0]))) { e in
+            XCTAssertTrue("\(e)".contains("already exists"), "\(e)")
+        }
+        let forced = FITWriter(target: .directory(out), force: true, softwareVersion: "0.1.0")
+        try ExportSupport.export(dir, forced, extras: pressure)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/" + files[0])), before, "deterministic output")
+    }
+
+    func testBrokenFITFilesAreRejectedByTheReaders() throws {
+        try writeTrips()
+        let w = FITWriter(target: .directory(out), force: false, softwareVersion: "0.1.0")
+        try ExportSupport.export(dir, w)
+        let good = try Data(contentsOf: URL(fileURLWithPath: w.written[0]))
+        func variant(_ name: String, _ bytes: Data) throws -> String {
+            let p = out + "/" + name
+            try bytes.write(to: URL(fileURLWithPath: p))
+            return p
+        }
+        var crc = good
+        crc[crc.count - 1] ^= 0xFF
+        try ExportSupport.check("fit", try variant("crc.fit", crc), expectFailure: true)
+        try ExportSupport.check("fit", try variant("cut.fit", good.prefix(good.count - 40)), expectFailure: true)
+        var header = good
+        header[12] = 0; header[13] = 0
+        try ExportSupport.check("fit", try variant("hcrc0.fit", header), expectFailure: true)
+    }
+
+    func testGPXCarriesSpeedCourseAndPressureAndValidates() throws {
+        try writeTrips()
+        let path = out + "/t.gpx"
+        let w = GPXWriter(sink: try OutputSink(creating: path, force: false), creator: "cairn test")
+        try ExportSupport.export(dir, w) { f in f.timeMs % 2000 == 0 ? PointExtras(pressurePa: 101_325, temperatureC: 21.5) : .none }
+        let r = try ExportSupport.check("gpx", path)
+        XCTAssertEqual(r["points"] as? Int, 551)
+        XCTAssertEqual(r["segments"] as? Int, 4)
+        XCTAssertEqual(r["tracks"] as? Int, 2)
+        XCTAssertEqual(r["gpsbabel_points"] as? Int, 551)
+        XCTAssertEqual(r["gpsbabel_segments"] as? Int, 4)
+        XCTAssertEqual(r["with_speed"] as? Int, 551)
+        XCTAssertEqual(r["with_course"] as? Int, 551)
+        XCTAssertGreaterThan(r["with_pressure"] as! Int, 200)
+        XCTAssertEqual(r["with_pressure"] as? Int, r["with_atemp"] as? Int)
+        XCTAssertEqual(r["last_pressure_hpa"] as? Double, 1013.25)
+        XCTAssertEqual((r["namespaces"] as? [String: String])?["pressure"], GPXWriter.cairnNamespace)
+        let gpx = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(gpx.contains("<extensions><gpxtpx:TrackPointExtension><gpxtpx:atemp>21.5</gpxtpx:atemp><gpxtpx:speed>"), "atemp before speed")
+        XCTAssertTrue(gpx.contains("</gpxtpx:TrackPointExtension><cairn:pressure>1013.25</cairn:pressure><cairn:climb>"))
+        XCTAssertFalse(gpx.contains("lon=\"180"), "180 is written as -180")
+    }
+
+    func testGeoJSONPlainAndSpeedColoured() throws {
+        try writeTrips()
+        let plain = out + "/t.geojson"
+        let sums = try ExportSupport.export(dir, GeoJSONWriter(sink: try OutputSink(creating: plain, force: false)))
+        let r = try ExportSupport.check("geojson", plain)
+        XCTAssertEqual(r["features"] as? Int, 2)
+        // 551 points + the lone point written twice + 2 at the antimeridian split.
+        XCTAssertEqual(r["positions"] as? Int, 551 + 1 + 2)
+        XCTAssertEqual(r["lines"] as? Int, 3 + 2)
+        let trips = r["trips"] as? [[String: Any]] ?? [[:], [:]]
+        XCTAssertEqual(trips[0]["distance_m"] as? Double ?? 0, sums[0].stats.distanceM, accuracy: 0.1)
+        XCTAssertEqual(trips[0]["points"] as? Int, 501)
+        XCTAssertEqual(trips[1]["activity"] as? String, "walk")
+        let text = try String(contentsOfFile: plain, encoding: .utf8)
+        XCTAssertTrue(text.contains("[180,") && text.contains("[-180,"), "split at the antimeridian")
+        XCTAssertFalse(text.contains("\"crs\""))
+
+        let coloured = out + "/c.geojson"
+        try ExportSupport.export(dir, GeoJSONWriter(sink: try OutputSink(creating: coloured, force: false),
+                                                    colouring: .bands(try SpeedBands.parse("18,22,26"))))
+        let c = try ExportSupport.check("geojson", coloured)
+        XCTAssertEqual(c["null_geometries"] as? Int, 2, "one figures feature per trip")
+        let bands = c["bands"] as? [Int] ?? []
+        XCTAssertGreaterThan(bands.count, 10)
+        XCTAssertEqual(Set(bands).count, 4, "4-9 m/s spans the bands 18, 22 and 26 km/h")
+        XCTAssertGreaterThan(c["shared_boundaries"] as? Int ?? 0, 0, "neighbouring runs share their boundary point")
+        XCTAssertEqual(Set(c["strokes"] as? [String] ?? []), ["#2c7bb6", "#abd9e9", "#fdae61", "#d7191c"])
+        // Every run's average speed lies in its band (the doppler speed decides the band).
+        let limits = [0.0, 18, 22, 26, 1000]
+        for pair in c["band_speeds"] as? [[Any]] ?? [] {
+            let b = pair[0] as! Int, kmh = (pair[1] as? Double) ?? Double(pair[1] as! Int)
+            XCTAssertTrue(kmh >= limits[b] - 1e-9 && kmh < limits[b + 1] + 0.05, "band \(b) with an average of \(kmh) km/h")
+        }
+    }
+
+    func testKMLPlainAndColouredValidate() throws {
+        try writeTrips()
+        let plain = out + "/t.kml"
+        try ExportSupport.export(dir, KMLWriter(sink: try OutputSink(creating: plain, force: false), creator: "cairn test"))
+        let r = try ExportSupport.check("kml", plain)
+        XCTAssertEqual(r["whens"] as? Int, 551)
+        XCTAssertEqual(r["tracks"] as? Int, 4)
+        XCTAssertEqual(r["line_strings"] as? Int, 0, "the ride is written once")
+        XCTAssertEqual(r["gpsbabel_points"] as? Int, 551)
+        XCTAssertEqual(r["gpsbabel_segments"] as? Int, 4)
+
+        let coloured = out + "/c.kml"
+        try ExportSupport.export(dir, KMLWriter(sink: try OutputSink(creating: coloured, force: false), creator: "cairn test", colouring: .auto))
+        let c = try ExportSupport.check("kml", coloured)
+        XCTAssertTrue((c["colours"] as! [String]).contains("ff1c19d7"), "aabbggrr")
+        XCTAssertGreaterThan(c["tracks"] as! Int, 4)
+        XCTAssertEqual(c["whens"] as? Int, c["gpsbabel_points"] as? Int)
+    }
+
+    func testCSVReadsBackInGpsbabel() throws {
+        try writeTrips()
+        let path = out + "/t.csv"
+        try ExportSupport.export(dir, CSVWriter(sink: try OutputSink(creating: path, force: false))) { f in
+            f.timeMs % 2000 == 0 ? PointExtras(pressurePa: 101_325) : .none
+        }
+        let r = try ExportSupport.check("csv", path)
+        XCTAssertEqual(r["rows"] as? Int, 551)
+        XCTAssertEqual(r["segments"] as? Int, 4)
+        XCTAssertEqual(r["gpsbabel_points"] as? Int, 551)
+        XCTAssertEqual(r["gpsbabel_speeds"] as? Int, 551, "gpsbabel reads the speed column as speed")
+        XCTAssertEqual(r["gpsbabel_header"] as? String, "No,Latitude,Longitude,Altitude,Speed,Course,Date,Time")
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines[1].split(separator: ",", omittingEmptySubsequences: false).count, 11)
+        XCTAssertTrue(lines.contains { $0.contains(",1013.25,") })
+    }
+
+    func testSpeedBandsParsingAndDefaults() throws {
+        XCTAssertEqual(SpeedBands.defaults(activity: "ride").limitsKmh, [10, 20, 30])
+        XCTAssertEqual(SpeedBands.defaults(activity: "drive").limitsKmh, [50, 90, 110])
+        XCTAssertEqual(try SpeedBands.parse("5, 12.5,40").limitsKmh, [5, 12.5, 40])
+        for bad in ["", "10,,20", "20,10", "0,5", "x", "1,2,3,4,5,6,7,8,9"] {
+            XCTAssertThrowsError(try SpeedBands.parse(bad), bad)
+        }
+        let b = SpeedBands.defaults(activity: "ride")
+        XCTAssertEqual(b.band(speedMps: 2.7), 0)
+        XCTAssertEqual(b.band(speedMps: 10 / 3.6), 1, "a limit belongs to the faster band")
+        XCTAssertEqual(b.band(speedMps: 20), 3)
+        XCTAssertEqual(b.label(0), "< 10 km/h")
+        XCTAssertEqual(b.label(2), "20-30 km/h")
+        XCTAssertEqual(b.kmlColour(3), "ff1c19d7")
+        XCTAssertEqual(b.cssColour(0), "#2c7bb6")
+    }
+}

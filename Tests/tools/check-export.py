@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""Checks a cairn export with independent readers and prints what they saw, as one JSON object.
+
+Usage: check-export.py FORMAT FILE [--gpx-schema XSD]
+       check-export.py kml-schema-dir
+FORMAT is fit, gpx, geojson, kml or csv. Exit 0 when every reader accepts the file (the JSON
+then holds counts and figures for the tests to compare with the trip), 1 with the readers'
+complaints on stderr when one rejects it, 2 when a reader is missing (never a silent pass).
+
+Readers (installed by Tests/tools/install-deps.sh, the versions are pinned there):
+- fit: Garmin's FIT SDK (`garmin-fit-sdk`: integrity check and decode, zero errors) and
+  `fitdecode` (CRC and decoding errors raise), plus the rules in notes/formats.md: file_id first,
+  records chronological with timestamps, cumulative distance never decreasing, timer events
+  paired, one activity.
+- gpx: xmllint against the GPX 1.1 schema, gpsbabel's point and segment counts, and a streamed
+  read of the extensions (gpx.xsd checks them only laxly): TrackPointExtension v2's child order.
+- kml: xmllint against the OGC KML 2.2 schema with gx (shipped in fastkml's package), fastkml's
+  strict parser, gpsbabel's counts.
+- geojson: geojson-validator (structure with the crs check, geometries), plus RFC 7946 rules it
+  does not check: two positions per LineString, ranges, coordinateProperties shaped like the
+  coordinates; gpsbabel's count.
+- csv: gpsbabel's unicsv reader (counts, speeds read back), and the header.
+"""
+import json, os, subprocess, sys, warnings
+import xml.etree.ElementTree as ET
+
+warnings.filterwarnings("ignore")  # fastkml warns about lxml on import
+
+
+class Rejected(Exception):
+    pass
+
+
+def need(module):
+    try:
+        return __import__(module)
+    except ImportError:
+        print("check-export: python module %s is missing: run Tests/tools/install-deps.sh" % module, file=sys.stderr)
+        sys.exit(2)
+
+
+def run(cmd, check=True):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+    except FileNotFoundError:
+        print("check-export: %s is missing: run Tests/tools/install-deps.sh" % cmd[0], file=sys.stderr)
+        sys.exit(2)
+    if check and p.returncode != 0:
+        raise Rejected("%s exited %d: %s" % (" ".join(cmd), p.returncode, (p.stderr or p.stdout)[-2000:]))
+    return p
+
+
+def gpsbabel_counts(fmt, path):
+    """Points (unicsv rows) and segments (<trkseg> in gpsbabel's GPX) as gpsbabel reads them."""
+    rows = run(["gpsbabel", "-t", "-i", fmt, "-f", path, "-o", "unicsv", "-F", "-"]).stdout.splitlines()
+    gpx = run(["gpsbabel", "-t", "-i", fmt, "-f", path, "-o", "gpx", "-F", "-"]).stdout
+    return {"gpsbabel_points": max(len(rows) - 1, 0), "gpsbabel_segments": gpx.count("<trkseg>"),
+            "gpsbabel_header": rows[0] if rows else ""}
+
+
+def xmllint(schema, path):
+    p = run(["xmllint", "--noout", "--stream", "--schema", schema, path], check=False)
+    if p.returncode != 0:
+        raise Rejected("xmllint (%s): rc %d: %s" % (os.path.basename(schema), p.returncode, p.stderr[-2000:]))
+
+
+# FIT --------------------------------------------------------------------------------------------
+
+def check_fit(path):
+    garmin = need("garmin_fit_sdk")
+    fitdecode = need("fitdecode")
+    out = {}
+    if not garmin.Decoder(garmin.Stream.from_file(path)).is_fit():
+        raise Rejected("garmin-fit-sdk: not a FIT file")
+    if not garmin.Decoder(garmin.Stream.from_file(path)).check_integrity():
+        raise Rejected("garmin-fit-sdk: check_integrity() is False (header or file CRC, or size)")
+    messages, errors = garmin.Decoder(garmin.Stream.from_file(path)).read(convert_datetimes_to_dates=False)
+    if errors:
+        raise Rejected("garmin-fit-sdk: errors %r" % (errors,))
+    for k in ("file_id", "device_info", "event", "record", "lap", "session", "activity"):
+        out[k] = len(messages.get(k + "_mesgs", []))
+    fid = messages["file_id_mesgs"][0]
+    out["file_type"] = fid.get("type")
+    out["manufacturer"] = fid.get("manufacturer")
+    out["serial_number"] = fid.get("serial_number")
+
+    records = messages.get("record_mesgs", [])
+    last_t, last_d = None, None
+    for i, r in enumerate(records):
+        t = r.get("timestamp")
+        if t is None:
+            raise Rejected("record %d has no timestamp" % i)
+        if last_t is not None and t < last_t:
+            raise Rejected("record %d goes back in time" % i)
+        d = r.get("distance")
+        if d is None:
+            raise Rejected("record %d has no distance" % i)
+        if last_d is not None and d < last_d - 1e-9:
+            raise Rejected("record %d: distance decreases (%s < %s)" % (i, d, last_d))
+        for k in ("position_lat", "position_long"):
+            if not isinstance(r.get(k), int):
+                raise Rejected("record %d has no %s" % (i, k))
+        last_t, last_d = t, d
+    out["records_with_altitude"] = sum(1 for r in records if r.get("enhanced_altitude") is not None)
+    out["records_with_speed"] = sum(1 for r in records if r.get("enhanced_speed") is not None)
+    out["records_with_pressure"] = sum(1 for r in records if r.get("absolute_pressure") is not None)
+    out["records_with_temperature"] = sum(1 for r in records if r.get("temperature") is not None)
+    if records:
+        out["first_record"] = {k: v for k, v in records[0].items() if isinstance(v, (int, float, str))}
+        out["last_record"] = {k: v for k, v in records[-1].items() if isinstance(v, (int, float, str))}
+        out["max_record_lat_semicircles"] = max(abs(r["position_lat"]) for r in records)
+    ev = [(e.get("event"), e.get("event_type"), e.get("timestamp")) for e in messages.get("event_mesgs", [])]
+    out["timer_starts"] = sum(1 for e in ev if e[0] == "timer" and e[1] == "start")
+    out["timer_stops"] = sum(1 for e in ev if e[0] == "timer" and e[1] in ("stop_all", "stop"))
+    # Timer events alternate start, stop, start, ... stop.
+    state = "stopped"
+    for e in ev:
+        if e[0] != "timer":
+            continue
+        if e[1] == "start":
+            if state != "stopped":
+                raise Rejected("timer start while running")
+            state = "running"
+        else:
+            if state != "running":
+                raise Rejected("timer stop while stopped")
+            state = "stopped"
+    if state != "stopped":
+        raise Rejected("timer still running at the end")
+    for k in ("session", "lap"):
+        if messages.get(k + "_mesgs"):
+            s = messages[k + "_mesgs"][0]
+            out[k + "_figures"] = {f: s.get(f) for f in (
+                "sport", "sub_sport", "start_time", "timestamp", "total_elapsed_time", "total_timer_time",
+                "total_moving_time", "total_distance", "avg_speed", "max_speed", "enhanced_avg_speed",
+                "enhanced_max_speed", "total_ascent", "total_descent", "num_laps", "first_lap_index")}
+    if messages.get("activity_mesgs"):
+        a = messages["activity_mesgs"][0]
+        out["activity_figures"] = {f: a.get(f) for f in ("num_sessions", "total_timer_time", "type", "event", "event_type")}
+
+    # fitdecode: every CRC checked, errors raise; the message order as written.
+    names = []
+    with fitdecode.FitReader(path, check_crc=fitdecode.CrcCheck.RAISE,
+                             error_handling=fitdecode.ErrorHandling.RAISE) as fr:
+        for frame in fr:
+            if isinstance(frame, fitdecode.FitDataMessage):
+                names.append(frame.name)
+    if not names or names[0] != "file_id":
+        raise Rejected("fitdecode: the first message is %r, not file_id" % (names[:1],))
+    out["fitdecode_messages"] = len(names)
+    out["fitdecode_records"] = names.count("record")
+    # Summary messages after the last record, activity last.
+    if names[-1] != "activity":
+        raise Rejected("fitdecode: the last message is %r, not activity" % names[-1])
+    out["order"] = [n for i, n in enumerate(names) if i == 0 or n != names[i - 1]]
+    return out
+
+
+# GPX --------------------------------------------------------------------------------------------
+
+GPX = "{http://www.topografix.com/GPX/1/1}"
+TPX = "{http://www.garmin.com/xmlschemas/TrackPointExtension/v2}"
+TPX_ORDER = ["atemp", "wtemp", "depth", "hr", "cad", "speed", "course", "bearing", "Extensions"]
+
+
+def check_gpx(path, schema):
+    if not schema:
+        raise Rejected("gpx needs --gpx-schema")
+    xmllint(schema, path)
+    out = {"points": 0, "segments": 0, "tracks": 0, "with_ele": 0, "with_speed": 0, "with_course": 0,
+           "with_pressure": 0, "with_climb": 0, "with_atemp": 0, "namespaces": {}}
+    for _event, el in ET.iterparse(path, events=("end",)):
+        tag = el.tag
+        if tag == GPX + "trkpt":
+            out["points"] += 1
+            names = [c.tag for c in el]
+            if GPX + "ele" in names:
+                out["with_ele"] += 1
+            ext = el.find(GPX + "extensions")
+            if ext is not None:
+                kids = list(ext)
+                tpx = [c for c in kids if c.tag == TPX + "TrackPointExtension"]
+                if len(tpx) > 1:
+                    raise Rejected("two TrackPointExtension in one trkpt")
+                if tpx:
+                    order = [c.tag.replace(TPX, "") for c in tpx[0]]
+                    idx = [TPX_ORDER.index(n) for n in order]
+                    if idx != sorted(idx) or len(set(idx)) != len(idx):
+                        raise Rejected("TrackPointExtension children out of order: %r" % order)
+                    for n in order:
+                        float(tpx[0].find(TPX + n).text)
+                    out["with_speed"] += "speed" in order
+                    out["with_course"] += "course" in order
+                    out["with_atemp"] += "atemp" in order
+                for c in kids:
+                    if c.tag.endswith("}pressure"):
+                        out["with_pressure"] += 1
+                        out["namespaces"]["pressure"] = c.tag[1:].split("}")[0]
+                        out["last_pressure_hpa"] = float(c.text)
+                    if c.tag.endswith("}climb"):
+                        out["with_climb"] += 1
+            el.clear()
+        elif tag == GPX + "trkseg":
+            out["segments"] += 1
+        elif tag == GPX + "trk":
+            out["tracks"] += 1
+            el.clear()
+    out.update(gpsbabel_counts("gpx", path))
+    return out
+
+
+# KML --------------------------------------------------------------------------------------------
+
+def kml_schema_dir():
+    fastkml = need("fastkml")
+    return os.path.join(os.path.dirname(fastkml.__file__), "schema")
+
+
+KML = "{http://www.opengis.net/kml/2.2}"
+GX = "{http://www.google.com/kml/ext/2.2}"
+
+
+def check_kml(path):
+    xmllint(os.path.join(kml_schema_dir(), "ogckml22.xsd"), path)
+    from fastkml import kml
+    try:
+        kml.KML.parse(path, strict=True, validate=True)
+    except Exception as e:  # fastkml raises its own and lxml's errors
+        raise Rejected("fastkml: %s: %s" % (type(e).__name__, e))
+    out = {"tracks": 0, "whens": 0, "coords": 0, "placemarks": 0, "line_strings": 0, "colours": []}
+    for _event, el in ET.iterparse(path, events=("end",)):
+        if el.tag == GX + "Track":
+            out["tracks"] += 1
+            w = len(el.findall(KML + "when"))
+            c = el.findall(GX + "coord")
+            if w != len(c):
+                raise Rejected("gx:Track with %d when and %d gx:coord" % (w, len(c)))
+            for x in c:
+                parts = x.text.split()
+                if len(parts) not in (2, 3):
+                    raise Rejected("gx:coord %r is not 'lon lat [alt]'" % x.text)
+                lon, lat = float(parts[0]), float(parts[1])
+                if not (-180 <= lon <= 180 and -90 <= lat <= 90):
+                    raise Rejected("gx:coord out of range: %r" % x.text)
+            out["whens"] += w
+            out["coords"] += len(c)
+        elif el.tag == KML + "Placemark":
+            out["placemarks"] += 1
+        elif el.tag == KML + "LineString":
+            out["line_strings"] += 1
+        elif el.tag == KML + "color" and el.text not in out["colours"]:
+            out["colours"].append(el.text)
+    out.update(gpsbabel_counts("kml", path))
+    return out
+
+
+# GeoJSON ----------------------------------------------------------------------------------------
+
+# Normal in a ride: heights, standing still, loops, long lines. geojson-validator's
+# crosses_antimeridian looks at the bounding box, so it also flags a line correctly split at ±180
+# (RFC 7946 §3.1.9); check_line below rejects a line that really crosses unsplit.
+ALLOWED_PROBLEMS = {"3d_coordinates", "duplicate_nodes", "self_intersection", "excessive_vertices", "crosses_antimeridian"}
+
+
+def check_geojson(path):
+    gv = need("geojson_validator")
+    with open(path, encoding="utf-8") as f:
+        d = json.load(f)
+    s = gv.validate_structure(d, check_crs=True)
+    if s:
+        raise Rejected("geojson-validator structure: %r" % (s,))
+    g = gv.validate_geometries(d)
+    if g.get("invalid"):
+        raise Rejected("geojson-validator invalid: %r" % (g["invalid"],))
+    bad = set(g.get("problematic", {})) - ALLOWED_PROBLEMS
+    if bad:
+        raise Rejected("geojson-validator problematic: %r" % ({k: g["problematic"][k] for k in bad},))
+    if "crs" in d:
+        raise Rejected("crs member present")
+    out = {"features": len(d["features"]), "positions": 0, "lines": 0, "null_geometries": 0,
+           "geometry_types": g.get("count_geometry_types", {}), "bands": [], "strokes": []}
+
+    def check_line(coords, times, speeds):
+        if len(coords) < 2:
+            raise Rejected("a LineString with %d position(s)" % len(coords))
+        if times is not None and len(times) != len(coords):
+            raise Rejected("%d times for %d positions" % (len(times), len(coords)))
+        if speeds is not None and len(speeds) != len(coords):
+            raise Rejected("%d speeds for %d positions" % (len(speeds), len(coords)))
+        for i, p in enumerate(coords):
+            if len(p) not in (2, 3) or not (-180 <= p[0] <= 180 and -90 <= p[1] <= 90):
+                raise Rejected("bad position %r" % (p,))
+            if i and abs(p[0] - coords[i - 1][0]) > 180:
+                raise Rejected("a line crosses the antimeridian without a split at %r" % (p,))
+        out["positions"] += len(coords)
+        out["lines"] += 1
+
+    prev_end = None
+    out["shared_boundaries"] = 0
+    for f in d["features"]:
+        geom, props = f.get("geometry"), f.get("properties") or {}
+        cp = props.get("coordinateProperties") or {}
+        if geom is None:
+            out["null_geometries"] += 1
+            out.setdefault("trips", []).append(props)
+            prev_end = None
+            continue
+        if geom["type"] == "MultiLineString":
+            times, speeds = cp.get("times"), cp.get("speeds")
+            if times is not None and len(times) != len(geom["coordinates"]):
+                raise Rejected("times not nested like the coordinates")
+            for i, line in enumerate(geom["coordinates"]):
+                check_line(line, times[i] if times else None, speeds[i] if speeds else None)
+            out.setdefault("trips", []).append({k: v for k, v in props.items() if k != "coordinateProperties"})
+        elif geom["type"] == "LineString":
+            check_line(geom["coordinates"], cp.get("times"), cp.get("speeds"))
+            if prev_end is not None and geom["coordinates"][0] == prev_end:
+                out["shared_boundaries"] += 1
+            prev_end = geom["coordinates"][-1]
+            out["bands"].append(props.get("speed_band"))
+            out.setdefault("band_speeds", []).append([props.get("speed_band"), props.get("speed_kmh_avg")])
+            if props.get("stroke") not in out["strokes"]:
+                out["strokes"].append(props.get("stroke"))
+            for k in ("speed_band", "speed_band_label", "speed_kmh_avg", "stroke", "stroke-width", "stroke-opacity", "title"):
+                if k not in props:
+                    raise Rejected("speed feature without %s" % k)
+        else:
+            raise Rejected("unexpected geometry %s" % geom["type"])
+    out["problematic"] = sorted(g.get("problematic", {}))
+    out.update(gpsbabel_counts("geojson", path))
+    return out
+
+
+# CSV --------------------------------------------------------------------------------------------
+
+def check_csv(path):
+    import csv
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    want = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip".split(",")
+    if not rows or rows[0] != want:
+        raise Rejected("header is %r" % (rows[:1],))
+    out = {"rows": len(rows) - 1}
+    for i, r in enumerate(rows[1:]):
+        if len(r) != len(want):
+            raise Rejected("row %d has %d cells" % (i + 1, len(r)))
+        if not r[0].endswith("Z"):
+            raise Rejected("row %d: time %r is not UTC ISO 8601" % (i + 1, r[0]))
+    out["segments"] = len({(r[10], r[9]) for r in rows[1:]})
+    out["with_pressure"] = sum(1 for r in rows[1:] if r[7])
+    babel = run(["gpsbabel", "-t", "-i", "unicsv", "-f", path, "-o", "unicsv", "-F", "-"]).stdout.splitlines()
+    out["gpsbabel_points"] = max(len(babel) - 1, 0)
+    out["gpsbabel_header"] = babel[0] if babel else ""
+    if babel and "Speed" in babel[0].split(","):
+        col = babel[0].split(",").index("Speed")
+        out["gpsbabel_speeds"] = sum(1 for r in babel[1:] if r.split(",")[col])
+    return out
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "kml-schema-dir":
+        print(kml_schema_dir())
+        return 0
+    if len(sys.argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    fmt, path = sys.argv[1], sys.argv[2]
+    schema = sys.argv[sys.argv.index("--gpx-schema") + 1] if "--gpx-schema" in sys.argv else None
+    checks = {"fit": check_fit, "geojson": check_geojson, "kml": check_kml, "csv": check_csv,
+              "gpx": lambda p: check_gpx(p, schema)}
+    if fmt not in checks:
+        print("check-export: unknown format %s" % fmt, file=sys.stderr)
+        return 2
+    try:
+        out = checks[fmt](path)
+    except Rejected as e:
+        print("check-export: %s: %s" % (path, e), file=sys.stderr)
+        return 1
+    except Exception as e:  # a reader that crashes rejects the file
+        print("check-export: %s: %s: %s" % (path, type(e).__name__, e), file=sys.stderr)
+        return 1
+    print(json.dumps(out, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
