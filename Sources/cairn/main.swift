@@ -35,7 +35,7 @@ SUBCOMMANDS:
   record                  Record trips from gpsd until stopped.
   list                    List the trips in log files or directories.
   info                    Show one trip's figures, or every trip in a file.
-  convert                 Convert trips to GPX.
+  convert                 Convert trips to GPX, FIT, GeoJSON, KML or CSV.
   verify                  Check log files for damage.
 
   See 'cairn help <subcommand>' for detailed help.
