@@ -54,3 +54,5 @@ public struct RingBuffer<Element> {
     public var first: Element? { count > 0 ? self[0] : nil }
     public var last: Element? { count > 0 ? self[count - 1] : nil }
 }
+
+extension RingBuffer: Sendable where Element: Sendable {}

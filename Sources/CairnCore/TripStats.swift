@@ -14,7 +14,8 @@ public struct TripStats: Sendable {
     public private(set) var firstTimeMs: Int64?
     public private(set) var lastTimeMs: Int64?
     public private(set) var maxSpeedMps: Double?
-    public private(set) var climb = ClimbCounter(threshold: 5)
+    /// Ascent and descent (from trusted GPS heights until the barometer lands in the log).
+    public private(set) var climb = AscentTracker()
     private var last: Fix?
     private var bridgeNext = false
     private var newSegmentPending = true
@@ -37,7 +38,7 @@ public struct TripStats: Sendable {
         if firstTimeMs == nil { firstTimeMs = fix.timeMs }
         lastTimeMs = fix.timeMs
         if let s = fix.speed { maxSpeedMps = max(maxSpeedMps ?? 0, s) }
-        if Accuracy.heightIsTrusted(fix), let h = fix.height { climb.add(height: h) }
+        if Accuracy.heightIsTrusted(fix), let h = fix.height { climb.addGPS(height: h, timeMs: fix.timeMs) }
         if let prev = last, !newSegmentPending || bridgeNext {
             let d = Geodesy.distance(prev, fix)
             distanceM += d
@@ -74,6 +75,6 @@ public struct TripStats: Sendable {
     }
 
     /// Ascent/descent in metres, or nil (a dash) when no trusted height was seen.
-    public var ascentM: Double? { climb.hasHeight ? climb.ascent : nil }
-    public var descentM: Double? { climb.hasHeight ? climb.descent : nil }
+    public var ascentM: Double? { climb.ascentM }
+    public var descentM: Double? { climb.descentM }
 }

@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The International Standard Atmosphere's pressure-height relation, troposphere.
+public enum ISA {
+    /// g·M/(R·L) for the standard lapse rate; 1/5.25588 = 0.190263.
+    static let exponent = 5.25588
+
+    /// Height in metres for `pressurePa` when the sea-level pressure is `seaLevelPa`.
+    public static func altitude(pressurePa p: Double, seaLevelPa p0: Double = 101_325) -> Double {
+        44_330.77 * (1 - pow(p / p0, 1 / exponent))
+    }
+
+    /// The sea-level pressure that puts `pressurePa` at `altitude` metres.
+    public static func seaLevel(pressurePa p: Double, altitude h: Double) -> Double {
+        p / pow(1 - h / 44_330.77, exponent)
+    }
+}
+
+/// Barometer samples (a few a second) in, a clean pressure out: a Hampel filter over the last
+/// seven samples replaces a reading further than 5 scaled MADs (at least 15 Pa) from their
+/// median by that median (I2C glitches, a gust into the port), then an exponential average
+/// with a 2.5 s time constant takes the white noise down (3 Pa → ~0.7 Pa at 4 Hz).
+public struct PressureFilter: Sendable {
+    public let tauS: Double
+    private var window = RingBuffer<Double>(capacity: 7)
+    private var lastMs: Int64?
+    public private(set) var value: Double?
+    public private(set) var rejected = 0
+
+    public init(tauS: Double = 2.5) { self.tauS = tauS }
+
+    /// Adds one reading (Pa) taken at `timeMs`; returns the filtered pressure.
+    @discardableResult
+    public mutating func add(pressurePa raw: Double, timeMs: Int64) -> Double? {
+        guard raw.isFinite, raw > 0 else { return value }
+        var x = raw
+        if window.count >= 5 {
+            var w: [Double] = []
+            for i in 0..<window.count { w.append(window[i]) }
+            w.sort()
+            let median = w[w.count / 2]
+            var dev = w.map { abs($0 - median) }
+            dev.sort()
+            let mad = 1.4826 * dev[dev.count / 2]
+            if abs(x - median) > max(5 * mad, 15) {
+                x = median
+                rejected += 1
+            }
+        }
+        window.append(raw)
+        if let v = value, let last = lastMs, timeMs > last {
+            let dt = Double(timeMs - last) / 1000
+            let a = dt / (tauS + dt)
+            value = v + a * (x - v)
+        } else if value == nil {
+            value = x
+        }
+        lastMs = timeMs
+        return value
+    }
+}
+
+/// Barometric altitude calibrated to GPS: the first `calibrationFixes` trusted GPS heights
+/// (vertical uncertainty within 8 m at 68 %) set the offset between the pressure altitude and
+/// the GPS height; after that every trusted GPS height nudges it with a time constant of
+/// `driftTauS` (20 minutes), which follows the weather (1-2 hPa an hour is 8-16 m an hour)
+/// without letting GPS height noise into the climb. Nil until calibrated.
+public struct BaroAltimeter: Sendable {
+    public var calibrationFixes = 10
+    public var driftTauS = 1200.0
+    private var sum = 0.0
+    private var n = 0
+    private var offset: Double?
+    private var lastGPSMs: Int64?
+    private var latestPressureAltitude: Double?
+
+    public init() {}
+
+    public var isCalibrated: Bool { offset != nil }
+
+    /// The altitude for a filtered pressure, in metres above the GPS's datum (MSL).
+    public mutating func altitude(pressurePa p: Double) -> Double? {
+        let a = ISA.altitude(pressurePa: p)
+        latestPressureAltitude = a
+        return offset.map { a + $0 }
+    }
+
+    /// Offers a GPS height at `timeMs` (only trusted heights count), paired with the latest pressure.
+    public mutating func addGPS(height h: Double, trusted: Bool, timeMs: Int64) {
+        guard trusted, h.isFinite, let a = latestPressureAltitude else { return }
+        if let o = offset {
+            let dt = lastGPSMs.map { Double(max(0, timeMs - $0)) / 1000 } ?? 1
+            let k = min(1, dt / driftTauS)
+            offset = o + k * ((h - a) - o)
+        } else {
+            sum += h - a
+            n += 1
+            if n >= calibrationFixes { offset = sum / Double(n) }
+        }
+        lastGPSMs = timeMs
+    }
+}
+
+/// Ascent and descent, the way riders' devices count them: from the calibrated barometric
+/// altitude with a 2 m hysteresis when there is a barometer; otherwise from trusted GPS heights,
+/// smoothed (a 20 s exponential average: GPS height error is correlated over tens of seconds, and
+/// a raw 5 m threshold would count its wander as climbing) with a 5 m hysteresis.
+public struct AscentTracker: Sendable {
+    public private(set) var baro = ClimbCounter(threshold: 2)
+    public private(set) var gps = ClimbCounter(threshold: 5)
+    private var smoothedGPS: Double?
+    private var lastGPSMs: Int64?
+    public var gpsTauS = 20.0
+
+    public init() {}
+
+    public mutating func addBarometric(altitude: Double) { baro.add(height: altitude) }
+
+    public mutating func addGPS(height h: Double, timeMs: Int64) {
+        guard h.isFinite else { return }
+        if let s = smoothedGPS, let last = lastGPSMs, timeMs > last {
+            let dt = Double(timeMs - last) / 1000
+            smoothedGPS = s + dt / (gpsTauS + dt) * (h - s)
+        } else if smoothedGPS == nil {
+            smoothedGPS = h
+        }
+        lastGPSMs = timeMs
+        gps.add(height: smoothedGPS!)
+    }
+
+    /// The barometer's figures when it gave any, else the GPS's; nil (a dash) with neither.
+    public var ascentM: Double? { baro.hasHeight ? baro.ascent : gps.hasHeight ? gps.ascent : nil }
+    public var descentM: Double? { baro.hasHeight ? baro.descent : gps.hasHeight ? gps.descent : nil }
+}
