@@ -272,6 +272,9 @@ public struct FixRules: FixFilter {
         }
 
         push(f, forced: forced, emit: emit)
+        // The first fix of a stop is kept whatever comes next; nothing comes while standing, so
+        // hand it out now rather than hold it (and risk it) for the whole stop.
+        if standing && tripStarted && held == f && heldForced { releaseHeld(emit: emit) }
     }
 
     public mutating func flush(emit: (RuleOutput) -> Void) {

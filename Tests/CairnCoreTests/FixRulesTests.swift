@@ -161,6 +161,16 @@ final class FixRulesTests: XCTestCase {
         XCTAssertEqual(run(light).segments, [])
     }
 
+    func testTheStopFixIsNotHeldThroughTheStop() {
+        // Points held by the rules are not yet on the card: the stop fix must come out at once,
+        // not when the rider leaves (a power cut at the café would lose it).
+        var rules = FixRules()
+        var kept: [Fix] = []
+        let fixes = ride(20) + (0..<30).map { i in fix(20 + Double(i), north: 114, eph: 8, speed: 0.02) }
+        for f in fixes { rules.offer(f, nowMs: f.timeMs) { if case .keep(let k) = $0 { kept.append(k) } } }
+        XCTAssertEqual(kept.last?.timeMs, fix(20).timeMs, "the first fix of the stop is out before the stop ends")
+    }
+
     func testRule7NoSpeedFixes() {
         let near = fix(10, north: 57, eph: 8, speed: nil)       // 3 m from the last, uncertainty 4.9 m
         let far = fix(11, north: 70, eph: 8, speed: nil)
