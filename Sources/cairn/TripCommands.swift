@@ -39,28 +39,16 @@ func formatDuration(ms: Int64) -> String {
 
 /// The JSON object `list --json` prints for one trip (keys are part of the CLI contract).
 func tripJSON(_ s: TripSummary, indent: String) -> String {
-    func num(_ v: Double?, _ d: Int) -> String { v.flatMap { TextFormat.trimmed($0, d) } ?? "null" }
-    func time(_ v: Int64?) -> String { v.map { TextFormat.jsonString(TextFormat.isoTime(ms: $0)) } ?? "null" }
     let drops = s.drops.nonzero.map { c -> String in
         let name = DropReason(rawValue: c.rule)?.name ?? "rule_\(c.rule)"
         return "\(TextFormat.jsonString(name)): \(c.count)"
     }
+    // The trip's figures are named once, in TripFigures (the exports carry the same keys).
     let fields: [(String, String)] = [
         ("id", String(s.id)),
         ("file", TextFormat.jsonString(s.files.first ?? "")),
         ("files", "[" + s.files.map(TextFormat.jsonString).joined(separator: ", ") + "]"),
-        ("activity", s.activity.map(TextFormat.jsonString) ?? "null"),
-        ("start", time(s.stats.firstTimeMs)),
-        ("end", time(s.stats.lastTimeMs)),
-        ("points", String(s.stats.points)),
-        ("segments", String(s.stats.segments)),
-        ("distance_m", num(s.stats.distanceM, 1)),
-        ("moving_time_s", num(Double(s.stats.movingTimeMs) / 1000, 1)),
-        ("elapsed_s", num(Double(s.stats.elapsedMs) / 1000, 1)),
-        ("ascent_m", num(s.stats.ascentM, 1)),
-        ("descent_m", num(s.stats.descentM, 1)),
-        ("max_speed_mps", num(s.stats.maxSpeedMps, 2)),
-        ("status", TextFormat.jsonString(s.status)),
+    ] + TripFigures.json(s).filter { $0.0 != "trip" } + [
         ("dropped", "{" + drops.joined(separator: ", ") + "}"),
         ("damaged_bytes", String(s.damagedBytes)),
         ("torn_tail_bytes", String(s.tornTailBytes)),
