@@ -10,7 +10,7 @@ import CairnDevice
 enum RecordCommand: Command {
     static let name = "record"
     static let overview = "Record trips from gpsd into crash-safe log files until SIGTERM or SIGINT."
-    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--activity <activity>] [--clock <system|fix>] [--sync <seconds>]"
+    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--activity <activity>] [--clock <system|fix>] [--sync <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--config <file>] [--check]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
@@ -18,34 +18,65 @@ enum RecordCommand: Command {
         OptionSpec(name: "--activity", valueName: "ACTIVITY", help: "ride, run, walk or drive: sets the jump limit, distance filter and stop speeds. (default: ride)"),
         OptionSpec(name: "--clock", valueName: "SYSTEM|FIX", help: "Judge fix age by the system clock or by the newest fix time (no RTC, replays). (default: system)"),
         OptionSpec(name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
+        OptionSpec(name: "--status", valueName: "FILE", help: "Write the live status here at most once a second, replaced atomically (read it with 'cairn status FILE'). (default: none)"),
+        OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Retention: at start-up and after each trip, delete exported trips that ended more than this many days ago. (default: keep all)"),
+        OptionSpec(name: "--max-mb", valueName: "MB", help: "Retention: delete the oldest exported trips while the logs take more than this. Never deletes a trip that was not exported. (default: no limit)"),
+        OptionSpec(name: "--config", valueName: "FILE", help: "Read options from this file (key = value, keys are these option names without '--'); the command line wins."),
         OptionSpec(name: "--verbose", valueName: nil, help: "Also report each sync with the highest durable sequence number."),
+        OptionSpec(name: "--check", valueName: nil, help: "Check the options and the config file, print the settings in effect, and exit."),
     ]
 
-    static func run(_ a: ParsedArguments) throws -> Int32 {
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
+        var a = parsed
         if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
-        let (host, port) = try parseGpsdAddress(a.value("--gpsd") ?? "127.0.0.1:2947")
+        // Command line > config file > defaults. A bad value from the file names its line.
+        var origin: [String: String] = [:]
+        if let path = a.value("--config") {
+            if path.isEmpty { throw UsageError("The value '' is invalid for '--config <file>'") }
+            origin = try ConfigFile.load(path, options: options).merge(into: &a)
+        }
+        func invalid(_ option: String, _ message: String) -> UsageError {
+            if let o = origin[option] { return UsageError("\(o): \(message)") }
+            return UsageError(message)
+        }
+        let (host, port): (String, String)
+        do { (host, port) = try parseGpsdAddress(a.value("--gpsd") ?? "127.0.0.1:2947") } catch { throw invalid("--gpsd", error.message) }
         let dir = a.value("--dir") ?? "/var/lib/cairn"
-        if dir.isEmpty { throw UsageError("The value '' is invalid for '--dir <dir>'") }
+        if dir.isEmpty { throw invalid("--dir", "The value '' is invalid for '--dir <dir>'") }
         let activity = a.value("--activity") ?? "ride"
         guard let profile = ActivityProfile.named(activity) else {
-            throw UsageError("The value '\(activity)' is invalid for '--activity <activity>': use ride, run, walk or drive")
+            throw invalid("--activity", "The value '\(activity)' is invalid for '--activity <activity>': use ride, run, walk or drive")
         }
         let clock = a.value("--clock") ?? "system"
         guard clock == "system" || clock == "fix" else {
-            throw UsageError("The value '\(clock)' is invalid for '--clock <system|fix>'")
+            throw invalid("--clock", "The value '\(clock)' is invalid for '--clock <system|fix>'")
         }
         let syncText = a.value("--sync") ?? "5"
         guard let syncSeconds = Double(syncText), syncSeconds >= 1, syncSeconds <= 60 else {
-            throw UsageError("The value '\(syncText)' is invalid for '--sync <seconds>': use a number from 1 to 60")
+            throw invalid("--sync", "The value '\(syncText)' is invalid for '--sync <seconds>': use a number from 1 to 60")
         }
         let baro = a.value("--baro") ?? "auto"
         switch baro {
         case "none", "auto": break
         default:
             // Barometer support is its own piece of work; until then say so rather than pretend.
-            throw Failure("--baro \(baro): reading a barometer is not supported yet; use --baro none or auto")
+            throw Failure((origin["--baro"].map { "\($0): " } ?? "") + "--baro \(baro): reading a barometer is not supported yet; use --baro none or auto")
         }
+        let statusPath = a.value("--status")
+        if statusPath == "" { throw invalid("--status", "The value '' is invalid for '--status <file>'") }
+        let retention = try Retention.from(keepDays: a.value("--keep-days"), maxMb: a.value("--max-mb")) { o, m in invalid(o, m) }
         let verbose = a.has("--verbose")
+        if a.has("--check") {
+            func from(_ o: String) -> String { origin[o].map { "  (\($0))" } ?? (a.values[o] != nil || a.flags.contains(o) ? "  (command line)" : "  (default)") }
+            printOut([
+                "gpsd = \(host):\(port)" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
+                "clock = \(clock)" + from("--clock"), "sync = \(syncText)" + from("--sync"), "baro = \(baro)" + from("--baro"),
+                "status = \(statusPath ?? "-")" + from("--status"),
+                "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
+                "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
+            ].joined(separator: "\n"))
+            return ExitCode.ok
+        }
 
         var config = TripRecorder<FixRules>.Config()
         config.clockIsFix = (clock == "fix")
@@ -57,29 +88,104 @@ enum RecordCommand: Command {
         } catch {
             throw Failure("\(error)")
         }
-        if verbose { log.onSync = { path, seq in printErr("cairn: synced \(path) seq \(seq)") } }
+        var lastSyncMono: Int64?
+        log.onSync = { path, seq in
+            lastSyncMono = SystemClock.monotonicMs()
+            if verbose { printErr("cairn: synced \(path) seq \(seq)") }
+        }
         recorder.resumeCandidate = log.resumable?.last
 
         StopSignals.install()
-        printErr("cairn: recording to \(dir) from gpsd at \(host):\(port) (sync every \(syncText) s)")
+        let notify = SystemdNotify()
+        let statusFile = statusPath.map { StatusFile(path: $0) }
+        printErr("cairn: recording to \(dir) from gpsd at \(host):\(port) (sync every \(syncText) s)"
+                 + (statusPath.map { "; status in \($0)" } ?? "")
+                 + (notify.isEnabled ? "; notifying systemd" + (notify.watchdogIntervalMs.map { ", watchdog every \($0) ms" } ?? "") : ""))
+        func prune() {
+            guard retention.isActive else { return }
+            _ = retention.apply(directory: dir, nowMs: SystemClock.realtimeMs()) { printErr("cairn: \($0)") }
+        }
+        prune()
+
         let source = GpsdSource(host: host, port: port)
         var backoffMs: Int64 = 250
         var lastReportMono = SystemClock.monotonicMs()
         var reportedDown = false
-        let apply: (RecorderAction) -> Void = { log.apply($0, monoMs: SystemClock.monotonicMs()) }
+        var tripClosed = false
+        let apply: (RecorderAction) -> Void = { action in
+            log.apply(action, monoMs: SystemClock.monotonicMs())
+            if case .closeTrip = action { tripClosed = true }
+        }
+
+        // Live state for the status file and systemd's STATUS= line.
+        var live = LiveStatus()
+        live.baro = baro == "none" ? "none" : "not-supported"
+        var lastFix: Fix?
+        var lastMode = 0
+        var lastFixMono: Int64?
+        var lastLiveMono: Int64 = .min
+        var lastUsableMono: Int64?
+        var standingSinceMono: Int64?
+        var notifiedReady = false
+        func housekeeping(_ mono: Int64, final: Bool = false) {
+            notify.watchdogIfDue(monoMs: mono)
+            let standing = recorder.tripOpen && recorder.filter.isStanding
+            if standing { if standingSinceMono == nil { standingSinceMono = mono } } else { standingSinceMono = nil }
+            // Once a second at most (the status file's cap), and only when someone reads it.
+            guard final || ((statusFile != nil || notify.isEnabled) && (lastLiveMono == .min || mono - lastLiveMono >= 1000)) else { return }
+            lastLiveMono = mono
+            live.state = final ? "stopped" : LiveStatus.state(
+                tripOpen: recorder.tripOpen, standing: standing, standingForMs: standingSinceMono.map { mono - $0 } ?? 0,
+                pauseAfterMs: profile.pauseAfterMs, sinceUsableFixMs: lastUsableMono.map { mono - $0 }, gapMs: 10_000)
+            live.gpsdConnected = source.isOpen
+            live.fixMode = lastMode
+            live.accuracyM = lastMode >= 2 ? lastFix.flatMap { Accuracy.horizontal68($0) } : nil
+            live.fixAgeS = lastFixMono.map { Double(mono - $0) / 1000 }
+            let fresh = lastFixMono.map { mono - $0 < LiveStatus.speedStaleMs } ?? false
+            live.speedMps = (fresh && !standing) ? lastFix?.speed : nil
+            live.tripOpen = recorder.tripOpen
+            live.stats = recorder.stats
+            live.drops = recorder.drops
+            live.tripFile = log.currentPath
+            live.syncedSeq = log.lastSyncedSeq
+            live.syncAgeS = lastSyncMono.map { Double(mono - $0) / 1000 }
+            live.updatedMs = SystemClock.realtimeMs()
+            if let f = statusFile {
+                live.seq += 1
+                if let err = f.write(live.render(), monoMs: mono, force: final), f.writes == 0 || live.seq % 60 == 1 {
+                    printErr("cairn: status: \(err)")
+                }
+            }
+            let summary = live.state + (recorder.tripOpen ? ": \(formatDistance(recorder.stats.distanceM)), \(recorder.stats.points) points" : "")
+                + (source.isOpen ? "" : " (gpsd down)")
+            if notifiedReady && !final { notify.status(summary) }
+        }
+        func ready(_ why: String) {
+            guard !notifiedReady else { return }
+            notifiedReady = true
+            notify.ready(status: why)
+        }
 
         while !StopSignals.requested {
             let mono = SystemClock.monotonicMs()
             log.tick(monoMs: mono)
             recorder.tick(systemNowMs: SystemClock.realtimeMs(), emit: apply)
+            if tripClosed { tripClosed = false; prune() }
+            housekeeping(mono)
             if !source.isOpen {
                 if let err = source.open() {
                     if !reportedDown { printErr("cairn: \(err); retrying"); reportedDown = true }
-                    SystemClock.sleep(ms: backoffMs) { StopSignals.requested }
+                    // Started: the service is up even while gpsd is not (it comes and goes).
+                    ready("waiting for gpsd at \(host):\(port)")
+                    SystemClock.sleep(ms: backoffMs) {
+                        housekeeping(SystemClock.monotonicMs())
+                        return StopSignals.requested
+                    }
                     backoffMs = min(backoffMs * 2, 8000)
                     continue
                 }
                 printErr("cairn: connected to gpsd at \(host):\(port)")
+                ready("connected to gpsd at \(host):\(port)")
                 reportedDown = false
                 backoffMs = 250
                 lastReportMono = mono
@@ -92,7 +198,18 @@ enum RecordCommand: Command {
                 }
             case .message(let report):
                 lastReportMono = SystemClock.monotonicMs()
-                if let r = report { recorder.report(r, systemNowMs: SystemClock.realtimeMs(), emit: apply) }
+                if let r = report {
+                    switch r {
+                    case .fix(let f):
+                        lastFix = f
+                        lastMode = f.mode
+                        lastFixMono = lastReportMono
+                        if (Accuracy.horizontal68(f) ?? 0) <= 50 { lastUsableMono = lastReportMono }
+                    case .noFix: lastMode = 0
+                    case .noTime: break
+                    }
+                    recorder.report(r, systemNowMs: SystemClock.realtimeMs(), emit: apply)
+                }
             case .closed(let why):
                 printErr("cairn: gpsd connection lost (\(why)); reconnecting")
                 source.close()
@@ -103,6 +220,7 @@ enum RecordCommand: Command {
         }
 
         // Stop: release the held epoch, close the trip with its summary, sync, exit 0.
+        notify.stopping(status: "stopping: closing the trip and syncing")
         source.close()
         let mono = SystemClock.monotonicMs()
         recorder.finish(systemNowMs: SystemClock.realtimeMs(), emit: apply)
@@ -116,6 +234,7 @@ enum RecordCommand: Command {
             log.shutdown(monoMs: mono)
             printErr("cairn: stopped; no trip was open")
         }
+        housekeeping(SystemClock.monotonicMs(), final: true)
         return ExitCode.ok
     }
 

@@ -20,7 +20,7 @@ extension Command {
 }
 
 let allCommands: [any Command.Type] = [RecordCommand.self, ListCommand.self, InfoCommand.self,
-                                       ConvertCommand.self, VerifyCommand.self]
+                                       ConvertCommand.self, VerifyCommand.self, StatusCommand.self, ExportCommand.self, PruneCommand.self]
 
 let topHelp = """
 OVERVIEW: cairn records GPS trips from gpsd into a crash-safe log and converts them for other tools.
@@ -37,6 +37,9 @@ SUBCOMMANDS:
   info                    Show one trip's figures, or every trip in a file.
   convert                 Convert trips to GPX, FIT, GeoJSON, KML or CSV.
   verify                  Check log files for damage.
+  status                  Show what a running recorder is doing (its --status file).
+  export                  Copy finished trips and their conversions to a card or stick.
+  prune                   Delete the oldest exported trips over an age or size limit.
 
   See 'cairn help <subcommand>' for detailed help.
 """

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The live status file: replaced atomically (written to `FILE.tmp`, then renamed over `FILE`),
+/// so a reader (`watch cat`, a display process, `cairn status`) sees either the old or the new
+/// contents, never a torn mix. At most one write per `minIntervalMs` (1 s): a reader polling
+/// faster sees the same file. Not fsynced: it is live state, rebuilt every second, and a sync per
+/// second would wear the card; it belongs on a tmpfs (`/run/cairn/status`) anyway.
+public final class StatusFile {
+    public let path: String
+    public let minIntervalMs: Int64
+    private let tempPath: String
+    private var lastWriteMs: Int64 = .min
+    /// Writes made so far (for tests and `--verbose`).
+    public private(set) var writes = 0
+    /// The last error, reported once per outage by the caller.
+    public private(set) var lastError: String?
+
+    public init(path: String, minIntervalMs: Int64 = 1000) {
+        self.path = path
+        self.minIntervalMs = minIntervalMs
+        tempPath = path + ".tmp"
+    }
+
+    /// True when a write now would be allowed by the rate cap.
+    public func isDue(monoMs: Int64) -> Bool {
+        lastWriteMs == .min || monoMs - lastWriteMs >= minIntervalMs
+    }
+
+    /// Writes `contents` if the rate cap allows (or `force`: the final state at shutdown).
+    /// Returns nil on success or when skipped; an error text when the write failed.
+    @discardableResult
+    public func write(_ contents: String, monoMs: Int64, force: Bool = false) -> String? {
+        guard force || isDue(monoMs: monoMs) else { return nil }
+        lastWriteMs = monoMs
+        let fd = open(tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        if fd < 0 { return fail("\(tempPath): cannot create: \(String(cString: strerror(errno)))") }
+        var text = contents
+        var ok = true
+        text.withUTF8 { p in
+            var off = 0
+            while off < p.count {
+                let n = sysWrite(fd, p.baseAddress! + off, p.count - off)
+                if n < 0 { if errno == EINTR { continue }; ok = false; return }
+                off += n
+            }
+        }
+        let e = errno
+        if close(fd) != 0 { ok = false }
+        if !ok {
+            unlink(tempPath)
+            return fail("\(tempPath): write failed: \(String(cString: strerror(e)))")
+        }
+        if rename(tempPath, path) != 0 {
+            let e = errno
+            unlink(tempPath)
+            return fail("\(path): cannot replace: \(String(cString: strerror(e)))")
+        }
+        writes += 1
+        lastError = nil
+        return nil
+    }
+
+    private func fail(_ message: String) -> String {
+        lastError = message
+        return message
+    }
+}
+
+// Outside the class, `write` resolves to libc's.
+@inline(__always)
+private func sysWrite(_ fd: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) -> Int { write(fd, p, n) }

@@ -1,0 +1,164 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnCore
+import CairnLog
+import CairnExport
+
+/// `cairn export --to DIR`: copies finished trips off the recorder's directory onto a mounted card
+/// or stick, with their conversions. Layout under DIR:
+///
+///     DIR/logs/NNNNNNNN.cairn                   the log files, byte for byte
+///     DIR/gpx/YYYYMMDD-HHMMSS-tripID.gpx        one GPX per trip (UTC start time)
+///     DIR/fit/YYYYMMDD-HHMMSS-tripID.fit        one FIT activity per trip
+///
+/// Each file is written under a hidden temporary name, fsynced, renamed, and the directory is
+/// fsynced: a stick pulled mid-export holds whole files or none. A file already there is not
+/// written again (a log copy of another size is an error, never replaced), so a second run copies
+/// nothing new. Exported trips are recorded in the log directory's `exported` file, which is
+/// what retention (`prune`, `record --keep-days/--max-mb`) checks before deleting anything.
+enum ExportCommand: Command {
+    static let name = "export"
+    static let overview = "Copy finished trips (log files and conversions) to a card or stick; a second run copies nothing new."
+    static let usage = "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>]"
+    static let options = [
+        OptionSpec(name: "--to", valueName: "DIR", help: "Destination (a mounted card or stick); created if its parent exists."),
+        OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
+        OptionSpec(name: "--format", valueName: "FORMATS", help: "Conversions to write next to the logs: any of gpx, fit, geojson, kml, csv, comma-separated, or none. (default: gpx,fit)"),
+    ]
+
+    static func run(_ a: ParsedArguments) throws -> Int32 {
+        if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
+        guard let dest = a.value("--to"), !dest.isEmpty else { throw UsageError("Missing expected option '--to <dir>'") }
+        let dir = a.value("--dir") ?? "/var/lib/cairn"
+        let formatText = a.value("--format") ?? "gpx,fit"
+        var formats: [String] = []
+        if formatText != "none" {
+            for f in formatText.split(separator: ",").map(String.init) {
+                guard ConvertCommand.formats.contains(f) else {
+                    throw UsageError("The value '\(f)' is invalid for '--format <formats>': use gpx, fit, geojson, kml, csv or none")
+                }
+                if !formats.contains(f) { formats.append(f) }
+            }
+        }
+        guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
+        try ensureDirectory(dest)
+        let logsDir = joinPath(dest, "logs")
+        try ensureDirectory(logsDir)
+        for f in formats { try ensureDirectory(joinPath(dest, f)) }
+
+        var problems = 0
+        let trips = try finishedTrips(in: dir) { printErr("cairn: \($0)"); problems += 1 }
+        var state = ExportState(directory: dir)
+        var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0
+        for (t, s) in trips {
+            var tripProblem = false
+            var wroteAny = false
+            // The log files, byte for byte.
+            for f in t.files {
+                let target = joinPath(logsDir, baseName(f.path))
+                if pathExists(target) {
+                    let theirs = try? LogReader(path: target).header.salt
+                    if theirs != f.header.salt || fileSize(target) != fileSize(f.path) {
+                        printErr("cairn: \(target): exists and is another file (a log from another board?); not replaced: export to another directory")
+                        tripProblem = true
+                    }
+                    continue
+                }
+                do {
+                    copiedBytes += try copyFileAtomically(f.path, target)
+                    copiedFiles += 1
+                    wroteAny = true
+                } catch let e as Failure {
+                    printErr("cairn: trip \(t.id): \(e.message)")
+                    tripProblem = true
+                }
+            }
+            // Conversions, one file per trip and format.
+            if s.stats.points > 0 {
+                for format in formats {
+                    let name = String(FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs).dropLast(4)) + "." + format
+                    let target = joinPath(joinPath(dest, format), name)
+                    if pathExists(target) { continue }
+                    if let err = convert(t, s, format: format, to: target) {
+                        printErr("cairn: trip \(t.id): \(err)")
+                        tripProblem = true
+                    } else {
+                        wroteConversions += 1
+                        wroteAny = true
+                    }
+                }
+            }
+            if tripProblem { problems += 1; continue }
+            if wroteAny { exportedTrips += 1 } else { alreadyThere += 1 }
+            state.mark(t, destination: absolute(dest))
+        }
+        // One directory sync per directory covers every rename into it.
+        do {
+            try syncDirectory(logsDir)
+            for f in formats { try syncDirectory(joinPath(dest, f)) }
+            try syncDirectory(dest)
+            try state.save()
+        } catch let e as Failure {
+            printErr("cairn: \(e.message)")
+            problems += 1
+        }
+        printErr("cairn: exported \(exportedTrips) trip\(exportedTrips == 1 ? "" : "s") to \(dest) (\(copiedFiles) log file\(copiedFiles == 1 ? "" : "s"), \(copiedBytes) bytes; \(wroteConversions) conversion\(wroteConversions == 1 ? "" : "s")); \(alreadyThere) already there")
+        if trips.isEmpty { printErr("cairn: no finished trips in \(dir) (an open trip is exported once it closes)") }
+        return problems > 0 ? ExitCode.failure : ExitCode.ok
+    }
+
+    /// Converts one trip into `target` through a temporary name; returns an error text or nil.
+    static func convert(_ t: TripRef, _ s: TripSummary, format: String, to target: String) -> String? {
+        let tmp = temporaryName(for: target)
+        unlink(tmp)
+        let writer: TrackExporter
+        if format == "fit" {
+            writer = FITWriter(target: .file(tmp), force: true, softwareVersion: cairnVersion)
+        } else {
+            let sink: OutputSink
+            do { sink = try OutputSink(creating: tmp, force: true) } catch { return "\(error)" }
+            let creator = "cairn \(cairnVersion)"
+            switch format {
+            case "gpx": writer = GPXWriter(sink: sink, creator: creator)
+            case "geojson": writer = GeoJSONWriter(sink: sink, colouring: .none)
+            case "kml": writer = KMLWriter(sink: sink, creator: creator, colouring: .none)
+            default: writer = CSVWriter(sink: sink)
+            }
+        }
+        writer.begin()
+        do {
+            try writer.beginTrip(TripHeading(id: t.id, activity: s.activity, summary: s))
+        } catch {
+            unlink(tmp)
+            return "\(error)"
+        }
+        var readError: String?
+        do {
+            try TripCatalog.read(t) { e in
+                switch e {
+                case .segment(let r): writer.beginSegment(r)
+                case .point(let f): writer.point(f, .none)
+                }
+            }
+        } catch { readError = "\(error)" }
+        let endErr = writer.endTrip()
+        let err = writer.end()
+        if let e = readError ?? endErr ?? err { unlink(tmp); return e }
+        do {
+            try syncFile(tmp)
+        } catch let e as Failure { unlink(tmp); return e.message } catch { unlink(tmp); return "\(error)" }
+        if rename(tmp, target) != 0 { let m = errText(); unlink(tmp); return "\(target): cannot rename into place: \(m)" }
+        return nil
+    }
+
+    static func absolute(_ p: String) -> String {
+        if p.hasPrefix("/") { return p }
+        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buf, buf.count) != nil else { return p }
+        let cwd = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return joinPath(cwd, p)
+    }
+}

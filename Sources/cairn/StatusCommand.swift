@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnCore
+import CairnExport
+
+/// What `record --status FILE` writes, at most once a second: `key=value` lines (no quoting;
+/// values never hold a newline), so `watch cat`, a shell (`. FILE` after a sed) or a display
+/// process can read it. `-` means "no value" (no fix, standing, no height yet).
+///
+///   state         waiting | recording | standing | paused | gap | stopped
+///   gpsd          connected | down
+///   fix           none | 2d | 3d            (the newest report, kept or not)
+///   accuracy_m    horizontal uncertainty of the newest fix, 68 % (gpsd's eph mapped; see Accuracy)
+///   fix_age_s     seconds since the newest fix arrived
+///   speed_kmh     receiver speed; `-` while standing or when the newest fix is 8 s old or more
+///   trip_file     the log file being written, `-` when none
+///   distance_m, moving_time_s, ascent_m, descent_m, points, segments   the open trip (0 / - when none)
+///   dropped       rule:count,... for the open trip (`-` when none were dropped)
+///   baro          none | not-supported       (barometers are not read yet)
+///   synced_seq    highest sequence number made durable in trip_file
+///   sync_age_s    seconds since the last sync, `-` before the first one
+///   updated       system time of this write (ISO 8601 UTC; wrong on a board before time sync)
+///   seq           this write's number, from 1 at start-up (a reader sees progress without clocks)
+///   pid           the recorder's process id
+struct LiveStatus {
+    var state = "waiting"
+    var gpsdConnected = false
+    var fixMode = 0
+    var accuracyM: Double?
+    var fixAgeS: Double?
+    var speedMps: Double?
+    var tripFile: String?
+    var stats = TripStats()
+    var tripOpen = false
+    var drops = DropCounts()
+    var baro = "none"
+    var syncedSeq: UInt64 = 0
+    var syncAgeS: Double?
+    var updatedMs: Int64 = 0
+    var seq = 0
+
+    static let speedStaleMs: Int64 = 8_000
+
+    /// The `state` field: from the recorder's own view (no decision is made here).
+    static func state(tripOpen: Bool, standing: Bool, standingForMs: Int64, pauseAfterMs: Int64,
+                      sinceUsableFixMs: Int64?, gapMs: Int64) -> String {
+        guard tripOpen else { return "waiting" }
+        if sinceUsableFixMs.map({ $0 >= gapMs }) ?? true { return "gap" }
+        if standing { return standingForMs >= pauseAfterMs ? "paused" : "standing" }
+        return "recording"
+    }
+
+    func render() -> String {
+        func num(_ v: Double?, _ d: Int) -> String { v.flatMap { TextFormat.fixed($0, d) } ?? "-" }
+        let drops = self.drops.nonzero.map { "\(DropReason(rawValue: $0.rule)?.name ?? "rule_\($0.rule)"):\($0.count)" }
+        let fields: [(String, String)] = [
+            ("state", state),
+            ("gpsd", gpsdConnected ? "connected" : "down"),
+            ("fix", fixMode >= 3 ? "3d" : fixMode == 2 ? "2d" : "none"),
+            ("accuracy_m", num(accuracyM, 1)),
+            ("fix_age_s", num(fixAgeS, 0)),
+            ("speed_kmh", num(speedMps.map { $0 * 3.6 }, 1)),
+            ("trip_file", tripFile ?? "-"),
+            ("distance_m", tripOpen ? num(stats.distanceM, 0) : "0"),
+            ("moving_time_s", tripOpen ? String(stats.movingTimeMs / 1000) : "0"),
+            ("ascent_m", tripOpen ? num(stats.ascentM, 0) : "-"),
+            ("descent_m", tripOpen ? num(stats.descentM, 0) : "-"),
+            ("points", String(tripOpen ? stats.points : 0)),
+            ("segments", String(tripOpen ? stats.segments : 0)),
+            ("dropped", drops.isEmpty ? "-" : drops.joined(separator: ",")),
+            ("baro", baro),
+            ("synced_seq", String(syncedSeq)),
+            ("sync_age_s", num(syncAgeS, 0)),
+            ("updated", TextFormat.isoTime(ms: updatedMs - updatedMs % 1000)),
+            ("seq", String(seq)),
+            ("pid", String(getpid())),
+        ]
+        return "# cairn live status (cairn status FILE)\n" + fields.map { "\($0.0)=\($0.1)" }.joined(separator: "\n") + "\n"
+    }
+
+    /// Parses what `render` wrote; unknown keys are kept (a newer recorder may add fields).
+    static func parse(_ text: String) -> [(String, String)] {
+        var out: [(String, String)] = []
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            out.append((String(line[..<eq]), String(line[line.index(after: eq)...])))
+        }
+        return out
+    }
+}
+
+enum StatusCommand: Command {
+    static let name = "status"
+    static let overview = "Show what a running recorder is doing, from the file it writes with 'record --status'."
+    static let usage = "cairn status [<file>] [--raw]"
+    static let arguments = [("<file>", "The status file. (default: /run/cairn/status)")]
+    static let options = [
+        OptionSpec(name: "--raw", valueName: nil, help: "Print the file as it is (key=value lines)."),
+    ]
+
+    static func run(_ a: ParsedArguments) throws -> Int32 {
+        if a.positionals.count > 1 { throw UsageError("Unexpected argument '\(a.positionals[1])'") }
+        let path = a.positionals.first ?? "/run/cairn/status"
+        guard let text = readSmallFile(path) else {
+            throw Failure("\(path): cannot read: \(String(cString: strerror(errno))) (is 'cairn record --status \(path)' running?)")
+        }
+        if a.has("--raw") { printOut(text); return ExitCode.ok }
+        let fields = LiveStatus.parse(text)
+        var v: [String: String] = [:]
+        for (k, x) in fields { v[k] = x }
+        guard let state = v["state"] else { throw Failure("\(path): not a cairn status file (no 'state' line)") }
+        func g(_ k: String) -> String { v[k] ?? "-" }
+        var st = stat()
+        var age = ""
+        if stat(path, &st) == 0 {
+            let secs = Int64(time(nil)) - Int64(st.st_mtim.tv_sec)
+            if secs > 5 && state != "stopped" { age = "  (stale: not updated for \(secs) s; is the recorder running?)" }
+        }
+        let described: String
+        switch state {
+        case "waiting": described = "waiting for a good fix while moving (no trip open)"
+        case "recording": described = "recording"
+        case "standing": described = "standing (trip open, nothing written)"
+        case "paused": described = "paused (standing over 2 min; a new segment starts when moving)"
+        case "gap": described = "gap (trip open, no usable fix for 10 s or more)"
+        case "stopped": described = "stopped"
+        default: described = state
+        }
+        let distance = Double(g("distance_m")).map(formatDistance) ?? g("distance_m")
+        let moving = Int64(g("moving_time_s")).map { formatDuration(ms: $0 * 1000) } ?? g("moving_time_s")
+        var lines = [
+            "state:      \(described)\(age)",
+            "gpsd:       \(g("gpsd")); fix \(g("fix"))" + (g("accuracy_m") == "-" ? "" : ", ±\(g("accuracy_m")) m")
+                + (g("fix_age_s") == "-" ? "" : ", \(g("fix_age_s")) s old"),
+            "speed:      " + (g("speed_kmh") == "-" ? "-" : "\(g("speed_kmh")) km/h"),
+            "trip:       \(distance), \(moving) moving, \(g("points")) points in \(g("segments")) segment(s)",
+            "climb:      " + (g("ascent_m") == "-" ? "- (no trusted height yet)" : "+\(g("ascent_m")) m / -\(g("descent_m")) m"),
+            "dropped:    " + (g("dropped") == "-" ? "none" : g("dropped").replacingAll(",", ", ").replacingAll(":", " ")),
+            "barometer:  \(g("baro"))",
+            "log:        \(g("trip_file")), synced seq \(g("synced_seq"))" + (g("sync_age_s") == "-" ? "" : ", \(g("sync_age_s")) s ago"),
+            "updated:    \(g("updated")) (write \(g("seq")), pid \(g("pid")))",
+        ]
+        if state == "stopped" { lines[0] = "state:      stopped (the recorder has exited)" }
+        printOut(lines.joined(separator: "\n"))
+        return ExitCode.ok
+    }
+}
+
+extension String {
+    func replacingAll(_ a: Character, _ b: String) -> String {
+        var out = ""
+        for c in self { if c == a { out += b } else { out.append(c) } }
+        return out
+    }
+}
+
+/// Reads a small text file (status, config, export state) whole; nil with errno set on failure.
+func readSmallFile(_ path: String, limit: Int = 1 << 20) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 16384)
+    while bytes.count < limit {
+        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { if errno == EINTR { continue }; return nil }
+        if n == 0 { break }
+        bytes += buf[0..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
