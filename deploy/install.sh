@@ -102,7 +102,8 @@ fi
 # Binary and unit: replaced through a temporary name, so a running service is never half-written.
 install -m 0755 "$binary" "$bin_path.new" && mv -f "$bin_path.new" "$bin_path"
 install -m 0644 "$here/cairn.service" "$unit_path.new" && mv -f "$unit_path.new" "$unit_path"
-install -m 0644 "$here/PUT-IT-ON-A-BIKE.md" "$doc_dir/PUT-IT-ON-A-BIKE.md"
+# The user guide (the repo's README: "Put it on a bike" is in it), when installing from a checkout.
+if [ -f "$here/../README.md" ]; then install -m 0644 "$here/../README.md" "$doc_dir/README.md"; fi
 say "installed $bin_path ($("$bin_path" --version 2>/dev/null || echo '?')) and $unit_path"
 
 # The config: never overwritten (it is the rider's).

@@ -121,7 +121,7 @@ final class DeployTests: XCTestCase {
         let first = try Harness.run("/bin/bash", args)
         XCTAssertEqual(first.status, 0, first.stdout + first.stderr)
         XCTAssertTrue(first.stdout.contains("created user cairn"), first.stdout)
-        for f in ["/usr/local/bin/cairn", "/etc/systemd/system/cairn.service", "/etc/cairn.conf", "/usr/local/share/doc/cairn/PUT-IT-ON-A-BIKE.md"] {
+        for f in ["/usr/local/bin/cairn", "/etc/systemd/system/cairn.service", "/etc/cairn.conf", "/usr/local/share/doc/cairn/README.md"] {
             XCTAssertTrue(fm.fileExists(atPath: root + f), "not installed: \(f)")
         }
         var isDir: ObjCBool = false
