@@ -82,12 +82,25 @@ public struct BaroAltimeter: Sendable {
 
     public var isCalibrated: Bool { offset != nil }
 
-    /// The altitude for a filtered pressure, in metres above the GPS's datum (MSL).
+    /// The altitude for a filtered pressure, in metres above the GPS's datum (MSL); nil until
+    /// calibrated.
     public mutating func altitude(pressurePa p: Double) -> Double? {
         let a = ISA.altitude(pressurePa: p)
         latestPressureAltitude = a
         return offset.map { a + $0 }
     }
+
+    /// The height to count climb on: the pressure altitude with the weather drift taken out,
+    /// available from the first reading. The one-off calibration step is left out (it would be
+    /// counted as a climb); only the slow corrections after it are applied.
+    public mutating func climbAltitude(pressurePa p: Double) -> Double {
+        let a = ISA.altitude(pressurePa: p)
+        latestPressureAltitude = a
+        guard let o = offset, let o0 = calibratedOffset else { return a }
+        return a + (o - o0)
+    }
+
+    private var calibratedOffset: Double?
 
     /// Offers a GPS height at `timeMs` (only trusted heights count), paired with the latest pressure.
     public mutating func addGPS(height h: Double, trusted: Bool, timeMs: Int64) {
@@ -99,7 +112,10 @@ public struct BaroAltimeter: Sendable {
         } else {
             sum += h - a
             n += 1
-            if n >= calibrationFixes { offset = sum / Double(n) }
+            if n >= calibrationFixes {
+                offset = sum / Double(n)
+                calibratedOffset = offset
+            }
         }
         lastGPSMs = timeMs
     }

@@ -21,11 +21,15 @@ public struct Fix: Equatable, Sendable {
     public var speed: Double?
     public var track: Double?
     public var climb: Double?
+    /// Air pressure at the fix's time (Pa), from the barometer after spike rejection and a few
+    /// seconds of averaging; nil without a working barometer. Not from the receiver, but stored
+    /// with the point so climb can be recomputed from the log.
+    public var pressurePa: Double?
 
     public init(timeMs: Int64, lat: Double, lon: Double, mode: Int,
                 altHAE: Double? = nil, altMSL: Double? = nil,
                 eph: Double? = nil, epx: Double? = nil, epy: Double? = nil, epv: Double? = nil,
-                speed: Double? = nil, track: Double? = nil, climb: Double? = nil) {
+                speed: Double? = nil, track: Double? = nil, climb: Double? = nil, pressurePa: Double? = nil) {
         self.timeMs = timeMs
         self.lat = lat
         self.lon = lon
@@ -39,6 +43,7 @@ public struct Fix: Equatable, Sendable {
         self.speed = speed
         self.track = track
         self.climb = climb
+        self.pressurePa = pressurePa
     }
 
     /// The height a track should carry: above mean sea level, as riders' other tools expect;

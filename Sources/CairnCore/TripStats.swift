@@ -14,8 +14,10 @@ public struct TripStats: Sendable {
     public private(set) var firstTimeMs: Int64?
     public private(set) var lastTimeMs: Int64?
     public private(set) var maxSpeedMps: Double?
-    /// Ascent and descent (from trusted GPS heights until the barometer lands in the log).
+    /// Ascent and descent: from the barometric pressure stored with the points when there is
+    /// any (calibrated and drift-corrected against trusted GPS heights), else from trusted GPS heights.
     public private(set) var climb = AscentTracker()
+    private var altimeter = BaroAltimeter()
     private var last: Fix?
     private var bridgeNext = false
     private var newSegmentPending = true
@@ -38,7 +40,12 @@ public struct TripStats: Sendable {
         if firstTimeMs == nil { firstTimeMs = fix.timeMs }
         lastTimeMs = fix.timeMs
         if let s = fix.speed { maxSpeedMps = max(maxSpeedMps ?? 0, s) }
-        if Accuracy.heightIsTrusted(fix), let h = fix.height { climb.addGPS(height: h, timeMs: fix.timeMs) }
+        let trusted = Accuracy.heightIsTrusted(fix)
+        if let p = fix.pressurePa {
+            climb.addBarometric(altitude: altimeter.climbAltitude(pressurePa: p))
+            if let h = fix.height { altimeter.addGPS(height: h, trusted: trusted, timeMs: fix.timeMs) }
+        }
+        if trusted, let h = fix.height { climb.addGPS(height: h, timeMs: fix.timeMs) }
         if let prev = last, !newSegmentPending || bridgeNext {
             let d = Geodesy.distance(prev, fix)
             distanceM += d

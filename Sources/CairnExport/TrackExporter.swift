@@ -28,6 +28,11 @@ public struct PointExtras: Sendable, Equatable {
         self.temperatureC = temperatureC
     }
     public static let none = PointExtras()
+
+    /// What the log stored with a point (the barometer's pressure).
+    public init(_ fix: Fix) {
+        self.init(pressurePa: fix.pressurePa)
+    }
 }
 
 /// A streaming writer for one output format: it sees the trips' events in order and never holds

@@ -117,14 +117,16 @@ enum RecordCodec {
 
 /// Field numbers (mask bits) and their integer units.
 enum PointField {
-    static let count = 13
+    static let count = 14
     static let time = 0, lat = 1, lon = 2, mode = 3
     static let altHAE = 4, altMSL = 5, eph = 6, epx = 7, epy = 8, epv = 9
     static let speed = 10, track = 11, climb = 12
+    /// Added in format 1 without a version change: readers that predate it skip the field.
+    static let pressure = 13
     /// Bits every point must carry (time, lat, lon).
     static let required: UInt64 = 0b111
     /// Units per SI unit for the Double fields (index = bit); time and mode are integers.
-    static let scale: [Double] = [1, 1e7, 1e7, 1, 100, 100, 100, 100, 100, 100, 1000, 100, 1000]
+    static let scale: [Double] = [1, 1e7, 1e7, 1, 100, 100, 100, 100, 100, 100, 1000, 100, 1000, 10]
     /// Quantised magnitudes are clamped to ±2^50, far beyond any real reading, so that the
     /// conversion is exact both ways.
     static let limit: Double = 0x1p50
@@ -186,6 +188,7 @@ struct PointsEncoder {
         opt(fix.speed, PointField.speed)
         opt(fix.track, PointField.track)
         opt(fix.climb, PointField.climb)
+        opt(fix.pressurePa, PointField.pressure)
 
         body.appendVarint(mask == previousMask ? 0 : mask + 1)
         previousMask = mask
@@ -267,7 +270,8 @@ enum PointsDecoder {
         case PointField.epv: f.epv = PointField.value(v, bit)
         case PointField.speed: f.speed = PointField.value(v, bit)
         case PointField.track: f.track = PointField.value(v, bit)
-        default: f.climb = PointField.value(v, bit)
+        case PointField.climb: f.climb = PointField.value(v, bit)
+        default: f.pressurePa = PointField.value(v, bit)
         }
     }
 }

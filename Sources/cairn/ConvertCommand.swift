@@ -126,12 +126,10 @@ enum ConvertCommand: Command {
                 continue
             }
             do {
-                // The log holds no pressure or temperature yet: when it does, they go into
-                // PointExtras here, and every writer carries them.
                 let s = try TripCatalog.read(t) { event in
                     switch event {
                     case .segment(let reason): writer.beginSegment(reason)
-                    case .point(let f): writer.point(f, .none)
+                    case .point(let f): writer.point(f, PointExtras(f))
                     }
                 }
                 if s.status == "recovered" {

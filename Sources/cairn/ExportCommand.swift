@@ -140,7 +140,7 @@ enum ExportCommand: Command {
             try TripCatalog.read(t) { e in
                 switch e {
                 case .segment(let r): writer.beginSegment(r)
-                case .point(let f): writer.point(f, .none)
+                case .point(let f): writer.point(f, PointExtras(f))
                 }
             }
         } catch { readError = "\(error)" }

@@ -10,11 +10,12 @@ import CairnDevice
 enum RecordCommand: Command {
     static let name = "record"
     static let overview = "Record trips from gpsd into crash-safe log files until SIGTERM or SIGINT."
-    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--activity <activity>] [--clock <system|fix>] [--sync <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--config <file>] [--check]"
+    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--clock <system|fix>] [--sync <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--config <file>] [--check]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
-        OptionSpec(name: "--baro", valueName: "AUTO|NONE|PATH", help: "Barometer: auto, none, or an IIO device directory. (default: auto)"),
+        OptionSpec(name: "--baro", valueName: "AUTO|NONE|PATH", help: "Barometer for climb: auto (the first IIO pressure sensor), none, or an IIO device directory (the one holding in_pressure_input). (default: auto)"),
+        OptionSpec(name: "--sysfs-root", valueName: "DIR", help: "Where sysfs is mounted, for --baro auto (tests use a fake tree). (default: /sys)"),
         OptionSpec(name: "--activity", valueName: "ACTIVITY", help: "ride, run, walk or drive: sets the jump limit, distance filter and stop speeds. (default: ride)"),
         OptionSpec(name: "--clock", valueName: "SYSTEM|FIX", help: "Judge fix age by the system clock or by the newest fix time (no RTC, replays). (default: system)"),
         OptionSpec(name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
@@ -56,11 +57,15 @@ enum RecordCommand: Command {
             throw invalid("--sync", "The value '\(syncText)' is invalid for '--sync <seconds>': use a number from 1 to 60")
         }
         let baro = a.value("--baro") ?? "auto"
+        let sysfsRoot = a.value("--sysfs-root") ?? "/sys"
+        if sysfsRoot.isEmpty { throw invalid("--sysfs-root", "The value '' is invalid for '--sysfs-root <dir>'") }
+        let baroSource: BarometerSampler.Source
         switch baro {
-        case "none", "auto": break
+        case "none": baroSource = .none
+        case "auto": baroSource = .auto(sysfsRoot: sysfsRoot)
         default:
-            // Barometer support is its own piece of work; until then say so rather than pretend.
-            throw Failure((origin["--baro"].map { "\($0): " } ?? "") + "--baro \(baro): reading a barometer is not supported yet; use --baro none or auto")
+            if baro.isEmpty { throw invalid("--baro", "The value '' is invalid for '--baro <auto|none|path>'") }
+            baroSource = .path(baro)
         }
         let statusPath = a.value("--status")
         if statusPath == "" { throw invalid("--status", "The value '' is invalid for '--status <file>'") }
@@ -71,6 +76,7 @@ enum RecordCommand: Command {
             printOut([
                 "gpsd = \(host):\(port)" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
                 "clock = \(clock)" + from("--clock"), "sync = \(syncText)" + from("--sync"), "baro = \(baro)" + from("--baro"),
+                "sysfs-root = \(sysfsRoot)" + from("--sysfs-root"),
                 "status = \(statusPath ?? "-")" + from("--status"),
                 "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
                 "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
@@ -94,6 +100,11 @@ enum RecordCommand: Command {
             if verbose { printErr("cairn: synced \(path) seq \(seq)") }
         }
         recorder.resumeCandidate = log.resumable?.last
+
+        let barometer = BarometerSampler(source: baroSource) { printErr("cairn: \($0)") }
+        do { try barometer.openNamedDevice() } catch {
+            throw Failure((origin["--baro"].map { "\($0): " } ?? "") + "--baro: \(error)")
+        }
 
         StopSignals.install()
         let notify = SystemdNotify()
@@ -119,7 +130,7 @@ enum RecordCommand: Command {
 
         // Live state for the status file and systemd's STATUS= line.
         var live = LiveStatus()
-        live.baro = baro == "none" ? "none" : "not-supported"
+        live.baro = barometer.state
         var lastFix: Fix?
         var lastMode = 0
         var lastFixMono: Int64?
@@ -129,6 +140,8 @@ enum RecordCommand: Command {
         var notifiedReady = false
         func housekeeping(_ mono: Int64, final: Bool = false) {
             notify.watchdogIfDue(monoMs: mono)
+            barometer.poll(monoMs: mono, wallMs: SystemClock.realtimeMs())
+            live.baro = barometer.state
             let standing = recorder.tripOpen && recorder.filter.isStanding
             if standing { if standingSinceMono == nil { standingSinceMono = mono } } else { standingSinceMono = nil }
             // Once a second at most (the status file's cap), and only when someone reads it.
@@ -198,9 +211,12 @@ enum RecordCommand: Command {
                 }
             case .message(let report):
                 lastReportMono = SystemClock.monotonicMs()
-                if let r = report {
+                if var r = report {
                     switch r {
-                    case .fix(let f):
+                    case .fix(var f):
+                        // The barometer's pressure rides with the fix into the log.
+                        f.pressurePa = barometer.pressurePa(monoMs: lastReportMono)
+                        r = .fix(f)
                         lastFix = f
                         lastMode = f.mode
                         lastFixMono = lastReportMono

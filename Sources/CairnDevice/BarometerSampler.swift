@@ -1,0 +1,95 @@
+import CairnCore
+
+/// Reads the barometer four times a second (enough for the 2.5 s average to take 3 Pa of sensor
+/// noise below 1 Pa, few enough to cost nothing on a Pi: a BMP280 read is ~1-2 ms of I2C) and
+/// keeps the filtered pressure for the next fix. A sensor that fails (EIO, EBUSY, unbound) is
+/// reported once; the recorder falls back to GPS heights for climb and retries every 5 s; when
+/// the sensor answers again it is used again, and that is reported once too. With `auto`, a
+/// barometer plugged in later is found within 30 s.
+public final class BarometerSampler {
+    public enum Source: Sendable {
+        case none
+        case auto(sysfsRoot: String)
+        case path(String)
+    }
+
+    public let source: Source
+    private let say: (String) -> Void
+    private var device: IIOBarometer?
+    private var filter = PressureFilter()
+    private var lastReadMono: Int64?
+    private var lastGoodMono: Int64?
+    private var lastAttemptMono: Int64?
+    private var failing = false
+    private var reportedUnit = false
+    /// One word for the live status: none, searching, ok, failing.
+    public private(set) var state: String
+
+    public static let sampleEveryMs: Int64 = 250
+    /// A filtered value older than this is not attached to a fix.
+    public static let staleAfterMs: Int64 = 2000
+
+    public init(source: Source, say: @escaping (String) -> Void) {
+        self.source = source
+        self.say = say
+        if case .none = source { state = "none" } else { state = "searching" }
+    }
+
+    /// Opens the device named by `--baro PATH` now, so a wrong path is an error at start-up.
+    public func openNamedDevice() throws(IIOBarometer.Failure) {
+        guard case .path(let p) = source else { return }
+        device = try IIOBarometer(path: p)
+    }
+
+    /// Call often (the record loop runs at least 4 times a second).
+    public func poll(monoMs: Int64, wallMs: Int64) {
+        if case .none = source { return }
+        if device == nil {
+            let retry: Int64 = { if case .auto = source { return 30_000 } else { return 5_000 } }()
+            guard lastAttemptMono.map({ monoMs - $0 >= retry }) ?? true else { return }
+            lastAttemptMono = monoMs
+            switch source {
+            case .auto(let root):
+                guard let p = IIOBarometer.find(sysfsRoot: root).first, let d = try? IIOBarometer(path: p) else {
+                    if state != "none-found" { say("barometer: none found under \(root)/bus/iio/devices; climb from GPS heights") }
+                    state = "none-found"
+                    return
+                }
+                device = d
+                say("barometer: using \(d.name) at \(p)")
+            case .path(let p):
+                guard let d = try? IIOBarometer(path: p) else { return }
+                device = d
+            case .none:
+                return
+            }
+        }
+        guard let d = device, lastReadMono.map({ monoMs - $0 >= Self.sampleEveryMs }) ?? true else { return }
+        lastReadMono = monoMs
+        switch d.read() {
+        case .success(let r):
+            filter.add(pressurePa: r.pressurePa, timeMs: wallMs)
+            lastGoodMono = monoMs
+            if failing { say("barometer: \(d.name) answers again; climb from the barometer") }
+            if !reportedUnit, let u = d.assumedUnit {
+                say("barometer: \(d.name) reads \(r.pressurePa / 100) hPa (its value taken as \(u.rawValue))")
+                reportedUnit = true
+            }
+            failing = false
+            state = "ok"
+        case .failure(let f):
+            if !failing { say("barometer: \(f); climb from GPS heights until it answers again (retrying every 5 s)") }
+            failing = true
+            state = "failing"
+            // Retry at a gentle pace; the filter restarts when readings come back.
+            lastReadMono = monoMs + 5_000 - Self.sampleEveryMs
+            if let g = lastGoodMono, monoMs - g > Self.staleAfterMs { filter = PressureFilter() }
+        }
+    }
+
+    /// The filtered pressure (Pa), when the last good reading is recent.
+    public func pressurePa(monoMs: Int64) -> Double? {
+        guard let g = lastGoodMono, monoMs - g <= Self.staleAfterMs else { return nil }
+        return filter.value
+    }
+}

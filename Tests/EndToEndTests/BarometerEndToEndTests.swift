@@ -1,0 +1,116 @@
+import XCTest
+import Foundation
+
+/// `cairn record --baro PATH` with a fake IIO device (the real file names and formats) whose
+/// pressure this test changes while a ride is replayed through gpsd in real time.
+final class BarometerEndToEndTests: XCTestCase {
+    /// Writes a pressure profile into the fake device as time passes, on its own thread.
+    final class PressureScript: @unchecked Sendable {
+        let dir: String
+        let profile: (Double) -> Double     // seconds since start → metres above the start
+        private let lock = NSLock()
+        private var running = true
+        private var hiddenFrom: Double = .infinity, hiddenTo: Double = .infinity
+
+        init(dir: String, profile: @escaping (Double) -> Double) {
+            self.dir = dir
+            self.profile = profile
+        }
+
+        /// The device disappears (unbound) between these seconds.
+        func hide(from: Double, to: Double) { lock.lock(); hiddenFrom = from; hiddenTo = to; lock.unlock() }
+        func stop() { lock.lock(); running = false; lock.unlock() }
+
+        func start() {
+            let t0 = Date()
+            Thread.detachNewThread { [self] in
+                var hidden = false
+                while true {
+                    lock.lock(); let go = running, hf = hiddenFrom, ht = hiddenTo; lock.unlock()
+                    guard go else { break }
+                    let t = Date().timeIntervalSince(t0)
+                    let hide = t >= hf && t < ht
+                    if hide != hidden {
+                        hidden = hide
+                        _ = hide ? rename(dir, dir + ".unbound") : rename(dir + ".unbound", dir)
+                    }
+                    if !hidden {
+                        // ISA: 95 kPa at the start, in kPa with nine decimals as bmp280 prints it.
+                        let a0 = 44_330.77 * (1 - pow(95.0 / 101.325, 1 / 5.25588))
+                        let kPa = 101.325 * pow(1 - (a0 + self.profile(t)) / 44_330.77, 5.25588)
+                        let text = String(format: "%.9f\n", kPa)
+                        try? text.write(toFile: dir + "/in_pressure_input.tmp", atomically: false, encoding: .utf8)
+                        rename(dir + "/in_pressure_input.tmp", dir + "/in_pressure_input")
+                    }
+                    usleep(50_000)
+                }
+                if hidden { rename(dir + ".unbound", dir) }
+            }
+        }
+    }
+
+    func testRecordedAscentFollowsTheBarometer() throws {
+        // The device: sysfs layout, bmp280 formats.
+        let root = Harness.tempDir()
+        let dev = root + "/iio:device0"
+        try FileManager.default.createDirectory(atPath: dev, withIntermediateDirectories: true)
+        try "bmp280\n".write(toFile: dev + "/name", atomically: true, encoding: .utf8)
+        try "95.000000000\n".write(toFile: dev + "/in_pressure_input", atomically: true, encoding: .utf8)
+        try "23450\n".write(toFile: dev + "/in_temp_input", atomically: true, encoding: .utf8)
+
+        // A 13-minute ride replayed at 20 epochs a second (40 s); meanwhile the air says: level
+        // for 4 s, up 40 m over 12 s, level 6 s, down 15 m over 8 s, level again (the filter's
+        // 2.5 s average sees real seconds, so the test's hills are minutes long in ride time).
+        // The device vanishes for a second and a half on the last level stretch.
+        let profile: (Double) -> Double = { t in
+            switch t {
+            case ..<4: return 0
+            case ..<16: return 40 * (t - 4) / 12
+            case ..<22: return 40
+            case ..<30: return 40 - 15 * (t - 22) / 8
+            default: return 25
+            }
+        }
+        let ride = Harness.tempDir() + "/ride.nmea"
+        let r0 = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path,
+                                                  "0.22", ride, "--seed", "7"])
+        XCTAssertEqual(r0.status, 0, r0.stderr)
+        let script = PressureScript(dir: dev, profile: profile)
+        script.hide(from: 32, to: 33.5)
+        script.start()
+        defer { script.stop() }
+        let r = try Harness.record(ride, rate: 60, extra: ["--baro", dev])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let trips = try Harness.trips(r.dir)
+        XCTAssertEqual(trips.count, 1)
+        guard let t = trips.first else { return }
+        let ascent = t["ascent_m"] as? Double ?? -1, descent = t["descent_m"] as? Double ?? -1
+        if ProcessInfo.processInfo.environment["BARO_DEBUG"] != nil {
+            print(r.stderr)
+            print(try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "csv"]).stdout)
+        }
+        XCTAssertEqual(ascent, 40, accuracy: 2, "ascent from the barometer: \(r.stderr)")
+        XCTAssertEqual(descent, 15, accuracy: 2)
+        // The vanishing sensor is reported once, and its return once; the ride goes on.
+        XCTAssertEqual(Harness.count("climb from GPS heights until it answers again", in: r.stderr), 1, r.stderr)
+        XCTAssertEqual(Harness.count("answers again; climb from the barometer", in: r.stderr), 1, r.stderr)
+        // The pressure is in the log, and in the exports.
+        let csv = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "csv"])
+        XCTAssertEqual(csv.status, 0, csv.stderr)
+        let rows = csv.stdout.split(separator: "\n").dropFirst()
+        XCTAssertGreaterThan(rows.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[7].hasPrefix("9") }.count, 10,
+                             "hPa values in the pressure column")
+    }
+
+    func testNoBarometerAndBadPaths() throws {
+        // auto with an empty sysfs: climb from GPS, said once.
+        let empty = Harness.tempDir()
+        let r = try Harness.record("haicom-305N.log", extra: ["--baro", "auto", "--sysfs-root", empty])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(Harness.count("barometer: none found", in: r.stderr), 1, r.stderr)
+        // A path that is no pressure sensor is an error at start, naming it.
+        let bad = try Harness.cairn("record", "--baro", empty, "--dir", Harness.tempDir())
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains(empty) && bad.stderr.contains("not an IIO pressure sensor"), bad.stderr)
+    }
+}
