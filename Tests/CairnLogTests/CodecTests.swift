@@ -363,10 +363,10 @@ final class CodecTests: LogTestCase {
     }
 
     func testUnknownFieldBitsAreSkipped() throws {
-        // A points record from a "newer writer": mask has bits 0-2 and 13, and 40.
+        // A points record from a "newer writer": mask has bits 0-2 and 14, and 40.
         let salt: UInt32 = 11
         var b = try bytes(try write([], salt: salt))
-        let mask: UInt64 = 0b111 | (1 << 13) | (1 << 40)
+        let mask: UInt64 = 0b111 | (1 << 14) | (1 << 40)
         var body = Self.varint(1) + Self.varint(2)  // seq 1, 2 points
         body += Self.varint(mask + 1)
         body += Self.varint(Varint.zigzag(1000)) + Self.varint(Varint.zigzag(100)) + Self.varint(Varint.zigzag(-200))

@@ -189,7 +189,7 @@ final class ConvertEndToEndTests: XCTestCase {
     }
 
     func testTornTripConvertsWhatIsIntactAndSaysSo() throws {
-        let (dir, trips) = try logs()
+        let (_, trips) = try logs()
         // A copy of the ride's file with its tail cut mid-frame, as a power cut leaves it.
         let file = trips[0]["file"] as? String ?? ""
         let copy = Harness.tempDir()

@@ -42,8 +42,8 @@ enum Harness {
         // Output goes to files, so a chatty child never blocks on a full pipe.
         let dir = tempDir()
         let outPath = dir + "/stdout", errPath = dir + "/stderr"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let out = FileHandle(forWritingAtPath: outPath)!, err = FileHandle(forWritingAtPath: errPath)!
         p.standardOutput = out
         p.standardError = err
