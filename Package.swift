@@ -24,9 +24,14 @@ let package = Package(
         // The thin CLI.
         .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnLog", "CairnExport", "CairnDevice"]),
 
+        // libFuzzer target for the log reader and TPV decoding; see Tests/crash/fuzz.sh.
+        .executableTarget(name: "FuzzCairn", dependencies: ["CairnCore", "CairnLog", "CairnDevice", "CGPS"],
+                          swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
         .testTarget(name: "CairnLogTests", dependencies: ["CairnCore", "CairnLog"]),
         .testTarget(name: "CairnExportTests", dependencies: ["CairnCore", "CairnLog", "CairnExport"]),
+        .testTarget(name: "CairnDeviceTests", dependencies: ["CairnDevice"]),
         // Runs the built `cairn` binary against a private gpsd; depends on the CLI so it is built.
         .testTarget(name: "EndToEndTests", dependencies: ["cairn"], resources: []),
     ]

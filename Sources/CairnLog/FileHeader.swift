@@ -79,17 +79,20 @@ public struct FileHeader: Equatable, Sendable {
         self.segmentIndex = segmentIndex
     }
 
-    /// The 32 bytes a writer puts at the start of a file (always version 1).
-    func encoded() -> [UInt8] {
+    /// The bytes a writer puts at the start of a file (always version 1): 32, or `length` when
+    /// the writer pads (the extension area after byte 32 is zeros).
+    func encoded(length: Int = FrameFormat.headerLength) -> [UInt8] {
+        precondition(length >= FrameFormat.headerLength && length <= Int(UInt16.max))
         var b: [UInt8] = []
-        b.reserveCapacity(FrameFormat.headerLength)
+        b.reserveCapacity(length)
         b.append(contentsOf: FrameFormat.magic)
         b.appendLE(FrameFormat.version)
-        b.appendLE(UInt16(FrameFormat.headerLength))
+        b.appendLE(UInt16(length))
         b.appendLE(salt)
         b.appendLE(tripId)
         b.appendLE(segmentIndex)
         b.appendLE(CRC32C.checksum(b))
+        b.append(contentsOf: repeatElement(0, count: length - b.count))
         return b
     }
 
@@ -175,5 +178,8 @@ enum FrameFormat {
         static let dropped: UInt8 = 4
         static let note: UInt8 = 5
         static let tripEnd: UInt8 = 6
+        /// Filler up to a sector boundary (a padding writer); readers skip it. The last type
+        /// number, so that new record types keep counting up from 7.
+        static let padding: UInt8 = 255
     }
 }

@@ -32,6 +32,8 @@ public struct ScanReport: Sendable {
     public var sequenceGaps: Int = 0
     /// Records of a type this version does not know (skipped).
     public var unknownRecords: Int = 0
+    /// Bytes in padding frames (skipped; not records).
+    public var paddingBytes: Int = 0
     /// Frames whose CRC verified but whose payload did not decode (a writer bug, never damage).
     /// `forEach` skips a frame without a readable sequence number and delivers the others as `.unknown`.
     public var malformedRecords: Int = 0
@@ -84,6 +86,7 @@ public struct LogReader {
     /// Streams: memory is one window and the current record, whatever the file's size.
     public func forEach(_ body: (LogEntry) throws -> Bool) throws {
         _ = try walk(onFrame: { offset, type, payload in
+            if type == FrameFormat.RecordType.padding { return true }
             var r = ByteReader(payload)
             guard let seq = try? r.varint() else { return true }
             let afterSeq = r.index
@@ -99,7 +102,17 @@ public struct LogReader {
         var previous: UInt64 = 0
         report.tornTailBytes = try walk(onFrame: { _, type, payload in
             var r = ByteReader(payload)
-            guard let seq = try? r.varint() else {
+            let seq = try? r.varint()
+            if type == FrameFormat.RecordType.padding {
+                // Not a record; its sequence number (a padding writer numbers it) keeps the count.
+                report.paddingBytes += FrameFormat.frameHeaderLength + payload.count
+                if let seq {
+                    if seq != previous &+ 1 { report.sequenceGaps += 1 }
+                    previous = seq
+                }
+                return true
+            }
+            guard let seq else {
                 report.malformedRecords += 1
                 return true
             }

@@ -11,6 +11,11 @@ struct WriterIO: Sendable {
     var write: @Sendable (Int32, UnsafeRawBufferPointer) -> Int
     /// 0, or the errno of the failure.
     var fdatasync: @Sendable (Int32) -> Int32
+    /// Creates the file exclusively: a descriptor, or -errno.
+    var create: @Sendable (String) -> Int32 = { path in
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644)
+        return fd < 0 ? -errno : fd
+    }
 
     static let system = WriterIO(
         write: { fd, bytes in
@@ -46,6 +51,12 @@ public final class LogWriter {
 
     public let path: String
     public let header: FileHeader
+    /// 0, or the boundary (512 or 4096) every sync ends on: the header is that long and a padding
+    /// frame fills each sync up to the next multiple, so a later write never shares a sector
+    /// (or page) with bytes already acknowledged. See LOG_FORMAT.md, "Padding".
+    public let padding: Int
+    /// Padding bytes written so far (padding frames and the header's extension area).
+    public private(set) var paddingBytes = 0
 
     private var fd: Int32
     private let io: WriterIO
@@ -68,27 +79,37 @@ public final class LogWriter {
     public private(set) var bytesWritten = 0
 
     /// Creates dir/NNNNNNNN.cairn with O_EXCL, writes+fdatasyncs the header, fsyncs the directory.
-    public convenience init(directory: String, number: UInt32, header: FileHeader) throws {
-        try self.init(directory: directory, number: number, header: header, io: .system)
+    public convenience init(directory: String, number: UInt32, header: FileHeader, padding: Int = 0) throws {
+        try self.init(directory: directory, number: number, header: header, padding: padding, io: .system)
     }
 
-    init(directory: String, number: UInt32, header: FileHeader, io: WriterIO) throws {
+    init(directory: String, number: UInt32, header: FileHeader, padding: Int = 0, io: WriterIO) throws {
         let path = LogDirectory.join(directory, LogDirectory.fileName(number: number))
         guard number <= LogDirectory.maxNumber else {
             throw LogError(path: path, message: "file number \(number) has more than 8 digits", kind: .invalidArgument)
         }
+        guard padding == 0 || (padding >= 64 && padding <= 32768 && padding & (padding - 1) == 0) else {
+            throw LogError(path: path, message: "padding \(padding) is not 0 or a power of two from 64 to 32768",
+                           kind: .invalidArgument)
+        }
+        self.padding = padding
         var h = header
         h.version = FrameFormat.version
         self.path = path
         self.header = h
         self.io = io
         self.saltRegister = CRC32C.saltRegister(h.salt)
-        fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644)
-        if fd < 0 { throw LogError.system(path, "cannot create log file", errno) }
+        fd = io.create(path)
+        if fd < 0 {
+            let code = -fd
+            fd = -1
+            throw LogError.system(path, "cannot create log file", code)
+        }
         out.reserveCapacity(Self.spillBytes + FrameFormat.maxFrame)
         pendingPoints.reserveCapacity(Self.pointsBatchCapacity)
         do {
-            out = h.encoded()
+            out = h.encoded(length: max(FrameFormat.headerLength, padding))
+            paddingBytes = out.count - FrameFormat.headerLength
             try writeOut()
             let r = io.fdatasync(fd)
             if r != 0 { throw LogError.system(path, "fdatasync of the new file failed", r) }
@@ -98,6 +119,9 @@ public final class LogWriter {
             sysClose(fd)
             fd = -1
             failed = true
+            // The file holds no record (at most a header): remove it, so a full card does not
+            // collect one empty file per retry. The only unlink the writer ever does.
+            _ = unlink(path)
             throw error
         }
     }
@@ -153,8 +177,8 @@ public final class LogWriter {
             accepted(weight: max(1, fixes.count))
         default:
             let type = RecordCodec.type(of: record)
-            if type == 0 {
-                throw LogError(path: path, message: "record type 0 is reserved", kind: .invalidArgument)
+            if type == 0 || type == FrameFormat.RecordType.padding {
+                throw LogError(path: path, message: "record type \(type) is reserved", kind: .invalidArgument)
             }
             framePendingPoints()
             let ok = frame(type: type) { RecordCodec.encodeBody(record, into: &$0) }
@@ -234,6 +258,19 @@ public final class LogWriter {
         points.reset()
     }
 
+    /// Appends a padding frame so that the file will end on a multiple of `padding`.
+    private func framePadding() {
+        let end = bytesWritten + out.count
+        var gap = (padding - end % padding) % padding
+        if gap == 0 { return }
+        let smallest = FrameFormat.frameHeaderLength + Varint.length(nextSeq)
+        if gap < smallest { gap += padding }
+        let zeros = gap - smallest
+        let ok = frame(type: FrameFormat.RecordType.padding) { $0.append(contentsOf: repeatElement(0, count: zeros)) }
+        precondition(ok, "a padding frame always fits")
+        paddingBytes += gap
+    }
+
     // MARK: Writing and syncing
 
     private func fail(_ e: LogError) -> LogError {
@@ -261,6 +298,7 @@ public final class LogWriter {
 
     private func syncNow() throws(LogError) {
         framePendingPoints()
+        if padding > 0 && (dirty || !out.isEmpty) { framePadding() }
         try writeOut()
         if dirty {
             // Any failure, EINTR included, abandons the descriptor: never fdatasync it again.

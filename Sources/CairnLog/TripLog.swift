@@ -21,6 +21,9 @@ public final class TripLog {
     public let software: String
     public let syncIntervalMs: Int64
     private let say: (String) -> Void
+    private let io: WriterIO
+    /// Sector padding for new files (see `LogWriter.padding`); 0 writes no padding.
+    public let padding: Int
 
     private var writer: LogWriter?
     private var nextNumber: UInt32
@@ -31,6 +34,8 @@ public final class TripLog {
     /// Records that could not be written yet (no file: the card is full or failing).
     private var waiting = RingBuffer<LogRecord>(capacity: 4096)
     private var lastAttemptMono: Int64 = Int64.min
+    private var reportedOpenFailure = false
+    private var recovering = false
     public private(set) var faults = 0
     /// Highest sequence number made durable in the current file, and the file's path.
     public var lastSyncedSeq: UInt64 { writer?.lastSyncedSeq ?? 0 }
@@ -40,8 +45,17 @@ public final class TripLog {
     /// Called after each successful sync with (file path, highest durable sequence number).
     public var onSync: ((String, UInt64) -> Void)?
 
-    public init(directory: String, activity: String, software: String, syncIntervalMs: Int64,
-                say: @escaping (String) -> Void) throws {
+    public convenience init(directory: String, activity: String, software: String, syncIntervalMs: Int64,
+                            padding: Int = 0, say: @escaping (String) -> Void) throws {
+        try self.init(directory: directory, activity: activity, software: software, syncIntervalMs: syncIntervalMs,
+                      padding: padding, io: .system, say: say)
+    }
+
+    /// `io` replaces the writer's write and fdatasync calls (fault injection in tests).
+    init(directory: String, activity: String, software: String, syncIntervalMs: Int64,
+         padding: Int = 0, io: WriterIO, say: @escaping (String) -> Void) throws {
+        self.io = io
+        self.padding = padding
         self.directory = directory
         self.activity = activity
         self.software = software
@@ -152,14 +166,39 @@ public final class TripLog {
         let counts = drops.nonzero.map { DropCount(rule: $0.rule, count: $0.count) }
         if !counts.isEmpty { put(.dropped(counts), monoMs: monoMs) }
         put(.tripEnd(end), monoMs: monoMs)
-        sync(monoMs: monoMs)
+        finalSync(monoMs: monoMs)
+        reportUnwritten()
         closeFile()
         tripId = 0
     }
 
+    /// At a stop there is no later sync to retry in: a failure in this one gets up to three more
+    /// files at once (a new file after a write error usually works; a full card stays full).
+    private func finalSync(monoMs: Int64) {
+        sync(monoMs: monoMs)
+        var tries = 0
+        while tripId != 0 && (writer == nil || !waiting.isEmpty) && tries < 3 {
+            lastAttemptMono = Int64.min
+            sync(monoMs: monoMs)
+            tries += 1
+        }
+    }
+
+    /// At a stop: records that never reached a file (the card stayed full or failing) are lost; say so.
+    private func reportUnwritten() {
+        if !waiting.isEmpty {
+            say("log: \(waiting.count) records could not be written before stopping (the card is full or failing)")
+            waiting = RingBuffer(capacity: waiting.capacity)
+        }
+    }
+
+    /// Records kept in memory because no file could take them (a full or failing card).
+    public var waitingRecords: Int { waiting.count }
+
     /// Stops without a trip end (nothing was recorded, or the caller closes the trip itself).
     public func shutdown(monoMs: Int64) {
-        sync(monoMs: monoMs)
+        finalSync(monoMs: monoMs)
+        reportUnwritten()
         closeFile()
     }
 
@@ -220,14 +259,23 @@ public final class TripLog {
         lastAttemptMono = monoMs
         let header = FileHeader(tripId: tripId, segmentIndex: segmentIndex, salt: LogDirectory.randomSalt())
         do {
-            let w = try LogWriter(directory: directory, number: nextNumber, header: header)
+            let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding, io: io)
             nextNumber += 1
             writer = w
+            reportedOpenFailure = false
+            if recovering {
+                recovering = false
+                say("log: writing again, to \(w.path)" + (waiting.isEmpty ? "" : " (\(waiting.count) records were waiting)"))
+            }
             return true
         } catch {
             // A name that exists (another process, a copied file) is skipped, never overwritten.
-            nextNumber += 1
-            say("log: \(error)")
+            // A file the writer created but could not start was removed by it: its name is free.
+            let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
+            if access(path, F_OK) == 0 { nextNumber += 1 }
+            // Report the first failure of an outage, not every retry.
+            if !reportedOpenFailure { say("log: \(error); will retry every \(syncIntervalMs / 1000) s") }
+            reportedOpenFailure = true
             return false
         }
     }
@@ -241,6 +289,7 @@ public final class TripLog {
     /// trip in a new file as a new segment.
     private func fault(_ error: Error, monoMs: Int64) {
         faults += 1
+        recovering = true
         say("log: \(error); continuing the trip in a new file")
         guard let w = writer else { return }
         let unacked = w.unacknowledged
@@ -248,7 +297,7 @@ public final class TripLog {
         writer = nil
         segmentIndex += 1
         var moved = RingBuffer<LogRecord>(capacity: waiting.capacity)
-        moved.append(.note("previous file abandoned after a write failure"))
+        moved.append(.note("previous file abandoned after a write failure: \(error)"))
         if let first = unacked.first, isSegmentStart(first) {} else {
             moved.append(.segmentStart(.resume, timeMs: lastPointTimeMs))
         }

@@ -2,13 +2,14 @@ import CairnLog
 
 enum VerifyCommand: Command {
     static let name = "verify"
-    static let overview = "Check log files: intact records, damaged byte ranges, torn tails."
+    static let overview = "Check log files: records, trips, intact, recovered and damaged byte ranges, torn tails."
     static let usage = "cairn verify <path> ..."
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options: [OptionSpec] = []
 
-    /// Exit status: 0 every file clean; 2 only torn tails (normal after a power cut: nothing that
-    /// was synced is lost); 3 damage (records were lost); 1 a file is not a readable cairn log.
+    /// Exit status: 0 every file clean; 2 only torn tails or files whose header was never
+    /// completed (normal after a power cut: nothing that was synced is lost); 3 damage (records
+    /// were lost); 1 a file is not a readable cairn log (or cannot be read).
     static func run(_ a: ParsedArguments) throws -> Int32 {
         guard !a.positionals.isEmpty else { throw UsageError("Missing expected argument '<path>'") }
         var worst: Int32 = 0
@@ -27,32 +28,74 @@ enum VerifyCommand: Command {
                 paths.append(p)
             }
         }
+        var clean = 0, torn = 0, damaged = 0, unreadable = 0, records = 0
+        var trips = Set<String>()  // directory + trip id: two cards' trip 1 are two trips
         for p in paths {
             do {
                 let r = try LogReader(path: p)
                 let s = try r.scan()
+                let dir = p.lastIndex(of: "/").map { String(p[..<$0]) } ?? "."
+                trips.insert(dir + "\u{0}" + String(r.header.tripId))
+                records += s.records
                 var line = "\(p): trip \(r.header.tripId) part \(r.header.segmentIndex), \(s.records) records, \(s.points) points"
                 if s.isClean {
                     line += s.hasTripEnd ? ", clean, trip closed" : ", clean"
+                    clean += 1
                     note(0)
                 } else {
+                    line += ": " + ranges(r, s).joined(separator: ", ")
+                    var problems: [String] = []
                     if !s.damaged.isEmpty {
-                        line += ", DAMAGED bytes " + s.damaged.map { "\($0.lowerBound)-\($0.upperBound - 1)" }.joined(separator: ",")
-                        note(3)
+                        problems.append("DAMAGED: \(s.damaged.reduce(0) { $0 + $1.count }) bytes skipped")
                     }
-                    if s.sequenceGaps > 0 { line += ", \(s.sequenceGaps) sequence gap(s)"; note(3) }
-                    if s.tornTailBytes > 0 {
-                        line += ", torn tail of \(s.tornTailBytes) bytes at \(r.fileSize - s.tornTailBytes) (interrupted write; nothing synced is lost)"
+                    if s.sequenceGaps > 0 { problems.append("\(s.sequenceGaps) sequence gap(s)") }
+                    if s.malformedRecords > 0 { problems.append("\(s.malformedRecords) malformed record(s)") }
+                    if !problems.isEmpty {
+                        line += "; " + problems.joined(separator: ", ")
+                        damaged += 1
+                        note(3)
+                    } else {
+                        torn += 1
                         note(2)
                     }
+                    if s.tornTailBytes > 0 { line += "; torn tail (interrupted write; nothing synced is lost)" }
+                    if s.hasTripEnd { line += "; trip closed" }
                 }
                 if s.unknownRecords > 0 { line += ", \(s.unknownRecords) records of a newer format skipped" }
                 printOut(line)
+            } catch let e as LogError where e.kind == .truncatedHeader {
+                // Created but never completed: the recorder stopped while creating it.
+                printOut("\(p): torn: \(e.message); holds no records")
+                torn += 1
+                note(2)
             } catch {
                 printErr("\(error)")
+                unreadable += 1
                 note(1)
             }
         }
+        if paths.count > 1 {
+            printOut("\(paths.count) files, \(trips.count) trip\(trips.count == 1 ? "" : "s"), \(records) records: "
+                + "\(clean) clean, \(torn) torn, \(damaged) damaged, \(unreadable) unreadable")
+        }
         return worst
+    }
+
+    /// The file's byte ranges in order: header, intact frames, damaged ranges, frames recovered
+    /// after damage (the reader resynchronised), and the torn tail. Inclusive byte offsets.
+    static func ranges(_ r: LogReader, _ s: ScanReport) -> [String] {
+        var out: [String] = []
+        var pos = r.dataOffset
+        var afterDamage = false
+        let dataEnd = r.fileSize - s.tornTailBytes
+        for d in s.damaged {
+            if d.lowerBound > pos { out.append("\(afterDamage ? "recovered" : "intact") \(pos)-\(d.lowerBound - 1)") }
+            out.append("damaged \(d.lowerBound)-\(d.upperBound - 1)")
+            pos = d.upperBound
+            afterDamage = true
+        }
+        if dataEnd > pos { out.append("\(afterDamage ? "recovered" : "intact") \(pos)-\(dataEnd - 1)") }
+        if s.tornTailBytes > 0 { out.append("torn \(dataEnd)-\(r.fileSize - 1) (\(s.tornTailBytes) bytes)") }
+        return out
     }
 }

@@ -1,0 +1,225 @@
+import CairnCore
+import Foundation
+import XCTest
+
+@testable import CairnLog
+
+/// I/O faults under the recorder's file layer (TripLog), through the writer's system-call seam:
+/// EIO from fdatasync, ENOSPC, short writes, failing creates. The same figures as protocol D2
+/// (libfiu), measured in process: ACK without durability = 0, any write or fdatasync on a
+/// descriptor after its fdatasync failed = 0, and every acknowledged record is in its file.
+final class TripLogFaultTests: LogTestCase {
+    /// A scripted or random faulty disk over the real files.
+    final class FaultIO: @unchecked Sendable {
+        var g = SplitMix64(seed: 1)
+        var pSyncFail = 0.0, pWriteFail = 0.0, pShort = 0.0, pCreateFail = 0.0
+        var full = false
+        /// Fail this many writes from now on (then succeed).
+        var failWrites = 0
+        var failedFds = Set<Int32>()
+        var pathOf: [Int32: String] = [:]
+        /// Per path: did its last fdatasync succeed, with nothing written since?
+        var durable: [String: Bool] = [:]
+        var ioAfterFailure = 0, injected = 0, syncs = 0
+
+        var io: WriterIO {
+            var w = WriterIO(
+                write: { fd, buf in
+                    if self.failedFds.contains(fd) { self.ioAfterFailure += 1 }
+                    if self.full { return -Int(ENOSPC) }
+                    if self.failWrites > 0 { self.failWrites -= 1; self.injected += 1; return -Int(EIO) }
+                    if Double.random(in: 0..<1, using: &self.g) < self.pWriteFail { self.injected += 1; return -Int(EIO) }
+                    var n = buf.count
+                    if n > 1, Double.random(in: 0..<1, using: &self.g) < self.pShort { self.injected += 1; n = Int.random(in: 1..<n, using: &self.g) }
+                    let r = Glibc.write(fd, buf.baseAddress, n)
+                    if r > 0, let p = self.pathOf[fd] { self.durable[p] = false }
+                    return r < 0 ? -Int(errno) : r
+                },
+                fdatasync: { fd in
+                    if self.failedFds.contains(fd) { self.ioAfterFailure += 1 }
+                    self.syncs += 1
+                    if Double.random(in: 0..<1, using: &self.g) < self.pSyncFail {
+                        self.injected += 1
+                        self.failedFds.insert(fd)
+                        return EIO
+                    }
+                    let r = Glibc.fdatasync(fd) == 0 ? 0 : errno
+                    if r == 0, let p = self.pathOf[fd] { self.durable[p] = true }
+                    return r
+                })
+            w.create = { path in
+                if self.full { return -ENOSPC }
+                if Double.random(in: 0..<1, using: &self.g) < self.pCreateFail { self.injected += 1; return -EIO }
+                let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644)
+                if fd >= 0 {
+                    // A new file may get the number of a closed, failed descriptor.
+                    self.failedFds.remove(fd)
+                    self.pathOf[fd] = path
+                    self.durable[path] = false
+                }
+                return fd < 0 ? -errno : fd
+            }
+            return w
+        }
+    }
+
+    struct Run {
+        var acks: [(String, UInt64)] = []
+        var ackWithoutDurability = 0
+        var said: [String] = []
+    }
+
+    /// A ride through TripLog: `points` fixes, one every 200 ms, sync every second.
+    func ride(_ fio: FaultIO, points: Int, dir: String, during: ((Int) -> Void)? = nil,
+              beforeClose: (() -> Void)? = nil) throws -> Run {
+        var run = Run()
+        var said: [String] = []
+        let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 1000,
+                              io: fio.io, say: { said.append($0) })
+        log.onSync = { path, seq in
+            run.acks.append((path, seq))
+            if fio.durable[path] != true { run.ackWithoutDurability += 1 }
+        }
+        var mono: Int64 = 0
+        log.apply(.openTrip(resume: false), monoMs: mono)
+        log.apply(.startSegment(.start, timeMs: 1_000_000), monoMs: mono)
+        for i in 0..<points {
+            during?(i)
+            mono += 200
+            log.apply(.keep(Fix(timeMs: 1_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
+            log.tick(monoMs: mono)
+        }
+        beforeClose?()
+        log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(points), distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
+                      drops: DropCounts(), monoMs: mono + 200)
+        run.said = said
+        return run
+    }
+
+    /// Point times across every file of the directory (a trip's files merged as a reader does).
+    func pointTimes(_ dir: String) throws -> (times: Set<Int64>, damaged: Int, files: Int) {
+        var times = Set<Int64>()
+        var damaged = 0
+        let files = try LogDirectory.logFiles(in: dir)
+        for f in files {
+            let r = try LogReader(path: f.path)
+            try r.forEach { e in
+                if case .points(let ps) = e.record { for p in ps { times.insert(p.timeMs) } }
+                return true
+            }
+            damaged += try r.scan().damaged.count
+        }
+        return (times, damaged, files.count)
+    }
+
+    func checkAcks(_ run: Run) throws -> Int {
+        var violations = 0
+        var last: [String: UInt64] = [:]
+        for (p, s) in run.acks { last[p] = max(last[p] ?? 0, s) }
+        for (p, s) in last {
+            let seqs = Set(try entries(p).map(\.seq))
+            if !(1...s).allSatisfy({ seqs.contains($0) }) { violations += 1 }
+        }
+        return violations
+    }
+
+    func testEIOFromFdatasyncContinuesInANewFileOfTheSameTrip() throws {
+        let fio = FaultIO()
+        var failAt: Int? = nil
+        let run = try ride(fio, points: 60, dir: dir) { i in
+            // Fail the sync that follows point 30, once.
+            if i == 30 { failAt = fio.syncs + 1; fio.pSyncFail = 1 }
+            if let f = failAt, fio.syncs >= f { fio.pSyncFail = 0 }
+        }
+        XCTAssertEqual(fio.ioAfterFailure, 0, "never touch a descriptor after its fdatasync failed")
+        XCTAssertEqual(run.ackWithoutDurability, 0)
+        XCTAssertEqual(try checkAcks(run), 0)
+        let got = try pointTimes(dir)
+        XCTAssertEqual(got.times.count, 60, "every point is in one file or the other")
+        XCTAssertEqual(got.damaged, 0)
+        let files = try LogDirectory.logFiles(in: dir)
+        XCTAssertEqual(files.count, 2)
+        let h = try files.map { try LogReader(path: $0.path).header }
+        XCTAssertEqual(h.map(\.tripId), [h[0].tripId, h[0].tripId])
+        XCTAssertEqual(h.map(\.segmentIndex), [0, 1])
+        XCTAssertTrue(run.said.contains { $0.contains("EIO") && $0.contains("new file") }, "\(run.said)")
+        let second = try records(files[1].path)
+        XCTAssertTrue(second.contains { if case .note(let t) = $0 { return t.contains("EIO") }; return false })
+    }
+
+    func testFullCardWaitsInMemoryCreatesNoJunkAndResumes() throws {
+        let fio = FaultIO()
+        let run = try ride(fio, points: 100, dir: dir) { i in
+            if i == 20 { fio.full = true }
+            if i == 70 { fio.full = false }
+        }
+        XCTAssertEqual(run.ackWithoutDurability, 0)
+        XCTAssertEqual(try checkAcks(run), 0)
+        let got = try pointTimes(dir)
+        XCTAssertEqual(got.times.count, 100, "points wait in memory while the card is full")
+        XCTAssertEqual(got.damaged, 0)
+        XCTAssertEqual(got.files, 2, "no empty file per retry while the card was full")
+        XCTAssertTrue(run.said.contains { $0.contains("ENOSPC") }, "\(run.said)")
+        XCTAssertTrue(run.said.contains { $0.contains("writing again") }, "\(run.said)")
+        XCTAssertLessThanOrEqual(run.said.filter { $0.contains("will retry") }.count, 1, "one message per outage: \(run.said)")
+    }
+
+    /// Regression: a write error in the sync at stop lost the records it held (there was no later
+    /// sync to retry in: 5 points in 200 rides at p 0.01). Now the stop tries a new file at once.
+    func testWriteErrorAtStopIsRetriedInANewFile() throws {
+        let fio = FaultIO()
+        let run = try ride(fio, points: 23, dir: dir, beforeClose: { fio.failWrites = 1 })
+        XCTAssertEqual(fio.injected, 1)
+        XCTAssertEqual(try checkAcks(run), 0)
+        let got = try pointTimes(dir)
+        XCTAssertEqual(got.times.count, 23, "the points pending at stop are written to a new file")
+        let files = try LogDirectory.logFiles(in: dir)
+        XCTAssertEqual(files.count, 2)
+        guard files.count == 2 else { return }
+        XCTAssertTrue(try records(files[1].path).contains { if case .tripEnd = $0 { return true }; return false })
+        XCTAssertFalse(run.said.contains { $0.contains("could not be written") }, "\(run.said)")
+    }
+
+    func testFullCardAtStopSaysWhatWasLost() throws {
+        let fio = FaultIO()
+        let run = try ride(fio, points: 30, dir: dir) { i in if i == 10 { fio.full = true } }
+        XCTAssertTrue(run.said.contains { $0.contains("could not be written before stopping") }, "\(run.said)")
+        XCTAssertEqual(try checkAcks(run), 0)
+    }
+
+    /// Protocol D2, in process: random faults at libfiu's rates, 200 rides each (100 for creates).
+    func testRandomFaultInjection() throws {
+        let full = CrashCampaignTests.full
+        let configs: [(String, Int, (FaultIO) -> Void)] = [
+            ("fdatasync_eio_p0.02", full ? 200 : 20, { $0.pSyncFail = 0.02 }),
+            ("write_short_p0.05", full ? 200 : 20, { $0.pShort = 0.05 }),
+            ("write_eio_p0.01", full ? 200 : 20, { $0.pWriteFail = 0.01 }),
+            ("create_eio_p0.1", full ? 100 : 10, { $0.pCreateFail = 0.1 }),
+        ]
+        for (name, runs, setup) in configs {
+            var injected = 0, acks = 0, noDurability = 0, afterFailure = 0, ackLost = 0, pointsLost = 0, damaged = 0
+            for k in 0..<runs {
+                let d = dir + "/\(name)-\(k)"
+                mkdir(d, 0o755)
+                let fio = FaultIO()
+                fio.g = SplitMix64(seed: UInt64(k) &* 7919 &+ UInt64(name.utf8.count))
+                setup(fio)
+                let run = try ride(fio, points: 120, dir: d)
+                injected += fio.injected
+                acks += run.acks.count
+                noDurability += run.ackWithoutDurability
+                afterFailure += fio.ioAfterFailure
+                ackLost += try checkAcks(run)
+                let got = try pointTimes(d)
+                pointsLost += 120 - got.times.count
+                damaged += got.damaged
+            }
+            print("FIGURE D2 faults=\(name) runs=\(runs) injected=\(injected) acks=\(acks) ack_without_durability=\(noDurability) "
+                + "io_after_failed_fdatasync=\(afterFailure) acked_records_lost=\(ackLost) points_lost=\(pointsLost) damaged_ranges=\(damaged)")
+            XCTAssertEqual(noDurability, 0, name)
+            XCTAssertEqual(afterFailure, 0, name)
+            XCTAssertEqual(ackLost, 0, name)
+            XCTAssertEqual(pointsLost, 0, name)
+        }
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import XCTest
+
+/// Faults at the edges, against the real binary: a gpsd that sends malformed or absurd data, a
+/// gpsd killed and restarted 20 times, a full card, a read-only card, hostile files.
+/// Uses Tests/tools/fake-gpsd.py (gpsd's JSON protocol on 127.0.0.1; starts in ~0.1 s).
+final class FaultEndToEndTests: XCTestCase {
+    static let fake = Harness.repoRoot.appendingPathComponent("Tests/tools/fake-gpsd.py").path
+
+    /// A running fake gpsd.
+    final class FakeGpsd {
+        let process = Process()
+        let lines: Harness.Lines
+        let port: Int
+        init(_ args: [String], port: Int = 0) throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", FaultEndToEndTests.fake, "--port", String(port)] + args
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            lines = Harness.Lines(out.fileHandleForReading)
+            try process.run()
+            guard let ready = lines.wait(prefix: "READY", timeout: 10), let p = Int(ready.split(separator: " ")[1]) else {
+                process.terminate()
+                throw NSError(domain: "fake-gpsd did not start", code: 1)
+            }
+            self.port = p
+        }
+        func stop() {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+    }
+
+    /// A running `cairn record` with its stderr.
+    final class Recorder {
+        let process = Process()
+        let err: Harness.Lines
+        init(port: Int, dir: String, extra: [String] = []) throws {
+            process.executableURL = URL(fileURLWithPath: Harness.cairn)
+            process.arguments = ["record", "--gpsd", "127.0.0.1:\(port)", "--dir", dir, "--baro", "none",
+                                 "--clock", "fix", "--sync", "1", "--verbose"] + extra
+            let e = Pipe()
+            process.standardError = e
+            process.standardOutput = FileHandle.nullDevice
+            err = Harness.Lines(e.fileHandleForReading)
+            try process.run()
+        }
+        /// SIGTERM; true if it exited within `timeout` seconds.
+        func stop(timeout: TimeInterval = 5) -> Bool {
+            kill(process.processIdentifier, SIGTERM)
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit(); return false }
+            process.waitUntilExit()
+            return true
+        }
+    }
+
+    /// TPV i of fake-gpsd's ride (see ride_tpv there).
+    static func rideLines(_ range: Range<Int>) throws -> [String] {
+        let r = try Harness.run("/usr/bin/env", ["python3", "-c", """
+            import importlib.util, sys
+            s = importlib.util.spec_from_file_location("f", "\(fake)"); f = importlib.util.module_from_spec(s); s.loader.exec_module(f)
+            for i in range(\(range.lowerBound), \(range.upperBound)): print(f.ride_tpv(i))
+            """])
+        return r.stdout.split(separator: "\n").map(String.init)
+    }
+
+    static func tpv(_ time: String, lat: String, lon: String, eph: String = "5") -> String {
+        "{\"class\":\"TPV\",\"device\":\"/dev/fake\",\"mode\":3,\"time\":\"\(time)\",\"lat\":\(lat),\"lon\":\(lon),\"eph\":\(eph)}"
+    }
+
+    /// Point times (ms) of every trip in dir, via `cairn convert --to gpx`: one array per trip.
+    static func gpxTimes(_ dir: String) throws -> [String] {
+        let out = Harness.tempDir() + "/x.gpx"
+        let r = try Harness.run(Harness.cairn, ["convert", dir, "--to", "gpx", "-o", out])
+        XCTAssertEqual(r.status, 0, "convert: \(r.stderr)")
+        guard r.status == 0, let gpx = try? String(contentsOfFile: out, encoding: .utf8) else { return [] }
+        return gpx.components(separatedBy: "<time>").dropFirst().map { String($0.prefix(while: { $0 != "<" })) }
+    }
+
+    // MARK: gpsd sending malformed or absurd data
+
+    func testMalformedAndAbsurdGpsdDataIsDroppedAndRecordingGoesOn() throws {
+        var lines = try Self.rideLines(0..<10)  // 08:00:00 ... 08:00:09
+        lines += [
+            "{\"class\":\"TPV\",\"device\":\"/dev/fake\",\"mode\":3,\"time\":\"2025-06-01T08:00:10.000Z\",\"lat\":NaN,\"lon\":8.5}",
+            Self.tpv("2025-06-01T08:00:10.200Z", lat: "91.0", lon: "8.5"),        // latitude out of range
+            Self.tpv("2025-06-01T08:00:10.400Z", lat: "47.0", lon: "181.0"),      // longitude out of range
+            Self.tpv("2025-06-01T08:00:03.000Z", lat: "47.0", lon: "8.5"),        // time going backwards
+            Self.tpv("1980-01-06T00:00:00.000Z", lat: "47.0", lon: "8.5"),        // year 1980
+            Self.tpv("2025-06-01T08:00:10.600Z", lat: "47.0", lon: "8.5", eph: "1e308"),         // absurd uncertainty
+            "{\"class\":\"TPV\",\"device\":\"/dev/fake\",\"mode\":3,\"time\":\"2025-06-01T08:00:10.700Z\",\"lat\":47.",
+            "$GPGGA,080000.00,4700.000,N,00830.000,E,1,08,0.9,420.0,M,48.0,M,,*47",
+            "\u{01}\u{02} binary junk \u{7f}",
+            "",
+            "{\"class\":\"FOO\",\"x\":1}",
+            "{\"class\":\"SKY\",\"device\":\"/dev/fake\",\"satellites\":[{\"PRN\":1,\"used\":true}]}",
+        ]
+        // 19 reports for one time (gpsd does this with many NMEA talkers): one point.
+        let nineteen = try Self.rideLines(10..<11)[0]
+        lines += Array(repeating: nineteen, count: 19)
+        lines += try Self.rideLines(11..<20)
+        let tmp = Harness.tempDir()
+        try lines.joined(separator: "\n").appending("\n").write(toFile: tmp + "/lines", atomically: true, encoding: .utf8)
+        // The control: the same 20 good reports alone. Bad data must change nothing.
+        try (try Self.rideLines(0..<20)).joined(separator: "\n").appending("\n").write(toFile: tmp + "/good", atomically: true, encoding: .utf8)
+        let control = try FakeGpsd(["--lines", tmp + "/good", "--rate", "50"])
+        let crec = try Recorder(port: control.port, dir: tmp + "/control")
+        XCTAssertNotNil(control.lines.wait(prefix: "DONE", timeout: 20))
+        usleep(1_500_000)
+        XCTAssertTrue(crec.stop())
+        control.stop()
+        let want = try Self.gpxTimes(tmp + "/control")
+        XCTAssertGreaterThan(want.count, 5)
+        let gpsd = try FakeGpsd(["--lines", tmp + "/lines", "--rate", "50"])
+        defer { gpsd.stop() }
+        let rec = try Recorder(port: gpsd.port, dir: tmp + "/logs")
+        XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20))
+        usleep(1_500_000)
+        XCTAssertTrue(rec.process.isRunning, "the recorder must not exit on bad data: \(rec.err.text)")
+        XCTAssertTrue(rec.stop(), "SIGTERM must stop the recorder within 5 s")
+        XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
+        let trips = try Harness.trips(tmp + "/logs")
+        XCTAssertEqual(trips.count, 1)
+        let times = try Self.gpxTimes(tmp + "/logs")
+        // Only good reports' times (whole seconds of the ride), in order; the rules may thin
+        // a little differently around the bad ones, so the count is compared loosely.
+        XCTAssertTrue(times.allSatisfy { $0.hasPrefix("2025-06-01T08:00:") && !$0.contains(".") }, "\(times)")
+        XCTAssertEqual(times, times.sorted())
+        XCTAssertEqual(Set(times).count, times.count)
+        XCTAssertLessThanOrEqual(abs(times.count - want.count), 2, "\(times) vs control \(want)")
+        XCTAssertFalse(times.contains { $0.hasPrefix("1980") })
+        XCTAssertEqual(try Harness.cairn("verify", tmp + "/logs").status, 0)
+    }
+
+    // MARK: gpsd killed and restarted 20 times
+
+    func testGpsdKilledAndRestarted20TimesIsOneTrip() throws {
+        let dir = Harness.tempDir() + "/logs"
+        var gpsd = try FakeGpsd(["--ride", "--rate", "100", "--count", "30"])
+        let port = gpsd.port
+        let rec = try Recorder(port: port, dir: dir)
+        var start = 0
+        for restart in 0...20 {
+            XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20), "restart \(restart)")
+            usleep(300_000)
+            gpsd.stop()
+            XCTAssertTrue(rec.process.isRunning, "the recorder must survive gpsd going away (\(restart))")
+            if restart == 20 { break }
+            start += 30
+            usleep(100_000)
+            gpsd = try FakeGpsd(["--ride", "--rate", "100", "--count", "30", "--start", String(start)], port: port)
+        }
+        usleep(300_000)
+        XCTAssertTrue(rec.stop())
+        XCTAssertEqual(rec.process.terminationStatus, 0)
+        let trips = try Harness.trips(dir)
+        XCTAssertEqual(trips.count, 1, "one trip across 20 gpsd restarts: \(rec.err.text.suffix(2000))")
+        // The fix rules may hold back the first fixes after each reconnect; most are kept.
+        XCTAssertGreaterThan(trips.first?["points"] as? Int ?? 0, 21 * 30 / 2)
+        XCTAssertGreaterThanOrEqual(trips.first?["segments"] as? Int ?? 0, 21, "each outage is a new segment (a gap, not a join)")
+        let times = try Self.gpxTimes(dir)
+        XCTAssertEqual(times, times.sorted())
+        XCTAssertEqual(Set(times).count, times.count)
+        XCTAssertEqual(Harness.count("connection lost", in: rec.err.text), 21)
+        XCTAssertEqual(try Harness.cairn("verify", dir).status, 0)
+    }
+
+    // MARK: a full card, a read-only card
+
+    /// Mounts a small tmpfs (root only); nil when mounting is not possible here.
+    func mountTmpfs(_ options: String) throws -> String? {
+        let mnt = Harness.tempDir()
+        let r = try Harness.run("/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", mnt])
+        return r.status == 0 ? mnt : nil
+    }
+
+    func unmount(_ mnt: String) { _ = try? Harness.run("/bin/umount", [mnt]) }
+
+    func testFullCardKeepsRecordingAndResumesWhenSpaceReturns() throws {
+        guard let mnt = try mountTmpfs("size=256k") else { throw XCTSkip("cannot mount a tmpfs here (needs root)") }
+        defer { unmount(mnt) }
+        let dir = mnt + "/logs"
+        let gpsd = try FakeGpsd(["--ride", "--rate", "100"])
+        defer { gpsd.stop() }
+        let rec = try Recorder(port: gpsd.port, dir: dir)
+        XCTAssertNotNil(rec.err.wait(prefix: "cairn: synced", timeout: 10))
+        // Fill the card.
+        let filler = mnt + "/filler"
+        _ = try Harness.run("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=4k", "count=1000"])
+        XCTAssertNotNil(rec.err.wait(prefix: "cairn: log:", timeout: 10), "the full card must be reported: \(rec.err.text)")
+        sleep(3)
+        XCTAssertTrue(rec.process.isRunning, "a full card must not stop the recorder")
+        // Space returns.
+        try FileManager.default.removeItem(atPath: filler)
+        XCTAssertNotNil(rec.err.wait(prefix: "cairn: log: writing again", timeout: 10), rec.err.text)
+        sleep(2)
+        XCTAssertTrue(rec.stop())
+        XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
+        XCTAssertTrue(rec.err.text.contains("ENOSPC"), rec.err.text)
+        // No damaged frame anywhere (torn tails of abandoned files are allowed), one trip, and no
+        // point lost: the fix times are consecutive seconds from the first to the last.
+        let v = try Harness.cairn("verify", dir)
+        XCTAssertTrue(v.status == 0 || v.status == 2, v.stdout + v.stderr)
+        XCTAssertFalse(v.stdout.contains("DAMAGED"), v.stdout)
+        let trips = try Harness.trips(dir)
+        XCTAssertEqual(trips.count, 1, rec.err.text)
+        let times = try Self.gpxTimes(dir)
+        let iso = ISO8601DateFormatter()
+        let secs = times.compactMap { iso.date(from: $0).map { Int($0.timeIntervalSince1970) } }
+        XCTAssertEqual(secs.count, times.count)
+        XCTAssertGreaterThan(secs.count, 100)
+        // The ride runs at 100 fix-seconds per wall second: points lost during the seconds the
+        // card was full would leave a hole of hundreds of seconds. (The rules thin a few.)
+        let maxStep = zip(secs, secs.dropFirst()).map { $1 - $0 }.max() ?? 0
+        XCTAssertLessThanOrEqual(maxStep, 5, "a hole in the track: points were lost while the card was full")
+        XCTAssertEqual(secs, secs.sorted())
+        // The outage is in the log itself.
+        let notes = try String(contentsOfFile: (try FileManager.default.contentsOfDirectory(atPath: dir).sorted().map { dir + "/" + $0 }).last!, encoding: .isoLatin1)
+        XCTAssertTrue(notes.contains("ENOSPC"), "the new file's note names the failure")
+        // Nothing left behind that a reader would trip over.
+        let l = try Harness.cairn("list", dir)
+        XCTAssertEqual(l.status, 0, l.stderr)
+    }
+
+    func testReadOnlyCardIsAClearErrorAtStart() throws {
+        guard let mnt = try mountTmpfs("size=64k,ro") else { throw XCTSkip("cannot mount a tmpfs here (needs root)") }
+        defer { unmount(mnt) }
+        let r = try Harness.cairn("record", "--dir", mnt, "--baro", "none", "--gpsd", "127.0.0.1:9")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains(mnt) && r.stderr.contains("not writable"), r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "one clear line: \(r.stderr)")
+    }
+
+    // MARK: hostile files
+
+    func testHostileFilesGiveClearMessagesAndDistinctExitCodes() throws {
+        let dir = Harness.tempDir()
+        // A clean log to derive the others from.
+        let gpsd = try FakeGpsd(["--ride", "--rate", "200", "--count", "300"])
+        let rec = try Recorder(port: gpsd.port, dir: dir + "/clean")
+        XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20))
+        usleep(1_500_000)
+        XCTAssertTrue(rec.stop())
+        gpsd.stop()
+        let clean = try Data(contentsOf: URL(fileURLWithPath: dir + "/clean/00000001.cairn"))
+        let b = [UInt8](clean)
+        func file(_ name: String, _ bytes: [UInt8]) -> String {
+            let p = dir + "/" + name
+            XCTAssertTrue(FileManager.default.createFile(atPath: p, contents: Data(bytes)))
+            return p
+        }
+        var g = SystemRandomNumberGenerator()
+        var corrupted = b
+        corrupted[b.count / 2] ^= 0x10
+        // A frame header claiming the largest length (65,535 bytes) in front of the records.
+        let bigLength = Array(b[0..<32]) + [0x11, 0x22, 0x33, 0x44, 0xFF, 0xFF, 0x03] + Array(b[32...])
+        let cases: [(String, [UInt8], Int32, String)] = [
+            ("clean", b, 0, "clean"),
+            ("truncated", Array(b[0..<(b.count - 5)]), 2, "torn"),
+            ("zero-length", [], 2, "torn"),
+            ("half-header", Array(b[0..<20]), 2, "torn"),
+            ("corrupted", corrupted, 3, "DAMAGED"),
+            ("random", (0..<100_000).map { _ in UInt8.random(in: 0...255, using: &g) }, 1, "not a cairn log"),
+            ("length-65535", bigLength, 3, "DAMAGED"),
+            ("header-then-garbage", Array(b[0..<32]) + (0..<1_000_000).map { _ in UInt8.random(in: 0...255, using: &g) }, 2, "torn"),
+            ("text", Array("hello, I am not a log\n".utf8), 1, "not a cairn log"),
+        ]
+        for (name, bytes, want, words) in cases {
+            let p = file(name + ".cairn", bytes)
+            let v = try Harness.run(Harness.cairn, ["verify", p])
+            XCTAssertEqual(v.status, want, "\(name): \(v.stdout) \(v.stderr)")
+            XCTAssertTrue((v.stdout + v.stderr).contains(words), "\(name): \(v.stdout) \(v.stderr)")
+            XCTAssertTrue((v.stdout + v.stderr).contains(p), "\(name): the file is named")
+            for args in [["list", p, "--json"], ["info", p], ["convert", p, "--to", "gpx", "-o", "-"]] {
+                let r = try Harness.run(Harness.cairn, args)
+                XCTAssertTrue(r.status == 0 || r.status == 1, "\(name) \(args[0]): exit \(r.status) \(r.stderr)")
+                if r.status == 1 { XCTAssertTrue(r.stderr.contains(name), "\(name) \(args[0]) names the file: \(r.stderr)") }
+            }
+        }
+        // Memory stays bounded on the largest of them (1 MB of garbage; 200k records below).
+        // (Not under AddressSanitizer, whose shadow memory inflates every RSS.)
+        if dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") == nil {
+            var ru = rusage()
+            getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &ru)
+            XCTAssertLessThan(ru.ru_maxrss, 100_000, "max RSS of any child, kB")
+        }
+    }
+}

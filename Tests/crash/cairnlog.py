@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""An independent reader of the cairn log format, written from Sources/CairnLog/LOG_FORMAT.md
+alone (no code shared with the Swift reader), for the crash campaign's checks.
+
+    python3 cairnlog.py FILE...     prints one line per file: records, seqs, damage, torn tail
+
+Slow (pure Python) but simple: the resync after damage tries every offset naively."""
+import struct, sys
+
+MAGIC = b"CAIRNLOG"
+POLY = 0x82F63B78
+_T = []
+for _i in range(256):
+    _c = _i
+    for _ in range(8):
+        _c = (_c >> 1) ^ POLY if _c & 1 else _c >> 1
+    _T.append(_c)
+
+
+def crc32c(data, reg=0xFFFFFFFF):
+    """Raw register update (no final inversion)."""
+    t = _T
+    for b in data:
+        reg = (reg >> 8) ^ t[(reg ^ b) & 0xFF]
+    return reg
+
+
+def unmask(m):
+    r = (m - 0xA282EAD8) & 0xFFFFFFFF
+    return ((r >> 17) | (r << 15)) & 0xFFFFFFFF
+
+
+class Bad(Exception):
+    pass
+
+
+def varint(b, i):
+    v, shift = 0, 0
+    for k in range(10):
+        if i >= len(b):
+            raise Bad("varint past end")
+        c = b[i]
+        i += 1
+        if k == 9 and c > 1:
+            raise Bad("varint too long")
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if not c & 0x80:
+            return v, i
+    raise Bad("varint too long")
+
+
+def zigzag(b, i):
+    u, i = varint(b, i)
+    return (u >> 1) ^ -(u & 1), i
+
+
+def wrap64(v):
+    v &= (1 << 64) - 1
+    return v - (1 << 64) if v >> 63 else v
+
+
+FIELDS = ["time", "lat", "lon", "mode", "altHAE", "altMSL", "eph", "epx", "epy", "epv", "speed", "track", "climb"]
+
+
+def decode_points(b, i):
+    """Points as dicts of integer grid values (the format's units)."""
+    n, i = varint(b, i)
+    out, mask, have = [], 0, False
+    last, before, seen = {}, {}, {}
+    for _ in range(n):
+        head, i = varint(b, i)
+        if head == 0:
+            if not have:
+                raise Bad("head 0 first")
+        else:
+            mask, have = head - 1, True
+        if mask & 7 != 7:
+            raise Bad("mask without time/lat/lon")
+        p, bit, bits = {}, 0, mask
+        while bits:
+            if bits & 1:
+                r, i = zigzag(b, i)
+                s = seen.get(bit, 0)
+                pred = 0 if s == 0 else last[bit] if s == 1 else wrap64(2 * last[bit] - before[bit])
+                v = wrap64(pred + r)
+                before[bit], last[bit] = last.get(bit, 0), v
+                seen[bit] = min(2, s + 1)
+                if bit < len(FIELDS):
+                    p[FIELDS[bit]] = v
+            bits >>= 1
+            bit += 1
+        out.append(p)
+    return out, i
+
+
+class LogFile:
+    def __init__(self, path):
+        self.path = path
+        with open(path, "rb") as f:
+            self.data = data = f.read()
+        if len(data) < 32 or data[:8] != MAGIC:
+            raise Bad("not a complete cairn header")
+        if crc32c(data[:28]) ^ 0xFFFFFFFF != struct.unpack_from("<I", data, 28)[0]:
+            raise Bad("header CRC")
+        self.version, self.header_len, self.salt, self.trip, self.segment = struct.unpack_from("<HHIQI", data, 8)
+        self.salt_reg = crc32c(struct.pack("<I", self.salt))
+        self.frames, self.damaged, self.torn = [], [], 0
+        p, n = self.header_len, len(data)
+        while p < n:
+            if self.verifies(p):
+                length = struct.unpack_from("<H", data, p + 4)[0]
+                self.frames.append((p, data[p + 6], data[p + 7:p + 7 + length]))
+                p += 7 + length
+                continue
+            q = p + 1
+            while q + 7 <= n and not self.verifies(q):
+                q += 1
+            if q + 7 > n:
+                self.torn = n - p
+                break
+            self.damaged.append((p, q))
+            p = q
+
+    def verifies(self, p):
+        d = self.data
+        if len(d) - p < 7:
+            return False
+        length = struct.unpack_from("<H", d, p + 4)[0]
+        if d[p + 6] == 0 or p + 7 + length > len(d):
+            return False
+        crc = crc32c(d[p + 4:p + 7 + length], self.salt_reg) ^ 0xFFFFFFFF
+        return crc == unmask(struct.unpack_from("<I", d, p)[0])
+
+    def records(self):
+        """(seq, type, points or None) for each intact frame."""
+        out = []
+        for off, typ, payload in self.frames:
+            seq, i = varint(payload, 0)
+            pts = decode_points(payload, i)[0] if typ == 3 else None
+            out.append((seq, typ, pts))
+        return out
+
+
+def main():
+    rc = 0
+    for p in sys.argv[1:]:
+        try:
+            f = LogFile(p)
+            recs = f.records()
+            seqs = [r[0] for r in recs]
+            pts = sum(len(r[2]) for r in recs if r[2] is not None)
+            print("%s: trip %d part %d, %d records (seq %s..%s), %d points, damaged %s, torn %d" % (
+                p, f.trip, f.segment, len(recs), seqs[0] if seqs else "-", seqs[-1] if seqs else "-", pts,
+                f.damaged, f.torn))
+        except (Bad, OSError) as e:
+            print("%s: %s" % (p, e))
+            rc = 1
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
