@@ -28,6 +28,9 @@ public final class GpsdSource {
     /// Connects and asks for JSON reports. Returns an error text on failure.
     public func open() -> String? {
         close()
+        partial.removeAll()
+        lines.removeAll()
+        overlong = false
         if gps_open(host, port, &data) != 0 {
             return "cannot connect to gpsd at \(host):\(port): \(String(cString: gps_errstr(errno)))"
         }
@@ -56,31 +59,69 @@ public final class GpsdSource {
         case closed(String)
     }
 
-    /// Waits up to `timeoutUs` for data, reads one message, and decodes a TPV into a `Report`.
+    /// Waits up to `timeoutUs` for data and returns one message. cairn reads gpsd's socket
+    /// itself and hands libgps (`gps_unpack`) only TPV lines that are strict JSON: Debian's
+    /// libgps 3.22 loops forever on some malformed lines (see `GpsdLine`), which through
+    /// `gps_read` would stop the recorder for good. Other classes (VERSION, DEVICES, SKY, ...)
+    /// are not needed and are skipped.
     public func read(timeoutUs: Int32) -> ReadResult {
         guard isOpen else { return .closed("not connected") }
-        if !gps_waiting(&data, timeoutUs) {
-            // gps_waiting returns false on timeout and on error; errno tells them apart.
-            if errno != 0 && errno != EINTR && errno != EAGAIN { return .closed(String(cString: strerror(errno))) }
-            return .idle
-        }
-        data.set = 0
-        let n = gps_read(&data, nil, 0)
+        if let line = nextLine() { return message(line) }
+        var pfd = pollfd(fd: data.gps_fd, events: Int16(POLLIN), revents: 0)
+        let r = poll(&pfd, 1, max(0, timeoutUs / 1000))
+        if r < 0 { return errno == EINTR ? .idle : .closed("poll failed: \(String(cString: strerror(errno)))") }
+        if r == 0 { return .idle }
+        let n = chunk.withUnsafeMutableBytes { recv(data.gps_fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if n == 0 { return .closed("gpsd closed the connection") }
         if n < 0 {
-            // libgps returns -1 for EOF, for a recv that found only part of a line, and for a
-            // message it could not parse. Only a closed socket ends the connection: peek at it.
-            var byte: UInt8 = 0
-            let r = recv(data.gps_fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-            if r == 0 { return .closed("gpsd closed the connection") }
-            if r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
-                return .closed("read error from gpsd: \(String(cString: strerror(errno)))")
+            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .idle }
+            return .closed("read error from gpsd: \(String(cString: strerror(errno)))")
+        }
+        for i in 0..<n { take(chunk[i]) }
+        if let line = nextLine() { return message(line) }
+        return .idle
+    }
+
+    /// Bytes received, split into lines; a line longer than `maxLine` is dropped whole.
+    private var chunk = [UInt8](repeating: 0, count: 8192)
+    private var partial: [UInt8] = []
+    private var lines = RingBuffer<[UInt8]>(capacity: 64)
+    private var overlong = false
+    static let maxLine = 16 * 1024
+
+    private func take(_ byte: UInt8) {
+        if byte == 10 {
+            if overlong { unreadable += 1 } else if !partial.isEmpty {
+                if partial.last == 13 { partial.removeLast() }
+                if lines.isFull { unreadable += 1 }
+                lines.append(partial)
             }
+            partial.removeAll(keepingCapacity: true)
+            overlong = false
+        } else if !overlong {
+            partial.append(byte)
+            if partial.count > Self.maxLine {
+                overlong = true
+                partial.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    private func nextLine() -> [UInt8]? { lines.popFirst() }
+
+    private func message(_ line: [UInt8]) -> ReadResult {
+        guard line.starts(with: GpsdLine.tpvPrefix) else { return .message(report: nil) }
+        guard line.withUnsafeBufferPointer({ GpsdLine.isSafeTPV($0) }) else {
             unreadable += 1
             return .message(report: nil)
         }
-        if n == 0 { return .idle }
-        // Every TPV carries a mode, and only a TPV sets MODE_SET.
-        guard data.set & UInt64(MODE_SET) != 0 else { return .message(report: nil) }
+        var cline = line.map { CChar(bitPattern: $0) }
+        cline.append(0)
+        data.set = 0
+        guard gps_unpack(&cline, &data) >= 0, data.set & UInt64(MODE_SET) != 0 else {
+            unreadable += 1
+            return .message(report: nil)
+        }
         return .message(report: Self.report(from: data.fix, set: data.set))
     }
 

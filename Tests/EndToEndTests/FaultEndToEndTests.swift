@@ -97,6 +97,11 @@ final class FaultEndToEndTests: XCTestCase {
             "",
             "{\"class\":\"FOO\",\"x\":1}",
             "{\"class\":\"SKY\",\"device\":\"/dev/fake\",\"satellites\":[{\"PRN\":1,\"used\":true}]}",
+            // Lines on which Debian's libgps 3.22 parser spins forever (found by the fuzzer):
+            // cairn must never hand them to libgps.
+            "{\"c\"class\":\"RTCM2\":mod",
+            "{\"class\":\"TPV\",ic {\"class\":\"TPV\":o3idSep\":46.803.00\u{0}cl}",
+            String(repeating: "x", count: 100_000),   // a 100 kB line: dropped whole
         ]
         // 19 reports for one time (gpsd does this with many NMEA talkers): one point.
         let nineteen = try Self.rideLines(10..<11)[0]
