@@ -46,7 +46,7 @@ func parseArguments(_ args: [String], options: [OptionSpec]) throws(UsageError) 
         }
         guard let s = spec(name) else {
             var msg = "Unknown option '\(name)'"
-            if let near = nearest(name, options.map(\.name)) { msg += ". Did you mean '\(near)'?" }
+            if let near = nearestName(name, options.map(\.name)) { msg += ". Did you mean '\(near)'?" }
             throw UsageError(msg)
         }
         if let valueName = s.valueName {
@@ -66,8 +66,8 @@ func parseArguments(_ args: [String], options: [OptionSpec]) throws(UsageError) 
     return result
 }
 
-/// The closest option name within edit distance 2, for "Did you mean".
-private func nearest(_ name: String, _ candidates: [String]) -> String? {
+/// The closest name within edit distance 2, for "Did you mean" (options and config keys).
+func nearestName(_ name: String, _ candidates: [String]) -> String? {
     func distance(_ a: [Character], _ b: [Character]) -> Int {
         var prev = Array(0...b.count)
         for (i, ca) in a.enumerated() {
@@ -79,8 +79,7 @@ private func nearest(_ name: String, _ candidates: [String]) -> String? {
         }
         return prev[b.count]
     }
-    let scored = candidates.map { ($0, distance(Array(name), Array($0))) }.filter { $0.1 <= 2 }
-    return scored.min { $0.1 < $1.1 }?.0
+    return candidates.map { ($0, distance(Array(name), Array($0))) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
 }
 
 /// Help text for a subcommand, laid out like swift-argument-parser's.

@@ -94,18 +94,3 @@ private func trim<S: StringProtocol>(_ s: S) -> String {
     return String(a)
 }
 
-/// The closest name within edit distance 2.
-func nearestName(_ name: String, _ candidates: [String]) -> String? {
-    func distance(_ a: [Character], _ b: [Character]) -> Int {
-        var prev = Array(0...b.count)
-        for (i, ca) in a.enumerated() {
-            var cur = [i + 1] + Array(repeating: 0, count: b.count)
-            for (j, cb) in b.enumerated() {
-                cur[j + 1] = min(prev[j + 1] + 1, cur[j] + 1, prev[j] + (ca == cb ? 0 : 1))
-            }
-            prev = cur
-        }
-        return prev[b.count]
-    }
-    return candidates.map { ($0, distance(Array(name), Array($0))) }.filter { $0.1 <= 2 }.min { $0.1 < $1.1 }?.0
-}
