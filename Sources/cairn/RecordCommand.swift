@@ -10,7 +10,7 @@ import CairnDevice
 enum RecordCommand: Command {
     static let name = "record"
     static let overview = "Record trips from gpsd into crash-safe log files until SIGTERM or SIGINT."
-    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--clock <system|fix>] [--sync <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--config <file>] [--check]"
+    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--config <file>] [--check]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
@@ -18,6 +18,7 @@ enum RecordCommand: Command {
         OptionSpec(name: "--sysfs-root", valueName: "DIR", help: "Where sysfs is mounted, for --baro auto (tests use a fake tree). (default: /sys)"),
         OptionSpec(name: "--activity", valueName: "ACTIVITY", help: "ride, run, walk or drive: sets the jump limit, distance filter and stop speeds. (default: ride)"),
         OptionSpec(name: "--clock", valueName: "SYSTEM|FIX", help: "Judge fix age by the system clock or by the newest fix time (no RTC, replays). (default: system)"),
+        OptionSpec(name: "--close-after", valueName: "MINUTES", help: "Standing still this long closes the trip (a bike left parked); shorter stops are pauses inside it. (default: 30)"),
         OptionSpec(name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
         OptionSpec(name: "--status", valueName: "FILE", help: "Write the live status here at most once a second, replaced atomically (read it with 'cairn status FILE'). (default: none)"),
         OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Retention: at start-up and after each trip, delete exported trips that ended more than this many days ago. (default: keep all)"),
@@ -45,9 +46,14 @@ enum RecordCommand: Command {
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         if dir.isEmpty { throw invalid("--dir", "The value '' is invalid for '--dir <dir>'") }
         let activity = a.value("--activity") ?? "ride"
-        guard let profile = ActivityProfile.named(activity) else {
+        guard var profile = ActivityProfile.named(activity) else {
             throw invalid("--activity", "The value '\(activity)' is invalid for '--activity <activity>': use ride, run, walk or drive")
         }
+        let closeText = a.value("--close-after") ?? "30"
+        guard let closeMinutes = Int(closeText), closeMinutes >= 5, closeMinutes <= 24 * 60 else {
+            throw invalid("--close-after", "The value '\(closeText)' is invalid for '--close-after <minutes>': use whole minutes from 5 to 1440")
+        }
+        profile.closeAfterMs = Int64(closeMinutes) * 60_000
         let clock = a.value("--clock") ?? "system"
         guard clock == "system" || clock == "fix" else {
             throw invalid("--clock", "The value '\(clock)' is invalid for '--clock <system|fix>'")
@@ -75,6 +81,7 @@ enum RecordCommand: Command {
             func from(_ o: String) -> String { origin[o].map { "  (\($0))" } ?? (a.values[o] != nil || a.flags.contains(o) ? "  (command line)" : "  (default)") }
             printOut([
                 "gpsd = \(host):\(port)" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
+                "close-after = \(closeMinutes)" + from("--close-after"),
                 "clock = \(clock)" + from("--clock"), "sync = \(syncText)" + from("--sync"), "baro = \(baro)" + from("--baro"),
                 "sysfs-root = \(sysfsRoot)" + from("--sysfs-root"),
                 "status = \(statusPath ?? "-")" + from("--status"),
@@ -86,6 +93,7 @@ enum RecordCommand: Command {
 
         var config = TripRecorder<FixRules>.Config()
         config.clockIsFix = (clock == "fix")
+        config.closeWithoutFixMs = profile.closeAfterMs
         var recorder = TripRecorder(filter: FixRules(profile: profile), config: config)
         let log: TripLog
         do {
