@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
-swift build -c release --product cairn --static-swift-stdlib -Xswiftc -static-executable 2>&1 \
+# SCRATCH: the build directory (default .build), so a second checkout or a helper can build beside.
+scratch=${SCRATCH:-.build}
+swift build --scratch-path "$scratch" -c release --product cairn --static-swift-stdlib -Xswiftc -static-executable 2>&1 \
   | grep -v -E "Using 'dlopen' in statically linked|getaddrinfo|getprotobyname" || true
-bin=.build/release/cairn
+bin=$scratch/release/cairn
 [ -x "$bin" ] || { echo "build-static: $bin was not built" >&2; exit 1; }
 if ! file "$bin" | grep -q "statically linked"; then
   echo "build-static: $bin is not statically linked: $(file "$bin")" >&2; exit 1
