@@ -63,7 +63,7 @@ func errnoText(_ code: Int32) -> String {
 
 /// The 32-byte header at the start of every log file (see LOG_FORMAT.md).
 public struct FileHeader: Equatable, Sendable {
-    /// Format version; this module writes 1 and reads 1.
+    /// Format version; this module writes 2 and reads 1 and 2.
     public var version: UInt16
     /// Random per file; seeds every frame CRC so records from another file never verify.
     public var salt: UInt32
@@ -79,7 +79,7 @@ public struct FileHeader: Equatable, Sendable {
         self.segmentIndex = segmentIndex
     }
 
-    /// The bytes a writer puts at the start of a file (always version 1): 32, or `length` when
+    /// The bytes a writer puts at the start of a file (always the current version): 32, or `length` when
     /// the writer pads (the extension area after byte 32 is zeros).
     func encoded(length: Int = FrameFormat.headerLength) -> [UInt8] {
         precondition(length >= FrameFormat.headerLength && length <= Int(UInt16.max))
@@ -159,10 +159,11 @@ public struct FileHeader: Equatable, Sendable {
     }
 }
 
-/// Constants of format version 1.
+/// Constants of the format. Version 2 added the compact points record (type 7); a version-1
+/// reader refuses version-2 files by name rather than skipping their points.
 enum FrameFormat {
     static let magic: [UInt8] = Array("CAIRNLOG".utf8)
-    static let version: UInt16 = 1
+    static let version: UInt16 = 2
     static let headerLength = 32
     /// masked CRC u32 | length u16 | type u8
     static let frameHeaderLength = 7
@@ -178,8 +179,10 @@ enum FrameFormat {
         static let dropped: UInt8 = 4
         static let note: UInt8 = 5
         static let tripEnd: UInt8 = 6
+        /// Points, bit-packed (format 2). The writer writes only this; type 3 is still read.
+        static let compactPoints: UInt8 = 7
         /// Filler up to a sector boundary (a padding writer); readers skip it. The last type
-        /// number, so that new record types keep counting up from 7.
+        /// number, so that new record types keep counting up from 8.
         static let padding: UInt8 = 255
     }
 }

@@ -62,7 +62,7 @@ public final class LogWriter {
     private let io: WriterIO
     private let saltRegister: UInt32
     private var out: [UInt8] = []
-    private var points = PointsEncoder()
+    private var points = CompactPointsEncoder()
     private var pendingPoints: [Fix] = []
     private var unacked: [LogRecord] = []
     private var unackedWeight = 0
@@ -149,9 +149,8 @@ public final class LogWriter {
     public func append(point: Fix) throws {
         try checkUsable()
         guard PointsEncoder.isValid(point) else { throw invalidFix(point) }
-        points.add(point)
         pendingPoints.append(point)
-        if points.count >= Self.pointsBatchCapacity { framePendingPoints() }
+        if pendingPoints.count >= Self.pointsBatchCapacity { framePendingPoints() }
         accepted(weight: 1)
     }
 
@@ -165,12 +164,10 @@ public final class LogWriter {
             framePendingPoints()
             var i = 0
             repeat {
-                let chunk = Array(fixes[i..<min(fixes.count, i + Self.pointsBatchCapacity)])
-                let ok = frame(type: FrameFormat.RecordType.points) {
-                    RecordCodec.encodeBody(.points(chunk), into: &$0)
-                }
+                let chunk = fixes[i..<min(fixes.count, i + Self.pointsBatchCapacity)]
+                let ok = frame(type: FrameFormat.RecordType.compactPoints) { points.encode(chunk, into: &$0) }
                 precondition(ok, "a points batch always fits in a frame")
-                unacked.append(.points(chunk))
+                unacked.append(.points(Array(chunk)))
                 i += Self.pointsBatchCapacity
                 if out.count >= Self.spillBytes && !failed { spill() }
             } while i < fixes.count
@@ -247,15 +244,11 @@ public final class LogWriter {
     }
 
     private func framePendingPoints() {
-        guard points.count > 0 else { return }
-        let ok = frame(type: FrameFormat.RecordType.points) {
-            $0.appendVarint(UInt64(points.count))
-            $0.append(contentsOf: points.body)
-        }
+        guard !pendingPoints.isEmpty else { return }
+        let ok = frame(type: FrameFormat.RecordType.compactPoints) { points.encode(pendingPoints[...], into: &$0) }
         precondition(ok, "a points batch always fits in a frame")
         unacked.append(.points(pendingPoints))
         pendingPoints.removeAll(keepingCapacity: true)
-        points.reset()
     }
 
     /// Appends a padding frame so that the file will end on a multiple of `padding`.
@@ -321,12 +314,15 @@ public final class LogWriter {
         return lastSyncedSeq
     }
 
-    /// Framed but not yet written bytes, plus the exact framed size of the pending points batch.
+    /// Framed but not yet written bytes, plus the exact framed size of the pending points batch
+    /// (encoded here to measure it: points are bit-packed only when framed).
     public var pendingBytes: Int {
         var n = out.count
-        if points.count > 0 {
-            n += FrameFormat.frameHeaderLength + Varint.length(nextSeq) + Varint.length(UInt64(points.count))
-                + points.body.count
+        if !pendingPoints.isEmpty {
+            var body: [UInt8] = []
+            var e = CompactPointsEncoder()
+            e.encode(pendingPoints[...], into: &body)
+            n += FrameFormat.frameHeaderLength + Varint.length(nextSeq) + body.count
         }
         return n
     }

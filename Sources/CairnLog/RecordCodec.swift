@@ -1,6 +1,6 @@
 import CairnCore
 
-/// The payload encodings of format version 1 (the part after the sequence number).
+/// The payload encodings (the part after the sequence number).
 enum RecordCodec {
     typealias T = FrameFormat.RecordType
 
@@ -9,7 +9,7 @@ enum RecordCodec {
         switch record {
         case .tripStart: return T.tripStart
         case .segmentStart: return T.segmentStart
-        case .points: return T.points
+        case .points: return T.compactPoints
         case .dropped: return T.dropped
         case .note: return T.note
         case .tripEnd: return T.tripEnd
@@ -34,10 +34,8 @@ enum RecordCodec {
                 out.append(0)
             }
         case .points(let fixes):
-            var e = PointsEncoder()
-            for f in fixes { e.add(f) }
-            out.appendVarint(UInt64(e.count))
-            out.append(contentsOf: e.body)
+            var e = CompactPointsEncoder()
+            e.encode(fixes[...], into: &out)
         case .dropped(let counts):
             out.appendVarint(UInt64(counts.count))
             for c in counts {
@@ -85,6 +83,8 @@ enum RecordCodec {
             return .segmentStart(reason, timeMs: t)
         case T.points:
             return .points(try PointsDecoder.decode(&r))
+        case T.compactPoints:
+            return .points(try CompactPointsDecoder.decode(&r))
         case T.dropped:
             let n = try r.varint()
             guard n <= UInt64(r.remaining / 2) else { throw Malformed() }
@@ -137,11 +137,19 @@ enum PointField {
         return Int64(Swift.min(Swift.max(q, -limit), limit))
     }
 
+    /// Quantised to a multiple of `step` units (a writer's coarser resolution for a field).
+    @inline(__always)
+    static func quantise(_ v: Double, _ bit: Int, step: Int64) -> Int64 {
+        let q = (v * scale[bit] / Double(step)).rounded(.toNearestOrAwayFromZero)
+        return Int64(Swift.min(Swift.max(q, -limit / Double(step)), limit / Double(step))) * step
+    }
+
     @inline(__always)
     static func value(_ q: Int64, _ bit: Int) -> Double { Double(q) / scale[bit] }
 }
 
-/// Builds the body of a points record one fix at a time (so the writer knows its exact size).
+/// Builds the body of a format-1 points record (type 3) one fix at a time. The writer no longer
+/// writes type 3 (it writes the compact type 7); this stays to test that old logs still read.
 struct PointsEncoder {
     /// Encoded points (without the leading count).
     private(set) var body: [UInt8] = []
@@ -256,7 +264,7 @@ enum PointsDecoder {
     }
 
     @inline(__always)
-    private static func set(_ f: inout Fix, _ bit: Int, _ v: Int64) {
+    static func set(_ f: inout Fix, _ bit: Int, _ v: Int64) {
         switch bit {
         case PointField.time: f.timeMs = v
         case PointField.lat: f.lat = PointField.value(v, bit)

@@ -92,8 +92,11 @@ func fuzzFramed(_ input: UnsafeBufferPointer<UInt8>) {
     }
 }
 
-func quantisedEqual(_ a: Fix, _ b: Fix) -> Bool {
-    func q(_ v: Double?, _ bit: Int) -> Int64? { v.flatMap { $0.isFinite ? PointField.quantise($0, bit) : nil } }
+/// Equal on the log's grid; `speedStep` 10 for the compact record (whole cm/s).
+func quantisedEqual(_ a: Fix, _ b: Fix, speedStep: Int64 = 1) -> Bool {
+    func q(_ v: Double?, _ bit: Int) -> Int64? {
+        v.flatMap { $0.isFinite ? PointField.quantise($0, bit, step: bit == PointField.speed ? speedStep : 1) : nil }
+    }
     return a.timeMs == b.timeMs && a.mode == b.mode
         && q(a.lat, PointField.lat) == q(b.lat, PointField.lat) && q(a.lon, PointField.lon) == q(b.lon, PointField.lon)
         && q(a.altHAE, 4) == q(b.altHAE, 4) && q(a.altMSL, 5) == q(b.altMSL, 5) && q(a.eph, 6) == q(b.eph, 6)
@@ -123,6 +126,18 @@ func fuzzTPV(_ input: UnsafeBufferPointer<UInt8>) {
         var r = ByteReader(b)
         guard let back = try? PointsDecoder.decode(&r) else { preconditionFailure("a points record the writer made does not decode") }
         precondition(back.count == 2 && quantisedEqual(back[0], fix) && quantisedEqual(back[1], fix), "round trip changed a fix")
+    }
+    // The compact record the writer uses now (three points: base, step and a residual).
+    var compact = CompactPointsEncoder()
+    var cbody: [UInt8] = []
+    var moved = fix
+    moved.timeMs &+= 1000
+    compact.encode([fix, moved, fix][...], into: &cbody)
+    cbody.withUnsafeBytes { b in
+        var r = ByteReader(b)
+        guard let back = try? CompactPointsDecoder.decode(&r) else { preconditionFailure("a compact points record the writer made does not decode") }
+        precondition(back.count == 3 && quantisedEqual(back[0], fix, speedStep: 10) && quantisedEqual(back[1], moved, speedStep: 10)
+                     && quantisedEqual(back[2], fix, speedStep: 10), "compact round trip changed a fix")
     }
 }
 

@@ -65,9 +65,9 @@ final class CodecTests: LogTestCase {
     func testGoldenExampleFromTheSpec() throws {
         let path = try write([.note("hi")], salt: 0x1234_5678, tripId: 7)
         let expected: [UInt8] = Array("CAIRNLOG".utf8) + [
-            0x01, 0x00, 0x20, 0x00, 0x78, 0x56, 0x34, 0x12,
+            0x02, 0x00, 0x20, 0x00, 0x78, 0x56, 0x34, 0x12,
             0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-            0x00, 0x00, 0x00, 0x00, 0x6F, 0xB3, 0xC0, 0x3A,
+            0x00, 0x00, 0x00, 0x00, 0xA8, 0xAB, 0x04, 0x63,
             0xD2, 0x82, 0xD9, 0x05, 0x03, 0x00, 0x05, 0x01, 0x68, 0x69,
         ]
         XCTAssertEqual(try bytes(path), expected)
@@ -176,7 +176,7 @@ final class CodecTests: LogTestCase {
             .tripEnd(TripEnd(reason: .other, points: 1, distanceM: 0.5, movingTimeMs: 1,
                              firstTimeMs: nil, lastTimeMs: 1_700_000_000_000)),
             .unknown(type: 200, payload: [1, 2, 3]),
-            .unknown(type: 7, payload: []),
+            .unknown(type: 100, payload: []),
         ]
         let path = try write(recs)
         let got = try entries(path)

@@ -309,7 +309,7 @@ final class ReaderTests: LogTestCase {
 
     func testNewerVersion() throws {
         var b = try bytes(try write([.note("x")]))
-        b[8] = 2
+        b[8] = 3
         // With and without a matching CRC: magic + version are enough to say "newer".
         let p1 = try put(b, "v1.cairn")
         b.replaceSubrange(28..<32, with: Self.le32(Self.bitwiseCRC32C(Array(b[0..<28]))))
@@ -318,7 +318,7 @@ final class ReaderTests: LogTestCase {
             XCTAssertThrowsError(try LogReader(path: p)) {
                 let e = $0 as? LogError
                 XCTAssertEqual(e?.kind, .newerVersion)
-                XCTAssertEqual(e?.message, "written by a newer cairn (format 2)")
+                XCTAssertEqual(e?.message, "written by a newer cairn (format 3)")
             }
         }
     }
@@ -339,7 +339,7 @@ final class ReaderTests: LogTestCase {
         let b = try bytes(w.path)
         XCTAssertEqual(b.count, 32)
         XCTAssertEqual(Array(b[0..<8]), Array("CAIRNLOG".utf8))
-        XCTAssertEqual(Array(b[8..<12]), [1, 0, 32, 0])
+        XCTAssertEqual(Array(b[8..<12]), [2, 0, 32, 0])
         XCTAssertEqual(Array(b[12..<16]), [0xFF, 0xFF, 0xFF, 0xFF])
         XCTAssertEqual(Array(b[16..<24]), [99, 0, 0, 0, 0, 0, 0, 0])
         XCTAssertEqual(Array(b[24..<28]), [2, 0, 0, 0])
@@ -347,7 +347,7 @@ final class ReaderTests: LogTestCase {
         let r = try LogReader(path: w.path)
         XCTAssertEqual(r.header.tripId, 99)
         XCTAssertEqual(r.header.segmentIndex, 2)
-        XCTAssertEqual(r.header.version, 1)
+        XCTAssertEqual(r.header.version, 2)
         let report = try r.scan()
         XCTAssertEqual(report.records, 0)
         XCTAssertTrue(report.isClean)

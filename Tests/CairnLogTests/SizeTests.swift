@@ -60,6 +60,20 @@ final class SizeTests: LogTestCase {
         return Double(w.bytesWritten - 32) / Double(fixes.count)
     }
 
+    /// What format 1 (type 3 points records, still read) spent on the same batches.
+    func format1BytesPerPoint(_ fixes: [Fix], batch: Int) -> Double {
+        var total = 0, seq: UInt64 = 0
+        var i = 0
+        while i < fixes.count {
+            var e = PointsEncoder()
+            for f in fixes[i..<min(fixes.count, i + batch)] { e.add(f) }
+            seq += 1
+            total += FrameFormat.frameHeaderLength + Varint.length(seq) + Varint.length(UInt64(e.count)) + e.body.count
+            i += batch
+        }
+        return Double(total) / Double(fixes.count)
+    }
+
     func testBytesPerPointOfASyntheticRide() throws {
         let full = Self.ride(points: 3600)
         let minimal = full.map { Fix(timeMs: $0.timeMs, lat: $0.lat, lon: $0.lon, mode: $0.mode) }
@@ -72,7 +86,9 @@ final class SizeTests: LogTestCase {
             for batch in [1, 5, 60, 256] {
                 n += 1
                 let bpp = try bytesPerPoint(fixes, batch: batch, number: n)
-                cols.append("batch \(batch): \(String(format: "%.2f", bpp)) B/pt")
+                let old = format1BytesPerPoint(fixes, batch: batch)
+                cols.append("batch \(batch): \(String(format: "%.2f", bpp)) B/pt (format 1: \(String(format: "%.2f", old)))")
+                if batch > 1 { XCTAssertLessThan(bpp, old, "\(name), batch \(batch)") }
             }
             lines.append("\(name): " + cols.joined(separator: ", "))
         }
@@ -80,8 +96,10 @@ final class SizeTests: LogTestCase {
         for l in lines { print("  " + l) }
         // Guard against regressions in the predictor: steady motion must stay cheap.
         let b60 = try bytesPerPoint(full, batch: 60, number: 100)
-        XCTAssertLessThan(b60, 24)
+        XCTAssertLessThan(b60, 10)
+        let b256 = try bytesPerPoint(full, batch: 256, number: 102)
+        XCTAssertLessThan(b256, 8.5)
         let m60 = try bytesPerPoint(minimal, batch: 60, number: 101)
-        XCTAssertLessThan(m60, 8)
+        XCTAssertLessThan(m60, 3)
     }
 }

@@ -132,5 +132,7 @@ func quantised(_ f: Fix) -> Fix {
     return Fix(timeMs: f.timeMs, lat: q(f.lat, 1e7)!, lon: q(f.lon, 1e7)!, mode: f.mode,
                altHAE: q(f.altHAE, 100), altMSL: q(f.altMSL, 100),
                eph: q(f.eph, 100), epx: q(f.epx, 100), epy: q(f.epy, 100), epv: q(f.epv, 100),
-               speed: q(f.speed, 1000), track: q(f.track, 100), climb: q(f.climb, 1000))
+               // The writer keeps speed to whole cm/s (LOG_FORMAT.md 7b); the unit stays mm/s.
+               speed: q(f.speed, 100), track: q(f.track, 100), climb: q(f.climb, 1000),
+               pressurePa: q(f.pressurePa, 10))
 }

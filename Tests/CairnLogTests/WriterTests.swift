@@ -256,11 +256,11 @@ final class WriterTests: LogTestCase {
         XCTAssertGreaterThan(salts.count, 60)
     }
 
-    func testWriterForcesVersionOne() throws {
+    func testWriterForcesTheCurrentVersion() throws {
         var h = header
         h.version = 9
         let w = try LogWriter(directory: dir, number: 1, header: h)
-        XCTAssertEqual(w.header.version, 1)
+        XCTAssertEqual(w.header.version, 2)
         XCTAssertEqual(try LogReader(path: w.path).header, FileHeader(tripId: 5, segmentIndex: 0, salt: 0xABCD))
     }
 }

@@ -60,7 +60,8 @@ def wrap64(v):
     return v - (1 << 64) if v >> 63 else v
 
 
-FIELDS = ["time", "lat", "lon", "mode", "altHAE", "altMSL", "eph", "epx", "epy", "epv", "speed", "track", "climb"]
+FIELDS = ["time", "lat", "lon", "mode", "altHAE", "altMSL", "eph", "epx", "epy", "epv", "speed", "track", "climb",
+          "pressure"]
 
 
 def decode_points(b, i):
@@ -92,6 +93,125 @@ def decode_points(b, i):
             bit += 1
         out.append(p)
     return out, i
+
+
+class Bits:
+    """LSB-first bit reader over bytes b[i:]."""
+
+    def __init__(self, b, i):
+        self.b, self.pos = b, i * 8
+        self.cost = 0
+
+    def read(self, n):
+        v = 0
+        for k in range(n):
+            byte = self.pos >> 3
+            if byte >= len(self.b):
+                raise Bad("bit stream ends early")
+            v |= ((self.b[byte] >> (self.pos & 7)) & 1) << k
+            self.pos += 1
+        return v
+
+    def rice(self, k):
+        q = 0
+        while q < 24 and self.read(1):
+            q += 1
+        if q == 24:
+            return self.read(64)
+        return (q << k) | self.read(k)
+
+
+def time_scaled(a, b, t1, t2):
+    d = wrap64(a - b)
+    if t1 <= 0 or t2 < 0:
+        return wrap64(a + d)
+    n = d * t2
+    if n >= 1 << 63 or n < -(1 << 63):
+        return wrap64(a + d)
+    q = (abs(n) + t1 // 2) // t1
+    return wrap64(a - q if n < 0 else a + q)
+
+
+def decode_compact_points(b, i, costs=None):
+    """Points of a compact points record (type 7, LOG_FORMAT.md 7b), written independently of
+    the Swift reader from the spec. `costs`, if given, collects bits spent per field."""
+    n, i = varint(b, i)
+    if n > 4096:
+        raise Bad("point count")
+    if n == 0:
+        return [], i
+    flags = b[i]
+    i += 1
+    fields, i = varint(b, i)
+    partial, i = varint(b, i)
+    if fields & 7 != 7 or partial & ~fields or partial & 7:
+        raise Bad("field masks")
+    runs = {}
+    for f in range(64):
+        if partial >> f & 1:
+            head, i = varint(b, i)
+            ends, end = [], 0
+            for _ in range((head >> 1) - 1):
+                ln, i = varint(b, i)
+                end += ln
+                ends.append(end)
+            runs[f] = (head & 1, ends)
+    base, step, k = {}, {}, {}
+    for f in range(64):
+        if fields >> f & 1:
+            base[f], i = zigzag(b, i)
+            step[f] = 0
+            if n == 1:
+                continue
+            step[f], i = varint(b, i)
+            if step[f]:
+                k[f] = b[i]
+                i += 1
+    bits = Bits(b, i)
+    last, before, seen = {}, {}, {}
+    t_last = t_before = 0
+    out = []
+    for p in range(n):
+        here = []
+        for f in range(64):
+            if not fields >> f & 1:
+                continue
+            if f in runs:
+                first, ends = runs[f]
+                r = sum(1 for e in ends if e <= p)
+                if (r % 2 == 1) == bool(first):
+                    continue
+            here.append(f)
+        point, t = {}, 0
+        for f in here:
+            w = 0
+            s = seen.get(f, 0)
+            if s and step[f]:
+                if s == 1:
+                    pred = last[f]
+                elif f == 0:
+                    pred = wrap64(2 * last[f] - before[f])
+                elif f in (1, 2):
+                    pred = time_scaled(last[f], before[f], wrap64(t_last - t_before), wrap64(t - t_last))
+                else:
+                    pred = last[f]
+                start = bits.pos
+                u = bits.rice(k[f])
+                if costs is not None:
+                    costs[f] = costs.get(f, 0) + bits.pos - start
+                w = wrap64(pred + ((u >> 1) ^ -(u & 1)))
+            before[f], last[f] = last.get(f, 0), w
+            seen[f] = min(2, s + 1)
+            v = wrap64(base[f] + w * step[f])
+            if f == 0:
+                t = w
+            if f < len(FIELDS):
+                point[FIELDS[f]] = v
+        if flags & 1 and "altMSL" in point:
+            point["altMSL"] = wrap64(point["altMSL"] + point["altHAE"])
+        t_before, t_last = t_last, t
+        out.append(point)
+    return out, (bits.pos + 7) // 8
 
 
 class LogFile:
@@ -137,7 +257,8 @@ class LogFile:
         out = []
         for off, typ, payload in self.frames:
             seq, i = varint(payload, 0)
-            pts = decode_points(payload, i)[0] if typ == 3 else None
+            pts = (decode_points(payload, i)[0] if typ == 3 else
+                   decode_compact_points(payload, i)[0] if typ == 7 else None)
             out.append((seq, typ, pts))
         return out
 
