@@ -3,6 +3,12 @@
 // Depends on nothing outside the Swift toolchain; libgps comes from Debian (libgps-dev).
 import PackageDescription
 
+// Release builds of the per-fix path (core, device) optimise for speed, the rest (log, exporters,
+// CLI) for size, so the static binary stays under 8 MB (Tests/bench/peer-results.md). Exclusivity
+// is checked at run time in debug builds, where every test runs, and not in the release binary.
+let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+let forSize: [SwiftSetting] = [.unsafeFlags(["-Osize", "-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "cairn",
     products: [
@@ -14,19 +20,24 @@ let package = Package(
         // Two stubs that keep Debian's libgps.a from dragging in D-Bus and libsystemd.
         .target(name: "CGPSShim", path: "Sources/CGPSShim"),
         // Pure core: values and algorithms, no I/O.
-        .target(name: "CairnCore"),
+        .target(name: "CairnCore", swiftSettings: hotPath),
         // The on-card log format.
-        .target(name: "CairnLog", dependencies: ["CairnCore"], exclude: ["LOG_FORMAT.md"]),
+        .target(name: "CairnLog", dependencies: ["CairnCore"], exclude: ["LOG_FORMAT.md"],
+                swiftSettings: forSize),
         // Streaming exporters.
-        .target(name: "CairnExport", dependencies: ["CairnCore", "CairnLog"]),
+        .target(name: "CairnExport", dependencies: ["CairnCore", "CairnLog"],
+                swiftSettings: forSize),
         // The edges: gpsd through libgps, signals, clocks.
-        .target(name: "CairnDevice", dependencies: ["CairnCore", "CGPS", "CGPSShim"]),
+        .target(name: "CairnDevice", dependencies: ["CairnCore", "CGPS", "CGPSShim"], swiftSettings: forSize),
         // The thin CLI.
-        .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnLog", "CairnExport", "CairnDevice"]),
+        .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnLog", "CairnExport", "CairnDevice"],
+                          swiftSettings: forSize),
 
         // libFuzzer target for the log reader and TPV decoding; see Tests/crash/fuzz.sh.
         .executableTarget(name: "FuzzCairn", dependencies: ["CairnCore", "CairnLog", "CairnDevice", "CGPS"],
                           swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        // Instructions per fix under callgrind: gpsd lines → rules → log; see Tests/bench/callgrind.sh.
+        .executableTarget(name: "CairnBench", dependencies: ["CairnCore", "CairnLog", "CairnDevice"]),
 
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
         .testTarget(name: "CairnLogTests", dependencies: ["CairnCore", "CairnLog"]),

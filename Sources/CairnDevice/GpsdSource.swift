@@ -12,7 +12,8 @@ import CairnCore
 public final class GpsdSource {
     public let host: String
     public let port: String
-    private var data = gps_data_t()
+    private let state = DecodeState()
+    private var data: UnsafeMutablePointer<gps_data_t> { state.data }
     public private(set) var isOpen = false
     /// Messages libgps could not read (garbage, truncated lines); they are skipped.
     public private(set) var unreadable = 0
@@ -31,11 +32,11 @@ public final class GpsdSource {
         partial.removeAll()
         lines.removeAll()
         overlong = false
-        if gps_open(host, port, &data) != 0 {
+        if gps_open(host, port, data) != 0 {
             return "cannot connect to gpsd at \(host):\(port): \(String(cString: gps_errstr(errno)))"
         }
         isOpen = true
-        if gps_stream(&data, UInt32(WATCH_ENABLE | WATCH_JSON), nil) != 0 {
+        if gps_stream(data, UInt32(WATCH_ENABLE | WATCH_JSON), nil) != 0 {
             close()
             return "gpsd at \(host):\(port) refused the WATCH request"
         }
@@ -44,8 +45,8 @@ public final class GpsdSource {
 
     public func close() {
         if isOpen {
-            _ = gps_stream(&data, UInt32(WATCH_DISABLE), nil)
-            _ = gps_close(&data)
+            _ = gps_stream(data, UInt32(WATCH_DISABLE), nil)
+            _ = gps_close(data)
             isOpen = false
         }
     }
@@ -67,17 +68,17 @@ public final class GpsdSource {
     public func read(timeoutUs: Int32) -> ReadResult {
         guard isOpen else { return .closed("not connected") }
         if let line = nextLine() { return message(line) }
-        var pfd = pollfd(fd: data.gps_fd, events: Int16(POLLIN), revents: 0)
+        var pfd = pollfd(fd: data.pointee.gps_fd, events: Int16(POLLIN), revents: 0)
         let r = poll(&pfd, 1, max(0, timeoutUs / 1000))
         if r < 0 { return errno == EINTR ? .idle : .closed("poll failed: \(String(cString: strerror(errno)))") }
         if r == 0 { return .idle }
-        let n = chunk.withUnsafeMutableBytes { recv(data.gps_fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        let n = chunk.withUnsafeMutableBytes { recv(data.pointee.gps_fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
         if n == 0 { return .closed("gpsd closed the connection") }
         if n < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .idle }
             return .closed("read error from gpsd: \(String(cString: strerror(errno)))")
         }
-        for i in 0..<n { take(chunk[i]) }
+        chunk.withUnsafeBufferPointer { take(UnsafeBufferPointer(rebasing: $0[0..<n])) }
         if let line = nextLine() { return message(line) }
         return .idle
     }
@@ -89,8 +90,26 @@ public final class GpsdSource {
     private var overlong = false
     static let maxLine = 16 * 1024
 
-    private func take(_ byte: UInt8) {
-        if byte == 10 {
+    /// Splits received bytes into lines (memchr finds each newline; the bytes between are
+    /// appended in one go rather than byte by byte).
+    private func take(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        var start = 0
+        while start < bytes.count {
+            let rest = bytes.count - start
+            var nl = bytes.count
+            if let hit = memchr(base + start, 10, rest) {
+                nl = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
+            }
+            if !overlong {
+                if partial.count + (nl - start) > Self.maxLine {
+                    overlong = true
+                    partial.removeAll(keepingCapacity: true)
+                } else {
+                    partial.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<nl]))
+                }
+            }
+            guard nl < bytes.count else { return }
             if overlong { unreadable += 1 } else if !partial.isEmpty {
                 if partial.last == 13 { partial.removeLast() }
                 if lines.isFull { unreadable += 1 }
@@ -98,31 +117,74 @@ public final class GpsdSource {
             }
             partial.removeAll(keepingCapacity: true)
             overlong = false
-        } else if !overlong {
-            partial.append(byte)
-            if partial.count > Self.maxLine {
-                overlong = true
-                partial.removeAll(keepingCapacity: true)
-            }
+            start = nl + 1
         }
     }
 
     private func nextLine() -> [UInt8]? { lines.popFirst() }
 
     private func message(_ line: [UInt8]) -> ReadResult {
-        guard line.starts(with: GpsdLine.tpvPrefix) else { return .message(report: nil) }
-        guard line.withUnsafeBufferPointer({ GpsdLine.isSafeTPV($0) }) else {
+        switch Self.decode(line, data) {
+        case .other: return .message(report: nil)
+        case .unreadable:
             unreadable += 1
             return .message(report: nil)
+        case .report(let r): return .message(report: r)
         }
+    }
+
+    /// What one gpsd line turns into.
+    public enum LineResult {
+        /// Not a TPV line (VERSION, DEVICES, SKY, ...): skipped.
+        case other
+        /// A TPV line that failed the strict-JSON gate or libgps: counted in `unreadable`.
+        case unreadable
+        case report(Report)
+    }
+
+    /// libgps's decode buffer (a `gps_data_t`, ~24 KB), on the heap: held by value, the 24 KB
+    /// C struct made the compiler emit 15 KB value-witness functions for it. Reuse one across
+    /// lines, as `read()` does.
+    public final class DecodeState {
+        private let raw: UnsafeMutableRawPointer
+        var data: UnsafeMutablePointer<gps_data_t> { raw.assumingMemoryBound(to: gps_data_t.self) }
+        public init() {
+            let size = MemoryLayout<gps_data_t>.size
+            raw = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<gps_data_t>.alignment)
+            raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+            _ = cairn_gps_shim_linked()  // keeps the D-Bus stubs in a static link
+        }
+        deinit { raw.deallocate() }
+    }
+
+    /// Decodes one gpsd JSON line (without its newline) exactly as `read()` does; for replays
+    /// and benchmarks that have the lines without a socket.
+    public static func decode(line: [UInt8], state: DecodeState) -> LineResult {
+        decode(line, state.data)
+    }
+
+    /// Only the libgps path, for the tests that hold the fast path to it.
+    static func decodeWithLibgps(line: [UInt8], state: DecodeState) -> LineResult {
+        decodeWithLibgps(line, state.data)
+    }
+
+    /// The one implementation: `read()` passes its connection's own buffer.
+    static func decode(_ line: [UInt8], _ data: UnsafeMutablePointer<gps_data_t>) -> LineResult {
+        guard line.starts(with: GpsdLine.tpvPrefix) else { return .other }
+        // gpsd's own TPV shape is read in one pass; anything else goes to libgps.
+        if let r = line.withUnsafeBufferPointer({ GpsdTPV.report($0) }) { return .report(r) }
+        return decodeWithLibgps(line, data)
+    }
+
+    /// The libgps path: the strict-JSON gate, then `gps_unpack`.
+    static func decodeWithLibgps(_ line: [UInt8], _ data: UnsafeMutablePointer<gps_data_t>) -> LineResult {
+        guard line.starts(with: GpsdLine.tpvPrefix) else { return .other }
+        guard line.withUnsafeBufferPointer({ GpsdLine.isSafeTPV($0) }) else { return .unreadable }
         var cline = line.map { CChar(bitPattern: $0) }
         cline.append(0)
-        data.set = 0
-        guard gps_unpack(&cline, &data) >= 0, data.set & UInt64(MODE_SET) != 0 else {
-            unreadable += 1
-            return .message(report: nil)
-        }
-        return .message(report: Self.report(from: data.fix, set: data.set))
+        data.pointee.set = 0
+        guard gps_unpack(&cline, data) >= 0, data.pointee.set & UInt64(MODE_SET) != 0 else { return .unreadable }
+        return .report(report(from: data.pointee.fix, set: data.pointee.set))
     }
 
     /// Turns libgps's fix into a `Report`. Gate on `mode`, never on `status` (libgps reads a

@@ -6,7 +6,8 @@
 //   1  a valid header, then chunks [kind][length][type][bytes...] turned into frames with
 //      correct CRCs (so record decoders run on arbitrary payloads), raw garbage, or copies of
 //      earlier frames; the reader must never trap and only ever deliver verified frames;
-//   2  one gpsd JSON line through libgps (gps_unpack) and cairn's TPV mapping; every fix the
+//   2  one gpsd JSON line through libgps (gps_unpack) and cairn's TPV mapping, and through the
+//      one-pass reader (which must agree with libgps whenever it answers); every fix the
 //      writer accepts must come back from a points record exactly as quantised.
 #if FUZZING
 #if canImport(Glibc)
@@ -105,14 +106,31 @@ func quantisedEqual(_ a: Fix, _ b: Fix, speedStep: Int64 = 1) -> Bool {
 }
 
 // The gate in front of libgps (GpsdLine in CairnDevice) is what is fuzzed here: only lines it
-// passes reach gps_unpack, exactly as in the recorder.
+// passes reach gps_unpack, exactly as in the recorder. The one-pass reader (GpsdTPV) must agree
+// with libgps on every line it answers for.
+
+func same(_ a: Report, _ b: Report) -> Bool {
+    switch (a, b) {
+    case (.fix(let x), .fix(let y)): return x == y
+    case (.noFix, .noFix), (.noTime, .noTime): return true
+    default: return false
+    }
+}
 
 func fuzzTPV(_ input: UnsafeBufferPointer<UInt8>) {
-    guard GpsdLine.isSafeTPV(input) else { return }
+    let fast = GpsdTPV.report(input)
+    guard GpsdLine.isSafeTPV(input) else {
+        precondition(fast == nil, "the fast TPV reader read a line the strict-JSON gate refuses")
+        return
+    }
     var line = [CChar](repeating: 0, count: input.count + 1)
     for (k, b) in input.enumerated() { line[k] = CChar(bitPattern: b == 0 ? 32 : b) }
     var data = gps_data_t()
-    _ = gps_unpack(&line, &data)
+    let status = gps_unpack(&line, &data)
+    if let fast {
+        precondition(status >= 0 && data.set & UInt64(MODE_SET) != 0, "the fast TPV reader read a line libgps refuses")
+        precondition(same(fast, GpsdSource.report(from: data.fix, set: data.set)), "the fast TPV reader and libgps disagree")
+    }
     guard data.set & UInt64(MODE_SET) != 0 else { return }
     guard case .fix(let fix) = GpsdSource.report(from: data.fix, set: data.set) else { return }
     guard PointsEncoder.isValid(fix) else { return }

@@ -6,7 +6,11 @@ cd "$(dirname "$0")/../.."
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
 # SCRATCH: the build directory (default .build), so a second checkout or a helper can build beside.
 scratch=${SCRATCH:-.build}
-swift build --scratch-path "$scratch" -c release --product cairn --static-swift-stdlib -Xswiftc -static-executable 2>&1 \
+# Size: lld with identical-code folding (only functions whose address is never taken) and
+# section garbage collection; the CLI and the exporters are built -Osize (Package.swift).
+# Tests/bench/peer-results.md has the stripped sizes.
+swift build --scratch-path "$scratch" -c release --product cairn --static-swift-stdlib -Xswiftc -static-executable \
+  -Xswiftc -use-ld=lld -Xlinker --icf=safe -Xlinker --gc-sections 2>&1 \
   | grep -v -E "Using 'dlopen' in statically linked|getaddrinfo|getprotobyname" || true
 bin=$scratch/release/cairn
 [ -x "$bin" ] || { echo "build-static: $bin was not built" >&2; exit 1; }
