@@ -87,6 +87,16 @@ public final class BarometerSampler {
         }
     }
 
+    /// Milliseconds until `poll` has work to do (a read or a retry), so the loop can sleep.
+    public func msUntilDue(monoMs: Int64) -> Int64 {
+        if case .none = source { return .max }
+        if device == nil {
+            let retry: Int64 = { if case .auto = source { return 30_000 } else { return 5_000 } }()
+            return lastAttemptMono.map { max(0, $0 + retry - monoMs) } ?? 0
+        }
+        return lastReadMono.map { max(0, $0 + Self.sampleEveryMs - monoMs) } ?? 0
+    }
+
     /// The filtered pressure (Pa), when the last good reading is recent.
     public func pressurePa(monoMs: Int64) -> Double? {
         guard let g = lastGoodMono, monoMs - g <= Self.staleAfterMs else { return nil }

@@ -99,6 +99,12 @@ public final class SystemdNotify {
     }
 
     /// Pings the watchdog when half its interval has passed since the last ping.
+    /// Milliseconds until the next WATCHDOG=1 is due (`.max` without a watchdog).
+    public func msUntilWatchdog(monoMs: Int64) -> Int64 {
+        guard let every = watchdogIntervalMs else { return .max }
+        return lastWatchdogMs == .min ? 0 : max(0, lastWatchdogMs + every - monoMs)
+    }
+
     public func watchdogIfDue(monoMs: Int64) {
         guard let every = watchdogIntervalMs else { return }
         if lastWatchdogMs == .min || monoMs - lastWatchdogMs >= every {

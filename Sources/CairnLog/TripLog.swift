@@ -143,6 +143,11 @@ public final class TripLog {
         if monoMs - lastSyncMono >= syncIntervalMs { sync(monoMs: monoMs) }
     }
 
+    /// Milliseconds until `tick` will sync, so a caller can sleep until then.
+    public func msUntilSyncDue(monoMs: Int64) -> Int64 {
+        max(0, lastSyncMono + syncIntervalMs - monoMs)
+    }
+
     /// Writes and syncs everything pending now (pause, trip end, shutdown).
     public func sync(monoMs: Int64) {
         lastSyncMono = monoMs

@@ -96,14 +96,16 @@ enum RecordCommand: Command {
         config.closeWithoutFixMs = profile.closeAfterMs
         var recorder = TripRecorder(filter: FixRules(profile: profile), config: config)
         let log: TripLog
+        let (padding, fileSystem) = SyncPadding.forDirectory(dir)
         do {
             log = try TripLog(directory: dir, activity: activity, software: "cairn \(cairnVersion)",
                               syncIntervalMs: Int64(syncSeconds * 1000),
-                              // Each sync ends on a 512-byte boundary, so an append never shares a
-                              // sector with acknowledged bytes: on a card without power-safe
-                              // overwrite (FAT on SD) the power-loss model lost acknowledged
-                              // records in 10 % of cuts without this, none with it (~280 KB/h).
-                              padding: 512,
+                              // On FAT each sync ends on a 512-byte boundary, so an append never
+                              // shares a sector with acknowledged bytes: on a card without
+                              // power-safe overwrite the power-loss model lost acknowledged records
+                              // in 10 % of cuts without this, none with it. Not on ext4 (whole
+                              // 4 KiB blocks are rewritten anyway); see syncPadding.
+                              padding: padding,
                               say: { printErr("cairn: \($0)") })
         } catch {
             throw Failure("\(error)")
@@ -123,7 +125,8 @@ enum RecordCommand: Command {
         StopSignals.install()
         let notify = SystemdNotify()
         let statusFile = statusPath.map { StatusFile(path: $0) }
-        printErr("cairn: recording to \(dir) from gpsd at \(host):\(port) (sync every \(syncText) s)"
+        printErr("cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(host):\(port) (sync every \(syncText) s"
+                 + (padding > 0 ? ", padded to \(padding) bytes)" : ")")
                  + (statusPath.map { "; status in \($0)" } ?? "")
                  + (notify.isEnabled ? "; notifying systemd" + (notify.watchdogIntervalMs.map { ", watchdog every \($0) ms" } ?? "") : ""))
         func prune() {
@@ -217,7 +220,15 @@ enum RecordCommand: Command {
                 backoffMs = 250
                 lastReportMono = mono
             }
-            switch source.read(timeoutUs: 250_000) {
+            // Sleep until the next thing is due, at most a second: every wake-up costs battery,
+            // and gpsd's reports wake the loop anyway. The held epoch is flushed 1.2 s after
+            // the last report; the barometer wants 4 reads a second when there is one.
+            var waitMs: Int64 = 1000
+            waitMs = min(waitMs, log.msUntilSyncDue(monoMs: mono))
+            waitMs = min(waitMs, barometer.msUntilDue(monoMs: mono))
+            waitMs = min(waitMs, notify.msUntilWatchdog(monoMs: mono))
+            if mono - lastReportMono <= 1200 { waitMs = min(waitMs, lastReportMono + 1201 - mono) }
+            switch source.read(timeoutUs: Int32(max(1, waitMs)) * 1000) {
             case .idle:
                 // No report for a while: the held epoch is complete.
                 if mono - lastReportMono > 1200 {
