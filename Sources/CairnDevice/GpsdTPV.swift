@@ -70,7 +70,7 @@ enum GpsdTPV {
 
     /// The index of `key` in `kindsByName`.
     @inline(__always)
-    static func slot(_ key: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func slot(_ key: UnsafeBufferPointer<UInt8>, _ table: [(key: UInt64, slot: Int)]) -> Int? {
         guard key.count >= 1, key.count <= 8 else { return nil }
         var p: UInt64 = 0
         for k in 0..<key.count { p |= UInt64(key[k]) << (8 * UInt64(k)) }
@@ -96,18 +96,19 @@ enum GpsdTPV {
 
     /// The fields of a strict-JSON TPV object line, or nil (libgps decides).
     static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Fields? {
+        let table = Self.table, kinds = Self.kindsByName  // one lazy-global check per line, not per key
         var s = Scanner(b: b)
         var f = Fields()
         var seen: UInt64 = 0  // keys already read (a repeated key goes to libgps)
         guard s.eat(123) else { return nil }  // {
         s.ws()
         while true {
-            guard let key = s.plainString(), let slot = slot(key), seen & (1 << UInt64(slot)) == 0 else { return nil }
+            guard let key = s.plainString(), let slot = slot(key, table), seen & (1 << UInt64(slot)) == 0 else { return nil }
             seen |= 1 << UInt64(slot)
             s.ws()
             guard s.eat(58) else { return nil }  // :
             s.ws()
-            switch kindsByName[slot].1 {
+            switch kinds[slot].1 {
             case .field(let k):
                 guard let n = s.number() else { return nil }
                 f.set(k, n)
@@ -249,31 +250,46 @@ private struct Scanner {
 
     /// A JSON number as the nearest Double, when it can be had exactly the cheap way: at most
     /// 15 significant digits and no exponent, so `digits / 10^k` is one correctly rounded
-    /// division (Clinger's fast path). Otherwise nil: libgps decides.
+    /// division (Clinger's fast path). Otherwise nil: libgps decides. One pass: the grammar is
+    /// checked while the digits are read.
     mutating func number() -> Double? {
-        guard let (start, end, _) = numberSpan() else { return nil }
-        var j = start
-        let negative = b[j] == 45
-        if negative { j += 1 }
+        let negative = eat(45)  // -
+        guard i < b.count else { return nil }
         var mantissa: Int64 = 0
-        var digits = 0
-        var fraction = 0
-        var inFraction = false
-        while j < end {
-            let c = b[j]
-            j += 1
-            if c == 46 { inFraction = true; continue }
-            guard c >= 48 && c <= 57 else { return nil }  // an exponent: not the fast path
-            if mantissa == 0 && c == 48 {
-                if inFraction { fraction += 1 }
-                continue
+        var digits = 0  // significant digits so far
+        var c = b[i]
+        if c == 48 {
+            i += 1
+        } else if c >= 49 && c <= 57 {
+            while i < b.count {
+                c = b[i]
+                guard c >= 48 && c <= 57 else { break }
+                mantissa = mantissa &* 10 &+ Int64(c &- 48)
+                digits += 1
+                i += 1
             }
-            digits += 1
-            guard digits <= 15 else { return nil }
-            mantissa = mantissa * 10 + Int64(c - 48)
-            if inFraction { fraction += 1 }
+        } else {
+            return nil
         }
-        guard fraction <= 22 else { return nil }
+        var fraction = 0
+        if i < b.count && b[i] == 46 {  // .
+            i += 1
+            let d = i
+            while i < b.count {
+                c = b[i]
+                guard c >= 48 && c <= 57 else { break }
+                if mantissa != 0 || c != 48 {
+                    mantissa = mantissa &* 10 &+ Int64(c &- 48)
+                    digits += 1
+                }
+                fraction += 1
+                i += 1
+            }
+            guard i > d else { return nil }
+        }
+        // An exponent, or more digits than a Double holds exactly: libgps decides.
+        if i < b.count && (b[i] == 101 || b[i] == 69) { return nil }
+        guard digits <= 15, fraction <= 22 else { return nil }
         let v = Double(mantissa) / Self.powersOfTen[fraction]
         return negative ? -v : v
     }
