@@ -47,9 +47,9 @@ public final class LogWriter {
     static let spillBytes = 64 * 1024
     /// Unacknowledged points + records beyond which `append` syncs by itself, so that
     /// `unacknowledged` stays bounded even if the caller never syncs (or a replay runs faster
-    /// than its 5 s syncs): 1,024 fixes are ~200 KB; 8,192 let a fast 12-hour replay grow the
-    /// recorder by 1.5 MB.
-    public static let maxUnacknowledged = 1024
+    /// than its 5 s syncs): 256 fixes are ~50 KB; 8,192 let a fast 12-hour replay grow the
+    /// recorder by 1.5 MB, 1,024 by 68 kB.
+    public static let maxUnacknowledged = 256
 
     public let path: String
     public let header: FileHeader
@@ -328,6 +328,9 @@ public final class LogWriter {
         }
         return n
     }
+
+    /// Whether anything was appended or written since the last successful sync.
+    public var hasUnsynced: Bool { dirty || !out.isEmpty || !pendingPoints.isEmpty || unackedWeight > 0 }
 
     /// Records (points batches included) appended since the last successful sync, in order.
     /// Bounded: `append` syncs by itself at `maxUnacknowledged` points + records.

@@ -138,14 +138,17 @@ public final class TripLog {
         put(record, monoMs: monoMs)
     }
 
-    /// Syncs when the loss window is due.
-    public func tick(monoMs: Int64) {
-        if monoMs - lastSyncMono >= syncIntervalMs { sync(monoMs: monoMs) }
+    /// Syncs when the loss window is due, or within `earlyMs` of it (a caller that is awake
+    /// anyway syncs a little early rather than wake again for it).
+    public func tick(monoMs: Int64, earlyMs: Int64 = 0) {
+        if monoMs + earlyMs - lastSyncMono >= syncIntervalMs { sync(monoMs: monoMs) }
     }
 
-    /// Milliseconds until `tick` will sync, so a caller can sleep until then.
+    /// Milliseconds until `tick` will sync, so a caller can sleep until then; `.max` when
+    /// nothing waits to be synced.
     public func msUntilSyncDue(monoMs: Int64) -> Int64 {
-        max(0, lastSyncMono + syncIntervalMs - monoMs)
+        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty else { return .max }
+        return max(0, lastSyncMono + syncIntervalMs - monoMs)
     }
 
     /// Writes and syncs everything pending now (pause, trip end, shutdown).

@@ -198,7 +198,8 @@ enum RecordCommand: Command {
 
         while !StopSignals.requested {
             let mono = SystemClock.monotonicMs()
-            log.tick(monoMs: mono)
+            // Awake anyway: sync now if it is due within 300 ms rather than wake again for it.
+            log.tick(monoMs: mono, earlyMs: 300)
             recorder.tick(systemNowMs: SystemClock.realtimeMs(), emit: apply)
             if tripClosed { tripClosed = false; prune() }
             housekeeping(mono)
@@ -220,10 +221,12 @@ enum RecordCommand: Command {
                 backoffMs = 250
                 lastReportMono = mono
             }
-            // Sleep until the next thing is due, at most a second: every wake-up costs battery,
-            // and gpsd's reports wake the loop anyway. The held epoch is flushed 1.2 s after
-            // the last report; the barometer wants 4 reads a second when there is one.
-            var waitMs: Int64 = 1000
+            // Sleep until the next thing is due: every wake-up costs battery, and gpsd's reports
+            // wake the loop anyway. The held epoch is flushed 1.2 s after the last report; the
+            // barometer wants 4 reads a second when there is one; the status file and systemd's
+            // status line are refreshed once a second when they are on; otherwise 5 s at most
+            // (the standstill that closes a trip is counted in minutes).
+            var waitMs: Int64 = (statusFile != nil || notify.isEnabled) ? 1000 : 5000
             waitMs = min(waitMs, log.msUntilSyncDue(monoMs: mono))
             waitMs = min(waitMs, barometer.msUntilDue(monoMs: mono))
             waitMs = min(waitMs, notify.msUntilWatchdog(monoMs: mono))
