@@ -31,6 +31,7 @@ public final class GpsdSource {
         close()
         partial.removeAll()
         lines.removeAll()
+        lineHead = 0
         overlong = false
         if gps_open(host, port, data) != 0 {
             return "cannot connect to gpsd at \(host):\(port): \(String(cString: gps_errstr(errno)))"
@@ -86,7 +87,12 @@ public final class GpsdSource {
     /// Bytes received, split into lines; a line longer than `maxLine` is dropped whole.
     private var chunk = [UInt8](repeating: 0, count: 8192)
     private var partial: [UInt8] = []
-    private var lines = RingBuffer<[UInt8]>(capacity: 64)
+    /// Complete lines not yet handed out, from `lineHead` on; at most `maxQueuedLines` are kept
+    /// (the oldest is dropped and counted). A plain array: the generic RingBuffer, used from
+    /// here, looked up its type metadata at run time on every line (~2,000 instructions).
+    private var lines: [[UInt8]] = []
+    private var lineHead = 0
+    static let maxQueuedLines = 64
     private var overlong = false
     static let maxLine = 16 * 1024
 
@@ -112,7 +118,10 @@ public final class GpsdSource {
             guard nl < bytes.count else { return }
             if overlong { unreadable += 1 } else if !partial.isEmpty {
                 if partial.last == 13 { partial.removeLast() }
-                if lines.isFull { unreadable += 1 }
+                if lines.count - lineHead >= Self.maxQueuedLines {
+                    unreadable += 1
+                    lineHead += 1
+                }
                 lines.append(partial)
             }
             partial.removeAll(keepingCapacity: true)
@@ -121,7 +130,16 @@ public final class GpsdSource {
         }
     }
 
-    private func nextLine() -> [UInt8]? { lines.popFirst() }
+    private func nextLine() -> [UInt8]? {
+        guard lineHead < lines.count else { return nil }
+        let line = lines[lineHead]
+        lineHead += 1
+        if lineHead == lines.count {
+            lines.removeAll(keepingCapacity: true)
+            lineHead = 0
+        }
+        return line
+    }
 
     private func message(_ line: [UInt8]) -> ReadResult {
         switch Self.decode(line, data) {
