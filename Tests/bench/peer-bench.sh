@@ -120,7 +120,7 @@ def snap(prefix, pid):
     ticks = int(rest[11]) + int(rest[12])             # utime + stime, whole process, dead threads too
     st = kv("/proc/%d/status" % pid)
     io = kv("/proc/%d/io" % pid)
-    vals = dict(t=t, cpu_ns=ns, ticks=ticks, threads=threads, vcsw=vol, nvcsw=nvol,
+    vals = dict(t=t, cpu_ns=ns, ticks=ticks, uticks=int(rest[11]), sticks=int(rest[12]), threads=threads, vcsw=vol, nvcsw=nvol,
                 hwm_kb=st["VmHWM"], rss_kb=st["VmRSS"], anon_kb=st["RssAnon"], file_kb=st["RssFile"],
                 wchar=io["wchar"], syscw=io["syscw"], write_bytes=io["write_bytes"], rchar=io["rchar"])
     for k, v in vals.items():
@@ -293,7 +293,7 @@ paced_hours=$(awk -v m="$paced_min" 'BEGIN {printf "%.10g", (m * 60 + 0.5) / 360
 session() {
   local tag=$1 ride=$2 rate=$3 trace=$4 poll=$5
   local n=2 d=$work/$tag rp port r pid rc timeout
-  [ "$trace" = 1 ] && n=4
+  [ "$trace" = 1 ] && n=5
   mkdir -p "$d"
   fact "$tag.epochs" "$(grep -c GPRMC "$ride")"
   fact "$tag.rate" "$rate"
@@ -311,6 +311,9 @@ session() {
   P[gpxl]=$!; started+=($!)
   declare -gA S=()   # traced recorder -> pid of its strace
   if [ "$trace" = 1 ]; then
+    # The same recorder with a 60 s loss window: what the 5 s syncs cost in CPU, wake-ups and bytes.
+    "$cairn" record --gpsd "127.0.0.1:$port" --dir "$d/cairn60" --baro none --clock fix --sync 60 2>"$d/cairn60.err" &
+    P[cairn60]=$!; started+=($!)
     # -f: every thread; only the calls that put bytes on the card or make them durable.
     strace -f -c -e trace=write,writev,pwrite64,fdatasync,fsync -o "$d/cairn_tr.strace" \
       "$cairn" record --gpsd "127.0.0.1:$port" --dir "$d/cairn_tr" --baro none --clock fix 2>"$d/cairn_tr.err" &
@@ -364,7 +367,7 @@ session() {
     done
   fi
   for r in "${!P[@]}"; do kill -TERM "${P[$r]}"; done
-  for r in cairn gpxl; do
+  for r in cairn gpxl $([ "$trace" = 1 ] && echo cairn60); do
     rc=0; wait "${P[$r]}" || rc=$?; forget "${P[$r]}"
     [ "$rc" = 0 ] || [ "$r.$rc" = gpxl.143 ] || { tail -5 "$d/$r.err" >&2; die "$r exited with $rc on SIGTERM"; }
   done
@@ -564,14 +567,19 @@ def main(path):
       "over threads) from the moment every recorder watched gpsd to just before the stop, a %.1f s window; "
       "each wakeup costs the board power." % win)
     w("")
-    w("| recorder | voluntary | nonvoluntary | total | per minute | CPU in the window | CPU per minute |")
-    w("|---|---:|---:|---:|---:|---:|---:|")
-    for r, name in (("cairn", "cairn record"), ("gpxl", "gpxlogger")):
+    w("| recorder | voluntary | nonvoluntary | total | per minute | CPU in the window | CPU per minute | user / system (ticks, whole life) |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r, name in (("cairn", "cairn record (`--sync 5`, the default)"), ("cairn60", "cairn record `--sync 60`"), ("gpxl", "gpxlogger")):
+        if "paced.%s.s1.t" % r not in F: continue
         v, nv = d("paced", r, "vcsw"), d("paced", r, "nvcsw")
         win = f("paced.%s.s1.t" % r) - f("paced.%s.s0.t" % r)
         c = d("paced", r, "cpu_ns") / 1e6
-        w("| %s | %s | %s | %s | %.1f /min | %.1f ms | %.2f ms/min |" % (
-            name, n(v), n(nv), n(v + nv), (v + nv) / (win / 60), c, c / (win / 60)))
+        w("| %s | %s | %s | %s | %.1f /min | %.1f ms | %.2f ms/min | %s / %s |" % (
+            name, n(v), n(nv), n(v + nv), (v + nv) / (win / 60), c, c / (win / 60),
+            F["paced.%s.s1.uticks" % r], F["paced.%s.s1.sticks" % r]))
+    w("")
+    w("A voluntary switch is any sleep: waiting in poll for gpsd, and waiting in fdatasync for the card. "
+      "The `--sync 60` row is the same recorder on the same replay with a 60 s loss window instead of 5 s.")
     w("")
 
     # ---- 2. Memory
@@ -638,14 +646,16 @@ def main(path):
     w("gpxlogger writes every fix; cairn keeps the fixes its rules trust and thins them by distance, so bytes per "
       "kept point compare formats, and bytes per hour compare what reaches the card.")
     w("")
-    w("| per recorder | cairn record | gpxlogger |")
-    w("|---|---:|---:|")
-    cp, gp = i("paced.cairn.points"), i("paced.gpxl.points")
-    cb, gb = i("paced.cairn.bytes"), i("paced.gpxl.bytes")
-    w("| points kept | %s | %s |" % (n(cp), n(gp)))
-    w("| file bytes | %s B | %s B |" % (n(cb), n(gb)))
-    w("| bytes per kept point | %.1f B | %.1f B |" % (cb / cp, gb / gp))
-    w("| file bytes per hour | %s B | %s B |" % (n(cb / hrs), n(gb / hrs)))
+    w("| per recorder | cairn record | gpxlogger | cairn record `--sync 60` |")
+    w("|---|---:|---:|---:|")
+    cp, gp, sp = i("paced.cairn.points"), i("paced.gpxl.points"), i("paced.cairn60.points")
+    cb, gb, sb = i("paced.cairn.bytes"), i("paced.gpxl.bytes"), i("paced.cairn60.bytes")
+    w("| points kept | %s | %s | %s |" % (n(cp), n(gp), n(sp)))
+    w("| file bytes | %s B | %s B | %s B |" % (n(cb), n(gb), n(sb)))
+    w("| bytes per kept point | %.1f B | %.1f B | %.1f B |" % (cb / cp, gb / gp, sb / sp))
+    w("| file bytes per hour | %s B | %s B | %s B |" % (n(cb / hrs), n(gb / hrs), n(sb / hrs)))
+    w("| bytes dirtied for the disk per hour (write_bytes) | %s B | %s B | %s B |" % (
+        n(f("paced.cairn.s1.write_bytes") / hrs), n(f("paced.gpxl.s1.write_bytes") / hrs), n(f("paced.cairn60.s1.write_bytes") / hrs)))
     if "paced.cairn.log.data" in F:
         w("| log bytes without padding frames and header extension | %s B (%.1f B/point, %s B/hour) | |" % (
             n(i("paced.cairn.log.data")), i("paced.cairn.log.data") / cp, n(i("paced.cairn.log.data") / hrs)))
