@@ -121,7 +121,9 @@ enum GpsdTPV {
             case .tpvClass:
                 guard let c = s.plainString(), c.count == 3, c[0] == 84, c[1] == 80, c[2] == 86 else { return nil }  // TPV
             case .string:
-                guard s.plainString() != nil else { return nil }
+                // libgps copies "device" into a GPS_PATH_MAX (128) buffer and refuses the whole
+                // line when it does not fit (the fuzzer's find); device names are ASCII.
+                guard let v = s.plainString(), v.count < 128, !v.contains(where: { $0 > 126 }) else { return nil }
             case .integer:
                 guard s.integer() != nil else { return nil }
             case .number:

@@ -71,6 +71,8 @@ final class GpsdTPVTests: XCTestCase {
             ("\"class\":\"TPV\",", "\"class\":\"TPV\",\"ecefx\":4283530.15,\"ecefy\":641062.06,\"ecefz\":4669834.3,\"ecefvx\":0.01,\"ecefvy\":-0.2,\"ecefvz\":0.05,\"ecefpAcc\":3.1,\"ecefvAcc\":0.4,"),
             ("\"class\":\"TPV\",", "\"class\":\"TPV\",\"velN\":1.5,\"velE\":-6.2,\"velD\":0.1,"),
             ("\"class\":\"TPV\",", "\"class\":\"TPV\",\"dgpsAge\":1.0,\"dgpsSta\":12,\"depth\":3.5,"),
+            // libgps refuses a device name that does not fit its 128-byte buffer (found by the fuzzer).
+            ("/dev/pts/1", "/dev/" + String(repeating: "p", count: 122)), ("/dev/pts/1", "/dev/" + String(repeating: "p", count: 123)),
         ]
         for (a, b) in swaps { variants.append(base.replacingOccurrences(of: a, with: b)) }
         var answered = 0
@@ -82,7 +84,7 @@ final class GpsdTPVTests: XCTestCase {
         XCTAssertGreaterThan(answered, variants.count / 2)
         // The fast path defers on what it cannot be sure of.
         for odd in ["\"mode\":3.0", "\"lat\":\"47\"", "sp\\u0065ed", "08:00:60", ".000+00:00", "2023-02-29", "\"lat\":1.5}",
-                    "\"ept\":[1", "\"ept\":true", "\"newkey\":1", "\"device\":7", "{ "] {
+                    "\"ept\":[1", "\"ept\":true", "\"newkey\":1", "\"device\":7", "{ ", String(repeating: "p", count: 123)] {
             let v = swaps.first { $0.1.contains(odd) }.map { base.replacingOccurrences(of: $0.0, with: $0.1) }!
             XCTAssertNil(Array(v.utf8).withUnsafeBufferPointer { GpsdTPV.report($0) }, odd)
         }
