@@ -104,7 +104,7 @@ enum RecordCommand: Command {
                               // shares a sector with acknowledged bytes: on a card without
                               // power-safe overwrite the power-loss model lost acknowledged records
                               // in 10 % of cuts without this, none with it. Not on ext4 (whole
-                              // 4 KiB blocks are rewritten anyway); see syncPadding.
+                              // 4 KiB blocks are rewritten anyway); see SyncPadding.
                               padding: padding,
                               say: { printErr("cairn: \($0)") })
         } catch {
