@@ -138,7 +138,9 @@ enum GpsdTPV {
     }
 
     /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (gpsd's form) to ms since the epoch, the fraction
-    /// truncated to whole ms as the libgps path does; nil for any other form or range.
+    /// truncated to whole ms as the libgps path does; nil for any other form or range (years
+    /// outside 1970-2099 too: libgps's calendar arithmetic differs from the proleptic calendar
+    /// there, a fuzzer's find).
     static func isoTimeMs(_ t: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard t.count >= 20, t.count <= 30, t[4] == 45, t[7] == 45, t[10] == 84, t[13] == 58, t[16] == 58,
               t[t.count - 1] == 90 else { return nil }
@@ -152,7 +154,7 @@ enum GpsdTPV {
             return v
         }
         guard let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
-              let sec = num(17, 2), (1...12).contains(mo), (1...28).contains(d) || d <= daysIn(mo, y), d >= 1,
+              let sec = num(17, 2), (1970...2099).contains(y), (1...12).contains(mo), (1...28).contains(d) || d <= daysIn(mo, y), d >= 1,
               h <= 23, mi <= 59, sec <= 59 else { return nil }
         var ms = 0
         if t.count > 20 {
