@@ -175,20 +175,16 @@ struct CompactPointsEncoder {
             put(PointField.lat, PointField.quantise(fix.lat, PointField.lat))
             put(PointField.lon, PointField.quantise(fix.lon, PointField.lon))
             put(PointField.mode, Int64(fix.mode))
-            opt(fix.altHAE, PointField.altHAE)
-            opt(fix.altMSL, PointField.altMSL)
-            opt(fix.eph, PointField.eph)
-            opt(fix.epx, PointField.epx)
-            opt(fix.epy, PointField.epy)
-            opt(fix.epv, PointField.epv)
-            // Whole cm/s: finer digits are noise (doppler speed is good to a few cm/s) and
-            // cost 3 bits a point.
-            if let v = fix.speed, v.isFinite { put(PointField.speed, PointField.quantise(v, PointField.speed, step: 10)) } else {
-                absent(PointField.speed)
+            for f in PointField.optionals {
+                if let v = PointField.optional(fix, f) {
+                    // Speed to whole cm/s: finer digits are noise (doppler speed is good to a
+                    // few cm/s) and cost 3 bits a point.
+                    put(f, PointField.quantise(v, f, step: f == PointField.speed ? 10 : 1))
+                } else {
+                    values[f].append(0)
+                    present[f].append(false)
+                }
             }
-            opt(fix.track, PointField.track)
-            opt(fix.climb, PointField.climb)
-            opt(fix.pressurePa, PointField.pressure)
         }
         if separation {
             for i in 0..<n where present[PointField.altMSL][i] {
@@ -285,13 +281,7 @@ struct CompactPointsEncoder {
             values[f].append(v)
             present[f].append(true)
         }
-        @inline(__always) func opt(_ v: Double?, _ f: Int) {
-            if let v, v.isFinite { put(f, PointField.quantise(v, f)) } else { absent(f) }
-        }
-        @inline(__always) func absent(_ f: Int) {
-            values[f].append(0)
-            present[f].append(false)
-        }
+
     }
 
     /// The reduced time of point `i` (time is present in every point; 0 when time is constant).

@@ -146,6 +146,28 @@ enum PointField {
 
     @inline(__always)
     static func value(_ q: Int64, _ bit: Int) -> Double { Double(q) / scale[bit] }
+
+    /// The optional fields (bits 4 and up), in bit order: what both point encoders write.
+    static let optionals = altHAE..<count
+
+    /// A fix's value of optional field `bit`, when present and finite.
+    @inline(__always)
+    static func optional(_ f: Fix, _ bit: Int) -> Double? {
+        let v: Double?
+        switch bit {
+        case altHAE: v = f.altHAE
+        case altMSL: v = f.altMSL
+        case eph: v = f.eph
+        case epx: v = f.epx
+        case epy: v = f.epy
+        case epv: v = f.epv
+        case speed: v = f.speed
+        case track: v = f.track
+        case climb: v = f.climb
+        default: v = f.pressurePa
+        }
+        return v.flatMap { $0.isFinite ? $0 : nil }
+    }
 }
 
 /// Builds the body of a format-1 points record (type 3) one fix at a time. The writer no longer
@@ -181,22 +203,12 @@ struct PointsEncoder {
         values[PointField.lat] = PointField.quantise(fix.lat, PointField.lat)
         values[PointField.lon] = PointField.quantise(fix.lon, PointField.lon)
         values[PointField.mode] = Int64(fix.mode)
-        @inline(__always) func opt(_ v: Double?, _ bit: Int) {
-            if let v, v.isFinite {
+        for bit in PointField.optionals {
+            if let v = PointField.optional(fix, bit) {
                 mask |= 1 << UInt64(bit)
                 values[bit] = PointField.quantise(v, bit)
             }
         }
-        opt(fix.altHAE, PointField.altHAE)
-        opt(fix.altMSL, PointField.altMSL)
-        opt(fix.eph, PointField.eph)
-        opt(fix.epx, PointField.epx)
-        opt(fix.epy, PointField.epy)
-        opt(fix.epv, PointField.epv)
-        opt(fix.speed, PointField.speed)
-        opt(fix.track, PointField.track)
-        opt(fix.climb, PointField.climb)
-        opt(fix.pressurePa, PointField.pressure)
 
         body.appendVarint(mask == previousMask ? 0 : mask + 1)
         previousMask = mask
