@@ -150,8 +150,10 @@ final class ServiceTests: XCTestCase {
     /// replace), at most one write a second, the states and figures follow the ride, the speed
     /// is a dash while standing, and `cairn status` prints it.
     func testStatusFileContentsAtomicityAndOneHertzCap() throws {
-        // 110 s ride with a 70 s stop; 3 sentences per epoch at 60/s: ~5.5 s, the stop ~3.5 s.
-        let ride = try makeRide(110.0 / 3600, ["--seed", "5", "--stop", "25:70"])
+        // 160 s ride with a 70 s stop; 3 sentences per epoch at 60/s: ~8 s, the stop ~3.5 s. Both
+        // riding stretches last 2 s or more, so the 1 Hz status catches each of them at least twice
+        // whatever its phase (with 0.75 s of riding after the stop it could miss the second).
+        let ride = try makeRide(160.0 / 3600, ["--seed", "5", "--stop", "40:70"])
         let ((replay, lines), port) = try startReplay(ride, rate: 60)
         defer { if replay.isRunning { replay.terminate() } }
         let dir = Harness.tempDir()
