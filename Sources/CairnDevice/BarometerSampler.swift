@@ -24,6 +24,8 @@ public final class BarometerSampler {
     private var reportedUnit = false
     /// One word for the live status: none, searching, ok, failing.
     public private(set) var state: String
+    /// A sensor is open and sampled every `sampleEveryMs`.
+    public var isSampling: Bool { device != nil }
 
     public static let sampleEveryMs: Int64 = 250
     /// A filtered value older than this is not attached to a fix.

@@ -41,7 +41,24 @@ public final class GpsdSource {
             close()
             return "gpsd at \(host):\(port) refused the WATCH request"
         }
+        applyLowWater()
         return nil
+    }
+
+    /// Batched reading: `read` wakes for gpsd's data only once this many bytes are queued
+    /// (SO_RCVLOWAT; 1 = each report as it comes). Meanwhile the reports wait in the socket,
+    /// which bounds how much can queue before cairn takes it (gpsd drops a client that
+    /// cannot keep up). The end of the connection still wakes `read` at once.
+    public var wakeAtBytes: Int32 = 1 {
+        didSet { if wakeAtBytes != oldValue { applyLowWater() } }
+    }
+    /// The largest batch worth waiting for: one `recv` takes it.
+    public static let batchBytes: Int32 = 16 * 1024
+
+    private func applyLowWater() {
+        guard isOpen else { return }
+        var v = max(1, wakeAtBytes)
+        _ = setsockopt(data.pointee.gps_fd, SOL_SOCKET, SO_RCVLOWAT, &v, socklen_t(MemoryLayout<Int32>.size))
     }
 
     public func close() {
@@ -61,38 +78,46 @@ public final class GpsdSource {
         case closed(String)
     }
 
-    /// Waits up to `timeoutUs` for data and returns one message. cairn reads gpsd's socket
-    /// itself and hands libgps (`gps_unpack`) only TPV lines that are strict JSON: Debian's
-    /// libgps 3.22 loops forever on some malformed lines (see `GpsdLine`), which through
-    /// `gps_read` would stop the recorder for good. Other classes (VERSION, DEVICES, SKY, ...)
-    /// are not needed and are skipped.
-    public func read(timeoutUs: Int32) -> ReadResult {
+    /// Waits up to `timeoutUs` for data (for `wakeAtBytes` of it) and returns one message.
+    /// `takeQueued`: when the wait ends without enough data, take whatever is queued anyway
+    /// (the end of a batch). cairn reads gpsd's socket itself and hands libgps (`gps_unpack`)
+    /// only TPV lines that are strict JSON: Debian's libgps 3.22 loops forever on some
+    /// malformed lines (see `GpsdLine`), which through `gps_read` would stop the recorder for
+    /// good. Other classes (VERSION, DEVICES, SKY, ...) are not needed and are skipped.
+    public func read(timeoutUs: Int32, takeQueued: Bool = false) -> ReadResult {
         guard isOpen else { return .closed("not connected") }
         if let line = nextLine() { return message(line) }
+        // The last recv of a batch came back short: the socket was empty then; what came
+        // since waits for the next batch (two system calls fewer per batch).
+        if takeQueued && timeoutUs == 0 && emptied { emptied = false; return .idle }
+        emptied = false
         var pfd = pollfd(fd: data.pointee.gps_fd, events: Int16(POLLIN), revents: 0)
         let r = poll(&pfd, 1, max(0, timeoutUs / 1000))
         if r < 0 { return errno == EINTR ? .idle : .closed("poll failed: \(String(cString: strerror(errno)))") }
-        if r == 0 { return .idle }
+        if r == 0 && !takeQueued { return .idle }
         let n = chunk.withUnsafeMutableBytes { recv(data.pointee.gps_fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
         if n == 0 { return .closed("gpsd closed the connection") }
         if n < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .idle }
             return .closed("read error from gpsd: \(String(cString: strerror(errno)))")
         }
+        emptied = takeQueued && n < chunk.count
         chunk.withUnsafeBufferPointer { take(UnsafeBufferPointer(rebasing: $0[0..<n])) }
         if let line = nextLine() { return message(line) }
         return .idle
     }
 
     /// Bytes received, split into lines; a line longer than `maxLine` is dropped whole.
-    private var chunk = [UInt8](repeating: 0, count: 8192)
+    private var chunk = [UInt8](repeating: 0, count: Int(batchBytes))
     private var partial: [UInt8] = []
-    /// Complete lines not yet handed out, from `lineHead` on; at most `maxQueuedLines` are kept
-    /// (the oldest is dropped and counted). A plain array: the generic RingBuffer, used from
+    private var emptied = false
+    /// Complete lines not yet handed out, from `lineHead` on: one chunk's lines at most, as
+    /// they are handed out before the next `recv`; `maxQueuedLines` is a backstop (the oldest
+    /// is dropped and counted; gpsd's lines are far longer than 16 bytes). A plain array: the generic RingBuffer, used from
     /// here, looked up its type metadata at run time on every line (~2,000 instructions).
     private var lines: [[UInt8]] = []
     private var lineHead = 0
-    static let maxQueuedLines = 64
+    static let maxQueuedLines = 1024
     private var overlong = false
     static let maxLine = 16 * 1024
 

@@ -10,7 +10,7 @@ import CairnDevice
 enum RecordCommand: Command {
     static let name = "record"
     static let overview = "Record trips from gpsd into crash-safe log files until SIGTERM or SIGINT."
-    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--config <file>] [--check]"
+    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--config <file>] [--check]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
@@ -20,7 +20,8 @@ enum RecordCommand: Command {
         OptionSpec(name: "--clock", valueName: "SYSTEM|FIX", help: "Judge fix age by the system clock or by the newest fix time (no RTC, replays). (default: system)"),
         OptionSpec(name: "--close-after", valueName: "MINUTES", help: "Standing still this long closes the trip (a bike left parked); shorter stops are pauses inside it. (default: 30)"),
         OptionSpec(name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
-        OptionSpec(name: "--status", valueName: "FILE", help: "Write the live status here at most once a second, replaced atomically (read it with 'cairn status FILE'). (default: none)"),
+        OptionSpec(name: "--read-every", valueName: "SECONDS", help: "Take the reports gpsd has queued this often, 0 to the --sync interval; 0 reads each one as it comes (a live display). Every wake-up costs the board power; with a barometer in use reports are read as they come. (default: the --sync interval, at most 5)"),
+        OptionSpec(name: "--status", valueName: "FILE", help: "Write the live status here at most once a second (each time gpsd's reports are read), replaced atomically (read it with 'cairn status FILE'). (default: none)"),
         OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Retention: at start-up and after each trip, delete exported trips that ended more than this many days ago. (default: keep all)"),
         OptionSpec(name: "--max-mb", valueName: "MB", help: "Retention: delete the oldest exported trips while the logs take more than this. Never deletes a trip that was not exported. (default: no limit)"),
         OptionSpec(name: "--config", valueName: "FILE", help: "Read options from this file (key = value, keys are these option names without '--'); the command line wins."),
@@ -62,6 +63,10 @@ enum RecordCommand: Command {
         guard let syncSeconds = Double(syncText), syncSeconds >= 1, syncSeconds <= 60 else {
             throw invalid("--sync", "The value '\(syncText)' is invalid for '--sync <seconds>': use a number from 1 to 60")
         }
+        let readText = a.value("--read-every") ?? (syncSeconds <= 5 ? syncText : "5")
+        guard let readEverySeconds = Double(readText), readEverySeconds == 0 || (readEverySeconds >= 1 && readEverySeconds <= syncSeconds) else {
+            throw invalid("--read-every", "The value '\(readText)' is invalid for '--read-every <seconds>': use 0, or a number from 1 to the --sync interval (\(syncText))")
+        }
         let baro = a.value("--baro") ?? "auto"
         let sysfsRoot = a.value("--sysfs-root") ?? "/sys"
         if sysfsRoot.isEmpty { throw invalid("--sysfs-root", "The value '' is invalid for '--sysfs-root <dir>'") }
@@ -82,7 +87,8 @@ enum RecordCommand: Command {
             printOut([
                 "gpsd = \(host):\(port)" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
                 "close-after = \(closeMinutes)" + from("--close-after"),
-                "clock = \(clock)" + from("--clock"), "sync = \(syncText)" + from("--sync"), "baro = \(baro)" + from("--baro"),
+                "clock = \(clock)" + from("--clock"), "sync = \(syncText)" + from("--sync"),
+                "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
                 "sysfs-root = \(sysfsRoot)" + from("--sysfs-root"),
                 "status = \(statusPath ?? "-")" + from("--status"),
                 "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
@@ -126,6 +132,7 @@ enum RecordCommand: Command {
         let notify = SystemdNotify()
         let statusFile = statusPath.map { StatusFile(path: $0) }
         printErr("cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(host):\(port) (sync every \(syncText) s"
+                 + (readEverySeconds > 0 ? ", reports read every \(readText) s" : ", reports read as they come")
                  + (padding > 0 ? ", padded to \(padding) bytes)" : ")")
                  + (statusPath.map { "; status in \($0)" } ?? "")
                  + (notify.isEnabled ? "; notifying systemd" + (notify.watchdogIntervalMs.map { ", watchdog every \($0) ms" } ?? "") : ""))
@@ -190,19 +197,50 @@ enum RecordCommand: Command {
                 + (source.isOpen ? "" : " (gpsd down)")
             if notifiedReady && !final { notify.status(summary) }
         }
+        func take(_ report: Report) {
+            var r = report
+            switch r {
+            case .fix(var f):
+                // The barometer's pressure rides with the fix into the log.
+                f.pressurePa = barometer.pressurePa(monoMs: lastReportMono)
+                r = .fix(f)
+                lastFix = f
+                lastMode = f.mode
+                lastFixMono = lastReportMono
+                if (Accuracy.horizontal68(f) ?? 0) <= 50 { lastUsableMono = lastReportMono }
+            case .noFix: lastMode = 0
+            case .noTime: break
+            }
+            recorder.report(r, systemNowMs: SystemClock.realtimeMs(), emit: apply)
+        }
         func ready(_ why: String) {
             guard !notifiedReady else { return }
             notifiedReady = true
             notify.ready(status: why)
         }
 
+        // Batched reading: gpsd's reports wait in the socket and are taken every `readEveryMs`
+        // (or once `GpsdSource.batchBytes` are queued), then synced at once: one wake-up per
+        // batch instead of one per report, and no longer a loss window, since a report waits
+        // either in the socket or unsynced in memory, never both. With a barometer sampling,
+        // reports are read as they come: each fix is paired with the pressure at its arrival.
+        let readEveryMs = Int64(readEverySeconds * 1000)
+        var batching = false
+        var draining = false
+        var drained = 0
+        var nextBatchMono = SystemClock.monotonicMs()
         while !StopSignals.requested {
             let mono = SystemClock.monotonicMs()
-            // Awake anyway: sync now if it is due within 300 ms rather than wake again for it.
-            log.tick(monoMs: mono, earlyMs: 300)
-            recorder.tick(systemNowMs: SystemClock.realtimeMs(), emit: apply)
-            if tripClosed { tripClosed = false; prune() }
-            housekeeping(mono)
+            if !draining {
+                // Awake anyway: sync now if it is due before the next wake-up rather than wake
+                // again for it (300 ms when reading live; a batch has already waited).
+                log.tick(monoMs: mono, earlyMs: batching ? readEveryMs : 300)
+                recorder.tick(systemNowMs: SystemClock.realtimeMs(), emit: apply)
+                if tripClosed { tripClosed = false; prune() }
+                housekeeping(mono)
+                batching = readEveryMs > 0 && !barometer.isSampling
+                source.wakeAtBytes = batching ? GpsdSource.batchBytes : 1
+            }
             if !source.isOpen {
                 if let err = source.open() {
                     if !reportedDown { printErr("cairn: \(err); retrying"); reportedDown = true }
@@ -226,35 +264,40 @@ enum RecordCommand: Command {
             // barometer wants 4 reads a second when there is one; the status file and systemd's
             // status line are refreshed once a second when they are on; otherwise 5 s at most
             // (the standstill that closes a trip is counted in minutes).
-            var waitMs: Int64 = (statusFile != nil || notify.isEnabled) ? 1000 : 5000
+            // When batching, the status is refreshed with each batch.
+            var waitMs: Int64 = (!batching && (statusFile != nil || notify.isEnabled)) ? 1000 : 5000
             waitMs = min(waitMs, log.msUntilSyncDue(monoMs: mono))
             waitMs = min(waitMs, barometer.msUntilDue(monoMs: mono))
             waitMs = min(waitMs, notify.msUntilWatchdog(monoMs: mono))
-            if mono - lastReportMono <= 1200 { waitMs = min(waitMs, lastReportMono + 1201 - mono) }
-            switch source.read(timeoutUs: Int32(max(1, waitMs)) * 1000) {
+            if batching {
+                waitMs = min(waitMs, max(0, nextBatchMono - mono))
+            } else if mono - lastReportMono <= 1200 {
+                waitMs = min(waitMs, lastReportMono + 1201 - mono)
+            }
+            // A batch is taken whole (up to 1,000 reports, then the housekeeping runs between).
+            if draining { waitMs = 0 }
+            switch source.read(timeoutUs: Int32(max(draining ? 0 : 1, waitMs)) * 1000, takeQueued: batching) {
             case .idle:
+                if draining || batching {
+                    draining = false
+                    drained = 0
+                    nextBatchMono = SystemClock.monotonicMs() + readEveryMs
+                }
                 // No report for a while: the held epoch is complete.
                 if mono - lastReportMono > 1200 {
                     recorder.flush(systemNowMs: SystemClock.realtimeMs(), emit: apply)
                 }
             case .message(let report):
                 lastReportMono = SystemClock.monotonicMs()
-                if var r = report {
-                    switch r {
-                    case .fix(var f):
-                        // The barometer's pressure rides with the fix into the log.
-                        f.pressurePa = barometer.pressurePa(monoMs: lastReportMono)
-                        r = .fix(f)
-                        lastFix = f
-                        lastMode = f.mode
-                        lastFixMono = lastReportMono
-                        if (Accuracy.horizontal68(f) ?? 0) <= 50 { lastUsableMono = lastReportMono }
-                    case .noFix: lastMode = 0
-                    case .noTime: break
-                    }
-                    recorder.report(r, systemNowMs: SystemClock.realtimeMs(), emit: apply)
+                if batching {
+                    drained += 1
+                    draining = drained < 1000
+                    if !draining { drained = 0 }
                 }
+                if let r = report { take(r) }
             case .closed(let why):
+                draining = false
+                drained = 0
                 printErr("cairn: gpsd connection lost (\(why)); reconnecting")
                 source.close()
                 recorder.connectionLost(systemNowMs: SystemClock.realtimeMs(), emit: apply)
@@ -263,8 +306,15 @@ enum RecordCommand: Command {
             }
         }
 
-        // Stop: release the held epoch, close the trip with its summary, sync, exit 0.
+        // Stop: take what gpsd has queued (a batch waits in the socket), release the held epoch,
+        // close the trip with its summary, sync, exit 0.
         notify.stopping(status: "stopping: closing the trip and syncing")
+        source.wakeAtBytes = 1
+        for _ in 0..<100_000 {
+            guard case .message(let report) = source.read(timeoutUs: 0) else { break }
+            lastReportMono = SystemClock.monotonicMs()
+            if let r = report { take(r) }
+        }
         source.close()
         let mono = SystemClock.monotonicMs()
         recorder.finish(systemNowMs: SystemClock.realtimeMs(), emit: apply)

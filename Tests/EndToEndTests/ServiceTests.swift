@@ -108,10 +108,10 @@ final class ServiceTests: XCTestCase {
     }
 
     /// A private gpsd replaying `log`; returns once it listens.
-    func startReplay(_ log: String, rate: Double) throws -> ((Process, Harness.Lines), String) {
+    func startReplay(_ log: String, rate: Double, extra: [String] = []) throws -> ((Process, Harness.Lines), String) {
         let replay = Process()
         replay.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var args = ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/gpsd-replay.py").path, log, "--port", "0"]
+        var args = ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/gpsd-replay.py").path, log, "--port", "0"] + extra
         if rate > 0 { args += ["--rate", String(rate)] }
         replay.arguments = args
         let out = Pipe()
@@ -145,6 +145,41 @@ final class ServiceTests: XCTestCase {
     static let statusKeys = ["state", "gpsd", "fix", "accuracy_m", "fix_age_s", "speed_kmh", "trip_file", "distance_m",
                              "moving_time_s", "ascent_m", "descent_m", "points", "segments", "dropped", "baro",
                              "synced_seq", "sync_age_s", "updated", "seq", "pid"]
+
+    /// Batched reading (the default: gpsd's reports wait in the socket and are taken every 5 s,
+    /// or once 16 KiB are queued) records exactly what reading each report as it comes records,
+    /// even when SIGTERM arrives while a batch still waits in the socket: the stop takes it.
+    func testBatchedReadingKeepsEveryReportThroughTheStop() throws {
+        let ride = try makeRide(0.1, ["--seed", "3"])   // 360 epochs, ~120 kB of reports
+        let ((replay, lines), port) = try startReplay(ride, rate: 0, extra: ["--clients", "2", "--linger", "30"])
+        defer { if replay.isRunning { replay.terminate() } }
+        let root = Harness.tempDir()
+        let common = ["record", "--gpsd", "127.0.0.1:\(port)", "--baro", "none", "--clock", "fix"]
+        let live = try start(common + ["--dir", root + "/live", "--read-every", "0"])
+        let batched = try start(common + ["--dir", root + "/batched"])
+        XCTAssertNotNil(lines.wait(prefix: "DONE", timeout: 60), "replay did not finish")
+        // gpsd has written everything; the batched recorder's last batch (under 16 KiB) is
+        // still in its socket, due at the next 5 s tick. Stop both now, gpsd still up.
+        usleep(300_000)
+        _ = stop(live)
+        _ = stop(batched)
+        XCTAssertEqual(live.terminationStatus, 0)
+        XCTAssertEqual(batched.terminationStatus, 0)
+        let a = try Harness.trips(root + "/live"), b = try Harness.trips(root + "/batched")
+        XCTAssertEqual(a.count, 1)
+        XCTAssertEqual(b.count, 1)
+        let pa = a.first?["points"] as? Int ?? -1, pb = b.first?["points"] as? Int ?? -2
+        XCTAssertGreaterThan(pa, 50)
+        XCTAssertEqual(pb, pa, "batched reading lost or added points")
+        XCTAssertEqual(b.first?["distance_m"] as? Double ?? -1, a.first?["distance_m"] as? Double ?? -2, accuracy: 0.01)
+        XCTAssertEqual(b.first?["end"] as? String, a.first?["end"] as? String, "the end of the ride is missing")
+        // --check shows the setting and where it came from; out-of-range values are named.
+        let check = try Harness.cairn("record", "--check", "--sync", "10")
+        XCTAssertTrue(check.stdout.contains("read-every = 5  (default)"), check.stdout)
+        let bad = try Harness.cairn("record", "--check", "--sync", "5", "--read-every", "6")
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.stderr.contains("The value '6' is invalid for '--read-every <seconds>'"), bad.stderr)
+    }
 
     /// The status file while a ride with a stop replays: every read is a whole file (atomic
     /// replace), at most one write a second, the states and figures follow the ride, the speed
