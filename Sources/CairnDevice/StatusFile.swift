@@ -7,8 +7,8 @@ import Musl
 /// The live status file: replaced atomically (written to `FILE.tmp`, then renamed over `FILE`),
 /// so a reader (`watch cat`, a display process, `cairn status`) sees either the old or the new
 /// contents, never a torn mix. At most one write per `minIntervalMs` (1 s): a reader polling
-/// faster sees the same file. Not fsynced: it is live state, rebuilt every second, and a sync per
-/// second would wear the card; it belongs on a tmpfs (`/run/cairn/status`) anyway.
+/// faster sees the same file. Not fsynced: it is live state, rebuilt every few seconds, and a sync
+/// each time would wear the card; it belongs on a tmpfs (`/run/cairn/status`) anyway.
 public final class StatusFile {
     public let path: String
     public let minIntervalMs: Int64

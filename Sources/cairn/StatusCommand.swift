@@ -6,8 +6,8 @@ import Musl
 import CairnCore
 import CairnExport
 
-/// What `record --status FILE` writes, at most once a second: `key=value` lines (no quoting;
-/// values never hold a newline), so `watch cat`, a shell (`. FILE` after a sed) or a display
+/// What `record --status FILE` writes each time gpsd's reports are read (`--read-every`), at
+/// most once a second: `key=value` lines (no quoting; values never hold a newline), so `watch cat`, a shell (`. FILE` after a sed) or a display
 /// process can read it. `-` means "no value" (no fix, standing, no height yet).
 ///
 ///   state         waiting | recording | standing | paused | gap | stopped
