@@ -20,7 +20,7 @@ enum RecordCommand: Command {
         OptionSpec(name: "--clock", valueName: "SYSTEM|FIX", help: "Judge fix age by the system clock or by the newest fix time (no RTC, replays). (default: system)"),
         OptionSpec(name: "--close-after", valueName: "MINUTES", help: "Standing still this long closes the trip (a bike left parked); shorter stops are pauses inside it. (default: 30)"),
         OptionSpec(name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
-        OptionSpec(name: "--read-every", valueName: "SECONDS", help: "Take the reports gpsd has queued this often, 0 to the --sync interval; 0 reads each one as it comes (a live display). Every wake-up costs the board power; with a barometer in use reports are read as they come. (default: the --sync interval, at most 5)"),
+        OptionSpec(name: "--read-every", valueName: "SECONDS", help: "Take the reports gpsd has queued this often, 0 to the --sync interval; 0 reads each one as it comes (a live display). Every wake-up costs the board power; with a barometer in use reports are read as they come. (default: the --sync interval, or the largest part of it up to 5 s that divides it: 60 -> 5)"),
         OptionSpec(name: "--status", valueName: "FILE", help: "Write the live status here at most once a second (each time gpsd's reports are read), replaced atomically (read it with 'cairn status FILE'). (default: none)"),
         OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Retention: at start-up and after each trip, delete exported trips that ended more than this many days ago. (default: keep all)"),
         OptionSpec(name: "--max-mb", valueName: "MB", help: "Retention: delete the oldest exported trips while the logs take more than this. Never deletes a trip that was not exported. (default: no limit)"),
@@ -63,7 +63,13 @@ enum RecordCommand: Command {
         guard let syncSeconds = Double(syncText), syncSeconds >= 1, syncSeconds <= 60 else {
             throw invalid("--sync", "The value '\(syncText)' is invalid for '--sync <seconds>': use a number from 1 to 60")
         }
-        let readText = a.value("--read-every") ?? (syncSeconds <= 5 ? syncText : "5")
+        // Default: the sync interval, or the largest part of it up to 5 s that divides it, so
+        // that the syncs fall on batches (60 -> 5, 8 -> 4, 7 -> 3.5).
+        let readText = a.value("--read-every") ?? {
+            let syncMs = Int64(syncSeconds * 1000), parts = (syncMs + 4999) / 5000
+            let ms = syncMs / parts
+            return ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
+        }()
         guard let readEverySeconds = Double(readText), readEverySeconds == 0 || (readEverySeconds >= 1 && readEverySeconds <= syncSeconds) else {
             throw invalid("--read-every", "The value '\(readText)' is invalid for '--read-every <seconds>': use 0, or a number from 1 to the --sync interval (\(syncText))")
         }
@@ -233,8 +239,11 @@ enum RecordCommand: Command {
             let mono = SystemClock.monotonicMs()
             if !draining {
                 // Awake anyway: sync now if it is due before the next wake-up rather than wake
-                // again for it (300 ms when reading live; a batch has already waited).
-                log.tick(monoMs: mono, earlyMs: batching ? readEveryMs : 300)
+                // again for it (300 ms when reading live). Batches come on a fixed grid, so
+                // syncing when due before the next one (less 100 ms for wake-up jitter) keeps a
+                // report's worst age at `--sync` when it is a multiple of `--read-every`, and
+                // under `--sync` + 100 ms otherwise.
+                log.tick(monoMs: mono, earlyMs: batching ? readEveryMs - min(100, readEveryMs / 2) : 300)
                 recorder.tick(systemNowMs: SystemClock.realtimeMs(), emit: apply)
                 if tripClosed { tripClosed = false; prune() }
                 housekeeping(mono)
@@ -281,7 +290,9 @@ enum RecordCommand: Command {
                 if draining || batching {
                     draining = false
                     drained = 0
-                    nextBatchMono = SystemClock.monotonicMs() + readEveryMs
+                    // The next batch on the grid (a batch taken early, at 16 KiB, keeps it).
+                    let now = SystemClock.monotonicMs()
+                    if nextBatchMono <= now { nextBatchMono += ((now - nextBatchMono) / readEveryMs + 1) * readEveryMs }
                 }
                 // No report for a while: the held epoch is complete.
                 if mono - lastReportMono > 1200 {

@@ -176,6 +176,9 @@ final class ServiceTests: XCTestCase {
         // --check shows the setting and where it came from; out-of-range values are named.
         let check = try Harness.cairn("record", "--check", "--sync", "10")
         XCTAssertTrue(check.stdout.contains("read-every = 5  (default)"), check.stdout)
+        // A default that divides the sync interval, so that syncs fall on batches.
+        let check7 = try Harness.cairn("record", "--check", "--sync", "7")
+        XCTAssertTrue(check7.stdout.contains("read-every = 3.5  (default)"), check7.stdout)
         let bad = try Harness.cairn("record", "--check", "--sync", "5", "--read-every", "6")
         XCTAssertEqual(bad.status, 64)
         XCTAssertTrue(bad.stderr.contains("The value '6' is invalid for '--read-every <seconds>'"), bad.stderr)
