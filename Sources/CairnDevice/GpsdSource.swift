@@ -24,15 +24,19 @@ public final class GpsdSource {
         _ = cairn_gps_shim_linked()
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        buffer.deallocate()
+    }
 
     /// Connects and asks for JSON reports. Returns an error text on failure.
     public func open() -> String? {
         close()
         partial.removeAll()
-        lines.removeAll()
-        lineHead = 0
+        pos = 0
+        end = 0
         overlong = false
+        emptied = false
         if gps_open(host, port, data) != 0 {
             return "cannot connect to gpsd at \(host):\(port): \(String(cString: gps_errstr(errno)))"
         }
@@ -86,7 +90,7 @@ public final class GpsdSource {
     /// good. Other classes (VERSION, DEVICES, SKY, ...) are not needed and are skipped.
     public func read(timeoutUs: Int32, takeQueued: Bool = false) -> ReadResult {
         guard isOpen else { return .closed("not connected") }
-        if let line = nextLine() { return message(line) }
+        if let m = nextMessage() { return m }
         // The last recv of a batch came back short: the socket was empty then; what came
         // since waits for the next batch (two system calls fewer per batch).
         if takeQueued && timeoutUs == 0 && emptied { emptied = false; return .idle }
@@ -95,78 +99,77 @@ public final class GpsdSource {
         let r = poll(&pfd, 1, max(0, timeoutUs / 1000))
         if r < 0 { return errno == EINTR ? .idle : .closed("poll failed: \(String(cString: strerror(errno)))") }
         if r == 0 && !takeQueued { return .idle }
-        let n = chunk.withUnsafeMutableBytes { recv(data.pointee.gps_fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        let n = recv(data.pointee.gps_fd, buffer, Self.bufferSize, Int32(MSG_DONTWAIT))
         if n == 0 { return .closed("gpsd closed the connection") }
         if n < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .idle }
             return .closed("read error from gpsd: \(String(cString: strerror(errno)))")
         }
-        emptied = takeQueued && n < chunk.count
-        chunk.withUnsafeBufferPointer { take(UnsafeBufferPointer(rebasing: $0[0..<n])) }
-        if let line = nextLine() { return message(line) }
-        return .idle
+        emptied = takeQueued && n < Self.bufferSize
+        pos = 0
+        end = n
+        return nextMessage() ?? .idle
     }
 
-    /// Bytes received, split into lines; a line longer than `maxLine` is dropped whole.
-    private var chunk = [UInt8](repeating: 0, count: Int(batchBytes))
+    /// Bytes received; `buffer[pos..<end]` is not handed out yet. A line that ends in the
+    /// buffer goes to the decoder where it lies (no copy, no allocation per line: the heap
+    /// stays the same size whatever the batch); one that spans two reads is gathered in
+    /// `partial`. A line longer than `maxLine` is dropped whole and counted.
+    private static let bufferSize = Int(batchBytes)
+    private let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bufferSize)
+    private var pos = 0
+    private var end = 0
     private var partial: [UInt8] = []
-    private var emptied = false
-    /// Complete lines not yet handed out, from `lineHead` on: one chunk's lines at most, as
-    /// they are handed out before the next `recv`; `maxQueuedLines` is a backstop (the oldest
-    /// is dropped and counted; gpsd's lines are far longer than 16 bytes). A plain array: the generic RingBuffer, used from
-    /// here, looked up its type metadata at run time on every line (~2,000 instructions).
-    private var lines: [[UInt8]] = []
-    private var lineHead = 0
-    static let maxQueuedLines = 1024
     private var overlong = false
+    private var emptied = false
     static let maxLine = 16 * 1024
 
-    /// Splits received bytes into lines (memchr finds each newline; the bytes between are
-    /// appended in one go rather than byte by byte).
-    private func take(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress else { return }
-        var start = 0
-        while start < bytes.count {
-            let rest = bytes.count - start
-            var nl = bytes.count
-            if let hit = memchr(base + start, 10, rest) {
-                nl = UnsafePointer<UInt8>(hit.assumingMemoryBound(to: UInt8.self)) - base
+    /// The message of the next complete line in the buffer; nil when none is left (the start
+    /// of an unfinished line is kept in `partial`).
+    private func nextMessage() -> ReadResult? {
+        while pos < end {
+            guard let hit = memchr(buffer + pos, 10, end - pos) else {
+                gather(pos, end)
+                pos = end
+                return nil
             }
-            if !overlong {
-                if partial.count + (nl - start) > Self.maxLine {
-                    overlong = true
+            let nl = hit.assumingMemoryBound(to: UInt8.self) - buffer
+            let start = pos
+            pos = nl + 1
+            if overlong || !partial.isEmpty {
+                gather(start, nl)
+                defer {
                     partial.removeAll(keepingCapacity: true)
-                } else {
-                    partial.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<nl]))
+                    overlong = false
                 }
-            }
-            guard nl < bytes.count else { return }
-            if overlong { unreadable += 1 } else if !partial.isEmpty {
-                if partial.last == 13 { partial.removeLast() }
-                if lines.count - lineHead >= Self.maxQueuedLines {
+                if overlong {
                     unreadable += 1
-                    lineHead += 1
+                    continue
                 }
-                lines.append(partial)
+                if partial.last == 13 { partial.removeLast() }
+                if partial.isEmpty { continue }
+                return partial.withUnsafeBufferPointer { message($0) }
             }
+            var count = nl - start
+            if count > 0 && buffer[nl - 1] == 13 { count -= 1 }
+            if count == 0 { continue }
+            return message(UnsafeBufferPointer(start: buffer + start, count: count))
+        }
+        return nil
+    }
+
+    /// Adds `buffer[from..<to]` to the line being gathered, unless that has grown too long.
+    private func gather(_ from: Int, _ to: Int) {
+        guard !overlong else { return }
+        if partial.count + (to - from) > Self.maxLine {
+            overlong = true
             partial.removeAll(keepingCapacity: true)
-            overlong = false
-            start = nl + 1
+        } else {
+            partial.append(contentsOf: UnsafeBufferPointer(start: buffer + from, count: to - from))
         }
     }
 
-    private func nextLine() -> [UInt8]? {
-        guard lineHead < lines.count else { return nil }
-        let line = lines[lineHead]
-        lineHead += 1
-        if lineHead == lines.count {
-            lines.removeAll(keepingCapacity: true)
-            lineHead = 0
-        }
-        return line
-    }
-
-    private func message(_ line: [UInt8]) -> ReadResult {
+    private func message(_ line: UnsafeBufferPointer<UInt8>) -> ReadResult {
         switch Self.decode(line, data) {
         case .other: return .message(report: nil)
         case .unreadable:
@@ -203,26 +206,26 @@ public final class GpsdSource {
     /// Decodes one gpsd JSON line (without its newline) exactly as `read()` does; for replays
     /// and benchmarks that have the lines without a socket.
     public static func decode(line: [UInt8], state: DecodeState) -> LineResult {
-        decode(line, state.data)
+        line.withUnsafeBufferPointer { decode($0, state.data) }
     }
 
     /// Only the libgps path, for the tests that hold the fast path to it.
     static func decodeWithLibgps(line: [UInt8], state: DecodeState) -> LineResult {
-        decodeWithLibgps(line, state.data)
+        line.withUnsafeBufferPointer { decodeWithLibgps($0, state.data) }
     }
 
     /// The one implementation: `read()` passes its connection's own buffer.
-    static func decode(_ line: [UInt8], _ data: UnsafeMutablePointer<gps_data_t>) -> LineResult {
+    static func decode(_ line: UnsafeBufferPointer<UInt8>, _ data: UnsafeMutablePointer<gps_data_t>) -> LineResult {
         guard line.starts(with: GpsdLine.tpvPrefix) else { return .other }
         // gpsd's own TPV shape is read in one pass; anything else goes to libgps.
-        if let r = line.withUnsafeBufferPointer({ GpsdTPV.report($0) }) { return .report(r) }
+        if let r = GpsdTPV.report(line) { return .report(r) }
         return decodeWithLibgps(line, data)
     }
 
     /// The libgps path: the strict-JSON gate, then `gps_unpack`.
-    static func decodeWithLibgps(_ line: [UInt8], _ data: UnsafeMutablePointer<gps_data_t>) -> LineResult {
+    static func decodeWithLibgps(_ line: UnsafeBufferPointer<UInt8>, _ data: UnsafeMutablePointer<gps_data_t>) -> LineResult {
         guard line.starts(with: GpsdLine.tpvPrefix) else { return .other }
-        guard line.withUnsafeBufferPointer({ GpsdLine.isSafeTPV($0) }) else { return .unreadable }
+        guard GpsdLine.isSafeTPV(line) else { return .unreadable }
         var cline = line.map { CChar(bitPattern: $0) }
         cline.append(0)
         data.pointee.set = 0

@@ -168,15 +168,19 @@ enum RecordCommand: Command {
         var lastUsableMono: Int64?
         var standingSinceMono: Int64?
         var notifiedReady = false
-        func housekeeping(_ mono: Int64, final: Bool = false) {
+        /// `capMono`: the time the once-a-second cap counts from. When batching, the batch's
+        /// time on the grid: batches a second apart then always refresh the status, however
+        /// long each took to drain.
+        func housekeeping(_ mono: Int64, capMono: Int64? = nil, final: Bool = false) {
+            let capMono = capMono ?? mono
             notify.watchdogIfDue(monoMs: mono)
             barometer.poll(monoMs: mono, wallMs: SystemClock.realtimeMs())
             live.baro = barometer.state
             let standing = recorder.tripOpen && recorder.filter.isStanding
             if standing { if standingSinceMono == nil { standingSinceMono = mono } } else { standingSinceMono = nil }
             // Once a second at most (the status file's cap), and only when someone reads it.
-            guard final || ((statusFile != nil || notify.isEnabled) && (lastLiveMono == .min || mono - lastLiveMono >= 1000)) else { return }
-            lastLiveMono = mono
+            guard final || ((statusFile != nil || notify.isEnabled) && (lastLiveMono == .min || capMono - lastLiveMono >= 1000)) else { return }
+            lastLiveMono = capMono
             live.state = final ? "stopped" : LiveStatus.state(
                 tripOpen: recorder.tripOpen, standing: standing, standingForMs: standingSinceMono.map { mono - $0 } ?? 0,
                 pauseAfterMs: profile.pauseAfterMs, sinceUsableFixMs: lastUsableMono.map { mono - $0 }, gapMs: 10_000)
@@ -195,7 +199,7 @@ enum RecordCommand: Command {
             live.updatedMs = SystemClock.realtimeMs()
             if let f = statusFile {
                 live.seq += 1
-                if let err = f.write(live.render(), monoMs: mono, force: final), f.writes == 0 || live.seq % 60 == 1 {
+                if let err = f.write(live.render(), monoMs: capMono, force: final), f.writes == 0 || live.seq % 60 == 1 {
                     printErr("cairn: status: \(err)")
                 }
             }
@@ -235,6 +239,7 @@ enum RecordCommand: Command {
         var draining = false
         var drained = 0
         var nextBatchMono = SystemClock.monotonicMs()
+        var batchGridMono = nextBatchMono   // the grid time of the last batch taken
         while !StopSignals.requested {
             let mono = SystemClock.monotonicMs()
             if !draining {
@@ -246,7 +251,7 @@ enum RecordCommand: Command {
                 log.tick(monoMs: mono, earlyMs: batching ? readEveryMs - min(100, readEveryMs / 2) : 300)
                 recorder.tick(systemNowMs: SystemClock.realtimeMs(), emit: apply)
                 if tripClosed { tripClosed = false; prune() }
-                housekeeping(mono)
+                housekeeping(mono, capMono: batching ? batchGridMono : mono)
                 batching = readEveryMs > 0 && !barometer.isSampling
                 source.wakeAtBytes = batching ? GpsdSource.batchBytes : 1
             }
@@ -293,6 +298,7 @@ enum RecordCommand: Command {
                     // The next batch on the grid (a batch taken early, at 16 KiB, keeps it).
                     let now = SystemClock.monotonicMs()
                     if nextBatchMono <= now { nextBatchMono += ((now - nextBatchMono) / readEveryMs + 1) * readEveryMs }
+                    batchGridMono = nextBatchMono - readEveryMs
                 }
                 // No report for a while: the held epoch is complete.
                 if mono - lastReportMono > 1200 {
