@@ -292,7 +292,7 @@ enum RecordCommand: Command {
             if draining { waitMs = 0 }
             switch source.read(timeoutUs: Int32(max(draining ? 0 : 1, waitMs)) * 1000, takeQueued: batching) {
             case .idle:
-                if draining || batching {
+                if batching {
                     draining = false
                     drained = 0
                     // The next batch on the grid (a batch taken early, at 16 KiB, keeps it).

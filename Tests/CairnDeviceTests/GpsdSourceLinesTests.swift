@@ -48,6 +48,15 @@ final class GpsdSourceLinesTests: XCTestCase {
         }
     }
 
+    /// A source connected to a fresh fake gpsd that has accepted it.
+    func connected() throws -> (FakeGpsd, GpsdSource) {
+        let gpsd = try FakeGpsd()
+        let source = GpsdSource(host: "127.0.0.1", port: String(gpsd.port))
+        XCTAssertNil(source.open())
+        gpsd.accept()
+        return (gpsd, source)
+    }
+
     /// Reads until `count` messages came or nothing arrives for half a second; the fixes' seconds.
     func collect(_ source: GpsdSource, _ count: Int, takeQueued: Bool = false) -> (seconds: [Int], messages: Int) {
         var seconds: [Int] = []
@@ -66,10 +75,7 @@ final class GpsdSourceLinesTests: XCTestCase {
     }
 
     func testLinesAcrossReadsCRLFEmptyAndOverlong() throws {
-        let gpsd = try FakeGpsd()
-        let source = GpsdSource(host: "127.0.0.1", port: String(gpsd.port))
-        XCTAssertNil(source.open())
-        gpsd.accept()
+        let (gpsd, source) = try connected()
         defer { source.close() }
 
         // Two whole lines in one write, CR LF and LF.
@@ -97,10 +103,7 @@ final class GpsdSourceLinesTests: XCTestCase {
     /// A batch: with `wakeAtBytes` at 16 KiB nothing wakes the reader for a few lines, and
     /// `takeQueued` takes them all, in order, including a batch larger than one read.
     func testBatchIsTakenWholeInOrder() throws {
-        let gpsd = try FakeGpsd()
-        let source = GpsdSource(host: "127.0.0.1", port: String(gpsd.port))
-        XCTAssertNil(source.open())
-        gpsd.accept()
+        let (gpsd, source) = try connected()
         defer { source.close() }
         source.wakeAtBytes = GpsdSource.batchBytes
 
