@@ -25,8 +25,12 @@ public struct ScanReport: Sendable {
     public var points: Int = 0
     /// Byte ranges skipped between intact frames (damage; each range ends where an intact frame starts).
     public var damaged: [Range<Int>] = []
-    /// Bytes after the last intact frame that held no intact frame (normal after a power cut).
+    /// Bytes after the last intact frame that held no intact frame and are not all zero: an
+    /// interrupted write (normal after a power cut).
     public var tornTailBytes: Int = 0
+    /// An all-zero end after the last intact frame: space a writer preallocated and had not used
+    /// yet (a recorder that was still running, or stopped by a power cut). Not damage.
+    public var unusedTailBytes: Int = 0
     /// Places where the sequence number of an intact record is not the previous one + 1
     /// (including a first record whose number is not 1).
     public var sequenceGaps: Int = 0
@@ -100,7 +104,7 @@ public struct LogReader {
     public func scan() throws -> ScanReport {
         var report = ScanReport()
         var previous: UInt64 = 0
-        report.tornTailBytes = try walk(onFrame: { _, type, payload in
+        let tail = try walk(onFrame: { _, type, payload in
             var r = ByteReader(payload)
             let seq = try? r.varint()
             if type == FrameFormat.RecordType.padding {
@@ -135,12 +139,15 @@ public struct LogReader {
             }
             return true
         }, onDamage: { report.damaged.append($0) })
+        report.tornTailBytes = tail.torn
+        report.unusedTailBytes = tail.unused
         return report
     }
 
-    /// Runs the frame scanner over the file. Returns the torn-tail length (0 if stopped early).
+    /// Runs the frame scanner over the file. Returns the tail after the last intact frame
+    /// (zeros if `onFrame` stopped the walk).
     func walk(onFrame: (Int, UInt8, UnsafeRawBufferPointer) throws -> Bool,
-              onDamage: (Range<Int>) -> Void) throws -> Int {
+              onDamage: (Range<Int>) -> Void) throws -> FrameScanner.Tail {
         let scanner = FrameScanner(file: file, path: path, start: dataOffset, end: fileSize,
                                    saltRegister: CRC32C.saltRegister(header.salt))
         return try scanner.run(onFrame: onFrame, onDamage: onDamage)
@@ -272,25 +279,46 @@ final class FrameScanner {
         }
     }
 
+    /// What follows the last intact frame: `unused` if it is all zeros, else `torn`.
+    struct Tail {
+        var torn = 0
+        var unused = 0
+    }
+
     /// Delivers each intact frame (offset, type, payload) and each damaged range. Returns the
-    /// torn tail length, or 0 if `onFrame` stopped the walk.
+    /// tail after the last intact frame, or no tail if `onFrame` stopped the walk.
     func run(onFrame: (Int, UInt8, UnsafeRawBufferPointer) throws -> Bool,
-             onDamage: (Range<Int>) -> Void) throws -> Int {
+             onDamage: (Range<Int>) -> Void) throws -> Tail {
         var pos = start
         while pos < end {
             try ensure(pos)
             if let length = frameDirect(pos) {
                 let i = pos - base
                 let payload = UnsafeRawBufferPointer(rebasing: buffer[(i + 7)..<(i + 7 + length)])
-                if try !onFrame(pos, buffer[i + 6], payload) { return 0 }
+                if try !onFrame(pos, buffer[i + 6], payload) { return Tail() }
                 pos += FrameFormat.frameHeaderLength + length
                 continue
             }
-            guard let next = try resync(from: pos + 1) else { return max(0, end - pos) }
+            // Zeros to the end are preallocated space, not damage: no frame can start there.
+            if try zerosToEnd(from: pos) { return Tail(unused: end - pos) }
+            guard let next = try resync(from: pos + 1) else { return Tail(torn: max(0, end - pos)) }
             onDamage(pos..<next)
             pos = next
         }
-        return 0
+        return Tail()
+    }
+
+    /// Whether every byte of [from, end) is zero. Stops at the first byte that is not.
+    private func zerosToEnd(from: Int) throws -> Bool {
+        var q = from
+        while q < end {
+            try ensure(q)
+            let stop = min(end, base + count)
+            if stop <= q { return false }  // the file shrank under us
+            for i in (q - base)..<(stop - base) where buffer[i] != 0 { return false }
+            q = stop
+        }
+        return true
     }
 
     /// The first offset ≥ `from` where an intact frame starts, or nil if none before EOF.

@@ -7,29 +7,40 @@ import CairnCore
 
 /// The system calls whose failures the writer must survive; replaceable in tests.
 struct WriterIO: Sendable {
-    /// Bytes written (may be short), or -errno.
-    var write: @Sendable (Int32, UnsafeRawBufferPointer) -> Int
+    /// Writes the bytes at the file offset: bytes written (may be short), or -errno.
+    var write: @Sendable (Int32, UnsafeRawBufferPointer, Int) -> Int
     /// 0, or the errno of the failure.
     var fdatasync: @Sendable (Int32) -> Int32
-    /// Creates the file exclusively: a descriptor, or -errno.
+    /// Creates the file exclusively: a descriptor, or -errno. Not O_APPEND: the writer writes
+    /// at explicit offsets, into space it filled with zeros beforehand.
     var create: @Sendable (String) -> Int32 = { path in
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644)
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
         return fd < 0 ? -errno : fd
     }
+    /// Sets the file's size: 0, or the errno of the failure.
+    var truncate: @Sendable (Int32, Int) -> Int32 = { fd, size in sysFtruncate(fd, size) == 0 ? 0 : errno }
 
     static let system = WriterIO(
-        write: { fd, bytes in
-            let r = sysWrite(fd, bytes.baseAddress, bytes.count)
+        write: { fd, bytes, offset in
+            let r = sysPwrite(fd, bytes.baseAddress, bytes.count, offset)
             return r < 0 ? -Int(errno) : r
         },
         fdatasync: { fd in sysFdatasync(fd) == 0 ? 0 : errno })
 }
 
-private func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int { write(fd, p, n) }
+private func sysPwrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int, _ offset: Int) -> Int { pwrite(fd, p, n, off_t(offset)) }
+private func sysFtruncate(_ fd: Int32, _ size: Int) -> Int32 { ftruncate(fd, off_t(size)) }
 private func sysFdatasync(_ fd: Int32) -> Int32 { fdatasync(fd) }
 private func sysClose(_ fd: Int32) { _ = close(fd) }
 
 /// Appends records to one new log file (see LOG_FORMAT.md).
+///
+/// Preallocation (`preallocation` > 0): the writer keeps zero-filled space ahead of its data,
+/// written explicitly in chunks (a `write` of zeros, synced with the data it follows), and
+/// writes each sync into that space. A routine sync then overwrites blocks the file already
+/// has: no size change, so no journal commit on ext4 and no directory-entry or FAT write on vfat
+/// (LOG_FORMAT.md, "Preallocated space"). `close()` trims the file back to its data. A file cut
+/// off by a power cut ends in zeros, which readers take as unused space.
 ///
 /// Durability contract: a record is durable once `sync()` has returned a sequence number ≥ its
 /// own. After any write or fdatasync failure the writer is `failed` for good (a failed
@@ -50,6 +61,10 @@ public final class LogWriter {
     /// than its 5 s syncs): 256 fixes are ~50 KB; 8,192 let a fast 12-hour replay grow the
     /// recorder by 1.5 MB, 1,024 by 68 kB.
     public static let maxUnacknowledged = 256
+    /// Zero-filled space kept ahead of the data. 64 KiB last about 2 h of 1 Hz riding with 5 s
+    /// syncs on ext4 (33 kB an hour) and 14 min on vfat (512-byte padding, 280 kB an hour); a
+    /// file cut off by a power cut carries at most this much of zeros.
+    public static let preallocationChunk = 64 * 1024
 
     public let path: String
     public let header: FileHeader
@@ -59,6 +74,8 @@ public final class LogWriter {
     public let padding: Int
     /// Padding bytes written so far (padding frames and the header's extension area).
     public private(set) var paddingBytes = 0
+    /// 0, or the size of the chunks of zeros written ahead of the data.
+    public let preallocation: Int
 
     private var fd: Int32
     private let io: WriterIO
@@ -77,15 +94,23 @@ public final class LogWriter {
     public private(set) var lastSyncedSeq: UInt64 = 0
     /// True after any write or fdatasync failure; the writer then refuses all work.
     public private(set) var failed = false
-    /// Bytes written to the file so far, header included (the file's size as far as this writer knows).
+    /// Bytes of data written to the file so far, header included: where the next frame goes.
     public private(set) var bytesWritten = 0
+    /// The file's size as far as this writer knows: `bytesWritten` plus the zeros written ahead.
+    public private(set) var fileSize = 0
+    /// False once a write of zeros failed (a full card): the writer then only appends.
+    private var preallocating: Bool
 
     /// Creates dir/NNNNNNNN.cairn with O_EXCL, writes+fdatasyncs the header, fsyncs the directory.
-    public convenience init(directory: String, number: UInt32, header: FileHeader, padding: Int = 0) throws {
-        try self.init(directory: directory, number: number, header: header, padding: padding, io: .system)
+    /// `preallocation`: 0, or the size of the chunks of zeros kept ahead of the data (≥ 4096).
+    public convenience init(directory: String, number: UInt32, header: FileHeader, padding: Int = 0,
+                            preallocation: Int = 0) throws {
+        try self.init(directory: directory, number: number, header: header, padding: padding,
+                      preallocation: preallocation, io: .system)
     }
 
-    init(directory: String, number: UInt32, header: FileHeader, padding: Int = 0, io: WriterIO) throws {
+    init(directory: String, number: UInt32, header: FileHeader, padding: Int = 0, preallocation: Int = 0,
+         io: WriterIO) throws {
         let path = LogDirectory.join(directory, LogDirectory.fileName(number: number))
         guard number <= LogDirectory.maxNumber else {
             throw LogError(path: path, message: "file number \(number) has more than 8 digits", kind: .invalidArgument)
@@ -94,7 +119,13 @@ public final class LogWriter {
             throw LogError(path: path, message: "padding \(padding) is not 0 or a power of two from 64 to 32768",
                            kind: .invalidArgument)
         }
+        guard preallocation == 0 || preallocation >= 4096 else {
+            throw LogError(path: path, message: "preallocation \(preallocation) is not 0 or at least 4096",
+                           kind: .invalidArgument)
+        }
         self.padding = padding
+        self.preallocation = preallocation
+        preallocating = preallocation > 0
         var h = header
         h.version = FrameFormat.version
         self.path = path
@@ -274,11 +305,12 @@ public final class LogWriter {
         return e
     }
 
-    /// write()s all of `out` (short writes continue, EINTR retries).
+    /// Writes all of `out` at the end of the data (short writes continue, EINTR retries), then
+    /// keeps zero-filled space ahead of it when preallocating.
     private func writeOut() throws(LogError) {
         var off = 0
         while off < out.count {
-            let r = out.withUnsafeBytes { io.write(fd, UnsafeRawBufferPointer(rebasing: $0[off...])) }
+            let r = out.withUnsafeBytes { io.write(fd, UnsafeRawBufferPointer(rebasing: $0[off...]), bytesWritten) }
             if r < 0 {
                 if r == -Int(EINTR) { continue }
                 throw fail(.system(path, "write failed", Int32(-r)))
@@ -289,6 +321,29 @@ public final class LogWriter {
             dirty = true
         }
         out.removeAll(keepingCapacity: true)
+        fileSize = max(fileSize, bytesWritten)
+        if preallocating && bytesWritten >= fileSize { writeZerosAhead() }
+    }
+
+    private static let zeros = [UInt8](repeating: 0, count: 4096)
+
+    /// Extends the file with zeros to a page boundary plus one chunk. The sync that follows
+    /// makes them durable with the data before them; later syncs then overwrite in place.
+    /// A failure (a full card) is not the data's: the zeros are given up, and the writer
+    /// appends from then on.
+    private func writeZerosAhead() {
+        let target = (bytesWritten + 4095) / 4096 * 4096 + preallocation
+        while fileSize < target {
+            let n = min(Self.zeros.count, target - fileSize)
+            let r = Self.zeros.withUnsafeBytes { io.write(fd, UnsafeRawBufferPointer(rebasing: $0[..<n]), fileSize) }
+            if r == -Int(EINTR) { continue }
+            if r <= 0 {
+                preallocating = false
+                return
+            }
+            fileSize += r
+            dirty = true
+        }
     }
 
     private func syncNow() throws(LogError) {
@@ -338,11 +393,16 @@ public final class LogWriter {
         pendingPoints.isEmpty ? unacked : unacked + [.points(pendingPoints)]
     }
 
-    /// Closes the fd (does NOT sync; caller syncs first). Later appends and syncs throw.
+    /// Closes the fd (does NOT sync the data; caller syncs first). Later appends and syncs throw.
+    /// A writer that has not failed first trims the zeros ahead of its data and makes the new
+    /// size durable; if that fails the zeros stay, which readers take as unused space.
     public func close() {
-        if fd >= 0 {
-            sysClose(fd)
-            fd = -1
+        guard fd >= 0 else { return }
+        if !failed && fileSize > bytesWritten && io.truncate(fd, bytesWritten) == 0 {
+            fileSize = bytesWritten
+            if !dirty { _ = io.fdatasync(fd) }
         }
+        sysClose(fd)
+        fd = -1
     }
 }

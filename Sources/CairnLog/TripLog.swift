@@ -24,6 +24,8 @@ public final class TripLog {
     private let io: WriterIO
     /// Sector padding for new files (see `LogWriter.padding`); 0 writes no padding.
     public let padding: Int
+    /// Zeros kept ahead of the data in new files (see `LogWriter.preallocation`); 0 appends.
+    public let preallocation: Int
 
     private var writer: LogWriter?
     private var nextNumber: UInt32
@@ -46,16 +48,19 @@ public final class TripLog {
     public var onSync: ((String, UInt64) -> Void)?
 
     public convenience init(directory: String, activity: String, software: String, syncIntervalMs: Int64,
-                            padding: Int = 0, say: @escaping (String) -> Void) throws {
+                            padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk,
+                            say: @escaping (String) -> Void) throws {
         try self.init(directory: directory, activity: activity, software: software, syncIntervalMs: syncIntervalMs,
-                      padding: padding, io: .system, say: say)
+                      padding: padding, preallocation: preallocation, io: .system, say: say)
     }
 
     /// `io` replaces the writer's write and fdatasync calls (fault injection in tests).
     init(directory: String, activity: String, software: String, syncIntervalMs: Int64,
-         padding: Int = 0, io: WriterIO, say: @escaping (String) -> Void) throws {
+         padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk, io: WriterIO,
+         say: @escaping (String) -> Void) throws {
         self.io = io
         self.padding = padding
+        self.preallocation = preallocation
         self.directory = directory
         self.activity = activity
         self.software = software
@@ -267,7 +272,8 @@ public final class TripLog {
         lastAttemptMono = monoMs
         let header = FileHeader(tripId: tripId, segmentIndex: segmentIndex, salt: LogDirectory.randomSalt())
         do {
-            let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding, io: io)
+            let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding,
+                                  preallocation: preallocation, io: io)
             nextNumber += 1
             writer = w
             reportedOpenFailure = false

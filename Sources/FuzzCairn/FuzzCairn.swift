@@ -46,7 +46,7 @@ func readBack() {
     }
     guard let s = try? r.scan() else { return }
     precondition(s.records + s.unknownRecords >= 0 && count >= s.records, "forEach delivered fewer records than scan counted")
-    var covered = s.tornTailBytes
+    var covered = s.tornTailBytes + s.unusedTailBytes
     for d in s.damaged {
         precondition(d.lowerBound >= r.dataOffset && d.upperBound <= r.fileSize, "damaged range out of bounds")
         covered += d.count

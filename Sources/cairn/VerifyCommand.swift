@@ -40,6 +40,7 @@ enum VerifyCommand: Command {
                 var line = "\(p): trip \(r.header.tripId) part \(r.header.segmentIndex), \(s.records) records, \(s.points) points"
                 if s.isClean {
                     line += s.hasTripEnd ? ", clean, trip closed" : ", clean"
+                    if s.unusedTailBytes > 0 { line += unusedNote(s) }
                     clean += 1
                     note(0)
                 } else {
@@ -59,6 +60,7 @@ enum VerifyCommand: Command {
                         note(2)
                     }
                     if s.tornTailBytes > 0 { line += "; torn tail (interrupted write; nothing synced is lost)" }
+                    if s.unusedTailBytes > 0 { line += ";" + unusedNote(s).dropFirst() }
                     if s.hasTripEnd { line += "; trip closed" }
                 }
                 if s.unknownRecords > 0 { line += ", \(s.unknownRecords) records of a newer format skipped" }
@@ -81,13 +83,19 @@ enum VerifyCommand: Command {
         return worst
     }
 
+    /// Zeros after the last record: the writer's preallocated space, trimmed when it closes a file.
+    static func unusedNote(_ s: ScanReport) -> String {
+        ", then \(s.unusedTailBytes) bytes of zeros (space preallocated for the next records: "
+            + "the recorder is still writing this file, or stopped without closing it)"
+    }
+
     /// The file's byte ranges in order: header, intact frames, damaged ranges, frames recovered
     /// after damage (the reader resynchronised), and the torn tail. Inclusive byte offsets.
     static func ranges(_ r: LogReader, _ s: ScanReport) -> [String] {
         var out: [String] = []
         var pos = r.dataOffset
         var afterDamage = false
-        let dataEnd = r.fileSize - s.tornTailBytes
+        let dataEnd = r.fileSize - s.tornTailBytes - s.unusedTailBytes
         for d in s.damaged {
             if d.lowerBound > pos { out.append("\(afterDamage ? "recovered" : "intact") \(pos)-\(d.lowerBound - 1)") }
             out.append("damaged \(d.lowerBound)-\(d.upperBound - 1)")
@@ -96,6 +104,7 @@ enum VerifyCommand: Command {
         }
         if dataEnd > pos { out.append("\(afterDamage ? "recovered" : "intact") \(pos)-\(dataEnd - 1)") }
         if s.tornTailBytes > 0 { out.append("torn \(dataEnd)-\(r.fileSize - 1) (\(s.tornTailBytes) bytes)") }
+        if s.unusedTailBytes > 0 { out.append("unused \(dataEnd)-\(r.fileSize - 1) (\(s.unusedTailBytes) bytes of zeros)") }
         return out
     }
 }

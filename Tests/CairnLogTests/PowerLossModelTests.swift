@@ -30,12 +30,12 @@ final class PowerLossModelTests: LogTestCase {
         var crashed: Bool { calls >= crashAtCall }
 
         var io: WriterIO {
-            WriterIO(
-                write: { _, buf in
+            var io = WriterIO(
+                write: { _, buf, offset in
                     defer { self.calls += 1 }
                     if self.crashed { return buf.count }
-                    self.pending.append((self.logical, Array(buf)))
-                    self.logical += buf.count
+                    self.pending.append((offset, Array(buf)))
+                    self.logical = max(self.logical, offset + buf.count)
                     return buf.count
                 },
                 fdatasync: { _ in
@@ -45,6 +45,17 @@ final class PowerLossModelTests: LogTestCase {
                     self.pending = []
                     return 0
                 })
+            // The trim at close (preallocating writers): the new size is the file's once synced.
+            io.truncate = { _, size in
+                defer { self.calls += 1 }
+                if self.crashed { return 0 }
+                self.logical = size
+                self.pending = self.pending.filter { $0.offset < size }.map { w in
+                    (w.offset, Array(w.bytes.prefix(size - w.offset)))
+                }
+                return 0
+            }
+            return io
         }
 
         /// Durable bytes with every pending write applied (what a clean sync leaves).
@@ -54,7 +65,7 @@ final class PowerLossModelTests: LogTestCase {
                 if b.count < w.offset + w.bytes.count { b += [UInt8](repeating: 0, count: w.offset + w.bytes.count - b.count) }
                 b.replaceSubrange(w.offset..<(w.offset + w.bytes.count), with: w.bytes)
             }
-            return b
+            return Array(b.prefix(logical))
         }
 
         /// The file as it reads after a power cut under `model`.
@@ -139,14 +150,14 @@ final class PowerLossModelTests: LogTestCase {
 
     /// One crash: run `ops` until system call `crashAt`, cut the power, read back, check.
     /// Acknowledged = what the last sync that completed before the cut returned.
-    func crashTrial(ops: [Op], crashAt: Int, model: Model, padding: Int, salt: UInt32, g: inout SplitMix64,
+    func crashTrial(ops: [Op], crashAt: Int, model: Model, padding: Int, preallocation: Int, salt: UInt32, g: inout SplitMix64,
                     reference: Reference, tally: inout Tally) throws {
         let disk = SimDisk()
         disk.crashAtCall = crashAt
         let name: UInt32 = 1
         unlink(scratch + "/" + LogDirectory.fileName(number: name))
         let w = try LogWriter(directory: scratch, number: name, header: FileHeader(tripId: 1, segmentIndex: 0, salt: salt),
-                              padding: padding, io: disk.io)
+                              padding: padding, preallocation: preallocation, io: disk.io)
         var acked: UInt64 = 0
         for op in ops {
             if disk.crashed { break }
@@ -188,11 +199,11 @@ final class PowerLossModelTests: LogTestCase {
     }
 
     /// The seq → record map the writer produces for `ops` (a clean run; padding frames are not records).
-    func referenceRecords(_ ops: [Op], padding: Int, salt: UInt32) throws -> Reference {
+    func referenceRecords(_ ops: [Op], padding: Int, preallocation: Int, salt: UInt32) throws -> Reference {
         let disk = SimDisk()
         unlink(scratch + "/00000002.cairn")
         let w = try LogWriter(directory: scratch, number: 2, header: FileHeader(tripId: 1, segmentIndex: 0, salt: salt),
-                              padding: padding, io: disk.io)
+                              padding: padding, preallocation: preallocation, io: disk.io)
         for op in ops { try apply(op, w) }
         try w.sync()
         let path = scratch + "/ref.cairn"
@@ -218,17 +229,20 @@ final class PowerLossModelTests: LogTestCase {
     func testPowerLossModel() throws {
         let full = CrashCampaignTests.full
         var g = SplitMix64(seed: 77)
-        for padding in [0, 512, 4096] {
+        // Preallocating writers (4096, the smallest chunk, so that the file grows often) write
+        // their syncs into zeros they wrote and synced before.
+        for (padding, preallocation) in [(0, 0), (512, 0), (4096, 0), (0, 4096), (512, 4096)] {
             for model in Model.allCases {
                 var tally = Tally()
                 // Sweep: every crash point of one workload (TH3-style), 3 draws each.
                 var wg = SplitMix64(seed: 1000 + UInt64(padding))
                 let sweepOps = Self.workload(&wg, ops: full ? 400 : 120)
                 let salt: UInt32 = 0xC0FF_EE00 | UInt32(padding % 251)
-                let ref = try referenceRecords(sweepOps, padding: padding, salt: salt)
+                let ref = try referenceRecords(sweepOps, padding: padding, preallocation: preallocation, salt: salt)
                 for crashAt in 0...ref.calls {
                     for _ in 0..<(full ? 20 : 4) {
-                        try crashTrial(ops: sweepOps, crashAt: crashAt, model: model, padding: padding, salt: salt,
+                        try crashTrial(ops: sweepOps, crashAt: crashAt, model: model, padding: padding,
+                                       preallocation: preallocation, salt: salt,
                                        g: &g, reference: ref, tally: &tally)
                     }
                 }
@@ -240,25 +254,27 @@ final class PowerLossModelTests: LogTestCase {
                     var wg2 = SplitMix64(seed: g.next())
                     let ops = Self.workload(&wg2, ops: 200)
                     let salt2 = UInt32(truncatingIfNeeded: g.next()) | 1
-                    let ref2 = try referenceRecords(ops, padding: padding, salt: salt2)
+                    let ref2 = try referenceRecords(ops, padding: padding, preallocation: preallocation, salt: salt2)
                     for _ in 0..<20 where done < random {
                         try crashTrial(ops: ops, crashAt: Int.random(in: 0...ref2.calls, using: &g), model: model,
-                                       padding: padding, salt: salt2, g: &g, reference: ref2, tally: &tally)
+                                       padding: padding, preallocation: preallocation, salt: salt2, g: &g,
+                                       reference: ref2, tally: &tally)
                         done += 1
                     }
                 }
-                figure(model: model, padding: padding, swept: swept, tally)
-                XCTAssertEqual(tally.fabricated, 0, "\(model) padding \(padding)")
-                XCTAssertEqual(tally.i3, 0, "\(model) padding \(padding)")
+                figure(model: model, padding: padding, preallocation: preallocation, swept: swept, tally)
+                let what = "\(model) padding \(padding) preallocation \(preallocation)"
+                XCTAssertEqual(tally.fabricated, 0, what)
+                XCTAssertEqual(tally.i3, 0, what)
                 if model != .m3 || padding >= 512 {
-                    XCTAssertEqual(tally.i1, 0, "\(model) padding \(padding): acknowledged records lost")
+                    XCTAssertEqual(tally.i1, 0, "\(what): acknowledged records lost")
                 }
             }
         }
     }
 
-    func figure(model: Model, padding: Int, swept: Int, _ t: Tally) {
-        print("FIGURE C model=\(model.rawValue) padding=\(padding) trials=\(t.trials) swept=\(swept) "
+    func figure(model: Model, padding: Int, preallocation: Int, swept: Int, _ t: Tally) {
+        print("FIGURE C model=\(model.rawValue) padding=\(padding) preallocation=\(preallocation) trials=\(t.trials) swept=\(swept) "
             + "acked_records=\(t.ackedRecords) i1_violations=\(t.i1) fabricated=\(t.fabricated) i3_violations=\(t.i3) "
             + "header_unreadable=\(t.headerLost)")
     }

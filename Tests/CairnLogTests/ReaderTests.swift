@@ -162,21 +162,49 @@ final class ReaderTests: LogTestCase {
         XCTAssertEqual(try LogReader(path: body).scan().tornTailBytes, b.bytes.count - 32)
     }
 
-    func testZeroFilledTailIsATornTail() throws {
+    func testZeroFilledTailIsUnusedSpaceNotATornTail() throws {
         let s = try sample()
-        for n in [1, 6, 7, 8, 511, 4096, 70_000] {
+        for n in [1, 6, 7, 8, 511, 4096, 70_000, 300_000] {
             let p = try put(s.bytes + [UInt8](repeating: 0, count: n), "zero.cairn")
             let report = try LogReader(path: p).scan()
             XCTAssertEqual(report.records, 10)
             XCTAssertEqual(report.damaged, [])
-            XCTAssertEqual(report.tornTailBytes, n)
+            XCTAssertEqual(report.unusedTailBytes, n)
+            XCTAssertEqual(report.tornTailBytes, 0)
             XCTAssertEqual(report.sequenceGaps, 0)
+            XCTAssertTrue(report.isClean)
+            XCTAssertEqual(try entries(p).map(\.seq), Array(1...10))
         }
         // A header followed only by zeros (preallocated, nothing written).
         let p = try put(Array(s.bytes[0..<32]) + [UInt8](repeating: 0, count: 1 << 20), "empty.cairn")
         let report = try LogReader(path: p).scan()
         XCTAssertEqual(report.records, 0)
-        XCTAssertEqual(report.tornTailBytes, 1 << 20)
+        XCTAssertEqual(report.unusedTailBytes, 1 << 20)
+        XCTAssertEqual(report.tornTailBytes, 0)
+    }
+
+    func testHalfWrittenFrameBeforeZerosIsATornTail() throws {
+        // A write into preallocated space cut short: the start of a frame, then zeros.
+        let s = try sample()
+        let last = s.frames[9]
+        for keep in [1, 7, last.count - 1] {
+            var b = Array(s.bytes[..<(last.lowerBound + keep)])
+            b += [UInt8](repeating: 0, count: 5000)
+            let p = try put(b, "half.cairn")
+            let report = try LogReader(path: p).scan()
+            XCTAssertEqual(report.records, 9, "keep \(keep)")
+            XCTAssertEqual(report.damaged, [])
+            XCTAssertEqual(report.tornTailBytes, keep + 5000, "keep \(keep)")
+            XCTAssertEqual(report.unusedTailBytes, 0)
+        }
+        // A nonzero byte anywhere in the tail makes it torn, not unused.
+        var b = s.bytes + [UInt8](repeating: 0, count: 5000)
+        b[b.count - 1] = 1
+        let p = try put(b, "late.cairn")
+        let report = try LogReader(path: p).scan()
+        XCTAssertEqual(report.records, 10)
+        XCTAssertEqual(report.tornTailBytes, 5000)
+        XCTAssertEqual(report.unusedTailBytes, 0)
     }
 
     func testZeroedSectorInTheMiddleIsDamage() throws {

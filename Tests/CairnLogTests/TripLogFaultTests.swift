@@ -24,14 +24,14 @@ final class TripLogFaultTests: LogTestCase {
 
         var io: WriterIO {
             var w = WriterIO(
-                write: { fd, buf in
+                write: { fd, buf, offset in
                     if self.failedFds.contains(fd) { self.ioAfterFailure += 1 }
                     if self.full { return -Int(ENOSPC) }
                     if self.failWrites > 0 { self.failWrites -= 1; self.injected += 1; return -Int(EIO) }
                     if Double.random(in: 0..<1, using: &self.g) < self.pWriteFail { self.injected += 1; return -Int(EIO) }
                     var n = buf.count
                     if n > 1, Double.random(in: 0..<1, using: &self.g) < self.pShort { self.injected += 1; n = Int.random(in: 1..<n, using: &self.g) }
-                    let r = Glibc.write(fd, buf.baseAddress, n)
+                    let r = Glibc.pwrite(fd, buf.baseAddress, n, off_t(offset))
                     if r > 0, let p = self.pathOf[fd] { self.durable[p] = false }
                     return r < 0 ? -Int(errno) : r
                 },
@@ -50,7 +50,7 @@ final class TripLogFaultTests: LogTestCase {
             w.create = { path in
                 if self.full { return -ENOSPC }
                 if Double.random(in: 0..<1, using: &self.g) < self.pCreateFail { self.injected += 1; return -EIO }
-                let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644)
+                let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
                 if fd >= 0 {
                     // A new file may get the number of a closed, failed descriptor.
                     self.failedFds.remove(fd)

@@ -15,26 +15,40 @@ final class FakeIO: @unchecked Sendable {
     var failWriteErrno: Int32 = ENOSPC
     /// Write at most this many bytes per call, and return EINTR on every other call.
     var shortWrites = false
+    /// Fail every write of zeros only (preallocation) with this errno.
+    var failZeroWrites: Int32? = nil
+    /// Every call, in order: ("w", offset, count, all zeros), ("s", …), ("t", size, …).
+    var calls: [(call: String, offset: Int, count: Int, zeros: Bool)] = []
 
     var io: WriterIO {
         WriterIO(
-            write: { fd, buf in
+            write: { fd, buf, offset in
                 self.lock.lock()
                 defer { self.lock.unlock() }
                 self.writes += 1
+                let zeros = !buf.contains { $0 != 0 }
+                self.calls.append(("w", offset, buf.count, zeros))
+                if zeros, let e = self.failZeroWrites { return -Int(e) }
                 if let n = self.failWriteAt, self.writes >= n { return -Int(self.failWriteErrno) }
                 if self.shortWrites {
                     if self.writes % 2 == 0 { return -Int(EINTR) }
-                    return Glibc.write(fd, buf.baseAddress, min(3, buf.count))
+                    return Glibc.pwrite(fd, buf.baseAddress, min(3, buf.count), off_t(offset))
                 }
-                return Glibc.write(fd, buf.baseAddress, buf.count)
+                return Glibc.pwrite(fd, buf.baseAddress, buf.count, off_t(offset))
             },
             fdatasync: { fd in
                 self.lock.lock()
                 defer { self.lock.unlock() }
                 self.syncs += 1
+                self.calls.append(("s", 0, 0, false))
                 if let n = self.failSyncAt, self.syncs == n { return EIO }
                 return Glibc.fdatasync(fd) == 0 ? 0 : errno
+            },
+            truncate: { fd, size in
+                self.lock.lock()
+                defer { self.lock.unlock() }
+                self.calls.append(("t", size, 0, false))
+                return Glibc.ftruncate(fd, off_t(size)) == 0 ? 0 : errno
             })
     }
 }
@@ -74,6 +88,113 @@ final class WriterTests: LogTestCase {
         XCTAssertEqual(try entries(w.path).map(\.seq), [1, 2, 3, 4, 5])
         w.close()
         XCTAssertThrowsError(try w.append(.note("late")))
+    }
+
+    func size(_ path: String) -> Int {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : -1
+    }
+
+    func testPreallocatedWriterSyncsInPlaceAndTrimsAtClose() throws {
+        let fake = FakeIO()
+        let chunk = 65_536
+        let w = try LogWriter(directory: dir, number: 1, header: header, preallocation: chunk, io: fake.io)
+        // The header, then zeros to a page boundary plus one chunk, made durable by one sync.
+        XCTAssertEqual(w.bytesWritten, 32)
+        XCTAssertEqual(size(w.path), 4096 + chunk)
+        XCTAssertEqual(w.fileSize, 4096 + chunk)
+        XCTAssertEqual(fake.calls.first?.call, "w")
+        XCTAssertEqual(fake.calls.last?.call, "s")
+        XCTAssertEqual(fake.calls.filter { $0.call == "w" && $0.zeros }.reduce(0) { $0 + $1.count }, 4096 + chunk - 32)
+        var report = try LogReader(path: w.path).scan()
+        XCTAssertTrue(report.isClean)
+        XCTAssertEqual(report.unusedTailBytes, 4096 + chunk - 32)
+
+        // Syncs inside the chunk: one write where the data ends, one fdatasync, the size unchanged.
+        for i in 0..<50 {
+            try w.append(point: fix(i))
+            try w.append(.note("n\(i)"))
+            let end = w.bytesWritten
+            fake.calls = []
+            try w.sync()
+            XCTAssertEqual(fake.calls.count, 2, "sync \(i): \(fake.calls)")
+            XCTAssertEqual(fake.calls[0].call, "w")
+            XCTAssertEqual(fake.calls[0].offset, end)
+            XCTAssertEqual(fake.calls[1].call, "s")
+            XCTAssertEqual(size(w.path), 4096 + chunk)
+        }
+        report = try LogReader(path: w.path).scan()
+        XCTAssertTrue(report.isClean)
+        XCTAssertEqual(report.records, 100)
+        XCTAssertEqual(report.unusedTailBytes, 4096 + chunk - w.bytesWritten)
+
+        // Data reaching the end of the zeros: the file grows by another chunk in the same sync.
+        let big = String(repeating: "x", count: 40_000)
+        fake.calls = []
+        try w.append(.note(big))
+        try w.append(.note(big))  // crosses 64 KiB pending: written out (with the new zeros) unsynced
+        try w.sync()
+        let grown = (w.bytesWritten + 4095) / 4096 * 4096 + chunk
+        XCTAssertEqual(size(w.path), grown)
+        XCTAssertEqual(fake.calls.last?.call, "s")
+        XCTAssertEqual(fake.calls.filter { $0.call == "s" }.count, 1)
+        let firstZeros = try XCTUnwrap(fake.calls.firstIndex { $0.zeros })
+        XCTAssertFalse(fake.calls[..<firstZeros].contains { $0.call == "s" })
+        // The zeros start where the data (which ran past the old zeros) ends.
+        let dataBefore = fake.calls[..<firstZeros].filter { $0.call == "w" }.map { $0.offset + $0.count }.max()
+        XCTAssertEqual(fake.calls[firstZeros].offset, dataBefore)
+        XCTAssertGreaterThan(fake.calls[firstZeros].offset, 4096 + chunk)
+        XCTAssertEqual(try LogReader(path: w.path).scan().unusedTailBytes, grown - w.bytesWritten)
+
+        // Close trims the zeros and makes the size durable.
+        try w.append(.tripEnd(TripEnd(reason: .shutdown, points: 50, distanceM: 1, movingTimeMs: 1, firstTimeMs: 0, lastTimeMs: 1)))
+        try w.sync()
+        let end = w.bytesWritten
+        fake.calls = []
+        w.close()
+        XCTAssertEqual(fake.calls.map(\.call), ["t", "s"])
+        XCTAssertEqual(fake.calls[0].offset, end)
+        XCTAssertEqual(size(w.path), end)
+        report = try LogReader(path: w.path).scan()
+        XCTAssertTrue(report.isClean)
+        XCTAssertTrue(report.hasTripEnd)
+        XCTAssertEqual(report.unusedTailBytes, 0)
+        XCTAssertEqual(report.records, 103)
+    }
+
+    func testFailedZeroWriteOnlyStopsPreallocating() throws {
+        // A full card refuses the zeros: the writer appends instead, and loses nothing.
+        let fake = FakeIO()
+        fake.failZeroWrites = ENOSPC
+        let w = try LogWriter(directory: dir, number: 1, header: header, preallocation: 65_536, io: fake.io)
+        XCTAssertFalse(w.failed)
+        XCTAssertEqual(size(w.path), 32)
+        for i in 0..<10 {
+            try w.append(point: fix(i))
+            XCTAssertEqual(try w.sync(), UInt64(i + 1))
+            XCTAssertEqual(size(w.path), w.bytesWritten)
+        }
+        XCTAssertEqual(fake.calls.filter(\.zeros).count, 1)  // tried once, then gave up
+        fake.calls = []
+        w.close()
+        XCTAssertEqual(fake.calls.count, 0)  // nothing to trim
+        XCTAssertEqual(try LogReader(path: w.path).scan().points, 10)
+    }
+
+    func testFailedWriterKeepsItsZerosAtClose() throws {
+        let fake = FakeIO()
+        let w = try LogWriter(directory: dir, number: 1, header: header, preallocation: 65_536, io: fake.io)
+        try w.append(.note("a"))
+        XCTAssertEqual(try w.sync(), 1)
+        try w.append(.note("b"))
+        fake.failSyncAt = fake.syncs + 1
+        XCTAssertThrowsError(try w.sync())
+        fake.calls = []
+        w.close()
+        XCTAssertEqual(fake.calls.count, 0)  // an abandoned descriptor is never written or synced again
+        let report = try LogReader(path: w.path).scan()
+        XCTAssertEqual(report.records, 2)
+        XCTAssertTrue(report.isClean)
     }
 
     func testFailedFdatasyncIsNeverRetried() throws {

@@ -27,6 +27,9 @@ final class DurabilityEndToEndTests: XCTestCase {
         XCTAssertEqual(obj["renames_truncates_unlinks_on_logs"] as? Int, 0)
         XCTAssertEqual(obj["io_after_failed_fdatasync"] as? Int, 0)
         XCTAssertEqual(obj["dir_fsyncs"] as? Int, obj["new_log_files"] as? Int, "one directory fsync per new file")
+        // Zeros are written ahead of the data, and trimmed (to exactly the data) when the file closes.
+        XCTAssertEqual(obj["close_trims"] as? Int, obj["new_log_files"] as? Int, "one trim at close per file")
+        XCTAssertGreaterThanOrEqual(obj["zero_bytes_written"] as? Int ?? 0, 65_536)
         // 11 s at --sync 2: the header, about five cadence syncs and the one at stop.
         let n = obj["fdatasyncs"] as? Int ?? 0
         XCTAssertTrue((5...9).contains(n), "fdatasyncs: \(n)")

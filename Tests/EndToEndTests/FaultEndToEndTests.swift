@@ -193,16 +193,19 @@ final class FaultEndToEndTests: XCTestCase {
         guard let mnt = try mountTmpfs("size=256k") else { throw XCTSkip("cannot mount a tmpfs here (needs root)") }
         defer { unmount(mnt) }
         let dir = mnt + "/logs"
+        // Fill the card but for one 4 KiB page. (A card that fills up under a running recorder
+        // meets its 64 KiB of zeros written ahead first, and needs a new page only minutes later.)
+        let filler = mnt + "/filler"
+        _ = try Harness.run("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=4k", "count=1000"])
+        XCTAssertEqual(try Harness.run("/usr/bin/truncate", ["-s", "-4K", filler]).status, 0)
         let gpsd = try FakeGpsd(["--ride", "--rate", "100"])
         defer { gpsd.stop() }
         let rec = try Recorder(port: gpsd.port, dir: dir)
         XCTAssertNotNil(rec.err.wait(prefix: "cairn: synced", timeout: 10))
-        // Fill the card.
-        let filler = mnt + "/filler"
-        _ = try Harness.run("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=4k", "count=1000"])
-        // tmpfs is not padded (SyncPadding): the appends fill the 4 KiB page the log already
-        // has (~250 B a second here) before a write needs a new one and meets ENOSPC.
-        XCTAssertNotNil(rec.err.wait(prefix: "cairn: log:", timeout: 40), "the full card must be reported: \(rec.err.text)")
+        // The zeros the writer keeps ahead of its data do not fit: it gives them up and appends.
+        // tmpfs is not padded (SyncPadding): the appends fill that page (~250 B a second
+        // here) before a write needs a new one and meets ENOSPC.
+        XCTAssertNotNil(rec.err.wait(prefix: "cairn: log:", timeout: 60), "the full card must be reported: \(rec.err.text)")
         sleep(3)
         XCTAssertTrue(rec.process.isRunning, "a full card must not stop the recorder")
         // Space returns.

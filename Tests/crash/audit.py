@@ -7,7 +7,12 @@ A fake gpsd sends one fix a second in real time; the recorder runs `--sync S` un
 `strace -f`; then it is stopped with SIGTERM. Reported: fdatasync per minute (expected 60/S),
 bytes written per fdatasync, renames/truncates/unlinks of log files (must be 0), fsyncs of the
 log directory per new log file (must be 1), and any fdatasync or write on a descriptor after an
-fdatasync on it failed (must be 0). Exit 1 if a must-be-0 figure is not."""
+fdatasync on it failed (must be 0). Exit 1 if a must-be-0 figure is not.
+
+The writer keeps zeros ahead of its data (preallocation) and trims them when it closes a file:
+one ftruncate to exactly where its data ends, after which only an fdatasync may touch that
+descriptor. Such a trim is counted apart ("close_trims"); any other truncate, or a trim that
+cuts into data, counts as a must-be-0 truncate."""
 import argparse, json, os, re, signal, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -49,6 +54,9 @@ def main():
     syncs, sync_times, dir_fsyncs, new_files = 0, [], 0, 0
     bytes_since, bytes_per_sync = 0, []
     bad_after_fail, renames = 0, 0
+    data_end = {}     # fd -> end of the furthest write of data (not zeros)
+    trimmed = set()   # fds trimmed at close: nothing but fdatasync may follow
+    trims, zero_bytes = 0, 0
     for line in open(trace):
         m = re.match(r"\d+\s+(\d+):(\d+):([\d.]+) (\w+)\((.*)\)\s+= (-?\d+)", line)
         if not m:
@@ -71,9 +79,25 @@ def main():
             continue
         if fd in failed and call in ("write", "fdatasync", "fsync", "pwrite64"):
             bad_after_fail += 1
-        if call in ("ftruncate", "fallocate"):
+        if fd in trimmed and call != "fdatasync":
+            renames += 1  # written or truncated again after its close-time trim
+        if call == "ftruncate":
+            size = int(args.split(",")[1])
+            if fd not in trimmed and fds[fd].endswith(".cairn") and ret == 0 and size == data_end.get(fd, -1):
+                trims += 1
+                trimmed.add(fd)
+            else:
+                renames += 1
+        elif call == "fallocate":
             renames += 1
-        elif call == "write" and ret > 0:
+        elif call in ("write", "pwrite64") and ret > 0:
+            # strace shows the first 32 bytes: a run of zeros is preallocation, not data.
+            shown = re.match(r'\s*\d+, "((?:[^"\\]|\\.)*)"', args)
+            if shown and re.fullmatch(r'(\\0)+', shown.group(1)):
+                zero_bytes += ret
+                continue
+            offset = int(args.rsplit(",", 1)[1]) if call == "pwrite64" else data_end.get(fd, 0)
+            data_end[fd] = max(data_end.get(fd, 0), offset + ret)
             bytes_since += ret
         elif call == "fdatasync":
             if ret != 0:
@@ -97,6 +121,7 @@ def main():
         "bytes_per_fdatasync_mean": round(sum(data_syncs) / len(data_syncs), 1) if data_syncs else 0,
         "new_log_files": new_files, "dir_fsyncs": dir_fsyncs,
         "renames_truncates_unlinks_on_logs": renames, "io_after_failed_fdatasync": bad_after_fail,
+        "close_trims": trims, "zero_bytes_written": zero_bytes,
         "recorder_exit": rec.returncode, "trace": trace,
     }
     print(json.dumps(res, indent=1))
