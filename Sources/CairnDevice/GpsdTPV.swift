@@ -60,17 +60,25 @@ enum GpsdTPV {
     }()
 
     /// Every key is at most 8 bytes, so its bytes packed into a UInt64 name it exactly: the
-    /// table is sorted by that number and searched by halves.
-    static let table: [(key: UInt64, slot: Int)] = kindsByName.enumerated().map { i, e in
+    /// table is sorted by that number and searched by halves. Each entry carries the key's
+    /// kind and its index in `kindsByName` (its bit in the repeated-key mask), so the loop
+    /// never touches the names.
+    struct Entry {
+        let key: UInt64
+        let kind: Kind
+        let slot: Int
+    }
+
+    static let table: [Entry] = kindsByName.enumerated().map { i, e in
         var p: UInt64 = 0
         for (k, c) in e.0.utf8.enumerated() { p |= UInt64(c) << (8 * UInt64(k)) }
         precondition(e.0.utf8.count <= 8)
-        return (p, i)
+        return Entry(key: p, kind: e.1, slot: i)
     }.sorted { $0.key < $1.key }
 
-    /// The index of `key` in `kindsByName`.
+    /// The entry of `key`, or nil for a key not in `kindsByName`.
     @inline(__always)
-    static func slot(_ key: UnsafeBufferPointer<UInt8>, _ table: [(key: UInt64, slot: Int)]) -> Int? {
+    static func entry(_ key: UnsafeBufferPointer<UInt8>, _ table: UnsafeBufferPointer<Entry>) -> Entry? {
         guard key.count >= 1, key.count <= 8 else { return nil }
         var p: UInt64 = 0
         for k in 0..<key.count { p |= UInt64(key[k]) << (8 * UInt64(k)) }
@@ -78,7 +86,7 @@ enum GpsdTPV {
         while lo < hi {
             let mid = (lo + hi) / 2
             let m = table[mid].key
-            if m == p { return table[mid].slot }
+            if m == p { return table[mid] }
             if m < p { lo = mid + 1 } else { hi = mid }
         }
         return nil
@@ -96,19 +104,23 @@ enum GpsdTPV {
 
     /// The fields of a strict-JSON TPV object line, or nil (libgps decides).
     static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Fields? {
-        let table = Self.table, kinds = Self.kindsByName  // one lazy-global check per line, not per key
+        // One lazy-global check per line, not per key.
+        Self.table.withUnsafeBufferPointer { parse(b, $0) }
+    }
+
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>, _ table: UnsafeBufferPointer<Entry>) -> Fields? {
         var s = Scanner(b: b)
         var f = Fields()
         var seen: UInt64 = 0  // keys already read (a repeated key goes to libgps)
         guard s.eat(123) else { return nil }  // {
         s.ws()
         while true {
-            guard let key = s.plainString(), let slot = slot(key, table), seen & (1 << UInt64(slot)) == 0 else { return nil }
-            seen |= 1 << UInt64(slot)
+            guard let key = s.plainString(), let e = entry(key, table), seen & (1 << UInt64(e.slot)) == 0 else { return nil }
+            seen |= 1 << UInt64(e.slot)
             s.ws()
             guard s.eat(58) else { return nil }  // :
             s.ws()
-            switch kinds[slot].1 {
+            switch e.kind {
             case .field(let k):
                 guard let n = s.number() else { return nil }
                 f.set(k, n)
