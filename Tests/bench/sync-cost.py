@@ -5,10 +5,12 @@ CPU at real time, where fdatasync is about half of it (perf, 2026-11-29).
     python3 Tests/bench/sync-cost.py [DIR] [--syncs N] [--rounds R]
 
 Appends a 45-byte record (one point, as cairn writes it every 5 s) and fdatasyncs it, N times:
-  append      the file grows with each record (what cairn does): the new size is metadata, so
-              each fdatasync also commits the file system's journal;
-  prealloc    the same records overwrite a file already written with zeros (1 MiB, synced once):
-              the size and the blocks do not change, so fdatasync writes the data block only.
+  append      the file grows with each record (cairn before its log was preallocated): the new
+              size is metadata, so each fdatasync also writes the inode (ext4 without a journal)
+              or commits the journal (ext4 with one, as on Raspberry Pi OS);
+  prealloc    the same records overwrite a file already written with zeros (1 MiB, synced once),
+              as cairn's writer now does: the size and the blocks do not change, so fdatasync
+              writes the data block only.
 Prints CPU time per sync (/proc/self/schedstat: user + system, ns) and voluntary context
 switches per sync (each one a sleep and a wake-up). DIR defaults to the current directory; run it
 on the file system that holds the logs."""
