@@ -20,4 +20,4 @@ kill "$pid"
 echo "where cairn record's CPU went (share of $(perf report -i "$w/perf.data" --stdio 2>/dev/null | awk '/^# Samples/ {print $3}') samples at 30 kHz):"
 perf report -i "$w/perf.data" --no-children --sort dso --stdio 2>/dev/null | grep -E '^ +[0-9.]+%' | sed 's/^ */  /'
 perf report -i "$w/perf.data" --children --sort sym --stdio -g none 2>/dev/null | grep -E '^ +[0-9]' \
-  | grep -E '\[\.\] (fdatasync|write|__libc_poll|__libc_recv)$' | sed 's/^ */  /'
+  | grep -E '\[\.\] (fdatasync|write|__libc_pwrite64|__libc_poll|__libc_recv)$' | sed 's/^ */  /'
