@@ -225,7 +225,7 @@ class LogFile:
             raise Bad("header CRC")
         self.version, self.header_len, self.salt, self.trip, self.segment = struct.unpack_from("<HHIQI", data, 8)
         self.salt_reg = crc32c(struct.pack("<I", self.salt))
-        self.frames, self.damaged, self.torn = [], [], 0
+        self.frames, self.damaged, self.torn, self.unused = [], [], 0, 0
         p, n = self.header_len, len(data)
         while p < n:
             if self.verifies(p):
@@ -233,6 +233,9 @@ class LogFile:
                 self.frames.append((p, data[p + 6], data[p + 7:p + 7 + length]))
                 p += 7 + length
                 continue
+            if not data[p:].strip(b"\0"):  # zeros to the end: preallocated, unused (LOG_FORMAT.md 9)
+                self.unused = n - p
+                break
             q = p + 1
             while q + 7 <= n and not self.verifies(q):
                 q += 1
@@ -271,9 +274,9 @@ def main():
             recs = f.records()
             seqs = [r[0] for r in recs]
             pts = sum(len(r[2]) for r in recs if r[2] is not None)
-            print("%s: trip %d part %d, %d records (seq %s..%s), %d points, damaged %s, torn %d" % (
+            print("%s: trip %d part %d, %d records (seq %s..%s), %d points, damaged %s, torn %d, unused %d" % (
                 p, f.trip, f.segment, len(recs), seqs[0] if seqs else "-", seqs[-1] if seqs else "-", pts,
-                f.damaged, f.torn))
+                f.damaged, f.torn, f.unused))
         except (Bad, OSError) as e:
             print("%s: %s" % (p, e))
             rc = 1

@@ -70,7 +70,7 @@ class Stats:
         self.lock = threading.Lock()
         self.c = {k: 0 for k in [
             "trials", "i1_violations", "i2_violations", "i3_violations", "resume_failures", "overwritten_files",
-            "verify_failures", "list_failures", "second_run_kill9", "trials_with_ack", "torn_tails",
+            "verify_failures", "list_failures", "second_run_kill9", "trials_with_ack", "torn_tails", "unused_tails",
             "files_checked", "acked_records_checked", "points_checked"]}
         self.beyond_records = []
         self.beyond_points = []
@@ -109,6 +109,8 @@ def check_files(dir, ack, st, label, beyond=False):
             st.problem("%s %s: seqs %s damaged %s" % (label, path, seqs[:5], f.damaged))
         if f.torn:
             st.add(torn_tails=1)
+        if f.unused:
+            st.add(unused_tails=1)
         a = ack.get(path, 0)
         if a:
             st.add(acked_records_checked=a)
