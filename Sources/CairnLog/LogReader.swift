@@ -145,7 +145,7 @@ public struct LogReader {
     }
 
     /// Runs the frame scanner over the file. Returns the tail after the last intact frame
-    /// (zeros if `onFrame` stopped the walk).
+    /// (an empty one if `onFrame` stopped the walk).
     func walk(onFrame: (Int, UInt8, UnsafeRawBufferPointer) throws -> Bool,
               onDamage: (Range<Int>) -> Void) throws -> FrameScanner.Tail {
         let scanner = FrameScanner(file: file, path: path, start: dataOffset, end: fileSize,

@@ -274,7 +274,10 @@ final class FaultEndToEndTests: XCTestCase {
         let bigLength = Array(b[0..<32]) + [0x11, 0x22, 0x33, 0x44, 0xFF, 0xFF, 0x03] + Array(b[32...])
         let cases: [(String, [UInt8], Int32, String)] = [
             ("clean", b, 0, "clean"),
+            // A file whose recorder lost power ends in the zeros it had written ahead: clean.
+            ("zero-tail", b + [UInt8](repeating: 0, count: 65_536), 0, "65536 bytes of zeros"),
             ("truncated", Array(b[0..<(b.count - 5)]), 2, "torn"),
+            ("truncated-then-zeros", Array(b[0..<(b.count - 5)]) + [UInt8](repeating: 0, count: 4096), 2, "torn"),
             ("zero-length", [], 2, "torn"),
             ("half-header", Array(b[0..<20]), 2, "torn"),
             ("corrupted", corrupted, 3, "DAMAGED"),
