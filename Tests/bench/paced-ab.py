@@ -20,10 +20,8 @@ own gpxlogger), one after the other, which removes that interplay and costs a ri
 import argparse, glob, os, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def cpu_ns(pid):
-    return sum(int(open(p).read().split()[0]) for p in glob.glob("/proc/%d/task/*/schedstat" % pid))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from procfs import cpu_ns, watching  # Tests/bench/procfs.py, next to this file
 
 
 def vcsw(pid):
@@ -33,20 +31,6 @@ def vcsw(pid):
             if line.startswith("voluntary_ctxt_switches:"):
                 n += int(line.split()[1])
     return n
-
-
-def watching(port):
-    """Server-side established connections to port."""
-    c = 0
-    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            for line in open(name).readlines()[1:]:
-                f = line.split()
-                if int(f[1].rsplit(":", 1)[1], 16) == port and f[3] == "01":
-                    c += 1
-        except OSError:
-            pass
-    return c
 
 
 def one_run(k, minutes, bins, work):

@@ -84,8 +84,11 @@ get() { awk -F= -v k="$1" '$1 == k {v = substr($0, length(k) + 2)} END {print v}
 
 # ---------------------------------------------------------------------------------------------
 # The python side: /proc snapshots, polling, start-up timing, the log frame walk, the report.
+export PEER_BENCH_DIR=$PWD/Tests/bench
 cat >"$work/peer.py" <<'PY'
 import glob, json, os, re, signal, socket, statistics, subprocess, sys, tempfile, time
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.environ["PEER_BENCH_DIR"])
 
 def kv(path):
     out = {}
@@ -96,15 +99,7 @@ def kv(path):
                 out[k.strip()] = v.split()[0]
     return out
 
-def cpu_ns(pid):
-    # /proc/PID/schedstat is the leader thread only: sum every live thread's.
-    total = 0
-    for p in glob.glob("/proc/%d/task/*/schedstat" % pid):
-        try:
-            total += int(open(p).read().split()[0])
-        except (OSError, IndexError):
-            pass
-    return total
+from procfs import cpu_ns, watching  # Tests/bench/procfs.py
 
 def snap(prefix, pid):
     pid = int(pid)
@@ -159,15 +154,7 @@ def clients(port, n, timeout):
     """Wait until gpsd has accepted n clients on port (server-side ESTABLISHED sockets)."""
     port, n, end = int(port), int(n), time.monotonic() + float(timeout)
     while time.monotonic() < end:
-        c = 0
-        for name in ("/proc/net/tcp", "/proc/net/tcp6"):
-            try:
-                for line in open(name).readlines()[1:]:
-                    f = line.split()
-                    if int(f[1].rsplit(":", 1)[1], 16) == port and f[3] == "01":
-                        c += 1
-            except OSError:
-                pass
+        c = watching(port)
         if c >= n:
             return
         time.sleep(0.05)
