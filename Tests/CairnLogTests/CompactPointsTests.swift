@@ -22,10 +22,10 @@ final class CompactPointsTests: LogTestCase {
     }
 
     /// Random batches: every optional field present everywhere, nowhere or in runs; receivers
-    /// with coarse and fine resolutions; noise small and huge.
-    func testRandomBatchesRoundTripExactly() throws {
+    /// with coarse and fine resolutions; noise small and huge. The same 400 batches every time.
+    static func randomBatches() -> [(plan: [Int], fixes: [Fix])] {
         var g = SplitMix64(seed: 7)
-        var e = CompactPointsEncoder()  // one encoder reused, as the writer does
+        var batches: [(plan: [Int], fixes: [Fix])] = []
         for round in 0..<400 {
             let n = [1, 2, 3, 5, 17, 256, Int(g.next() % 300) + 1][round % 7]
             var fixes: [Fix] = []
@@ -60,10 +60,39 @@ final class CompactPointsTests: LogTestCase {
                 f.pressurePa = maybe(13, i, 95_000 + 100 * g.gaussian())
                 fixes.append(f)
             }
-            var body: [UInt8] = []
-            e.encode(fixes[...], into: &body)
-            XCTAssertEqual(try decode(body), fixes.map(quantised), "round \(round), n \(n), plan \(plan)")
+            batches.append((plan, fixes))
         }
+        return batches
+    }
+
+    func testRandomBatchesRoundTripExactly() throws {
+        var e = CompactPointsEncoder()  // one encoder reused, as the writer does
+        for (round, batch) in Self.randomBatches().enumerated() {
+            var body: [UInt8] = []
+            e.encode(batch.fixes[...], into: &body)
+            XCTAssertEqual(try decode(body), batch.fixes.map(quantised),
+                           "round \(round), n \(batch.fixes.count), plan \(batch.plan)")
+        }
+    }
+
+    /// The writer's bytes for the random batches, pinned: a change to how the encoder works
+    /// (its speed, its scratch memory) must not change one byte it writes. A deliberate change
+    /// of the writer's choices (section 7b's informative part) updates the digest here.
+    func testEncoderBytesArePinned() {
+        var e = CompactPointsEncoder()
+        var all: [UInt8] = []
+        for batch in Self.randomBatches() {
+            e.encode(batch.fixes[...], into: &all)
+            var fresh = CompactPointsEncoder()  // a new encoder writes the same bytes as a reused one
+            var one: [UInt8] = [], again: [UInt8] = []
+            fresh.encode(batch.fixes[...], into: &one)
+            e.encode(batch.fixes[...], into: &again)
+            XCTAssertEqual(one, again, "n \(batch.fixes.count)")
+        }
+        let digest = all.withUnsafeBytes { CRC32C.update(0, $0) }
+        print("compact encoder: \(all.count) bytes, CRC-32C \(String(digest, radix: 16))")
+        XCTAssertEqual(all.count, 321_754)
+        XCTAssertEqual(digest, 0x10bc_640b)
     }
 
     func testExtremeValuesRoundTrip() throws {
