@@ -146,11 +146,18 @@ struct BitReader {
 }
 
 /// Encodes a batch of fixes (each passing `PointsEncoder.isValid`) as a compact points body.
-/// Reusable: keeps its scratch buffers between batches.
+/// Reusable: keeps its scratch memory between batches, so that a steady writer does not
+/// allocate per record (at real time a record holds one or two points, and the per-record
+/// set-up was most of its cost).
 struct CompactPointsEncoder {
-    private var values: [[Int64]] = Array(repeating: [], count: PointField.count)
-    private var present: [[Bool]] = Array(repeating: [], count: PointField.count)
-    private var residuals: [[UInt64]] = Array(repeating: [], count: PointField.count)
+    /// Column f (`f * n ..< f * n + n`, n = the batch's count) holds field f of every point:
+    /// its quantised value, whether it is present, and (from the column's start) its residuals.
+    /// Grown to the largest batch seen, never shrunk.
+    private var values: [Int64] = []
+    private var present: [Bool] = []
+    private var residuals: [UInt64] = []
+    /// Per field: step, Rice parameter, points seen so far in the bit stream.
+    private var perField = [Int64](repeating: 0, count: 3 * PointField.count)
     private var stream: [UInt8] = []
 
     init() {}
@@ -160,40 +167,68 @@ struct CompactPointsEncoder {
         let n = fixes.count
         precondition(n <= CompactPoints.maxPoints)
         guard n > 0 else { out.appendVarint(0); return }
-        for f in 0..<PointField.count {
-            values[f].removeAll(keepingCapacity: true)
-            present[f].removeAll(keepingCapacity: true)
-            residuals[f].removeAll(keepingCapacity: true)
+        if values.count < PointField.count * n {
+            values = [Int64](repeating: 0, count: PointField.count * n)
+            present = [Bool](repeating: false, count: PointField.count * n)
+            residuals = [UInt64](repeating: 0, count: PointField.count * n)
+        }
+        // Moved out of self (no copy) so that the work runs on plain buffers.
+        var v: [Int64] = [], p: [Bool] = [], r: [UInt64] = [], pf: [Int64] = [], bytes: [UInt8] = []
+        swap(&v, &values); swap(&p, &present); swap(&r, &residuals); swap(&pf, &perField); swap(&bytes, &stream)
+        v.withUnsafeMutableBufferPointer { v in
+            p.withUnsafeMutableBufferPointer { p in
+                r.withUnsafeMutableBufferPointer { r in
+                    pf.withUnsafeMutableBufferPointer { pf in
+                        Self.encode(fixes, v, p, r, pf, &bytes, into: &out)
+                    }
+                }
+            }
+        }
+        swap(&v, &values); swap(&p, &present); swap(&r, &residuals); swap(&pf, &perField); swap(&bytes, &stream)
+    }
+
+    private static func encode(_ fixes: ArraySlice<Fix>, _ values: UnsafeMutableBufferPointer<Int64>,
+                               _ present: UnsafeMutableBufferPointer<Bool>, _ residuals: UnsafeMutableBufferPointer<UInt64>,
+                               _ perField: UnsafeMutableBufferPointer<Int64>, _ stream: inout [UInt8], into out: inout [UInt8]) {
+        let n = fixes.count
+        let count = PointField.count
+        @inline(__always) func put(_ f: Int, _ i: Int, _ q: Int64) {
+            values[f * n + i] = q
+            present[f * n + i] = true
         }
         // Quantise; field 5 becomes the geoid separation when every point with altMSL has altHAE.
         var separation = true
+        var i = 0
         for fix in fixes {
             let msl = fix.altMSL.map { $0.isFinite } ?? false
             let hae = fix.altHAE.map { $0.isFinite } ?? false
             if msl && !hae { separation = false }
-            put(PointField.time, fix.timeMs)
-            put(PointField.lat, PointField.quantise(fix.lat, PointField.lat))
-            put(PointField.lon, PointField.quantise(fix.lon, PointField.lon))
-            put(PointField.mode, Int64(fix.mode))
+            put(PointField.time, i, fix.timeMs)
+            put(PointField.lat, i, PointField.quantise(fix.lat, PointField.lat))
+            put(PointField.lon, i, PointField.quantise(fix.lon, PointField.lon))
+            put(PointField.mode, i, Int64(fix.mode))
             for f in PointField.optionals {
-                if let v = PointField.optional(fix, f) {
+                if let x = PointField.optional(fix, f) {
                     // Speed to whole cm/s: finer digits are noise (doppler speed is good to a
                     // few cm/s) and cost 3 bits a point.
-                    put(f, PointField.quantise(v, f, step: f == PointField.speed ? 10 : 1))
+                    put(f, i, PointField.quantise(x, f, step: f == PointField.speed ? 10 : 1))
                 } else {
-                    values[f].append(0)
-                    present[f].append(false)
+                    values[f * n + i] = 0
+                    present[f * n + i] = false
                 }
             }
+            i += 1
         }
         if separation {
-            for i in 0..<n where present[PointField.altMSL][i] {
-                values[PointField.altMSL][i] = values[PointField.altMSL][i] &- values[PointField.altHAE][i]
+            let msl = PointField.altMSL * n, hae = PointField.altHAE * n
+            for i in 0..<n where present[msl + i] {
+                values[msl + i] = values[msl + i] &- values[hae + i]
             }
         }
         var fields: UInt64 = 0, partial: UInt64 = 0
-        for f in 0..<PointField.count {
-            let c = present[f].reduce(0) { $0 + ($1 ? 1 : 0) }
+        for f in 0..<count {
+            var c = 0
+            for i in f * n..<(f * n + n) where present[i] { c += 1 }
             if c > 0 { fields |= 1 << UInt64(f) }
             if c > 0 && c < n { partial |= 1 << UInt64(f) }
         }
@@ -203,101 +238,98 @@ struct CompactPointsEncoder {
         out.appendVarint(partial)
         // A field missing from some points: its presence as runs (a field is usually missing
         // only from the first point after a gap, so this costs a few bytes a record).
-        for f in 0..<PointField.count where partial & (1 << UInt64(f)) != 0 {
-            var runs: [Int] = []
-            var i = 0
-            while i < n {
-                var j = i + 1
-                while j < n && present[f][j] == present[f][i] { j += 1 }
-                runs.append(j - i)
-                i = j
+        for f in 0..<count where partial & (1 << UInt64(f)) != 0 {
+            let col = f * n
+            var runs = 1
+            for i in 1..<n where present[col + i] != present[col + i - 1] { runs += 1 }
+            out.appendVarint(UInt64(runs) << 1 | (present[col] ? 1 : 0))
+            var length = 1
+            for i in 1..<n {
+                if present[col + i] == present[col + i - 1] {
+                    length += 1
+                } else {
+                    out.appendVarint(UInt64(length))  // every run but the last
+                    length = 1
+                }
             }
-            out.appendVarint(UInt64(runs.count) << 1 | (present[f][0] ? 1 : 0))
-            for r in runs.dropLast() { out.appendVarint(UInt64(r)) }
         }
 
         // Per field: base (first present value), step (gcd of changes), Rice parameter.
-        var steps = [Int64](repeating: 0, count: PointField.count)
-        var ks = [Int](repeating: 0, count: PointField.count)
-        var times: [Int64] = []  // reduced times, for the time-scaled position prediction
-        for f in 0..<PointField.count where fields & (1 << UInt64(f)) != 0 {
+        let steps = perField.baseAddress!, ks = steps + count, seen = ks + count
+        for f in 0..<count {
+            steps[f] = 0; ks[f] = 0; seen[f] = 0
+        }
+        // The reduced time of point i, for the time-scaled position prediction (time is in
+        // every point and its column comes first; 0 while its step is 0).
+        var timeBase: Int64 = 0
+        @inline(__always) func time(_ i: Int) -> Int64 {
+            steps[PointField.time] == 0 ? 0 : (values[i] &- timeBase) / steps[PointField.time]
+        }
+        for f in 0..<count where fields & (1 << UInt64(f)) != 0 {
+            let col = f * n
             var base: Int64 = 0, haveBase = false
             var g: UInt64 = 0
-            for i in 0..<n where present[f][i] {
-                let v = values[f][i]
-                if !haveBase { base = v; haveBase = true; continue }
-                g = gcd(g, (v &- base).magnitude)
+            for i in 0..<n where present[col + i] {
+                let x = values[col + i]
+                if !haveBase { base = x; haveBase = true; continue }
+                g = gcd(g, (x &- base).magnitude)
             }
             if g > UInt64(Int64.max) { g = 1 }
             let step = Int64(g)
             steps[f] = step
+            if f == PointField.time { timeBase = base }
             out.appendZigzag(base)
             guard n > 1 else { continue }  // one point: no steps, nothing to predict
             out.appendVarint(g)
             guard step != 0 else { continue }
             // Residuals of the reduced values w = (v − base) / step against the prediction.
-            var a: Int64 = 0, b: Int64 = 0, seen = 0
+            var a: Int64 = 0, b: Int64 = 0, k = 0
             var ta: Int64 = 0, tb: Int64 = 0
-            for i in 0..<n where present[f][i] {
-                let w = (values[f][i] &- base) / step
-                if f == PointField.time { times.append(w) }
-                if seen > 0 {
-                    let p: Int64
-                    if seen == 1 {
-                        p = a
+            for i in 0..<n where present[col + i] {
+                let w = (values[col + i] &- base) / step
+                if k > 0 {
+                    let prediction: Int64
+                    if k == 1 {
+                        prediction = a
                     } else if CompactPoints.predictsSecondOrder(f) {
-                        p = 2 &* a &- b
+                        prediction = 2 &* a &- b
                     } else if CompactPoints.predictsFromTime(f) {
-                        p = CompactPoints.timeScaled(a, b, t1: ta &- tb, t2: time(times, i, steps) &- ta)
+                        prediction = CompactPoints.timeScaled(a, b, t1: ta &- tb, t2: time(i) &- ta)
                     } else {
-                        p = a
+                        prediction = a
                     }
-                    residuals[f].append(CompactPoints.zigzag(w &- p))
+                    residuals[col + k - 1] = CompactPoints.zigzag(w &- prediction)
                 }
                 b = a; a = w
-                tb = ta; ta = time(times, i, steps)
-                seen += 1
+                tb = ta; ta = time(i)
+                k += 1
             }
-            ks[f] = bestK(residuals[f])
+            ks[f] = Int64(bestK(UnsafeBufferPointer(rebasing: residuals[col..<(col + k - 1)])))
             out.append(UInt8(ks[f]))
         }
 
         var bits = BitWriter(reusing: stream)
         stream = []
-        var next = [Int](repeating: 0, count: PointField.count)  // residual cursor per field
-        var started = [Bool](repeating: false, count: PointField.count)
         for i in 0..<n {
-            for f in 0..<PointField.count where fields & (1 << UInt64(f)) != 0 && present[f][i] {
-                if !started[f] { started[f] = true; continue }
-                if steps[f] == 0 { continue }
-                bits.rice(residuals[f][next[f]], ks[f])
-                next[f] += 1
+            for f in 0..<count where fields & (1 << UInt64(f)) != 0 && present[f * n + i] {
+                let k = seen[f]
+                seen[f] = k + 1
+                if k == 0 || steps[f] == 0 { continue }  // the first value is the base
+                bits.rice(residuals[f * n + Int(k) - 1], Int(ks[f]))
             }
         }
         stream = bits.finish()
         out.append(contentsOf: stream)
-
-        @inline(__always) func put(_ f: Int, _ v: Int64) {
-            values[f].append(v)
-            present[f].append(true)
-        }
-
     }
 
-    /// The reduced time of point `i` (time is present in every point; 0 when time is constant).
-    @inline(__always)
-    private func time(_ times: [Int64], _ i: Int, _ steps: [Int64]) -> Int64 {
-        steps[PointField.time] == 0 ? 0 : times[i]
-    }
-
-    private func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
+    private static func gcd(_ a: UInt64, _ b: UInt64) -> UInt64 {
         var (a, b) = (a, b)
         while b != 0 { (a, b) = (b, a % b) }
         return a
     }
 
     /// The Rice parameter that spends the fewest bits on `us` (searched around log2 of the mean).
-    private func bestK(_ us: [UInt64]) -> Int {
+    private static func bestK(_ us: UnsafeBufferPointer<UInt64>) -> Int {
         guard !us.isEmpty else { return 0 }
         var sum: UInt64 = 0
         for u in us { sum = sum &+ min(u, 1 << 40) }
