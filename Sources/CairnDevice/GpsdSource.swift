@@ -216,7 +216,7 @@ public final class GpsdSource {
 
     /// The one implementation: `read()` passes its connection's own buffer.
     static func decode(_ line: UnsafeBufferPointer<UInt8>, _ data: UnsafeMutablePointer<gps_data_t>) -> LineResult {
-        guard line.starts(with: GpsdLine.tpvPrefix) else { return .other }
+        guard GpsdLine.hasTPVPrefix(line) else { return .other }
         // gpsd's own TPV shape is read in one pass; anything else goes to libgps.
         if let r = GpsdTPV.report(line) { return .report(r) }
         return decodeWithLibgps(line, data)
@@ -224,7 +224,7 @@ public final class GpsdSource {
 
     /// The libgps path: the strict-JSON gate, then `gps_unpack`.
     static func decodeWithLibgps(_ line: UnsafeBufferPointer<UInt8>, _ data: UnsafeMutablePointer<gps_data_t>) -> LineResult {
-        guard line.starts(with: GpsdLine.tpvPrefix) else { return .other }
+        guard GpsdLine.hasTPVPrefix(line) else { return .other }
         guard GpsdLine.isSafeTPV(line) else { return .unreadable }
         var cline = line.map { CChar(bitPattern: $0) }
         cline.append(0)

@@ -59,43 +59,60 @@ enum GpsdTPV {
         return t
     }()
 
-    /// Every key is at most 8 bytes, so its bytes packed into a UInt64 name it exactly: the
-    /// table is sorted by that number and searched by halves. Each entry carries the key's
-    /// kind and its index in `kindsByName` (its bit in the repeated-key mask), so the loop
-    /// never touches the names.
+    /// Every key is at most 8 bytes, so its bytes packed into a UInt64 (little-endian, zeros
+    /// after the key) name it exactly; no key packs to 0, which marks an empty slot. Keys are
+    /// found by a perfect hash: `(packed × hashMultiplier) >> 57` is a different slot of 128 for
+    /// every key of `kindsByName` (the multiplier was found by trying random odd numbers; the
+    /// table's initialiser checks it). Each entry carries the key's kind and its index in
+    /// `kindsByName` (its bit in the repeated-key mask), so the loop never touches the names.
     struct Entry {
         let key: UInt64
         let kind: Kind
         let slot: Int
     }
 
-    static let table: [Entry] = kindsByName.enumerated().map { i, e in
-        var p: UInt64 = 0
-        for (k, c) in e.0.utf8.enumerated() { p |= UInt64(c) << (8 * UInt64(k)) }
-        precondition(e.0.utf8.count <= 8)
-        return Entry(key: p, kind: e.1, slot: i)
-    }.sorted { $0.key < $1.key }
+    static let hashMultiplier: UInt64 = 0xba75_a8a0_374f_0859
+    static let hashShift: UInt64 = 57
 
-    /// The entry of `key`, or nil for a key not in `kindsByName`.
     @inline(__always)
-    static func entry(_ key: UnsafeBufferPointer<UInt8>, _ table: UnsafeBufferPointer<Entry>) -> Entry? {
-        guard key.count >= 1, key.count <= 8 else { return nil }
-        var p: UInt64 = 0
-        for k in 0..<key.count { p |= UInt64(key[k]) << (8 * UInt64(k)) }
-        var lo = 0, hi = table.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            let m = table[mid].key
-            if m == p { return table[mid] }
-            if m < p { lo = mid + 1 } else { hi = mid }
+    static func hashSlot(_ packed: UInt64) -> Int { Int(truncatingIfNeeded: (packed &* hashMultiplier) >> hashShift) }
+
+    static let table: [Entry] = {
+        var t = [Entry](repeating: Entry(key: 0, kind: .string, slot: 0), count: 1 << (64 - Int(hashShift)))
+        for (i, e) in kindsByName.enumerated() {
+            precondition(e.0.utf8.count >= 1 && e.0.utf8.count <= 8)
+            var p: UInt64 = 0
+            for (k, c) in e.0.utf8.enumerated() { p |= UInt64(c) << (8 * UInt64(k)) }
+            let h = hashSlot(p)
+            precondition(t[h].key == 0, "GpsdTPV.hashMultiplier maps two keys to one slot")
+            t[h] = Entry(key: p, kind: e.1, slot: i)
         }
-        return nil
+        return t
+    }()
+
+    /// The entry of `key`, or nil for a key not in `kindsByName`. `end`: how far the line may
+    /// be read (8 bytes from the key's start are loaded at once when the line has them).
+    @inline(__always)
+    static func entry(_ key: UnsafeBufferPointer<UInt8>, readableTo end: UnsafePointer<UInt8>,
+                      _ table: UnsafeBufferPointer<Entry>) -> Entry? {
+        let n = key.count
+        guard n >= 1, n <= 8, let start = key.baseAddress else { return nil }
+        var p: UInt64
+        if end - start >= 8 {
+            p = UInt64(littleEndian: UnsafeRawPointer(start).loadUnaligned(as: UInt64.self))
+            if n < 8 { p &= (1 << (8 * UInt64(n))) &- 1 }
+        } else {
+            p = 0
+            for k in 0..<n { p |= UInt64(key[k]) << (8 * UInt64(k)) }
+        }
+        let e = table[hashSlot(p)]
+        return e.key == p ? e : nil
     }
 
     /// The report for a TPV line, or nil when libgps must decide.
     static func report(_ b: UnsafeBufferPointer<UInt8>) -> Report? {
         // Mode 0 ("not seen") is what libgps also reads for a missing mode; it decides those.
-        guard b.starts(with: GpsdLine.tpvPrefix), let f = parse(b), let mode = f.mode, mode >= 1 else { return nil }
+        guard GpsdLine.hasTPVPrefix(b), let f = parse(b), let mode = f.mode, mode >= 1 else { return nil }
         guard mode >= 2, let lat = f.lat, let lon = f.lon else { return .noFix }
         guard let t = f.timeMs, t != 0 else { return .noTime }
         return .fix(Fix(timeMs: t, lat: lat, lon: lon, mode: mode, altHAE: f.altHAE, altMSL: f.altMSL,
@@ -109,13 +126,15 @@ enum GpsdTPV {
     }
 
     private static func parse(_ b: UnsafeBufferPointer<UInt8>, _ table: UnsafeBufferPointer<Entry>) -> Fields? {
+        guard let base = b.baseAddress else { return nil }
+        let end = base + b.count
         var s = Scanner(b: b)
         var f = Fields()
         var seen: UInt64 = 0  // keys already read (a repeated key goes to libgps)
         guard s.eat(123) else { return nil }  // {
         s.ws()
         while true {
-            guard let key = s.plainString(), let e = entry(key, table), seen & (1 << UInt64(e.slot)) == 0 else { return nil }
+            guard let key = s.plainString(), let e = entry(key, readableTo: end, table), seen & (1 << UInt64(e.slot)) == 0 else { return nil }
             seen |= 1 << UInt64(e.slot)
             s.ws()
             guard s.eat(58) else { return nil }  // :
@@ -306,11 +325,39 @@ private struct Scanner {
         // An exponent, or more digits than a Double holds exactly: libgps decides.
         if i < b.count && (b[i] == 101 || b[i] == 69) { return nil }
         guard digits <= 15, fraction <= 22 else { return nil }
-        let v = Double(mantissa) / Self.powersOfTen[fraction]
+        let v = Double(mantissa) / Self.powerOfTen(fraction)
         return negative ? -v : v
     }
 
-    static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { v, _ in v * 10 } }
+    /// 10^k, exact (k ≤ 22). Literals, not a global array: no lazy initialisation check per number.
+    @inline(__always)
+    static func powerOfTen(_ k: Int) -> Double {
+        switch k {
+        case 0: return 1e0
+        case 1: return 1e1
+        case 2: return 1e2
+        case 3: return 1e3
+        case 4: return 1e4
+        case 5: return 1e5
+        case 6: return 1e6
+        case 7: return 1e7
+        case 8: return 1e8
+        case 9: return 1e9
+        case 10: return 1e10
+        case 11: return 1e11
+        case 12: return 1e12
+        case 13: return 1e13
+        case 14: return 1e14
+        case 15: return 1e15
+        case 16: return 1e16
+        case 17: return 1e17
+        case 18: return 1e18
+        case 19: return 1e19
+        case 20: return 1e20
+        case 21: return 1e21
+        default: return 1e22
+        }
+    }
 
     /// A JSON integer (no fraction, no exponent) that fits 32 bits.
     mutating func integer() -> Int? {

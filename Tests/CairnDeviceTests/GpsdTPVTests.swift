@@ -90,6 +90,37 @@ final class GpsdTPVTests: XCTestCase {
         }
     }
 
+    /// The perfect hash finds every key gpsd writes, each in its own slot, read from a short
+    /// line (byte by byte) or a long one (8 bytes at once), and finds no other key.
+    func testKeyTableFindsExactlyTheKnownKeys() {
+        var slots = Set<Int>()
+        for (i, (name, _)) in GpsdTPV.kindsByName.enumerated() {
+            for padding in [0, 12] {
+                // The key then `":0` and padding: short lines end within 8 bytes of the key.
+                let line = Array(name.utf8) + Array("\":0".utf8) + [UInt8](repeating: 32, count: padding)
+                let found = line.withUnsafeBufferPointer { b in
+                    GpsdTPV.table.withUnsafeBufferPointer { t in
+                        GpsdTPV.entry(UnsafeBufferPointer(rebasing: b[0..<name.utf8.count]), readableTo: b.baseAddress! + b.count, t)
+                    }
+                }
+                XCTAssertEqual(found?.slot, i, "\(name), padding \(padding)")
+            }
+            var p: UInt64 = 0
+            for (k, c) in name.utf8.enumerated() { p |= UInt64(c) << (8 * UInt64(k)) }
+            slots.insert(GpsdTPV.hashSlot(p))
+        }
+        XCTAssertEqual(slots.count, GpsdTPV.kindsByName.count)
+        for other in ["la", "latt", "Lat", "class1", "modes", "x", "speed\u{7f}", "ecefvAcX", "altMSLx"] {
+            let line = Array(other.utf8) + Array("\":0           ".utf8)
+            let found = line.withUnsafeBufferPointer { b in
+                GpsdTPV.table.withUnsafeBufferPointer { t in
+                    GpsdTPV.entry(UnsafeBufferPointer(rebasing: b[0..<other.utf8.count]), readableTo: b.baseAddress! + b.count, t)
+                }
+            }
+            XCTAssertNil(found, other)
+        }
+    }
+
     func testIsoTimes() {
         func ms(_ s: String) -> Int64? { Array(s.utf8).withUnsafeBufferPointer { GpsdTPV.isoTimeMs($0) } }
         XCTAssertEqual(ms("1970-01-01T00:00:00.000Z"), 0)
