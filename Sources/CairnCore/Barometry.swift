@@ -20,10 +20,10 @@ public enum ISA {
     }
 }
 
-/// Barometer samples (a few a second) in, a clean pressure out: a Hampel filter over the last
+/// Barometer samples (one a second) in, a clean pressure out: a Hampel filter over the last
 /// seven samples replaces a reading further than 5 scaled MADs (at least 15 Pa) from their
 /// median by that median (I2C glitches, a gust into the port), then an exponential average
-/// with a 2.5 s time constant takes the white noise down (3 Pa → ~0.7 Pa at 4 Hz).
+/// with a 2.5 s time constant takes the white noise down (3 Pa → ~1.2 Pa at 1 Hz, ~0.1 m).
 public struct PressureFilter: Sendable {
     public let tauS: Double
     private var window = RingBuffer<Double>(capacity: 7)
@@ -61,6 +61,91 @@ public struct PressureFilter: Sendable {
         }
         lastMs = timeMs
         return value
+    }
+}
+
+/// The filtered pressure of the last two minutes, by monotonic time. The recorder reads gpsd's
+/// reports in batches (every 5 s by default) while it samples the barometer once a second in
+/// between; each fix then gets the pressure of the moment it arrived (`ArrivalClock`), not of
+/// the moment the batch was read.
+public struct PressureHistory: Sendable {
+    struct Sample: Sendable {
+        let monoMs: Int64
+        let pressurePa: Double
+    }
+    private var samples = RingBuffer<Sample>(capacity: 128)
+
+    public init() {}
+
+    public var isEmpty: Bool { samples.count == 0 }
+
+    /// Samples come in time order; one not after the last replaces nothing and is dropped.
+    public mutating func add(monoMs: Int64, pressurePa: Double) {
+        guard pressurePa.isFinite else { return }
+        if let l = samples.last, monoMs <= l.monoMs { return }
+        samples.append(Sample(monoMs: monoMs, pressurePa: pressurePa))
+    }
+
+    /// Forget everything (the sensor failed: the filter starts again).
+    public mutating func removeAll() { samples.removeAll() }
+
+    /// The pressure at `monoMs`: linear between the two samples around it, the nearest sample
+    /// outside them; nil when no sample lies within `maxGapMs` of it (the sensor was silent).
+    public func value(atMonoMs t: Int64, maxGapMs: Int64) -> Double? {
+        let n = samples.count
+        guard n > 0 else { return nil }
+        let first = samples[0], last = samples[n - 1]
+        if t >= last.monoMs { return t - last.monoMs <= maxGapMs ? last.pressurePa : nil }
+        if t <= first.monoMs { return first.monoMs - t <= maxGapMs ? first.pressurePa : nil }
+        // The last sample at or before t (samples are in time order).
+        var lo = 0, hi = n - 1
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if samples[mid].monoMs <= t { lo = mid } else { hi = mid }
+        }
+        let a = samples[lo], b = samples[hi]
+        let toA = t - a.monoMs, toB = b.monoMs - t
+        if b.monoMs - a.monoMs > 2 * maxGapMs {
+            // A silence between them: only a near one counts.
+            if min(toA, toB) > maxGapMs { return nil }
+            return toA <= toB ? a.pressurePa : b.pressurePa
+        }
+        let w = Double(toA) / Double(b.monoMs - a.monoMs)
+        return a.pressurePa + w * (b.pressurePa - a.pressurePa)
+    }
+}
+
+/// When a report read in a batch arrived, on the monotonic clock. A batch holds the reports
+/// that queued in the socket since the last one was taken, so their arrival times are unknown;
+/// but a fix's time (GPS) and its arrival differ by a nearly constant offset (the clocks'
+/// difference plus gpsd's latency), and the last report of a batch arrived just before the
+/// batch was read. So: offset = the largest `fix time − read time` seen in the last batch (or
+/// this one so far), arrival = fix time − offset, kept between the previous batch's read and
+/// this one's (a replay faster than real time, or a jump of the GPS clock, then lands at an
+/// end, in order). Read one by one, a report's arrival is its read time.
+public struct ArrivalClock: Sendable {
+    private var offset: Int64?
+    private var running: Int64?
+    private var previousBatchMs: Int64?
+
+    public init() {}
+
+    /// The arrival of a fix with time `fixTimeMs`, read at `readMonoMs` in the current batch.
+    public mutating func arrival(fixTimeMs: Int64, readMonoMs: Int64) -> Int64 {
+        let c = fixTimeMs &- readMonoMs
+        let run = max(running ?? c, c)
+        running = run
+        let best = max(offset ?? run, run)
+        var t = fixTimeMs &- best
+        if let p = previousBatchMs { t = max(t, p) }
+        return min(t, readMonoMs)
+    }
+
+    /// The current batch was read to its end at `monoMs`.
+    public mutating func endBatch(monoMs: Int64) {
+        if let r = running { offset = r }
+        running = nil
+        previousBatchMs = monoMs
     }
 }
 

@@ -1,8 +1,10 @@
 import CairnCore
 
-/// Reads the barometer four times a second (enough for the 2.5 s average to take 3 Pa of sensor
-/// noise below 1 Pa, few enough to cost nothing on a Pi: a BMP280 read is ~1-2 ms of I2C) and
-/// keeps the filtered pressure for the next fix. A sensor that fails (EIO, EBUSY, unbound) is
+/// Reads the barometer once a second (the 2.5 s average takes 3 Pa of sensor noise to ~1.2 Pa,
+/// 0.1 m, far below the climb counter's 2 m hysteresis; each read is a wake-up and ~1-2 ms of
+/// I2C on a Pi, so four a second cost the battery more than gpsd's reports do) and keeps the
+/// filtered pressure of the last two minutes, so that fixes read in a batch get the pressure of
+/// the moment they arrived (`PressureHistory`). A sensor that fails (EIO, EBUSY, unbound) is
 /// reported once; the recorder falls back to GPS heights for climb and retries every 5 s; when
 /// the sensor answers again it is used again, and that is reported once too. With `auto`, a
 /// barometer plugged in later is found within 30 s.
@@ -17,6 +19,7 @@ public final class BarometerSampler {
     private let say: (String) -> Void
     private var device: IIOBarometer?
     private var filter = PressureFilter()
+    private var history = PressureHistory()
     private var lastReadMono: Int64?
     private var lastGoodMono: Int64?
     private var lastAttemptMono: Int64?
@@ -27,9 +30,9 @@ public final class BarometerSampler {
     /// A sensor is open and sampled every `sampleEveryMs`.
     public var isSampling: Bool { device != nil }
 
-    public static let sampleEveryMs: Int64 = 250
-    /// A filtered value older than this is not attached to a fix.
-    public static let staleAfterMs: Int64 = 2000
+    public static let sampleEveryMs: Int64 = 1000
+    /// A fix further than this from a good reading gets no pressure.
+    public static let staleAfterMs: Int64 = 2500
 
     public init(source: Source, say: @escaping (String) -> Void) {
         self.source = source
@@ -43,7 +46,7 @@ public final class BarometerSampler {
         device = try IIOBarometer(path: p)
     }
 
-    /// Call often (the record loop runs at least 4 times a second).
+    /// Call at every wake-up of the record loop; it reads when `msUntilDue` says so.
     public func poll(monoMs: Int64, wallMs: Int64) {
         if case .none = source { return }
         if device == nil {
@@ -68,9 +71,9 @@ public final class BarometerSampler {
         }
         guard let d = device, lastReadMono.map({ monoMs - $0 >= Self.sampleEveryMs }) ?? true else { return }
         lastReadMono = monoMs
-        switch d.read() {
+        switch d.read(temperature: false) {
         case .success(let r):
-            filter.add(pressurePa: r.pressurePa, timeMs: wallMs)
+            if let v = filter.add(pressurePa: r.pressurePa, timeMs: wallMs) { history.add(monoMs: monoMs, pressurePa: v) }
             lastGoodMono = monoMs
             if failing { say("barometer: \(d.name) answers again; climb from the barometer") }
             if !reportedUnit, let u = d.assumedUnit {
@@ -85,7 +88,7 @@ public final class BarometerSampler {
             state = "failing"
             // Retry at a gentle pace; the filter restarts when readings come back.
             lastReadMono = monoMs + 5_000 - Self.sampleEveryMs
-            if let g = lastGoodMono, monoMs - g > Self.staleAfterMs { filter = PressureFilter() }
+            if let g = lastGoodMono, monoMs - g > Self.staleAfterMs { filter = PressureFilter(); history.removeAll() }
         }
     }
 
@@ -99,9 +102,9 @@ public final class BarometerSampler {
         return lastReadMono.map { max(0, $0 + Self.sampleEveryMs - monoMs) } ?? 0
     }
 
-    /// The filtered pressure (Pa), when the last good reading is recent.
+    /// The filtered pressure (Pa) at `monoMs` (now, or when a fix arrived), when a good reading
+    /// lies within `staleAfterMs` of it.
     public func pressurePa(monoMs: Int64) -> Double? {
-        guard let g = lastGoodMono, monoMs - g <= Self.staleAfterMs else { return nil }
-        return filter.value
+        history.value(atMonoMs: monoMs, maxGapMs: Self.staleAfterMs)
     }
 }

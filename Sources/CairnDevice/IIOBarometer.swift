@@ -61,8 +61,10 @@ public final class IIOBarometer {
         return found.sorted()
     }
 
-    /// One reading. Every call re-reads sysfs (each read runs the driver).
-    public func read() -> Result<Reading, Failure> {
+    /// One reading. Every call re-reads sysfs (each read runs the driver). `temperature`: also
+    /// read the temperature; the recorder does not store it, and on a BMP280 it is one more I2C
+    /// transfer per reading.
+    public func read(temperature withTemperature: Bool = true) -> Result<Reading, Failure> {
         let value: Double
         do {
             if processed {
@@ -86,7 +88,7 @@ public final class IIOBarometer {
             return .failure(Failure("\(path)/\(file): \(value) is no plausible pressure in kPa, hPa or Pa"))
         }
         assumedUnit = unit
-        return .success(Reading(pressurePa: pa, temperatureC: temperature()))
+        return .success(Reading(pressurePa: pa, temperatureC: withTemperature ? temperature() : nil))
     }
 
     private func temperature() -> Double? {

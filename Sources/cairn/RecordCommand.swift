@@ -20,7 +20,7 @@ enum RecordCommand: Command {
         OptionSpec(name: "--clock", valueName: "SYSTEM|FIX", help: "Judge fix age by the system clock or by the newest fix time (no RTC, replays). (default: system)"),
         OptionSpec(name: "--close-after", valueName: "MINUTES", help: "Standing still this long closes the trip (a bike left parked); shorter stops are pauses inside it. (default: 30)"),
         OptionSpec(name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
-        OptionSpec(name: "--read-every", valueName: "SECONDS", help: "Take the reports gpsd has queued this often, 0 to the --sync interval; 0 reads each one as it comes (a live display). Every wake-up costs the board power; with a barometer in use reports are read as they come. (default: the --sync interval, or the largest part of it up to 5 s that divides it: 60 -> 5)"),
+        OptionSpec(name: "--read-every", valueName: "SECONDS", help: "Take the reports gpsd has queued this often, 0 to the --sync interval; 0 reads each one as it comes (a live display). Every wake-up costs the board power. (default: the --sync interval, or the largest part of it up to 5 s that divides it: 60 -> 5)"),
         OptionSpec(name: "--status", valueName: "FILE", help: "Write the live status here at most once a second (each time gpsd's reports are read), replaced atomically (read it with 'cairn status FILE'). (default: none)"),
         OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Retention: at start-up and after each trip, delete exported trips that ended more than this many days ago. (default: keep all)"),
         OptionSpec(name: "--max-mb", valueName: "MB", help: "Retention: delete the oldest exported trips while the logs take more than this. Never deletes a trip that was not exported. (default: no limit)"),
@@ -207,12 +207,16 @@ enum RecordCommand: Command {
                 + (source.isOpen ? "" : " (gpsd down)")
             if notifiedReady && !final { notify.status(summary) }
         }
+        var batching = false           // reports taken in batches (below)
+        var arrival = ArrivalClock()   // when each report of a batch arrived
         func take(_ report: Report) {
             var r = report
             switch r {
             case .fix(var f):
-                // The barometer's pressure rides with the fix into the log.
-                f.pressurePa = barometer.pressurePa(monoMs: lastReportMono)
+                // The barometer's pressure rides with the fix into the log: the pressure of the
+                // moment the report arrived, which in a batch is earlier than its reading.
+                let arrivedMono = batching ? arrival.arrival(fixTimeMs: f.timeMs, readMonoMs: lastReportMono) : lastReportMono
+                f.pressurePa = barometer.pressurePa(monoMs: arrivedMono)
                 r = .fix(f)
                 lastFix = f
                 lastMode = f.mode
@@ -232,10 +236,11 @@ enum RecordCommand: Command {
         // Batched reading: gpsd's reports wait in the socket and are taken every `readEveryMs`
         // (or once `GpsdSource.batchBytes` are queued), then synced at once: one wake-up per
         // batch instead of one per report, and no longer a loss window, since a report waits
-        // either in the socket or unsynced in memory, never both. With a barometer sampling,
-        // reports are read as they come: each fix is paired with the pressure at its arrival.
+        // either in the socket or unsynced in memory, never both. A barometer is read once a
+        // second in between, without taking the queued reports; each fix of a batch is paired
+        // with the pressure of the moment it arrived (`ArrivalClock`, `PressureHistory`).
         let readEveryMs = Int64(readEverySeconds * 1000)
-        var batching = false
+        var inBatch = false
         var draining = false
         var drained = 0
         var nextBatchMono = SystemClock.monotonicMs()
@@ -252,7 +257,7 @@ enum RecordCommand: Command {
                 recorder.tick(systemNowMs: SystemClock.realtimeMs(), emit: apply)
                 if tripClosed { tripClosed = false; prune() }
                 housekeeping(mono, capMono: batching ? batchGridMono : mono)
-                batching = readEveryMs > 0 && !barometer.isSampling
+                batching = readEveryMs > 0
                 source.wakeAtBytes = batching ? GpsdSource.batchBytes : 1
             }
             if !source.isOpen {
@@ -275,7 +280,7 @@ enum RecordCommand: Command {
             }
             // Sleep until the next thing is due: every wake-up costs battery, and gpsd's reports
             // wake the loop anyway. The held epoch is flushed 1.2 s after the last report; the
-            // barometer wants 4 reads a second when there is one; the status file and systemd's
+            // barometer wants a read a second when there is one; the status file and systemd's
             // status line are refreshed once a second when they are on; otherwise 5 s at most
             // (the standstill that closes a trip is counted in minutes).
             // When batching, the status is refreshed with each batch.
@@ -289,9 +294,15 @@ enum RecordCommand: Command {
                 waitMs = min(waitMs, lastReportMono + 1201 - mono)
             }
             // A batch is taken whole (up to 1,000 reports, then the housekeeping runs between).
+            // A wake-up before the batch is due (the barometer's) leaves the reports queued.
+            let batchDue = batching && (draining || nextBatchMono - mono <= waitMs)
             if draining { waitMs = 0 }
-            switch source.read(timeoutUs: Int32(max(draining ? 0 : 1, waitMs)) * 1000, takeQueued: batching) {
+            switch source.read(timeoutUs: Int32(max(draining ? 0 : 1, waitMs)) * 1000, takeQueued: batchDue) {
             case .idle:
+                if inBatch {
+                    inBatch = false
+                    arrival.endBatch(monoMs: lastReportMono)
+                }
                 if batching {
                     draining = false
                     drained = 0
@@ -300,13 +311,15 @@ enum RecordCommand: Command {
                     if nextBatchMono <= now { nextBatchMono += ((now - nextBatchMono) / readEveryMs + 1) * readEveryMs }
                     batchGridMono = nextBatchMono - readEveryMs
                 }
-                // No report for a while: the held epoch is complete.
-                if mono - lastReportMono > 1200 {
+                // No report for a while: the held epoch is complete. (Batched: only a batch that
+                // found the socket empty says so; a wake-up in between did not look.)
+                if (!batching || batchDue) && mono - lastReportMono > 1200 {
                     recorder.flush(systemNowMs: SystemClock.realtimeMs(), emit: apply)
                 }
             case .message(let report):
                 lastReportMono = SystemClock.monotonicMs()
                 if batching {
+                    inBatch = true
                     drained += 1
                     draining = drained < 1000
                     if !draining { drained = 0 }

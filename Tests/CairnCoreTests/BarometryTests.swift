@@ -28,7 +28,7 @@ final class BarometryTests: XCTestCase {
     }
 
     /// A 2-hour ride: climbs of 150, 250 and 200 m with descents, 8 m rollers every 3 minutes; the
-    /// barometer sees the true height plus 3 Pa of noise at 4 Hz and a 3 hPa weather change; GPS
+    /// barometer sees the true height plus 3 Pa of noise at 1 Hz and a 3 hPa weather change; GPS
     /// heights wander (σ 4 m, correlated over a minute) plus 1.5 m of white noise.
     func testAscentFromBarometerAndFromGPS() throws {
         var rows: [String] = []
@@ -45,7 +45,7 @@ final class BarometryTests: XCTestCase {
         if let path = ProcessInfo.processInfo.environment["CAIRN_CLIMB_REPORT"] {
             let head = """
             Ascent on a generated 2-hour ride (climbs of 150, 250 and 200 m, 8 m rollers every 3 minutes);
-            barometer: 3 Pa noise at 4 Hz and a 3 hPa weather change over the ride, through the
+            barometer: 3 Pa noise at 1 Hz and a 3 hPa weather change over the ride, through the
             pressure filter, the GPS-calibrated altimeter and a 2 m hysteresis; GPS only: heights
             wandering σ 4 m (correlated over a minute) plus 1.5 m white noise, a 20 s average and a
             5 m hysteresis. Produced by `CAIRN_CLIMB_REPORT=Tests/bench/climb-results.md swift test --filter BarometryTests`.
@@ -59,7 +59,7 @@ final class BarometryTests: XCTestCase {
     }
 
     /// A 2-hour ride: climbs of 150, 250 and 200 m with descents, 8 m rollers every 3 minutes; the
-    /// barometer sees the true height plus 3 Pa of noise at 4 Hz and a 3 hPa weather change; GPS
+    /// barometer sees the true height plus 3 Pa of noise at 1 Hz and a 3 hPa weather change; GPS
     /// heights wander (σ 4 m, correlated over a minute) plus 1.5 m of white noise.
     static func ride(seed: UInt64) -> (truth: Double, baro: Double, gps: Double) {
         func truth(_ t: Double) -> Double {
@@ -89,11 +89,9 @@ final class BarometryTests: XCTestCase {
         let a = exp(-1.0 / 60), q = 4 * (1 - a * a).squareRoot()
         for s in 0..<7200 {
             let p0 = 101_325 - 300 * Double(s) / 7200   // the weather: -3 hPa over the ride
-            for k in 0..<4 {
-                let t = Double(s) + Double(k) / 4
-                let p = p0 * pow(1 - truth(t) / 44_330.77, 5.25588) + 3 * rng.gauss()
-                filter.add(pressurePa: p, timeMs: Int64(t * 1000))
-            }
+            // One reading a second, as BarometerSampler takes them.
+            let p = p0 * pow(1 - truth(Double(s)) / 44_330.77, 5.25588) + 3 * rng.gauss()
+            filter.add(pressurePa: p, timeMs: Int64(s) * 1000)
             gpsErr = a * gpsErr + q * rng.gauss()
             let gpsH = truth(Double(s)) + gpsErr + 1.5 * rng.gauss()
             withBaro.addBarometric(altitude: alti.climbAltitude(pressurePa: filter.value!))
@@ -101,6 +99,98 @@ final class BarometryTests: XCTestCase {
             gpsOnly.addGPS(height: gpsH, timeMs: Int64(s) * 1000)
         }
         return (trueAscent, withBaro.ascentM!, gpsOnly.ascentM!)
+    }
+
+    /// At one reading a second the filter still drops glitches and keeps the noise well under
+    /// the climb counter's 2 m (3 Pa of noise: about 0.1 m after the filter).
+    func testPressureFilterAtOneHertz() {
+        var f = PressureFilter()
+        var rng = SplitMix(seed: 11)
+        var out: [Double] = []
+        for i in 0..<600 {
+            var p = 95_000 + 3 * rng.gauss()
+            if i % 60 == 30 { p += 400 }
+            out.append(f.add(pressurePa: p, timeMs: Int64(i) * 1000)!)
+        }
+        XCTAssertEqual(f.rejected, 10)
+        let tail = Array(out.suffix(500))
+        XCTAssertLessThan(tail.map { abs($0 - 95_000) }.max()!, 5, "no glitch gets through")
+        let mean = tail.reduce(0, +) / Double(tail.count)
+        let sd = (tail.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(tail.count)).squareRoot()
+        XCTAssertLessThan(sd, 1.6, "3 Pa of noise to ~1.2 Pa (0.1 m)")
+    }
+
+    func testPressureHistoryInterpolatesAndKnowsItsGaps() {
+        var h = PressureHistory()
+        XCTAssertNil(h.value(atMonoMs: 0, maxGapMs: 2500))
+        for (t, p) in [(1000, 95_000.0), (2000, 95_010.0), (3000, 95_030.0), (10_000, 95_100.0)] {
+            h.add(monoMs: Int64(t), pressurePa: p)
+        }
+        h.add(monoMs: 9000, pressurePa: 1)             // out of order: dropped
+        h.add(monoMs: 11_000, pressurePa: .nan)       // not a number: dropped
+        XCTAssertEqual(h.value(atMonoMs: 1500, maxGapMs: 2500)!, 95_005, accuracy: 1e-9)
+        XCTAssertEqual(h.value(atMonoMs: 2750, maxGapMs: 2500)!, 95_025, accuracy: 1e-9)
+        XCTAssertEqual(h.value(atMonoMs: 2000, maxGapMs: 2500)!, 95_010, accuracy: 1e-9)
+        // Before the first and after the last: the nearest, while near.
+        XCTAssertEqual(h.value(atMonoMs: 0, maxGapMs: 2500), 95_000)
+        XCTAssertNil(h.value(atMonoMs: -2000, maxGapMs: 2500))
+        XCTAssertEqual(h.value(atMonoMs: 12_000, maxGapMs: 2500), 95_100)
+        XCTAssertNil(h.value(atMonoMs: 13_000, maxGapMs: 2500))
+        // A 7 s silence (the sensor failed): its edges count, its middle does not.
+        XCTAssertEqual(h.value(atMonoMs: 4000, maxGapMs: 2500), 95_030)
+        XCTAssertEqual(h.value(atMonoMs: 8000, maxGapMs: 2500), 95_100)
+        XCTAssertNil(h.value(atMonoMs: 6500, maxGapMs: 2500))
+        // Two minutes are kept, the oldest go first.
+        for k in 1...200 { h.add(monoMs: 10_000 + Int64(k) * 1000, pressurePa: 95_000 + Double(k)) }
+        XCTAssertNil(h.value(atMonoMs: 30_000, maxGapMs: 2500))
+        XCTAssertEqual(h.value(atMonoMs: 200_000, maxGapMs: 2500), 95_190)
+        h.removeAll()
+        XCTAssertTrue(h.isEmpty)
+    }
+
+    /// Fixes read in 5 s batches at 1 Hz: each gets back (within a second) the moment it
+    /// arrived; a replay 20 times faster than real time, and a GPS clock that jumps, stay in
+    /// order between the batches' reads.
+    func testArrivalClockForBatchedReports() {
+        var c = ArrivalClock()
+        let offset: Int64 = 1_700_000_000_000   // GPS time − monotonic time
+        var worst: Int64 = 0
+        var t: Int64 = 0
+        for batch in 1...20 {
+            let read = Int64(batch) * 5000 + 300   // the batch is read a little after its last report
+            while t <= read - 300 {
+                let got = c.arrival(fixTimeMs: offset + t, readMonoMs: read)
+                if batch > 1 { worst = max(worst, abs(got - t)) }
+                XCTAssertLessThanOrEqual(got, read)
+                t += 1000
+            }
+            c.endBatch(monoMs: read)
+        }
+        XCTAssertLessThanOrEqual(worst, 1000, "within a second of the arrival")
+
+        // 20 epochs a second of ride time: a batch of 100 fixes read every 5 s. Arrivals stay
+        // between the previous read and this one, and never go back.
+        var fast = ArrivalClock()
+        var last: Int64 = .min
+        var fixTime: Int64 = 0
+        for batch in 1...5 {
+            let read = Int64(batch) * 5000
+            for _ in 0..<100 {
+                fixTime += 1000
+                let got = fast.arrival(fixTimeMs: fixTime, readMonoMs: read)
+                XCTAssertGreaterThanOrEqual(got, last)
+                XCTAssertLessThanOrEqual(got, read)
+                if batch > 1 { XCTAssertGreaterThanOrEqual(got, read - 5000) }
+                last = got
+            }
+            fast.endBatch(monoMs: read)
+        }
+
+        // The GPS clock jumps back an hour: the next fixes land at the previous read, not before.
+        var jump = ArrivalClock()
+        _ = jump.arrival(fixTimeMs: offset + 4000, readMonoMs: 5000)
+        jump.endBatch(monoMs: 5000)
+        XCTAssertEqual(jump.arrival(fixTimeMs: offset + 5000 - 3_600_000, readMonoMs: 10_000), 5000)
     }
 
     func testNoHeightIsADash() {

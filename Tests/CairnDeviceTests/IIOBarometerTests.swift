@@ -46,6 +46,10 @@ final class IIOBarometerTests: XCTestCase {
             XCTAssertEqual(r.pressurePa, pa, accuracy: 0.001, why)
             XCTAssertEqual(b.assumedUnit, unit, why)
             if let t = temp { XCTAssertEqual(r.temperatureC!, t, accuracy: 1e-9, why) } else { XCTAssertNil(r.temperatureC, why) }
+            // The recorder's reading: the same pressure, no temperature read.
+            guard case .success(let p) = b.read(temperature: false) else { return XCTFail(why) }
+            XCTAssertEqual(p.pressurePa, pa, accuracy: 0.001, why)
+            XCTAssertNil(p.temperatureC, why)
         }
         XCTAssertEqual(IIOBarometer.find(sysfsRoot: root).count, cases.count)
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Several cairn binaries and gpxlogger side by side at real time, on one replay.
 
-    python3 Tests/bench/paced-ab.py [--minutes M] [--runs K] [--apart] NAME=BINARY [NAME=BINARY ...]
+    python3 Tests/bench/paced-ab.py [--minutes M] [--runs K] [--apart] [--fake-baro NAME ...] NAME=BINARY [...]
 
 The CPU of a recorder at real time is mostly system calls (fdatasync, poll, recv), and on a shared
 virtual machine their cost moves by ±15 % from one 10-minute run to the next (peer-bench's paced
@@ -16,7 +16,11 @@ the end of the ride, and the ratio to gpxlogger's CPU. Last, the median ratio ov
 Recorders that sync at the same moments share the device's flushes, and which of them pays for
 a flush depends on their phase: with several cairn binaries in one replay, one of them read
 21.9 ms in one run and 35.5 ms in the next. --apart gives each binary its own replay (with its
-own gpxlogger), one after the other, which removes that interplay and costs a ride per binary."""
+own gpxlogger), one after the other, which removes that interplay and costs a ride per binary.
+
+--fake-baro NAME gives recorder NAME a barometer: `--baro DIR` for a fake IIO device that this
+script makes (a bmp280 with the kernel's file names and formats: in_pressure_input in kPa), in
+place of `--baro none`. The same binary may be named twice, once with and once without."""
 import argparse, glob, os, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -33,7 +37,17 @@ def vcsw(pid):
     return n
 
 
-def one_run(k, minutes, bins, work):
+def fake_barometer(work):
+    """A fake IIO pressure sensor as the kernel's bmp280 driver lays it out."""
+    d = os.path.join(work, "sys/bus/iio/devices/iio:device0")
+    os.makedirs(d, exist_ok=True)
+    for name, value in (("name", "bmp280\n"), ("in_pressure_input", "100.123456789\n"), ("in_temp_input", "23450\n")):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(value)
+    return d
+
+
+def one_run(k, minutes, bins, work, baro):
     d = os.path.join(work, "run%d-%s" % (k, bins[0][0]))
     os.makedirs(d)
     ride = os.path.join(d, "ride.nmea")
@@ -56,7 +70,7 @@ def one_run(k, minutes, bins, work):
     r = (k - 1) % len(bins)
     for name, b in bins[r:] + bins[:r]:
         procs[name] = subprocess.Popen([b, "record", "--gpsd", "127.0.0.1:%d" % port, "--dir", os.path.join(d, name),
-                                        "--baro", "none", "--clock", "fix"],
+                                        "--baro", baro.get(name, "none"), "--clock", "fix"],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs["gpxlogger"] = subprocess.Popen(["gpxlogger", "-f", os.path.join(d, "gpxl.gpx"), "127.0.0.1:%d" % port],
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -88,6 +102,8 @@ def main():
     ap.add_argument("--minutes", type=float, default=10)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--apart", action="store_true", help="one replay per binary, one after the other")
+    ap.add_argument("--fake-baro", action="append", default=[], metavar="NAME",
+                    help="recorder NAME reads a fake IIO barometer (default: --baro none)")
     ap.add_argument("bins", nargs="+", metavar="NAME=BINARY")
     a = ap.parse_args()
     bins = []
@@ -96,16 +112,22 @@ def main():
         if not b or not os.access(b, os.X_OK):
             sys.exit("paced-ab: %s: expected NAME=BINARY with an executable BINARY" % s)
         bins.append((name, os.path.abspath(b)))
+    unknown = set(a.fake_baro) - {n for n, _ in bins}
+    if unknown:
+        sys.exit("paced-ab: --fake-baro %s: no recorder of that name" % ", ".join(sorted(unknown)))
+    if len({n for n, _ in bins}) != len(bins):
+        sys.exit("paced-ab: recorder names must differ")
     if not shutil.which("gpxlogger"):
         sys.exit("paced-ab: gpxlogger is not installed (bash Tests/tools/install-deps.sh)")
     work = tempfile.mkdtemp(prefix="paced-ab-")
+    baro = {n: fake_barometer(work) for n in a.fake_baro}
     ratios = {n: [] for n, _ in bins}
     try:
         print("| run | recorder | CPU | voluntary switches | ÷ gpxlogger CPU |")
         print("|---:|---|---:|---:|---:|")
         for k in range(1, a.runs + 1):
             for group in ([[b] for b in bins] if a.apart else [bins]):
-                cpu, sw = one_run(k, a.minutes, group, work)
+                cpu, sw = one_run(k, a.minutes, group, work, baro)
                 for r in [n for n, _ in group] + ["gpxlogger"]:
                     q = cpu[r] / cpu["gpxlogger"]
                     if r != "gpxlogger":
