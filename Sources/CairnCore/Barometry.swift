@@ -20,10 +20,14 @@ public enum ISA {
     }
 }
 
-/// Barometer samples (one a second) in, a clean pressure out: a Hampel filter over the last
+/// Barometer samples (one every 1-5 s) in, a clean pressure out: a Hampel filter over the last
 /// seven samples replaces a reading further than 5 scaled MADs (at least 15 Pa) from their
-/// median by that median (I2C glitches, a gust into the port), then an exponential average
-/// with a 2.5 s time constant takes the white noise down (3 Pa → ~1.2 Pa at 1 Hz, ~0.1 m).
+/// median by that median (I2C glitches, a gust into the port), unless it lies within what a
+/// rider can climb or drop since the reading before (15 Pa + 25 Pa a second, ~2 m/s): with
+/// readings 5 s apart, a descent that starts after a flat stretch moves 90 Pa between two
+/// readings and must not be held back as a string of glitches until the median catches up.
+/// Then an exponential average with a 2.5 s time constant takes the white noise down (3 Pa →
+/// ~1.2 Pa at 1 Hz, ~2 Pa at one reading in 5 s; 0.1-0.2 m).
 public struct PressureFilter: Sendable {
     public let tauS: Double
     private var window = RingBuffer<Double>(capacity: 7)
@@ -46,7 +50,9 @@ public struct PressureFilter: Sendable {
             var dev = w.map { abs($0 - median) }
             dev.sort()
             let mad = 1.4826 * dev[dev.count / 2]
-            if abs(x - median) > max(5 * mad, 15) {
+            let sinceS = Double(lastMs.map { max(0, timeMs - $0) } ?? 0) / 1000
+            let step = abs(x - window[window.count - 1])
+            if abs(x - median) > max(5 * mad, 15) && step > 15 + 25 * sinceS {
                 x = median
                 rejected += 1
             }
@@ -64,10 +70,11 @@ public struct PressureFilter: Sendable {
     }
 }
 
-/// The filtered pressure of the last two minutes, by monotonic time. The recorder reads gpsd's
-/// reports in batches (every 5 s by default) while it samples the barometer once a second in
-/// between; each fix then gets the pressure of the moment it arrived (`ArrivalClock`), not of
-/// the moment the batch was read.
+/// The filtered pressure of the last 128 readings (two minutes at 1 Hz, ten at one in 5 s), by
+/// monotonic time. The recorder reads gpsd's reports in batches (every 5 s by default) and the
+/// barometer with each; each fix then gets the pressure of the moment it arrived
+/// (`ArrivalClock`): the line between the readings around it, not the reading of the moment
+/// the batch was read.
 public struct PressureHistory: Sendable {
     struct Sample: Sendable {
         let monoMs: Int64

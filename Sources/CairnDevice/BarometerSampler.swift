@@ -1,13 +1,18 @@
 import CairnCore
 
-/// Reads the barometer once a second (the 2.5 s average takes 3 Pa of sensor noise to ~1.2 Pa,
-/// 0.1 m, far below the climb counter's 2 m hysteresis; each read is a wake-up and ~1-2 ms of
-/// I2C on a Pi, so four a second cost the battery more than gpsd's reports do) and keeps the
-/// filtered pressure of the last two minutes, so that fixes read in a batch get the pressure of
-/// the moment they arrived (`PressureHistory`). A sensor that fails (EIO, EBUSY, unbound) is
-/// reported once; the recorder falls back to GPS heights for climb and retries every 5 s; when
-/// the sensor answers again it is used again, and that is reported once too. With `auto`, a
-/// barometer plugged in later is found within 30 s.
+/// Reads the barometer every `sampleEveryMs` and keeps the filtered pressure of the last
+/// minutes, so that fixes read in a batch get the pressure of the moment they arrived
+/// (`PressureHistory`). The recorder reads it with each batch of gpsd's reports (every 5 s by
+/// default), in the same wake-up: a reading of its own costs a wake-up (~170 µs of CPU here,
+/// and 1-2 ms of I2C on a Pi), which at once a second came to more CPU than gpxlogger spends in all.
+/// Pressure changes smoothly at a rider's pace, so a fix between two readings 5 s apart gets
+/// the line between them; the climb on the generated ride is the same at 1 s and 5 s (see
+/// `Tests/bench/climb-results.md`). A reading rides along with any wake-up of the loop from a
+/// quarter period early to a quarter period late, and wakes the loop itself only then, so it
+/// never costs a wake-up of its own a moment before or after a batch or a report.
+/// A sensor that fails (EIO, EBUSY, unbound) is reported once; the recorder falls back to GPS
+/// heights for climb and retries every 5 s; when the sensor answers again it is used again,
+/// and that is reported once too. With `auto`, a barometer plugged in later is found within 30 s.
 public final class BarometerSampler {
     public enum Source: Sendable {
         case none
@@ -30,12 +35,17 @@ public final class BarometerSampler {
     /// A sensor is open and sampled every `sampleEveryMs`.
     public var isSampling: Bool { device != nil }
 
-    public static let sampleEveryMs: Int64 = 1000
-    /// A fix further than this from a good reading gets no pressure.
-    public static let staleAfterMs: Int64 = 2500
+    /// How often the sensor is read (1-60 s).
+    public let sampleEveryMs: Int64
+    /// A reading is taken at a wake-up from this much before it is due to this much after.
+    public var slackMs: Int64 { sampleEveryMs / 4 }
+    /// A fix further than this from a good reading gets no pressure: readings are at most
+    /// `sampleEveryMs` + `slackMs` apart when all is well.
+    public var staleAfterMs: Int64 { sampleEveryMs + slackMs + 1000 }
 
-    public init(source: Source, say: @escaping (String) -> Void) {
+    public init(source: Source, sampleEveryMs: Int64 = 1000, say: @escaping (String) -> Void) {
         self.source = source
+        self.sampleEveryMs = min(60_000, max(1000, sampleEveryMs))
         self.say = say
         if case .none = source { state = "none" } else { state = "searching" }
     }
@@ -43,7 +53,14 @@ public final class BarometerSampler {
     /// Opens the device named by `--baro PATH` now, so a wrong path is an error at start-up.
     public func openNamedDevice() throws(IIOBarometer.Failure) {
         guard case .path(let p) = source else { return }
-        device = try IIOBarometer(path: p)
+        let d = try IIOBarometer(path: p)
+        device = d
+        say("barometer: using \(d.name) at \(p), \(every)")
+    }
+
+    private var every: String {
+        if sampleEveryMs == 1000 { return "read every second" }
+        return "read every " + (sampleEveryMs % 1000 == 0 ? "\(sampleEveryMs / 1000)" : "\(Double(sampleEveryMs) / 1000)") + " s"
     }
 
     /// Call at every wake-up of the record loop; it reads when `msUntilDue` says so.
@@ -61,7 +78,7 @@ public final class BarometerSampler {
                     return
                 }
                 device = d
-                say("barometer: using \(d.name) at \(p)")
+                say("barometer: using \(d.name) at \(p), \(every)")
             case .path(let p):
                 guard let d = try? IIOBarometer(path: p) else { return }
                 device = d
@@ -69,7 +86,7 @@ public final class BarometerSampler {
                 return
             }
         }
-        guard let d = device, lastReadMono.map({ monoMs - $0 >= Self.sampleEveryMs }) ?? true else { return }
+        guard let d = device, lastReadMono.map({ monoMs - $0 >= sampleEveryMs - slackMs }) ?? true else { return }
         lastReadMono = monoMs
         switch d.read(temperature: false) {
         case .success(let r):
@@ -87,24 +104,26 @@ public final class BarometerSampler {
             failing = true
             state = "failing"
             // Retry at a gentle pace; the filter restarts when readings come back.
-            lastReadMono = monoMs + 5_000 - Self.sampleEveryMs
-            if let g = lastGoodMono, monoMs - g > Self.staleAfterMs { filter = PressureFilter(); history.removeAll() }
+            lastReadMono = monoMs + max(5_000, sampleEveryMs) - sampleEveryMs
+            if let g = lastGoodMono, monoMs - g > staleAfterMs { filter = PressureFilter(); history.removeAll() }
         }
     }
 
-    /// Milliseconds until `poll` has work to do (a read or a retry), so the loop can sleep.
+    /// Milliseconds until `poll` has work to do (a read or a retry), so the loop can sleep. A
+    /// reading is taken at any wake-up from `sampleEveryMs` − `slackMs` after the last, and
+    /// wakes the loop itself at `sampleEveryMs` + `slackMs`.
     public func msUntilDue(monoMs: Int64) -> Int64 {
         if case .none = source { return .max }
         if device == nil {
             let retry: Int64 = { if case .auto = source { return 30_000 } else { return 5_000 } }()
             return lastAttemptMono.map { max(0, $0 + retry - monoMs) } ?? 0
         }
-        return lastReadMono.map { max(0, $0 + Self.sampleEveryMs - monoMs) } ?? 0
+        return lastReadMono.map { max(0, $0 + sampleEveryMs + slackMs - monoMs) } ?? 0
     }
 
     /// The filtered pressure (Pa) at `monoMs` (now, or when a fix arrived), when a good reading
     /// lies within `staleAfterMs` of it.
     public func pressurePa(monoMs: Int64) -> Double? {
-        history.value(atMonoMs: monoMs, maxGapMs: Self.staleAfterMs)
+        history.value(atMonoMs: monoMs, maxGapMs: staleAfterMs)
     }
 }

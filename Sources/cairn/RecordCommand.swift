@@ -129,7 +129,12 @@ enum RecordCommand: Command {
         }
         recorder.resumeCandidate = log.resumable?.last
 
-        let barometer = BarometerSampler(source: baroSource) { printErr("cairn: \($0)") }
+        // The barometer is read with each batch (at most 5 s apart), or once a second when the
+        // reports are read as they come: never a wake-up of its own at the default settings.
+        let barometer = BarometerSampler(source: baroSource,
+                                         sampleEveryMs: readEverySeconds > 0 ? min(5000, Int64(readEverySeconds * 1000)) : 1000) {
+            printErr("cairn: \($0)")
+        }
         do { try barometer.openNamedDevice() } catch {
             throw Failure((origin["--baro"].map { "\($0): " } ?? "") + "--baro: \(error)")
         }
@@ -236,9 +241,11 @@ enum RecordCommand: Command {
         // Batched reading: gpsd's reports wait in the socket and are taken every `readEveryMs`
         // (or once `GpsdSource.batchBytes` are queued), then synced at once: one wake-up per
         // batch instead of one per report, and no longer a loss window, since a report waits
-        // either in the socket or unsynced in memory, never both. A barometer is read once a
-        // second in between, without taking the queued reports; each fix of a batch is paired
-        // with the pressure of the moment it arrived (`ArrivalClock`, `PressureHistory`).
+        // either in the socket or unsynced in memory, never both. A barometer is read as a
+        // batch wakes the loop, before its first report is taken; each fix of the batch is
+        // paired with the pressure of the moment it arrived, between that reading and the one
+        // before (`ArrivalClock`, `PressureHistory`). Should the barometer want a reading in
+        // between (--read-every over 5 s), it leaves the queued reports alone.
         let readEveryMs = Int64(readEverySeconds * 1000)
         var inBatch = false
         var draining = false
@@ -280,9 +287,10 @@ enum RecordCommand: Command {
             }
             // Sleep until the next thing is due: every wake-up costs battery, and gpsd's reports
             // wake the loop anyway. The held epoch is flushed 1.2 s after the last report; the
-            // barometer wants a read a second when there is one; the status file and systemd's
-            // status line are refreshed once a second when they are on; otherwise 5 s at most
-            // (the standstill that closes a trip is counted in minutes).
+            // barometer rides on the batches (or on the reports when reading live) and wakes
+            // the loop only when none came; the status file and systemd's status line are
+            // refreshed once a second when they are on; otherwise 5 s at most (the standstill
+            // that closes a trip is counted in minutes).
             // When batching, the status is refreshed with each batch.
             var waitMs: Int64 = (!batching && (statusFile != nil || notify.isEnabled)) ? 1000 : 5000
             waitMs = min(waitMs, log.msUntilSyncDue(monoMs: mono))
@@ -319,6 +327,9 @@ enum RecordCommand: Command {
             case .message(let report):
                 lastReportMono = SystemClock.monotonicMs()
                 if batching {
+                    // The wake-up that took a batch reads the barometer first (when it is due),
+                    // so that the batch's last fixes lie before a reading, not after one.
+                    if !inBatch { barometer.poll(monoMs: lastReportMono, wallMs: SystemClock.realtimeMs()) }
                     inBatch = true
                     drained += 1
                     draining = drained < 1000

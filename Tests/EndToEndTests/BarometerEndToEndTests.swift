@@ -49,7 +49,25 @@ final class BarometerEndToEndTests: XCTestCase {
         }
     }
 
+    /// Reports read as they come (`--sync 1` reads every second): the barometer is read once a
+    /// second.
     func testRecordedAscentFollowsTheBarometer() throws {
+        try recordAscent(stretch: 1, extra: [])
+    }
+
+    /// The default batches (`--sync 5`, reports read every 5 s): the barometer is read with
+    /// each batch, and each fix gets the pressure between the readings around it. The air's
+    /// hills are twice as long, so that a 5 s reading sees each level stretch.
+    func testRecordedAscentWithReadingsEveryFiveSeconds() throws {
+        try recordAscent(stretch: 2, extra: ["--sync", "5"])
+    }
+
+    /// A 13-minute ride replayed at 20 epochs a second (40 s) × `stretch`; meanwhile the air
+    /// says: level for 4 s, up 40 m over 12 s, level 6 s, down 15 m over 8 s, level again, all
+    /// × `stretch` (the filter's 2.5 s average sees real seconds, so the test's hills are
+    /// minutes long in ride time). The device vanishes for 1.5 s × `stretch`² on the last level
+    /// stretch: longer than one reading apart.
+    private func recordAscent(stretch k: Double, extra: [String], file: StaticString = #filePath, line: UInt = #line) throws {
         // The device: sysfs layout, bmp280 formats.
         let root = Harness.tempDir()
         let dev = root + "/iio:device0"
@@ -58,48 +76,44 @@ final class BarometerEndToEndTests: XCTestCase {
         try "95.000000000\n".write(toFile: dev + "/in_pressure_input", atomically: true, encoding: .utf8)
         try "23450\n".write(toFile: dev + "/in_temp_input", atomically: true, encoding: .utf8)
 
-        // A 13-minute ride replayed at 20 epochs a second (40 s); meanwhile the air says: level
-        // for 4 s, up 40 m over 12 s, level 6 s, down 15 m over 8 s, level again (the filter's
-        // 2.5 s average sees real seconds, so the test's hills are minutes long in ride time).
-        // The device vanishes for a second and a half on the last level stretch.
         let profile: (Double) -> Double = { t in
-            switch t {
+            switch t / k {
             case ..<4: return 0
-            case ..<16: return 40 * (t - 4) / 12
+            case ..<16: return 40 * (t / k - 4) / 12
             case ..<22: return 40
-            case ..<30: return 40 - 15 * (t - 22) / 8
+            case ..<30: return 40 - 15 * (t / k - 22) / 8
             default: return 25
             }
         }
         let ride = Harness.tempDir() + "/ride.nmea"
         let r0 = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path,
                                                   "0.22", ride, "--seed", "7"])
-        XCTAssertEqual(r0.status, 0, r0.stderr)
+        XCTAssertEqual(r0.status, 0, r0.stderr, file: file, line: line)
         let script = PressureScript(dir: dev, profile: profile)
-        script.hide(from: 32, to: 33.5)
+        script.hide(from: 32 * k, to: 32 * k + 1.5 * k * k)
         script.start()
         defer { script.stop() }
-        let r = try Harness.record(ride, rate: 60, extra: ["--baro", dev])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        let r = try Harness.record(ride, rate: 60 / k, extra: ["--baro", dev] + extra)
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
         let trips = try Harness.trips(r.dir)
-        XCTAssertEqual(trips.count, 1)
+        XCTAssertEqual(trips.count, 1, file: file, line: line)
         guard let t = trips.first else { return }
         let ascent = t["ascent_m"] as? Double ?? -1, descent = t["descent_m"] as? Double ?? -1
         if ProcessInfo.processInfo.environment["BARO_DEBUG"] != nil {
             print(r.stderr)
             print(try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "csv"]).stdout)
         }
-        XCTAssertEqual(ascent, 40, accuracy: 2, "ascent from the barometer: \(r.stderr)")
-        XCTAssertEqual(descent, 15, accuracy: 2)
+        XCTAssertEqual(ascent, 40, accuracy: 2, "ascent from the barometer: \(r.stderr)", file: file, line: line)
+        XCTAssertEqual(descent, 15, accuracy: 2, file: file, line: line)
         // The vanishing sensor is reported once, and its return once; the ride goes on.
-        XCTAssertEqual(Harness.count("climb from GPS heights until it answers again", in: r.stderr), 1, r.stderr)
-        XCTAssertEqual(Harness.count("answers again; climb from the barometer", in: r.stderr), 1, r.stderr)
+        XCTAssertEqual(Harness.count("climb from GPS heights until it answers again", in: r.stderr), 1, r.stderr, file: file, line: line)
+        XCTAssertEqual(Harness.count("answers again; climb from the barometer", in: r.stderr), 1, r.stderr, file: file, line: line)
         // The pressure is in the log, and in the exports.
         let csv = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "csv"])
-        XCTAssertEqual(csv.status, 0, csv.stderr)
+        XCTAssertEqual(csv.status, 0, csv.stderr, file: file, line: line)
         let rows = csv.stdout.split(separator: "\n").dropFirst()
         XCTAssertGreaterThan(rows.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[7].hasPrefix("9") }.count, 10,
-                             "hPa values in the pressure column")
+                             "hPa values in the pressure column", file: file, line: line)
     }
 
     func testNoBarometerAndBadPaths() throws {
