@@ -225,8 +225,9 @@ enum RecordCommand: Command {
                 r = .fix(f)
                 lastFix = f
                 lastMode = f.mode
-                lastFixMono = lastReportMono
-                if (Accuracy.horizontal68(f) ?? 0) <= 50 { lastUsableMono = lastReportMono }
+                // Its age in the status counts from its arrival, not from the batch's read.
+                lastFixMono = arrivedMono
+                if (Accuracy.horizontal68(f) ?? 0) <= 50 { lastUsableMono = arrivedMono }
             case .noFix: lastMode = 0
             case .noTime: break
             }

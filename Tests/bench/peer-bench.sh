@@ -332,7 +332,7 @@ session() {
     "$cairn" record --gpsd "127.0.0.1:$port" --dir "$d/cairnlive" --baro none --clock fix --read-every 0 2>"$d/cairnlive.err" &
     P[cairnlive]=$!; started+=($!)
     # The same recorder with a barometer, as cairn is meant to run: a fake sysfs bmp280 (the
-    # kernel's file names and formats; a real one adds the I2C transfers), read once a second.
+    # kernel's file names and formats; a real one adds the I2C transfers), read with each batch.
     local baro=$d/sys/bus/iio/devices/iio:device0
     mkdir -p "$baro"
     printf 'bmp280\n' >"$baro/name"; printf '100.123456789\n' >"$baro/in_pressure_input"; printf '23450\n' >"$baro/in_temp_input"
@@ -632,7 +632,7 @@ def main(path):
                          ("alone", "gpxl", "gpxlogger alone"),
                          ("paced", "cairn", "cairn record (`--sync 5`), beside the next three"), ("paced", "cairn60", "cairn record `--sync 60`"),
                          ("paced", "cairnlive", "cairn record `--read-every 0` (each report as it comes)"),
-                         ("paced", "cairnbaro", "cairn record with a barometer (fake sysfs bmp280, read once a second)"), ("paced", "gpxl", "gpxlogger")):
+                         ("paced", "cairnbaro", "cairn record with a barometer (fake sysfs bmp280, read with each batch)"), ("paced", "gpxl", "gpxlogger")):
         if "%s.%s.s1.t" % (tag, r) not in F: continue
         v, nv = d(tag, r, "vcsw"), d(tag, r, "nvcsw")
         win = f("%s.%s.s1.t" % (tag, r)) - f("%s.%s.s0.t" % (tag, r))
