@@ -327,10 +327,10 @@ enum RecordCommand: Command {
                 }
             case .message(let report):
                 lastReportMono = SystemClock.monotonicMs()
+                // The wake-up that took a batch (or, reading live, a report) reads the barometer
+                // first when it is due, so that the fixes lie before a reading, not after one.
+                if !inBatch { barometer.poll(monoMs: lastReportMono, wallMs: SystemClock.realtimeMs()) }
                 if batching {
-                    // The wake-up that took a batch reads the barometer first (when it is due),
-                    // so that the batch's last fixes lie before a reading, not after one.
-                    if !inBatch { barometer.poll(monoMs: lastReportMono, wallMs: SystemClock.realtimeMs()) }
                     inBatch = true
                     drained += 1
                     draining = drained < 1000
