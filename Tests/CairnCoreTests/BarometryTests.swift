@@ -122,42 +122,42 @@ final class BarometryTests: XCTestCase {
     /// At one reading a second the filter still drops glitches and keeps the noise well under
     /// the climb counter's 2 m (3 Pa of noise: about 0.1 m after the filter).
     func testPressureFilterAtOneHertz() {
+        let r = Self.steadyAirWithGlitches(seed: 11, readings: 600, everyMs: 1000, glitchEvery: 60, tail: 500)
+        XCTAssertEqual(r.rejected, 10)
+        XCTAssertLessThan(r.worst, 5, "no glitch gets through")
+        XCTAssertLessThan(r.sd, 1.6, "3 Pa of noise to ~1.2 Pa (0.1 m)")
+    }
+
+    /// Still air at 950 hPa with 3 Pa of noise and a 4 hPa glitch every `glitchEvery` readings,
+    /// through the filter: how many readings it rejected, and over the last `tail` outputs the
+    /// largest distance from the true pressure and the standard deviation.
+    static func steadyAirWithGlitches(seed: UInt64, readings: Int, everyMs: Int64, glitchEvery: Int,
+                                      tail n: Int) -> (rejected: Int, worst: Double, sd: Double) {
         var f = PressureFilter()
-        var rng = SplitMix(seed: 11)
+        var rng = SplitMix(seed: seed)
         var out: [Double] = []
-        for i in 0..<600 {
+        for i in 0..<readings {
             var p = 95_000 + 3 * rng.gauss()
-            if i % 60 == 30 { p += 400 }
-            out.append(f.add(pressurePa: p, timeMs: Int64(i) * 1000)!)
+            if i % glitchEvery == glitchEvery / 2 { p += 400 }
+            out.append(f.add(pressurePa: p, timeMs: Int64(i) * everyMs)!)
         }
-        XCTAssertEqual(f.rejected, 10)
-        let tail = Array(out.suffix(500))
-        XCTAssertLessThan(tail.map { abs($0 - 95_000) }.max()!, 5, "no glitch gets through")
+        let tail = Array(out.suffix(n))
         let mean = tail.reduce(0, +) / Double(tail.count)
         let sd = (tail.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(tail.count)).squareRoot()
-        XCTAssertLessThan(sd, 1.6, "3 Pa of noise to ~1.2 Pa (0.1 m)")
+        return (f.rejected, tail.map { abs($0 - 95_000) }.max()!, sd)
     }
 
     /// At one reading in 5 s (with each batch) the filter still drops glitches, keeps the noise
     /// near 2 Pa (0.2 m), and follows a fast descent that starts after a flat stretch: 90 Pa
     /// between two readings is a rider dropping 1.5 m/s, not a glitch.
     func testPressureFilterEveryFiveSeconds() {
-        var f = PressureFilter()
-        var rng = SplitMix(seed: 12)
-        var out: [Double] = []
-        for i in 0..<300 {
-            var p = 95_000 + 3 * rng.gauss()
-            if i % 30 == 15 { p += 400 }
-            out.append(f.add(pressurePa: p, timeMs: Int64(i) * 5000)!)
-        }
-        XCTAssertEqual(f.rejected, 10)
-        let tail = Array(out.suffix(250))
-        XCTAssertLessThan(tail.map { abs($0 - 95_000) }.max()!, 8, "no glitch gets through")
-        let mean = tail.reduce(0, +) / Double(tail.count)
-        let sd = (tail.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(tail.count)).squareRoot()
-        XCTAssertLessThan(sd, 2.6, "3 Pa of noise to ~2.1 Pa (0.2 m)")
+        let r = Self.steadyAirWithGlitches(seed: 12, readings: 300, everyMs: 5000, glitchEvery: 30, tail: 250)
+        XCTAssertEqual(r.rejected, 10)
+        XCTAssertLessThan(r.worst, 8, "no glitch gets through")
+        XCTAssertLessThan(r.sd, 2.6, "3 Pa of noise to ~2.1 Pa (0.2 m)")
 
         // Two minutes still at 500 m, then down at 1.5 m/s (18 Pa/s) for a minute.
+        var rng = SplitMix(seed: 13)
         var d = PressureFilter()
         var rejectedBefore = 0
         var worstLagM = 0.0
