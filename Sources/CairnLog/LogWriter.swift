@@ -19,14 +19,32 @@ struct WriterIO: Sendable {
     }
     /// Sets the file's size: 0, or the errno of the failure.
     var truncate: @Sendable (Int32, Int) -> Int32 = { fd, size in sysFtruncate(fd, size) == 0 ? 0 : errno }
+    /// Opens a second descriptor on the new file that writes past the page cache (O_DIRECT): a
+    /// descriptor, or -errno. Refused by default, so that fakes write through the page cache.
+    var openDirect: @Sendable (String) -> Int32 = { _ in -EINVAL }
 
     static let system = WriterIO(
         write: { fd, bytes, offset in
             let r = sysPwrite(fd, bytes.baseAddress, bytes.count, offset)
             return r < 0 ? -Int(errno) : r
         },
-        fdatasync: { fd in sysFdatasync(fd) == 0 ? 0 : errno })
+        fdatasync: { fd in sysFdatasync(fd) == 0 ? 0 : errno },
+        openDirect: { path in
+            guard let flag = oDirect else { return -EINVAL }
+            let fd = open(path, O_WRONLY | O_CLOEXEC | flag)
+            return fd < 0 ? -errno : fd
+        })
 }
+
+/// O_DIRECT, which Swift's Glibc module does not export. Its value is per architecture
+/// (asm-generic/fcntl.h; arm and arm64 have their own). Elsewhere the writer stays buffered.
+#if arch(x86_64) || arch(i386)
+private let oDirect: Int32? = 0o40000
+#elseif arch(arm64) || arch(arm)
+private let oDirect: Int32? = 0o200000
+#else
+private let oDirect: Int32? = nil
+#endif
 
 private func sysPwrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int, _ offset: Int) -> Int { pwrite(fd, p, n, off_t(offset)) }
 private func sysFtruncate(_ fd: Int32, _ size: Int) -> Int32 { ftruncate(fd, off_t(size)) }
@@ -41,6 +59,15 @@ private func sysClose(_ fd: Int32) { _ = close(fd) }
 /// has: no size change, so no journal commit on ext4 and no directory-entry or FAT write on vfat
 /// (LOG_FORMAT.md, "Preallocated space"). `close()` trims the file back to its data. A file cut
 /// off by a power cut ends in zeros, which readers take as unused space.
+///
+/// Direct writes (preallocating writers, where the file system takes O_DIRECT): after the
+/// header, data goes to the card past the page cache, in whole 512-byte sectors: each write is
+/// the bytes already written in the sector where the data ends, the new bytes, and zeros to the
+/// end of the last sector they touch, over zeros the file already has. A one-point sync then
+/// writes one sector instead of a 4 KiB page, and rewrites 512 bytes around the last
+/// acknowledged ones instead of 4,096. The zeros ahead are still written through the page cache.
+/// A write refused with EINVAL (a device whose sectors are larger) goes through the page cache,
+/// as does everything after it.
 ///
 /// Durability contract: a record is durable once `sync()` has returned a sequence number ≥ its
 /// own. After any write or fdatasync failure the writer is `failed` for good (a failed
@@ -65,6 +92,10 @@ public final class LogWriter {
     /// syncs on ext4 (33 kB an hour) and 14 min on vfat (512-byte padding, 280 kB an hour); a
     /// file cut off by a power cut carries at most this much of zeros.
     public static let preallocationChunk = 64 * 1024
+    /// The unit of direct writes: the logical sector of SD cards and most disks.
+    public static let directSectorSize = 512
+    /// The aligned buffer direct writes are assembled in; a larger write goes in pieces.
+    static let directStageBytes = 16 * 1024
 
     public let path: String
     public let header: FileHeader
@@ -100,17 +131,25 @@ public final class LogWriter {
     public private(set) var fileSize = 0
     /// False once a write of zeros failed (a full card): the writer then only appends.
     private var preallocating: Bool
+    /// The O_DIRECT descriptor, or -1 when writing through the page cache.
+    private var directFd: Int32 = -1
+    /// Page-aligned, `directStageBytes` long; starts with the bytes of the sector where the data ends.
+    private var stage: UnsafeMutableRawPointer?
+    /// Whether data goes to the card past the page cache, in whole sectors (see above).
+    public var writesDirect: Bool { directFd >= 0 }
 
     /// Creates dir/NNNNNNNN.cairn with O_EXCL, writes+fdatasyncs the header, fsyncs the directory.
     /// `preallocation`: 0, or the size of the chunks of zeros kept ahead of the data (≥ 4096).
+    /// `padDirect`: when the writer writes direct, pad to at least `directSectorSize`, so that no
+    /// sync rewrites a sector holding acknowledged bytes (see LOG_FORMAT.md, "Direct writes").
     public convenience init(directory: String, number: UInt32, header: FileHeader, padding: Int = 0,
-                            preallocation: Int = 0) throws {
+                            preallocation: Int = 0, padDirect: Bool = false) throws {
         try self.init(directory: directory, number: number, header: header, padding: padding,
-                      preallocation: preallocation, io: .system)
+                      preallocation: preallocation, padDirect: padDirect, io: .system)
     }
 
     init(directory: String, number: UInt32, header: FileHeader, padding: Int = 0, preallocation: Int = 0,
-         io: WriterIO) throws {
+         padDirect: Bool = false, io: WriterIO) throws {
         let path = LogDirectory.join(directory, LogDirectory.fileName(number: number))
         guard number <= LogDirectory.maxNumber else {
             throw LogError(path: path, message: "file number \(number) has more than 8 digits", kind: .invalidArgument)
@@ -123,7 +162,6 @@ public final class LogWriter {
             throw LogError(path: path, message: "preallocation \(preallocation) is not 0 or at least 4096",
                            kind: .invalidArgument)
         }
-        self.padding = padding
         self.preallocation = preallocation
         preallocating = preallocation > 0
         var h = header
@@ -138,17 +176,23 @@ public final class LogWriter {
             fd = -1
             throw LogError.system(path, "cannot create log file", code)
         }
+        // The direct descriptor is opened before the header, whose length is the padding.
+        let direct = preallocation > 0 ? io.openDirect(path) : -1
+        self.padding = direct >= 0 && padDirect ? max(padding, Self.directSectorSize) : padding
         out.reserveCapacity(Self.spillBytes + FrameFormat.maxFrame)
         pendingPoints.reserveCapacity(Self.pointsBatchCapacity)
         do {
-            out = h.encoded(length: max(FrameFormat.headerLength, padding))
+            let head = h.encoded(length: max(FrameFormat.headerLength, self.padding))
+            out = head
             paddingBytes = out.count - FrameFormat.headerLength
             try writeOut()
             let r = io.fdatasync(fd)
             if r != 0 { throw LogError.system(path, "fdatasync of the new file failed", r) }
             dirty = false
             try Self.syncDirectory(directory.isEmpty ? "." : directory, file: path)
+            if direct >= 0 { startDirect(direct, head) }
         } catch {
+            if direct >= 0 { sysClose(direct) }
             sysClose(fd)
             fd = -1
             failed = true
@@ -161,6 +205,34 @@ public final class LogWriter {
 
     deinit {
         if fd >= 0 { sysClose(fd) }
+        stopDirect()
+    }
+
+    /// Takes the O_DIRECT descriptor `d` into use, and copies into the stage the bytes already
+    /// written in the sector where the data ends (`head`: everything written so far). Without
+    /// memory for the stage the writer goes on through the page cache.
+    private func startDirect(_ d: Int32, _ head: [UInt8]) {
+        guard preallocating else {  // the first zeros were refused: no space to write into
+            sysClose(d)
+            return
+        }
+        var p: UnsafeMutableRawPointer?
+        guard posix_memalign(&p, 4096, Self.directStageBytes) == 0, let p else {
+            sysClose(d)
+            return
+        }
+        memset(p, 0, Self.directStageBytes)
+        let start = bytesWritten / Self.directSectorSize * Self.directSectorSize
+        head.withUnsafeBytes { _ = memcpy(p, $0.baseAddress! + start, bytesWritten - start) }
+        stage = p
+        directFd = d
+    }
+
+    private func stopDirect() {
+        if directFd >= 0 { sysClose(directFd) }
+        directFd = -1
+        free(stage)
+        stage = nil
     }
 
     /// Makes the new directory entry durable. EINVAL (a file system that cannot sync
@@ -308,7 +380,7 @@ public final class LogWriter {
     /// Writes all of `out` at the end of the data (short writes continue, EINTR retries), then
     /// keeps zero-filled space ahead of it when preallocating.
     private func writeOut() throws(LogError) {
-        var off = 0
+        var off = directFd >= 0 ? try writeOutDirect() : 0
         while off < out.count {
             let r = out.withUnsafeBytes { io.write(fd, UnsafeRawBufferPointer(rebasing: $0[off...]), bytesWritten) }
             if r < 0 {
@@ -325,14 +397,54 @@ public final class LogWriter {
         if preallocating && bytesWritten >= fileSize { writeZerosAhead() }
     }
 
+    /// Writes `out` past the page cache in whole sectors, piece by piece through the stage, into
+    /// zeros written beforehand. Returns how much of `out` it wrote: all of it, or where it left
+    /// direct writing (zeros refused, or a write refused with EINVAL: nothing of that write
+    /// reached the file), so that the page cache takes the rest.
+    private func writeOutDirect() throws(LogError) -> Int {
+        let s = Self.directSectorSize
+        var off = 0
+        while off < out.count, let stage {
+            let start = bytesWritten / s * s
+            let kept = bytesWritten - start  // already written, in the stage's first sector
+            let n = min(out.count - off, Self.directStageBytes - kept)
+            let end = (bytesWritten + n + s - 1) / s * s
+            if end > fileSize {
+                if preallocating { writeZerosAhead(through: end) }
+                if end > fileSize {  // no zeros to write into (a full card): append from here
+                    stopDirect()
+                    break
+                }
+            }
+            out.withUnsafeBytes { _ = memcpy(stage + kept, $0.baseAddress! + off, n) }
+            memset(stage + kept + n, 0, end - start - kept - n)
+            let r = io.write(directFd, UnsafeRawBufferPointer(start: stage, count: end - start), start)
+            if r == -Int(EINTR) { continue }
+            if r == -Int(EINVAL) {
+                stopDirect()
+                break
+            }
+            if r < 0 { throw fail(.system(path, "write failed", Int32(-r))) }
+            // A short write keeps what it covered of the new bytes; the rest goes again.
+            let done = min(start + r, bytesWritten + n) - bytesWritten
+            if done <= 0 { throw fail(.system(path, "write made no progress", EIO)) }
+            off += done
+            bytesWritten += done
+            dirty = true
+            let next = bytesWritten / s * s  // the new last sector moves to the stage's front
+            if next > start { memmove(stage, stage + (next - start), bytesWritten - next) }
+        }
+        return off
+    }
+
     private static let zeros = [UInt8](repeating: 0, count: 4096)
 
-    /// Extends the file with zeros to a page boundary plus one chunk. The sync that follows
-    /// makes them durable with the data before them; later syncs then overwrite in place.
-    /// A failure (a full card) is not the data's: the zeros are given up, and the writer
-    /// appends from then on.
-    private func writeZerosAhead() {
-        let target = (bytesWritten + 4095) / 4096 * 4096 + preallocation
+    /// Extends the file with zeros to a page boundary plus one chunk (at least to `through`).
+    /// The sync that follows makes them durable with the data before them; later syncs then
+    /// overwrite in place. A failure (a full card) is not the data's: the zeros are given up,
+    /// and the writer appends from then on.
+    private func writeZerosAhead(through: Int = 0) {
+        let target = max((bytesWritten + 4095) / 4096 * 4096 + preallocation, (through + 4095) / 4096 * 4096)
         while fileSize < target {
             let n = min(Self.zeros.count, target - fileSize)
             let r = Self.zeros.withUnsafeBytes { io.write(fd, UnsafeRawBufferPointer(rebasing: $0[..<n]), fileSize) }
@@ -402,6 +514,7 @@ public final class LogWriter {
             fileSize = bytesWritten
             if !dirty { _ = io.fdatasync(fd) }
         }
+        stopDirect()
         sysClose(fd)
         fd = -1
     }

@@ -26,6 +26,8 @@ public final class TripLog {
     public let padding: Int
     /// Zeros kept ahead of the data in new files (see `LogWriter.preallocation`); 0 appends.
     public let preallocation: Int
+    /// Pad to a sector where a file is written direct (see `LogWriter.init`'s `padDirect`).
+    public let padDirect: Bool
 
     private var writer: LogWriter?
     private var nextNumber: UInt32
@@ -38,6 +40,8 @@ public final class TripLog {
     private var lastAttemptMono: Int64 = Int64.min
     private var reportedOpenFailure = false
     private var recovering = false
+    /// Whether the first file's way of writing (direct or through the page cache) was told.
+    private var reportedWriteMode = false
     public private(set) var faults = 0
     /// Highest sequence number made durable in the current file, and the file's path.
     public var lastSyncedSeq: UInt64 { writer?.lastSyncedSeq ?? 0 }
@@ -49,17 +53,18 @@ public final class TripLog {
 
     public convenience init(directory: String, activity: String, software: String, syncIntervalMs: Int64,
                             padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk,
-                            say: @escaping (String) -> Void) throws {
+                            padDirect: Bool = false, say: @escaping (String) -> Void) throws {
         try self.init(directory: directory, activity: activity, software: software, syncIntervalMs: syncIntervalMs,
-                      padding: padding, preallocation: preallocation, io: .system, say: say)
+                      padding: padding, preallocation: preallocation, padDirect: padDirect, io: .system, say: say)
     }
 
     /// `io` replaces the writer's write and fdatasync calls (fault injection in tests).
     init(directory: String, activity: String, software: String, syncIntervalMs: Int64,
-         padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk, io: WriterIO,
+         padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk, padDirect: Bool = false, io: WriterIO,
          say: @escaping (String) -> Void) throws {
         self.io = io
         self.padding = padding
+        self.padDirect = padDirect
         self.preallocation = preallocation
         self.directory = directory
         self.activity = activity
@@ -273,10 +278,16 @@ public final class TripLog {
         let header = FileHeader(tripId: tripId, segmentIndex: segmentIndex, salt: LogDirectory.randomSalt())
         do {
             let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding,
-                                  preallocation: preallocation, io: io)
+                                  preallocation: preallocation, padDirect: padDirect, io: io)
             nextNumber += 1
             writer = w
             reportedOpenFailure = false
+            if !reportedWriteMode && preallocation > 0 {
+                reportedWriteMode = true
+                say(w.writesDirect ? "log: writing in \(LogWriter.directSectorSize)-byte sectors past the page cache (O_DIRECT)"
+                                     + (w.padding > padding ? ", each sync padded to a sector" : "")
+                                   : "log: writing through the page cache (this file system refused O_DIRECT)")
+            }
             if recovering {
                 recovering = false
                 say("log: writing again, to \(w.path)" + (waiting.isEmpty ? "" : " (\(waiting.count) records were waiting)"))

@@ -115,9 +115,11 @@ enum RecordCommand: Command {
                               // On FAT each sync ends on a 512-byte boundary, so an append never
                               // shares a sector with acknowledged bytes: on a card without
                               // power-safe overwrite the power-loss model lost acknowledged records
-                              // in 10 % of cuts without this, none with it. Not on ext4 (whole
-                              // 4 KiB blocks are rewritten anyway); see SyncPadding.
-                              padding: padding,
+                              // in 10 % of cuts without this, none with it. Through the page cache
+                              // ext4 rewrites whole 4 KiB blocks anyway (see SyncPadding); written
+                              // direct, in 512-byte sectors, padding protects there too, and costs
+                              // no more sectors on the card, only a bigger file.
+                              padding: padding, padDirect: true,
                               say: { printErr("cairn: \($0)") })
         } catch {
             throw Failure("\(error)")

@@ -13,6 +13,11 @@ import XCTest
 ///      data was written (1/4), else as M1;
 ///   M3 M2 without power-safe overwrite: trashing covers whole 512-byte sectors, including bytes
 ///      that were already durable in a sector the write shares.
+/// Direct writes (O_DIRECT, whole 512-byte sectors) rewrite the bytes already written in the
+/// sector where the data ends. Like the kernel's rewrite of the rest of a 4 KiB page under a
+/// buffered write, which the models above do not trash either, rewriting a byte with its own
+/// value is taken to leave it intact under M1 and M2: a direct write's pending range starts at
+/// its first changed byte. M3 trashes whole sectors, those bytes included.
 /// Invariants checked after each crash: I1 every acknowledged record is read back, equal to what
 /// was appended; nothing fabricated; I3 every break in the sequence is reported.
 final class PowerLossModelTests: LogTestCase {
@@ -28,13 +33,26 @@ final class PowerLossModelTests: LogTestCase {
         var calls = 0
         var crashAtCall = Int.max
         var crashed: Bool { calls >= crashAtCall }
+        /// Give the writer a (simulated) O_DIRECT descriptor.
+        var direct = false
+        static let directFd: Int32 = 1_000_001
+
+        /// The byte at `i` as the file reads now (durable, then pending writes in order).
+        func current(_ i: Int) -> UInt8? {
+            for w in pending.reversed() where w.offset <= i && i < w.offset + w.bytes.count { return w.bytes[i - w.offset] }
+            return i < durable.count ? durable[i] : (i < logical ? 0 : nil)
+        }
 
         var io: WriterIO {
             var io = WriterIO(
-                write: { _, buf, offset in
+                write: { fd, buf, offset in
                     defer { self.calls += 1 }
                     if self.crashed { return buf.count }
-                    self.pending.append((offset, Array(buf)))
+                    var same = 0
+                    if fd == Self.directFd {
+                        while same < buf.count && self.current(offset + same) == buf[same] { same += 1 }
+                    }
+                    if same < buf.count { self.pending.append((offset + same, Array(buf[same...]))) }
                     self.logical = max(self.logical, offset + buf.count)
                     return buf.count
                 },
@@ -55,6 +73,7 @@ final class PowerLossModelTests: LogTestCase {
                 }
                 return 0
             }
+            io.openDirect = { _ in self.direct ? Self.directFd : -EINVAL }
             return io
         }
 
@@ -150,14 +169,16 @@ final class PowerLossModelTests: LogTestCase {
 
     /// One crash: run `ops` until system call `crashAt`, cut the power, read back, check.
     /// Acknowledged = what the last sync that completed before the cut returned.
-    func crashTrial(ops: [Op], crashAt: Int, model: Model, padding: Int, preallocation: Int, salt: UInt32, g: inout SplitMix64,
-                    reference: Reference, tally: inout Tally) throws {
+    func crashTrial(ops: [Op], crashAt: Int, model: Model, padding: Int, preallocation: Int, direct: Bool, salt: UInt32,
+                    g: inout SplitMix64, reference: Reference, tally: inout Tally) throws {
         let disk = SimDisk()
         disk.crashAtCall = crashAt
+        disk.direct = direct
         let name: UInt32 = 1
         unlink(scratch + "/" + LogDirectory.fileName(number: name))
         let w = try LogWriter(directory: scratch, number: name, header: FileHeader(tripId: 1, segmentIndex: 0, salt: salt),
                               padding: padding, preallocation: preallocation, io: disk.io)
+        XCTAssertEqual(w.writesDirect, direct && preallocation > 0)
         var acked: UInt64 = 0
         for op in ops {
             if disk.crashed { break }
@@ -199,8 +220,9 @@ final class PowerLossModelTests: LogTestCase {
     }
 
     /// The seq → record map the writer produces for `ops` (a clean run; padding frames are not records).
-    func referenceRecords(_ ops: [Op], padding: Int, preallocation: Int, salt: UInt32) throws -> Reference {
+    func referenceRecords(_ ops: [Op], padding: Int, preallocation: Int, direct: Bool, salt: UInt32) throws -> Reference {
         let disk = SimDisk()
+        disk.direct = direct
         unlink(scratch + "/00000002.cairn")
         let w = try LogWriter(directory: scratch, number: 2, header: FileHeader(tripId: 1, segmentIndex: 0, salt: salt),
                               padding: padding, preallocation: preallocation, io: disk.io)
@@ -231,18 +253,21 @@ final class PowerLossModelTests: LogTestCase {
         var g = SplitMix64(seed: 77)
         // Preallocating writers (4096, the smallest chunk, so that the file grows often) write
         // their syncs into zeros they wrote and synced before.
-        for (padding, preallocation) in [(0, 0), (512, 0), (4096, 0), (0, 4096), (512, 4096)] {
+        // Direct writes (the recorder's writer where the file system takes O_DIRECT) only
+        // preallocate.
+        for (padding, preallocation, direct) in [(0, 0, false), (512, 0, false), (4096, 0, false), (0, 4096, false),
+                                                 (512, 4096, false), (0, 4096, true), (512, 4096, true)] {
             for model in Model.allCases {
                 var tally = Tally()
                 // Sweep: every crash point of one workload (TH3-style), 3 draws each.
                 var wg = SplitMix64(seed: 1000 + UInt64(padding))
                 let sweepOps = Self.workload(&wg, ops: full ? 400 : 120)
                 let salt: UInt32 = 0xC0FF_EE00 | UInt32(padding % 251)
-                let ref = try referenceRecords(sweepOps, padding: padding, preallocation: preallocation, salt: salt)
+                let ref = try referenceRecords(sweepOps, padding: padding, preallocation: preallocation, direct: direct, salt: salt)
                 for crashAt in 0...ref.calls {
                     for _ in 0..<(full ? 20 : 4) {
                         try crashTrial(ops: sweepOps, crashAt: crashAt, model: model, padding: padding,
-                                       preallocation: preallocation, salt: salt,
+                                       preallocation: preallocation, direct: direct, salt: salt,
                                        g: &g, reference: ref, tally: &tally)
                     }
                 }
@@ -254,16 +279,16 @@ final class PowerLossModelTests: LogTestCase {
                     var wg2 = SplitMix64(seed: g.next())
                     let ops = Self.workload(&wg2, ops: 200)
                     let salt2 = UInt32(truncatingIfNeeded: g.next()) | 1
-                    let ref2 = try referenceRecords(ops, padding: padding, preallocation: preallocation, salt: salt2)
+                    let ref2 = try referenceRecords(ops, padding: padding, preallocation: preallocation, direct: direct, salt: salt2)
                     for _ in 0..<20 where done < random {
                         try crashTrial(ops: ops, crashAt: Int.random(in: 0...ref2.calls, using: &g), model: model,
-                                       padding: padding, preallocation: preallocation, salt: salt2, g: &g,
+                                       padding: padding, preallocation: preallocation, direct: direct, salt: salt2, g: &g,
                                        reference: ref2, tally: &tally)
                         done += 1
                     }
                 }
-                figure(model: model, padding: padding, preallocation: preallocation, swept: swept, tally)
-                let what = "\(model) padding \(padding) preallocation \(preallocation)"
+                figure(model: model, padding: padding, preallocation: preallocation, direct: direct, swept: swept, tally)
+                let what = "\(model) padding \(padding) preallocation \(preallocation) direct \(direct)"
                 XCTAssertEqual(tally.fabricated, 0, what)
                 XCTAssertEqual(tally.i3, 0, what)
                 if model != .m3 || padding >= 512 {
@@ -273,8 +298,9 @@ final class PowerLossModelTests: LogTestCase {
         }
     }
 
-    func figure(model: Model, padding: Int, preallocation: Int, swept: Int, _ t: Tally) {
-        print("FIGURE C model=\(model.rawValue) padding=\(padding) preallocation=\(preallocation) trials=\(t.trials) swept=\(swept) "
+    func figure(model: Model, padding: Int, preallocation: Int, direct: Bool, swept: Int, _ t: Tally) {
+        print("FIGURE C model=\(model.rawValue) padding=\(padding) preallocation=\(preallocation) direct=\(direct) "
+            + "trials=\(t.trials) swept=\(swept) "
             + "acked_records=\(t.ackedRecords) i1_violations=\(t.i1) fabricated=\(t.fabricated) i3_violations=\(t.i3) "
             + "header_unreadable=\(t.headerLost)")
     }

@@ -17,7 +17,16 @@ final class FakeIO: @unchecked Sendable {
     var shortWrites = false
     /// Fail every write of zeros only (preallocation) with this errno.
     var failZeroWrites: Int32? = nil
-    /// Every call, in order: ("w", offset, count, all zeros), ("s", …), ("t", size, …).
+    /// Hand the writer a second descriptor for direct writes when it asks (a plain one on the
+    /// same file: what is checked is the calls the writer makes on it).
+    var direct = false
+    var directFd: Int32 = -1
+    var directWrites = 0
+    /// Return `failDirectErrno` from the n-th direct write (1-based) on.
+    var failDirectAt: Int? = nil
+    var failDirectErrno: Int32 = EINVAL
+    /// Every call, in order: ("w", offset, count, all zeros), ("d", …) on the direct
+    /// descriptor, ("s", …), ("t", size, …).
     var calls: [(call: String, offset: Int, count: Int, zeros: Bool)] = []
 
     var io: WriterIO {
@@ -27,6 +36,12 @@ final class FakeIO: @unchecked Sendable {
                 defer { self.lock.unlock() }
                 self.writes += 1
                 let zeros = !buf.contains { $0 != 0 }
+                if fd == self.directFd {
+                    self.directWrites += 1
+                    self.calls.append(("d", offset, buf.count, zeros))
+                    if let n = self.failDirectAt, self.directWrites >= n { return -Int(self.failDirectErrno) }
+                    return Glibc.pwrite(fd, buf.baseAddress, buf.count, off_t(offset))
+                }
                 self.calls.append(("w", offset, buf.count, zeros))
                 if zeros, let e = self.failZeroWrites { return -Int(e) }
                 if let n = self.failWriteAt, self.writes >= n { return -Int(self.failWriteErrno) }
@@ -49,6 +64,13 @@ final class FakeIO: @unchecked Sendable {
                 defer { self.lock.unlock() }
                 self.calls.append(("t", size, 0, false))
                 return Glibc.ftruncate(fd, off_t(size)) == 0 ? 0 : errno
+            },
+            openDirect: { path in
+                self.lock.lock()
+                defer { self.lock.unlock() }
+                guard self.direct else { return -EINVAL }
+                self.directFd = open(path, O_WRONLY | O_CLOEXEC)
+                return self.directFd < 0 ? -errno : self.directFd
             })
     }
 }
@@ -160,6 +182,170 @@ final class WriterTests: LogTestCase {
         XCTAssertTrue(report.hasTripEnd)
         XCTAssertEqual(report.unusedTailBytes, 0)
         XCTAssertEqual(report.records, 103)
+    }
+
+    // MARK: Direct writes
+
+    /// Writes the same records as `run` in `testDirectWritesAreWholeSectorsAndGiveTheSameFile`.
+    func writeRide(_ number: UInt32, _ fake: FakeIO) throws -> LogWriter {
+        let w = try LogWriter(directory: dir, number: number, header: header, preallocation: 65_536, io: fake.io)
+        let big = String(repeating: "y", count: 40_000)
+        for i in 0..<300 {
+            try w.append(point: fix(i))
+            if i % 7 == 3 { try w.append(.note(String(repeating: "n", count: i))) }
+            if i == 150 {  // two notes past 64 KiB pending and past the zeros: written in pieces
+                try w.append(.note(big))
+                try w.append(.note(big))
+            }
+            if i % 5 == 4 { try w.sync() }
+        }
+        try w.sync()
+        return w
+    }
+
+    func testDirectWritesAreWholeSectorsAndGiveTheSameFile() throws {
+        let fake = FakeIO()
+        fake.direct = true
+        let wd = try writeRide(1, fake)
+        XCTAssertTrue(wd.writesDirect)
+        wd.close()
+        let wb = try writeRide(2, FakeIO())
+        XCTAssertFalse(wb.writesDirect)
+        wb.close()
+        XCTAssertEqual(try bytes(wd.path), try bytes(wb.path))
+        XCTAssertTrue(try LogReader(path: wd.path).scan().isClean)
+        let direct = fake.calls.filter { $0.call == "d" }
+        XCTAssertGreaterThan(direct.count, 60)
+        for c in direct {
+            XCTAssertEqual(c.offset % 512, 0, "\(c)")
+            XCTAssertEqual(c.count % 512, 0, "\(c)")
+            XCTAssertLessThanOrEqual(c.count, LogWriter.directStageBytes)
+        }
+        // After the header, nothing but zeros goes through the page cache.
+        let buffered = fake.calls.filter { $0.call == "w" }
+        XCTAssertEqual(buffered.first?.offset, 0)
+        XCTAssertTrue(buffered.dropFirst().allSatisfy(\.zeros))
+        XCTAssertGreaterThan(buffered.count, 20)  // the file grew past its first 64 KiB of zeros
+    }
+
+    func testDirectSyncOfOnePointWritesTheSectorItEndsIn() throws {
+        let fake = FakeIO()
+        fake.direct = true
+        let w = try LogWriter(directory: dir, number: 1, header: header, preallocation: 65_536, io: fake.io)
+        var twoSectors = 0
+        for i in 0..<300 {
+            try w.append(point: fix(i))
+            let before = w.bytesWritten
+            fake.calls = []
+            XCTAssertEqual(try w.sync(), UInt64(i + 1))
+            // One write from the sector where the data ended to the end of the sector the new
+            // record ends in, then one fdatasync; nothing else.
+            XCTAssertEqual(fake.calls.map(\.call), ["d", "s"], "sync \(i)")
+            XCTAssertEqual(fake.calls.first?.offset, before / 512 * 512)
+            XCTAssertEqual(fake.calls.first?.count, (w.bytesWritten + 511) / 512 * 512 - before / 512 * 512)
+            if fake.calls.first?.count == 1024 { twoSectors += 1 }
+        }
+        XCTAssertGreaterThan(twoSectors, 0)  // records that cross a sector boundary were among them
+        XCTAssertEqual(size(w.path), 4096 + 65_536)
+        w.close()
+        XCTAssertEqual(size(w.path), w.bytesWritten)
+        XCTAssertEqual(try LogReader(path: w.path).scan().points, 300)
+    }
+
+    func testPaddedDirectSyncsNeverRewriteAnAcknowledgedSector() throws {
+        let fake = FakeIO()
+        fake.direct = true
+        let w = try LogWriter(directory: dir, number: 1, header: header, preallocation: 65_536, padDirect: true,
+                              io: fake.io)
+        XCTAssertTrue(w.writesDirect)
+        XCTAssertEqual(w.padding, 512)
+        XCTAssertEqual(w.bytesWritten, 512)  // the header, padded
+        for i in 0..<100 {
+            try w.append(point: fix(i))
+            let before = w.bytesWritten
+            fake.calls = []
+            try w.sync()
+            // Each sync starts a fresh sector and fills it: nothing acknowledged is written again.
+            XCTAssertEqual(fake.calls.map(\.call), ["d", "s"], "sync \(i)")
+            XCTAssertEqual(fake.calls.first?.offset, before)
+            XCTAssertEqual(fake.calls.first?.count, 512)
+            XCTAssertEqual(w.bytesWritten, before + 512)
+        }
+        w.close()
+        let scan = try LogReader(path: w.path).scan()
+        XCTAssertTrue(scan.isClean)
+        XCTAssertEqual(scan.points, 100)
+        // Where the file system refuses O_DIRECT, padDirect pads nothing.
+        let buffered = try LogWriter(directory: dir, number: 2, header: header, preallocation: 65_536, padDirect: true,
+                                     io: FakeIO().io)
+        XCTAssertFalse(buffered.writesDirect)
+        XCTAssertEqual(buffered.padding, 0)
+        buffered.close()
+    }
+
+    func testDirectWriteRefusedGoesOnThroughThePageCache() throws {
+        // EINVAL: the device's sectors are larger than 512 bytes, and nothing was written.
+        let fake = FakeIO()
+        fake.direct = true
+        fake.failDirectAt = 40
+        let w = try writeRide(1, fake)
+        XCTAssertFalse(w.writesDirect)
+        XCTAssertFalse(w.failed)
+        XCTAssertEqual(fake.calls.filter { $0.call == "d" }.count, 40)
+        w.close()
+        let ref = try writeRide(2, FakeIO())
+        ref.close()
+        XCTAssertEqual(try bytes(w.path), try bytes(ref.path))
+    }
+
+    func testDirectWriteFailureFailsTheWriter() throws {
+        let fake = FakeIO()
+        fake.direct = true
+        fake.failDirectErrno = EIO
+        let w = try LogWriter(directory: dir, number: 1, header: header, preallocation: 65_536, io: fake.io)
+        try w.append(point: fix(0))
+        XCTAssertEqual(try w.sync(), 1)
+        fake.failDirectAt = fake.directWrites + 1
+        try w.append(point: fix(1))
+        XCTAssertThrowsError(try w.sync()) { XCTAssertTrue(($0 as? LogError)?.message.contains("write failed") ?? false) }
+        XCTAssertTrue(w.failed)
+        XCTAssertEqual(w.unacknowledged, [.points([fix(1)])])
+        let syncs = fake.syncs
+        w.close()
+        XCTAssertEqual(fake.syncs, syncs)  // never synced again
+        XCTAssertEqual(try LogReader(path: w.path).scan().points, 1)
+    }
+
+    func testSystemWriterWritesDirectWhereTheFileSystemTakesIt() throws {
+        let w = try LogWriter(directory: dir, number: 1, header: header, preallocation: 65_536)
+        for i in 0..<100 {
+            try w.append(point: fix(i))
+            if i % 5 == 4 { try w.sync() }
+        }
+        let fs = fileSystem(of: dir)
+        print("FIGURE system_writer_direct=\(w.writesDirect) file_system=\(fs)")
+        // The build machines' /tmp: ext4 takes O_DIRECT in 512-byte sectors.
+        if ["ext4", "xfs", "btrfs", "f2fs"].contains(fs) { XCTAssertTrue(w.writesDirect, fs) }
+        w.close()
+        XCTAssertEqual(size(w.path), w.bytesWritten)
+        let scan = try LogReader(path: w.path).scan()
+        XCTAssertTrue(scan.isClean)
+        XCTAssertEqual(scan.points, 100)
+    }
+
+    /// The type of the file system holding `path`, from /proc/self/mounts (the longest mount point).
+    func fileSystem(of path: String) -> String {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return "?" }
+        var best = ("", "?")
+        for line in mounts.split(separator: "\n") {
+            let f = line.split(separator: " ")
+            guard f.count > 2 else { continue }
+            let point = String(f[1])
+            if (path == point || path.hasPrefix(point == "/" ? "/" : point + "/")) && point.count > best.0.count {
+                best = (point, String(f[2]))
+            }
+        }
+        return best.1
     }
 
     func testFailedZeroWriteOnlyStopsPreallocating() throws {

@@ -12,7 +12,13 @@ fdatasync on it failed (must be 0). Exit 1 if a must-be-0 figure is not.
 The writer keeps zeros ahead of its data (preallocation) and trims them when it closes a file:
 one ftruncate to exactly where its data ends, after which only an fdatasync may touch that
 descriptor. Such a trim is counted apart ("close_trims"); any other truncate, or a trim that
-cuts into data, counts as a must-be-0 truncate."""
+cuts into data, counts as a must-be-0 truncate.
+
+Where the file system takes O_DIRECT, the writer opens each log twice: the O_EXCL descriptor
+(header, zeros, fdatasync, the trim) and an O_DIRECT one for data, written in whole 512-byte
+sectors. Files are therefore followed by path, not descriptor; a direct write's data ends
+somewhere in its last sector (strace shows only the first bytes), so a trim is exact when it
+falls in that sector and after every byte written through the page cache."""
 import argparse, json, os, re, signal, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -50,13 +56,15 @@ def main():
     fake.terminate()
     fake.wait()
     fds = {}          # fd -> path (log files and the log directory)
-    failed = set()    # fds whose fdatasync failed
+    direct = set()    # fds opened with O_DIRECT
+    failed = set()    # paths whose fdatasync failed
     syncs, sync_times, dir_fsyncs, new_files = 0, [], 0, 0
     bytes_since, bytes_per_sync = 0, []
     bad_after_fail, renames = 0, 0
-    data_end = {}     # fd -> end of the furthest write of data (not zeros)
-    trimmed = set()   # fds trimmed at close: nothing but fdatasync may follow
-    trims, zero_bytes = 0, 0
+    data_end = {}     # path -> end of the furthest write of data (not zeros) through the page cache
+    direct_end = {}   # path -> end of the furthest direct write (a sector boundary)
+    trimmed = set()   # paths trimmed at close: nothing but fdatasync may follow
+    trims, zero_bytes, direct_writes, direct_opens = 0, 0, 0, 0
     for line in open(trace):
         m = re.match(r"\d+\s+(\d+):(\d+):([\d.]+) (\w+)\((.*)\)\s+= (-?\d+)", line)
         if not m:
@@ -68,8 +76,12 @@ def main():
             path = re.search(r'"([^"]*)"', args).group(1)
             if ret >= 0 and (path.endswith(".cairn") or path.rstrip("/") == logs):
                 fds[ret] = path
+                direct.discard(ret)
                 if path.endswith(".cairn") and "O_CREAT" in args:
                     new_files += 1
+                if path.endswith(".cairn") and "O_DIRECT" in args:
+                    direct.add(ret)
+                    direct_opens += 1
             continue
         if call in ("rename", "renameat", "renameat2", "truncate", "unlink", "unlinkat") and ".cairn" in args:
             renames += 1
@@ -77,15 +89,18 @@ def main():
         fd = int(args.split(",")[0]) if args[:1].isdigit() else -1
         if fd not in fds:
             continue
-        if fd in failed and call in ("write", "fdatasync", "fsync", "pwrite64"):
+        path = fds[fd]
+        if path in failed and call in ("write", "fdatasync", "fsync", "pwrite64"):
             bad_after_fail += 1
-        if fd in trimmed and call != "fdatasync":
+        if path in trimmed and call != "fdatasync":
             renames += 1  # written or truncated again after its close-time trim
         if call == "ftruncate":
             size = int(args.split(",")[1])
-            if fd not in trimmed and fds[fd].endswith(".cairn") and ret == 0 and size == data_end.get(fd, -1):
+            buffered, d = data_end.get(path, -1), direct_end.get(path, -1)
+            exact = size == buffered if d <= buffered else (d - 512 < size <= d and size >= buffered)
+            if path not in trimmed and path.endswith(".cairn") and ret == 0 and exact:
                 trims += 1
-                trimmed.add(fd)
+                trimmed.add(path)
             else:
                 renames += 1
         elif call == "fallocate":
@@ -96,18 +111,22 @@ def main():
             if shown and re.fullmatch(r'(\\0)+', shown.group(1)):
                 zero_bytes += ret
                 continue
-            offset = int(args.rsplit(",", 1)[1]) if call == "pwrite64" else data_end.get(fd, 0)
-            data_end[fd] = max(data_end.get(fd, 0), offset + ret)
+            offset = int(args.rsplit(",", 1)[1]) if call == "pwrite64" else data_end.get(path, 0)
+            if fd in direct:
+                direct_writes += 1
+                direct_end[path] = max(direct_end.get(path, 0), offset + ret)
+            else:
+                data_end[path] = max(data_end.get(path, 0), offset + ret)
             bytes_since += ret
         elif call == "fdatasync":
             if ret != 0:
-                failed.add(fd)
-            elif fds[fd].endswith(".cairn"):
+                failed.add(path)
+            elif path.endswith(".cairn"):
                 syncs += 1
                 sync_times.append(t)
                 bytes_per_sync.append(bytes_since)
                 bytes_since = 0
-        elif call == "fsync" and not fds[fd].endswith(".cairn"):
+        elif call == "fsync" and not path.endswith(".cairn"):
             dir_fsyncs += 1
     # Cadence: the intervals between the syncs after the header's and before the one at stop.
     gaps = sorted(b - a for a, b in zip(sync_times[1:-1], sync_times[2:-1]))
@@ -122,6 +141,7 @@ def main():
         "new_log_files": new_files, "dir_fsyncs": dir_fsyncs,
         "renames_truncates_unlinks_on_logs": renames, "io_after_failed_fdatasync": bad_after_fail,
         "close_trims": trims, "zero_bytes_written": zero_bytes,
+        "direct_opens": direct_opens, "direct_writes": direct_writes,
         "recorder_exit": rec.returncode, "trace": trace,
     }
     print(json.dumps(res, indent=1))
