@@ -286,7 +286,7 @@ public final class TripLog {
                 reportedWriteMode = true
                 say(w.writesDirect ? "log: writing in \(LogWriter.directSectorSize)-byte sectors past the page cache (O_DIRECT)"
                                      + (w.padding > padding ? ", each sync padded to a sector" : "")
-                                   : "log: writing through the page cache (this file system refused O_DIRECT)")
+                                   : "log: writing through the page cache, not direct (O_DIRECT refused, or no room for zeros ahead)")
             }
             if recovering {
                 recovering = false

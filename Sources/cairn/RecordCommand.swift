@@ -118,8 +118,9 @@ enum RecordCommand: Command {
                               // in 10 % of cuts without this, none with it. Through the page cache
                               // ext4 rewrites whole 4 KiB blocks anyway (see SyncPadding); written
                               // direct, in 512-byte sectors, padding protects there too, and costs
-                              // no more sectors on the card, only a bigger file.
-                              padding: padding, padDirect: true,
+                              // no more sectors on the card, only a bigger file. (tmpfs takes
+                              // O_DIRECT too, but has no card to protect.)
+                              padding: padding, padDirect: fileSystem != "tmpfs",
                               say: { printErr("cairn: \($0)") })
         } catch {
             throw Failure("\(error)")
