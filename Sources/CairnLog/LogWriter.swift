@@ -89,8 +89,8 @@ public final class LogWriter {
     /// recorder by 1.5 MB, 1,024 by 68 kB.
     public static let maxUnacknowledged = 256
     /// Zero-filled space kept ahead of the data. 64 KiB last about 2 h of 1 Hz riding with 5 s
-    /// syncs on ext4 (33 kB an hour) and 14 min on vfat (512-byte padding, 280 kB an hour); a
-    /// file cut off by a power cut carries at most this much of zeros.
+    /// syncs unpadded (33 kB an hour) and 13-14 min padded to 512 bytes (vfat, and ext4 written
+    /// direct: 280-300 kB an hour); a file cut off by a power cut carries at most this much of zeros.
     public static let preallocationChunk = 64 * 1024
     /// The unit of direct writes: the logical sector of SD cards and most disks.
     public static let directSectorSize = 512

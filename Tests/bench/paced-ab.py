@@ -20,7 +20,10 @@ own gpxlogger), one after the other, which removes that interplay and costs a ri
 
 --fake-baro NAME gives recorder NAME a barometer: `--baro DIR` for a fake IIO device that this
 script makes (a bmp280 with the kernel's file names and formats: in_pressure_input in kPa), in
-place of `--baro none`. The same binary may be named twice, once with and once without."""
+place of `--baro none`. The same binary may be named twice, once with and once without.
+
+--extra NAME="ARGS" appends ARGS (split on spaces) to recorder NAME's command line, e.g. the loss
+window: `--apart --extra s15="--sync 15" s5=BIN s15=BIN` (Tests/bench/sync-window-results.md)."""
 import argparse, glob, os, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -47,7 +50,7 @@ def fake_barometer(work):
     return d
 
 
-def one_run(k, minutes, bins, work, baro):
+def one_run(k, minutes, bins, work, baro, extra):
     d = os.path.join(work, "run%d-%s" % (k, bins[0][0]))
     os.makedirs(d)
     ride = os.path.join(d, "ride.nmea")
@@ -70,7 +73,7 @@ def one_run(k, minutes, bins, work, baro):
     r = (k - 1) % len(bins)
     for name, b in bins[r:] + bins[:r]:
         procs[name] = subprocess.Popen([b, "record", "--gpsd", "127.0.0.1:%d" % port, "--dir", os.path.join(d, name),
-                                        "--baro", baro.get(name, "none"), "--clock", "fix"],
+                                        "--baro", baro.get(name, "none"), "--clock", "fix"] + extra.get(name, []),
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs["gpxlogger"] = subprocess.Popen(["gpxlogger", "-f", os.path.join(d, "gpxl.gpx"), "127.0.0.1:%d" % port],
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -104,6 +107,8 @@ def main():
     ap.add_argument("--apart", action="store_true", help="one replay per binary, one after the other")
     ap.add_argument("--fake-baro", action="append", default=[], metavar="NAME",
                     help="recorder NAME reads a fake IIO barometer (default: --baro none)")
+    ap.add_argument("--extra", action="append", default=[], metavar='NAME="ARGS"',
+                    help="more arguments for recorder NAME's `cairn record`")
     ap.add_argument("bins", nargs="+", metavar="NAME=BINARY")
     a = ap.parse_args()
     bins = []
@@ -112,9 +117,13 @@ def main():
         if not b or not os.access(b, os.X_OK):
             sys.exit("paced-ab: %s: expected NAME=BINARY with an executable BINARY" % s)
         bins.append((name, os.path.abspath(b)))
-    unknown = set(a.fake_baro) - {n for n, _ in bins}
+    extra = {}
+    for s in a.extra:
+        name, _, args = s.partition("=")
+        extra[name] = args.split()
+    unknown = (set(a.fake_baro) | set(extra)) - {n for n, _ in bins}
     if unknown:
-        sys.exit("paced-ab: --fake-baro %s: no recorder of that name" % ", ".join(sorted(unknown)))
+        sys.exit("paced-ab: --fake-baro/--extra %s: no recorder of that name" % ", ".join(sorted(unknown)))
     if len({n for n, _ in bins}) != len(bins):
         sys.exit("paced-ab: recorder names must differ")
     if not shutil.which("gpxlogger"):
@@ -127,7 +136,7 @@ def main():
         print("|---:|---|---:|---:|---:|")
         for k in range(1, a.runs + 1):
             for group in ([[b] for b in bins] if a.apart else [bins]):
-                cpu, sw = one_run(k, a.minutes, group, work, baro)
+                cpu, sw = one_run(k, a.minutes, group, work, baro, extra)
                 for r in [n for n, _ in group] + ["gpxlogger"]:
                     q = cpu[r] / cpu["gpxlogger"]
                     if r != "gpxlogger":
