@@ -221,7 +221,8 @@ public final class LogWriter {
             sysClose(d)
             return
         }
-        memset(p, 0, Self.directStageBytes)
+        // Not cleared: each write fills what it sends (kept bytes, new bytes, zeros), and pages
+        // of the stage that no write reaches stay untouched.
         let start = bytesWritten / Self.directSectorSize * Self.directSectorSize
         head.withUnsafeBytes { _ = memcpy(p, $0.baseAddress! + start, bytesWritten - start) }
         stage = p
