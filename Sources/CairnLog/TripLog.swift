@@ -42,6 +42,8 @@ public final class TripLog {
     private var recovering = false
     /// Whether the first file's way of writing (direct or through the page cache) was told.
     private var reportedWriteMode = false
+    /// Whether the current file is written direct, so that falling back is told once.
+    private var writerDirect = false
     public private(set) var faults = 0
     /// Highest sequence number made durable in the current file, and the file's path.
     public var lastSyncedSeq: UInt64 { writer?.lastSyncedSeq ?? 0 }
@@ -172,6 +174,10 @@ public final class TripLog {
         guard let w = writer else { return }
         do {
             let seq = try w.sync()
+            if writerDirect && !w.writesDirect {
+                writerDirect = false
+                say("log: \(w.path): writing through the page cache from here (a direct write was refused, or the zeros ahead ran out)")
+            }
             onSync?(w.path, seq)
         } catch {
             fault(error, monoMs: monoMs)
@@ -281,6 +287,7 @@ public final class TripLog {
                                   preallocation: preallocation, padDirect: padDirect, io: io)
             nextNumber += 1
             writer = w
+            writerDirect = w.writesDirect
             reportedOpenFailure = false
             if !reportedWriteMode && preallocation > 0 {
                 reportedWriteMode = true

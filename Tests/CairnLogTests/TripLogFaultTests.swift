@@ -147,6 +147,45 @@ final class TripLogFaultTests: LogTestCase {
         XCTAssertTrue(second.contains { if case .note(let t) = $0 { return t.contains("EIO") }; return false })
     }
 
+    func testDirectWriteRefusedMidFileIsToldOnceAndLosesNothing() throws {
+        // A card whose writes past the page cache start failing with EINVAL after five.
+        final class Direct: @unchecked Sendable { var fd: Int32 = -1; var writes = 0 }
+        let direct = Direct()
+        var io = WriterIO.system
+        io.openDirect = { path in
+            direct.fd = open(path, O_WRONLY | O_CLOEXEC)
+            return direct.fd < 0 ? -errno : direct.fd
+        }
+        let plain = WriterIO.system.write
+        io.write = { fd, buf, offset in
+            if fd == direct.fd {
+                direct.writes += 1
+                if direct.writes > 5 { return -Int(EINVAL) }
+            }
+            return plain(fd, buf, offset)
+        }
+        var said: [String] = []
+        let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 1000, padDirect: true,
+                              io: io, say: { said.append($0) })
+        var mono: Int64 = 0
+        log.apply(.openTrip(resume: false), monoMs: mono)
+        log.apply(.startSegment(.start, timeMs: 1_000_000), monoMs: mono)
+        for i in 0..<40 {
+            mono += 200
+            log.apply(.keep(Fix(timeMs: 1_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
+            log.tick(monoMs: mono)
+        }
+        log.closeTrip(TripEnd(reason: .shutdown, points: 40, distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
+                      drops: DropCounts(), monoMs: mono + 200)
+        XCTAssertEqual(direct.writes, 6)  // five taken, the sixth refused, none after it
+        XCTAssertTrue(said.first?.contains("sectors past the page cache") ?? false, "\(said)")
+        XCTAssertEqual(said.filter { $0.contains("writing through the page cache from here") }.count, 1, "\(said)")
+        let got = try pointTimes(dir)
+        XCTAssertEqual(got.times.count, 40)
+        XCTAssertEqual(got.damaged, 0)
+        XCTAssertEqual(got.files, 1)
+    }
+
     func testFullCardWaitsInMemoryCreatesNoJunkAndResumes() throws {
         let fio = FaultIO()
         let run = try ride(fio, points: 100, dir: dir) { i in
