@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(name: "CairnBench", dependencies: ["CairnCore", "CairnLog", "CairnDevice"]),
 
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
-        .testTarget(name: "CairnLogTests", dependencies: ["CairnCore", "CairnLog"]),
+        .testTarget(name: "CairnLogTests", dependencies: ["CairnCore", "CairnLog", "CairnDevice"]),
         .testTarget(name: "CairnExportTests", dependencies: ["CairnCore", "CairnLog", "CairnExport"]),
         .testTarget(name: "CairnDeviceTests", dependencies: ["CairnDevice"]),
         // Runs the built `cairn` binary against a private gpsd; depends on the CLI so it is built.

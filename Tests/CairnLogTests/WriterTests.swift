@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 
 @testable import CairnLog
+import CairnDevice
 
 /// Scripted system calls for fault injection.
 final class FakeIO: @unchecked Sendable {
@@ -322,7 +323,7 @@ final class WriterTests: LogTestCase {
             try w.append(point: fix(i))
             if i % 5 == 4 { try w.sync() }
         }
-        let fs = fileSystem(of: dir)
+        let fs = SyncPadding.forDirectory(dir).fileSystem  // the recorder's own look-up
         print("FIGURE system_writer_direct=\(w.writesDirect) file_system=\(fs)")
         // The build machines' /tmp: ext4 takes O_DIRECT in 512-byte sectors.
         if ["ext4", "xfs", "btrfs", "f2fs"].contains(fs) { XCTAssertTrue(w.writesDirect, fs) }
@@ -331,21 +332,6 @@ final class WriterTests: LogTestCase {
         let scan = try LogReader(path: w.path).scan()
         XCTAssertTrue(scan.isClean)
         XCTAssertEqual(scan.points, 100)
-    }
-
-    /// The type of the file system holding `path`, from /proc/self/mounts (the longest mount point).
-    func fileSystem(of path: String) -> String {
-        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return "?" }
-        var best = ("", "?")
-        for line in mounts.split(separator: "\n") {
-            let f = line.split(separator: " ")
-            guard f.count > 2 else { continue }
-            let point = String(f[1])
-            if (path == point || path.hasPrefix(point == "/" ? "/" : point + "/")) && point.count > best.0.count {
-                best = (point, String(f[2]))
-            }
-        }
-        return best.1
     }
 
     func testFailedZeroWriteOnlyStopsPreallocating() throws {
