@@ -15,7 +15,7 @@ public enum DropReason: UInt8, CaseIterable, Sendable {
     case duplicate = 6
     /// Older than the age limit when it arrived (a stale or replayed position).
     case stale = 7
-    /// No satellite height: a 2-D fix, or vertical uncertainty over the limit (rule 3).
+    /// No satellite height (rule 3 of earlier versions, which dropped such fixes; still read).
     case noHeight = 8
     /// Waiting for a first fix good enough to start a trip (rule 1).
     case firstFix = 9
@@ -29,6 +29,10 @@ public enum DropReason: UInt8, CaseIterable, Sendable {
     case noSpeedNear = 13
     /// Closer to the last kept point than the distance filter, and not a corner (rule 8).
     case tooClose = 14
+    /// After an outage, a position not yet moving as the doppler says (rule 13).
+    case converging = 15
+    /// A fix time far off the time line that its successors did not confirm (rule 12).
+    case timeJump = 16
 
     public var name: String {
         switch self {
@@ -46,6 +50,8 @@ public enum DropReason: UInt8, CaseIterable, Sendable {
         case .standing: return "standing"
         case .noSpeedNear: return "no_speed_near"
         case .tooClose: return "too_close"
+        case .converging: return "converging"
+        case .timeJump: return "time_jump"
         }
     }
 }

@@ -14,9 +14,10 @@ public enum RuleOutput: Equatable, Sendable {
 /// comes out. A filter may hold fixes back (to judge them by their successor), so output can
 /// lag input by a fix; `flush` releases what is held.
 public protocol FixFilter {
-    /// Judge one fix. `nowMs` is the recorder's clock (system time, or the newest fix time with
-    /// `--clock fix`). Every offered fix ends up as exactly one `.keep` or `.drop`, now or later.
-    mutating func offer(_ fix: Fix, nowMs: Int64, emit: (RuleOutput) -> Void)
+    /// Judge one fix. `nowMs` is the recorder's clock for the age test (system time, or the fix's
+    /// own time with `--clock fix`); `arrivalMs` the system clock when it arrived. Every offered
+    /// fix ends up as exactly one `.keep` or `.drop`, now or later.
+    mutating func offer(_ fix: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void)
     /// Release held fixes: gpsd went away, or the recorder stops.
     mutating func flush(emit: (RuleOutput) -> Void)
     /// The trip was closed from outside (shutdown, no fix for too long): start afresh.
@@ -24,7 +25,7 @@ public protocol FixFilter {
 }
 
 /// The thresholds of the rules that do not depend on the activity. Horizontal and vertical
-/// figures are 68 % ones (see `Accuracy`): gpsd's eph ≈ 1.62 × these, epv ≈ 1.96 ×.
+/// figures are 68 % ones (see `Accuracy`).
 public struct RuleLimits: Sendable, Equatable {
     /// Rule 1: a trip starts only at a fix within this…
     public var firstFixM = 20.0
@@ -44,7 +45,9 @@ public struct RuleLimits: Sendable, Equatable {
     /// Rule 9: a silence this long between usable fixes starts a new segment.
     public var gapMs: Int64 = 10_000
     /// Rule 8: the distance filter is at least this many times the fix's uncertainty.
-    public var distanceFilterUncertainties = 2.0
+    public var distanceFilterUncertainties = 6.5
+    /// …and at most this far (metres).
+    public var maxDistanceFilterM = 100.0
     /// Rule 8: a turn of the measured course this large since the last kept point is a corner…
     public var cornerDegrees = 20.0
     /// …when both are moving at least this fast (slower, the receiver's course is noise).
@@ -53,6 +56,16 @@ public struct RuleLimits: Sendable, Equatable {
     public var unknownAccuracyM = 10.0
     /// The earliest plausible fix time: 2000-01-01 (receivers without a date say 1980).
     public var earliestValidMs: Int64 = 946_684_800_000
+    /// Rule 12: a fix time this far ahead of where the arrival clock puts it, or this far behind
+    /// the newest, is held until this many successors agree with it (else it is dropped).
+    public var timeJumpMs: Int64 = 3_600_000
+    public var timeBackMs: Int64 = 60_000
+    public var timeJumpConfirmations = 2
+    /// Rule 13: after an outage this long, fixes are taken once their displacement over
+    /// `convergeWindowMs` agrees with the doppler's, or after `convergeGiveUpMs` in any case.
+    public var convergeAfterMs: Int64 = 30_000
+    public var convergeWindowMs: Int64 = 8_000
+    public var convergeGiveUpMs: Int64 = 90_000
     public init() {}
 }
 
@@ -149,6 +162,18 @@ public struct FixRules: FixFilter {
     private var lastStill: Fix?
     private var lastStir: Fix?
     private var movingVotes = 0
+    /// Rule 12: fixes held because their time left the line, with their arrival times; the line's
+    /// arrival time; whether the first fix was already judged against the system clock.
+    private var suspects: [(fix: Fix, arrivalMs: Int64?)] = []
+    private var lastTimeArrivalMs: Int64?
+    private var timeLineChecked = false
+    /// The receiver's recent intervals and the previous offered fix (cadence, derived speed).
+    private var intervals = RingBuffer<Int64>(capacity: 9)
+    private var lastOffered: Fix?
+    private var derivedVotes = 0
+    /// Rule 13: the fixes since an outage ended, while their positions are not yet trusted.
+    private var converging = RingBuffer<Fix>(capacity: 128)
+    private var isConverging = false
 
     public init(profile: ActivityProfile = .ride, limits: RuleLimits = RuleLimits()) {
         self.profile = profile
@@ -161,26 +186,159 @@ public struct FixRules: FixFilter {
     private func h(_ f: Fix) -> Double { Accuracy.horizontal68(f) ?? limits.unknownAccuracyM }
 
     public mutating func offer(_ f: Fix, nowMs: Int64, emit: (RuleOutput) -> Void) {
+        offer(f, nowMs: nowMs, arrivalMs: nil, emit: emit)
+    }
+
+    /// `arrivalMs` is when the fix arrived by the system clock (any clock that advances with real
+    /// time, even one that started in 1970): it tells a real silence from a jump of the fix time.
+    public mutating func offer(_ f: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
         // Rule 2 and sanity.
         guard f.lat.isFinite, f.lon.isFinite, abs(f.lat) <= 90, abs(f.lon) <= 180,
               f.timeMs >= limits.earliestValidMs else { return emit(.drop(.invalid)) }
         if nowMs - f.timeMs > limits.maxAgeMs { return emit(.drop(.stale)) }
-        if let t = lastTimeMs, f.timeMs <= t { return emit(.drop(.timeNotAfter)) }
-        lastTimeMs = f.timeMs
-        if let a = Accuracy.horizontal68(f), !(a <= limits.maxAccuracyM) { return emit(.drop(.rough)) }
-        // Rule 3.
-        if f.mode < 3 || f.height == nil { return emit(.drop(.noHeight)) }
-        if let v = Accuracy.vertical68(f), !(v <= limits.maxVerticalM) { return emit(.drop(.noHeight)) }
+        // Rule 12: a fix time far off the time line is held until its successors say which is right.
+        if !judgeTime(f, nowMs: nowMs, arrivalMs: arrivalMs, emit: emit) { return }
+        judge(f, arrivalMs: arrivalMs, emit: emit)
+    }
 
-        // Rule 9: a long silence since the last usable fix.
-        if tripStarted, let prev = lastUsable, f.timeMs - prev.timeMs > limits.gapMs {
+    /// Rule 12. Returns false when `f` was held or dropped here.
+    private mutating func judgeTime(_ f: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) -> Bool {
+        if !suspects.isEmpty {
+            let last = suspects[suspects.count - 1]
+            if f.timeMs > last.fix.timeMs && !isTimeJump(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs) {
+                suspects.append((f, arrivalMs))
+                if suspects.count >= limits.timeJumpConfirmations + 1 { acceptTimeJump(nowMs: nowMs, emit: emit) }
+                return false
+            }
+            // Back on the old line (or somewhere else again): what was held was the outlier.
+            for _ in 0..<suspects.count { emit(.drop(.timeJump)) }
+            suspects.removeAll()
+        }
+        if let t = lastTimeMs {
+            if isTimeJump(f.timeMs, arrivalMs, from: t, lastTimeArrivalMs) {
+                suspects.append((f, arrivalMs))
+                return false
+            }
+            if f.timeMs <= t {
+                emit(.drop(.timeNotAfter))
+                return false
+            }
+        } else if nowMs >= limits.earliestValidMs, abs(f.timeMs - nowMs) > limits.timeJumpMs, !timeLineChecked {
+            // The first fix, far from a clock that looks set: judged by its successors too.
+            suspects.append((f, arrivalMs))
+            return false
+        }
+        lastTimeMs = f.timeMs
+        lastTimeArrivalMs = arrivalMs
+        return true
+    }
+
+    /// A time more than `timeJumpMs` ahead of where the arrival clock puts it, or more than
+    /// `timeBackMs` behind the line.
+    private func isTimeJump(_ t: Int64, _ arrival: Int64?, from line: Int64, _ lineArrival: Int64?) -> Bool {
+        var elapsed: Int64 = 0
+        if let a = arrival, let b = lineArrival, a > b { elapsed = a - b }
+        return t - line > elapsed + limits.timeJumpMs || line - t > limits.timeBackMs
+    }
+
+    /// The held fixes agree with each other: the receiver's time really moved (a reset, a
+    /// rollover fixed). The trip so far ends there and the held fixes start afresh.
+    private mutating func acceptTimeJump(nowMs: Int64, emit: (RuleOutput) -> Void) {
+        let held = suspects
+        suspects.removeAll()
+        if tripStarted {
             releaseHeld(emit: emit)
             releaseSkipped(emit: emit)
-            emit(.segment(.gap))
-            jumpRef = nil
+            dropLastStanding(emit: emit)
+            emit(.closeTrip)
+        } else {
+            flush(emit: emit)
+        }
+        tripClosed()
+        standing = false
+        lastUsable = nil
+        lastOffered = nil
+        intervals.removeAll()
+        lastTimeMs = nil
+        timeLineChecked = true
+        for (f, a) in held {
+            lastTimeMs = f.timeMs
+            lastTimeArrivalMs = a
+            judge(f, arrivalMs: a, emit: emit)
+        }
+    }
+
+    /// The fix's receiver interval (median of the recent ones), the gap and confirmation limits
+    /// scaled to it, and whether its speed is gpsd's own from positions.
+    private mutating func learn(_ f: inout Fix) {
+        if let p = lastOffered {
+            let dt = f.timeMs - p.timeMs
+            if dt > 0 {
+                intervals.append(dt)
+                // gpsd derives speed (and course) from successive positions when the receiver
+                // sends none (GGA-only): it then equals the chord speed to the millimetre per
+                // second, fix after fix; a doppler speed never does (even a smoothing receiver's
+                // positions are rounded to 0.1-0.2 m in NMEA).
+                // (Standing still both are zero: only moving steps tell.)
+                if let v = f.speed, let chord = Optional(Geodesy.shortEllipsoidDistance(p, f) / (Double(dt) / 1000)), chord >= 0.5 {
+                    if abs(v - chord) <= 0.003 + 0.0005 * chord {
+                        derivedVotes = min(derivedVotes + 1, 8)
+                    } else {
+                        derivedVotes = max(derivedVotes - 2, 0)
+                    }
+                }
+            }
+        }
+        lastOffered = f
+        if derivedVotes >= 4 {
+            f.speed = nil
+            f.track = nil
+        }
+    }
+
+    private var intervalMs: Int64 {
+        guard !intervals.isEmpty else { return 1000 }
+        var v: [Int64] = []
+        v.reserveCapacity(intervals.count)
+        for i in 0..<intervals.count { v.append(intervals[i]) }
+        v.sort()
+        return v[v.count / 2]
+    }
+    private var gapMs: Int64 { max(limits.gapMs, 3 * intervalMs) }
+    private var confirmWithinMs: Int64 { max(limits.confirmWithinMs, 2 * intervalMs + 500) }
+
+    private mutating func judge(_ fix: Fix, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
+        var f = fix
+        learn(&f)
+        if let a = Accuracy.horizontal68(f), !(a <= limits.maxAccuracyM) { return emit(.drop(.rough)) }
+        // Rule 3: the position and the height are judged apart. A height that is not trusted is
+        // never exported (`Accuracy.heightIsTrusted`), but its position is still a position.
+
+        // Rule 9: a long silence since the last usable fix.
+        if tripStarted, let prev = lastUsable, f.timeMs - prev.timeMs > gapMs {
+            releaseHeld(emit: emit)
+            releaseSkipped(emit: emit)
+            let dt = Double(f.timeMs - prev.timeMs) / 1000
+            if !standing {
+                let from = lastKept ?? prev
+                let chord = Geodesy.distance(from, f) / max(Double(f.timeMs - from.timeMs) / 1000, 0.001)
+                if chord > profile.maxSpeedMps {
+                    // Not a speed this activity goes at: no line across.
+                    emit(.segment(.gap))
+                    jumpRef = nil
+                } else if f.timeMs - prev.timeMs >= profile.pauseAfterMs, chord < profile.standingSpeedMps {
+                    // Barely moved over a long silence: it stood.
+                    emit(.segment(.pause))
+                    jumpRef = nil
+                }
+            }
             jumpsInRow = 0
+            if dt * 1000 >= Double(limits.convergeAfterMs), f.speed != nil { converging.removeAll(); isConverging = true }
         }
         lastUsable = f
+
+        // Rule 13: after a long outage, positions are taken once they move as the doppler says.
+        if isConverging, !converged(f) { return emit(.drop(.converging)) }
 
         // Rule 6 (and rule 7's position test while standing without a speed).
         var forced = false
@@ -278,6 +436,9 @@ public struct FixRules: FixFilter {
     }
 
     public mutating func flush(emit: (RuleOutput) -> Void) {
+        // Held time outliers nothing confirmed.
+        for _ in 0..<suspects.count { emit(.drop(.timeJump)) }
+        suspects.removeAll()
         releaseHeld(emit: emit)
         dropLastStanding(emit: emit)
         for _ in 0..<preStart.count { emit(.drop(.firstFix)) }
@@ -304,6 +465,8 @@ public struct FixRules: FixFilter {
         jumpsInRow = 0
         tripStarted = false
         waitingSinceMs = nil
+        converging.removeAll()
+        isConverging = false
         // `standing` is kept: a trip closed by a standstill reopens only on movement.
     }
 
@@ -312,6 +475,54 @@ public struct FixRules: FixFilter {
         guard let a = Accuracy.horizontal68(f) else { return true }
         let patient = f.timeMs - (waitingSinceMs ?? f.timeMs) >= limits.firstFixPatienceMs
         return a <= limits.firstFixM || (patient && a <= limits.firstFixPatientM)
+    }
+
+    // MARK: - Rule 13
+
+    /// `f`'s displacement over the last `convergeWindowMs` agrees with the doppler's (within 3 m
+    /// and 10 %): a receiver still sliding back from an outage moves faster than it says.
+    private mutating func converged(_ f: Fix) -> Bool {
+        guard f.speed != nil else {
+            isConverging = false
+            return true
+        }
+        converging.append(f)
+        let first = converging[0]
+        if f.timeMs - first.timeMs >= limits.convergeGiveUpMs {
+            isConverging = false
+            return true
+        }
+        let window = max(limits.convergeWindowMs, intervalMs)
+        var i = converging.count - 1
+        while i > 0 && f.timeMs - converging[i].timeMs < window { i -= 1 }
+        let from = converging[i]
+        guard f.timeMs - from.timeMs >= window else { return false }
+        var pe = 0.0, pn = 0.0, path = 0.0
+        var directed = true
+        for k in i..<(converging.count - 1) {
+            let a = converging[k], b = converging[k + 1]
+            let dt = Double(b.timeMs - a.timeMs) / 1000
+            let va = a.speed ?? 0, vb = b.speed ?? 0
+            path += (va + vb) / 2 * dt
+            if let ta = a.track, let tb = b.track, va >= limits.courseSpeedMps, vb >= limits.courseSpeedMps {
+                pe += (va * sinDeg(ta) + vb * sinDeg(tb)) / 2 * dt
+                pn += (va * cosDeg(ta) + vb * cosDeg(tb)) / 2 * dt
+            } else {
+                directed = false
+            }
+        }
+        let k = cosDeg(from.lat) * 111_195.0
+        let ae = (f.lon - from.lon) * k, an = (f.lat - from.lat) * 111_195.0
+        let err: Double
+        if directed {
+            let de = ae - pe, dn = an - pn
+            err = (de * de + dn * dn).squareRoot()
+        } else {
+            err = abs((ae * ae + an * an).squareRoot() - path)
+        }
+        guard err <= 3 + 0.1 * path else { return false }
+        isConverging = false
+        return true
     }
 
     // MARK: - Rule 6 helpers
@@ -345,15 +556,29 @@ public struct FixRules: FixFilter {
             // standstill come singly or in pairs, and never carry the position away).
             if movingVotes >= 4 { return false }
             if movingVotes >= 2, let from = lastStill ?? standAnchor,
-               Geodesy.distance(from, f) > max(3, 0.5 * h(f)) { return false }
-            if s < profile.standingSpeedMps { return true }
+               Geodesy.distance(from, f) > max(3, 1.5 * h(f)), leavesAsDopplerSays(from, f) { return false }
+            // Below the walking-off speed nothing leaves: drift in bad sky wanders tens of metres
+            // over an hour, and doppler blips come singly.
+            if s < profile.movingSpeedMps { return true }
         }
         // Displacement from the stop, beyond the fix's own uncertainty, is movement too, when
-        // the measured speed agrees that something moves (a receiver converging after a cold
-        // start "moves" kilometres at zero speed).
-        if f.speed.map({ $0 >= profile.standingSpeedMps }) ?? true,
-           let a = standAnchor, Geodesy.distance(a, f) > max(2 * h(f), 10) { return false }
+        // the measured speed and course agree that something moves that way (a receiver
+        // converging after a cold start "moves" kilometres at zero speed).
+        if let a = standAnchor, Geodesy.distance(a, f) > max(2 * h(f), 10), f.speed == nil || leavesAsDopplerSays(a, f) {
+            return false
+        }
         return true
+    }
+
+    /// The way from `a` to `f` agrees with `f`'s doppler: its measured course points that way
+    /// (within 45°), and it is at least a third as long as the measured speed says.
+    private func leavesAsDopplerSays(_ a: Fix, _ f: Fix) -> Bool {
+        guard let t = f.track, let v = f.speed else { return false }
+        let k = cosDeg(a.lat) * 111_195.0
+        let e = (f.lon - a.lon) * k, n = (f.lat - a.lat) * 111_195.0
+        let d = abs(atan2Deg(e, n) - t).truncatingRemainder(dividingBy: 360)
+        guard min(d, 360 - d) <= 45 else { return false }
+        return (e * e + n * n).squareRoot() >= 0.3 * v * Double(f.timeMs - a.timeMs) / 1000
     }
 
     // MARK: - Rules 4 and 5
@@ -366,7 +591,7 @@ public struct FixRules: FixFilter {
     /// A start (no reference) is confirmed by a successor within the jump limit and displaced
     /// about as far as the measured speed says (a frozen stale position with a real speed fails).
     private func confirms(_ b: Fix, _ c: Fix) -> Bool {
-        guard c.timeMs - b.timeMs <= limits.confirmWithinMs, withinJump(b, c) else { return false }
+        guard c.timeMs - b.timeMs <= confirmWithinMs, withinJump(b, c) else { return false }
         guard let v = b.speed ?? c.speed else { return true }
         let dt = Double(c.timeMs - b.timeMs) / 1000
         let d = Geodesy.distance(b, c)
@@ -457,7 +682,7 @@ public struct FixRules: FixFilter {
         var i = preStart.count - 1
         while i >= 0 {
             let p = preStart[i]
-            guard next.timeMs - p.timeMs <= limits.gapMs, confirms(p, next) else { break }
+            guard next.timeMs - p.timeMs <= gapMs, confirms(p, next) else { break }
             chain.append(p)
             next = p
             i -= 1
@@ -548,7 +773,7 @@ public struct FixRules: FixFilter {
 
     /// How far a skipped fix must stand off the chord to be a corner: above the sideways
     /// jitter of nearby fixes (30 % of their uncertainty), at least 2 m.
-    private func cornerTolerance(_ b: Fix) -> Double { max(2, 0.3 * min(h(b), limits.maxAccuracyM)) }
+    private func cornerTolerance(_ b: Fix) -> Double { max(2, min(h(b), limits.maxAccuracyM)) }
 
     private func markCorners(from a: Fix, to c: Fix, range: Range<Int>, tolerance: Double, keep: inout [Bool]) {
         guard !range.isEmpty else { return }
@@ -585,7 +810,7 @@ public struct FixRules: FixFilter {
     /// sideways wobble of each step); spacing points by at least their uncertainty keeps that
     /// wobble a small fraction of the step, while corners are kept separately.
     private func minDistance(_ b: Fix) -> Double {
-        max(profile.minDistanceM, min(h(b), limits.maxAccuracyM) * limits.distanceFilterUncertainties)
+        max(profile.minDistanceM, min(h(b) * limits.distanceFilterUncertainties, limits.maxDistanceFilterM))
     }
 
     /// Keeps the last skipped fix (the track reaches where the rider stopped) and drops the rest.

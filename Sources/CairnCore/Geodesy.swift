@@ -23,8 +23,25 @@ public enum Geodesy {
     public static func distance(_ a: Fix, _ b: Fix) -> Double {
         distance(lat1: a.lat, lon1: a.lon, lat2: b.lat, lon2: b.lon)
     }
+
+    /// Distance in metres on the WGS 84 ellipsoid for points a few hundred metres apart, by the
+    /// radii of curvature at the middle latitude: within a millimetre of gpsd's Vincenty distance
+    /// over such steps, which is what tells gpsd's speed from positions apart from a doppler speed.
+    public static func shortEllipsoidDistance(_ a: Fix, _ b: Fix) -> Double {
+        let a0 = 6_378_137.0, e2 = 6.694_379_990_14e-3
+        let phi = (a.lat + b.lat) / 2 * .pi / 180
+        let s = sin(phi)
+        let w = (1 - e2 * s * s).squareRoot()
+        let meridian = a0 * (1 - e2) / (w * w * w), normal = a0 / w
+        var dl = b.lon - a.lon
+        if dl > 180 { dl -= 360 } else if dl < -180 { dl += 360 }
+        let dn = (b.lat - a.lat) * .pi / 180 * meridian
+        let de = dl * .pi / 180 * normal * cos(phi)
+        return (dn * dn + de * de).squareRoot()
+    }
 }
 
 // Degree-based trigonometry for the rules (CairnCore's only libm use lives in this file).
 func cosDeg(_ d: Double) -> Double { cos(d * .pi / 180) }
+func sinDeg(_ d: Double) -> Double { sin(d * .pi / 180) }
 func atan2Deg(_ y: Double, _ x: Double) -> Double { atan2(y, x) * 180 / .pi }

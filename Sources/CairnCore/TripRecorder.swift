@@ -92,10 +92,10 @@ public struct TripRecorder<Filter: FixFilter> {
         if let f = collapser.flush() { consider(f, systemNowMs: systemNowMs, emit: emit) }
     }
 
-    /// gpsd went away: everything held is released; the next kept point starts a new segment.
+    /// gpsd went away: everything held is released. The line goes on when it comes back, unless
+    /// the rules judge a pause or a jump (a restart of gpsd is a dropout like any other).
     public mutating func connectionLost(systemNowMs: Int64, emit: (RecorderAction) -> Void) {
         finish(systemNowMs: systemNowMs, emit: emit)
-        if tripOpen { pendingReason = .reconnect }
     }
 
     /// Release everything held (before shutdown).
@@ -134,8 +134,11 @@ public struct TripRecorder<Filter: FixFilter> {
     }
 
     private mutating func consider(_ fix: Fix, systemNowMs: Int64, emit: (RecorderAction) -> Void) {
-        let now = config.clockIsFix ? max(newestFixMs ?? fix.timeMs, fix.timeMs) : systemNowMs
-        runFilter(emit: emit) { f, out in f.offer(fix, nowMs: now, emit: out) }
+        // With `--clock fix` the fix is its own "now": a fix is never judged by the newest fix time,
+        // which one fix stamped years ahead would poison. Order and jumps are the rules' (rule 12),
+        // on the system clock's pace (it advances with real time even where it started in 1970).
+        let now = config.clockIsFix ? fix.timeMs : systemNowMs
+        runFilter(emit: emit) { f, out in f.offer(fix, nowMs: now, arrivalMs: systemNowMs, emit: out) }
     }
 
     /// Runs the filter, then acts on what it said (the filter cannot call back into the

@@ -4,13 +4,14 @@ public struct TripStats: Sendable {
     /// A step slower than this (from the measured speeds, or distance over time when there are
     /// none) is not moving time: ~1 km/h.
     public static let movingSpeedMps = 0.28
-    /// A step longer than this never counts as moving time (a dropout or a pause).
+    /// A step longer than this counts as moving time only by the measured speeds at its ends
+    /// (without them, a long step may be a pause).
     public static let maxMovingStepMs: Int64 = 60_000
 
     public private(set) var points = 0
     public private(set) var segments = 0
     public private(set) var distanceM = 0.0
-    public private(set) var movingTimeMs: Int64 = 0
+    private var countedMovingMs: Int64 = 0
     public private(set) var firstTimeMs: Int64?
     public private(set) var lastTimeMs: Int64?
     public private(set) var maxSpeedMps: Double?
@@ -50,9 +51,14 @@ public struct TripStats: Sendable {
             let d = Geodesy.distance(prev, fix)
             distanceM += d
             let dt = fix.timeMs - prev.timeMs
-            // Across a dropout of up to a minute the rider kept riding: that counts too.
-            if dt > 0, dt <= Self.maxMovingStepMs {
-                movingTimeMs += Self.movingPart(of: dt, distance: d, from: prev, to: fix)
+            // Across a dropout the rider kept riding: its time counts as its chord does.
+            if dt > 0, (prev.speed != nil && fix.speed != nil) || dt <= Self.maxMovingStepMs {
+                countedMovingMs += Self.movingPart(of: dt, distance: d, from: prev, to: fix)
+                // Without a measured speed (gpsd's own from positions is not kept), the fastest
+                // step the rules let through is the speed.
+                if fix.speed == nil || prev.speed == nil, dt >= 1000 {
+                    maxSpeedMps = max(maxSpeedMps ?? 0, d / (Double(dt) / 1000))
+                }
             }
         }
         newSegmentPending = false
@@ -74,6 +80,14 @@ public struct TripStats: Sendable {
         }
         let v = b.speed ?? a.speed ?? d / (Double(dt) / 1000)
         return v >= movingSpeedMps ? dt : 0
+    }
+
+    /// Time spent moving. Never less than the distance at the top speed takes (the average
+    /// moving speed is never above the maximum), and never more than the elapsed time.
+    public var movingTimeMs: Int64 {
+        guard let v = maxSpeedMps, v > 0 else { return countedMovingMs }
+        let atTopSpeed = Int64((distanceM / v * 1000).rounded(.up))
+        return min(max(countedMovingMs, atTopSpeed), max(elapsedMs, countedMovingMs))
     }
 
     public var elapsedMs: Int64 {
