@@ -2,7 +2,8 @@
 /// has risen `threshold` metres above the lowest point since the last turn (and likewise down),
 /// so noise smaller than the threshold never accumulates and nothing is quantised into stairs.
 public struct ClimbCounter: Sendable {
-    public let threshold: Double
+    /// May change as the noise of the series is learnt (GPS heights).
+    public var threshold: Double
     public private(set) var ascent: Double = 0
     public private(set) var descent: Double = 0
     /// False until the first height has been seen: ascent is unknown (a dash), not zero.

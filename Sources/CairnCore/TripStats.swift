@@ -12,6 +12,8 @@ public struct TripStats: Sendable {
     public private(set) var segments = 0
     public private(set) var distanceM = 0.0
     private var countedMovingMs: Int64 = 0
+    /// The length of the steps that counted as moving.
+    private var movingDistanceM = 0.0
     public private(set) var firstTimeMs: Int64?
     public private(set) var lastTimeMs: Int64?
     public private(set) var maxSpeedMps: Double?
@@ -53,7 +55,9 @@ public struct TripStats: Sendable {
             let dt = fix.timeMs - prev.timeMs
             // Across a dropout the rider kept riding: its time counts as its chord does.
             if dt > 0, (prev.speed != nil && fix.speed != nil) || dt <= Self.maxMovingStepMs {
-                countedMovingMs += Self.movingPart(of: dt, distance: d, from: prev, to: fix)
+                let moving = Self.movingPart(of: dt, distance: d, from: prev, to: fix)
+                countedMovingMs += moving
+                if moving > 0 { movingDistanceM += d }
                 // Without a measured speed (gpsd's own from positions is not kept), the fastest
                 // step the rules let through is the speed.
                 if fix.speed == nil || prev.speed == nil, dt >= 1000 {
@@ -82,11 +86,11 @@ public struct TripStats: Sendable {
         return v >= movingSpeedMps ? dt : 0
     }
 
-    /// Time spent moving. Never less than the distance at the top speed takes (the average
-    /// moving speed is never above the maximum), and never more than the elapsed time.
+    /// Time spent moving. Never less than the distance ridden takes at the top speed (the
+    /// average moving speed is never above the maximum), and never more than the elapsed time.
     public var movingTimeMs: Int64 {
         guard let v = maxSpeedMps, v > 0 else { return countedMovingMs }
-        let atTopSpeed = Int64((distanceM / v * 1000).rounded(.up))
+        let atTopSpeed = Int64((movingDistanceM / v * 1000).rounded(.up))
         return min(max(countedMovingMs, atTopSpeed), max(elapsedMs, countedMovingMs))
     }
 

@@ -18,9 +18,10 @@ final class TripRecorderTests: XCTestCase {
         return (r, actions)
     }
 
-    /// A straight ride north at 8 m/s, one fix a second (steps above the distance filter).
+    /// A straight ride north at 8 m/s, one fix a second (steps above the distance filter); the
+    /// doppler wobbles by a few cm/s, as a receiver's does.
     func ride(_ range: ClosedRange<Int>, from north: Double = 0, at t0: Double = 0) -> [Report] {
-        range.map { i in .fix(fix(t0 + Double(i), north: north + 8 * Double(i), eph: 5, speed: 8)) }
+        range.map { i in .fix(fix(t0 + Double(i), north: north + 8 * Double(i), eph: 5, speed: 8 + 0.03 * sin(Double(i) * 1.7))) }
     }
 
     func kept(_ a: [RecorderAction]) -> [Fix] { a.compactMap { if case .keep(let f) = $0 { return f }; return nil } }
@@ -44,17 +45,21 @@ final class TripRecorderTests: XCTestCase {
         XCTAssertEqual(r.drops[.noTime], 121)
     }
 
-    func testLongGapStartsSegmentAndCountsOnce() {
-        let (r, actions) = run(ride(0...5) + ride(60...65))
-        XCTAssertEqual(segments(actions), [.start, .gap])
-        XCTAssertEqual(r.stats.segments, 2)
-        XCTAssertEqual(r.stats.distanceM, 520, accuracy: 0.1, "the line across a dropout counts once")
-        XCTAssertEqual(r.stats.movingTimeMs, 65_000, "a 55 s dropout ridden through is moving time (only gaps over 60 s are not)")
+    func testDropoutKeepsTheLineAndCountsOnce() {
+        let (r, actions) = run(ride(0...5) + ride(25...30))
+        XCTAssertEqual(segments(actions), [.start], "a dropout while moving is no new segment")
+        XCTAssertEqual(r.stats.segments, 1)
+        XCTAssertEqual(r.stats.distanceM, 240, accuracy: 0.1, "the line across a dropout counts once")
+        XCTAssertEqual(r.stats.movingTimeMs, 30_000, "and its time is moving time")
+        // Two minutes in a tunnel at a steady 8 m/s: the same, once the doppler and the positions agree.
+        let (long, _) = run(ride(0...5) + ride(125...150))
+        XCTAssertEqual(long.stats.segments, 1)
+        XCTAssertEqual(long.stats.movingTimeMs, long.stats.elapsedMs)
     }
 
-    func testReconnectStartsSegment() {
+    func testReconnectKeepsTheLine() {
         let (_, actions) = run(ride(0...6), lost: [3])
-        XCTAssertEqual(segments(actions), [.start, .reconnect])
+        XCTAssertEqual(segments(actions), [.start], "a gpsd restart is a dropout like any other")
     }
 
     func testTimeGoingBackIsDropped() {
@@ -68,9 +73,12 @@ final class TripRecorderTests: XCTestCase {
     func testEpochBeforeADropoutIsNotStaleWithFixClock() {
         // The last epoch before a 5-minute dropout is released by the first report after it;
         // with --clock fix it must be judged by the time it was complete, not as 300 s old.
-        let (r, _) = run(ride(0...3) + ride(301...304, from: 0))
-        XCTAssertEqual(r.stats.points, 8)
+        // (After an outage that long the first 8 s are held to the doppler: rule 13.)
+        let (r, actions) = run(ride(0...3) + ride(301...320, from: 0))
         XCTAssertEqual(r.drops[.stale], 0)
+        XCTAssertEqual(r.drops[.converging], 8)
+        XCTAssertTrue(kept(actions).contains { $0.timeMs == fix(3).timeMs }, "the epoch before the dropout")
+        XCTAssertEqual(r.stats.points, 4 + 12)
     }
 
     func testResumesPreviousTripWithinWindow() {
