@@ -61,6 +61,8 @@ public struct RuleLimits: Sendable, Equatable {
     public var timeJumpMs: Int64 = 3_600_000
     public var timeBackMs: Int64 = 60_000
     public var timeJumpConfirmations = 2
+    /// Rule 2: this many fixes in a row, equally late, mean the clocks disagree (not old fixes).
+    public var staleBeforeClockIsOff = 5
     /// Rule 13: after an outage this long, fixes are taken once their displacement over
     /// `convergeWindowMs` agrees with the doppler's, or after `convergeGiveUpMs` in any case.
     public var convergeAfterMs: Int64 = 30_000
@@ -167,6 +169,11 @@ public struct FixRules: FixFilter {
     private var suspects: [(fix: Fix, arrivalMs: Int64?)] = []
     private var lastTimeArrivalMs: Int64?
     private var timeLineChecked = false
+    /// Rule 2: how far the fix times are taken to be behind the recorder's clock, and the run of
+    /// equally late fixes that would say so.
+    private var clockOffsetMs: Int64 = 0
+    private var staleRun = 0
+    private var lastStaleLagMs: Int64?
     /// The receiver's recent intervals and the previous offered fix (cadence, derived speed).
     private var intervals = RingBuffer<Int64>(capacity: 9)
     private var lastOffered: Fix?
@@ -195,10 +202,27 @@ public struct FixRules: FixFilter {
         // Rule 2 and sanity.
         guard f.lat.isFinite, f.lon.isFinite, abs(f.lat) <= 90, abs(f.lon) <= 180,
               f.timeMs >= limits.earliestValidMs else { return emit(.drop(.invalid)) }
-        if nowMs - f.timeMs > limits.maxAgeMs { return emit(.drop(.stale)) }
+        if !judgeAge(f, nowMs: nowMs) { return emit(.drop(.stale)) }
         // Rule 12: a fix time far off the time line is held until its successors say which is right.
         if !judgeTime(f, nowMs: nowMs, arrivalMs: arrivalMs, emit: emit) { return }
         judge(f, arrivalMs: arrivalMs, emit: emit)
+    }
+
+    /// Rule 2's age test. A run of fixes all late by the same amount is a receiver whose time is
+    /// off the system clock's (or a clock that is off), not old positions: after
+    /// `staleBeforeClockIsOff` of them the clock is taken to be that far off.
+    private mutating func judgeAge(_ f: Fix, nowMs: Int64) -> Bool {
+        let lag = nowMs - clockOffsetMs - f.timeMs
+        guard lag > limits.maxAgeMs else {
+            staleRun = 0
+            return true
+        }
+        if let p = lastStaleLagMs, abs(lag - p) <= 5_000 { staleRun += 1 } else { staleRun = 1 }
+        lastStaleLagMs = lag
+        guard staleRun >= limits.staleBeforeClockIsOff else { return false }
+        clockOffsetMs += lag
+        staleRun = 0
+        return true
     }
 
     /// Rule 12. Returns false when `f` was held or dropped here.
@@ -261,6 +285,7 @@ public struct FixRules: FixFilter {
         intervals.removeAll()
         lastTimeMs = nil
         timeLineChecked = true
+        if let first = held.first, abs(nowMs - first.fix.timeMs) <= limits.maxAgeMs { clockOffsetMs = 0 }
         for (f, a) in held {
             lastTimeMs = f.timeMs
             lastTimeArrivalMs = a

@@ -103,3 +103,69 @@ final class TripRecorderTests: XCTestCase {
         XCTAssertLessThan(closes.first?.stats.distanceM ?? 99, 81)
     }
 }
+
+/// Rule 12: time that cannot poison a ride.
+final class HostileTimeTests: XCTestCase {
+    typealias Recorder = TripRecorder<FixRules>
+    static let week: Double = 7 * 86_400
+
+    /// Reports at one a second of arrival (`clock` is the system clock at the first), the fix
+    /// times as given.
+    func run(_ times: [Double], clockIsFix: Bool, clock: Int64 = 1_780_000_000_000) -> (Recorder, [RecorderAction]) {
+        var c = Recorder.Config()
+        c.clockIsFix = clockIsFix
+        var r = Recorder(filter: FixRules(), config: c)
+        var actions: [RecorderAction] = []
+        var north = 0.0
+        for (i, t) in times.enumerated() {
+            north += 8
+            let f = fix(t, north: north, eph: 5, speed: 8 + 0.03 * sin(Double(i) * 1.7))
+            r.report(.fix(f), systemNowMs: clock + Int64(i) * 1000) { actions.append($0) }
+        }
+        r.finish(systemNowMs: clock + Int64(times.count) * 1000) { actions.append($0) }
+        return (r, actions)
+    }
+
+    func kept(_ a: [RecorderAction]) -> Int { a.filter { if case .keep = $0 { return true }; return false }.count }
+
+    func testOneFixTenYearsAheadIsDroppedAndTheRideGoesOn() {
+        for clockIsFix in [false, true] {
+            var times = (0..<60).map(Double.init)
+            times[20] += 10 * 365 * 86_400
+            let (r, actions) = run(times, clockIsFix: clockIsFix)
+            XCTAssertEqual(r.drops[.timeJump], 1, "clock fix \(clockIsFix): \(r.drops.nonzero)")
+            XCTAssertEqual(r.drops[.stale] + r.drops[.timeNotAfter], 0, "clock fix \(clockIsFix)")
+            XCTAssertEqual(r.stats.lastTimeMs, fix(59).timeMs, "the trip ends with the ride, not in 2036")
+            XCTAssertGreaterThan(kept(actions), 20)
+        }
+    }
+
+    func testARealJumpBackStartsANewTripInsteadOfStopping() {
+        // An hour back, and a 1024-week rollover back (gpsd fixing the week number), from then on.
+        for back in [3_600.0, 1024 * Self.week] {
+            for clockIsFix in [false, true] {
+                let times = (0..<30).map(Double.init) + (30..<60).map { Double($0) - back }
+                let (r, actions) = run(times, clockIsFix: clockIsFix)
+                let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
+                XCTAssertEqual(opens, 2, "back \(back), clock fix \(clockIsFix): \(r.drops.nonzero)")
+                XCTAssertEqual(r.stats.lastTimeMs, fix(59 - back).timeMs, "recording goes on on the new time")
+                XCTAssertGreaterThan(r.stats.points, 20)
+            }
+        }
+    }
+
+    func testSystemClockIn1970AtBoot() {
+        // A board without a real-time clock: the system clock says 1970, the fixes say now.
+        let (r, actions) = run((0..<40).map(Double.init), clockIsFix: false, clock: 5_000)
+        XCTAssertEqual(r.drops[.stale] + r.drops[.timeJump], 0, "\(r.drops.nonzero)")
+        XCTAssertGreaterThan(kept(actions), 30)
+    }
+
+    func testFirstFixFarFromASetClockWaitsForItsSuccessors() {
+        // The system clock is set (a week behind, as fake-hwclock leaves it): the fixes agree
+        // with each other, so the ride is recorded all the same.
+        let (r, actions) = run((0..<40).map(Double.init), clockIsFix: false, clock: 1_780_000_000_000 - Int64(Self.week * 1000))
+        XCTAssertEqual(r.drops[.timeJump], 0, "\(r.drops.nonzero)")
+        XCTAssertGreaterThan(kept(actions), 30)
+    }
+}

@@ -73,8 +73,8 @@ fi
 
 # Python readers that check cairn's exports (see Tests/tools/check-export.py), into whatever
 # python3 is on PATH (the tests run that one). Pinned, so a new release can't change a verdict.
-py_pkgs=(garmin-fit-sdk==21.218.0 fitdecode==0.11.0 geojson-validator==0.7.0 fastkml==1.4.0)
-if python3 -c 'import garmin_fit_sdk, fitdecode, geojson_validator, fastkml' 2>/dev/null; then
+py_pkgs=(garmin-fit-sdk==21.218.0 fitdecode==0.11.0 geojson-validator==0.7.0 fastkml==1.4.0 gpxpy==1.6.2)
+if python3 -c 'import garmin_fit_sdk, fitdecode, geojson_validator, fastkml, gpxpy' 2>/dev/null; then
     say "python readers present"
 else
     if ! python3 -m pip --version >/dev/null 2>&1; then apt_update; apt-get install -y -qq --no-install-recommends python3-pip </dev/null; fi
@@ -85,7 +85,7 @@ else
     fi
     say "installing python readers: ${py_pkgs[*]}"
     python3 -m pip install "${pip_flags[@]}" "${py_pkgs[@]}" </dev/null || die "pip install ${py_pkgs[*]} failed"
-    python3 -c 'import garmin_fit_sdk, fitdecode, geojson_validator, fastkml' || die "python readers still missing after pip install"
+    python3 -c 'import garmin_fit_sdk, fitdecode, geojson_validator, fastkml, gpxpy' || die "python readers still missing after pip install"
 fi
 # The KML 2.2 schemas (OGC + gx) ship inside fastkml; tests find them with check-export.py kml-schema-dir.
 

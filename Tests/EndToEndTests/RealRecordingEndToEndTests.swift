@@ -1,0 +1,90 @@
+import XCTest
+import Foundation
+
+/// Real recordings from other people's receivers and devices (Tests/Fixtures/real, see its
+/// SOURCES.md), replayed through a private gpsd into `cairn record`, judged against the devices'
+/// own figures. None of them was written for cairn.
+final class RealRecordingEndToEndTests: XCTestCase {
+    static func real(_ name: String) -> String { Harness.repoRoot.appendingPathComponent("Tests/Fixtures/real/\(name)").path }
+
+    func recordOneTrip(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> (trip: [String: Any], dir: String) {
+        let rec = try Harness.record(Self.real(name), file: file, line: line)
+        XCTAssertEqual(rec.status, 0, rec.stderr, file: file, line: line)
+        let trips = try Harness.trips(rec.dir, file: file, line: line)
+        XCTAssertEqual(trips.count, 1, "\(trips) / \(rec.stderr)", file: file, line: line)
+        return (trips.first ?? [:], rec.dir)
+    }
+
+    /// gpxpy's 2-D length of the exported GPX (what GPX readers measure: inside segments only),
+    /// brought to cairn's Earth: gpxpy measures on a sphere of the equatorial radius (6378.137 km),
+    /// cairn on the mean one (6371.0088 km), which alone makes gpxpy read 0.11 % longer.
+    func gpxpyLength(_ dir: String) throws -> Double {
+        let gpx = Harness.tempDir() + "/t.gpx"
+        let c = try Harness.run(Harness.cairn, ["convert", dir, "--to", "gpx", "-o", gpx])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        let py = try Harness.run("/usr/bin/env", ["python3", "-c", "import gpxpy,sys; print(gpxpy.parse(open(sys.argv[1])).length_2d())", gpx])
+        XCTAssertEqual(py.status, 0, py.stderr)
+        return (Double(py.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1) * 6_371_008.8 / 6_378_137
+    }
+
+    /// A Garmin Edge 810 road ride (78 min): its own totals are 41.38 km from its positions and
+    /// 514 m of (barometric) ascent. Heights at VDOP 1.2 must be trusted: GPS-only climb.
+    func testEdge810RideDistanceClimbOneSegment() throws {
+        let (t, dir) = try recordOneTrip("edge810.nmea")
+        let d = t["distance_m"] as? Double ?? 0
+        XCTAssertEqual(d, 41_380, accuracy: 41_380 * 0.01, "distance within 1 % of the device's")
+        let ascent = try XCTUnwrap(t["ascent_m"] as? Double, "a climb from GPS heights alone: \(t)")
+        XCTAssertEqual(ascent, 514, accuracy: 514 * 0.15, "ascent within 15 % of the device's barometric 514 m")
+        XCTAssertEqual(t["segments"] as? Int, 1)
+        let moving = t["moving_time_s"] as? Double ?? 0, maxSpeed = t["max_speed_mps"] as? Double ?? 0
+        XCTAssertLessThanOrEqual(d / moving, maxSpeed, "average moving speed never above the maximum")
+        XCTAssertEqual(try gpxpyLength(dir), d, accuracy: d * 0.001, "GPX readers measure what cairn does")
+    }
+
+    /// A car dashcam's receiver in city traffic (6 min, VDOP 1.39-1.45, GGA/GSA/RMC/VTG/GSV).
+    func testDashcamDriveHasAClimbAndOneSegment() throws {
+        let (t, dir) = try recordOneTrip("dashcam-spb.nmea")
+        XCTAssertNotNil(t["ascent_m"] as? Double, "heights at VDOP 1.4 are trusted: \(t)")
+        XCTAssertEqual(t["segments"] as? Int, 1)
+        let d = t["distance_m"] as? Double ?? 0
+        XCTAssertEqual(d, 2_340, accuracy: 2_340 * 0.02, "within 2 % of the raw track")
+        XCTAssertEqual(try gpxpyLength(dir), d, accuracy: d * 0.001)
+    }
+
+    /// A phone logging one fix every 12 s while walking (9.4 min, 0.61 km raw).
+    func testSparsePhoneWalkIsATrip() throws {
+        for activity in ["ride", "walk"] {
+            let rec = try Harness.record(Self.real("pixel6-walk.nmea"), extra: ["--activity", activity])
+            let trips = try Harness.trips(rec.dir)
+            XCTAssertEqual(trips.count, 1, "\(activity): \(rec.stderr)")
+            let d = trips.first?["distance_m"] as? Double ?? 0
+            XCTAssertEqual(d, 610, accuracy: 610 * 0.2, "\(activity): within 20 % of its raw length")
+        }
+    }
+
+    /// The dashcam again with the speed taken out of RMC and VTG dropped: gpsd then computes a
+    /// speed from positions, which is no doppler (no max speed from one position's jitter).
+    func testSpeedGpsdDerivedFromPositionsIsNotTrusted() throws {
+        var out: [String] = []
+        let text = try String(contentsOfFile: Self.real("dashcam-spb.nmea"), encoding: .utf8)
+        for raw in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            var line = String(raw).trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.hasPrefix("$GPVTG") { continue }
+            if line.hasPrefix("$GPRMC"), let star = line.firstIndex(of: "*") {
+                var f = line[line.index(after: line.startIndex)..<star].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                f[7] = ""; f[8] = ""
+                let body = f.joined(separator: ",")
+                let sum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
+                line = "$" + body + "*" + String(format: "%02X", sum)
+            }
+            out.append(line)
+        }
+        let path = Harness.tempDir() + "/nospeed.nmea"
+        try (out.joined(separator: "\r\n") + "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let rec = try Harness.record(path)
+        let t = try XCTUnwrap(try Harness.trips(rec.dir).first)
+        XCTAssertEqual(t["distance_m"] as? Double ?? 0, 2_340, accuracy: 2_340 * 0.02)
+        XCTAssertLessThan(t["max_speed_mps"] as? Double ?? 99, 13.5, "the car never went faster than 12 m/s: \(t)")
+        XCTAssertEqual(t["segments"] as? Int, 1)
+    }
+}
