@@ -344,6 +344,15 @@ public struct FixRules: FixFilter {
             releaseHeld(emit: emit)
             releaseSkipped(emit: emit)
             let dt = Double(f.timeMs - prev.timeMs) / 1000
+            if standing, prev.timeMs - standStartMs < profile.pauseAfterMs, let from = lastKept,
+               Geodesy.distance(from, f) / max(Double(f.timeMs - from.timeMs) / 1000, 0.001) >= profile.movingSpeedMps / 2,
+               (f.speed ?? profile.movingSpeedMps) >= profile.movingSpeedMps {
+                // A short stop (a light) and then into the tunnel: it rode through the silence.
+                standing = false
+                lastStill = nil
+                lastStir = nil
+                emit(.drop(.standing))
+            }
             if !standing {
                 let from = lastKept ?? prev
                 let chord = Geodesy.distance(from, f) / max(Double(f.timeMs - from.timeMs) / 1000, 0.001)

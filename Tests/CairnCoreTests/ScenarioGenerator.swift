@@ -22,6 +22,10 @@ struct ScenarioGenerator {
         static let canyon = Sky(driftSigma: 12, driftTau: 90, whiteSigma: 1.5, hdop: 2.4)
         /// A receiver that smooths little: most of its error is fresh every second.
         static let jittery = Sky(driftSigma: 1, driftTau: 30, whiteSigma: 1.8, hdop: 0.9)
+        /// Among buildings for a long stop: drift σ 5-8 m, correlated over ~30 s.
+        static let cafe = Sky(driftSigma: 6.5, driftTau: 30, whiteSigma: 1.0, hdop: 2.2)
+        /// Poor sky reported by DOPs only: HDOP 4.3-6.6 while the real error is ~17 m.
+        static let poor = Sky(driftSigma: 9, driftTau: 40, whiteSigma: 2.0, hdop: 5.4)
     }
 
     enum Leg {
@@ -131,6 +135,14 @@ struct ScenarioGenerator {
         /// Height noise σ (m) and VDOP.
         var heightSigma = 4.0
         var vdop = 1.3
+        /// Doppler blips at a standstill: this range (m/s).
+        var blipSpeeds: ClosedRange<Double> = 0.5...1.7
+        /// After an outage of 30 s or more, the receiver comes back this far off (m), converging
+        /// with this time constant (s) while already claiming its usual error figure.
+        var reacquireOffsetM = 0.0
+        var reacquireTauS = 10.0
+        /// One fix every this many seconds (a sparse logger).
+        var everySeconds = 1
     }
 
     /// The receiver's view of `truth` under `errors`.
@@ -142,13 +154,24 @@ struct ScenarioGenerator {
         let ah = exp(-1.0 / 120)
         de = rng.gauss() * x.sky.driftSigma
         dn = rng.gauss() * x.sky.driftSigma
+        var hidden = 0
+        var re = 0.0, rn = 0.0
         for p in truth {
             de = a * de + q * rng.gauss()
             dn = a * dn + q * rng.gauss()
             du = ah * du + x.heightSigma * (1 - ah * ah).squareRoot() * rng.gauss()
-            guard p.visible else { continue }
-            var e = p.east + de + x.sky.whiteSigma * rng.gauss()
-            var n = p.north + dn + x.sky.whiteSigma * rng.gauss()
+            guard p.visible else { hidden += 1; continue }
+            if hidden >= 30 && x.reacquireOffsetM > 0 {
+                let dir = rng.uniform() * 2 * .pi
+                re = x.reacquireOffsetM * cos(dir)
+                rn = x.reacquireOffsetM * sin(dir)
+            }
+            hidden = 0
+            re *= exp(-1 / x.reacquireTauS)
+            rn *= exp(-1 / x.reacquireTauS)
+            guard p.t % x.everySeconds == 0 else { continue }
+            var e = p.east + de + re + x.sky.whiteSigma * rng.gauss()
+            var n = p.north + dn + rn + x.sky.whiteSigma * rng.gauss()
             let hdop = x.sky.hdop * (0.9 + 0.2 * rng.uniform())
             var eph = hdop * 19
             var speed: Double
@@ -156,7 +179,7 @@ struct ScenarioGenerator {
                 speed = max(0, p.speed + 0.08 * rng.gauss())
             } else {
                 speed = abs(0.04 * rng.gauss())
-                if rng.uniform() < x.blipRate { speed = 0.5 + rng.uniform() * 1.2 }
+                if rng.uniform() < x.blipRate { speed = x.blipSpeeds.lowerBound + rng.uniform() * (x.blipSpeeds.upperBound - x.blipSpeeds.lowerBound) }
             }
             if p.t < x.coldStartSeconds + x.convergeSeconds, x.coldStartSeconds > 0 {
                 // Stale position first, then sliding towards the truth.
