@@ -80,13 +80,13 @@ public struct RuleLimits: Sendable, Equatable {
 ///    position never starts a trip. (`first_fix`)
 /// 2. **No old or rough fixes.** Older than 60 s on arrival (`stale`), or worse than 50 m (`rough`).
 ///    Also dropped: out-of-range or non-finite values, dates before 2000 (`invalid`), and a time
-///    not after the previous fix's (`time_not_after`).
-/// 3. **Trusted height.** A 2-D fix, a fix without a height, or one with a vertical uncertainty
-///    over 40 m is dropped (`no_height`). gpsd reports 2-D when fewer than four satellites are
-///    used, or for the first epoch after a 3-D fix is lost (as "mode 3 without altitude"); its
-///    eph for such epochs comes from a stale HDOP, so the position is no more trusted than the
-///    height. A 3-D fix without any vertical uncertainty (receivers that send no GSA) is kept:
-///    it has a real height, only its quality is unknown (it is never exported as trusted).
+///    not after the previous fix's (`time_not_after`). Five fixes in a row equally late are a
+///    receiver whose time disagrees with the clock (or a clock that is off), not old positions:
+///    the clock is then taken to be that far off, and the ride goes on.
+/// 3. **Position and height judged apart.** A 2-D fix, a fix without a height or with an
+///    untrusted one keeps its position; its height is never exported (`Accuracy.heightIsTrusted`).
+///    Network-like positions are kept out by the horizontal figure (rule 2) and the jump and
+///    spike rules, not by the height.
 /// 4. **No impossible jumps.** Farther from the last kept point than the activity's fastest
 ///    plausible speed over the time between them, plus both fixes' uncertainty (`jump`). After
 ///    five in a row the reference was the bad one: the next fix is taken and starts a new
@@ -100,10 +100,11 @@ public struct RuleLimits: Sendable, Equatable {
 /// 6. **Nothing while standing still.** Below ~1 km/h measured speed the receiver is standing;
 ///    the first fix of the stop is kept so the track reaches the place, then nothing is added
 ///    (`standing`). Moving again needs the measured speed at the activity's walking-off speed
-///    twice in a row with the position leaving the spot (more than half the fix's uncertainty,
-///    at least 3 m), or four times in a row, or a displacement from the stop of more than twice
-///    the fix's uncertainty (at least 10 m) at a speed above the standstill: doppler blips at a
-///    standstill never leave the stop.
+///    four times in a row; or twice in a row with the position leaving the spot (1.5 × the fix's
+///    uncertainty, at least 3 m) the way the measured course points and about as far as the
+///    speed says; or a displacement from the stop of twice the uncertainty (at least 10 m) that
+///    agrees with the doppler likewise. Drift among buildings wanders tens of metres in an hour
+///    and doppler blips come singly: neither leaves the stop.
 ///    A stop longer than the pause limit starts a new segment (nothing drawn across); one longer
 ///    than the close limit ends the trip (`RuleOutput.closeTrip`), and the next movement starts
 ///    a new one under rule 1.
@@ -121,11 +122,31 @@ public struct RuleLimits: Sendable, Equatable {
 ///    next kept point by more than the sideways jitter (30 % of their uncertainty, at least
 ///    2 m) are kept instead (Douglas-Peucker over the skipped fixes). The last skipped fix
 ///    before a stop, a gap or the end is kept so the track reaches the place.
-/// 9. **After a pause or a long gap** (no usable fix for 10 s) the next fix may be anywhere: the
-///    jump rules start afresh and a new segment begins.
+/// 9. **Gaps keep the line; pauses and resets break it.** A silence of over 10 s (or three of
+///    the receiver's intervals: a logger that sends a fix every 12 s has no gap every fix)
+///    while moving — a tunnel, a rough stretch, gpsd restarting — keeps the segment: the chord
+///    counts once toward distance and its time toward moving time, in cairn's figures and in
+///    any reader's. A new segment only when the receiver stood before the silence for the pause
+///    limit (a pause), when the chord barely moved over more than the pause limit (`pause`), or
+///    when the chord is faster than the activity goes (`gap`: no line across; the next fix must
+///    be confirmed afresh). The jump rule still judges the first fix after a bridged gap, with
+///    the whole silence's worth of plausible travel.
 /// 10. **Heights** are exported only when trusted (`Accuracy.heightIsTrusted`, 8 m): the rules
 ///    never invent a height or a time.
-/// 11. **Accuracy mapping.** All limits are 68 % figures; `Accuracy` maps gpsd's ~95 % eph/epv.
+/// 11. **Accuracy mapping.** All limits are 68 % figures; `Accuracy` maps gpsd's (DOP guesses or
+///    the receiver's own estimates).
+/// 12. **Time that cannot poison a ride.** A fix time more than an hour ahead of where the
+///    arrival clock puts it, more than 60 s behind the newest, or (first fix) an hour from a set
+///    system clock is held; if its next two successors follow on from it the receiver's time
+///    really moved (a reset, a week rollover fixed by gpsd): the trip ends there and they start
+///    afresh. If they do not, it was an outlier (`time_jump`).
+/// 13. **Re-acquisition held to the doppler.** After an outage of 30 s or more, receivers come
+///    back tens of metres off and converge over tens of seconds while already claiming a small
+///    error; the doppler is right at once. Fixes are dropped (`converging`) until the position's
+///    displacement over 8 s (or one interval) agrees with the doppler's within 3 m and 10 %,
+///    or 90 s have passed.
+/// Speeds that gpsd computed from positions (receivers that send none) are recognised — they
+/// equal the chord speed to the mm/s, fix after fix — and are not kept as measured speeds.
 public struct FixRules: FixFilter {
     public var profile: ActivityProfile
     public var limits: RuleLimits
