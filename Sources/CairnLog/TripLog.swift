@@ -35,6 +35,9 @@ public final class TripLog {
     private var segmentIndex: UInt32 = 0
     private var lastSyncMono: Int64 = 0
     private var lastPointTimeMs: Int64?
+    /// A new trip's id is the number of its first file: true until that file exists, so a
+    /// name taken meanwhile moves the id along with the number (no two trips claim one id).
+    private var tripIdFollowsFile = false
     /// Records that could not be written yet (no file: the card is full or failing).
     private var waiting = RingBuffer<LogRecord>(capacity: 4096)
     private var lastAttemptMono: Int64 = Int64.min
@@ -80,7 +83,7 @@ public final class TripLog {
     }
 
     /// Creates the directory if missing and checks that it is writable, with a clear error.
-    static func prepare(_ dir: String) throws {
+    public static func prepare(_ dir: String) throws {
         var st = stat()
         if stat(dir, &st) != 0 {
             var path = ""
@@ -124,9 +127,11 @@ public final class TripLog {
             if resume, let r = resumable {
                 tripId = r.tripId
                 segmentIndex = r.segmentIndex + 1
+                tripIdFollowsFile = false
             } else {
                 tripId = UInt64(nextNumber)
                 segmentIndex = 0
+                tripIdFollowsFile = true
             }
             _ = openFile(monoMs: monoMs)
             if !(resume && resumable != nil) { put(.tripStart(activity: activity, software: software), monoMs: monoMs) }
@@ -281,35 +286,56 @@ public final class TripLog {
         // After a failure, retry at most once per sync interval.
         if lastAttemptMono != Int64.min, monoMs - lastAttemptMono < syncIntervalMs, faults > 0 { return false }
         lastAttemptMono = monoMs
-        let header = FileHeader(tripId: tripId, segmentIndex: segmentIndex, salt: LogDirectory.randomSalt())
-        do {
-            let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding,
-                                  preallocation: preallocation, padDirect: padDirect, io: io)
-            nextNumber += 1
-            writer = w
-            writerDirect = w.writesDirect
-            reportedOpenFailure = false
-            if !reportedWriteMode && preallocation > 0 {
-                reportedWriteMode = true
-                say(w.writesDirect ? "log: writing in \(LogWriter.directSectorSize)-byte sectors past the page cache (O_DIRECT)"
-                                     + (w.padding > padding ? ", each sync padded to a sector" : "")
-                                   : "log: writing through the page cache, not direct (O_DIRECT refused, or no room for zeros ahead)")
+        // A name that exists (a leftover or copied file) is skipped, never overwritten: the next
+        // free number after every file there is taken at once.
+        var taken = 0
+        while true {
+            if tripIdFollowsFile { tripId = UInt64(nextNumber) }
+            let header = FileHeader(tripId: tripId, segmentIndex: segmentIndex, salt: LogDirectory.randomSalt())
+            do {
+                let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding,
+                                      preallocation: preallocation, padDirect: padDirect, io: io)
+                return opened(w)
+            } catch let e as LogError where e.errno == EEXIST && taken < 3 {
+                taken += 1
+                let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
+                let next = (try? LogDirectory.nextNumber(in: directory)) ?? nextNumber + 1
+                say("log: \(path) exists already (not written by this recorder): left as it is, using \(LogDirectory.fileName(number: max(next, nextNumber + 1)))")
+                nextNumber = max(next, nextNumber + 1)
+            } catch {
+                return openFailed(error)
             }
-            if recovering {
-                recovering = false
-                say("log: writing again, to \(w.path)" + (waiting.isEmpty ? "" : " (\(waiting.count) records were waiting)"))
-            }
-            return true
-        } catch {
-            // A name that exists (another process, a copied file) is skipped, never overwritten.
-            // A file the writer created but could not start was removed by it: its name is free.
-            let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
-            if access(path, F_OK) == 0 { nextNumber += 1 }
-            // Report the first failure of an outage, not every retry.
-            if !reportedOpenFailure { say("log: \(error); will retry every \(syncIntervalMs / 1000) s") }
-            reportedOpenFailure = true
-            return false
         }
+    }
+
+    private func opened(_ w: LogWriter) -> Bool {
+        nextNumber += 1
+        tripIdFollowsFile = false
+        writer = w
+        writerDirect = w.writesDirect
+        reportedOpenFailure = false
+        if !reportedWriteMode && preallocation > 0 {
+            reportedWriteMode = true
+            say(w.writesDirect ? "log: writing in \(LogWriter.directSectorSize)-byte sectors past the page cache (O_DIRECT)"
+                                 + (w.padding > padding ? ", each sync padded to a sector" : "")
+                               : "log: writing through the page cache, not direct (O_DIRECT refused, or no room for zeros ahead)")
+        }
+        if recovering {
+            recovering = false
+            say("log: writing again, to \(w.path)" + (waiting.isEmpty ? "" : " (\(waiting.count) records were waiting)"))
+        }
+        return true
+    }
+
+    private func openFailed(_ error: Error) -> Bool {
+        // A file the writer created but could not start was removed by it: its name is free.
+        // One that is still there is skipped.
+        let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
+        if access(path, F_OK) == 0 { nextNumber += 1 }
+        // Report the first failure of an outage, not every retry.
+        if !reportedOpenFailure { say("log: \(error); will retry every \(syncIntervalMs / 1000) s") }
+        reportedOpenFailure = true
+        return false
     }
 
     private func closeFile() {

@@ -103,11 +103,26 @@ enum RecordCommand: Command {
             return ExitCode.ok
         }
 
+        // From here a stop request is kept for the loop, and a hang-up is ignored.
+        StopSignals.install()
         var config = TripRecorder<FixRules>.Config()
         config.clockIsFix = (clock == "fix")
         config.closeWithoutFixMs = profile.closeAfterMs
         var recorder = TripRecorder(filter: FixRules(profile: profile), config: config)
         let log: TripLog
+        // One recorder per directory: a second one would write files claiming the same trips.
+        // Held until exit; the kernel drops it if this process dies.
+        let lock: DirectoryLock
+        do {
+            try TripLog.prepare(dir)
+            lock = try DirectoryLock(directory: dir)
+        } catch let e as DirectoryLock.Failure {
+            if case .held = e { throw Failure("\(e)", status: ExitCode.directoryLocked) }
+            throw Failure("\(e)")
+        } catch {
+            throw Failure("\(error)")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let (padding, fileSystem) = SyncPadding.forDirectory(dir)
         do {
             log = try TripLog(directory: dir, activity: activity, software: "cairn \(cairnVersion)",
@@ -142,7 +157,6 @@ enum RecordCommand: Command {
             throw Failure((origin["--baro"].map { "\($0): " } ?? "") + "--baro: \(error)")
         }
 
-        StopSignals.install()
         let notify = SystemdNotify()
         let statusFile = statusPath.map { StatusFile(path: $0) }
         printErr("cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(host):\(port) (sync every \(syncText) s"

@@ -87,7 +87,7 @@ func main(_ argv: [String], commands: [any Command.Type]) -> Int32 {
         return usageFailure(e.message, usage: command.usage, helpHint: "cairn \(command.name) --help")
     } catch let e as Failure {
         printErr("cairn \(command.name): \(e.message)")
-        return ExitCode.failure
+        return e.status
     } catch {
         printErr("cairn \(command.name): \(error)")
         return ExitCode.failure

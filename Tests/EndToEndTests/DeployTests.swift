@@ -19,7 +19,7 @@ final class DeployTests: XCTestCase {
         let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
         for line in ["Type=notify", "NotifyAccess=main", "Restart=always", "User=cairn", "StateDirectory=cairn",
                      "ProtectSystem=strict", "ProtectHome=yes", "NoNewPrivileges=yes", "PrivateTmp=yes",
-                     "ReadWritePaths=/var/lib/cairn", "RestartPreventExitStatus=64"] {
+                     "ReadWritePaths=/var/lib/cairn", "RestartPreventExitStatus=64 73 78"] {
             XCTAssertTrue(text.components(separatedBy: "\n").contains(line), "the unit lacks \(line)")
         }
         XCTAssertTrue(text.contains("\nWatchdogSec="), "the unit sets no watchdog")

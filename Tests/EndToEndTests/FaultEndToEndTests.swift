@@ -178,6 +178,70 @@ final class FaultEndToEndTests: XCTestCase {
         XCTAssertEqual(try Harness.cairn("verify", dir).status, 0)
     }
 
+    // MARK: two recorders, a hang-up
+
+    /// One recorder per directory: a second one exits at once with 73, naming the directory and
+    /// the holder's PID, and writes nothing; after kill -9 of the first, the lock file it left
+    /// does not block a restart, which resumes the trip.
+    func testSecondRecorderIsRefusedAndAStaleLockNeverBlocksARestart() throws {
+        let dir = Harness.tempDir() + "/logs"
+        let gpsd = try FakeGpsd(["--ride", "--rate", "50"])
+        defer { gpsd.stop() }
+        let first = try Recorder(port: gpsd.port, dir: dir)
+        XCTAssertNotNil(first.err.wait(prefix: "cairn: synced", timeout: 10), first.err.text)
+        let logs = { (try? FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".cairn") }.sorted()) ?? [] }
+        let before = logs()
+        let second = try Harness.run(Harness.cairn, ["record", "--gpsd", "127.0.0.1:\(gpsd.port)", "--dir", dir, "--baro", "none"], timeout: 10)
+        XCTAssertEqual(second.status, 73, second.stderr)
+        XCTAssertTrue(second.stderr.contains(dir) && second.stderr.contains("PID \(first.process.processIdentifier)"), second.stderr)
+        XCTAssertTrue(first.process.isRunning)
+        XCTAssertEqual(logs(), before, "the refused recorder created no file")
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/.cairn.lock"), "the lock file stays behind after kill -9")
+        let third = try Recorder(port: gpsd.port, dir: dir)
+        XCTAssertNotNil(third.err.wait(prefix: "cairn: synced", timeout: 10), third.err.text)
+        XCTAssertTrue(third.stop())
+        XCTAssertEqual(third.process.terminationStatus, 0, third.err.text)
+        let trips = try Harness.trips(dir)
+        XCTAssertEqual(trips.count, 1, "the restart resumes the trip")
+        // Closed by the third recorder; "recovered" because the killed one's file has a torn tail.
+        XCTAssertTrue(["closed", "recovered"].contains(trips.first?["status"] as? String ?? ""), "\(trips)")
+        // The readers take the lock file for what it is: not a log.
+        let v = try Harness.cairn("verify", dir)
+        XCTAssertTrue(v.status == 0 || v.status == 2, v.stdout + v.stderr)
+        XCTAssertFalse(v.stdout.contains(".cairn.lock") || v.stderr.contains(".cairn.lock"), v.stdout + v.stderr)
+    }
+
+    /// SIGHUP (a closed ssh session) is ignored: the recorder keeps recording and syncing, and a
+    /// SIGTERM after it closes the trip with every point.
+    func testHangUpIsIgnoredAndTheTripClosesWithEveryPoint() throws {
+        let dir = Harness.tempDir() + "/logs"
+        let gpsd = try FakeGpsd(["--ride", "--rate", "100", "--count", "600"])
+        defer { gpsd.stop() }
+        let rec = try Recorder(port: gpsd.port, dir: dir)
+        XCTAssertNotNil(rec.err.wait(prefix: "cairn: synced", timeout: 10), rec.err.text)
+        let syncsBefore = Harness.count("cairn: synced", in: rec.err.text)
+        kill(rec.process.processIdentifier, SIGHUP)
+        XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20))
+        sleep(2)
+        XCTAssertTrue(rec.process.isRunning, "SIGHUP must not stop the recorder: \(rec.err.text)")
+        XCTAssertGreaterThan(Harness.count("cairn: synced", in: rec.err.text), syncsBefore, "it goes on syncing after SIGHUP")
+        XCTAssertTrue(rec.stop())
+        XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
+        let trips = try Harness.trips(dir)
+        XCTAssertEqual(trips.count, 1)
+        XCTAssertEqual(trips.first?["status"] as? String, "closed")
+        let times = try Self.gpxTimes(dir)
+        let iso = ISO8601DateFormatter()
+        let secs = times.compactMap { iso.date(from: $0).map { Int($0.timeIntervalSince1970) } }
+        XCTAssertGreaterThan(secs.count, 100)
+        // The ride's 600 fixes are 600 s: no hole, and the trip runs to its last seconds.
+        let maxStep = zip(secs, secs.dropFirst()).map { $1 - $0 }.max() ?? 0
+        XCTAssertLessThanOrEqual(maxStep, 5, "a hole in the track")
+        XCTAssertGreaterThanOrEqual((secs.last ?? 0) - (secs.first ?? 0), 590, "the points after SIGHUP are all there")
+    }
+
     // MARK: a full card, a read-only card
 
     /// Mounts a small tmpfs (root only); nil when mounting is not possible here.

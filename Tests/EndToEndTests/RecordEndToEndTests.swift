@@ -182,7 +182,7 @@ final class RecordEndToEndTests: XCTestCase {
         XCTAssertEqual(after.count, 2, "a closed trip is not resumed: a new trip starts")
         XCTAssertEqual(after.first?["points"] as? Int, before.first?["points"] as? Int, "the first trip is untouched")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
-        XCTAssertEqual(files, ["00000001.cairn", "00000002.cairn"])
+        XCTAssertEqual(files, [".cairn.lock", "00000001.cairn", "00000002.cairn"], "the log files and the recorder's lock")
     }
 }
 
