@@ -89,6 +89,11 @@ enum RecordCommand: Command {
         let retention = try Retention.from(keepDays: a.value("--keep-days"), maxMb: a.value("--max-mb")) { o, m in invalid(o, m) }
         let verbose = a.has("--verbose")
         if a.has("--check") {
+            // What `record` would say at start-up, as a warning: it records without them.
+            var warnings: [String] = []
+            if case .path(let p) = baroSource, let f = BarometerSampler.probe(path: p) {
+                warnings.append("warning: --baro" + (origin["--baro"].map { " (\($0))" } ?? "") + ": \(f); record would go on without it (climb from GPS heights) and take it when it appears")
+            }
             func from(_ o: String) -> String { origin[o].map { "  (\($0))" } ?? (a.values[o] != nil || a.flags.contains(o) ? "  (command line)" : "  (default)") }
             printOut([
                 "gpsd = \(host):\(port)" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
@@ -100,6 +105,7 @@ enum RecordCommand: Command {
                 "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
                 "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
             ].joined(separator: "\n"))
+            for w in warnings { printErr("cairn record: \(w)") }
             return ExitCode.ok
         }
 
@@ -153,9 +159,7 @@ enum RecordCommand: Command {
                                          sampleEveryMs: readEverySeconds > 0 ? min(5000, Int64(readEverySeconds * 1000)) : 1000) {
             printErr("cairn: \($0)")
         }
-        do { try barometer.openNamedDevice() } catch {
-            throw Failure((origin["--baro"].map { "\($0): " } ?? "") + "--baro: \(error)")
-        }
+        barometer.openNamedDevice(monoMs: SystemClock.monotonicMs())
 
         let notify = SystemdNotify()
         let statusFile = statusPath.map { StatusFile(path: $0) }
