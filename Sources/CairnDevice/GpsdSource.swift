@@ -18,6 +18,9 @@ public final class GpsdSource {
     /// Messages libgps could not read (garbage, truncated lines); they are skipped.
     public private(set) var unreadable = 0
 
+    /// `host:port`, an IPv6 host in brackets.
+    public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
     public init(host: String, port: String) {
         self.host = host
         self.port = port
@@ -38,12 +41,12 @@ public final class GpsdSource {
         overlong = false
         emptied = false
         if gps_open(host, port, data) != 0 {
-            return "cannot connect to gpsd at \(host):\(port): \(String(cString: gps_errstr(errno)))"
+            return "cannot connect to gpsd at \(address): \(String(cString: gps_errstr(errno)))"
         }
         isOpen = true
         if gps_stream(data, UInt32(WATCH_ENABLE | WATCH_JSON), nil) != 0 {
             close()
-            return "gpsd at \(host):\(port) refused the WATCH request"
+            return "gpsd at \(address) refused the WATCH request"
         }
         applyLowWater()
         return nil

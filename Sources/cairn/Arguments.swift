@@ -102,3 +102,24 @@ func helpText(overview: String, usage: String, arguments: [(String, String)] = [
     s += row("-h, --help", "Show help information.")
     return s
 }
+
+/// Every number an option takes, on the command line or in the config file: plain decimal
+/// digits, with a fraction where the option allows one ("5", "2.5"). No sign, exponent, hex,
+/// `inf` or `nan`, spaces or underscores: `--sync 0x10` or `1e1` is a mistake, not 16 or 10.
+enum StrictNumber {
+    /// "0" to "999999999999999".
+    static func whole(_ s: String) -> Int? {
+        let u = Array(s.utf8)
+        guard !u.isEmpty, u.count <= 15, u.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int(s)
+    }
+
+    /// Digits with an optional fraction: "5", "5.", "2.5", ".5" are numbers; "1e1", "-1", "+2" are not.
+    static func decimal(_ s: String) -> Double? {
+        let u = Array(s.utf8)
+        let dots = u.filter { $0 == 46 }.count
+        guard u.count <= 30, dots <= 1, u.contains(where: { $0 >= 48 && $0 <= 57 }),
+              u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }) else { return nil }
+        return Double(s)
+    }
+}

@@ -11,6 +11,8 @@ enum ExitCode {
     static let ok: Int32 = 0
     static let failure: Int32 = 1
     static let usage: Int32 = 64
+    /// `cairn status`: the recorder has stopped, or its file is stale.
+    static let statusStale: Int32 = 2
     static let directoryLocked: Int32 = 73
     static let config: Int32 = 78
 }

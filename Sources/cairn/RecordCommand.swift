@@ -51,7 +51,7 @@ enum RecordCommand: Command {
             throw invalid("--activity", "The value '\(activity)' is invalid for '--activity <activity>': use ride, run, walk or drive")
         }
         let closeText = a.value("--close-after") ?? "30"
-        guard let closeMinutes = Int(closeText), closeMinutes >= 5, closeMinutes <= 24 * 60 else {
+        guard let closeMinutes = StrictNumber.whole(closeText), closeMinutes >= 5, closeMinutes <= 24 * 60 else {
             throw invalid("--close-after", "The value '\(closeText)' is invalid for '--close-after <minutes>': use whole minutes from 5 to 1440")
         }
         profile.closeAfterMs = Int64(closeMinutes) * 60_000
@@ -60,8 +60,8 @@ enum RecordCommand: Command {
             throw invalid("--clock", "The value '\(clock)' is invalid for '--clock <system|fix>'")
         }
         let syncText = a.value("--sync") ?? "5"
-        guard let syncSeconds = Double(syncText), syncSeconds >= 1, syncSeconds <= 60 else {
-            throw invalid("--sync", "The value '\(syncText)' is invalid for '--sync <seconds>': use a number from 1 to 60")
+        guard let syncSeconds = StrictNumber.decimal(syncText), syncSeconds >= 1, syncSeconds <= 60 else {
+            throw invalid("--sync", "The value '\(syncText)' is invalid for '--sync <seconds>': use a plain decimal number of seconds from 1 to 60")
         }
         // Default: the sync interval, or the largest part of it up to 5 s that divides it, so
         // that the syncs fall on batches (60 -> 5, 8 -> 4, 7 -> 3.5).
@@ -70,8 +70,8 @@ enum RecordCommand: Command {
             let ms = syncMs / parts
             return ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
         }()
-        guard let readEverySeconds = Double(readText), readEverySeconds == 0 || (readEverySeconds >= 1 && readEverySeconds <= syncSeconds) else {
-            throw invalid("--read-every", "The value '\(readText)' is invalid for '--read-every <seconds>': use 0, or a number from 1 to the --sync interval (\(syncText))")
+        guard let readEverySeconds = StrictNumber.decimal(readText), readEverySeconds == 0 || (readEverySeconds >= 1 && readEverySeconds <= syncSeconds) else {
+            throw invalid("--read-every", "The value '\(readText)' is invalid for '--read-every <seconds>': use 0, or a plain decimal number of seconds from 1 to the --sync interval (\(syncText))")
         }
         let baro = a.value("--baro") ?? "auto"
         let sysfsRoot = a.value("--sysfs-root") ?? "/sys"
@@ -96,7 +96,7 @@ enum RecordCommand: Command {
             }
             func from(_ o: String) -> String { origin[o].map { "  (\($0))" } ?? (a.values[o] != nil || a.flags.contains(o) ? "  (command line)" : "  (default)") }
             printOut([
-                "gpsd = \(host):\(port)" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
+                "gpsd = \(displayAddress(host, port))" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
                 "close-after = \(closeMinutes)" + from("--close-after"),
                 "clock = \(clock)" + from("--clock"), "sync = \(syncText)" + from("--sync"),
                 "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
@@ -163,7 +163,7 @@ enum RecordCommand: Command {
 
         let notify = SystemdNotify()
         let statusFile = statusPath.map { StatusFile(path: $0) }
-        printErr("cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(host):\(port) (sync every \(syncText) s"
+        printErr("cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(displayAddress(host, port)) (sync every \(syncText) s"
                  + (readEverySeconds > 0 ? ", reports read every \(readText) s" : ", reports read as they come")
                  + (padding > 0 ? ", padded to \(padding) bytes)" : ")")
                  + (statusPath.map { "; status in \($0)" } ?? "")
@@ -187,6 +187,7 @@ enum RecordCommand: Command {
         // Live state for the status file and systemd's STATUS= line.
         var live = LiveStatus()
         live.baro = barometer.state
+        live.refreshS = readEverySeconds > 0 ? Int(readEverySeconds.rounded(.up)) : 1
         var lastFix: Fix?
         var lastMode = 0
         var lastFixMono: Int64?
@@ -293,7 +294,7 @@ enum RecordCommand: Command {
                 if let err = source.open() {
                     if !reportedDown { printErr("cairn: \(err); retrying"); reportedDown = true }
                     // Started: the service is up even while gpsd is not (it comes and goes).
-                    ready("waiting for gpsd at \(host):\(port)")
+                    ready("waiting for gpsd at \(displayAddress(host, port))")
                     SystemClock.sleep(ms: backoffMs) {
                         housekeeping(SystemClock.monotonicMs())
                         return StopSignals.requested
@@ -301,8 +302,8 @@ enum RecordCommand: Command {
                     backoffMs = min(backoffMs * 2, 8000)
                     continue
                 }
-                printErr("cairn: connected to gpsd at \(host):\(port)")
-                ready("connected to gpsd at \(host):\(port)")
+                printErr("cairn: connected to gpsd at \(displayAddress(host, port))")
+                ready("connected to gpsd at \(displayAddress(host, port))")
                 reportedDown = false
                 backoffMs = 250
                 lastReportMono = mono
@@ -395,31 +396,41 @@ enum RecordCommand: Command {
         return ExitCode.ok
     }
 
-    /// `HOST[:PORT]` with a numeric host (static binaries have no name service): IPv4,
-    /// `[IPv6]`, or `localhost` (taken as 127.0.0.1).
+    /// `HOST[:PORT]` with a numeric host (static binaries have no name service): IPv4 with an
+    /// optional port, IPv6 bare (no port: `::1`) or in brackets with an optional port
+    /// (`[::1]:2947`), or `localhost` (taken as 127.0.0.1).
     static func parseGpsdAddress(_ s: String) throws(UsageError) -> (String, String) {
+        func invalid(_ why: String) -> UsageError { UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>': \(why)") }
         var host = s
         var port = "2947"
         if s.hasPrefix("[") {
-            guard let close = s.firstIndex(of: "]") else { throw UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>'") }
+            guard let close = s.firstIndex(of: "]") else { throw invalid("no ']' after the IPv6 address") }
             host = String(s[s.index(after: s.startIndex)..<close])
             let rest = s[s.index(after: close)...]
             if rest.hasPrefix(":") { port = String(rest.dropFirst()) } else if !rest.isEmpty {
-                throw UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>'")
+                throw invalid("use [IPv6]:PORT")
             }
+            var buf = [UInt8](repeating: 0, count: 16)
+            guard inet_pton(AF_INET6, host, &buf) == 1 else { throw invalid("'\(host)' in brackets is not an IPv6 address") }
         } else if let colon = s.lastIndex(of: ":"), s.firstIndex(of: ":") == colon {
             host = String(s[..<colon])
             port = String(s[s.index(after: colon)...])
         }
+        // Several colons without brackets: an IPv6 address, and no port (`::1:2947` is an address).
         if host == "localhost" { host = "127.0.0.1" }
-        guard let p = Int(port), p > 0, p < 65536 else {
-            throw UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>': port must be 1-65535")
+        guard let p = StrictNumber.whole(port), p > 0, p < 65536 else {
+            throw invalid("port must be 1-65535")
         }
         var buf = [UInt8](repeating: 0, count: 16)
         guard inet_pton(AF_INET, host, &buf) == 1 || inet_pton(AF_INET6, host, &buf) == 1 else {
-            throw UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>': use a numeric address (this static binary does no DNS look-ups)")
+            throw invalid("use a numeric address (this static binary does no DNS look-ups); an IPv6 address with a port goes in brackets: [::1]:2947")
         }
         return (host, String(p))
+    }
+
+    /// `host:port`, with an IPv6 host in brackets.
+    static func displayAddress(_ host: String, _ port: String) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
 
