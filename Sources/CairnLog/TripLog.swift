@@ -42,6 +42,12 @@ public final class TripLog {
     private var waiting = RingBuffer<LogRecord>(capacity: 4096)
     private var lastAttemptMono: Int64 = Int64.min
     private var reportedOpenFailure = false
+    /// A full ring drops its oldest record for each new one: said once per episode, counted.
+    private var droppingSince: (records: Int, points: Int)?
+    private var droppedRecords = 0
+    /// Points of the open trip that never reached the card (the ring overflowed, or they were
+    /// still waiting at the stop).
+    private var tripPointsLost = 0
     private var recovering = false
     /// Whether the first file's way of writing (direct or through the page cache) was told.
     private var reportedWriteMode = false
@@ -133,6 +139,7 @@ public final class TripLog {
                 segmentIndex = 0
                 tripIdFollowsFile = true
             }
+            tripPointsLost = 0
             _ = openFile(monoMs: monoMs)
             if !(resume && resumable != nil) { put(.tripStart(activity: activity, software: software), monoMs: monoMs) }
             resumable = nil
@@ -144,9 +151,10 @@ public final class TripLog {
             put(.points([fix]), monoMs: monoMs)
         case .closeTrip(let totals):
             let s = totals.stats
-            closeTrip(TripEnd(reason: .standstill, points: UInt64(s.points), distanceM: s.distanceM,
-                              movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
-                      drops: totals.drops, monoMs: monoMs)
+            let lost = closeTrip(TripEnd(reason: .standstill, points: UInt64(s.points), distanceM: s.distanceM,
+                                         movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
+                                 drops: totals.drops, monoMs: monoMs)
+            if lost > 0 { say("log: trip closed at a standstill: \(s.points) points, \(lost) of them dropped for lack of room on the card") }
         }
     }
 
@@ -189,16 +197,27 @@ public final class TripLog {
         }
     }
 
-    /// Closes the trip: its drop counts and summary, synced.
-    public func closeTrip(_ end: TripEnd, drops: DropCounts, monoMs: Int64) {
-        guard tripId != 0 else { return }
+    /// Closes the trip: its drop counts and summary, synced. The summary counts the points on
+    /// the card: those that never reached it (a card full for long) are named in a note. Returns
+    /// how many points of the trip never reached the card.
+    @discardableResult
+    public func closeTrip(_ end: TripEnd, drops: DropCounts, monoMs: Int64) -> Int {
+        guard tripId != 0 else { return 0 }
         let counts = drops.nonzero.map { DropCount(rule: $0.rule, count: $0.count) }
         if !counts.isEmpty { put(.dropped(counts), monoMs: monoMs) }
-        put(.tripEnd(end), monoMs: monoMs)
+        var onCard = end
+        if tripPointsLost > 0 {
+            put(.note("\(tripPointsLost) of the trip's \(end.points) points were dropped for lack of room on the card"), monoMs: monoMs)
+            onCard.points = end.points - min(end.points, UInt64(tripPointsLost))
+        }
+        put(.tripEnd(onCard), monoMs: monoMs)
         finalSync(monoMs: monoMs)
         reportUnwritten()
         closeFile()
         tripId = 0
+        let lost = tripPointsLost
+        tripPointsLost = 0
+        return lost
     }
 
     /// At a stop there is no later sync to retry in: a failure in this one gets up to three more
@@ -216,9 +235,14 @@ public final class TripLog {
     /// At a stop: records that never reached a file (the card stayed full or failing) are lost; say so.
     private func reportUnwritten() {
         if !waiting.isEmpty {
-            say("log: \(waiting.count) records could not be written before stopping (the card is full or failing)")
+            let records = waiting.count
+            var points = 0
+            while let r = waiting.popFirst() { points += Self.pointCount(r) }
+            tripPointsLost += points
+            say("log: \(records) records (\(points) points) could not be written before stopping (the card is full or failing)")
             waiting = RingBuffer(capacity: waiting.capacity)
         }
+        endDropping(why: "stopping")
     }
 
     /// Records kept in memory because no file could take them (a full or failing card).
@@ -254,15 +278,37 @@ public final class TripLog {
     }
 
     private func wait(_ r: LogRecord) {
-        if waiting.isFull { say("log: \(waiting.capacity) records waiting for the card; dropping the oldest") }
+        if waiting.isFull, let oldest = waiting.first {
+            if droppingSince == nil {
+                droppingSince = (0, 0)
+                say("log: \(waiting.capacity) records waiting for the card; dropping the oldest from now on (counted, and said when the card takes records again)")
+            }
+            droppingSince!.records += 1
+            droppingSince!.points += Self.pointCount(oldest)
+            tripPointsLost += Self.pointCount(oldest)
+        }
         waiting.append(r)
+    }
+
+    /// The end of an episode of dropping: how many were lost, once.
+    private func endDropping(why: String) {
+        guard let d = droppingSince else { return }
+        droppingSince = nil
+        say("log: \(d.records) records (\(d.points) points) were dropped, the oldest first, while the card could not take them (until \(why))")
+    }
+
+    private static func pointCount(_ r: LogRecord) -> Int {
+        if case .points(let ps) = r { return ps.count }
+        return 0
     }
 
     private func drainWaiting(monoMs: Int64) {
         guard let w = writer else { return }
         let lost = waiting.overwritten
         if lost > 0 {
-            do { try w.append(.note("\(lost) records lost while the card could not be written")) } catch {}
+            let points = droppingSince.map { ", \($0.points) of them points" } ?? ""
+            do { try w.append(.note("\(lost) records lost while the card could not be written\(points)")) } catch {}
+            endDropping(why: "the card took records again")
         }
         while let r = waiting.first {
             do {

@@ -384,10 +384,11 @@ enum RecordCommand: Command {
         recorder.finish(systemNowMs: SystemClock.realtimeMs(), emit: apply)
         if recorder.tripOpen {
             let s = recorder.stats
-            log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,
-                                  movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
-                          drops: recorder.drops, monoMs: mono)
-            printErr("cairn: trip closed: \(s.points) points, \(formatDistance(s.distanceM))")
+            let lost = log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,
+                                             movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
+                                     drops: recorder.drops, monoMs: mono)
+            printErr("cairn: trip closed: \(s.points) points" + (lost > 0 ? ", \(lost) of them dropped for lack of room on the card" : "")
+                     + ", \(formatDistance(s.distanceM))")
         } else {
             log.shutdown(monoMs: mono)
             printErr("cairn: stopped; no trip was open")

@@ -67,6 +67,8 @@ final class TripLogFaultTests: LogTestCase {
         var acks: [(String, UInt64)] = []
         var ackWithoutDurability = 0
         var said: [String] = []
+        /// What closeTrip said never reached the card.
+        var lost = 0
     }
 
     /// A ride through TripLog: `points` fixes, one every 200 ms, sync every second.
@@ -90,8 +92,8 @@ final class TripLogFaultTests: LogTestCase {
             log.tick(monoMs: mono)
         }
         beforeClose?()
-        log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(points), distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
-                      drops: DropCounts(), monoMs: mono + 200)
+        run.lost = log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(points), distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
+                                 drops: DropCounts(), monoMs: mono + 200)
         run.said = said
         return run
     }
@@ -258,6 +260,42 @@ final class TripLogFaultTests: LogTestCase {
         XCTAssertTrue(run.said.contains { $0.contains("ENOSPC") }, "\(run.said)")
         XCTAssertTrue(run.said.contains { $0.contains("writing again") }, "\(run.said)")
         XCTAssertLessThanOrEqual(run.said.filter { $0.contains("will retry") }.count, 1, "one message per outage: \(run.said)")
+    }
+
+    /// A card full for long: the ring of 4,096 waiting records overflows. The dropping is said
+    /// once, with its count when the card takes records again; the trip's summary on the card
+    /// counts the points there, a note says how many were dropped, and closeTrip returns it.
+    func testCardFullForLongSaysDroppingOnceAndTheSummaryCountsWhatIsOnTheCard() throws {
+        let fio = FaultIO()
+        let run = try ride(fio, points: 6000, dir: dir) { i in
+            if i == 100 { fio.full = true }
+            if i == 5500 { fio.full = false }
+        }
+        let got = try pointTimes(dir)
+        XCTAssertEqual(run.lost, 6000 - got.times.count, "the count is what is missing from the card")
+        XCTAssertGreaterThan(run.lost, 1000)
+        XCTAssertEqual(run.said.filter { $0.contains("dropping the oldest") }.count, 1, "once per episode: \(run.said.prefix(5))")
+        XCTAssertEqual(run.said.filter { $0.contains("were dropped") && $0.contains("(\(run.lost) points)") }.count, 1, "\(run.said)")
+        var ends: [TripEnd] = []
+        var notes: [String] = []
+        for f in try LogDirectory.logFiles(in: dir) {
+            for r in try records(f.path) {
+                if case .tripEnd(let e) = r { ends.append(e) }
+                if case .note(let t) = r { notes.append(t) }
+            }
+        }
+        XCTAssertEqual(ends.map(\.points), [UInt64(got.times.count)], "the summary counts the points on the card")
+        XCTAssertTrue(notes.contains("\(run.lost) of the trip's 6000 points were dropped for lack of room on the card"), "\(notes)")
+    }
+
+    func testCardStillFullAtStopCountsTheWaitingPointsAsLost() throws {
+        let fio = FaultIO()
+        let run = try ride(fio, points: 5000, dir: dir) { i in if i == 50 { fio.full = true } }
+        let got = try pointTimes(dir)
+        XCTAssertEqual(run.lost, 5000 - got.times.count)
+        XCTAssertEqual(run.said.filter { $0.contains("dropping the oldest") }.count, 1)
+        XCTAssertTrue(run.said.contains { $0.contains("records (") && $0.contains("could not be written before stopping") }, "\(run.said)")
+        XCTAssertTrue(run.said.contains { $0.contains("were dropped") && $0.contains("until stopping") }, "\(run.said)")
     }
 
     /// Regression: a write error in the sync at stop lost the records it held (there was no later
