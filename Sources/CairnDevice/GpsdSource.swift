@@ -219,7 +219,13 @@ public final class GpsdSource {
 
     /// The one implementation: `read()` passes its connection's own buffer.
     static func decode(_ line: UnsafeBufferPointer<UInt8>, _ data: UnsafeMutablePointer<gps_data_t>) -> LineResult {
-        guard GpsdLine.hasTPVPrefix(line) else { return .other }
+        guard GpsdLine.hasTPVPrefix(line) else {
+            // A TPV laid out with whitespace (`"class": "TPV"`): made compact, then read as
+            // gpsd's own. Only lines that open like a TPV pay for the copy.
+            guard GpsdLine.hasSpacedTPVPrefix(line) else { return .other }
+            guard let compact = GpsdLine.compacted(line), !compact.isEmpty else { return .unreadable }
+            return compact.withUnsafeBufferPointer { c in GpsdLine.hasTPVPrefix(c) ? decode(c, data) : .unreadable }
+        }
         // gpsd's own TPV shape is read in one pass; anything else goes to libgps.
         if let r = GpsdTPV.report(line) { return .report(r) }
         return decodeWithLibgps(line, data)
