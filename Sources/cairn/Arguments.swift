@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A small command-line parser in the style of swift-argument-parser (which cannot be fetched
 /// here): `--opt value`, `--opt=value`, flags, `--` ends options, options before or after
 /// positionals. Errors are `UsageError`s, printed with the usage and exit code 64.
@@ -122,4 +128,38 @@ enum StrictNumber {
               u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }) else { return nil }
         return Double(s)
     }
+}
+
+/// The raw arguments that are not valid UTF-8, printed with each bad byte as `\xHH`. Swift's
+/// strings would replace such a byte with U+FFFD, and a path so changed names another file (or
+/// none): such an argument is refused by name rather than reported missing.
+func argumentsNotUTF8(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> [String] {
+    var bad: [String] = []
+    for k in 1..<Int(max(argc, 1)) {
+        guard let p = argv[k] else { continue }
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
+        if let escaped = escapedIfNotUTF8(bytes) { bad.append(escaped) }
+    }
+    return bad
+}
+
+/// nil when `bytes` are valid UTF-8; otherwise their text with every invalid byte as `\xHH`.
+func escapedIfNotUTF8<C: Collection>(_ bytes: C) -> String? where C.Element == UInt8 {
+    var out = ""
+    var invalid = false
+    var rest = Array(bytes)[...]
+    // One scalar at a time, so that the bytes of an invalid sequence can be named.
+    while let first = rest.first {
+        var decoder = UTF8()
+        var it = rest.makeIterator()
+        if case .scalarValue(let s) = decoder.decode(&it) {
+            out.unicodeScalars.append(s)
+            rest = rest.dropFirst(UTF8.width(s))
+        } else {
+            invalid = true
+            out += "\\x" + (first < 16 ? "0" : "") + String(first, radix: 16, uppercase: true)
+            rest = rest.dropFirst()
+        }
+    }
+    return invalid ? out : nil
 }

@@ -294,6 +294,16 @@ final class RecorderFaultTests: XCTestCase {
         XCTAssertTrue(g.stdout.contains("is not running"), g.stdout)
     }
 
+    /// An argument that is not UTF-8 would reach open(2) changed (U+FFFD for each bad byte) and
+    /// be reported missing: it is refused by name, its bad bytes shown as \\xHH.
+    func testArgumentThatIsNotUTF8IsNamedNotReportedMissing() throws {
+        let dir = Harness.tempDir()
+        let r = try Harness.run("/bin/bash", ["-c", #"mkdir "$1/a$(printf '\377')b" && exec "$0" record --check --dir "$1/a$(printf '\377')b""#, Harness.cairn, dir])
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertTrue(r.stderr.contains("'\(dir)/a\\xFFb' is not valid UTF-8"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("no such file"), r.stderr)
+    }
+
     func testUnwritableDirectoryIsAClearError() throws {
         let r = try Harness.cairn("record", "--dir", "/proc/cairn-cannot-exist", "--baro", "none")
         XCTAssertEqual(r.status, 1)
