@@ -118,13 +118,20 @@ enum RecordCommand: Command {
         let log: TripLog
         // One recorder per directory: a second one would write files claiming the same trips.
         // Held until exit; the kernel drops it if this process dies.
-        let lock: DirectoryLock
+        let lock: DirectoryLock?
         do {
             try TripLog.prepare(dir)
             lock = try DirectoryLock(directory: dir)
         } catch let e as DirectoryLock.Failure {
-            if case .held = e { throw Failure("\(e)", status: ExitCode.directoryLocked) }
-            throw Failure("\(e)")
+            switch e {
+            case .held: throw Failure("\(e)", status: ExitCode.directoryLocked)
+            case .system(_, _, let code) where code == ENOSPC || code == EDQUOT:
+                // A card with no room for one more file: record anyway (the trip waits in
+                // memory for space), without the one-recorder check.
+                printErr("cairn: \(e); recording without the check for a second recorder")
+                lock = nil
+            default: throw Failure("\(e)")
+            }
         } catch {
             throw Failure("\(error)")
         }

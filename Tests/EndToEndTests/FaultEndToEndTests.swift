@@ -140,6 +140,29 @@ final class FaultEndToEndTests: XCTestCase {
         XCTAssertEqual(try Harness.cairn("verify", tmp + "/logs").status, 0)
     }
 
+    /// A gpsd-compatible server that writes its JSON with spaces (`"class": "TPV", "mode": 3`)
+    /// records the same points as gpsd's compact lines.
+    func testSpacedTPVLinesRecordTheSameRide() throws {
+        let compact = try Self.rideLines(0..<40)
+        let spaced = compact.map { $0.replacingOccurrences(of: "\":", with: "\": ").replacingOccurrences(of: ",\"", with: ", \"") }
+        XCTAssertTrue(spaced[0].hasPrefix("{\"class\": \"TPV\", "), spaced[0])
+        var got: [[String]] = []
+        for lines in [compact, spaced] {
+            let tmp = Harness.tempDir()
+            try lines.joined(separator: "\n").appending("\n").write(toFile: tmp + "/lines", atomically: true, encoding: .utf8)
+            let gpsd = try FakeGpsd(["--lines", tmp + "/lines", "--rate", "50"])
+            let rec = try Recorder(port: gpsd.port, dir: tmp + "/logs")
+            XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20))
+            usleep(1_500_000)
+            XCTAssertTrue(rec.stop())
+            gpsd.stop()
+            XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
+            got.append(try Self.gpxTimes(tmp + "/logs"))
+        }
+        XCTAssertGreaterThan(got[0].count, 10)
+        XCTAssertEqual(got[1], got[0], "the spaced lines give the same points")
+    }
+
     // MARK: gpsd killed and restarted 20 times
 
     func testGpsdKilledAndRestarted20TimesIsOneTrip() throws {
@@ -257,11 +280,12 @@ final class FaultEndToEndTests: XCTestCase {
         guard let mnt = try mountTmpfs("size=256k") else { throw XCTSkip("cannot mount a tmpfs here (needs root)") }
         defer { unmount(mnt) }
         let dir = mnt + "/logs"
-        // Fill the card but for one 4 KiB page. (A card that fills up under a running recorder
-        // meets its 64 KiB of zeros written ahead first, and needs a new page only minutes later.)
+        // Fill the card but for one 4 KiB page, and one more for the recorder's lock file (its
+        // PID). (A card that fills up under a running recorder meets its 64 KiB of zeros
+        // written ahead first, and needs a new page only minutes later.)
         let filler = mnt + "/filler"
         _ = try Harness.run("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=4k", "count=1000"])
-        XCTAssertEqual(try Harness.run("/usr/bin/truncate", ["-s", "-4K", filler]).status, 0)
+        XCTAssertEqual(try Harness.run("/usr/bin/truncate", ["-s", "-8K", filler]).status, 0)
         let gpsd = try FakeGpsd(["--ride", "--rate", "100"])
         defer { gpsd.stop() }
         let rec = try Recorder(port: gpsd.port, dir: dir)
@@ -297,11 +321,27 @@ final class FaultEndToEndTests: XCTestCase {
         XCTAssertLessThanOrEqual(maxStep, 5, "a hole in the track: points were lost while the card was full")
         XCTAssertEqual(secs, secs.sorted())
         // The outage is in the log itself.
-        let notes = try String(contentsOfFile: (try FileManager.default.contentsOfDirectory(atPath: dir).sorted().map { dir + "/" + $0 }).last!, encoding: .isoLatin1)
-        XCTAssertTrue(notes.contains("ENOSPC"), "the new file's note names the failure")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        let notes = try String(contentsOfFile: dir + "/" + files.last!, encoding: .isoLatin1)
+        XCTAssertTrue(notes.contains("ENOSPC"), "the new file's note names the failure: \(files) \(rec.err.text.suffix(1500))")
         // Nothing left behind that a reader would trip over.
         let l = try Harness.cairn("list", dir)
         XCTAssertEqual(l.status, 0, l.stderr)
+    }
+
+    /// A card with no room for the lock file (no inode left): the recorder still starts and
+    /// waits for space, saying it records without the one-recorder check.
+    func testNoRoomForTheLockFileStillRecords() throws {
+        guard let mnt = try mountTmpfs("size=256k,nr_inodes=2") else { throw XCTSkip("cannot mount a tmpfs here (needs root)") }
+        defer { unmount(mnt) }
+        try FileManager.default.createDirectory(atPath: mnt + "/logs", withIntermediateDirectories: false)
+        let rec = try Recorder(port: 1, dir: mnt + "/logs")
+        XCTAssertNotNil(rec.err.wait(prefix: "cairn: recording to", timeout: 10), rec.err.text)
+        sleep(1)
+        XCTAssertTrue(rec.process.isRunning, rec.err.text)
+        XCTAssertTrue(rec.err.text.contains(".cairn.lock: cannot open the lock file") && rec.err.text.contains("recording without the check"), rec.err.text)
+        XCTAssertTrue(rec.stop())
+        XCTAssertEqual(rec.process.terminationStatus, 0)
     }
 
     func testReadOnlyCardIsAClearErrorAtStart() throws {
