@@ -77,7 +77,7 @@ struct ConfigFile {
         var st = stat()
         if fstat(fd, &st) != 0 { throw fail(errnoDescription(errno)) }
         if (st.st_mode & S_IFMT) != S_IFREG { throw fail("not a regular file") }
-        if Int(st.st_size) > sizeLimit { throw fail("\(st.st_size) bytes, over the \(sizeLimit / 1024) KiB a config file may have") }
+        if Int(st.st_size) > sizeLimit { throw fail("\(st.st_size) bytes, over the 1 MiB a config file may have") }
         var bytes: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 16384)
         while true {
@@ -85,7 +85,7 @@ struct ConfigFile {
             if n < 0 { if errno == EINTR { continue }; throw fail(errnoDescription(errno)) }
             if n == 0 { break }
             bytes += buf[0..<n]
-            if bytes.count > sizeLimit { throw fail("over the \(sizeLimit / 1024) KiB a config file may have") }
+            if bytes.count > sizeLimit { throw fail("over the 1 MiB a config file may have") }
         }
         return try ConfigFile(path: path, bytes: bytes, options: options)
     }

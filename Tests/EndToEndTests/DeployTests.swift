@@ -99,7 +99,7 @@ final class DeployTests: XCTestCase {
         let big = write("sync = 2\n" + String(repeating: "# padding\n", count: 110_000) + "sync = 3\n")
         let b = try Harness.cairn("record", "--config", big, "--check")
         XCTAssertEqual(b.status, 78, b.stderr)
-        XCTAssertTrue(b.stderr.contains("\(big): cannot read the config file") && b.stderr.contains("KiB"), b.stderr)
+        XCTAssertTrue(b.stderr.contains("\(big): cannot read the config file") && b.stderr.contains("over the 1 MiB"), b.stderr)
         // Under the limit, the last line counts (read whole).
         let long = write("sync = 2\n" + String(repeating: "# padding\n", count: 90_000) + "activity = run\n")
         let l = try Harness.cairn("record", "--config", long, "--check")
