@@ -12,7 +12,8 @@ import CairnCore
 /// never costs a wake-up of its own a moment before or after a batch or a report.
 /// A sensor that fails (EIO, EBUSY, unbound) is reported once; the recorder falls back to GPS
 /// heights for climb and retries every 5 s; when the sensor answers again it is used again,
-/// and that is reported once too. With `auto`, a barometer plugged in later is found within 30 s.
+/// and that is reported once too. With `auto`, a barometer plugged in later is found within 30 s;
+/// a named one (`--baro PATH`) missing at start-up is reported once and taken within 5 s of appearing.
 public final class BarometerSampler {
     public enum Source: Sendable {
         case none
@@ -50,12 +51,27 @@ public final class BarometerSampler {
         if case .none = source { state = "none" } else { state = "searching" }
     }
 
-    /// Opens the device named by `--baro PATH` now, so a wrong path is an error at start-up.
-    public func openNamedDevice() throws(IIOBarometer.Failure) {
-        guard case .path(let p) = source else { return }
-        let d = try IIOBarometer(path: p)
-        device = d
-        say("barometer: using \(d.name) at \(p), \(every)")
+    /// Opens the device named by `--baro PATH` now. One that is missing or is no pressure
+    /// sensor is reported once and looked for again every 5 s: the ride is recorded meanwhile,
+    /// with climb from GPS heights (a restart loop would record nothing). Returns the failure.
+    @discardableResult
+    public func openNamedDevice(monoMs: Int64) -> IIOBarometer.Failure? {
+        guard case .path(let p) = source else { return nil }
+        lastAttemptMono = monoMs
+        do {
+            let d = try IIOBarometer(path: p)
+            device = d
+            say("barometer: using \(d.name) at \(p), \(every)")
+            return nil
+        } catch {
+            say("barometer: \(error); recording without it (climb from GPS heights), looking for it every 5 s")
+            return error
+        }
+    }
+
+    /// Whether `--baro PATH` names a pressure sensor now (for `record --check`).
+    public static func probe(path: String) -> IIOBarometer.Failure? {
+        do { _ = try IIOBarometer(path: path); return nil } catch { return error }
     }
 
     private var every: String {
@@ -82,6 +98,7 @@ public final class BarometerSampler {
             case .path(let p):
                 guard let d = try? IIOBarometer(path: p) else { return }
                 device = d
+                say("barometer: using \(d.name) at \(p), \(every) (it appeared)")
             case .none:
                 return
             }

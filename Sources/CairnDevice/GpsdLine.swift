@@ -100,6 +100,50 @@ public enum GpsdLine {
         return i == b.count
     }
 
+    /// Whether `b` opens like a TPV object laid out with whitespace (`{ "class": "TPV",`, valid
+    /// JSON that some gpsd-compatible servers write). Cheap: it looks at the first bytes only.
+    static func hasSpacedTPVPrefix(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        func ws() { while i < b.count, b[i] == 32 || b[i] == 9 || b[i] == 13 || b[i] == 10 { i += 1 } }
+        func lit(_ s: StaticString) -> Bool {
+            let n = s.utf8CodeUnitCount
+            guard i + n <= b.count else { return false }
+            for k in 0..<n where b[i + k] != s.utf8Start[k] { return false }
+            i += n
+            return true
+        }
+        guard lit("{") else { return false }
+        ws()
+        guard lit("\"class\"") else { return false }
+        ws()
+        guard lit(":") else { return false }
+        ws()
+        guard lit("\"TPV\"") else { return false }
+        ws()
+        return lit(",")
+    }
+
+    /// A strict JSON object line with the whitespace outside its strings removed: gpsd's own
+    /// compact layout, which the rest of the path reads. nil when the line is not strict JSON.
+    static func compacted(_ b: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard isStrictJSONObject(b) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        var inString = false, escaped = false
+        for c in b {
+            if inString {
+                if escaped { escaped = false } else if c == 92 { escaped = true } else if c == 34 { inString = false }
+                out.append(c)
+            } else if c == 32 || c == 9 || c == 13 || c == 10 {
+                continue
+            } else {
+                if c == 34 { inString = true }
+                out.append(c)
+            }
+        }
+        return out
+    }
+
     /// A line libgps may parse: it starts `{"class":"TPV",` and is one strict JSON object.
     public static func isSafeTPV(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         hasTPVPrefix(b) && isStrictJSONObject(b)

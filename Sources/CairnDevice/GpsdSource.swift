@@ -18,6 +18,9 @@ public final class GpsdSource {
     /// Messages libgps could not read (garbage, truncated lines); they are skipped.
     public private(set) var unreadable = 0
 
+    /// `host:port`, an IPv6 host in brackets.
+    public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
     public init(host: String, port: String) {
         self.host = host
         self.port = port
@@ -38,12 +41,12 @@ public final class GpsdSource {
         overlong = false
         emptied = false
         if gps_open(host, port, data) != 0 {
-            return "cannot connect to gpsd at \(host):\(port): \(String(cString: gps_errstr(errno)))"
+            return "cannot connect to gpsd at \(address): \(String(cString: gps_errstr(errno)))"
         }
         isOpen = true
         if gps_stream(data, UInt32(WATCH_ENABLE | WATCH_JSON), nil) != 0 {
             close()
-            return "gpsd at \(host):\(port) refused the WATCH request"
+            return "gpsd at \(address) refused the WATCH request"
         }
         applyLowWater()
         return nil
@@ -216,7 +219,13 @@ public final class GpsdSource {
 
     /// The one implementation: `read()` passes its connection's own buffer.
     static func decode(_ line: UnsafeBufferPointer<UInt8>, _ data: UnsafeMutablePointer<gps_data_t>) -> LineResult {
-        guard GpsdLine.hasTPVPrefix(line) else { return .other }
+        guard GpsdLine.hasTPVPrefix(line) else {
+            // A TPV laid out with whitespace (`"class": "TPV"`): made compact, then read as
+            // gpsd's own. Only lines that open like a TPV pay for the copy.
+            guard GpsdLine.hasSpacedTPVPrefix(line) else { return .other }
+            guard let compact = GpsdLine.compacted(line), !compact.isEmpty else { return .unreadable }
+            return compact.withUnsafeBufferPointer { c in GpsdLine.hasTPVPrefix(c) ? decode(c, data) : .unreadable }
+        }
         // gpsd's own TPV shape is read in one pass; anything else goes to libgps.
         if let r = GpsdTPV.report(line) { return .report(r) }
         return decodeWithLibgps(line, data)

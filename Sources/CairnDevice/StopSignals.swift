@@ -9,7 +9,8 @@ import Musl
 nonisolated(unsafe) private var stopRequested: sig_atomic_t = 0
 
 /// SIGTERM and SIGINT ask the recorder to sync, close the trip and exit. The handlers are
-/// installed without SA_RESTART so a blocking wait returns promptly with EINTR.
+/// installed without SA_RESTART so a blocking wait returns promptly with EINTR. SIGHUP and
+/// SIGPIPE are ignored.
 public enum StopSignals {
     public static func install() {
         for sig in [SIGTERM, SIGINT] {
@@ -21,6 +22,9 @@ public enum StopSignals {
         }
         // A display reading our status through a pipe must not kill us when it goes away.
         signal(SIGPIPE, SIG_IGN)
+        // A closed ssh session or terminal (SIGHUP) must not end a ride: the recorder goes on,
+        // and the config is not reloaded (restart the service for that).
+        signal(SIGHUP, SIG_IGN)
     }
 
     public static var requested: Bool { stopRequested != 0 }

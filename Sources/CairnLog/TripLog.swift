@@ -35,10 +35,19 @@ public final class TripLog {
     private var segmentIndex: UInt32 = 0
     private var lastSyncMono: Int64 = 0
     private var lastPointTimeMs: Int64?
+    /// A new trip's id is the number of its first file: true until that file exists, so a
+    /// name taken meanwhile moves the id along with the number (no two trips claim one id).
+    private var tripIdFollowsFile = false
     /// Records that could not be written yet (no file: the card is full or failing).
     private var waiting = RingBuffer<LogRecord>(capacity: 4096)
     private var lastAttemptMono: Int64 = Int64.min
     private var reportedOpenFailure = false
+    /// A full ring drops its oldest record for each new one: said once per episode, counted.
+    private var droppingSince: (records: Int, points: Int)?
+    private var droppedRecords = 0
+    /// Points of the open trip that never reached the card (the ring overflowed, or they were
+    /// still waiting at the stop).
+    private var tripPointsLost = 0
     private var recovering = false
     /// Whether the first file's way of writing (direct or through the page cache) was told.
     private var reportedWriteMode = false
@@ -80,7 +89,7 @@ public final class TripLog {
     }
 
     /// Creates the directory if missing and checks that it is writable, with a clear error.
-    static func prepare(_ dir: String) throws {
+    public static func prepare(_ dir: String) throws {
         var st = stat()
         if stat(dir, &st) != 0 {
             var path = ""
@@ -124,10 +133,13 @@ public final class TripLog {
             if resume, let r = resumable {
                 tripId = r.tripId
                 segmentIndex = r.segmentIndex + 1
+                tripIdFollowsFile = false
             } else {
                 tripId = UInt64(nextNumber)
                 segmentIndex = 0
+                tripIdFollowsFile = true
             }
+            tripPointsLost = 0
             _ = openFile(monoMs: monoMs)
             if !(resume && resumable != nil) { put(.tripStart(activity: activity, software: software), monoMs: monoMs) }
             resumable = nil
@@ -139,9 +151,10 @@ public final class TripLog {
             put(.points([fix]), monoMs: monoMs)
         case .closeTrip(let totals):
             let s = totals.stats
-            closeTrip(TripEnd(reason: .standstill, points: UInt64(s.points), distanceM: s.distanceM,
-                              movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
-                      drops: totals.drops, monoMs: monoMs)
+            let lost = closeTrip(TripEnd(reason: .standstill, points: UInt64(s.points), distanceM: s.distanceM,
+                                         movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
+                                 drops: totals.drops, monoMs: monoMs)
+            if lost > 0 { say("log: trip closed at a standstill: \(s.points) points, \(lost) of them dropped for lack of room on the card") }
         }
     }
 
@@ -184,16 +197,27 @@ public final class TripLog {
         }
     }
 
-    /// Closes the trip: its drop counts and summary, synced.
-    public func closeTrip(_ end: TripEnd, drops: DropCounts, monoMs: Int64) {
-        guard tripId != 0 else { return }
+    /// Closes the trip: its drop counts and summary, synced. The summary counts the points on
+    /// the card: those that never reached it (a card full for long) are named in a note. Returns
+    /// how many points of the trip never reached the card.
+    @discardableResult
+    public func closeTrip(_ end: TripEnd, drops: DropCounts, monoMs: Int64) -> Int {
+        guard tripId != 0 else { return 0 }
         let counts = drops.nonzero.map { DropCount(rule: $0.rule, count: $0.count) }
         if !counts.isEmpty { put(.dropped(counts), monoMs: monoMs) }
-        put(.tripEnd(end), monoMs: monoMs)
+        var onCard = end
+        if tripPointsLost > 0 {
+            put(.note("\(tripPointsLost) of the trip's \(end.points) points were dropped for lack of room on the card"), monoMs: monoMs)
+            onCard.points = end.points - min(end.points, UInt64(tripPointsLost))
+        }
+        put(.tripEnd(onCard), monoMs: monoMs)
         finalSync(monoMs: monoMs)
         reportUnwritten()
         closeFile()
         tripId = 0
+        let lost = tripPointsLost
+        tripPointsLost = 0
+        return lost
     }
 
     /// At a stop there is no later sync to retry in: a failure in this one gets up to three more
@@ -211,9 +235,14 @@ public final class TripLog {
     /// At a stop: records that never reached a file (the card stayed full or failing) are lost; say so.
     private func reportUnwritten() {
         if !waiting.isEmpty {
-            say("log: \(waiting.count) records could not be written before stopping (the card is full or failing)")
+            let records = waiting.count
+            var points = 0
+            while let r = waiting.popFirst() { points += Self.pointCount(r) }
+            tripPointsLost += points
+            say("log: \(records) records (\(points) points) could not be written before stopping (the card is full or failing)")
             waiting = RingBuffer(capacity: waiting.capacity)
         }
+        endDropping(why: "stopping")
     }
 
     /// Records kept in memory because no file could take them (a full or failing card).
@@ -249,15 +278,37 @@ public final class TripLog {
     }
 
     private func wait(_ r: LogRecord) {
-        if waiting.isFull { say("log: \(waiting.capacity) records waiting for the card; dropping the oldest") }
+        if waiting.isFull, let oldest = waiting.first {
+            if droppingSince == nil {
+                droppingSince = (0, 0)
+                say("log: \(waiting.capacity) records waiting for the card; dropping the oldest from now on (counted, and said when the card takes records again)")
+            }
+            droppingSince!.records += 1
+            droppingSince!.points += Self.pointCount(oldest)
+            tripPointsLost += Self.pointCount(oldest)
+        }
         waiting.append(r)
+    }
+
+    /// The end of an episode of dropping: how many were lost, once.
+    private func endDropping(why: String) {
+        guard let d = droppingSince else { return }
+        droppingSince = nil
+        say("log: \(d.records) records (\(d.points) points) were dropped, the oldest first, while the card could not take them (until \(why))")
+    }
+
+    private static func pointCount(_ r: LogRecord) -> Int {
+        if case .points(let ps) = r { return ps.count }
+        return 0
     }
 
     private func drainWaiting(monoMs: Int64) {
         guard let w = writer else { return }
         let lost = waiting.overwritten
         if lost > 0 {
-            do { try w.append(.note("\(lost) records lost while the card could not be written")) } catch {}
+            let points = droppingSince.map { ", \($0.points) of them points" } ?? ""
+            do { try w.append(.note("\(lost) records lost while the card could not be written\(points)")) } catch {}
+            endDropping(why: "the card took records again")
         }
         while let r = waiting.first {
             do {
@@ -281,35 +332,56 @@ public final class TripLog {
         // After a failure, retry at most once per sync interval.
         if lastAttemptMono != Int64.min, monoMs - lastAttemptMono < syncIntervalMs, faults > 0 { return false }
         lastAttemptMono = monoMs
-        let header = FileHeader(tripId: tripId, segmentIndex: segmentIndex, salt: LogDirectory.randomSalt())
-        do {
-            let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding,
-                                  preallocation: preallocation, padDirect: padDirect, io: io)
-            nextNumber += 1
-            writer = w
-            writerDirect = w.writesDirect
-            reportedOpenFailure = false
-            if !reportedWriteMode && preallocation > 0 {
-                reportedWriteMode = true
-                say(w.writesDirect ? "log: writing in \(LogWriter.directSectorSize)-byte sectors past the page cache (O_DIRECT)"
-                                     + (w.padding > padding ? ", each sync padded to a sector" : "")
-                                   : "log: writing through the page cache, not direct (O_DIRECT refused, or no room for zeros ahead)")
+        // A name that exists (a leftover or copied file) is skipped, never overwritten: the next
+        // free number after every file there is taken at once.
+        var taken = 0
+        while true {
+            if tripIdFollowsFile { tripId = UInt64(nextNumber) }
+            let header = FileHeader(tripId: tripId, segmentIndex: segmentIndex, salt: LogDirectory.randomSalt())
+            do {
+                let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding,
+                                      preallocation: preallocation, padDirect: padDirect, io: io)
+                return opened(w)
+            } catch let e as LogError where e.errno == EEXIST && taken < 3 {
+                taken += 1
+                let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
+                let next = (try? LogDirectory.nextNumber(in: directory)) ?? nextNumber + 1
+                say("log: \(path) exists already (not written by this recorder): left as it is, using \(LogDirectory.fileName(number: max(next, nextNumber + 1)))")
+                nextNumber = max(next, nextNumber + 1)
+            } catch {
+                return openFailed(error)
             }
-            if recovering {
-                recovering = false
-                say("log: writing again, to \(w.path)" + (waiting.isEmpty ? "" : " (\(waiting.count) records were waiting)"))
-            }
-            return true
-        } catch {
-            // A name that exists (another process, a copied file) is skipped, never overwritten.
-            // A file the writer created but could not start was removed by it: its name is free.
-            let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
-            if access(path, F_OK) == 0 { nextNumber += 1 }
-            // Report the first failure of an outage, not every retry.
-            if !reportedOpenFailure { say("log: \(error); will retry every \(syncIntervalMs / 1000) s") }
-            reportedOpenFailure = true
-            return false
         }
+    }
+
+    private func opened(_ w: LogWriter) -> Bool {
+        nextNumber += 1
+        tripIdFollowsFile = false
+        writer = w
+        writerDirect = w.writesDirect
+        reportedOpenFailure = false
+        if !reportedWriteMode && preallocation > 0 {
+            reportedWriteMode = true
+            say(w.writesDirect ? "log: writing in \(LogWriter.directSectorSize)-byte sectors past the page cache (O_DIRECT)"
+                                 + (w.padding > padding ? ", each sync padded to a sector" : "")
+                               : "log: writing through the page cache, not direct (O_DIRECT refused, or no room for zeros ahead)")
+        }
+        if recovering {
+            recovering = false
+            say("log: writing again, to \(w.path)" + (waiting.isEmpty ? "" : " (\(waiting.count) records were waiting)"))
+        }
+        return true
+    }
+
+    private func openFailed(_ error: Error) -> Bool {
+        // A file the writer created but could not start was removed by it: its name is free.
+        // One that is still there is skipped.
+        let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
+        if access(path, F_OK) == 0 { nextNumber += 1 }
+        // Report the first failure of an outage, not every retry.
+        if !reportedOpenFailure { say("log: \(error); will retry every \(syncIntervalMs / 1000) s") }
+        reportedOpenFailure = true
+        return false
     }
 
     private func closeFile() {

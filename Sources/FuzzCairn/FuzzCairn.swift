@@ -7,7 +7,8 @@
 //      correct CRCs (so record decoders run on arbitrary payloads), raw garbage, or copies of
 //      earlier frames; the reader must never trap and only ever deliver verified frames;
 //   2  one gpsd JSON line through libgps (gps_unpack) and cairn's TPV mapping, and through the
-//      one-pass reader (which must agree with libgps whenever it answers); every fix the
+//      one-pass reader (which must agree with libgps whenever it answers); a TPV laid out with
+//      whitespace is compacted first, as the recorder does; every fix the
 //      writer accepts must come back from a points record exactly as quantised.
 #if FUZZING
 #if canImport(Glibc)
@@ -118,6 +119,17 @@ func same(_ a: Report, _ b: Report) -> Bool {
 }
 
 func fuzzTPV(_ input: UnsafeBufferPointer<UInt8>) {
+    // A TPV laid out with whitespace is compacted first, as GpsdSource does: the compact line
+    // must still be strict JSON, and then goes through the same checks.
+    if !GpsdLine.hasTPVPrefix(input) && GpsdLine.hasSpacedTPVPrefix(input) {
+        guard let compact = GpsdLine.compacted(input) else { return }
+        compact.withUnsafeBufferPointer { c in
+            precondition(GpsdLine.isStrictJSONObject(c), "compacting a strict JSON line broke it")
+            precondition(!GpsdLine.hasSpacedTPVPrefix(c) || GpsdLine.hasTPVPrefix(c), "a compacted TPV line is not compact")
+            fuzzTPV(c)
+        }
+        return
+    }
     let fast = GpsdTPV.report(input)
     guard GpsdLine.isSafeTPV(input) else {
         precondition(fast == nil, "the fast TPV reader read a line the strict-JSON gate refuses")

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A small command-line parser in the style of swift-argument-parser (which cannot be fetched
 /// here): `--opt value`, `--opt=value`, flags, `--` ends options, options before or after
 /// positionals. Errors are `UsageError`s, printed with the usage and exit code 64.
@@ -101,4 +107,59 @@ func helpText(overview: String, usage: String, arguments: [(String, String)] = [
     }
     s += row("-h, --help", "Show help information.")
     return s
+}
+
+/// Every number an option takes, on the command line or in the config file: plain decimal
+/// digits, with a fraction where the option allows one ("5", "2.5"). No sign, exponent, hex,
+/// `inf` or `nan`, spaces or underscores: `--sync 0x10` or `1e1` is a mistake, not 16 or 10.
+enum StrictNumber {
+    /// "0" to "999999999999999".
+    static func whole(_ s: String) -> Int? {
+        let u = Array(s.utf8)
+        guard !u.isEmpty, u.count <= 15, u.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int(s)
+    }
+
+    /// Digits with an optional fraction: "5", "5.", "2.5", ".5" are numbers; "1e1", "-1", "+2" are not.
+    static func decimal(_ s: String) -> Double? {
+        let u = Array(s.utf8)
+        let dots = u.filter { $0 == 46 }.count
+        guard u.count <= 30, dots <= 1, u.contains(where: { $0 >= 48 && $0 <= 57 }),
+              u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }) else { return nil }
+        return Double(s)
+    }
+}
+
+/// The raw arguments that are not valid UTF-8, printed with each bad byte as `\xHH`. Swift's
+/// strings would replace such a byte with U+FFFD, and a path so changed names another file (or
+/// none): such an argument is refused by name rather than reported missing.
+func argumentsNotUTF8(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> [String] {
+    var bad: [String] = []
+    for k in 1..<Int(max(argc, 1)) {
+        guard let p = argv[k] else { continue }
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
+        if let escaped = escapedIfNotUTF8(bytes) { bad.append(escaped) }
+    }
+    return bad
+}
+
+/// nil when `bytes` are valid UTF-8; otherwise their text with every invalid byte as `\xHH`.
+func escapedIfNotUTF8<C: Collection>(_ bytes: C) -> String? where C.Element == UInt8 {
+    var out = ""
+    var invalid = false
+    var rest = Array(bytes)[...]
+    // One scalar at a time, so that the bytes of an invalid sequence can be named.
+    while let first = rest.first {
+        var decoder = UTF8()
+        var it = rest.makeIterator()
+        if case .scalarValue(let s) = decoder.decode(&it) {
+            out.unicodeScalars.append(s)
+            rest = rest.dropFirst(UTF8.width(s))
+        } else {
+            invalid = true
+            out += "\\x" + (first < 16 ? "0" : "") + String(first, radix: 16, uppercase: true)
+            rest = rest.dropFirst()
+        }
+    }
+    return invalid ? out : nil
 }

@@ -23,7 +23,7 @@ struct ConfigFile {
     /// Parses `text` against the options it may set (every option of the command but `--config`).
     init(path: String, text: String, options: [OptionSpec]) throws(UsageError) {
         self.path = path
-        let allowed = options.filter { $0.name != "--config" }
+        let allowed = options.filter { $0.name != "--config" && $0.name != "--check" }
         var seen: [String: Int] = [:]
         var n = 0
         // "\r\n" is one Character in Swift: split on both, so files written on Windows count lines right.
@@ -41,6 +41,8 @@ struct ConfigFile {
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
             if key.isEmpty { throw UsageError("\(path):\(n): missing key before '='") }
             if key == "config" { throw UsageError("\(path):\(n): 'config' cannot be set in a config file") }
+            // In a file it would make every start of the service print the settings and exit.
+            if key == "check" { throw UsageError("\(path):\(n): 'check' is a command-line flag only (cairn record --config \(path) --check)") }
             guard let spec = allowed.first(where: { $0.name == "--" + key }) else {
                 var msg = "\(path):\(n): unknown key '\(key)'"
                 if let near = nearestName("--" + key, allowed.map(\.name)) { msg += " (did you mean '\(near.dropFirst(2))'?)" }
@@ -60,12 +62,59 @@ struct ConfigFile {
         }
     }
 
-    /// Reads and parses `path`. A missing or unreadable file is an error (it was asked for).
+    /// A config file is a few hundred bytes; anything over this is the wrong file.
+    static let sizeLimit = 1 << 20
+
+    /// Reads and parses `path`, whole. A missing, unreadable or oversized file, or one that is
+    /// not a regular file, is an error with exit status 78 (EX_CONFIG: it was asked for, and a
+    /// restart will not fix it).
     static func load(_ path: String, options: [OptionSpec]) throws -> ConfigFile {
-        guard let text = readSmallFile(path) else {
-            throw Failure("\(path): cannot read the config file: \(String(cString: strerror(errno)))")
+        func fail(_ why: String) -> Failure { Failure("\(path): cannot read the config file: \(why)", status: ExitCode.config) }
+        // O_NONBLOCK: a FIFO given by mistake must not hang the start.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 { throw fail(errnoDescription(errno)) }
+        defer { close(fd) }
+        var st = stat()
+        if fstat(fd, &st) != 0 { throw fail(errnoDescription(errno)) }
+        if (st.st_mode & S_IFMT) != S_IFREG { throw fail("not a regular file") }
+        if Int(st.st_size) > sizeLimit { throw fail("\(st.st_size) bytes, over the 1 MiB a config file may have") }
+        var bytes: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw fail(errnoDescription(errno)) }
+            if n == 0 { break }
+            bytes += buf[0..<n]
+            if bytes.count > sizeLimit { throw fail("over the 1 MiB a config file may have") }
         }
-        return try ConfigFile(path: path, text: text, options: options)
+        return try ConfigFile(path: path, bytes: bytes, options: options)
+    }
+
+    /// Checks the bytes line by line (valid UTF-8, no control characters but tabs), then parses.
+    init(path: String, bytes: [UInt8], options: [OptionSpec]) throws(UsageError) {
+        var line = 1, start = 0
+        func check(_ range: Range<Int>) throws(UsageError) {
+            let b = bytes[range]
+            if let bad = b.first(where: { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0D) || $0 == 0x7F }) {
+                throw UsageError("\(path):\(line): a control character (byte 0x\(String(bad, radix: 16, uppercase: true).leftPadded(2))) in the line; only printable text and tabs are allowed")
+            }
+            var it = b.makeIterator()
+            var decoder = UTF8()
+            loop: while true {
+                switch decoder.decode(&it) {
+                case .scalarValue: continue
+                case .emptyInput: break loop
+                case .error: throw UsageError("\(path):\(line): not valid UTF-8 text")
+                }
+            }
+        }
+        for (i, c) in bytes.enumerated() where c == 0x0A {
+            try check(start..<i)
+            start = i + 1
+            line += 1
+        }
+        try check(start..<bytes.count)
+        try self.init(path: path, text: String(decoding: bytes, as: UTF8.self), options: options)
     }
 
     /// Fills in what the command line did not set. Returns where each value came from
@@ -94,3 +143,15 @@ private func trim<S: StringProtocol>(_ s: S) -> String {
     return String(a)
 }
 
+
+private extension String {
+    func leftPadded(_ n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
+}
+
+/// "No such file or directory (ENOENT)"-style text for an errno value.
+func errnoDescription(_ code: Int32) -> String {
+    let names: [Int32: String] = [ENOENT: "ENOENT", EACCES: "EACCES", EISDIR: "EISDIR", ENOTDIR: "ENOTDIR",
+                                  ELOOP: "ELOOP", EIO: "EIO", ENAMETOOLONG: "ENAMETOOLONG", EPERM: "EPERM"]
+    let text = strerror(code).map { String(cString: $0) } ?? "error \(code)"
+    return names[code].map { "\(text) (\($0))" } ?? text
+}

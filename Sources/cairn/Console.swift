@@ -4,11 +4,17 @@ import Glibc
 import Musl
 #endif
 
-/// Exit codes: 0 success or help, 1 a runtime failure, 64 a usage error (EX_USAGE).
+/// Exit codes: 0 success or help, 1 a runtime failure, 64 a usage error (EX_USAGE), 73 another
+/// recorder holds the log directory (EX_CANTCREAT), 78 the config file cannot be read (EX_CONFIG).
+/// The service unit does not restart on 64, 73 or 78: none of them fixes itself.
 enum ExitCode {
     static let ok: Int32 = 0
     static let failure: Int32 = 1
     static let usage: Int32 = 64
+    /// `cairn status`: the recorder has stopped, or its file is stale.
+    static let statusStale: Int32 = 2
+    static let directoryLocked: Int32 = 73
+    static let config: Int32 = 78
 }
 
 let cairnVersion = "0.1.0"
@@ -16,7 +22,12 @@ let cairnVersion = "0.1.0"
 /// A runtime failure: one clear line naming the file, field or option.
 struct Failure: Error {
     let message: String
-    init(_ message: String) { self.message = message }
+    /// The exit status: 1 unless the failure has one of its own (see `ExitCode`).
+    let status: Int32
+    init(_ message: String, status: Int32 = ExitCode.failure) {
+        self.message = message
+        self.status = status
+    }
 }
 
 func printErr(_ s: String) {

@@ -51,7 +51,7 @@ enum RecordCommand: Command {
             throw invalid("--activity", "The value '\(activity)' is invalid for '--activity <activity>': use ride, run, walk or drive")
         }
         let closeText = a.value("--close-after") ?? "30"
-        guard let closeMinutes = Int(closeText), closeMinutes >= 5, closeMinutes <= 24 * 60 else {
+        guard let closeMinutes = StrictNumber.whole(closeText), closeMinutes >= 5, closeMinutes <= 24 * 60 else {
             throw invalid("--close-after", "The value '\(closeText)' is invalid for '--close-after <minutes>': use whole minutes from 5 to 1440")
         }
         profile.closeAfterMs = Int64(closeMinutes) * 60_000
@@ -60,8 +60,8 @@ enum RecordCommand: Command {
             throw invalid("--clock", "The value '\(clock)' is invalid for '--clock <system|fix>'")
         }
         let syncText = a.value("--sync") ?? "5"
-        guard let syncSeconds = Double(syncText), syncSeconds >= 1, syncSeconds <= 60 else {
-            throw invalid("--sync", "The value '\(syncText)' is invalid for '--sync <seconds>': use a number from 1 to 60")
+        guard let syncSeconds = StrictNumber.decimal(syncText), syncSeconds >= 1, syncSeconds <= 60 else {
+            throw invalid("--sync", "The value '\(syncText)' is invalid for '--sync <seconds>': use a plain decimal number of seconds from 1 to 60")
         }
         // Default: the sync interval, or the largest part of it up to 5 s that divides it, so
         // that the syncs fall on batches (60 -> 5, 8 -> 4, 7 -> 3.5).
@@ -70,8 +70,8 @@ enum RecordCommand: Command {
             let ms = syncMs / parts
             return ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
         }()
-        guard let readEverySeconds = Double(readText), readEverySeconds == 0 || (readEverySeconds >= 1 && readEverySeconds <= syncSeconds) else {
-            throw invalid("--read-every", "The value '\(readText)' is invalid for '--read-every <seconds>': use 0, or a number from 1 to the --sync interval (\(syncText))")
+        guard let readEverySeconds = StrictNumber.decimal(readText), readEverySeconds == 0 || (readEverySeconds >= 1 && readEverySeconds <= syncSeconds) else {
+            throw invalid("--read-every", "The value '\(readText)' is invalid for '--read-every <seconds>': use 0, or a plain decimal number of seconds from 1 to the --sync interval (\(syncText))")
         }
         let baro = a.value("--baro") ?? "auto"
         let sysfsRoot = a.value("--sysfs-root") ?? "/sys"
@@ -89,9 +89,14 @@ enum RecordCommand: Command {
         let retention = try Retention.from(keepDays: a.value("--keep-days"), maxMb: a.value("--max-mb")) { o, m in invalid(o, m) }
         let verbose = a.has("--verbose")
         if a.has("--check") {
+            // What `record` would say at start-up, as a warning: it records without them.
+            var warnings: [String] = []
+            if case .path(let p) = baroSource, let f = BarometerSampler.probe(path: p) {
+                warnings.append("warning: --baro" + (origin["--baro"].map { " (\($0))" } ?? "") + ": \(f); record would go on without it (climb from GPS heights) and take it when it appears")
+            }
             func from(_ o: String) -> String { origin[o].map { "  (\($0))" } ?? (a.values[o] != nil || a.flags.contains(o) ? "  (command line)" : "  (default)") }
             printOut([
-                "gpsd = \(host):\(port)" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
+                "gpsd = \(displayAddress(host, port))" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
                 "close-after = \(closeMinutes)" + from("--close-after"),
                 "clock = \(clock)" + from("--clock"), "sync = \(syncText)" + from("--sync"),
                 "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
@@ -100,14 +105,37 @@ enum RecordCommand: Command {
                 "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
                 "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
             ].joined(separator: "\n"))
+            for w in warnings { printErr("cairn record: \(w)") }
             return ExitCode.ok
         }
 
+        // From here a stop request is kept for the loop, and a hang-up is ignored.
+        StopSignals.install()
         var config = TripRecorder<FixRules>.Config()
         config.clockIsFix = (clock == "fix")
         config.closeWithoutFixMs = profile.closeAfterMs
         var recorder = TripRecorder(filter: FixRules(profile: profile), config: config)
         let log: TripLog
+        // One recorder per directory: a second one would write files claiming the same trips.
+        // Held until exit; the kernel drops it if this process dies.
+        let lock: DirectoryLock?
+        do {
+            try TripLog.prepare(dir)
+            lock = try DirectoryLock(directory: dir)
+        } catch let e as DirectoryLock.Failure {
+            switch e {
+            case .held: throw Failure("\(e)", status: ExitCode.directoryLocked)
+            case .system(_, _, let code) where code == ENOSPC || code == EDQUOT:
+                // A card with no room for one more file: record anyway (the trip waits in
+                // memory for space), without the one-recorder check.
+                printErr("cairn: \(e); recording without the check for a second recorder")
+                lock = nil
+            default: throw Failure("\(e)")
+            }
+        } catch {
+            throw Failure("\(error)")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let (padding, fileSystem) = SyncPadding.forDirectory(dir)
         do {
             log = try TripLog(directory: dir, activity: activity, software: "cairn \(cairnVersion)",
@@ -138,14 +166,11 @@ enum RecordCommand: Command {
                                          sampleEveryMs: readEverySeconds > 0 ? min(5000, Int64(readEverySeconds * 1000)) : 1000) {
             printErr("cairn: \($0)")
         }
-        do { try barometer.openNamedDevice() } catch {
-            throw Failure((origin["--baro"].map { "\($0): " } ?? "") + "--baro: \(error)")
-        }
+        barometer.openNamedDevice(monoMs: SystemClock.monotonicMs())
 
-        StopSignals.install()
         let notify = SystemdNotify()
         let statusFile = statusPath.map { StatusFile(path: $0) }
-        printErr("cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(host):\(port) (sync every \(syncText) s"
+        printErr("cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(displayAddress(host, port)) (sync every \(syncText) s"
                  + (readEverySeconds > 0 ? ", reports read every \(readText) s" : ", reports read as they come")
                  + (padding > 0 ? ", padded to \(padding) bytes)" : ")")
                  + (statusPath.map { "; status in \($0)" } ?? "")
@@ -169,6 +194,7 @@ enum RecordCommand: Command {
         // Live state for the status file and systemd's STATUS= line.
         var live = LiveStatus()
         live.baro = barometer.state
+        live.refreshS = readEverySeconds > 0 ? Int(readEverySeconds.rounded(.up)) : 1
         var lastFix: Fix?
         var lastMode = 0
         var lastFixMono: Int64?
@@ -275,7 +301,7 @@ enum RecordCommand: Command {
                 if let err = source.open() {
                     if !reportedDown { printErr("cairn: \(err); retrying"); reportedDown = true }
                     // Started: the service is up even while gpsd is not (it comes and goes).
-                    ready("waiting for gpsd at \(host):\(port)")
+                    ready("waiting for gpsd at \(displayAddress(host, port))")
                     SystemClock.sleep(ms: backoffMs) {
                         housekeeping(SystemClock.monotonicMs())
                         return StopSignals.requested
@@ -283,8 +309,8 @@ enum RecordCommand: Command {
                     backoffMs = min(backoffMs * 2, 8000)
                     continue
                 }
-                printErr("cairn: connected to gpsd at \(host):\(port)")
-                ready("connected to gpsd at \(host):\(port)")
+                printErr("cairn: connected to gpsd at \(displayAddress(host, port))")
+                ready("connected to gpsd at \(displayAddress(host, port))")
                 reportedDown = false
                 backoffMs = 250
                 lastReportMono = mono
@@ -365,10 +391,11 @@ enum RecordCommand: Command {
         recorder.finish(systemNowMs: SystemClock.realtimeMs(), emit: apply)
         if recorder.tripOpen {
             let s = recorder.stats
-            log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,
-                                  movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
-                          drops: recorder.drops, monoMs: mono)
-            printErr("cairn: trip closed: \(s.points) points, \(formatDistance(s.distanceM))")
+            let lost = log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,
+                                             movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
+                                     drops: recorder.drops, monoMs: mono)
+            printErr("cairn: trip closed: \(s.points) points" + (lost > 0 ? ", \(lost) of them dropped for lack of room on the card" : "")
+                     + ", \(formatDistance(s.distanceM))")
         } else {
             log.shutdown(monoMs: mono)
             printErr("cairn: stopped; no trip was open")
@@ -377,31 +404,41 @@ enum RecordCommand: Command {
         return ExitCode.ok
     }
 
-    /// `HOST[:PORT]` with a numeric host (static binaries have no name service): IPv4,
-    /// `[IPv6]`, or `localhost` (taken as 127.0.0.1).
+    /// `HOST[:PORT]` with a numeric host (static binaries have no name service): IPv4 with an
+    /// optional port, IPv6 bare (no port: `::1`) or in brackets with an optional port
+    /// (`[::1]:2947`), or `localhost` (taken as 127.0.0.1).
     static func parseGpsdAddress(_ s: String) throws(UsageError) -> (String, String) {
+        func invalid(_ why: String) -> UsageError { UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>': \(why)") }
         var host = s
         var port = "2947"
         if s.hasPrefix("[") {
-            guard let close = s.firstIndex(of: "]") else { throw UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>'") }
+            guard let close = s.firstIndex(of: "]") else { throw invalid("no ']' after the IPv6 address") }
             host = String(s[s.index(after: s.startIndex)..<close])
             let rest = s[s.index(after: close)...]
             if rest.hasPrefix(":") { port = String(rest.dropFirst()) } else if !rest.isEmpty {
-                throw UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>'")
+                throw invalid("use [IPv6]:PORT")
             }
+            var buf = [UInt8](repeating: 0, count: 16)
+            guard inet_pton(AF_INET6, host, &buf) == 1 else { throw invalid("'\(host)' in brackets is not an IPv6 address") }
         } else if let colon = s.lastIndex(of: ":"), s.firstIndex(of: ":") == colon {
             host = String(s[..<colon])
             port = String(s[s.index(after: colon)...])
         }
+        // Several colons without brackets: an IPv6 address, and no port (`::1:2947` is an address).
         if host == "localhost" { host = "127.0.0.1" }
-        guard let p = Int(port), p > 0, p < 65536 else {
-            throw UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>': port must be 1-65535")
+        guard let p = StrictNumber.whole(port), p > 0, p < 65536 else {
+            throw invalid("port must be 1-65535")
         }
         var buf = [UInt8](repeating: 0, count: 16)
         guard inet_pton(AF_INET, host, &buf) == 1 || inet_pton(AF_INET6, host, &buf) == 1 else {
-            throw UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>': use a numeric address (this static binary does no DNS look-ups)")
+            throw invalid("use a numeric address (this static binary does no DNS look-ups); an IPv6 address with a port goes in brackets: [::1]:2947")
         }
         return (host, String(p))
+    }
+
+    /// `host:port`, with an IPv6 host in brackets.
+    static func displayAddress(_ host: String, _ port: String) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
 

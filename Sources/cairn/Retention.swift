@@ -106,11 +106,11 @@ struct Retention {
     static func from(keepDays: String?, maxMb: String?, invalid: (String, String) -> Error) throws -> Retention {
         var r = Retention()
         if let k = keepDays {
-            guard let d = Double(k), d > 0, d.isFinite else { throw invalid("--keep-days", "The value '\(k)' is invalid for '--keep-days <days>': use a number of days above 0") }
+            guard let d = StrictNumber.decimal(k), d > 0, d.isFinite else { throw invalid("--keep-days", "The value '\(k)' is invalid for '--keep-days <days>': use a number of days above 0") }
             r.keepDays = d
         }
         if let m = maxMb {
-            guard let v = Double(m), v > 0, v < 1e9 else { throw invalid("--max-mb", "The value '\(m)' is invalid for '--max-mb <mb>': use a number of megabytes above 0") }
+            guard let v = StrictNumber.decimal(m), v > 0, v < 1e9 else { throw invalid("--max-mb", "The value '\(m)' is invalid for '--max-mb <mb>': use a number of megabytes above 0") }
             r.maxBytes = Int(v * 1_000_000)
         }
         return r

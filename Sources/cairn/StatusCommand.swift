@@ -24,7 +24,8 @@ import CairnExport
 ///   sync_age_s    seconds since the last sync, `-` before the first one
 ///   updated       system time of this write (ISO 8601 UTC; wrong on a board before time sync)
 ///   seq           this write's number, from 1 at start-up (a reader sees progress without clocks)
-///   pid           the recorder's process id
+///   refresh_s     how often the recorder rewrites the file (its --read-every; 1 reading live)
+///   pid           the recorder's process id (the last line: a reader sees the file is whole)
 struct LiveStatus {
     var state = "waiting"
     var gpsdConnected = false
@@ -41,6 +42,7 @@ struct LiveStatus {
     var syncAgeS: Double?
     var updatedMs: Int64 = 0
     var seq = 0
+    var refreshS = 1
 
     static let speedStaleMs: Int64 = 8_000
 
@@ -76,6 +78,7 @@ struct LiveStatus {
             ("sync_age_s", num(syncAgeS, 0)),
             ("updated", TextFormat.isoTime(ms: updatedMs - updatedMs % 1000)),
             ("seq", String(seq)),
+            ("refresh_s", String(refreshS)),
             ("pid", String(getpid())),
         ]
         return "# cairn live status (cairn status FILE)\n" + fields.map { "\($0.0)=\($0.1)" }.joined(separator: "\n") + "\n"
@@ -94,7 +97,7 @@ struct LiveStatus {
 
 enum StatusCommand: Command {
     static let name = "status"
-    static let overview = "Show what a running recorder is doing, from the file it writes with 'record --status'."
+    static let overview = "Show what a running recorder is doing, from the file it writes with 'record --status'. Exit status: 0 the recorder is running and the file is fresh; 2 the recorder has stopped, or the file is stale (not rewritten for over twice its refresh interval plus 5 s, or its recorder's process is gone); 1 the file cannot be read or is not a status file (a FIFO, a directory, another file)."
     static let usage = "cairn status [<file>] [--raw]"
     static let arguments = [("<file>", "The status file. (default: /run/cairn/status)")]
     static let options = [
@@ -104,20 +107,21 @@ enum StatusCommand: Command {
     static func run(_ a: ParsedArguments) throws -> Int32 {
         if a.positionals.count > 1 { throw UsageError("Unexpected argument '\(a.positionals[1])'") }
         let path = a.positionals.first ?? "/run/cairn/status"
-        guard let text = readSmallFile(path) else {
-            throw Failure("\(path): cannot read: \(String(cString: strerror(errno))) (is 'cairn record --status \(path)' running?)")
-        }
+        let (text, mtime) = try readStatusFile(path)
         if a.has("--raw") { printOut(text); return ExitCode.ok }
         let fields = LiveStatus.parse(text)
         var v: [String: String] = [:]
         for (k, x) in fields { v[k] = x }
         guard let state = v["state"] else { throw Failure("\(path): not a cairn status file (no 'state' line)") }
         func g(_ k: String) -> String { v[k] ?? "-" }
-        var st = stat()
+        // Stale: not rewritten for twice its interval and 5 s more, or its process is gone.
         var age = ""
-        if stat(path, &st) == 0 {
-            let secs = Int64(time(nil)) - Int64(st.st_mtim.tv_sec)
-            if secs > 5 && state != "stopped" { age = "  (stale: not updated for \(secs) s; is the recorder running?)" }
+        let secs = Int64(time(nil)) - mtime
+        let staleAfter = 2 * Int64(StrictNumber.whole(g("refresh_s")) ?? 60) + 5
+        let pidGone = StrictNumber.whole(g("pid")).map { $0 > 0 && kill(pid_t($0), 0) != 0 && errno == ESRCH } ?? false
+        if state != "stopped" {
+            if pidGone { age = "  (stale: its recorder, PID \(g("pid")), is not running)" }
+            else if secs > staleAfter { age = "  (stale: not updated for \(secs) s; is the recorder running?)" }
         }
         let described: String
         switch state {
@@ -145,7 +149,30 @@ enum StatusCommand: Command {
         ]
         if state == "stopped" { lines[0] = "state:      stopped (the recorder has exited)" }
         printOut(lines.joined(separator: "\n"))
-        return ExitCode.ok
+        return state == "stopped" || !age.isEmpty ? ExitCode.statusStale : ExitCode.ok
+    }
+
+    /// The status file's text and modification time. Opened without blocking and refused unless
+    /// it is a regular file: a FIFO or a device named by mistake must not hang the command.
+    static func readStatusFile(_ path: String) throws -> (String, Int64) {
+        func fail(_ why: String) -> Failure { Failure("\(path): cannot read: \(why) (is 'cairn record --status \(path)' running?)") }
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 { throw fail(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        if fstat(fd, &st) != 0 { throw fail(String(cString: strerror(errno))) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw Failure("\(path): not a regular file: a status file is what 'cairn record --status FILE' writes")
+        }
+        var bytes: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 65536 {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw fail(String(cString: strerror(errno))) }
+            if n == 0 { break }
+            bytes += buf[0..<n]
+        }
+        return (String(decoding: bytes, as: UTF8.self), Int64(st.st_mtim.tv_sec))
     }
 }
 

@@ -87,11 +87,15 @@ func main(_ argv: [String], commands: [any Command.Type]) -> Int32 {
         return usageFailure(e.message, usage: command.usage, helpHint: "cairn \(command.name) --help")
     } catch let e as Failure {
         printErr("cairn \(command.name): \(e.message)")
-        return ExitCode.failure
+        return e.status
     } catch {
         printErr("cairn \(command.name): \(error)")
         return ExitCode.failure
     }
 }
 
+if let bad = argumentsNotUTF8(argc: CommandLine.argc, argv: CommandLine.unsafeArgv).first {
+    printErr("Error: the argument '\(bad)' is not valid UTF-8 (each \\xHH is a byte that is not): cairn reads paths as UTF-8 and would look for another name; rename the file or link to it under a UTF-8 name")
+    exit(ExitCode.usage)
+}
 exit(main(CommandLine.arguments, commands: allCommands))

@@ -90,6 +90,35 @@ final class GpsdTPVTests: XCTestCase {
         }
     }
 
+    /// Valid JSON with whitespace after the colons and commas (`"class": "TPV"`), as some
+    /// gpsd-compatible servers write it, reads as the same report as gpsd's compact line, by
+    /// the one-pass reader or by libgps; whitespace inside strings is kept. Other classes so
+    /// laid out stay other lines; a spaced TPV that is not valid JSON is counted unreadable.
+    func testTPVWithWhitespaceReadsLikeTheCompactLine() {
+        let compact = #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2025-06-01T08:00:00.000Z","lat":47.376883333,"lon":8.541763333,"altHAE":467.100,"eph":4.512,"speed":6.436,"track":95.2,"climb":-0.1}"#
+        func decode(_ s: String) -> GpsdSource.LineResult { GpsdSource.decode(line: Array(s.utf8), state: state) }
+        func fix(_ r: GpsdSource.LineResult) -> Fix? { if case .report(.fix(let f)) = r { return f }; return nil }
+        guard let want = fix(decode(compact)) else { return XCTFail("the compact line is a fix") }
+        let spaced = compact.replacingOccurrences(of: "\":", with: "\": ").replacingOccurrences(of: ",\"", with: ", \"")
+        XCTAssertTrue(spaced.hasPrefix(#"{"class": "TPV", "device": "#), spaced)
+        for line in [spaced, "{ " + spaced.dropFirst(), spaced.replacingOccurrences(of: ": ", with: " :\t"),
+                     spaced.replacingOccurrences(of: "}", with: " }  ")] {
+            XCTAssertEqual(fix(decode(line)), want, line)
+        }
+        // A key the one-pass reader leaves to libgps (last: libgps stops reading at it): libgps
+        // gets the compacted line.
+        let odd = spaced.replacingOccurrences(of: #""climb": -0.1}"#, with: #""climb": -0.1, "newkey": [1, 2]}"#)
+        XCTAssertNil(Array(odd.utf8).withUnsafeBufferPointer { GpsdTPV.report($0) })
+        XCTAssertEqual(fix(decode(odd)), want, odd)
+        // Whitespace inside a string is the string's.
+        let device = spaced.replacingOccurrences(of: "/dev/pts/1", with: "/dev/my gps")
+        XCTAssertEqual(fix(decode(device)), want)
+        // Not a TPV, or not JSON.
+        if case .other = decode(#"{"class": "SKY", "device": "/dev/pts/1", "satellites": []}"#) {} else { XCTFail("SKY is another class") }
+        if case .unreadable = decode(#"{"class": "TPV", "mode": 3, "lat": 47.1,"#) {} else { XCTFail("a torn spaced TPV is unreadable") }
+        if case .unreadable = decode(#"{"class": "TPV", "mode": 3} x"#) {} else { XCTFail("trailing garbage is unreadable") }
+    }
+
     /// The perfect hash finds every key gpsd writes, each in its own slot, read from a short
     /// line (byte by byte) or a long one (8 bytes at once), and finds no other key.
     func testKeyTableFindsExactlyTheKnownKeys() {

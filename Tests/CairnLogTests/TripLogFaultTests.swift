@@ -67,6 +67,8 @@ final class TripLogFaultTests: LogTestCase {
         var acks: [(String, UInt64)] = []
         var ackWithoutDurability = 0
         var said: [String] = []
+        /// What closeTrip said never reached the card.
+        var lost = 0
     }
 
     /// A ride through TripLog: `points` fixes, one every 200 ms, sync every second.
@@ -90,8 +92,8 @@ final class TripLogFaultTests: LogTestCase {
             log.tick(monoMs: mono)
         }
         beforeClose?()
-        log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(points), distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
-                      drops: DropCounts(), monoMs: mono + 200)
+        run.lost = log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(points), distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
+                                 drops: DropCounts(), monoMs: mono + 200)
         run.said = said
         return run
     }
@@ -186,6 +188,63 @@ final class TripLogFaultTests: LogTestCase {
         XCTAssertEqual(got.files, 1)
     }
 
+    /// A file that takes the next name after the recorder scanned the directory (a copied or
+    /// leftover file) is never overwritten, and the new trip does not claim its trip and part:
+    /// the trip takes the next free number, at once.
+    func testExistingFileNameIsSkippedAndTheTripTakesTheNextFreeNumber() throws {
+        var said: [String] = []
+        let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 1000, say: { said.append($0) })
+        // Appears after the scan: trip 1, part 0, like the file the new trip would have written.
+        let other = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 7))
+        try other.append(.tripStart(activity: "walk", software: "other"))
+        try other.append(point: Fix(timeMs: 5_000_000, lat: 46, lon: 7, mode: 3))
+        _ = try other.sync()
+        other.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: dir + "/00000001.cairn"))
+        var mono: Int64 = 0
+        log.apply(.openTrip(resume: false), monoMs: mono)
+        log.apply(.startSegment(.start, timeMs: 1_000_000), monoMs: mono)
+        for i in 0..<20 {
+            mono += 200
+            log.apply(.keep(Fix(timeMs: 1_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
+            log.tick(monoMs: mono)
+        }
+        log.closeTrip(TripEnd(reason: .shutdown, points: 20, distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
+                      drops: DropCounts(), monoMs: mono + 200)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/00000001.cairn")), before, "the existing file is untouched")
+        let files = try LogDirectory.logFiles(in: dir)
+        XCTAssertEqual(files.map(\.number), [1, 2])
+        let h = try LogReader(path: files[1].path).header
+        XCTAssertEqual(h.tripId, 2, "the new trip takes the number of its own first file")
+        XCTAssertEqual(h.segmentIndex, 0)
+        let points = try records(files[1].path).reduce(0) { n, r in if case .points(let p) = r { return n + p.count }; return n }
+        XCTAssertEqual(points, 20, "nothing waited for a retry")
+        XCTAssertTrue(said.contains { $0.contains("00000001.cairn exists already") && $0.contains("00000002.cairn") }, "\(said)")
+        XCTAssertFalse(said.contains { $0.contains("will retry") }, "\(said)")
+    }
+
+    /// One recorder per directory: a second lock on it is refused, naming the holder's PID; once
+    /// the holder is gone (its descriptor closed, as the kernel does when a process dies), the
+    /// file left behind does not block the next one. Readers do not take it for a log.
+    func testDirectoryLockIsExclusiveNamesItsHolderAndIsNotALog() throws {
+        var first: DirectoryLock? = try DirectoryLock(directory: dir)
+        XCTAssertThrowsError(try DirectoryLock(directory: dir)) { e in
+            guard case DirectoryLock.Failure.held(let d, let holder) = e else { return XCTFail("\(e)") }
+            XCTAssertEqual(d, dir)
+            XCTAssertEqual(holder, String(getpid()))
+            XCTAssertTrue("\(e)".contains("PID \(getpid())") && "\(e)".contains(dir), "\(e)")
+        }
+        XCTAssertNotNil(first)
+        first = nil
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/" + DirectoryLock.fileName))
+        XCTAssertNoThrow(try DirectoryLock(directory: dir))
+        XCTAssertEqual(try LogDirectory.logFiles(in: dir).count, 0)
+        // A crafted holder text is not echoed.
+        try "evil\u{1b}[31m\n".write(toFile: dir + "/" + DirectoryLock.fileName, atomically: false, encoding: .utf8)
+        let held = try DirectoryLock(directory: dir)
+        XCTAssertEqual(try String(contentsOfFile: held.path, encoding: .utf8), "\(getpid())\n")
+    }
+
     func testFullCardWaitsInMemoryCreatesNoJunkAndResumes() throws {
         let fio = FaultIO()
         let run = try ride(fio, points: 100, dir: dir) { i in
@@ -201,6 +260,42 @@ final class TripLogFaultTests: LogTestCase {
         XCTAssertTrue(run.said.contains { $0.contains("ENOSPC") }, "\(run.said)")
         XCTAssertTrue(run.said.contains { $0.contains("writing again") }, "\(run.said)")
         XCTAssertLessThanOrEqual(run.said.filter { $0.contains("will retry") }.count, 1, "one message per outage: \(run.said)")
+    }
+
+    /// A card full for long: the ring of 4,096 waiting records overflows. The dropping is said
+    /// once, with its count when the card takes records again; the trip's summary on the card
+    /// counts the points there, a note says how many were dropped, and closeTrip returns it.
+    func testCardFullForLongSaysDroppingOnceAndTheSummaryCountsWhatIsOnTheCard() throws {
+        let fio = FaultIO()
+        let run = try ride(fio, points: 6000, dir: dir) { i in
+            if i == 100 { fio.full = true }
+            if i == 5500 { fio.full = false }
+        }
+        let got = try pointTimes(dir)
+        XCTAssertEqual(run.lost, 6000 - got.times.count, "the count is what is missing from the card")
+        XCTAssertGreaterThan(run.lost, 1000)
+        XCTAssertEqual(run.said.filter { $0.contains("dropping the oldest") }.count, 1, "once per episode: \(run.said.prefix(5))")
+        XCTAssertEqual(run.said.filter { $0.contains("were dropped") && $0.contains("(\(run.lost) points)") }.count, 1, "\(run.said)")
+        var ends: [TripEnd] = []
+        var notes: [String] = []
+        for f in try LogDirectory.logFiles(in: dir) {
+            for r in try records(f.path) {
+                if case .tripEnd(let e) = r { ends.append(e) }
+                if case .note(let t) = r { notes.append(t) }
+            }
+        }
+        XCTAssertEqual(ends.map(\.points), [UInt64(got.times.count)], "the summary counts the points on the card")
+        XCTAssertTrue(notes.contains("\(run.lost) of the trip's 6000 points were dropped for lack of room on the card"), "\(notes)")
+    }
+
+    func testCardStillFullAtStopCountsTheWaitingPointsAsLost() throws {
+        let fio = FaultIO()
+        let run = try ride(fio, points: 5000, dir: dir) { i in if i == 50 { fio.full = true } }
+        let got = try pointTimes(dir)
+        XCTAssertEqual(run.lost, 5000 - got.times.count)
+        XCTAssertEqual(run.said.filter { $0.contains("dropping the oldest") }.count, 1)
+        XCTAssertTrue(run.said.contains { $0.contains("records (") && $0.contains("could not be written before stopping") }, "\(run.said)")
+        XCTAssertTrue(run.said.contains { $0.contains("were dropped") && $0.contains("until stopping") }, "\(run.said)")
     }
 
     /// Regression: a write error in the sync at stop lost the records it held (there was no later

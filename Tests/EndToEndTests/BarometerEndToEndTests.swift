@@ -122,9 +122,42 @@ final class BarometerEndToEndTests: XCTestCase {
         let r = try Harness.record("haicom-305N.log", extra: ["--baro", "auto", "--sysfs-root", empty])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(Harness.count("barometer: none found", in: r.stderr), 1, r.stderr)
-        // A path that is no pressure sensor is an error at start, naming it.
-        let bad = try Harness.cairn("record", "--baro", empty, "--dir", Harness.tempDir())
-        XCTAssertEqual(bad.status, 1)
-        XCTAssertTrue(bad.stderr.contains(empty) && bad.stderr.contains("not an IIO pressure sensor"), bad.stderr)
+        // --check says what record would do with a path that is no pressure sensor: a warning.
+        let check = try Harness.cairn("record", "--check", "--baro", empty)
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertTrue(check.stderr.contains("warning: --baro") && check.stderr.contains(empty)
+                      && check.stderr.contains("not an IIO pressure sensor"), check.stderr)
+        let conf = Harness.tempDir() + "/cairn.conf"
+        try "baro = \(empty)/gone\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let fromFile = try Harness.cairn("record", "--check", "--config", conf)
+        XCTAssertEqual(fromFile.status, 0, fromFile.stderr)
+        XCTAssertTrue(fromFile.stderr.contains("warning: --baro (\(conf):1)"), fromFile.stderr)
+    }
+
+    /// A configured barometer that is missing at start-up does not stop the recorder (a restart
+    /// loop would record nothing): reported once, and taken when it appears.
+    func testMissingNamedBarometerIsReportedOnceAndTakenWhenItAppears() throws {
+        let root = Harness.tempDir()
+        let device = root + "/iio:device0"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Harness.cairn)
+        p.arguments = ["record", "--gpsd", "127.0.0.1:1", "--dir", root + "/logs", "--baro", device, "--sync", "1"]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        let lines = Harness.Lines(err.fileHandleForReading)
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        XCTAssertNotNil(lines.wait(prefix: "cairn: barometer: \(device)", timeout: 10), lines.text)
+        sleep(1)
+        XCTAssertTrue(p.isRunning, "a missing barometer must not stop the recorder: \(lines.text)")
+        try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
+        try "bmp280\n".write(toFile: device + "/name", atomically: true, encoding: .utf8)
+        try "95.000000000\n".write(toFile: device + "/in_pressure_input", atomically: true, encoding: .utf8)
+        XCTAssertNotNil(lines.wait(prefix: "cairn: barometer: using bmp280 at \(device)", timeout: 12), lines.text)
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, lines.text)
+        XCTAssertEqual(Harness.count("recording without it", in: lines.text), 1, "reported once: \(lines.text)")
     }
 }

@@ -19,7 +19,7 @@ final class DeployTests: XCTestCase {
         let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
         for line in ["Type=notify", "NotifyAccess=main", "Restart=always", "User=cairn", "StateDirectory=cairn",
                      "ProtectSystem=strict", "ProtectHome=yes", "NoNewPrivileges=yes", "PrivateTmp=yes",
-                     "ReadWritePaths=/var/lib/cairn", "RestartPreventExitStatus=64"] {
+                     "ReadWritePaths=/var/lib/cairn", "RestartPreventExitStatus=64 73 78"] {
             XCTAssertTrue(text.components(separatedBy: "\n").contains(line), "the unit lacks \(line)")
         }
         XCTAssertTrue(text.contains("\nWatchdogSec="), "the unit sets no watchdog")
@@ -76,8 +76,53 @@ final class DeployTests: XCTestCase {
             XCTAssertTrue(r.stderr.hasPrefix("Error: \(p)\(expected)"), "\(text) -> \(r.stderr)")
         }
         let missing = try Harness.cairn("record", "--config", "/nonexistent/cairn.conf", "--check")
-        XCTAssertEqual(missing.status, 1)
-        XCTAssertTrue(missing.stderr.contains("/nonexistent/cairn.conf: cannot read the config file"), missing.stderr)
+        XCTAssertEqual(missing.status, 78, "EX_CONFIG: \(missing.stderr)")
+        XCTAssertTrue(missing.stderr.contains("/nonexistent/cairn.conf: cannot read the config file: No such file or directory"), missing.stderr)
+    }
+
+    /// `check` in the file would make every start print the settings and exit 0: under
+    /// Restart=always, a loop that never records.
+    func testCheckIsACommandLineFlagOnly() throws {
+        for text in ["check = yes\n", "sync = 5\ncheck = no\n"] {
+            let p = write(text)
+            let r = try Harness.cairn("record", "--config", p, "--dir", Harness.tempDir())
+            XCTAssertEqual(r.status, 64, r.stderr)
+            let line = text.hasPrefix("check") ? 1 : 2
+            XCTAssertTrue(r.stderr.hasPrefix("Error: \(p):\(line): 'check' is a command-line flag only"), r.stderr)
+        }
+    }
+
+    /// The file is read whole or refused: a value past 1 MiB is never silently cut off; a NUL or
+    /// another control character, or bytes that are not UTF-8, are errors naming the line; a
+    /// directory, a FIFO or an unreadable file exits 78 without hanging.
+    func testConfigFileIsReadWholeAndCheckedByteByByte() throws {
+        let big = write("sync = 2\n" + String(repeating: "# padding\n", count: 110_000) + "sync = 3\n")
+        let b = try Harness.cairn("record", "--config", big, "--check")
+        XCTAssertEqual(b.status, 78, b.stderr)
+        XCTAssertTrue(b.stderr.contains("\(big): cannot read the config file") && b.stderr.contains("over the 1 MiB"), b.stderr)
+        // Under the limit, the last line counts (read whole).
+        let long = write("sync = 2\n" + String(repeating: "# padding\n", count: 90_000) + "activity = run\n")
+        let l = try Harness.cairn("record", "--config", long, "--check")
+        XCTAssertEqual(l.status, 0, l.stderr)
+        XCTAssertTrue(l.stdout.contains("activity = run  (\(long):90002)"), l.stdout)
+        for (bytes, line, what) in [(Array("sync = 2\ndir = /tmp/a\u{0}b\n".utf8), 2, "control character (byte 0x00)"),
+                                    (Array("gpsd = 127.0.0.1\u{1b}[2J\n".utf8), 1, "control character (byte 0x1B)"),
+                                    (Array("sync = 2\n\ndir = /tmp/".utf8) + [0xFF, 0x0A], 3, "not valid UTF-8")] {
+            let p = Harness.tempDir() + "/c.conf"
+            XCTAssertTrue(FileManager.default.createFile(atPath: p, contents: Data(bytes)))
+            let r = try Harness.cairn("record", "--config", p, "--check")
+            XCTAssertEqual(r.status, 64, r.stderr)
+            XCTAssertTrue(r.stderr.hasPrefix("Error: \(p):\(line): ") && r.stderr.contains(what), r.stderr)
+        }
+        let dir = Harness.tempDir()
+        let d = try Harness.cairn("record", "--config", dir, "--check")
+        XCTAssertEqual(d.status, 78, d.stderr)
+        XCTAssertTrue(d.stderr.contains("\(dir): cannot read the config file: not a regular file"), d.stderr)
+        let fifo = Harness.tempDir() + "/fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let f = try Harness.run(Harness.cairn, ["record", "--config", fifo, "--check"], timeout: 10)
+        XCTAssertEqual(f.status, 78, f.stderr)
+        XCTAssertTrue(f.stderr.contains("not a regular file"), f.stderr)
     }
 
     func testConfigPrecedenceCommandLineThenFileThenDefaults() throws {

@@ -140,6 +140,29 @@ final class FaultEndToEndTests: XCTestCase {
         XCTAssertEqual(try Harness.cairn("verify", tmp + "/logs").status, 0)
     }
 
+    /// A gpsd-compatible server that writes its JSON with spaces (`"class": "TPV", "mode": 3`)
+    /// records the same points as gpsd's compact lines.
+    func testSpacedTPVLinesRecordTheSameRide() throws {
+        let compact = try Self.rideLines(0..<40)
+        let spaced = compact.map { $0.replacingOccurrences(of: "\":", with: "\": ").replacingOccurrences(of: ",\"", with: ", \"") }
+        XCTAssertTrue(spaced[0].hasPrefix("{\"class\": \"TPV\", "), spaced[0])
+        var got: [[String]] = []
+        for lines in [compact, spaced] {
+            let tmp = Harness.tempDir()
+            try lines.joined(separator: "\n").appending("\n").write(toFile: tmp + "/lines", atomically: true, encoding: .utf8)
+            let gpsd = try FakeGpsd(["--lines", tmp + "/lines", "--rate", "50"])
+            let rec = try Recorder(port: gpsd.port, dir: tmp + "/logs")
+            XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20))
+            usleep(1_500_000)
+            XCTAssertTrue(rec.stop())
+            gpsd.stop()
+            XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
+            got.append(try Self.gpxTimes(tmp + "/logs"))
+        }
+        XCTAssertGreaterThan(got[0].count, 10)
+        XCTAssertEqual(got[1], got[0], "the spaced lines give the same points")
+    }
+
     // MARK: gpsd killed and restarted 20 times
 
     func testGpsdKilledAndRestarted20TimesIsOneTrip() throws {
@@ -178,6 +201,70 @@ final class FaultEndToEndTests: XCTestCase {
         XCTAssertEqual(try Harness.cairn("verify", dir).status, 0)
     }
 
+    // MARK: two recorders, a hang-up
+
+    /// One recorder per directory: a second one exits at once with 73, naming the directory and
+    /// the holder's PID, and writes nothing; after kill -9 of the first, the lock file it left
+    /// does not block a restart, which resumes the trip.
+    func testSecondRecorderIsRefusedAndAStaleLockNeverBlocksARestart() throws {
+        let dir = Harness.tempDir() + "/logs"
+        let gpsd = try FakeGpsd(["--ride", "--rate", "50"])
+        defer { gpsd.stop() }
+        let first = try Recorder(port: gpsd.port, dir: dir)
+        XCTAssertNotNil(first.err.wait(prefix: "cairn: synced", timeout: 10), first.err.text)
+        let logs = { (try? FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".cairn") }.sorted()) ?? [] }
+        let before = logs()
+        let second = try Harness.run(Harness.cairn, ["record", "--gpsd", "127.0.0.1:\(gpsd.port)", "--dir", dir, "--baro", "none"], timeout: 10)
+        XCTAssertEqual(second.status, 73, second.stderr)
+        XCTAssertTrue(second.stderr.contains(dir) && second.stderr.contains("PID \(first.process.processIdentifier)"), second.stderr)
+        XCTAssertTrue(first.process.isRunning)
+        XCTAssertEqual(logs(), before, "the refused recorder created no file")
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir + "/.cairn.lock"), "the lock file stays behind after kill -9")
+        let third = try Recorder(port: gpsd.port, dir: dir)
+        XCTAssertNotNil(third.err.wait(prefix: "cairn: synced", timeout: 10), third.err.text)
+        XCTAssertTrue(third.stop())
+        XCTAssertEqual(third.process.terminationStatus, 0, third.err.text)
+        let trips = try Harness.trips(dir)
+        XCTAssertEqual(trips.count, 1, "the restart resumes the trip")
+        // Closed by the third recorder; "recovered" because the killed one's file has a torn tail.
+        XCTAssertTrue(["closed", "recovered"].contains(trips.first?["status"] as? String ?? ""), "\(trips)")
+        // The readers take the lock file for what it is: not a log.
+        let v = try Harness.cairn("verify", dir)
+        XCTAssertTrue(v.status == 0 || v.status == 2, v.stdout + v.stderr)
+        XCTAssertFalse(v.stdout.contains(".cairn.lock") || v.stderr.contains(".cairn.lock"), v.stdout + v.stderr)
+    }
+
+    /// SIGHUP (a closed ssh session) is ignored: the recorder keeps recording and syncing, and a
+    /// SIGTERM after it closes the trip with every point.
+    func testHangUpIsIgnoredAndTheTripClosesWithEveryPoint() throws {
+        let dir = Harness.tempDir() + "/logs"
+        let gpsd = try FakeGpsd(["--ride", "--rate", "100", "--count", "600"])
+        defer { gpsd.stop() }
+        let rec = try Recorder(port: gpsd.port, dir: dir)
+        XCTAssertNotNil(rec.err.wait(prefix: "cairn: synced", timeout: 10), rec.err.text)
+        let syncsBefore = Harness.count("cairn: synced", in: rec.err.text)
+        kill(rec.process.processIdentifier, SIGHUP)
+        XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20))
+        sleep(2)
+        XCTAssertTrue(rec.process.isRunning, "SIGHUP must not stop the recorder: \(rec.err.text)")
+        XCTAssertGreaterThan(Harness.count("cairn: synced", in: rec.err.text), syncsBefore, "it goes on syncing after SIGHUP")
+        XCTAssertTrue(rec.stop())
+        XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
+        let trips = try Harness.trips(dir)
+        XCTAssertEqual(trips.count, 1)
+        XCTAssertEqual(trips.first?["status"] as? String, "closed")
+        let times = try Self.gpxTimes(dir)
+        let iso = ISO8601DateFormatter()
+        let secs = times.compactMap { iso.date(from: $0).map { Int($0.timeIntervalSince1970) } }
+        XCTAssertGreaterThan(secs.count, 100)
+        // The ride's 600 fixes are 600 s: no hole, and the trip runs to its last seconds.
+        let maxStep = zip(secs, secs.dropFirst()).map { $1 - $0 }.max() ?? 0
+        XCTAssertLessThanOrEqual(maxStep, 5, "a hole in the track")
+        XCTAssertGreaterThanOrEqual((secs.last ?? 0) - (secs.first ?? 0), 590, "the points after SIGHUP are all there")
+    }
+
     // MARK: a full card, a read-only card
 
     /// Mounts a small tmpfs (root only); nil when mounting is not possible here.
@@ -193,11 +280,12 @@ final class FaultEndToEndTests: XCTestCase {
         guard let mnt = try mountTmpfs("size=256k") else { throw XCTSkip("cannot mount a tmpfs here (needs root)") }
         defer { unmount(mnt) }
         let dir = mnt + "/logs"
-        // Fill the card but for one 4 KiB page. (A card that fills up under a running recorder
-        // meets its 64 KiB of zeros written ahead first, and needs a new page only minutes later.)
+        // Fill the card but for one 4 KiB page, and one more for the recorder's lock file (its
+        // PID). (A card that fills up under a running recorder meets its 64 KiB of zeros
+        // written ahead first, and needs a new page only minutes later.)
         let filler = mnt + "/filler"
         _ = try Harness.run("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=4k", "count=1000"])
-        XCTAssertEqual(try Harness.run("/usr/bin/truncate", ["-s", "-4K", filler]).status, 0)
+        XCTAssertEqual(try Harness.run("/usr/bin/truncate", ["-s", "-8K", filler]).status, 0)
         let gpsd = try FakeGpsd(["--ride", "--rate", "100"])
         defer { gpsd.stop() }
         let rec = try Recorder(port: gpsd.port, dir: dir)
@@ -233,11 +321,27 @@ final class FaultEndToEndTests: XCTestCase {
         XCTAssertLessThanOrEqual(maxStep, 5, "a hole in the track: points were lost while the card was full")
         XCTAssertEqual(secs, secs.sorted())
         // The outage is in the log itself.
-        let notes = try String(contentsOfFile: (try FileManager.default.contentsOfDirectory(atPath: dir).sorted().map { dir + "/" + $0 }).last!, encoding: .isoLatin1)
-        XCTAssertTrue(notes.contains("ENOSPC"), "the new file's note names the failure")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        let notes = try String(contentsOfFile: dir + "/" + files.last!, encoding: .isoLatin1)
+        XCTAssertTrue(notes.contains("ENOSPC"), "the new file's note names the failure: \(files) \(rec.err.text.suffix(1500))")
         // Nothing left behind that a reader would trip over.
         let l = try Harness.cairn("list", dir)
         XCTAssertEqual(l.status, 0, l.stderr)
+    }
+
+    /// A card with no room for the lock file (no inode left): the recorder still starts and
+    /// waits for space, saying it records without the one-recorder check.
+    func testNoRoomForTheLockFileStillRecords() throws {
+        guard let mnt = try mountTmpfs("size=256k,nr_inodes=2") else { throw XCTSkip("cannot mount a tmpfs here (needs root)") }
+        defer { unmount(mnt) }
+        try FileManager.default.createDirectory(atPath: mnt + "/logs", withIntermediateDirectories: false)
+        let rec = try Recorder(port: 1, dir: mnt + "/logs")
+        XCTAssertNotNil(rec.err.wait(prefix: "cairn: recording to", timeout: 10), rec.err.text)
+        sleep(1)
+        XCTAssertTrue(rec.process.isRunning, rec.err.text)
+        XCTAssertTrue(rec.err.text.contains(".cairn.lock: cannot open the lock file") && rec.err.text.contains("recording without the check"), rec.err.text)
+        XCTAssertTrue(rec.stop())
+        XCTAssertEqual(rec.process.terminationStatus, 0)
     }
 
     func testReadOnlyCardIsAClearErrorAtStart() throws {

@@ -182,7 +182,7 @@ final class RecordEndToEndTests: XCTestCase {
         XCTAssertEqual(after.count, 2, "a closed trip is not resumed: a new trip starts")
         XCTAssertEqual(after.first?["points"] as? Int, before.first?["points"] as? Int, "the first trip is untouched")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
-        XCTAssertEqual(files, ["00000001.cairn", "00000002.cairn"])
+        XCTAssertEqual(files, [".cairn.lock", "00000001.cairn", "00000002.cairn"], "the log files and the recorder's lock")
     }
 }
 
@@ -217,6 +217,91 @@ final class RecorderFaultTests: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0)
         XCTAssertTrue(lines.text.contains("cannot connect to gpsd"), lines.text)
         XCTAssertEqual(Harness.count("cannot connect", in: lines.text), 1, "the outage is reported once, not every retry")
+    }
+
+    /// IPv6 needs brackets to carry a port; without them every colon is the address's. Every
+    /// number an option takes is plain decimal: no hex, exponent or sign.
+    func testGpsdAddressesAndStrictNumbers() throws {
+        for (arg, shown) in [("::1:2947", "[::1:2947]:2947"), ("[::1]:2947", "[::1]:2947"), ("::1", "[::1]:2947"),
+                             ("[::1]:3000", "[::1]:3000"), ("[::1]", "[::1]:2947"), ("127.0.0.1:3000", "127.0.0.1:3000"),
+                             ("localhost", "127.0.0.1:2947")] {
+            let r = try Harness.cairn("record", "--check", "--gpsd", arg)
+            XCTAssertEqual(r.status, 0, "\(arg): \(r.stderr)")
+            XCTAssertTrue(r.stdout.hasPrefix("gpsd = \(shown)  (command line)"), "\(arg): \(r.stdout)")
+        }
+        for arg in ["[::1]:x", "[::1", "[127.0.0.1]:2947", "127.0.0.1:0x10", "127.0.0.1:+80", "[::1]2947"] {
+            let r = try Harness.cairn("record", "--check", "--gpsd", arg)
+            XCTAssertEqual(r.status, 64, "\(arg): \(r.stdout)")
+            XCTAssertTrue(r.stderr.contains("'\(arg)' is invalid for '--gpsd"), r.stderr)
+        }
+        for (option, value) in [("--sync", "0x10"), ("--sync", "1e1"), ("--sync", "+5"), ("--sync", "inf"), ("--sync", " 5"),
+                                ("--read-every", "1e0"), ("--close-after", "0x1e"), ("--close-after", "30.0"),
+                                ("--keep-days", "1e3"), ("--max-mb", "0x100"), ("--keep-days", "nan")] {
+            let r = try Harness.cairn("record", "--check", option, value)
+            XCTAssertEqual(r.status, 64, "\(option) \(value): \(r.stdout)")
+            XCTAssertTrue(r.stderr.contains("'\(value)' is invalid for '\(option)"), r.stderr)
+        }
+        let ok = try Harness.cairn("record", "--check", "--sync", "10", "--read-every", "2.5", "--keep-days", "0.5", "--max-mb", "100")
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertTrue(ok.stdout.contains("sync = 10  (command line)") && ok.stdout.contains("read-every = 2.5  (command line)"), ok.stdout)
+        // The message names the address with brackets too.
+        let dir = Harness.tempDir()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Harness.cairn)
+        p.arguments = ["record", "--gpsd", "[::1]:1", "--dir", dir, "--baro", "none"]
+        let err = Pipe()
+        p.standardError = err
+        let lines = Harness.Lines(err.fileHandleForReading)
+        try p.run()
+        XCTAssertNotNil(lines.wait(prefix: "cairn: cannot connect to gpsd at [::1]:1", timeout: 10), lines.text)
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        XCTAssertTrue(lines.text.contains("from gpsd at [::1]:1 "), lines.text)
+    }
+
+    /// `cairn status` never blocks on a FIFO and refuses what is not a regular file; a status
+    /// whose recorder is gone, or that is too old, exits 2.
+    func testStatusRefusesOtherFilesAndSaysStaleWithItsExitStatus() throws {
+        let dir = Harness.tempDir()
+        let fifo = dir + "/fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let f = try Harness.run(Harness.cairn, ["status", fifo], timeout: 10)
+        XCTAssertEqual(f.status, 1, f.stderr)
+        XCTAssertTrue(f.stderr.contains("\(fifo): not a regular file"), f.stderr)
+        let d = try Harness.cairn("status", dir)
+        XCTAssertEqual(d.status, 1, d.stderr)
+        // Fresh, with a live PID (this test's): 0.
+        let fresh = dir + "/fresh"
+        try "state=recording\npid=\(getpid())\nrefresh_s=5\n".write(toFile: fresh, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try Harness.cairn("status", fresh).status, 0)
+        // Too old for its refresh interval: 2.
+        let old = dir + "/old"
+        try "state=recording\npid=\(getpid())\nrefresh_s=5\n".write(toFile: old, atomically: true, encoding: .utf8)
+        var times = [timespec(tv_sec: time(nil) - 30, tv_nsec: 0), timespec(tv_sec: time(nil) - 30, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, old, &times, 0), 0)
+        let o = try Harness.cairn("status", old)
+        XCTAssertEqual(o.status, 2, o.stdout)
+        XCTAssertTrue(o.stdout.contains("stale: not updated for"), o.stdout)
+        // Its recorder is gone (killed: no final "stopped" write): 2.
+        let sleeper = Process()
+        sleeper.executableURL = URL(fileURLWithPath: "/bin/true")
+        try sleeper.run()
+        sleeper.waitUntilExit()
+        let gone = dir + "/gone"
+        try "state=recording\npid=\(sleeper.processIdentifier)\nrefresh_s=5\n".write(toFile: gone, atomically: true, encoding: .utf8)
+        let g = try Harness.cairn("status", gone)
+        XCTAssertEqual(g.status, 2, g.stdout)
+        XCTAssertTrue(g.stdout.contains("is not running"), g.stdout)
+    }
+
+    /// An argument that is not UTF-8 would reach open(2) changed (U+FFFD for each bad byte) and
+    /// be reported missing: it is refused by name, its bad bytes shown as \\xHH.
+    func testArgumentThatIsNotUTF8IsNamedNotReportedMissing() throws {
+        let dir = Harness.tempDir()
+        let r = try Harness.run("/bin/bash", ["-c", #"mkdir "$1/a$(printf '\377')b" && exec "$0" record --check --dir "$1/a$(printf '\377')b""#, Harness.cairn, dir])
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertTrue(r.stderr.contains("'\(dir)/a\\xFFb' is not valid UTF-8"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("no such file"), r.stderr)
     }
 
     func testUnwritableDirectoryIsAClearError() throws {

@@ -261,6 +261,7 @@ final class ServiceTests: XCTestCase {
         }
         let after = try Harness.cairn("status", status)
         XCTAssertTrue(after.stdout.hasPrefix("state:      stopped"), after.stdout)
+        XCTAssertEqual(after.status, 2, "a stopped recorder's status exits 2")
         let raw = try Harness.cairn("status", status, "--raw")
         XCTAssertTrue(raw.stdout.contains("state=stopped"))
         let none = try Harness.cairn("status", dir + "/nope")

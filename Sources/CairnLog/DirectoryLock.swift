@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One recorder per log directory: an exclusive flock(2) on `.cairn.lock` inside it, held for
+/// the life of the process. The kernel releases it when the holder dies (kill -9, power cut), so
+/// a file left behind never blocks a restart; the holder's PID written into it is only there to
+/// name the holder in the message. Readers ignore the file: it is not named like a log.
+public final class DirectoryLock {
+    public static let fileName = ".cairn.lock"
+
+    public enum Failure: Error, CustomStringConvertible {
+        /// Another process holds the lock; `holder` is the PID text it wrote, when readable.
+        case held(directory: String, holder: String?)
+        case system(path: String, what: String, errno: Int32)
+
+        public var description: String {
+            switch self {
+            case .held(let dir, let holder):
+                return "\(dir): another recorder is already recording here"
+                    + (holder.map { " (PID \($0), holding \(DirectoryLock.fileName))" } ?? " (it holds \(DirectoryLock.fileName))")
+                    + "; one recorder per log directory"
+            case .system(let path, let what, let code):
+                return "\(path): \(what): \(errnoText(code))"
+            }
+        }
+    }
+
+    public let path: String
+    private let fd: Int32
+
+    /// Takes the lock on `directory` (which must exist) without waiting.
+    public init(directory: String) throws(Failure) {
+        path = LogDirectory.join(directory, Self.fileName)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        if fd < 0 { throw .system(path: path, what: "cannot open the lock file", errno: errno) }
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            let holder = Self.readHolder(fd)
+            close(fd)
+            if code == EWOULDBLOCK { throw .held(directory: directory, holder: holder) }
+            throw .system(path: path, what: "cannot lock", errno: code)
+        }
+        self.fd = fd
+        // Informational only: a failure to write the PID does not stop the recorder.
+        let text = Array("\(getpid())\n".utf8)
+        if ftruncate(fd, 0) == 0 { _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+    }
+
+    deinit { close(fd) }
+
+    /// The PID the holder wrote (digits only, so a crafted file cannot put text in our message).
+    static func readHolder(_ fd: Int32) -> String? {
+        var buf = [UInt8](repeating: 0, count: 32)
+        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return nil }
+        let digits = buf[0..<n].prefix { $0 >= 48 && $0 <= 57 }
+        return digits.isEmpty || digits.count > 10 ? nil : String(decoding: digits, as: UTF8.self)
+    }
+}
