@@ -212,14 +212,22 @@ public final class OutputSink {
     private static let powers: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
 
     /// `value` with `decimals` (≤ 9) digits after the point, rounded half away from zero, exactly
-    /// as `TextFormat.fixed`; `trim` drops trailing zeros as `TextFormat.trimmed`. Writes nothing
-    /// and returns false for a non-finite value.
+    /// as `TextFormat.fixed`; `trim` drops trailing zeros as `TextFormat.trimmed`. Every finite
+    /// value is written in full; writes nothing and returns false for a non-finite value (the
+    /// writers never pass one: they check first).
     @discardableResult
     public func decimal(_ value: Double, _ decimals: Int, trim: Bool = true) -> Bool {
         guard value.isFinite else { return false }
         let scale = Self.powers[decimals]
         let scaled = (abs(value) * scale).rounded()
-        guard scaled < 9.0e18 else { return false }
+        guard scaled < 9.0e18 else {
+            var (int, frac) = TextFormat.largeDigits(value, decimals)
+            if trim { while frac.last == UInt8(ascii: "0") { frac.removeLast() } }
+            if value < 0 { byte(UInt8(ascii: "-")) }
+            append(int)
+            if !frac.isEmpty { byte(UInt8(ascii: ".")); append(frac) }
+            return true
+        }
         let n = UInt64(scaled)
         let pw = UInt64(scale)
         let p = reserve(44)

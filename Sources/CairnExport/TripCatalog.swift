@@ -34,13 +34,16 @@ public struct TripSummary: Sendable {
     public var damagedBytes = 0
     public var tornTailBytes = 0
     public var sequenceGaps = 0
+    /// Records skipped whole although their CRC verified: impossible times or positions
+    /// (`PointBounds`), or a payload that does not decode.
+    public var damagedRecords = 0
     public var notes = 0
 
     /// `recovered` when any file was damaged or torn, or the trip was resumed in a new file after
     /// a crash or an I/O fault (it spans several files); otherwise `closed` when the recorder
     /// closed it, `open` when not (still recording, or cut off cleanly between syncs).
     public var status: String {
-        if damagedBytes > 0 || sequenceGaps > 0 || tornTailBytes > 0 || files.count > 1 { return "recovered" }
+        if damagedBytes > 0 || sequenceGaps > 0 || tornTailBytes > 0 || damagedRecords > 0 || files.count > 1 { return "recovered" }
         return closed ? "closed" : "open"
     }
 }
@@ -142,11 +145,16 @@ public enum TripCatalog {
                 }
                 return true
             }
-            for c in fileDrops.nonzero { s.drops.set(rule: c.rule, count: s.drops[rule: c.rule] + c.count) }
+            // Saturating: a crafted count must not trap.
+            for c in fileDrops.nonzero {
+                let (sum, overflow) = s.drops[rule: c.rule].addingReportingOverflow(c.count)
+                s.drops.set(rule: c.rule, count: overflow ? .max : sum)
+            }
             let scan = try reader.scan()
             s.damagedBytes += scan.damaged.reduce(0) { $0 + $1.count }
             s.tornTailBytes += scan.tornTailBytes
             s.sequenceGaps += scan.sequenceGaps
+            s.damagedRecords += scan.implausibleRecords + scan.malformedRecords
         }
         return s
     }

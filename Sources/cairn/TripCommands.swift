@@ -51,6 +51,7 @@ func tripJSON(_ s: TripSummary, indent: String) -> String {
     ] + TripFigures.json(s).filter { $0.0 != "trip" } + [
         ("dropped", "{" + drops.joined(separator: ", ") + "}"),
         ("damaged_bytes", String(s.damagedBytes)),
+        ("damaged_records", String(s.damagedRecords)),
         ("torn_tail_bytes", String(s.tornTailBytes)),
     ]
     return indent + "{\n" + fields.map { "\(indent)  \(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
@@ -146,8 +147,10 @@ enum InfoCommand: Command {
         } else {
             lines.append("  dropped:    " + drops.map { "\(DropReason(rawValue: $0.rule)?.name ?? "rule \($0.rule)") \($0.count)" }.joined(separator: ", "))
         }
-        if s.damagedBytes > 0 || s.tornTailBytes > 0 {
-            lines.append("  damage:     \(s.damagedBytes) damaged bytes skipped, torn tail \(s.tornTailBytes) bytes (see 'cairn verify')")
+        if s.damagedBytes > 0 || s.tornTailBytes > 0 || s.damagedRecords > 0 {
+            var d = "  damage:     \(s.damagedBytes) damaged bytes skipped, torn tail \(s.tornTailBytes) bytes"
+            if s.damagedRecords > 0 { d += ", \(s.damagedRecords) damaged record(s) skipped" }
+            lines.append(d + " (see 'cairn verify')")
         }
         return lines.joined(separator: "\n")
     }
