@@ -95,6 +95,7 @@ public final class FITWriter: TrackExporter {
 
     private let target: Target
     private let force: Bool
+    private let atomic: Bool
     private let softwareVersion: UInt16
     /// Paths of the files written so far.
     public private(set) var written: [String] = []
@@ -116,9 +117,12 @@ public final class FITWriter: TrackExporter {
     private var firstPos: (Int32, Int32) = (0x7FFF_FFFF, 0x7FFF_FFFF)
     private var lastPos: (Int32, Int32) = (0x7FFF_FFFF, 0x7FFF_FFFF)
 
-    public init(target: Target, force: Bool, softwareVersion: String) {
+    /// `atomic`: each file is written under a temporary name and renamed into place when
+    /// complete (`OutputSink(atomically:)`); a caller that does its own renaming passes false.
+    public init(target: Target, force: Bool, softwareVersion: String, atomic: Bool = true) {
         self.target = target
         self.force = force
+        self.atomic = atomic
         // "0.1.0" -> 10 (software_version has scale 100: 0.10).
         let parts = softwareVersion.split(separator: ".").compactMap { Int($0) }
         let v = (parts.count > 0 ? parts[0] * 100 : 0) + (parts.count > 1 ? parts[1] * 10 : 0) + (parts.count > 2 ? parts[2] : 0)
@@ -132,14 +136,14 @@ public final class FITWriter: TrackExporter {
 
     /// `YYYYMMDD-HHMMSS-tripID.fit`; `tripID.fit` without a start or for a year outside
     /// 1000-9999 (the reader never hands one over: see `PointBounds`).
-    public static func fileName(tripId: UInt64, startMs: Int64?) -> String {
-        guard let ms = startMs else { return "trip\(tripId).fit" }
+    public static func fileName(tripId: UInt64, startMs: Int64?, suffix: String = "") -> String {
+        guard let ms = startMs else { return "trip\(tripId)\(suffix).fit" }
         let iso = TextFormat.isoTime(ms: ms)  // 2025-06-01T08:00:00Z
         guard iso.utf8.count == 20 || iso.utf8.count == 24, let first = iso.first, first != "0", first != "-" else {
-            return "trip\(tripId).fit"
+            return "trip\(tripId)\(suffix).fit"
         }
         let digits = iso.prefix(19).filter { $0 != "-" && $0 != ":" }  // 20250601T080000
-        return digits.replacingOccurrences("T", "-") + "-trip\(tripId).fit"
+        return digits.replacingOccurrences("T", "-") + "-trip\(tripId)\(suffix).fit"
     }
 
     public func beginTrip(_ heading: TripHeading) throws(ExportError) {
@@ -148,10 +152,10 @@ public final class FITWriter: TrackExporter {
         switch target {
         case .file(let p): path = p
         case .directory(let d):
-            let name = Self.fileName(tripId: heading.id, startMs: heading.summary?.stats.firstTimeMs)
+            let name = Self.fileName(tripId: heading.id, startMs: heading.summary?.stats.firstTimeMs, suffix: heading.nameSuffix)
             path = d.hasSuffix("/") ? d + name : d + "/" + name
         }
-        let s = try OutputSink(creating: path, force: force)
+        let s = atomic ? try OutputSink(atomically: path, force: force) : try OutputSink(creating: path, force: force)
         sink = s
         self.heading = heading
         crc = 0
@@ -294,6 +298,13 @@ public final class FITWriter: TrackExporter {
         let err = s.finish()
         if err == nil { written.append(s.path) }
         return err
+    }
+
+    /// Drops the trip being written (its reading failed): no file for it, and the file already
+    /// under its name, if any, is untouched (atomic writers only).
+    public func abandonTrip() {
+        sink?.discard()
+        sink = nil
     }
 
     private func writeSummary() {

@@ -8,10 +8,13 @@ public struct TripHeading: Sendable {
     /// The trip's rebuilt figures, read before its points for writers that put them first
     /// (`TrackExporter.wantsSummaryFirst`); nil otherwise.
     public var summary: TripSummary?
-    public init(id: UInt64, activity: String?, summary: TripSummary? = nil) {
+    /// Added to file names made from the trip (`TripRef.nameSuffix`).
+    public var nameSuffix = ""
+    public init(id: UInt64, activity: String?, summary: TripSummary? = nil, nameSuffix: String = "") {
         self.id = id
         self.activity = activity
         self.summary = summary
+        self.nameSuffix = nameSuffix
     }
 }
 

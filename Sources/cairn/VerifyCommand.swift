@@ -86,7 +86,7 @@ enum VerifyCommand: Command {
             printOut("\(paths.count) files, \(trips.count) trip\(trips.count == 1 ? "" : "s"), \(records) records: "
                 + "\(clean) clean, \(torn) torn, \(damaged) damaged, \(unreadable) unreadable")
         }
-        return worst
+        return try checkedStdout(worst)
     }
 
     /// Zeros after the last record: the writer's preallocated space, trimmed when it closes a file.
