@@ -30,6 +30,7 @@ public final class CSVWriter: TrackExporter {
     public func beginSegment(_ reason: SegmentReason) { segmentRequested = true }
 
     public func point(_ fix: Fix, _ extras: PointExtras) {
+        guard PointValues.isWritable(fix) else { return }
         guard inTrip else { return }
         if segmentRequested {
             segment += 1

@@ -95,6 +95,7 @@ public final class FITWriter: TrackExporter {
 
     private let target: Target
     private let force: Bool
+    private let atomic: Bool
     private let softwareVersion: UInt16
     /// Paths of the files written so far.
     public private(set) var written: [String] = []
@@ -116,9 +117,12 @@ public final class FITWriter: TrackExporter {
     private var firstPos: (Int32, Int32) = (0x7FFF_FFFF, 0x7FFF_FFFF)
     private var lastPos: (Int32, Int32) = (0x7FFF_FFFF, 0x7FFF_FFFF)
 
-    public init(target: Target, force: Bool, softwareVersion: String) {
+    /// `atomic`: each file is written under a temporary name and renamed into place when
+    /// complete (`OutputSink(atomically:)`); a caller that does its own renaming passes false.
+    public init(target: Target, force: Bool, softwareVersion: String, atomic: Bool = true) {
         self.target = target
         self.force = force
+        self.atomic = atomic
         // "0.1.0" -> 10 (software_version has scale 100: 0.10).
         let parts = softwareVersion.split(separator: ".").compactMap { Int($0) }
         let v = (parts.count > 0 ? parts[0] * 100 : 0) + (parts.count > 1 ? parts[1] * 10 : 0) + (parts.count > 2 ? parts[2] : 0)
@@ -130,11 +134,16 @@ public final class FITWriter: TrackExporter {
 
     public func begin() {}
 
-    public static func fileName(tripId: UInt64, startMs: Int64?) -> String {
-        guard let ms = startMs else { return "trip\(tripId).fit" }
+    /// `YYYYMMDD-HHMMSS-tripID.fit`; `tripID.fit` without a start or for a year outside
+    /// 1000-9999 (the reader never hands one over: see `PointBounds`).
+    public static func fileName(tripId: UInt64, startMs: Int64?, suffix: String = "") -> String {
+        guard let ms = startMs else { return "trip\(tripId)\(suffix).fit" }
         let iso = TextFormat.isoTime(ms: ms)  // 2025-06-01T08:00:00Z
+        guard iso.utf8.count == 20 || iso.utf8.count == 24, let first = iso.first, first != "0", first != "-" else {
+            return "trip\(tripId)\(suffix).fit"
+        }
         let digits = iso.prefix(19).filter { $0 != "-" && $0 != ":" }  // 20250601T080000
-        return digits.replacingOccurrences("T", "-") + "-trip\(tripId).fit"
+        return digits.replacingOccurrences("T", "-") + "-trip\(tripId)\(suffix).fit"
     }
 
     public func beginTrip(_ heading: TripHeading) throws(ExportError) {
@@ -143,10 +152,10 @@ public final class FITWriter: TrackExporter {
         switch target {
         case .file(let p): path = p
         case .directory(let d):
-            let name = Self.fileName(tripId: heading.id, startMs: heading.summary?.stats.firstTimeMs)
+            let name = Self.fileName(tripId: heading.id, startMs: heading.summary?.stats.firstTimeMs, suffix: heading.nameSuffix)
             path = d.hasSuffix("/") ? d + name : d + "/" + name
         }
-        let s = try OutputSink(creating: path, force: force)
+        let s = atomic ? try OutputSink(atomically: path, force: force) : try OutputSink(creating: path, force: force)
         sink = s
         self.heading = heading
         crc = 0
@@ -191,6 +200,7 @@ public final class FITWriter: TrackExporter {
     private static let hasAccuracy: UInt8 = 8, hasPressure: UInt8 = 16, hasTemperature: UInt8 = 32
 
     public func point(_ fix: Fix, _ extras: PointExtras) {
+        guard PointValues.isWritable(fix) else { return }
         guard sink != nil else { return }
         if !started {
             started = true
@@ -200,7 +210,7 @@ public final class FITWriter: TrackExporter {
             timerEvent(fix.timeMs, start: true)
         } else if segmentPending {
             // A pause, gap or reconnect: the timer stops at the last point and restarts here.
-            timerMs += lastMs - segmentStartMs
+            timerMs = Self.add(timerMs, Self.span(segmentStartMs, lastMs))
             timerEvent(lastMs, start: false)
             timerEvent(fix.timeMs, start: true)
             segmentStartMs = fix.timeMs
@@ -238,10 +248,10 @@ public final class FITWriter: TrackExporter {
             u32(Self.scaled(v, 1000, max: 0xFFFF_FFFE))
             u16(v * 1000 < 65534.5 ? UInt16(Self.scaled(v, 1000, max: 0xFFFE)) : 0xFFFF)
         }
-        if let v = vspeed { s16(Int16(clamping: Int64((v * 1000).rounded()).clamped(-32767, 32766))) }
-        if let a = accuracy { u8(UInt8(clamping: Int64(a.rounded()).clamped(0, 254))) }
+        if let v = vspeed { s16(Int16((v * 1000).rounded().clamped(-32767, 32766))) }
+        if let a = accuracy { u8(UInt8(a.rounded().clamped(0, 254))) }
         if let p = pressure { u32(Self.scaled(p, 1, max: 0xFFFF_FFFE)) }
-        if let t = temperature { u8(UInt8(bitPattern: Int8(Int64(t.rounded()).clamped(-127, 126)))) }
+        if let t = temperature { u8(UInt8(bitPattern: Int8(t.rounded().clamped(-127, 126)))) }
         emit()
     }
 
@@ -269,7 +279,7 @@ public final class FITWriter: TrackExporter {
     public func endTrip() -> String? {
         guard let s = sink else { return nil }
         if started {
-            timerMs += lastMs - segmentStartMs
+            timerMs = Self.add(timerMs, Self.span(segmentStartMs, lastMs))
             timerEvent(lastMs, start: false)
             writeSummary()
         }
@@ -290,19 +300,31 @@ public final class FITWriter: TrackExporter {
         return err
     }
 
+    /// Drops the trip being written (its reading failed): no file for it, and the file already
+    /// under its name, if any, is untouched (atomic writers only).
+    public func abandonTrip() {
+        sink?.discard()
+        sink = nil
+    }
+
     private func writeSummary() {
-        let st = stats
+        // The trip's figures as `cairn list --json` gives them (the reader's summary, at its
+        // resolution: 0.1 s, 0.1 m), so every tool shows the same numbers; the writer's own
+        // pass over the points only when there is no summary.
+        let st = heading.summary?.stats ?? stats
         let start = fitTime(firstMs), end = fitTime(lastMs)
-        let elapsed = UInt32(clamping: lastMs - firstMs)
-        let timer = UInt32(clamping: timerMs)
-        let moving = UInt32(clamping: st.movingTimeMs)
-        let distance = Self.scaled(st.distanceM, 100, max: 0xFFFF_FFFE)
+        let elapsed = UInt32(clamping: Self.span(firstMs, lastMs))
+        let moving = UInt32(clamping: Self.tenths(st.movingTimeMs))
+        // Garmin's timer, paused between segments, is the moving time here: what Strava and
+        // Garmin Connect show as moving time and what `list` reports.
+        let timer = heading.summary != nil ? moving : UInt32(clamping: timerMs)
+        let distance = Self.scaled((st.distanceM * 10).rounded() / 10, 100, max: 0xFFFF_FFFE)
         let avgMps: Double? = st.movingTimeMs > 0 ? st.distanceM / (Double(st.movingTimeMs) / 1000)
             : (timerMs > 0 ? st.distanceM / (Double(timerMs) / 1000) : nil)
         let maxMps = st.maxSpeedMps
         func speed32(_ v: Double?) -> UInt32 { v.map { Self.scaled($0, 1000, max: 0xFFFF_FFFE) } ?? 0xFFFF_FFFF }
         func speed16(_ v: Double?) -> UInt16 { v.flatMap { $0 * 1000 < 65534.5 ? UInt16(Self.scaled($0, 1000, max: 0xFFFE)) : nil } ?? 0xFFFF }
-        func metres16(_ v: Double?) -> UInt16 { v.map { UInt16(clamping: Int64($0.rounded()).clamped(0, 65534)) } ?? 0xFFFF }
+        func metres16(_ v: Double?) -> UInt16 { v.flatMap { $0.isFinite ? UInt16($0.rounded().clamped(0, 65534)) : nil } ?? 0xFFFF }
         let (sport, subSport) = Self.sport(heading.activity)
 
         // lap: one, the whole trip.
@@ -360,7 +382,7 @@ public final class FITWriter: TrackExporter {
 
     /// The converting machine's UTC offset at that moment (FIT's local_timestamp); 0 when unknown.
     static func utcOffsetSeconds(atUnixMs ms: Int64) -> Int64 {
-        var t = time_t(ms / 1000)
+        var t = time_t(ms / 1000)  // Int64 on every 64-bit Linux
         var tmv = tm()
         guard localtime_r(&t, &tmv) != nil else { return 0 }
         return Int64(tmv.tm_gmtoff)
@@ -373,10 +395,28 @@ public final class FITWriter: TrackExporter {
 
     static func wrapLon(_ lon: Double) -> Double { lon >= 180 ? lon - 360 : lon }
 
+    /// Degrees to FIT semicircles; clamped as a Double first, so no magnitude can trap.
     static func semicircles(_ deg: Double) -> Int32 {
         guard deg.isFinite else { return 0x7FFF_FFFF }
         let v = (deg * 2_147_483_648.0 / 180.0).rounded()
-        return Int32(clamping: Int64(v).clamped(-2_147_483_647, 2_147_483_646))
+        return Int32(v.clamped(-2_147_483_647, 2_147_483_646))
+    }
+
+    /// `to − from` in ms, never negative, saturating instead of trapping.
+    static func span(_ from: Int64, _ to: Int64) -> Int64 {
+        let (d, overflow) = to.subtractingReportingOverflow(from)
+        return overflow ? (to > from ? Int64.max : 0) : max(0, d)
+    }
+
+    static func add(_ a: Int64, _ b: Int64) -> Int64 {
+        let (s, overflow) = a.addingReportingOverflow(b)
+        return overflow ? Int64.max : s
+    }
+
+    /// ms rounded to whole tenths of a second, as `list --json` prints seconds.
+    static func tenths(_ ms: Int64) -> Int64 {
+        let t = max(0, ms)
+        return t > Int64.max - 50 ? t : (t + 50) / 100 * 100
     }
 
     static func scaled(_ v: Double, _ scale: Double, max: UInt32) -> UInt32 {
@@ -384,7 +424,7 @@ public final class FITWriter: TrackExporter {
         let x = (v * scale).rounded()
         if x <= 0 { return 0 }
         if x >= Double(max) { return max }
-        return UInt32(x)
+        return UInt32(x)  // 0 < x < max ≤ UInt32.max
     }
 
     private func define(local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) {

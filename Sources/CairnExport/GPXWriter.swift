@@ -48,6 +48,7 @@ public final class GPXWriter: TrackExporter {
     }
 
     public func point(_ fix: Fix, _ extras: PointExtras) {
+        guard PointValues.isWritable(fix) else { return }
         guard inTrip else { return }
         if segmentRequested || !inSegment {
             if inSegment { out.put("    </trkseg>\n") }

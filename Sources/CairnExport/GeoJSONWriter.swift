@@ -119,6 +119,7 @@ public final class GeoJSONWriter: TrackExporter {
     }
 
     public func point(_ fix: Fix, _ extras: PointExtras) {
+        guard PointValues.isWritable(fix) else { return }
         guard inTrip else { return }
         if segmentRequested && runner == nil {
             closeLine()
@@ -272,7 +273,8 @@ public final class GeoJSONWriter: TrackExporter {
         let span = unwrapped - a.lon
         let f = span == 0 ? 0 : min(max((edge - a.lon) / span, 0), 1)
         let lat = a.lat + f * (b.lat - a.lat)
-        let t = a.timeMs + Int64((f * Double(b.timeMs - a.timeMs)).rounded())
+        // In doubles: no pair of times can overflow (the result lies between the two).
+        let t = a.timeMs &+ Int64((f * (Double(b.timeMs) - Double(a.timeMs))).rounded().clamped(-9.0e18, 9.0e18))
         return (edge, lat, t)
     }
 

@@ -96,6 +96,7 @@ public final class KMLWriter: TrackExporter {
     }
 
     public func point(_ fix: Fix, _ extras: PointExtras) {
+        guard PointValues.isWritable(fix) else { return }
         guard inTrip else { return }
         if segmentRequested {
             segments += 1

@@ -19,6 +19,9 @@ public final class OutputSink {
     fileprivate var flushed = 0
     public private(set) var error: String?
     private var finished = false
+    /// Where the bytes go until `finish` renames them to `path` (atomic sinks only).
+    private let temporaryPath: String?
+    private let replace: Bool
     // The date part of `isoTime`, cached per day.
     private var cachedDay: Int64 = .min
     private var cachedDate: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -29,7 +32,46 @@ public final class OutputSink {
         fd = 1
         ownsFd = false
         syncOnFinish = false
+        temporaryPath = nil
+        replace = false
         buf = .allocate(capacity: Self.capacity)
+    }
+
+    /// Writes `path` through a hidden temporary file in the same directory (`.NAME.part`):
+    /// `finish` syncs it, renames it over `path` and syncs the directory, only when every write
+    /// succeeded; otherwise (or when the sink is dropped unfinished) the temporary file is
+    /// removed. So a failure never leaves a partial file under `path` and never touches the file
+    /// already there. Refuses an existing `path` unless `force`.
+    public init(atomically path: String, force: Bool) throws(ExportError) {
+        self.path = path
+        if !force && Self.exists(path) { throw ExportError("\(path): already exists (use --force to replace it)") }
+        if Self.isDirectory(path) { throw ExportError("\(path): is a directory") }
+        let tmp = Self.temporaryName(for: path)
+        unlink(tmp)  // a leftover of a run that was killed
+        let fd = openFile(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if fd < 0 { throw ExportError("\(path): cannot create \(tmp): \(String(cString: strerror(errno)))") }
+        self.fd = fd
+        ownsFd = true
+        syncOnFinish = true
+        temporaryPath = tmp
+        replace = force
+        buf = .allocate(capacity: Self.capacity)
+    }
+
+    /// `.NAME.part` next to `path`.
+    public static func temporaryName(for path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." + path + ".part" }
+        return String(path[...slash]) + "." + path[path.index(after: slash)...] + ".part"
+    }
+
+    static func exists(_ p: String) -> Bool {
+        var st = stat()
+        return lstat(p, &st) == 0
+    }
+
+    static func isDirectory(_ p: String) -> Bool {
+        var st = stat()
+        return stat(p, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Creates `path`; refuses to replace an existing file unless `force`.
@@ -48,6 +90,8 @@ public final class OutputSink {
         // Not fsynced: an export is derived data, made again from the log at will (the log is
         // the only primary record); a sync would double the time of a large export.
         syncOnFinish = false
+        temporaryPath = nil
+        replace = false
         buf = .allocate(capacity: Self.capacity)
     }
 
@@ -57,12 +101,23 @@ public final class OutputSink {
         fd = spoolFd
         ownsFd = true
         syncOnFinish = false
+        temporaryPath = nil
+        replace = false
         buf = .allocate(capacity: Self.capacity)
     }
 
     deinit {
         if ownsFd && !finished && fd >= 0 { closeFd(fd) }
+        if !finished, let t = temporaryPath { unlink(t) }
         buf.deallocate()
+    }
+
+    /// Drops an atomic sink's output: the temporary file goes, `path` is untouched.
+    public func discard() {
+        guard !finished else { return }
+        if ownsFd { closeFd(fd) }
+        if let t = temporaryPath { unlink(t) }
+        finished = true
     }
 
     /// Bytes written so far, the buffered ones included: the output's size once finished.
@@ -129,7 +184,7 @@ public final class OutputSink {
             let r = writeFd(fd, p, left)
             if r < 0 {
                 if errno == EINTR { continue }
-                error = "\(path): write failed: \(String(cString: strerror(errno)))"
+                error = "\(path == "-" ? "standard output" : path): write failed: \(String(cString: strerror(errno)))"
                 return
             }
             left -= r
@@ -150,13 +205,44 @@ public final class OutputSink {
     /// Flushes and closes a created file. Returns an error text if anything failed (a write or
     /// a close: NFS and quotas report late errors at close).
     public func finish() -> String? {
+        guard !finished else { return error }
         flush()
-        if ownsFd && !finished {
+        if ownsFd {
             if error == nil && syncOnFinish && fsync(fd) != 0 { error = "\(path): sync failed: \(String(cString: strerror(errno)))" }
             if closeFd(fd) != 0 && error == nil && fd > 2 { error = "\(path): close failed: \(String(cString: strerror(errno)))" }
         }
         finished = true
+        if let t = temporaryPath {
+            if error == nil { error = Self.moveIntoPlace(t, path, replace: replace) }
+            if error != nil { unlink(t) }
+        }
         return error
+    }
+
+    /// Renames `tmp` to `path` and syncs the directory. Without `replace`, a file that appeared
+    /// at `path` meanwhile is kept: a hard link fails on it (where the file system has links;
+    /// FAT has none, and gets the rename).
+    private static func moveIntoPlace(_ tmp: String, _ path: String, replace: Bool) -> String? {
+        if !replace {
+            if link(tmp, path) == 0 {
+                unlink(tmp)
+                return syncParent(of: path)
+            }
+            let e = errno
+            if e == EEXIST { return "\(path): already exists (use --force to replace it)" }
+        }
+        if rename(tmp, path) != 0 { return "\(path): cannot rename \(tmp) into place: \(String(cString: strerror(errno)))" }
+        return syncParent(of: path)
+    }
+
+    private static func syncParent(of path: String) -> String? {
+        let dir = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let fd = openFile(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard fd >= 0 else { return "\(dir): cannot open to sync: \(String(cString: strerror(errno)))" }
+        defer { closeFd(fd) }
+        // EINVAL: a file system that cannot sync directories; the rename is done anyway.
+        if fsync(fd) != 0 && errno != EINVAL { return "\(dir): sync failed: \(String(cString: strerror(errno)))" }
+        return nil
     }
 
     // MARK: Text
@@ -212,14 +298,22 @@ public final class OutputSink {
     private static let powers: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
 
     /// `value` with `decimals` (≤ 9) digits after the point, rounded half away from zero, exactly
-    /// as `TextFormat.fixed`; `trim` drops trailing zeros as `TextFormat.trimmed`. Writes nothing
-    /// and returns false for a non-finite value.
+    /// as `TextFormat.fixed`; `trim` drops trailing zeros as `TextFormat.trimmed`. Every finite
+    /// value is written in full; writes nothing and returns false for a non-finite value (the
+    /// writers never pass one: they check first).
     @discardableResult
     public func decimal(_ value: Double, _ decimals: Int, trim: Bool = true) -> Bool {
         guard value.isFinite else { return false }
         let scale = Self.powers[decimals]
         let scaled = (abs(value) * scale).rounded()
-        guard scaled < 9.0e18 else { return false }
+        guard scaled < 9.0e18 else {
+            var (int, frac) = TextFormat.largeDigits(value, decimals)
+            if trim { while frac.last == UInt8(ascii: "0") { frac.removeLast() } }
+            if value < 0 { byte(UInt8(ascii: "-")) }
+            append(int)
+            if !frac.isEmpty { byte(UInt8(ascii: ".")); append(frac) }
+            return true
+        }
         let n = UInt64(scaled)
         let pw = UInt64(scale)
         let p = reserve(44)

@@ -124,7 +124,7 @@ struct BandRunner {
     static func speed(from prev: Fix?, to fix: Fix) -> Double? {
         if let s = fix.speed, s.isFinite { return s }
         guard let p = prev else { return nil }
-        let dt = Double(fix.timeMs - p.timeMs) / 1000
+        let dt = (Double(fix.timeMs) - Double(p.timeMs)) / 1000
         return dt > 0 ? Geodesy.distance(p, fix) / dt : nil
     }
 

@@ -3,13 +3,20 @@ import CairnCore
 /// Exact, locale-free text for numbers and times (no Foundation, no printf rounding surprises).
 public enum TextFormat {
     /// `value` with exactly `decimals` digits after the point, rounded half away from zero.
-    /// Non-finite values give nil: callers write nothing rather than "nan".
+    /// Every finite value gives its digits (the largest double has 309); non-finite values give
+    /// nil: callers write nothing rather than "nan".
     public static func fixed(_ value: Double, _ decimals: Int) -> String? {
         guard value.isFinite else { return nil }
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
         let scaled = (abs(value) * scale).rounded()
-        guard scaled < 9.0e18 else { return nil }
+        guard scaled < 9.0e18 else {
+            let (int, frac) = largeDigits(value, decimals)
+            var s = value < 0 ? "-" : ""
+            s += String(decoding: int, as: UTF8.self)
+            if decimals > 0 { s += "." + String(decoding: frac, as: UTF8.self) }
+            return s
+        }
         let n = UInt64(scaled)
         let p = UInt64(scale)
         var s = (value < 0 && n != 0) ? "-" : ""
@@ -83,6 +90,53 @@ public enum TextFormat {
             }
         }
         return out
+    }
+
+    /// The digits of a finite `value` whose magnitude times 10^decimals is too large for a
+    /// UInt64 (≥ 9e18): the integer part exactly (a double ≥ 2^53 is an integer, m × 2^e), and
+    /// `decimals` digits of the fraction rounded half away from zero (with the carry).
+    static func largeDigits(_ value: Double, _ decimals: Int) -> (int: [UInt8], frac: [UInt8]) {
+        let a = abs(value)
+        var ip = a.rounded(.towardZero)
+        var fracDigits = [UInt8](repeating: UInt8(ascii: "0"), count: max(0, decimals))
+        let f = a - ip
+        if f > 0 && decimals > 0 {
+            // Only below 2^53 is there a fraction; then ip < 2^53 and 10^decimals ≤ 10^9, so
+            // this stays exact enough and small.
+            var scale = 1.0
+            for _ in 0..<decimals { scale *= 10 }
+            var q = (f * scale).rounded()
+            if q >= scale { q = 0; ip += 1 }
+            let d = String(UInt64(q))
+            let u = Array(d.utf8)
+            for (i, c) in u.enumerated() { fracDigits[decimals - u.count + i] = c }
+        } else if f >= 0.5 && decimals <= 0 {
+            ip += 1
+        }
+        // ip = m × 2^e with m < 2^53: multiply m by 2 e times in base 10^9 limbs.
+        let e = max(0, Int(ip.exponent) - 52)
+        var m = UInt64(ip.significandBitPattern | (ip == 0 ? 0 : 1 << 52))
+        if e == 0 { m = UInt64(ip) }
+        var limbs: [UInt64] = [m % 1_000_000_000, m / 1_000_000_000 % 1_000_000_000, m / 1_000_000_000_000_000_000]
+        var left = e
+        while left > 0 {
+            let shift = min(left, 29)  // limb (< 10^9 < 2^30) << 29 stays below 2^64
+            var carry: UInt64 = 0
+            for i in limbs.indices {
+                let v = limbs[i] << UInt64(shift) + carry
+                limbs[i] = v % 1_000_000_000
+                carry = v / 1_000_000_000
+            }
+            while carry > 0 { limbs.append(carry % 1_000_000_000); carry /= 1_000_000_000 }
+            left -= shift
+        }
+        while limbs.count > 1 && limbs.last == 0 { limbs.removeLast() }
+        var digits = Array(String(limbs.last!).utf8)
+        for limb in limbs.dropLast().reversed() {
+            let d = Array(String(limb).utf8)
+            digits += [UInt8](repeating: UInt8(ascii: "0"), count: 9 - d.count) + d
+        }
+        return (digits, fracDigits)
     }
 
     static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int64) {

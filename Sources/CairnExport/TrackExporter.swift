@@ -1,4 +1,5 @@
 import CairnCore
+import CairnLog
 
 /// Trip-level facts an exporter may name.
 public struct TripHeading: Sendable {
@@ -7,10 +8,13 @@ public struct TripHeading: Sendable {
     /// The trip's rebuilt figures, read before its points for writers that put them first
     /// (`TrackExporter.wantsSummaryFirst`); nil otherwise.
     public var summary: TripSummary?
-    public init(id: UInt64, activity: String?, summary: TripSummary? = nil) {
+    /// Added to file names made from the trip (`TripRef.nameSuffix`).
+    public var nameSuffix = ""
+    public init(id: UInt64, activity: String?, summary: TripSummary? = nil, nameSuffix: String = "") {
         self.id = id
         self.activity = activity
         self.summary = summary
+        self.nameSuffix = nameSuffix
     }
 }
 
@@ -63,10 +67,17 @@ extension TrackExporter {
 
 /// The exporters' shared view of one point: the values every format writes the same way.
 enum PointValues {
+    /// Whether a point can be written at all: a finite, in-range position and a time within
+    /// `PointBounds`. The reader never hands over another (it skips such records as damaged);
+    /// writers check anyway, so that no caller can make a number print as nothing.
+    @inline(__always)
+    static func isWritable(_ fix: Fix) -> Bool { PointBounds.hasValidTimeAndPosition(fix) }
+
     /// The height to export, or nil when it is not trusted (see `Accuracy.heightIsTrusted`).
     @inline(__always)
     static func height(_ fix: Fix) -> Double? {
-        Accuracy.heightIsTrusted(fix) ? fix.height : nil
+        guard Accuracy.heightIsTrusted(fix), let h = fix.height, h.isFinite else { return nil }
+        return h
     }
 
     /// Vertical speed only where the height itself is trusted: gpsd derives it from the heights.

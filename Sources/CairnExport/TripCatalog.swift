@@ -19,6 +19,19 @@ public struct LogFileRef: Sendable {
 public struct TripRef: Sendable {
     public let id: UInt64
     public let files: [LogFileRef]
+    /// What the grouping found that a reader should be told: other files claiming the same trip
+    /// and part (two recorders on one directory, or a file left over), each read as its own trip.
+    public var note: String? = nil
+    /// 0 for the first recording of this id in its directory, 1, 2, … for the others.
+    public var duplicate = 0
+
+    /// What output names add to tell this trip from another recording of the same id
+    /// (`-00000003`, its first file's number); empty for the first.
+    public var nameSuffix: String {
+        guard duplicate > 0, let f = files.first else { return "" }
+        let name = f.path.split(separator: "/").last.map(String.init) ?? f.path
+        return "-" + (name.hasSuffix(".cairn") ? String(name.dropLast(6)) : name)
+    }
 }
 
 /// A trip read back from its files, with statistics rebuilt from the points.
@@ -34,13 +47,16 @@ public struct TripSummary: Sendable {
     public var damagedBytes = 0
     public var tornTailBytes = 0
     public var sequenceGaps = 0
+    /// Records skipped whole although their CRC verified: impossible times or positions
+    /// (`PointBounds`), or a payload that does not decode.
+    public var damagedRecords = 0
     public var notes = 0
 
     /// `recovered` when any file was damaged or torn, or the trip was resumed in a new file after
     /// a crash or an I/O fault (it spans several files); otherwise `closed` when the recorder
     /// closed it, `open` when not (still recording, or cut off cleanly between syncs).
     public var status: String {
-        if damagedBytes > 0 || sequenceGaps > 0 || tornTailBytes > 0 || files.count > 1 { return "recovered" }
+        if damagedBytes > 0 || sequenceGaps > 0 || tornTailBytes > 0 || damagedRecords > 0 || files.count > 1 { return "recovered" }
         return closed ? "closed" : "open"
     }
 }
@@ -53,29 +69,36 @@ public enum TripEvent {
 
 public enum TripCatalog {
     /// Expands `paths` (log files, or directories of them) into log files. Files that are not
-    /// readable cairn logs are reported through `problem` (naming the file) and skipped.
-    public static func files(_ paths: [String], problem: (String) -> Void) -> [LogFileRef] {
+    /// readable cairn logs are reported through `problem` (naming the file) and skipped. A file
+    /// whose header was never completed (empty or all zeros: what a power cut while the recorder
+    /// created it leaves) holds no record; it goes to `unfinished` when given, else to `problem`.
+    public static func files(_ paths: [String], problem: (String) -> Void,
+                             unfinished: ((String) -> Void)? = nil) -> [LogFileRef] {
         var out: [LogFileRef] = []
         for p in paths {
             if isDirectory(p) {
                 do {
                     for f in try LogDirectory.logFiles(in: p) {
-                        if let r = ref(f.path, directory: p, problem: problem) { out.append(r) }
+                        if let r = ref(f.path, directory: p, problem: problem, unfinished: unfinished) { out.append(r) }
                     }
                 } catch {
                     problem("\(error)")
                 }
-            } else if let r = ref(p, directory: dirname(p), problem: problem) {
+            } else if let r = ref(p, directory: dirname(p), problem: problem, unfinished: unfinished) {
                 out.append(r)
             }
         }
         return out
     }
 
-    private static func ref(_ path: String, directory: String, problem: (String) -> Void) -> LogFileRef? {
+    private static func ref(_ path: String, directory: String, problem: (String) -> Void,
+                            unfinished: ((String) -> Void)?) -> LogFileRef? {
         do {
             let r = try LogReader(path: path)
             return LogFileRef(path: path, header: r.header, directory: directory)
+        } catch let e as LogError where e.kind == .truncatedHeader && unfinished != nil {
+            unfinished!("\(e.path): \(e.message); it holds no records: skipped")
+            return nil
         } catch {
             problem("\(error)")
             return nil
@@ -84,18 +107,42 @@ public enum TripCatalog {
 
     /// Groups files into trips (same directory, same trip id), ordered by the first file's
     /// number; files within a trip by segment index.
+    ///
+    /// Two files of one directory claiming the same trip and part are two recordings (a second
+    /// recorder on the directory, or a file left over from another card), never one: merging
+    /// them would drop one ride's points as "not after" the other's. Each file goes, in file
+    /// order, into the first trip of that id that lacks its part, so each recording stays whole
+    /// and is read, listed and exported as a trip of its own, with a `note` naming the files.
     public static func trips(_ files: [LogFileRef]) -> [TripRef] {
         var order: [String] = []
-        var groups: [String: [LogFileRef]] = [:]
+        var groups: [String: [[LogFileRef]]] = [:]
+        var notes: [String: [String]] = [:]
         for f in files {
             let key = f.directory + "\u{0}" + String(f.header.tripId)
             if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(f)
+            var chains = groups[key] ?? []
+            if let i = chains.firstIndex(where: { !$0.contains { $0.header.segmentIndex == f.header.segmentIndex } }) {
+                chains[i].append(f)
+            } else {
+                chains.append([f])
+            }
+            if chains.count > 1, let other = chains[0].first(where: { $0.header.segmentIndex == f.header.segmentIndex }), other.path != f.path {
+                notes[key, default: []].append("two files claim trip \(f.header.tripId) part \(f.header.segmentIndex): \(other.path) and \(f.path) "
+                    + "(two recorders on one directory, or a file left over); each is read as a trip of its own")
+            }
+            groups[key] = chains
         }
-        return order.map { key in
-            let fs = groups[key]!.sorted { $0.header.segmentIndex < $1.header.segmentIndex }
-            return TripRef(id: fs[0].header.tripId, files: fs)
+        var out: [TripRef] = []
+        for key in order {
+            for (i, chain) in groups[key]!.enumerated() {
+                let fs = chain.sorted { $0.header.segmentIndex < $1.header.segmentIndex }
+                var t = TripRef(id: fs[0].header.tripId, files: fs)
+                t.duplicate = i
+                if i == 1 { t.note = notes[key]?.joined(separator: "; ") }
+                out.append(t)
+            }
         }
+        return out
     }
 
     /// Streams one trip: calls `visit` for each segment start and point, in order, and returns
@@ -142,11 +189,16 @@ public enum TripCatalog {
                 }
                 return true
             }
-            for c in fileDrops.nonzero { s.drops.set(rule: c.rule, count: s.drops[rule: c.rule] + c.count) }
+            // Saturating: a crafted count must not trap.
+            for c in fileDrops.nonzero {
+                let (sum, overflow) = s.drops[rule: c.rule].addingReportingOverflow(c.count)
+                s.drops.set(rule: c.rule, count: overflow ? .max : sum)
+            }
             let scan = try reader.scan()
             s.damagedBytes += scan.damaged.reduce(0) { $0 + $1.count }
             s.tornTailBytes += scan.tornTailBytes
             s.sequenceGaps += scan.sequenceGaps
+            s.damagedRecords += scan.implausibleRecords + scan.malformedRecords
         }
         return s
     }

@@ -41,6 +41,16 @@ public struct ScanReport: Sendable {
     /// Frames whose CRC verified but whose payload did not decode (a writer bug, never damage).
     /// `forEach` skips a frame without a readable sequence number and delivers the others as `.unknown`.
     public var malformedRecords: Int = 0
+    /// Frames whose CRC verified but whose points hold an impossible time or position
+    /// (`PointBounds`: a latitude of 91, a time in 1980): crafted or corrupt, counted as damage
+    /// and skipped.
+    public var implausibleRecords: Int = 0
+    /// What the first of them held ("latitude 91.0 out of range").
+    public var firstImplausible: String? = nil
+    /// Optional values outside `PointBounds` (a speed of 10^12 m/s), left out of their points
+    /// (the points are kept); not damage.
+    public var valuesLeftOut: Int = 0
+    public var firstLeftOut: String? = nil
     public var hasTripEnd: Bool = false
     /// Sequence number of the last intact record (0 if none).
     public var lastSeq: UInt64 = 0
@@ -50,7 +60,9 @@ public struct ScanReport: Sendable {
 
     public init() {}
 
-    public var isClean: Bool { damaged.isEmpty && tornTailBytes == 0 && sequenceGaps == 0 && malformedRecords == 0 }
+    public var isClean: Bool {
+        damaged.isEmpty && tornTailBytes == 0 && sequenceGaps == 0 && malformedRecords == 0 && implausibleRecords == 0
+    }
 }
 
 /// Reads one log file, streaming, with bounded memory (see LOG_FORMAT.md, "Reading").
@@ -87,6 +99,7 @@ public struct LogReader {
     }
 
     /// Calls body for each intact record in file order. Stops early if body returns false.
+    /// A record that does not decode (malformed, or holding impossible values) comes as `.unknown`.
     /// Streams: memory is one window and the current record, whatever the file's size.
     public func forEach(_ body: (LogEntry) throws -> Bool) throws {
         _ = try walk(onFrame: { offset, type, payload in
@@ -94,8 +107,11 @@ public struct LogReader {
             var r = ByteReader(payload)
             guard let seq = try? r.varint() else { return true }
             let afterSeq = r.index
-            let record = (try? RecordCodec.decodeBody(type: type, &r))
-                ?? .unknown(type: type, payload: Array(UnsafeRawBufferPointer(rebasing: payload[afterSeq...])))
+            var leftOut = 0
+            var firstLeftOut: String?
+            let record = (try? RecordCodec.decodeBody(type: type, &r)).flatMap {
+                Self.screened($0, leftOut: &leftOut, firstLeftOut: &firstLeftOut).record
+            } ?? .unknown(type: type, payload: Array(UnsafeRawBufferPointer(rebasing: payload[afterSeq...])))
             return try body(LogEntry(seq: seq, offset: offset, record: record))
         }, onDamage: { _ in })
     }
@@ -123,8 +139,14 @@ public struct LogReader {
             if seq != previous &+ 1 { report.sequenceGaps += 1 }
             previous = seq
             report.lastSeq = seq
-            guard let record = try? RecordCodec.decodeBody(type: type, &r) else {
+            guard let decoded = try? RecordCodec.decodeBody(type: type, &r) else {
                 report.malformedRecords += 1
+                return true
+            }
+            let (screened, problem) = Self.screened(decoded, leftOut: &report.valuesLeftOut, firstLeftOut: &report.firstLeftOut)
+            guard let record = screened else {
+                report.implausibleRecords += 1
+                if report.firstImplausible == nil { report.firstImplausible = problem }
                 return true
             }
             report.records += 1
@@ -142,6 +164,14 @@ public struct LogReader {
         report.tornTailBytes = tail.torn
         report.unusedTailBytes = tail.unused
         return report
+    }
+
+    /// A decoded record after `PointBounds`: nil (and the reason) when its points hold an
+    /// impossible time or position; otherwise the record, optional values outside left out.
+    static func screened(_ record: LogRecord, leftOut: inout Int, firstLeftOut: inout String?) -> (record: LogRecord?, problem: String?) {
+        guard case .points(var fixes) = record else { return (record, nil) }
+        if let p = PointBounds.screen(&fixes, leftOut: &leftOut, firstLeftOut: &firstLeftOut) { return (nil, p) }
+        return (.points(fixes), nil)
     }
 
     /// Runs the frame scanner over the file. Returns the tail after the last intact frame

@@ -115,6 +115,84 @@ enum RecordCodec {
 
 // MARK: - Points
 
+/// The values a point may hold: what any receiver or barometer can report, with a wide margin
+/// (LOG_FORMAT.md section 9). The codec itself carries any 64-bit value; the reader applies
+/// these bounds to every points record it delivers, so nothing downstream (statistics,
+/// exporters, file names) ever sees an impossible number:
+/// - a time or position outside (the writer refuses such a fix) makes the record damaged: it is
+///   counted, reported and skipped, like a record whose CRC failed;
+/// - an optional value outside (a speed of 10^12 m/s: the recorder writes what the receiver
+///   said) is left out of its point, as a value the receiver did not give, and counted: one
+///   absurd reading never costs the record's other points.
+public enum PointBounds {
+    /// 2000-01-01T00:00:00Z: receivers without a date say 1980 (the rules drop those too).
+    public static let earliestMs: Int64 = 946_684_800_000
+    /// 2100-01-01T00:00:00Z (exclusive): a ride recorded later is not plausible, and FIT's
+    /// timestamps end in 2126.
+    public static let latestMs: Int64 = 4_102_444_800_000
+    /// Heights (ellipsoid and sea level), metres: below the Dead Sea shore with the geoid's
+    /// lowest undulation, and above any aircraft or balloon a rider takes along.
+    public static let height: ClosedRange<Double> = -1_000 ... 50_000
+    /// gpsd's error estimates, metres (a cold receiver reports a few km).
+    public static let accuracy: ClosedRange<Double> = 0 ... 1_000_000
+    /// Speed over ground and vertical speed, m/s (an airliner is 250).
+    public static let speed: ClosedRange<Double> = 0 ... 1_000
+    public static let climb: ClosedRange<Double> = -1_000 ... 1_000
+    /// Course over ground, degrees true.
+    public static let track: ClosedRange<Double> = 0 ... 360
+    /// Air pressure, pascals (sea level is about 101,325; 50 km up about 80).
+    public static let pressure: ClosedRange<Double> = 0 ... 200_000
+
+    /// Whether a fix's time and position are possible (finite, |lat| ≤ 90, |lon| ≤ 180, a time
+    /// in [2000, 2100)).
+    @inline(__always)
+    public static func hasValidTimeAndPosition(_ f: Fix) -> Bool {
+        f.lat.isFinite && f.lon.isFinite && abs(f.lat) <= 90 && abs(f.lon) <= 180
+            && f.timeMs >= earliestMs && f.timeMs < latestMs
+    }
+
+    /// The range optional field `bit` (4 and up) must lie in.
+    @inline(__always)
+    static func range(_ bit: Int) -> ClosedRange<Double> {
+        switch bit {
+        case PointField.altHAE, PointField.altMSL: return height
+        case PointField.eph, PointField.epx, PointField.epy, PointField.epv: return accuracy
+        case PointField.speed: return speed
+        case PointField.track: return track
+        case PointField.climb: return climb
+        default: return pressure
+        }
+    }
+
+    /// What makes `f`'s time or position impossible, or nil.
+    public static func positionProblem(_ f: Fix) -> String? {
+        if !(f.lat.isFinite && abs(f.lat) <= 90) { return "latitude \(f.lat) out of range" }
+        if !(f.lon.isFinite && abs(f.lon) <= 180) { return "longitude \(f.lon) out of range" }
+        if f.timeMs < earliestMs || f.timeMs >= latestMs {
+            return "time \(f.timeMs) ms since 1970 out of range (2000 to 2100)"
+        }
+        return nil
+    }
+
+    /// Applies the bounds to a decoded record's points: returns what makes the record damaged
+    /// (nil when its times and positions are all possible), and otherwise leaves out every
+    /// optional value outside, counting them in `leftOut` and naming the first in `firstLeftOut`.
+    static func screen(_ fixes: inout [Fix], leftOut: inout Int, firstLeftOut: inout String?) -> String? {
+        for f in fixes {
+            if let p = positionProblem(f) { return p }
+        }
+        for i in fixes.indices {
+            for bit in PointField.optionals {
+                guard let v = PointField.stored(fixes[i], bit), !(v.isFinite && range(bit).contains(v)) else { continue }
+                leftOut += 1
+                if firstLeftOut == nil { firstLeftOut = "\(PointField.names[bit]) \(v)" }
+                PointsDecoder.clear(&fixes[i], bit)
+            }
+        }
+        return nil
+    }
+}
+
 /// Field numbers (mask bits) and their integer units.
 enum PointField {
     static let count = 14
@@ -149,10 +227,20 @@ enum PointField {
 
     /// The optional fields (bits 4 and up), in bit order: what both point encoders write.
     static let optionals = altHAE..<count
+    /// Field names for messages (index = bit).
+    static let names = ["time", "latitude", "longitude", "mode", "ellipsoid height", "sea-level height",
+                        "eph", "epx", "epy", "epv", "speed", "course", "vertical speed", "pressure"]
 
     /// A fix's value of optional field `bit`, when present and finite.
     @inline(__always)
     static func optional(_ f: Fix, _ bit: Int) -> Double? {
+        guard let v = stored(f, bit), v.isFinite else { return nil }
+        return v
+    }
+
+    /// A fix's value of optional field `bit` as it is (nil when absent).
+    @inline(__always)
+    static func stored(_ f: Fix, _ bit: Int) -> Double? {
         let v: Double?
         switch bit {
         case altHAE: v = f.altHAE
@@ -166,7 +254,7 @@ enum PointField {
         case climb: v = f.climb
         default: v = f.pressurePa
         }
-        return v.flatMap { $0.isFinite ? $0 : nil }
+        return v
     }
 }
 
@@ -191,9 +279,10 @@ struct PointsEncoder {
         for i in 0..<PointField.count { seen[i] = 0 }
     }
 
-    /// Whether `fix` can be written: finite latitude in [-90, 90] and longitude in [-180, 180].
+    /// Whether `fix` can be written: finite latitude in [-90, 90] and longitude in [-180, 180],
+    /// and a time within `PointBounds` (a reader would take anything else as damage).
     static func isValid(_ fix: Fix) -> Bool {
-        fix.lat.isFinite && fix.lon.isFinite && abs(fix.lat) <= 90 && abs(fix.lon) <= 180
+        PointBounds.hasValidTimeAndPosition(fix)
     }
 
     /// Adds a fix that passed `isValid`.
@@ -273,6 +362,22 @@ enum PointsDecoder {
             fixes.append(fix)
         }
         return fixes
+    }
+
+    /// Makes optional field `bit` absent.
+    static func clear(_ f: inout Fix, _ bit: Int) {
+        switch bit {
+        case PointField.altHAE: f.altHAE = nil
+        case PointField.altMSL: f.altMSL = nil
+        case PointField.eph: f.eph = nil
+        case PointField.epx: f.epx = nil
+        case PointField.epy: f.epy = nil
+        case PointField.epv: f.epv = nil
+        case PointField.speed: f.speed = nil
+        case PointField.track: f.track = nil
+        case PointField.climb: f.climb = nil
+        default: f.pressurePa = nil
+        }
     }
 
     @inline(__always)

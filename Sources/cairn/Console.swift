@@ -36,6 +36,10 @@ func printErr(_ s: String) {
     line.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
 }
 
+/// The first error writing standard output (an errno), so a command whose output went
+/// nowhere (`cairn list > /dev/full`) can fail instead of exiting 0.
+nonisolated(unsafe) var stdoutError: Int32?
+
 func printOut(_ s: String) {
     var line = s
     if !line.hasSuffix("\n") { line += "\n" }
@@ -43,10 +47,20 @@ func printOut(_ s: String) {
         var off = 0
         while off < p.count {
             let n = write(1, p.baseAddress! + off, p.count - off)
-            if n <= 0 { if errno == EINTR { continue }; return }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                if stdoutError == nil { stdoutError = n < 0 ? errno : EIO }
+                return
+            }
             off += n
         }
     }
+}
+
+/// `code`, unless writing standard output failed: then a Failure naming the error (exit 1).
+func checkedStdout(_ code: Int32) throws -> Int32 {
+    if let e = stdoutError { throw Failure("standard output: write failed: \(String(cString: strerror(e)))") }
+    return code
 }
 
 func pathExists(_ p: String) -> Bool {

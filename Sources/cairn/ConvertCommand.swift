@@ -58,9 +58,13 @@ enum ConvertCommand: Command {
             }
         }
         let sel = try TripSelection(paths: a.positionals, trip: a.value("--trip"))
+        guard !sel.trips.isEmpty else {
+            throw Failure("no trips in \(a.positionals.joined(separator: " ")): nothing written")
+        }
         let creator = "cairn \(cairnVersion)"
 
         let writer: TrackExporter
+        var sink: OutputSink?
         var describeOutput = outPath ?? "-"
         if format == "fit" {
             let o = outPath!
@@ -80,25 +84,29 @@ enum ConvertCommand: Command {
             }
             writer = FITWriter(target: target, force: force, softwareVersion: cairnVersion)
         } else {
-            let sink: OutputSink
+            let out: OutputSink
             do {
-                sink = outPath == "-" ? OutputSink() : try OutputSink(creating: describeOutput, force: force)
+                // A file is written under a temporary name and renamed over the final one only
+                // when complete: a failure leaves the old file (or none) under the name.
+                out = outPath == "-" ? OutputSink() : try OutputSink(atomically: describeOutput, force: force)
             } catch {
                 throw Failure("\(error)")
             }
+            sink = out
             switch format {
-            case "gpx": writer = GPXWriter(sink: sink, creator: creator)
-            case "geojson": writer = GeoJSONWriter(sink: sink, colouring: colouring)
-            case "kml": writer = KMLWriter(sink: sink, creator: creator, colouring: colouring)
-            default: writer = CSVWriter(sink: sink)
+            case "gpx": writer = GPXWriter(sink: out, creator: creator)
+            case "geojson": writer = GeoJSONWriter(sink: out, colouring: colouring)
+            case "kml": writer = KMLWriter(sink: out, creator: creator, colouring: colouring)
+            default: writer = CSVWriter(sink: out)
             }
         }
 
         var problems = sel.problems
         var converted = 0
-        writer.begin()
+        // The document starts with its first trip that has a point: no trip, no document.
+        var begun = false
         for t in sel.trips {
-            var heading = TripHeading(id: t.id, activity: nil)
+            var heading = TripHeading(id: t.id, activity: nil, nameSuffix: t.nameSuffix)
             if writer.wantsSummaryFirst {
                 // A first streamed pass for the figures the format puts before the points.
                 do {
@@ -110,34 +118,58 @@ enum ConvertCommand: Command {
                     problems += 1
                     continue
                 }
-                if format == "fit" && heading.summary?.stats.points == 0 {
-                    printErr("cairn: trip \(t.id): no points, no FIT file written")
+                if heading.summary?.stats.points == 0 {
+                    printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
                     continue
                 }
             } else {
                 // The heading needs the activity, which the trip's first record names.
                 heading.activity = activity(of: t)
             }
-            do {
-                try writer.beginTrip(heading)
-            } catch {
-                printErr("cairn: trip \(t.id): \(error)")
-                problems += 1
-                continue
+            // The trip begins at its first point, so a trip without one writes nothing.
+            var tripBegun = false
+            var beginFailed = false
+            var segments: [SegmentReason] = []
+            func beginTrip() -> Bool {
+                if tripBegun { return true }
+                if beginFailed { return false }
+                if !begun { writer.begin(); begun = true }
+                do {
+                    try writer.beginTrip(heading)
+                } catch {
+                    printErr("cairn: trip \(t.id): \(error)")
+                    problems += 1
+                    beginFailed = true
+                    return false
+                }
+                tripBegun = true
+                for r in segments { writer.beginSegment(r) }
+                return true
             }
+            var readFailed = false
             do {
                 let s = try TripCatalog.read(t) { event in
                     switch event {
-                    case .segment(let reason): writer.beginSegment(reason)
-                    case .point(let f): writer.point(f, PointExtras(f))
+                    case .segment(let reason):
+                        if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
+                    case .point(let f):
+                        if beginTrip() { writer.point(f, PointExtras(f)) }
                     }
                 }
-                if s.status == "recovered" {
+                if s.stats.points == 0 && !writer.wantsSummaryFirst {
+                    printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
+                } else if s.status == "recovered" && tripBegun {
                     printErr("cairn: trip \(t.id): recovered from a damaged or interrupted log; converted what is intact (\(s.stats.points) points)")
                 }
             } catch {
                 printErr("cairn: trip \(t.id): \(error)")
                 problems += 1
+                readFailed = true
+            }
+            guard tripBegun else { continue }
+            if readFailed, let fit = writer as? FITWriter {
+                fit.abandonTrip()  // no FIT file for a trip that could not be read to its end
+                continue
             }
             if let e = writer.endTrip() {
                 printErr("cairn: trip \(t.id): \(e)")
@@ -145,6 +177,10 @@ enum ConvertCommand: Command {
             } else {
                 converted += 1
             }
+        }
+        if !begun {
+            sink?.discard()
+            throw Failure("no trip with points in \(a.positionals.joined(separator: " ")): nothing written")
         }
         if let err = writer.end() { throw Failure(err) }
         if let fit = writer as? FITWriter {

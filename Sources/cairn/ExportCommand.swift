@@ -19,6 +19,11 @@ import CairnExport
 /// written again (a log copy of another size is an error, never replaced), so a second run copies
 /// nothing new. Exported trips are recorded in the log directory's `exported` file, which is
 /// what retention (`prune`, `record --keep-days/--max-mb`) checks before deleting anything.
+///
+/// A trip that cannot be exported (a log copy that clashes, a conversion that fails) is said in
+/// one line naming the trip, its file and the reason, and the others are exported: the exit
+/// status is then 1 (0 when every trip was exported or already there). A trip without a point
+/// has nothing to copy: it is said once and marked as done, so retention may delete its file.
 enum ExportCommand: Command {
     static let name = "export"
     static let overview = "Copy finished trips (log files and conversions) to a card or stick; a second run copies nothing new."
@@ -44,16 +49,25 @@ enum ExportCommand: Command {
             }
         }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
+        try refuseNesting(dest: dest, logs: dir)
         try ensureDirectory(dest)
         let logsDir = joinPath(dest, "logs")
         try ensureDirectory(logsDir)
         for f in formats { try ensureDirectory(joinPath(dest, f)) }
 
         var problems = 0
-        let trips = try finishedTrips(in: dir) { printErr("cairn: \($0)"); problems += 1 }
+        let trips = try finishedTrips(in: dir, say: { printErr("cairn: \($0)"); problems += 1 },
+                                      unfinished: { printErr("cairn: \($0)") })
         var state = ExportState(directory: dir)
-        var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0
+        var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0, failedTrips = 0
         for (t, s) in trips {
+            if let n = t.note { printErr("cairn: \(n)") }
+            let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
+            guard s.stats.points > 0 else {
+                printErr("cairn: \(label): no points (an empty or unfinished trip); nothing to export")
+                state.mark(t, destination: absolute(dest))
+                continue
+            }
             var tripProblem = false
             var wroteAny = false
             // The log files, byte for byte.
@@ -72,26 +86,24 @@ enum ExportCommand: Command {
                     copiedFiles += 1
                     wroteAny = true
                 } catch let e as Failure {
-                    printErr("cairn: trip \(t.id): \(e.message)")
+                    printErr("cairn: \(label): \(e.message)")
                     tripProblem = true
                 }
             }
             // Conversions, one file per trip and format.
-            if s.stats.points > 0 {
-                for format in formats {
-                    let name = String(FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs).dropLast(4)) + "." + format
-                    let target = joinPath(joinPath(dest, format), name)
-                    if pathExists(target) { continue }
-                    if let err = convert(t, s, format: format, to: target) {
-                        printErr("cairn: trip \(t.id): \(err)")
-                        tripProblem = true
-                    } else {
-                        wroteConversions += 1
-                        wroteAny = true
-                    }
+            for format in formats {
+                let name = String(FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix).dropLast(4)) + "." + format
+                let target = joinPath(joinPath(dest, format), name)
+                if pathExists(target) { continue }
+                if let err = convert(t, s, format: format, to: target) {
+                    printErr("cairn: \(label): \(format) not written: \(err)")
+                    tripProblem = true
+                } else {
+                    wroteConversions += 1
+                    wroteAny = true
                 }
             }
-            if tripProblem { problems += 1; continue }
+            if tripProblem { problems += 1; failedTrips += 1; continue }
             if wroteAny { exportedTrips += 1 } else { alreadyThere += 1 }
             state.mark(t, destination: absolute(dest))
         }
@@ -107,6 +119,9 @@ enum ExportCommand: Command {
         }
         printErr("cairn: exported \(exportedTrips) trip\(exportedTrips == 1 ? "" : "s") to \(dest) (\(copiedFiles) log file\(copiedFiles == 1 ? "" : "s"), \(copiedBytes) bytes; \(wroteConversions) conversion\(wroteConversions == 1 ? "" : "s")); \(alreadyThere) already there")
         if trips.isEmpty { printErr("cairn: no finished trips in \(dir) (an open trip is exported once it closes)") }
+        if failedTrips > 0 {
+            printErr("cairn: \(failedTrips) trip\(failedTrips == 1 ? "" : "s") not exported (see above); run again once fixed")
+        }
         return problems > 0 ? ExitCode.failure : ExitCode.ok
     }
 
@@ -116,7 +131,7 @@ enum ExportCommand: Command {
         unlink(tmp)
         let writer: TrackExporter
         if format == "fit" {
-            writer = FITWriter(target: .file(tmp), force: true, softwareVersion: cairnVersion)
+            writer = FITWriter(target: .file(tmp), force: true, softwareVersion: cairnVersion, atomic: false)
         } else {
             let sink: OutputSink
             do { sink = try OutputSink(creating: tmp, force: true) } catch { return "\(error)" }
@@ -152,6 +167,39 @@ enum ExportCommand: Command {
         } catch let e as Failure { unlink(tmp); return e.message } catch { unlink(tmp); return "\(error)" }
         if rename(tmp, target) != 0 { let m = errText(); unlink(tmp); return "\(target): cannot rename into place: \(m)" }
         return nil
+    }
+
+    /// Refuses a destination inside the log directory, or a log directory inside the
+    /// destination: the copies would be read back as logs (a trip listed twice, retention
+    /// deleting what it thinks are copies).
+    static func refuseNesting(dest: String, logs: String) throws {
+        let d = canonical(dest), l = canonical(logs)
+        if d == l || d.hasPrefix(l == "/" ? "/" : l + "/") {
+            throw Failure("--to \(dest): inside the log directory \(logs); export to another directory (a card or stick)")
+        }
+        if l.hasPrefix(d == "/" ? "/" : d + "/") {
+            throw Failure("--to \(dest): holds the log directory \(logs); export to a directory outside it")
+        }
+    }
+
+    /// The path with symbolic links and `..` resolved; for a path that does not exist yet, its
+    /// nearest existing ancestor resolved and the rest appended.
+    static func canonical(_ p: String) -> String {
+        var rest: [String] = []
+        var cur = absolute(p)
+        while true {
+            if let r = realpath(cur, nil) {
+                defer { free(r) }
+                var base = String(cString: r)
+                for part in rest.reversed() where part != "." && !part.isEmpty {
+                    if part == ".." { base = parentDir(base) } else { base = joinPath(base, part) }
+                }
+                return base
+            }
+            guard cur != "/" && !cur.isEmpty else { return absolute(p) }
+            rest.append(baseName(cur))
+            cur = parentDir(cur)
+        }
     }
 
     static func absolute(_ p: String) -> String {

@@ -159,8 +159,12 @@ func ensureDirectory(_ d: String) throws {
 /// The trips of one log directory that will never change again: closed by the recorder, or
 /// followed by a later trip (a trip continues only while it is the newest). The newest trip,
 /// when not closed, may still be recording, and is never exported or deleted.
-func finishedTrips(in dir: String, say: (String) -> Void) throws -> [(TripRef, TripSummary)] {
-    let files = TripCatalog.files([dir]) { say($0) }
+///
+/// `unfinished`, when given, hears of files whose header was never completed (they hold no
+/// record) instead of `say`.
+func finishedTrips(in dir: String, say: (String) -> Void,
+                   unfinished: ((String) -> Void)? = nil) throws -> [(TripRef, TripSummary)] {
+    let files = TripCatalog.files([dir], problem: { say($0) }, unfinished: unfinished)
     let trips = TripCatalog.trips(files)
     var out: [(TripRef, TripSummary)] = []
     for (i, t) in trips.enumerated() {

@@ -4,26 +4,40 @@ import CairnExport
 
 /// Shared by list, info and convert: find the trips under the given paths, reporting files that
 /// cannot be read (named) without losing the rest.
+///
+/// A file whose header was never completed (empty or all zeros, what a power cut while the
+/// recorder created it leaves) is said once on stderr and is not a failure; two files claiming
+/// the same trip and part are both read, each as a trip, and said so once.
 struct TripSelection {
     var trips: [TripRef]
     var problems = 0
 
-    init(paths: [String], trip: String?) throws {
+    /// `naming` is how a missing trip id is named: `--trip 99` for convert, `trip 99` for info.
+    init(paths: [String], trip: String?, naming: String = "--trip") throws {
         var problems = 0
         for p in paths where !pathExists(p) { throw Failure("\(p): no such file or directory") }
-        let files = TripCatalog.files(paths) { msg in
+        let files = TripCatalog.files(paths, problem: { msg in
             printErr("cairn: \(msg)")
             problems += 1
-        }
+        }, unfinished: { printErr("cairn: \($0)") })
         var trips = TripCatalog.trips(files)
         if let t = trip {
             guard let id = UInt64(t) else { throw UsageError("The value '\(t)' is invalid for '--trip <id>': use a trip id from 'cairn list'") }
             trips = trips.filter { $0.id == id }
-            if trips.isEmpty { throw Failure("--trip \(t): no such trip in \(paths.joined(separator: " "))") }
+            if trips.isEmpty { throw Failure("\(naming) \(t): no such trip in \(paths.joined(separator: " "))") }
         }
+        for t in trips { if let n = t.note { printErr("cairn: \(n)") } }
         self.trips = trips
         self.problems = problems
     }
+}
+
+/// A trip without a single point (a file that holds only its header and start records) is not
+/// a trip to list or export: said once on stderr, not a failure.
+func hasPoints(_ s: TripSummary) -> Bool {
+    if s.stats.points > 0 { return true }
+    printErr("cairn: trip \(s.id) (\(s.files.joined(separator: ", "))): no points (an empty or unfinished trip); skipped")
+    return false
 }
 
 func formatDistance(_ m: Double) -> String {
@@ -51,6 +65,7 @@ func tripJSON(_ s: TripSummary, indent: String) -> String {
     ] + TripFigures.json(s).filter { $0.0 != "trip" } + [
         ("dropped", "{" + drops.joined(separator: ", ") + "}"),
         ("damaged_bytes", String(s.damagedBytes)),
+        ("damaged_records", String(s.damagedRecords)),
         ("torn_tail_bytes", String(s.tornTailBytes)),
     ]
     return indent + "{\n" + fields.map { "\(indent)  \(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
@@ -69,7 +84,10 @@ enum ListCommand: Command {
         var summaries: [TripSummary] = []
         var problems = sel.problems
         for t in sel.trips {
-            do { summaries.append(try TripCatalog.read(t)) } catch {
+            do {
+                let s = try TripCatalog.read(t)
+                if hasPoints(s) { summaries.append(s) }
+            } catch {
                 printErr("cairn: \(error)")
                 problems += 1
             }
@@ -86,7 +104,7 @@ enum ListCommand: Command {
                     + pad(String(s.stats.points), 8) + s.status)
             }
         }
-        return problems > 0 ? ExitCode.failure : ExitCode.ok
+        return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
     }
 
     static func pad(_ s: String, _ w: Int) -> String { s.count >= w ? s + " " : s + String(repeating: " ", count: w - s.count) }
@@ -109,19 +127,29 @@ enum InfoCommand: Command {
         if pathExists(target) {
             sel = try TripSelection(paths: [target], trip: nil)
         } else if UInt64(target) != nil {
-            sel = try TripSelection(paths: [a.value("--dir") ?? "."], trip: target)
+            sel = try TripSelection(paths: [a.value("--dir") ?? "."], trip: target, naming: "trip")
         } else {
             throw Failure("\(target): no such file, directory or trip id")
         }
         var out: [TripSummary] = []
-        for t in sel.trips { out.append(try TripCatalog.read(t)) }
+        var problems = sel.problems
+        for t in sel.trips {
+            do {
+                let s = try TripCatalog.read(t)
+                // A trip asked for by id is shown even without points; a directory's empty ones are not.
+                if UInt64(target) != nil && !pathExists(target) || hasPoints(s) { out.append(s) }
+            } catch {
+                printErr("cairn: \(error)")
+                problems += 1
+            }
+        }
         if a.has("--json") {
             printOut(out.count == 1 ? tripJSON(out[0], indent: "") : "[\n" + out.map { tripJSON($0, indent: "  ") }.joined(separator: ",\n") + "\n]")
         } else {
             if out.isEmpty { printOut("no trips") }
             for s in out { printOut(describe(s)) }
         }
-        return sel.problems > 0 ? ExitCode.failure : ExitCode.ok
+        return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
     }
 
     static func describe(_ s: TripSummary) -> String {
@@ -146,8 +174,10 @@ enum InfoCommand: Command {
         } else {
             lines.append("  dropped:    " + drops.map { "\(DropReason(rawValue: $0.rule)?.name ?? "rule \($0.rule)") \($0.count)" }.joined(separator: ", "))
         }
-        if s.damagedBytes > 0 || s.tornTailBytes > 0 {
-            lines.append("  damage:     \(s.damagedBytes) damaged bytes skipped, torn tail \(s.tornTailBytes) bytes (see 'cairn verify')")
+        if s.damagedBytes > 0 || s.tornTailBytes > 0 || s.damagedRecords > 0 {
+            var d = "  damage:     \(s.damagedBytes) damaged bytes skipped, torn tail \(s.tornTailBytes) bytes"
+            if s.damagedRecords > 0 { d += ", \(s.damagedRecords) damaged record(s) skipped" }
+            lines.append(d + " (see 'cairn verify')")
         }
         return lines.joined(separator: "\n")
     }

@@ -51,6 +51,9 @@ enum VerifyCommand: Command {
                     }
                     if s.sequenceGaps > 0 { problems.append("\(s.sequenceGaps) sequence gap(s)") }
                     if s.malformedRecords > 0 { problems.append("\(s.malformedRecords) malformed record(s)") }
+                    if s.implausibleRecords > 0 {
+                        problems.append("\(s.implausibleRecords) record(s) with impossible values skipped (first: \(s.firstImplausible ?? "?"))")
+                    }
                     if !problems.isEmpty {
                         line += "; " + problems.joined(separator: ", ")
                         damaged += 1
@@ -64,6 +67,9 @@ enum VerifyCommand: Command {
                     if s.hasTripEnd { line += "; trip closed" }
                 }
                 if s.unknownRecords > 0 { line += ", \(s.unknownRecords) records of a newer format skipped" }
+                if s.valuesLeftOut > 0 {
+                    line += "; \(s.valuesLeftOut) impossible value(s) left out of their points (first: \(s.firstLeftOut ?? "?"))"
+                }
                 printOut(line)
             } catch let e as LogError where e.kind == .truncatedHeader {
                 // Created but never completed: the recorder stopped while creating it.
@@ -80,7 +86,7 @@ enum VerifyCommand: Command {
             printOut("\(paths.count) files, \(trips.count) trip\(trips.count == 1 ? "" : "s"), \(records) records: "
                 + "\(clean) clean, \(torn) torn, \(damaged) damaged, \(unreadable) unreadable")
         }
-        return worst
+        return try checkedStdout(worst)
     }
 
     /// Zeros after the last record: the writer's preallocated space, trimmed when it closes a file.

@@ -110,7 +110,7 @@ final class ReaderTests: LogTestCase {
         var g = SplitMix64(seed: 9)
         let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 3))
         for i in 0..<600 {
-            try w.append(point: Fix(timeMs: Int64(i) * 1000, lat: 10 + Double(i) * 1e-4, lon: 20, mode: 3, speed: 5))
+            try w.append(point: Fix(timeMs: 1_700_000_000_000 + Int64(i) * 1000, lat: 10 + Double(i) * 1e-4, lon: 20, mode: 3, speed: 5))
             if i % 5 == 4 { try w.sync() }
             if i % 50 == 0 { try w.append(.note("note \(i)")) }
         }

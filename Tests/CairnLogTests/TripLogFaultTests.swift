@@ -84,11 +84,11 @@ final class TripLogFaultTests: LogTestCase {
         }
         var mono: Int64 = 0
         log.apply(.openTrip(resume: false), monoMs: mono)
-        log.apply(.startSegment(.start, timeMs: 1_000_000), monoMs: mono)
+        log.apply(.startSegment(.start, timeMs: 1_700_000_000_000), monoMs: mono)
         for i in 0..<points {
             during?(i)
             mono += 200
-            log.apply(.keep(Fix(timeMs: 1_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
+            log.apply(.keep(Fix(timeMs: 1_700_000_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
             log.tick(monoMs: mono)
         }
         beforeClose?()
@@ -171,10 +171,10 @@ final class TripLogFaultTests: LogTestCase {
                               io: io, say: { said.append($0) })
         var mono: Int64 = 0
         log.apply(.openTrip(resume: false), monoMs: mono)
-        log.apply(.startSegment(.start, timeMs: 1_000_000), monoMs: mono)
+        log.apply(.startSegment(.start, timeMs: 1_700_000_000_000), monoMs: mono)
         for i in 0..<40 {
             mono += 200
-            log.apply(.keep(Fix(timeMs: 1_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
+            log.apply(.keep(Fix(timeMs: 1_700_000_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
             log.tick(monoMs: mono)
         }
         log.closeTrip(TripEnd(reason: .shutdown, points: 40, distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),

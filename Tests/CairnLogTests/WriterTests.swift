@@ -79,7 +79,7 @@ final class FakeIO: @unchecked Sendable {
 final class WriterTests: LogTestCase {
     let header = FileHeader(tripId: 5, segmentIndex: 0, salt: 0xABCD)
 
-    func fix(_ i: Int) -> Fix { Fix(timeMs: 1_000_000 + Int64(i) * 1000, lat: 1 + Double(i) * 1e-4, lon: 2, mode: 3) }
+    func fix(_ i: Int) -> Fix { Fix(timeMs: 1_700_000_000_000 + Int64(i) * 1000, lat: 1 + Double(i) * 1e-4, lon: 2, mode: 3) }
 
     func testSyncReturnsHighestDurableSeq() throws {
         let fake = FakeIO()
@@ -446,7 +446,7 @@ final class WriterTests: LogTestCase {
         let fake = FakeIO()
         let w = try LogWriter(directory: dir, number: 1, header: header, io: fake.io)
         let writesBefore = fake.writes
-        for i in 0..<20_000 { try w.append(point: Fix(timeMs: Int64(i), lat: Double(i % 90), lon: 0, mode: 3)) }
+        for i in 0..<20_000 { try w.append(point: Fix(timeMs: 1_700_000_000_000 + Int64(i), lat: Double(i % 90), lon: 0, mode: 3)) }
         XCTAssertGreaterThan(fake.writes, writesBefore)  // spilled
         XCTAssertLessThan(w.pendingBytes, LogWriter.spillBytes + FrameFormat.maxFrame)
         // The unacknowledged backlog is bounded: append synced by itself at the limit.
@@ -459,7 +459,7 @@ final class WriterTests: LogTestCase {
         XCTAssertEqual(try LogReader(path: w.path).scan().points, 20_000)
         // One huge `.points` record is written out batch by batch, not buffered whole.
         let w2 = try LogWriter(directory: dir, number: 2, header: header, io: fake.io)
-        try w2.append(.points((0..<5000).map { Fix(timeMs: Int64($0), lat: Double($0 % 90), lon: 0, mode: 3) }))
+        try w2.append(.points((0..<5000).map { Fix(timeMs: 1_700_000_000_000 + Int64($0), lat: Double($0 % 90), lon: 0, mode: 3) }))
         XCTAssertLessThan(w2.pendingBytes, LogWriter.spillBytes + FrameFormat.maxFrame)
         try w2.sync()
         XCTAssertEqual(try LogReader(path: w2.path).scan().points, 5000)
