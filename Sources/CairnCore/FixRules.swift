@@ -197,6 +197,8 @@ public struct FixRules: FixFilter {
     private var lastStaleLagMs: Int64?
     /// The receiver's recent intervals and the previous offered fix (cadence, derived speed).
     private var intervals = RingBuffer<Int64>(capacity: 9)
+    private var intervalMs: Int64 = 1000
+    private var scratch: [Int64] = []
     private var lastOffered: Fix?
     private var derivedVotes = 0
     /// Rule 13: the fixes since an outage ended, while their positions are not yet trusted.
@@ -304,6 +306,7 @@ public struct FixRules: FixFilter {
         lastUsable = nil
         lastOffered = nil
         intervals.removeAll()
+        intervalMs = 1000
         lastTimeMs = nil
         timeLineChecked = true
         if let first = held.first, abs(nowMs - first.fix.timeMs) <= limits.maxAgeMs { clockOffsetMs = 0 }
@@ -321,6 +324,7 @@ public struct FixRules: FixFilter {
             let dt = f.timeMs - p.timeMs
             if dt > 0 {
                 intervals.append(dt)
+                updateInterval()
                 // gpsd derives speed (and course) from successive positions when the receiver
                 // sends none (GGA-only): it then equals the chord speed to the millimetre per
                 // second, fix after fix; a doppler speed never does (even a smoothing receiver's
@@ -342,13 +346,12 @@ public struct FixRules: FixFilter {
         }
     }
 
-    private var intervalMs: Int64 {
-        guard !intervals.isEmpty else { return 1000 }
-        var v: [Int64] = []
-        v.reserveCapacity(intervals.count)
-        for i in 0..<intervals.count { v.append(intervals[i]) }
-        v.sort()
-        return v[v.count / 2]
+    /// The median of the recent intervals (a fix a second until there are any).
+    private mutating func updateInterval() {
+        scratch.removeAll(keepingCapacity: true)
+        for i in 0..<intervals.count { scratch.append(intervals[i]) }
+        scratch.sort()
+        intervalMs = scratch.isEmpty ? 1000 : scratch[scratch.count / 2]
     }
     private var gapMs: Int64 { max(limits.gapMs, 3 * intervalMs) }
     private var confirmWithinMs: Int64 { max(limits.confirmWithinMs, 2 * intervalMs + 500) }

@@ -25,7 +25,7 @@ struct SplitMix64 {
 /// A 1 Hz bike ride as gpsd reports it from an NMEA receiver (the shape of
 /// Tests/tools/make-ride.py): 4-9 m/s along a wandering path over rolling hills, a few metres of
 /// receiver noise, every field gpsd fills. Heights are trusted (epv 12 m) except for one minute
-/// in five, when the vertical error is 30 m and exports must leave them out.
+/// in five, when gpsd says epv 80 m (VDOP 3.5) and exports must leave them out.
 struct SyntheticRide {
     var rng: SplitMix64
     var lat: Double
@@ -58,7 +58,7 @@ struct SyntheticRide {
         let f = Fix(timeMs: t0 + Int64(i) * 1000,
                     lat: lat + rng.gauss(1.5e-5), lon: lon + rng.gauss(2e-5), mode: 3,
                     altHAE: alt + 47, altMSL: alt,
-                    eph: hdop * 19, epx: hdop * 12, epy: hdop * 14, epv: trusted ? 12 : 30,
+                    eph: hdop * 19, epx: hdop * 12, epy: hdop * 14, epv: trusted ? 12 : 80,
                     speed: speed, track: heading, climb: climb)
         i += 1
         return f

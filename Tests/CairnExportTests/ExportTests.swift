@@ -47,7 +47,7 @@ final class GPXWriterTests: XCTestCase {
 
     func testStructureAndTrustedHeights() throws {
         let good = Fix(timeMs: 1_748_764_800_000, lat: 47.5, lon: 180, mode: 3, altMSL: 420.256, epv: 10)
-        let noisy = Fix(timeMs: 1_748_764_801_000, lat: 47.5001, lon: 8.5, mode: 3, altMSL: 421, epv: 40)
+        let noisy = Fix(timeMs: 1_748_764_801_000, lat: 47.5001, lon: 8.5, mode: 3, altMSL: 421, epv: 80)
         let flat = Fix(timeMs: 1_748_764_802_000, lat: 47.5002, lon: 8.5, mode: 2)
         let gpx = try render { w in
             w.beginTrip(TripHeading(id: 7, activity: "ride"))

@@ -7,7 +7,8 @@ import Foundation
 /// geojson-validator). A missing reader fails the test: nothing here skips.
 final class ConvertEndToEndTests: XCTestCase {
     /// Two trips in one directory, recorded once for the whole class: a 6-minute synthetic ride
-    /// (Tests/tools/make-ride.py) with gpsd restarted halfway (a reconnect segment), and a real
+    /// (Tests/tools/make-ride.py) with a 150 s stop (a pause: a new segment) and gpsd restarted
+    /// halfway (a dropout: the line goes on), and a real
     /// receiver's log from gpsd's regression suite.
     nonisolated(unsafe) static var recorded: (dir: String, trips: [[String: Any]])?
 
@@ -15,7 +16,7 @@ final class ConvertEndToEndTests: XCTestCase {
         if let r = Self.recorded { return r }
         let work = Harness.tempDir()
         let nmea = work + "/ride.nmea"
-        let mk = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path, "0.1", nmea])
+        let mk = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path, "0.1", nmea, "--stop", "60:150"])
         XCTAssertEqual(mk.status, 0, mk.stderr)
         let dir = work + "/logs"
         let a = try Harness.record(nmea, dir: dir, restartAt: [0.5])
@@ -41,7 +42,7 @@ final class ConvertEndToEndTests: XCTestCase {
         let points = trips.reduce(0) { $0 + ($1["points"] as? Int ?? 0) }
         let segments = trips.reduce(0) { $0 + ($1["segments"] as? Int ?? 0) }
         XCTAssertGreaterThan(points, 50)
-        XCTAssertGreaterThanOrEqual(segments, 3, "the gpsd restart starts a segment")
+        XCTAssertEqual(segments, 3, "the 150 s stop is a pause (a new segment); the gpsd restart keeps the line")
         let out = Harness.tempDir()
 
         let gpx = try Harness.cairn("convert", dir, "--to", "gpx", "-o", out + "/all.gpx")

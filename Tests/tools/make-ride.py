@@ -37,6 +37,7 @@ def main():
     ap.add_argument("--stop", action="append", default=[])
     ap.add_argument("--spikes", type=float, default=0.0)
     ap.add_argument("--truth")
+    ap.add_argument("--vdop", type=float, default=None, help="a fixed VDOP (default 1.3 x HDOP)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     stops = [tuple(int(x) for x in s.split(":")) for s in a.stop]
@@ -75,7 +76,7 @@ def main():
             la, lah = dm(nlat, True)
             lo, loh = dm(nlon, False)
             hdop = 0.8 + 0.3 * rnd.random()
-            f.write(nmea("GPGSA,A,3,02,05,07,09,13,16,20,27,30,,,,%.1f,%.1f,%.1f" % (hdop * 1.6, hdop, hdop * 1.3)))
+            f.write(nmea("GPGSA,A,3,02,05,07,09,13,16,20,27,30,,,,%.1f,%.1f,%.1f" % (hdop * 1.6, hdop, a.vdop if a.vdop is not None else hdop * 1.3)))
             f.write(nmea("GPRMC,%s,A,%s,%s,%s,%s,%.2f,%.1f,%s,,,A" % (ts, la, lah, lo, loh, doppler * 1.943844, heading, date)))
             f.write(nmea("GPGGA,%s,%s,%s,%s,%s,1,09,%.1f,%.1f,M,47.0,M,," % (ts, la, lah, lo, loh, hdop, alt)))
     if a.truth:
