@@ -19,7 +19,12 @@ public final class GpsdSource {
     public private(set) var unreadable = 0
 
     /// `host:port`, an IPv6 host in brackets.
-    public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var address: String { Self.address(host: host, port: port) }
+
+    /// `host:port`, an IPv6 host in brackets (`[::1]:2947`).
+    public static func address(host: String, port: String) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
 
     public init(host: String, port: String) {
         self.host = host

@@ -34,7 +34,14 @@ public final class DirectoryLock {
     /// Takes the lock on `directory` (which must exist) without waiting.
     public init(directory: String) throws(Failure) {
         path = LogDirectory.join(directory, Self.fileName)
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        // A lock file another user left (a recorder once run by hand as root): flock needs no
+        // write access, so it still locks; only the PID cannot be written.
+        var writable = true
+        if fd < 0 && errno == EACCES {
+            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            writable = false
+        }
         if fd < 0 { throw .system(path: path, what: "cannot open the lock file", errno: errno) }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
@@ -47,7 +54,7 @@ public final class DirectoryLock {
         self.fd = fd
         // Informational only: a failure to write the PID does not stop the recorder.
         let text = Array("\(getpid())\n".utf8)
-        if ftruncate(fd, 0) == 0 { _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+        if writable && ftruncate(fd, 0) == 0 { _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
     }
 
     deinit { close(fd) }

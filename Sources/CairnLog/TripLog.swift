@@ -44,7 +44,6 @@ public final class TripLog {
     private var reportedOpenFailure = false
     /// A full ring drops its oldest record for each new one: said once per episode, counted.
     private var droppingSince: (records: Int, points: Int)?
-    private var droppedRecords = 0
     /// Points of the open trip that never reached the card (the ring overflowed, or they were
     /// still waiting at the stop).
     private var tripPointsLost = 0

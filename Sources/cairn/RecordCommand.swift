@@ -96,7 +96,7 @@ enum RecordCommand: Command {
             }
             func from(_ o: String) -> String { origin[o].map { "  (\($0))" } ?? (a.values[o] != nil || a.flags.contains(o) ? "  (command line)" : "  (default)") }
             printOut([
-                "gpsd = \(displayAddress(host, port))" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
+                "gpsd = \(GpsdSource.address(host: host, port: port))" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
                 "close-after = \(closeMinutes)" + from("--close-after"),
                 "clock = \(clock)" + from("--clock"), "sync = \(syncText)" + from("--sync"),
                 "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
@@ -170,7 +170,7 @@ enum RecordCommand: Command {
 
         let notify = SystemdNotify()
         let statusFile = statusPath.map { StatusFile(path: $0) }
-        printErr("cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(displayAddress(host, port)) (sync every \(syncText) s"
+        printErr("cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(GpsdSource.address(host: host, port: port)) (sync every \(syncText) s"
                  + (readEverySeconds > 0 ? ", reports read every \(readText) s" : ", reports read as they come")
                  + (padding > 0 ? ", padded to \(padding) bytes)" : ")")
                  + (statusPath.map { "; status in \($0)" } ?? "")
@@ -301,7 +301,7 @@ enum RecordCommand: Command {
                 if let err = source.open() {
                     if !reportedDown { printErr("cairn: \(err); retrying"); reportedDown = true }
                     // Started: the service is up even while gpsd is not (it comes and goes).
-                    ready("waiting for gpsd at \(displayAddress(host, port))")
+                    ready("waiting for gpsd at \(GpsdSource.address(host: host, port: port))")
                     SystemClock.sleep(ms: backoffMs) {
                         housekeeping(SystemClock.monotonicMs())
                         return StopSignals.requested
@@ -309,8 +309,8 @@ enum RecordCommand: Command {
                     backoffMs = min(backoffMs * 2, 8000)
                     continue
                 }
-                printErr("cairn: connected to gpsd at \(displayAddress(host, port))")
-                ready("connected to gpsd at \(displayAddress(host, port))")
+                printErr("cairn: connected to gpsd at \(GpsdSource.address(host: host, port: port))")
+                ready("connected to gpsd at \(GpsdSource.address(host: host, port: port))")
                 reportedDown = false
                 backoffMs = 250
                 lastReportMono = mono
@@ -434,11 +434,6 @@ enum RecordCommand: Command {
             throw invalid("use a numeric address (this static binary does no DNS look-ups); an IPv6 address with a port goes in brackets: [::1]:2947")
         }
         return (host, String(p))
-    }
-
-    /// `host:port`, with an IPv6 host in brackets.
-    static func displayAddress(_ host: String, _ port: String) -> String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
 

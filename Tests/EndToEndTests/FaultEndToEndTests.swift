@@ -344,6 +344,43 @@ final class FaultEndToEndTests: XCTestCase {
         XCTAssertEqual(rec.process.terminationStatus, 0)
     }
 
+    /// A lock file another user left (a recorder once run by hand as root) does not keep the
+    /// service's user from recording, nor from being refused while a root recorder runs.
+    func testLockFileOfAnotherUserStillLocks() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to run as nobody") }
+        let top = Harness.tempDir()
+        let dir = top + "/logs"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        XCTAssertEqual(chmod(top, 0o755), 0)
+        XCTAssertEqual(chmod(dir, 0o777), 0)
+        let root = try Recorder(port: 1, dir: dir)
+        XCTAssertNotNil(root.err.wait(prefix: "cairn: recording to", timeout: 10), root.err.text)
+        // setpriv execs the binary itself (no wrapper process to take the signals).
+        let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        func asNobody() throws -> Harness.Result {
+            try Harness.run("/usr/bin/setpriv", nobody + [Harness.cairn, "record", "--gpsd", "127.0.0.1:1", "--dir", dir, "--baro", "none"],
+                            timeout: 10)
+        }
+        let refused = try asNobody()
+        XCTAssertEqual(refused.status, 73, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("PID \(root.process.processIdentifier)"), refused.stderr)
+        XCTAssertTrue(root.stop())
+        // Root's lock file stays (root's, 0644); nobody records all the same.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = nobody + [Harness.cairn, "record", "--gpsd", "127.0.0.1:1", "--dir", dir, "--baro", "none"]
+        let err = Pipe()
+        p.standardError = err
+        let lines = Harness.Lines(err.fileHandleForReading)
+        try p.run()
+        XCTAssertNotNil(lines.wait(prefix: "cairn: recording to", timeout: 10), lines.text)
+        sleep(1)
+        XCTAssertTrue(p.isRunning, lines.text)
+        kill(p.processIdentifier, SIGTERM)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, lines.text)
+    }
+
     func testReadOnlyCardIsAClearErrorAtStart() throws {
         guard let mnt = try mountTmpfs("size=64k,ro") else { throw XCTSkip("cannot mount a tmpfs here (needs root)") }
         defer { unmount(mnt) }
