@@ -51,7 +51,8 @@ final class BarometryTests: XCTestCase {
             read as they come) or once in 5 s (with each batch of reports, the default; each 1 Hz fix
             gets the line between the readings around it), through the pressure filter, the
             GPS-calibrated altimeter and a 2 m hysteresis; GPS only: heights wandering σ 4 m
-            (correlated over a minute) plus 1.5 m white noise, a 20 s average and a 5 m hysteresis.
+            (correlated over a minute) plus 1.5 m white noise, averaged and counted with a hysteresis that
+            follow the heights' learnt noise (here about a 20 s average and 5 m).
             Produced by `CAIRN_CLIMB_REPORT=Tests/bench/climb-results.md swift test --filter BarometryTests`.
 
 
