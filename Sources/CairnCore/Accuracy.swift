@@ -49,25 +49,30 @@ public enum Accuracy {
         return v
     }
 
-    public static func source(_ fix: Fix) -> Source {
-        guard let eph = usable(fix.eph), let x = usable(fix.epx), let y = usable(fix.epy) else { return .dopGuess }
+    public static func source(_ fix: Fix) -> Source { classify(fix).source }
+
+    /// The source, with the horizontal figures it was judged on (one pass: this runs several
+    /// times per fix).
+    @inline(__always)
+    static func classify(_ fix: Fix) -> (source: Source, eph: Double?, axes: Double?) {
+        let eph = usable(fix.eph)
+        guard let x = usable(fix.epx), let y = usable(fix.epy) else { return (.dopGuess, eph, nil) }
         let axes = (x * x + y * y).squareRoot()
-        if axes < 0.3 * eph { return .receiverAxes }
-        if eph * 3 < axes { return .receiverRadius }
-        return .dopGuess
+        guard let e = eph else { return (.dopGuess, nil, axes) }
+        if axes < 0.3 * e { return (.receiverAxes, e, axes) }
+        if e * 3 < axes { return (.receiverRadius, e, axes) }
+        return (.dopGuess, e, axes)
     }
 
     /// Horizontal accuracy of `fix` as a 68 % radius in metres, or nil when gpsd gave none.
     public static func horizontal68(_ fix: Fix) -> Double? {
-        let eph = usable(fix.eph)
-        var axes: Double?
-        if let x = usable(fix.epx), let y = usable(fix.epy) { axes = (x * x + y * y).squareRoot() }
-        switch source(fix) {
-        case .receiverAxes: return axes
-        case .receiverRadius: return eph
+        let c = classify(fix)
+        switch c.source {
+        case .receiverAxes: return c.axes
+        case .receiverRadius: return c.eph
         case .dopGuess:
-            if let eph { return eph / gpsdHorizontalPerDOP * rangeErrorM }
-            return axes.map { $0 / gpsdAxisPerDOP * rangeErrorM }
+            if let eph = c.eph { return eph / gpsdHorizontalPerDOP * rangeErrorM }
+            return c.axes.map { $0 / gpsdAxisPerDOP * rangeErrorM }
         }
     }
 

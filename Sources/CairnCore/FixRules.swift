@@ -323,8 +323,10 @@ public struct FixRules: FixFilter {
         if let p = lastOffered {
             let dt = f.timeMs - p.timeMs
             if dt > 0 {
+                // At a steady cadence every interval is the median already: nothing to sort.
+                let evicted = intervals.isFull ? intervals[0] : intervalMs
                 intervals.append(dt)
-                updateInterval()
+                if dt != intervalMs || evicted != intervalMs { updateInterval() }
                 // gpsd derives speed (and course) from successive positions when the receiver
                 // sends none (GGA-only): it then equals the chord speed to the millimetre per
                 // second, fix after fix; a doppler speed never does (even a smoothing receiver's
