@@ -2,7 +2,8 @@
 // (Tests/crash/fuzz.sh); a plain `swift build` compiles the stub `main` at the bottom.
 //
 // The first input byte picks what the rest is:
-//   0  a whole file, as it is (header checks, resync over garbage);
+//   0  a whole file, as it is (header checks, resync over garbage; the crafted-* seeds are
+//      CRC-valid records with impossible values, which the reader must never deliver);
 //   1  a valid header, then chunks [kind][length][type][bytes...] turned into frames with
 //      correct CRCs (so record decoders run on arbitrary payloads), raw garbage, or copies of
 //      earlier frames; the reader must never trap and only ever deliver verified frames;
@@ -41,6 +42,10 @@ func readBack() {
     var count = 0
     try? r.forEach { e in
         precondition(e.offset > last && e.offset >= r.dataOffset && e.offset < r.fileSize, "entry out of order or bounds")
+        if case .points(let fixes) = e.record {
+            // The reader screens every record: no impossible time or position gets through.
+            for f in fixes { precondition(PointBounds.positionProblem(f) == nil, "an impossible point was delivered") }
+        }
         last = e.offset
         count += 1
         return true

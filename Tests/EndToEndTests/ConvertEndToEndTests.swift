@@ -70,8 +70,24 @@ final class ConvertEndToEndTests: XCTestCase {
             XCTAssertEqual(r["activity"] as? Int, 1)
             let s = r["session_figures"] as? [String: Any] ?? [:]
             XCTAssertEqual(s["sport"] as? String, "cycling")
-            XCTAssertEqual(s["total_distance"] as? Double ?? -1, t["distance_m"] as? Double ?? 0, accuracy: 0.06)
             XCTAssertEqual(s["total_elapsed_time"] as? Double ?? -1, t["elapsed_s"] as? Double ?? 0, accuracy: 0.06)
+            // The same figures as `list --json`, to its last digit: FIT's timer is the moving time.
+            for (k, figures) in [("session", s), ("lap", r["lap_figures"] as? [String: Any] ?? [:])] {
+                XCTAssertEqual(figures["total_timer_time"] as? Double ?? -1, t["moving_time_s"] as? Double ?? 0, accuracy: 0.0005, "\(k): \(f)")
+                XCTAssertEqual(figures["total_moving_time"] as? Double ?? -1, t["moving_time_s"] as? Double ?? 0, accuracy: 0.0005, "\(k): \(f)")
+                XCTAssertEqual(figures["total_distance"] as? Double ?? -1, t["distance_m"] as? Double ?? 0, accuracy: 0.0005, "\(k): \(f)")
+            }
+            XCTAssertEqual((r["activity_figures"] as? [String: Any])?["total_timer_time"] as? Double ?? -1, t["moving_time_s"] as? Double ?? 0, accuracy: 0.0005)
+            // `info` prints the same figures (its speeds from list's distance, moving time and maximum).
+            let info = try Harness.cairn("info", String(t["id"] as? Int ?? 0), "--dir", dir)
+            XCTAssertEqual(info.status, 0, info.stderr)
+            let moving = t["moving_time_s"] as? Double ?? 0, distance = t["distance_m"] as? Double ?? 0
+            let line = info.stdout.split(separator: "\n").first { $0.contains("speed:") }.map(String.init) ?? ""
+            let numbers = line.split(whereSeparator: { !"0123456789.".contains($0) }).compactMap { Double($0) }
+            XCTAssertEqual(numbers.count, 2, line)
+            // Within the rounding of list's figures (0.1 m, 0.1 s, 0.01 m/s) and info's (0.1 km/h).
+            XCTAssertEqual(numbers.first ?? -1, distance / moving * 3.6, accuracy: 0.06, line)
+            XCTAssertEqual(numbers.last ?? -1, (t["max_speed_mps"] as? Double ?? 0) * 3.6, accuracy: 0.07, line)
         }
         XCTAssertEqual(fitRecords, points)
 
