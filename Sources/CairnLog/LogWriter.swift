@@ -295,7 +295,7 @@ public final class LogWriter {
     }
 
     private func invalidFix(_ f: Fix) -> LogError {
-        LogError(path: path, message: "invalid fix (lat \(f.lat), lon \(f.lon)): latitude and longitude must be finite and in range",
+        LogError(path: path, message: "invalid fix (lat \(f.lat), lon \(f.lon), time \(f.timeMs) ms): latitude and longitude must be finite and in range, the time between 2000 and 2100",
                  kind: .invalidArgument)
     }
 

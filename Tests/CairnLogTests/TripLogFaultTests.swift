@@ -197,16 +197,16 @@ final class TripLogFaultTests: LogTestCase {
         // Appears after the scan: trip 1, part 0, like the file the new trip would have written.
         let other = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 7))
         try other.append(.tripStart(activity: "walk", software: "other"))
-        try other.append(point: Fix(timeMs: 5_000_000, lat: 46, lon: 7, mode: 3))
+        try other.append(point: Fix(timeMs: 1_748_764_805_000, lat: 46, lon: 7, mode: 3))
         _ = try other.sync()
         other.close()
         let before = try Data(contentsOf: URL(fileURLWithPath: dir + "/00000001.cairn"))
         var mono: Int64 = 0
         log.apply(.openTrip(resume: false), monoMs: mono)
-        log.apply(.startSegment(.start, timeMs: 1_000_000), monoMs: mono)
+        log.apply(.startSegment(.start, timeMs: 1_748_764_800_000), monoMs: mono)
         for i in 0..<20 {
             mono += 200
-            log.apply(.keep(Fix(timeMs: 1_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
+            log.apply(.keep(Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
             log.tick(monoMs: mono)
         }
         log.closeTrip(TripEnd(reason: .shutdown, points: 20, distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),

@@ -163,6 +163,60 @@ final class FaultEndToEndTests: XCTestCase {
         XCTAssertEqual(got[1], got[0], "the spaced lines give the same points")
     }
 
+    // MARK: hostile time
+
+    /// The ride's TPVs with their times moved by `shift` seconds from line `from` on.
+    static func shifted(_ lines: [String], from: Int, by shift: Int, only one: Bool = false) -> [String] {
+        lines.enumerated().map { i, line in
+            guard i >= from, !one || i == from, let r = line.range(of: "\"time\":\"2025-06-01T08:") else { return line }
+            let mm = Int(line[r.upperBound...].prefix(2))!, ss = Int(line[line.index(r.upperBound, offsetBy: 3)...].prefix(2))!
+            let t = 1_748_764_800 + mm * 60 + ss + shift
+            var tm = tm(), tt = time_t(t)
+            gmtime_r(&tt, &tm)
+            let stamp = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec)
+            return line.replacingOccurrences(of: String(line[line.index(r.lowerBound, offsetBy: 8)...].prefix(19)), with: stamp)
+        }
+    }
+
+    func record(_ lines: [String], extra: [String] = []) throws -> (dir: String, err: String) {
+        let tmp = Harness.tempDir()
+        try lines.joined(separator: "\n").appending("\n").write(toFile: tmp + "/lines", atomically: true, encoding: .utf8)
+        let gpsd = try FakeGpsd(["--lines", tmp + "/lines", "--rate", "50"])
+        defer { gpsd.stop() }
+        let rec = try Recorder(port: gpsd.port, dir: tmp + "/logs", extra: extra)
+        XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20))
+        usleep(1_500_000)
+        XCTAssertTrue(rec.stop())
+        XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
+        return (tmp + "/logs", rec.err.text)
+    }
+
+    func testOneFixTenYearsAheadLosesNothing() throws {
+        let lines = Self.shifted(try Self.rideLines(0..<60), from: 20, by: 10 * 365 * 86_400, only: true)
+        XCTAssertTrue(lines[20].contains("\"time\":\"2035-"), lines[20])
+        let r = try record(lines)
+        let trips = try Harness.trips(r.dir)
+        XCTAssertEqual(trips.count, 1, r.err)
+        XCTAssertTrue((trips.first?["end"] as? String ?? "").hasPrefix("2025-06-01T08:00:5"), "the trip ends with the ride: \(trips)")
+        XCTAssertEqual((trips.first?["dropped"] as? [String: Any])?["time_jump"] as? Int, 1, "\(trips)")
+        XCTAssertGreaterThan(trips.first?["points"] as? Int ?? 0, 20)
+    }
+
+    func testReceiverTimeGoingBackAnHourStartsANewTripThatIsKept() throws {
+        let lines = Self.shifted(try Self.rideLines(0..<80), from: 40, by: -3_600)
+        let r = try record(lines)
+        let trips = try Harness.trips(r.dir)
+        XCTAssertEqual(trips.count, 2, "\(trips) \(r.err)")
+        let points = trips.map { $0["points"] as? Int ?? 0 }
+        XCTAssertTrue(points.allSatisfy { $0 > 20 }, "both halves recorded and read back: \(points)")
+        // Every format reads both trips: the second is not hidden behind the first's later times.
+        let out = Harness.tempDir() + "/all.gpx"
+        let c = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "gpx", "-o", out])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        let gpx = try String(contentsOfFile: out, encoding: .utf8)
+        XCTAssertEqual(gpx.components(separatedBy: "<trkpt").count - 1, points.reduce(0, +))
+    }
+
     // MARK: gpsd killed and restarted 20 times
 
     func testGpsdKilledAndRestarted20TimesIsOneTrip() throws {
