@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian 12 machine (as root): installs what is missing, builds
 # the static release binary and checks it is static, then runs `swift test` (unit tests and the
-# end-to-end tests, which drive that binary against a private gpsd).
+# end-to-end tests, which drive that binary against a private gpsd). Then the board's build:
+# deploy/build-aarch64.sh (Debian 13's Swift 6.0.3: aarch64 and x86_64, warning-free, and the
+# .debs), and the end-to-end tests again against the aarch64 binary under qemu-user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,12 +19,41 @@ set +e
 swift test --disable-swift-testing 2>&1 | tee .build/swift-test.log
 status=${PIPESTATUS[0]}
 set -e
+
+# No skipping: when the Debian archive cannot be reached, this fails (build-aarch64 says why).
+echo "== aarch64: deploy/build-aarch64.sh (Debian 13, Swift 6.0.3)"
+aarch64_status=0
+bash deploy/build-aarch64.sh || aarch64_status=$?
+e2e_status=1
+if [ "$aarch64_status" = 0 ]; then
+    echo "== aarch64: end-to-end tests under qemu-user ($PWD/.build/aarch64/cairn)"
+    bash Tests/tools/aarch64-binfmt.sh .build/aarch64/cairn
+    set +e
+    CAIRN_BIN="$PWD/.build/aarch64/cairn" swift test --disable-swift-testing --skip-build --filter EndToEndTests 2>&1 \
+        | tee .build/swift-test-aarch64.log
+    e2e_status=${PIPESTATUS[0]}
+    set -e
+fi
+
 echo "== summary"
-grep -E "error:|: error|failed \(" .build/swift-test.log | head -40 || true
 # The closing line of the test runner (N tests, M failures), and the plain form of it.
-last=$(grep -E "Executed [0-9]+ tests" .build/swift-test.log | tail -1 || true)
-echo "$last"
-echo "$last" | awk '{for (i = 1; i <= NF; i++) {if ($i == "Executed") n = $(i+1); if ($i == "with") f = $(i+1)}}
-  END {if (n != "") printf "tests: %d passed, %d failed\n", n - f, f}'
-if [ "$status" = 0 ] && [ -z "$last" ]; then echo "run-tests: no tests ran" >&2; exit 1; fi
-exit "$status"
+summary() {  # log, label
+    grep -E "error:|: error|failed \(" "$1" | head -40 || true
+    local last
+    last=$(grep -E "Executed [0-9]+ tests" "$1" | tail -1 || true)
+    echo "$last"
+    echo "$last" | awk -v label="$2" '{for (i = 1; i <= NF; i++) {if ($i == "Executed") n = $(i+1); if ($i == "with") f = $(i+1)}}
+      END {if (n != "") printf "%s: %d passed, %d failed\n", label, n - f, f}'
+    [ -n "$last" ]
+}
+ran=yes
+summary .build/swift-test.log tests || ran=no
+if [ "$aarch64_status" != 0 ]; then
+    echo "run-tests: deploy/build-aarch64.sh failed (exit $aarch64_status): no aarch64 end-to-end run" >&2
+else
+    summary .build/swift-test-aarch64.log "aarch64 end-to-end tests (qemu-user)" || ran=no
+fi
+if [ "$ran" = no ] && [ "$status" = 0 ] && [ "$e2e_status" = 0 ]; then echo "run-tests: no tests ran" >&2; exit 1; fi
+[ "$status" = 0 ] || exit "$status"
+[ "$aarch64_status" = 0 ] || exit "$aarch64_status"
+exit "$e2e_status"
