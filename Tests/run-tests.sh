@@ -21,9 +21,11 @@ status=${PIPESTATUS[0]}
 set -e
 
 # No skipping: when the Debian archive cannot be reached, this fails (build-aarch64 says why).
+x86_seconds=$SECONDS
 echo "== aarch64: deploy/build-aarch64.sh (Debian 13, Swift 6.0.3)"
 aarch64_status=0
 bash deploy/build-aarch64.sh || aarch64_status=$?
+build_seconds=$((SECONDS - x86_seconds))
 e2e_status=1
 if [ "$aarch64_status" = 0 ]; then
     echo "== aarch64: end-to-end tests under qemu-user ($PWD/.build/aarch64/cairn)"
@@ -34,6 +36,7 @@ if [ "$aarch64_status" = 0 ]; then
     e2e_status=${PIPESTATUS[0]}
     set -e
 fi
+e2e_seconds=$((SECONDS - x86_seconds - build_seconds))
 
 echo "== summary"
 # The closing line of the test runner (N tests, M failures), and the plain form of it.
@@ -54,6 +57,7 @@ else
     summary .build/swift-test-aarch64.log "aarch64 end-to-end tests (qemu-user)" || ran=no
 fi
 if [ "$ran" = no ] && [ "$status" = 0 ] && [ "$e2e_status" = 0 ]; then echo "run-tests: no tests ran" >&2; exit 1; fi
+echo "run-tests: wall time: x86_64 build and suite ${x86_seconds} s, build-aarch64.sh ${build_seconds} s, aarch64 end-to-end under qemu-user ${e2e_seconds} s"
 [ "$status" = 0 ] || exit "$status"
 [ "$aarch64_status" = 0 ] || exit "$aarch64_status"
 exit "$e2e_status"
