@@ -106,7 +106,7 @@ mount_root() {
         mounted+=("$root/$m")
     done
 }
-in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 
 # 2. The build root: trixie amd64 with arm64 as a foreign architecture.
 if [ "$(cat "$root/.cairn-root" 2>/dev/null)" != "$root_stamp" ]; then
@@ -228,9 +228,20 @@ if [ "$build_x86" = yes ]; then
     "$repo/.build/x86_64-6.0/cairn" --version >/dev/null || die "the x86_64 binary does not run"
 fi
 
+# 4. The packages, made inside the root (dpkg-deb, file and gzip from there, not the host); the
+#    arm64 binary's help for the man page runs under the host's static qemu, copied in.
 if [ "$build_deb" = yes ]; then
-    cleanup; mounted=()
-    bash "$repo/deploy/debian/build-deb.sh" arm64 "$repo/.build/aarch64/cairn"
-    [ "$build_x86" = yes ] && bash "$repo/deploy/debian/build-deb.sh" amd64 "$repo/.build/x86_64-6.0/cairn"
+    install -m 0755 "$(command -v qemu-aarch64-static)" "$root/usr/local/bin/qemu-aarch64-static"
+    rm -rf "$root/out" && mkdir -p "$root/out" "$repo/.build/deb"
+    in_root env CAIRN_DEB_OUT=/out bash /src/cairn/deploy/debian/build-deb.sh arm64 \
+        /build/aarch64/aarch64-unknown-linux-gnu/release/cairn || die "the arm64 package failed"
+    if [ "$build_x86" = yes ]; then
+        in_root env CAIRN_DEB_OUT=/out bash /src/cairn/deploy/debian/build-deb.sh amd64 \
+            /build/x86_64/release/cairn || die "the amd64 package failed"
+    fi
+    rm -f "$repo/.build/deb/"cairn_*.deb
+    cp "$root"/out/cairn_*.deb "$repo/.build/deb/"
+    rm -rf "$root/out"
+    say "packages: $(cd "$repo" && ls .build/deb/cairn_*.deb | tr '\n' ' ')"
 fi
 say "done: .build/aarch64/cairn$([ "$build_deb" = yes ] && echo " and .build/deb/")"

@@ -31,7 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mount_proc() { mountpoint -q "$1/proc" || { mount -t proc proc "$1/proc"; mounted+=("$1/proc"); }; }
-in_build_root() { chroot "$build_root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
+in_build_root() { chroot "$build_root" /usr/bin/env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 in_test() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
 
 # 1. lintian (trixie's), with the package's own overrides; any error or warning fails.
@@ -62,8 +62,12 @@ rm -rf "$root/var/lib/cairn" "$root/tmp/deb" "$root/run/cairn"
 mkdir -p "$root/tmp/deb"
 cp "$deb" "$root/tmp/deb/"
 upgrade_version=$version+test1
-CAIRN_DEB_VERSION=$upgrade_version CAIRN_DEB_OUT="$root/tmp/deb" \
-    bash "$here/build-deb.sh" "$arch" "$repo/.build/$([ "$arch" = arm64 ] && echo aarch64 || echo x86_64-6.0)/cairn" >/dev/null
+# The upgrade: the same binary under a higher version, packaged in the build root as
+# deploy/build-aarch64.sh does (its copy of the sources is the one the first package came from).
+in_build_root env CAIRN_DEB_VERSION="$upgrade_version" CAIRN_DEB_OUT=/tmp/deb bash /src/cairn/deploy/debian/build-deb.sh \
+    "$arch" "$([ "$arch" = arm64 ] && echo /build/aarch64/aarch64-unknown-linux-gnu/release/cairn || echo /build/x86_64/release/cairn)" \
+    >/dev/null || die "could not build the $upgrade_version package"
+mv "$build_root/tmp/deb/cairn_${upgrade_version}_${arch}.deb" "$root/tmp/deb/"
 v1=/tmp/deb/$(basename "$deb")
 v2=/tmp/deb/cairn_${upgrade_version}_${arch}.deb
 
