@@ -37,14 +37,18 @@ if [ "$aarch64_status" = 0 ]; then
     set -e
 fi
 e2e_seconds=$((SECONDS - x86_seconds - build_seconds))
-# The amd64 package in a Debian 13 chroot: lintian, install, upgrade, remove, purge (the arm64
-# one passes the same under emulation, deploy/debian/test-deb.sh arm64, in about 10 minutes more
-# the first time: not in every run).
+# The amd64 package in Debian 13 and 12 chroots: lintian, install, upgrade, remove, purge; then
+# under systemd as PID 1 (Debian 12): started, stopped, removed. The arm64 package passes
+# test-deb.sh under emulation too (about 10 minutes more the first time: not in every run).
 deb_status=1
 if [ "$aarch64_status" = 0 ]; then
-    echo "== the amd64 package (deploy/debian/test-deb.sh amd64)"
+    echo "== the amd64 package (deploy/debian/test-deb.sh, test-systemd.sh)"
     set +e
-    bash deploy/debian/test-deb.sh amd64 2>&1 | grep -v -E "^Created symlink|^debconf|posix_openpt"
+    {
+        bash deploy/debian/test-deb.sh amd64 \
+            && CAIRN_TEST_SUITE=bookworm bash deploy/debian/test-deb.sh amd64 \
+            && bash deploy/debian/test-systemd.sh
+    } 2>&1 | grep -v -E "^Created symlink|^debconf|posix_openpt"
     deb_status=${PIPESTATUS[0]}
     set -e
 fi
