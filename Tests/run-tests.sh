@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian 12 machine (as root): installs what is missing, builds
 # the static release binary and checks it is static, then runs `swift test` (unit tests and the
-# end-to-end tests, which drive that binary against a private gpsd).
+# end-to-end tests, which drive that binary against a private gpsd). Then the board's build:
+# deploy/build-aarch64.sh (Debian 13's Swift 6.0.3: aarch64 and x86_64, warning-free, and the
+# .debs), and the end-to-end tests again against the aarch64 binary under qemu-user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,12 +19,62 @@ set +e
 swift test --disable-swift-testing 2>&1 | tee .build/swift-test.log
 status=${PIPESTATUS[0]}
 set -e
+
+# No skipping: when the Debian archive cannot be reached, this fails (build-aarch64 says why).
+x86_seconds=$SECONDS
+echo "== aarch64: deploy/build-aarch64.sh (Debian 13, Swift 6.0.3)"
+aarch64_status=0
+bash deploy/build-aarch64.sh || aarch64_status=$?
+build_seconds=$((SECONDS - x86_seconds))
+e2e_status=1
+if [ "$aarch64_status" = 0 ]; then
+    echo "== aarch64: end-to-end tests under qemu-user ($PWD/.build/aarch64/cairn)"
+    bash Tests/tools/aarch64-binfmt.sh .build/aarch64/cairn
+    set +e
+    CAIRN_BIN="$PWD/.build/aarch64/cairn" swift test --disable-swift-testing --skip-build --filter EndToEndTests 2>&1 \
+        | tee .build/swift-test-aarch64.log
+    e2e_status=${PIPESTATUS[0]}
+    set -e
+fi
+e2e_seconds=$((SECONDS - x86_seconds - build_seconds))
+# The amd64 package in Debian 13 and 12 chroots: lintian, install, upgrade, remove, purge; then
+# under systemd as PID 1 (Debian 12): started, stopped, removed. The arm64 package passes
+# test-deb.sh under emulation too (about 10 minutes more the first time: not in every run).
+deb_status=1
+if [ "$aarch64_status" = 0 ]; then
+    echo "== the amd64 package (deploy/debian/test-deb.sh, test-systemd.sh)"
+    set +e
+    {
+        bash deploy/debian/test-deb.sh amd64 \
+            && CAIRN_TEST_SUITE=bookworm bash deploy/debian/test-deb.sh amd64 \
+            && bash deploy/debian/test-systemd.sh
+    } 2>&1 | grep -v -E "^Created symlink|^debconf|posix_openpt"
+    deb_status=${PIPESTATUS[0]}
+    set -e
+fi
+deb_seconds=$((SECONDS - x86_seconds - build_seconds - e2e_seconds))
+
 echo "== summary"
-grep -E "error:|: error|failed \(" .build/swift-test.log | head -40 || true
 # The closing line of the test runner (N tests, M failures), and the plain form of it.
-last=$(grep -E "Executed [0-9]+ tests" .build/swift-test.log | tail -1 || true)
-echo "$last"
-echo "$last" | awk '{for (i = 1; i <= NF; i++) {if ($i == "Executed") n = $(i+1); if ($i == "with") f = $(i+1)}}
-  END {if (n != "") printf "tests: %d passed, %d failed\n", n - f, f}'
-if [ "$status" = 0 ] && [ -z "$last" ]; then echo "run-tests: no tests ran" >&2; exit 1; fi
-exit "$status"
+summary() {  # log, label
+    grep -E "error:|: error|failed \(" "$1" | head -40 || true
+    local last
+    last=$(grep -E "Executed [0-9]+ tests" "$1" | tail -1 || true)
+    echo "$last"
+    echo "$last" | awk -v label="$2" '{for (i = 1; i <= NF; i++) {if ($i == "Executed") n = $(i+1); if ($i == "with") f = $(i+1)}}
+      END {if (n != "") printf "%s: %d passed, %d failed\n", label, n - f, f}'
+    [ -n "$last" ]
+}
+ran=yes
+summary .build/swift-test.log tests || ran=no
+if [ "$aarch64_status" != 0 ]; then
+    echo "run-tests: deploy/build-aarch64.sh failed (exit $aarch64_status): no aarch64 end-to-end run" >&2
+else
+    summary .build/swift-test-aarch64.log "aarch64 end-to-end tests (qemu-user)" || ran=no
+fi
+if [ "$ran" = no ] && [ "$status" = 0 ] && [ "$e2e_status" = 0 ]; then echo "run-tests: no tests ran" >&2; exit 1; fi
+echo "run-tests: wall time: x86_64 build and suite ${x86_seconds} s, build-aarch64.sh ${build_seconds} s, aarch64 end-to-end under qemu-user ${e2e_seconds} s, package test ${deb_seconds} s"
+[ "$status" = 0 ] || exit "$status"
+[ "$aarch64_status" = 0 ] || exit "$aarch64_status"
+[ "$e2e_status" = 0 ] || exit "$e2e_status"
+[ "$deb_status" = 0 ] || { echo "run-tests: the amd64 package test failed" >&2; exit 1; }
