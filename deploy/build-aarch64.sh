@@ -193,8 +193,10 @@ run_build() {  # name, then extra flags
     say "$name: no warnings ($(grep -c -E "$notes" "$log" || true) toolchain notes in $log)"
 }
 
-check_binary() {  # name, path, expected `file` machine, strip tool
-    local name=$1 bin=$2 machine=$3 strip=$4 desc size
+# The 8,000,000-byte limit is the board's: enforced for aarch64; for the x86_64 build (a
+# developer's machine, the amd64 package) said loudly and not enforced, as Tests/tools/build-static.sh does.
+check_binary() {  # name, path, expected `file` machine, strip tool, enforce|warn
+    local name=$1 bin=$2 machine=$3 strip=$4 limit=${5:-enforce} desc size
     # .comment holds only the compilers' version strings (lintian: binary-has-unneeded-section).
     in_root "$strip" --remove-section=.comment "/${bin#"$root"/}" || die "cannot strip $bin"
     desc=$(in_root file -b "/${bin#"$root"/}")
@@ -202,8 +204,11 @@ check_binary() {  # name, path, expected `file` machine, strip tool
     echo "$desc" | grep -q "statically linked" || die "$bin is not statically linked: $desc"
     if in_root readelf -lW "/${bin#"$root"/}" | grep -q INTERP; then die "$bin has a program interpreter"; fi
     size=$(stat -c %s "$bin")
-    [ "$size" -le 8000000 ] || die "$bin is $size bytes stripped, over the 8,000,000-byte limit"
-    say "$name: $desc; stripped $size bytes (limit 8,000,000)"
+    if [ "$size" -gt 8000000 ]; then
+        [ "$limit" = warn ] || die "$bin is $size bytes stripped, over the 8,000,000-byte limit"
+        echo "build-aarch64: WARNING: $name: stripped $size bytes, over the 8,000,000-byte target" >&2
+    fi
+    say "$name: $desc; stripped $size bytes (limit 8,000,000: $limit)"
 }
 
 aarch64_flags=(--triple aarch64-unknown-linux-gnu
@@ -222,7 +227,7 @@ if [ "$build_x86" = yes ]; then
     run_build x86_64
     bin=$root/build/x86_64/release/cairn
     [ -x "$bin" ] || die "the x86_64 build left no binary at $bin"
-    check_binary x86_64 "$bin" "x86-64" strip
+    check_binary x86_64 "$bin" "x86-64" strip warn
     mkdir -p "$repo/.build/x86_64-6.0"
     cp "$bin" "$repo/.build/x86_64-6.0/cairn"
     "$repo/.build/x86_64-6.0/cairn" --version >/dev/null || die "the x86_64 binary does not run"

@@ -123,7 +123,7 @@ public final class FITWriter: TrackExporter {
         self.target = target
         self.force = force
         self.atomic = atomic
-        // "0.1.0" -> 10 (software_version has scale 100: 0.10).
+        // "0.2.0" -> 20 (software_version has scale 100: 0.20).
         let parts = softwareVersion.split(separator: ".").compactMap { Int($0) }
         let v = (parts.count > 0 ? parts[0] * 100 : 0) + (parts.count > 1 ? parts[1] * 10 : 0) + (parts.count > 2 ? parts[2] : 0)
         self.softwareVersion = UInt16(clamping: v)

@@ -147,18 +147,7 @@ final class FaultEndToEndTests: XCTestCase {
         let spaced = compact.map { $0.replacingOccurrences(of: "\":", with: "\": ").replacingOccurrences(of: ",\"", with: ", \"") }
         XCTAssertTrue(spaced[0].hasPrefix("{\"class\": \"TPV\", "), spaced[0])
         var got: [[String]] = []
-        for lines in [compact, spaced] {
-            let tmp = Harness.tempDir()
-            try lines.joined(separator: "\n").appending("\n").write(toFile: tmp + "/lines", atomically: true, encoding: .utf8)
-            let gpsd = try FakeGpsd(["--lines", tmp + "/lines", "--rate", "50"])
-            let rec = try Recorder(port: gpsd.port, dir: tmp + "/logs")
-            XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20))
-            usleep(1_500_000)
-            XCTAssertTrue(rec.stop())
-            gpsd.stop()
-            XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
-            got.append(try Self.gpxTimes(tmp + "/logs"))
-        }
+        for lines in [compact, spaced] { got.append(try Self.gpxTimes(try record(lines).dir)) }
         XCTAssertGreaterThan(got[0].count, 10)
         XCTAssertEqual(got[1], got[0], "the spaced lines give the same points")
     }
