@@ -42,7 +42,7 @@ public struct TripStats: Sendable {
         }
         if firstTimeMs == nil { firstTimeMs = fix.timeMs }
         lastTimeMs = fix.timeMs
-        if let s = fix.speed { maxSpeedMps = max(maxSpeedMps ?? 0, s) }
+        if let s = fix.speed, speedAgreesWithStep(s, into: fix) { maxSpeedMps = max(maxSpeedMps ?? 0, s) }
         let trusted = Accuracy.heightIsTrusted(fix)
         if let p = fix.pressurePa {
             climb.addBarometric(altitude: altimeter.climbAltitude(pressurePa: p))
@@ -68,6 +68,18 @@ public struct TripStats: Sendable {
         newSegmentPending = false
         bridgeNext = false
         last = fix
+    }
+
+    /// A measured speed counts toward the maximum only when the step into its point could have
+    /// been ridden at about that speed: a doppler blip (a receiver saying 80 m/s for one fix
+    /// while its positions move at 6) is not the rider's top speed. The slack covers both
+    /// points' uncertainty and a step that spans a stop (the rider sets off from it).
+    private func speedAgreesWithStep(_ v: Double, into fix: Fix) -> Bool {
+        guard let prev = last, !newSegmentPending, fix.timeMs > prev.timeMs else { return true }
+        let dt = Double(fix.timeMs - prev.timeMs) / 1000
+        let chord = Geodesy.distance(prev, fix) / dt
+        let slack = ((Accuracy.horizontal68(prev) ?? 10) + (Accuracy.horizontal68(fix) ?? 10)) / dt
+        return v <= 2 * chord + slack + 2
     }
 
     /// How much of a step was spent moving. With measured speeds at both ends, the step's

@@ -161,6 +161,24 @@ final class EpochCollapserTests: XCTestCase {
 }
 
 final class TripStatsTests: XCTestCase {
+    func testADopplerBlipIsNoTopSpeed() {
+        // Positions move 6 m/s throughout; the receiver's speed says 80 m/s for one fix.
+        var s = TripStats()
+        s.startSegment(.start)
+        for i in 0..<60 { s.add(fix(Double(i), north: Double(i) * 6, eph: 5, speed: i == 30 ? 80 : 6)) }
+        XCTAssertEqual(s.maxSpeedMps ?? 0, 6, accuracy: 0.01)
+        // A real sprint (positions keep up with the speed) is the top speed.
+        var r = TripStats()
+        r.startSegment(.start)
+        var north = 0.0
+        for i in 0..<60 {
+            let v = i >= 30 && i < 35 ? 16.0 : 6.0
+            north += v
+            r.add(fix(Double(i), north: north, eph: 5, speed: v))
+        }
+        XCTAssertEqual(r.maxSpeedMps ?? 0, 16, accuracy: 0.01)
+    }
+
     func testStatistics() {
         var s = TripStats()
         s.startSegment(.start)
