@@ -16,7 +16,8 @@ public struct TripStats: Sendable {
     private var movingDistanceM = 0.0
     public private(set) var firstTimeMs: Int64?
     public private(set) var lastTimeMs: Int64?
-    public private(set) var maxSpeedMps: Double?
+    /// The fastest measured (or, without a measurement, ridden) speed.
+    private var measuredMaxMps: Double?
     /// Ascent and descent: from the barometric pressure stored with the points when there is
     /// any (calibrated and drift-corrected against trusted GPS heights), else from trusted GPS heights.
     public private(set) var climb = AscentTracker()
@@ -42,7 +43,7 @@ public struct TripStats: Sendable {
         }
         if firstTimeMs == nil { firstTimeMs = fix.timeMs }
         lastTimeMs = fix.timeMs
-        if let s = fix.speed, speedAgreesWithStep(s, into: fix) { maxSpeedMps = max(maxSpeedMps ?? 0, s) }
+        if let s = fix.speed, speedAgreesWithStep(s, into: fix) { measuredMaxMps = max(measuredMaxMps ?? 0, s) }
         let trusted = Accuracy.heightIsTrusted(fix)
         if let p = fix.pressurePa {
             climb.addBarometric(altitude: altimeter.climbAltitude(pressurePa: p))
@@ -61,7 +62,7 @@ public struct TripStats: Sendable {
                 // Without a measured speed (gpsd's own from positions is not kept), the fastest
                 // step the rules let through is the speed.
                 if fix.speed == nil || prev.speed == nil, dt >= 1000 {
-                    maxSpeedMps = max(maxSpeedMps ?? 0, d / (Double(dt) / 1000))
+                    measuredMaxMps = max(measuredMaxMps ?? 0, d / (Double(dt) / 1000))
                 }
             }
         }
@@ -101,9 +102,19 @@ public struct TripStats: Sendable {
     /// Time spent moving. Never less than the distance ridden takes at the top speed (the
     /// average moving speed is never above the maximum), and never more than the elapsed time.
     public var movingTimeMs: Int64 {
-        guard let v = maxSpeedMps, v > 0 else { return countedMovingMs }
+        guard let v = measuredMaxMps, v > 0 else { return countedMovingMs }
         let atTopSpeed = Int64((movingDistanceM / v * 1000).rounded(.up))
         return min(max(countedMovingMs, atTopSpeed), max(elapsedMs, countedMovingMs))
+    }
+
+    /// The top speed: the fastest measured one, and never below the average moving speed (a
+    /// doppler that reads a little low all ride, or positions whose jitter adds length, would
+    /// otherwise put the average above the maximum once moving time is capped by elapsed time).
+    public var maxSpeedMps: Double? {
+        guard let v = measuredMaxMps else { return nil }
+        let moving = movingTimeMs
+        guard moving > 0 else { return v }
+        return max(v, distanceM / (Double(moving) / 1000))
     }
 
     public var elapsedMs: Int64 {
