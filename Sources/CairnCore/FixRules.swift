@@ -100,7 +100,8 @@ public struct RuleLimits: Sendable, Equatable {
 /// 6. **Nothing while standing still.** Below ~1 km/h measured speed the receiver is standing;
 ///    the first fix of the stop is kept so the track reaches the place, then nothing is added
 ///    (`standing`). Moving again needs the measured speed at the activity's walking-off speed
-///    four times in a row; or twice in a row with the position leaving the spot (1.5 × the fix's
+///    four times in a row (four seconds' worth of fixes at a faster cadence: a blip lasts as
+///    long at 10 Hz); or twice (two seconds' worth) in a row with the position leaving the spot (1.5 × the fix's
 ///    uncertainty, at least 3 m) the way the measured course points and about as far as the
 ///    speed says; or a displacement from the stop of twice the uncertainty (at least 10 m) that
 ///    agrees with the doppler likewise. Drift among buildings wanders tens of metres in an hour
@@ -653,8 +654,8 @@ public struct FixRules: FixFilter {
             // Two rolling fixes in a row that have also left the spot where the receiver last
             // stood still; or four in a row whatever the position says (doppler blips at a
             // standstill come singly or in pairs, and never carry the position away).
-            if movingVotes >= 4 { return false }
-            if movingVotes >= 2, let from = lastStill ?? standAnchor,
+            if movingVotes >= fixes(inSeconds: 4) { return false }
+            if movingVotes >= fixes(inSeconds: 2), let from = lastStill ?? standAnchor,
                Geodesy.distance(from, f) > max(3, 1.5 * h(f)), leavesAsDopplerSays(from, f) { return false }
             // Below the walking-off speed nothing leaves: drift in bad sky wanders tens of metres
             // over an hour, and doppler blips come singly.
@@ -667,6 +668,12 @@ public struct FixRules: FixFilter {
             return false
         }
         return true
+    }
+
+    /// The votes that make "n in a row" at one fix a second: a blip lasts about as long at any
+    /// cadence, so a 10 Hz receiver needs ten times as many fixes (never fewer than `n`).
+    private func fixes(inSeconds n: Int) -> Int {
+        max(n, Int((Int64(n) * 1000 + intervalMs - 1) / intervalMs))
     }
 
     /// The way from `a` to `f` agrees with `f`'s doppler: its measured course points that way
