@@ -64,6 +64,16 @@ public struct TripStats: Sendable {
                 if fix.speed == nil || prev.speed == nil, dt >= 1000 {
                     measuredMaxMps = max(measuredMaxMps ?? 0, d / (Double(dt) / 1000))
                 }
+            } else if dt > 0, countedMovingMs > 0 {
+                // A long step without measured speeds that the rules kept in the segment (a
+                // tunnel on a receiver without doppler): its chord counts, so its time does too,
+                // as long as the chord takes at the trip's moving speed so far (a step that spans
+                // a stop counts only its riding part).
+                let pace = movingDistanceM / (Double(countedMovingMs) / 1000)
+                if pace >= Self.movingSpeedMps, d / Double(dt) * 1000 >= Self.movingSpeedMps {
+                    countedMovingMs += min(dt, Int64((d / pace * 1000).rounded()))
+                    movingDistanceM += d
+                }
             }
         }
         newSegmentPending = false

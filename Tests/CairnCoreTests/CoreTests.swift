@@ -161,6 +161,23 @@ final class EpochCollapserTests: XCTestCase {
 }
 
 final class TripStatsTests: XCTestCase {
+    func testATunnelWithoutSpeedsIsMovingTime() {
+        // A receiver without doppler (gpsd's derived speed is not kept) rides 6 m/s through a
+        // 150 s tunnel that the rules bridged: its chord counts, and so does its time.
+        var s = TripStats()
+        s.startSegment(.start)
+        for i in 0..<100 { s.add(fix(Double(i), north: Double(i) * 6, eph: 5, speed: nil)) }
+        for i in 250..<300 { s.add(fix(Double(i), north: Double(i) * 6, eph: 5, speed: nil)) }
+        XCTAssertEqual(Double(s.movingTimeMs), Double(s.elapsedMs), accuracy: 1000)
+        XCTAssertEqual(s.maxSpeedMps ?? 0, 6, accuracy: 0.05)
+        // Standing 90 s at a light, then 30 m on: only the riding part is moving time.
+        var l = TripStats()
+        l.startSegment(.start)
+        for i in 0..<100 { l.add(fix(Double(i), north: Double(i) * 6, eph: 5, speed: nil)) }
+        l.add(fix(190, north: 99 * 6 + 30, eph: 5, speed: nil))
+        XCTAssertEqual(Double(l.movingTimeMs), 99_000 + 5_000, accuracy: 1000)
+    }
+
     func testAverageMovingSpeedIsNeverAboveTheMaximum() {
         // The doppler reads 2 % low all ride: the positions cover more than the top measured
         // speed allows in the elapsed time.
