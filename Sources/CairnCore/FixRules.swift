@@ -137,7 +137,7 @@ public struct RuleLimits: Sendable, Equatable {
 /// 11. **Accuracy mapping.** All limits are 68 % figures; `Accuracy` maps gpsd's (DOP guesses or
 ///    the receiver's own estimates).
 /// 12. **Time that cannot poison a ride.** A fix time more than an hour ahead of where the
-///    arrival clock puts it, more than 60 s behind the newest, or (first fix) an hour from a set
+///    arrival clock puts it, more than a gap (rule 9) behind the newest, or (first fix) an hour from a set
 ///    system clock is held; if its next two successors follow on from it the receiver's time
 ///    really moved (a reset, a week rollover fixed by gpsd): the trip ends there and they start
 ///    afresh. If they do not, it was an outlier (`time_jump`). A fix ahead by less than that
@@ -271,7 +271,10 @@ public struct FixRules: FixFilter {
             suspects.removeAll()
         }
         if let t = lastTimeMs {
-            if isTimeJump(f.timeMs, arrivalMs, from: t, lastTimeArrivalMs) {
+            // Back by more than a gap, too: a receiver whose clock steps back (GPS time corrected
+            // to UTC, 18 s) would otherwise lose that many seconds as "not after" and then the
+            // line to the jump rule.
+            if isTimeJump(f.timeMs, arrivalMs, from: t, lastTimeArrivalMs) || t - f.timeMs > gapMs {
                 suspects.append((f, arrivalMs))
                 suspectsAreGap = false
                 return false

@@ -140,6 +140,21 @@ final class HostileTimeTests: XCTestCase {
         }
     }
 
+    func testAClockSteppingBackSecondsStartsANewTripAndLosesNothing() {
+        // GPS time corrected to UTC (18 s back), or 30 s: from then on the receiver's time is on
+        // the new line. The ride is not cut by the seconds it repeats nor by the jump rule.
+        for back in [18.0, 30.0] {
+            for clockIsFix in [false, true] {
+                let times = (0..<60).map(Double.init) + (60..<120).map { Double($0) - back }
+                let (r, actions) = run(times, clockIsFix: clockIsFix)
+                let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
+                XCTAssertEqual(opens, 2, "back \(back), clock fix \(clockIsFix): \(r.drops.nonzero)")
+                XCTAssertEqual(r.drops[.timeNotAfter] + r.drops[.jump], 0, "back \(back), clock fix \(clockIsFix)")
+                XCTAssertGreaterThanOrEqual(kept(actions), 115, "back \(back), clock fix \(clockIsFix)")
+            }
+        }
+    }
+
     func testOneFixMinutesAheadCostsOnlyItself() {
         // Ahead by less than the hour of a real jump: neither a minute of the ride that follows
         // (`time_not_after`) nor a second trip is the price of one bad time.
