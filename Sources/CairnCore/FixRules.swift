@@ -259,7 +259,10 @@ public struct FixRules: FixFilter {
     private mutating func judgeTime(_ f: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) -> Bool {
         if !suspects.isEmpty {
             let last = suspects[suspects.count - 1]
-            if f.timeMs > last.fix.timeMs && !isTimeJump(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs) {
+            // (After a step back, a successor that runs a gap ahead again is no follower: two
+            // time lines interleaved must not confirm each other.)
+            if f.timeMs > last.fix.timeMs && !isTimeJump(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs)
+                && (suspectsAreGap || !isAhead(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs)) {
                 suspects.append((f, arrivalMs))
                 if suspects.count >= limits.timeJumpConfirmations + 1 {
                     if suspectsAreGap { acceptGap(emit: emit) } else { acceptTimeJump(nowMs: nowMs, emit: emit) }

@@ -155,6 +155,16 @@ final class HostileTimeTests: XCTestCase {
         }
     }
 
+    func testTwoInterleavedTimeLinesDoNotSplitTheRide() {
+        // Every third fix 40 s ahead (the first among them): whichever line wins, one trip.
+        for clockIsFix in [false, true] {
+            let times = (0..<120).map { Double($0) + ($0 % 3 == 0 ? 40 : 0) }
+            let (r, actions) = run(times, clockIsFix: clockIsFix)
+            let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
+            XCTAssertEqual(opens, 1, "clock fix \(clockIsFix): \(r.drops.nonzero)")
+        }
+    }
+
     func testOneFixMinutesAheadCostsOnlyItself() {
         // Ahead by less than the hour of a real jump: neither a minute of the ride that follows
         // (`time_not_after`) nor a second trip is the price of one bad time.
