@@ -23,6 +23,8 @@ public struct TripStats: Sendable {
     public private(set) var climb = AscentTracker()
     private var altimeter = BaroAltimeter()
     private var last: Fix?
+    /// Where the current stretch for the speed without measurements starts (this segment).
+    private var chordFrom: Fix?
     private var bridgeNext = false
     private var newSegmentPending = true
 
@@ -60,9 +62,11 @@ public struct TripStats: Sendable {
                 countedMovingMs += moving
                 if moving > 0 { movingDistanceM += d }
                 // Without a measured speed (gpsd's own from positions is not kept), the fastest
-                // step the rules let through is the speed.
-                if fix.speed == nil || prev.speed == nil, dt >= 1000 {
-                    measuredMaxMps = max(measuredMaxMps ?? 0, d / (Double(dt) / 1000))
+                // stretch of at least a second the rules let through is the speed (a 10 Hz
+                // receiver's kept points can all be less than a second apart).
+                if fix.speed == nil || prev.speed == nil, let from = chordFrom, fix.timeMs - from.timeMs >= 1000 {
+                    measuredMaxMps = max(measuredMaxMps ?? 0, Geodesy.distance(from, fix) / (Double(fix.timeMs - from.timeMs) / 1000))
+                    chordFrom = fix
                 }
             } else if dt > 0, countedMovingMs > 0 {
                 // A long step without measured speeds that the rules kept in the segment (a
@@ -74,8 +78,11 @@ public struct TripStats: Sendable {
                     countedMovingMs += min(dt, Int64((d / pace * 1000).rounded()))
                     movingDistanceM += d
                 }
+                chordFrom = fix
             }
         }
+        if newSegmentPending && !bridgeNext { chordFrom = fix }
+        if chordFrom == nil || fix.speed != nil { chordFrom = fix }
         newSegmentPending = false
         bridgeNext = false
         last = fix

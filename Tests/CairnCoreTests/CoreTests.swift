@@ -161,6 +161,14 @@ final class EpochCollapserTests: XCTestCase {
 }
 
 final class TripStatsTests: XCTestCase {
+    func testATenHertzReceiverWithoutSpeedHasATopSpeed() {
+        // 30 m/s, a point every 0.4 s (what the distance filter keeps of 10 Hz), no speeds.
+        var s = TripStats()
+        s.startSegment(.start)
+        for i in 0..<500 { s.add(fix(Double(i) * 0.4, north: Double(i) * 12, eph: 5, speed: nil)) }
+        XCTAssertEqual(s.maxSpeedMps ?? 0, 30, accuracy: 0.1)
+    }
+
     func testATunnelWithoutSpeedsIsMovingTime() {
         // A receiver without doppler (gpsd's derived speed is not kept) rides 6 m/s through a
         // 150 s tunnel that the rules bridged: its chord counts, and so does its time.
