@@ -100,7 +100,8 @@ public struct RuleLimits: Sendable, Equatable {
 /// 6. **Nothing while standing still.** Below ~1 km/h measured speed the receiver is standing;
 ///    the first fix of the stop is kept so the track reaches the place, then nothing is added
 ///    (`standing`). Moving again needs the measured speed at the activity's walking-off speed
-///    four times in a row; or twice in a row with the position leaving the spot (1.5 × the fix's
+///    four times in a row (four seconds' worth of fixes at a faster cadence: a blip lasts as
+///    long at 10 Hz); or twice (two seconds' worth) in a row with the position leaving the spot (1.5 × the fix's
 ///    uncertainty, at least 3 m) the way the measured course points and about as far as the
 ///    speed says; or a displacement from the stop of twice the uncertainty (at least 10 m) that
 ///    agrees with the doppler likewise. Drift among buildings wanders tens of metres in an hour
@@ -136,10 +137,13 @@ public struct RuleLimits: Sendable, Equatable {
 /// 11. **Accuracy mapping.** All limits are 68 % figures; `Accuracy` maps gpsd's (DOP guesses or
 ///    the receiver's own estimates).
 /// 12. **Time that cannot poison a ride.** A fix time more than an hour ahead of where the
-///    arrival clock puts it, more than 60 s behind the newest, or (first fix) an hour from a set
+///    arrival clock puts it, more than a gap (rule 9) behind the newest, or (first fix) an hour from a set
 ///    system clock is held; if its next two successors follow on from it the receiver's time
 ///    really moved (a reset, a week rollover fixed by gpsd): the trip ends there and they start
-///    afresh. If they do not, it was an outlier (`time_jump`).
+///    afresh. If they do not, it was an outlier (`time_jump`). A fix ahead by less than that
+///    but by more than a gap (rule 9) beyond the arrival clock is held the same way: followed on
+///    from, it ended a silence and is judged as such; else it was one fix stamped minutes ahead,
+///    which must not make the ride after it "not after" it (`time_jump`).
 /// 13. **Re-acquisition held to the doppler.** After an outage of 30 s or more, receivers come
 ///    back tens of metres off and converge over tens of seconds while already claiming a small
 ///    error; the doppler is right at once. Fixes are dropped (`converging`) until the position's
@@ -188,6 +192,9 @@ public struct FixRules: FixFilter {
     /// Rule 12: fixes held because their time left the line, with their arrival times; the line's
     /// arrival time; whether the first fix was already judged against the system clock.
     private var suspects: [(fix: Fix, arrivalMs: Int64?)] = []
+    /// The held fixes only ran ahead of the arrival clock by more than a gap (not an hour): if
+    /// their successors agree, it was a silence, judged like any other, not a new time line.
+    private var suspectsAreGap = false
     private var lastTimeArrivalMs: Int64?
     private var timeLineChecked = false
     /// Rule 2: how far the fix times are taken to be behind the recorder's clock, and the run of
@@ -252,9 +259,14 @@ public struct FixRules: FixFilter {
     private mutating func judgeTime(_ f: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) -> Bool {
         if !suspects.isEmpty {
             let last = suspects[suspects.count - 1]
-            if f.timeMs > last.fix.timeMs && !isTimeJump(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs) {
+            // (After a step back, a successor that runs a gap ahead again is no follower: two
+            // time lines interleaved must not confirm each other.)
+            if f.timeMs > last.fix.timeMs && !isTimeJump(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs)
+                && (suspectsAreGap || !isAhead(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs)) {
                 suspects.append((f, arrivalMs))
-                if suspects.count >= limits.timeJumpConfirmations + 1 { acceptTimeJump(nowMs: nowMs, emit: emit) }
+                if suspects.count >= limits.timeJumpConfirmations + 1 {
+                    if suspectsAreGap { acceptGap(emit: emit) } else { acceptTimeJump(nowMs: nowMs, emit: emit) }
+                }
                 return false
             }
             // Back on the old line (or somewhere else again): what was held was the outlier.
@@ -262,12 +274,24 @@ public struct FixRules: FixFilter {
             suspects.removeAll()
         }
         if let t = lastTimeMs {
-            if isTimeJump(f.timeMs, arrivalMs, from: t, lastTimeArrivalMs) {
+            // Back by more than a gap, too: a receiver whose clock steps back (GPS time corrected
+            // to UTC, 18 s) would otherwise lose that many seconds as "not after" and then the
+            // line to the jump rule.
+            if isTimeJump(f.timeMs, arrivalMs, from: t, lastTimeArrivalMs) || t - f.timeMs > gapMs {
                 suspects.append((f, arrivalMs))
+                suspectsAreGap = false
                 return false
             }
             if f.timeMs <= t {
                 emit(.drop(.timeNotAfter))
+                return false
+            }
+            // Ahead of the arrival clock by more than a gap: a real silence, or one fix stamped
+            // minutes ahead. Taken as the line, the latter would make every fix after it "not
+            // after" it (or a jump back that ends the trip): its successors decide here too.
+            if isAhead(f.timeMs, arrivalMs, from: t, lastTimeArrivalMs) {
+                suspects.append((f, arrivalMs))
+                suspectsAreGap = true
                 return false
             }
         } else if nowMs >= limits.earliestValidMs, abs(f.timeMs - nowMs) > limits.timeJumpMs, !timeLineChecked {
@@ -286,6 +310,25 @@ public struct FixRules: FixFilter {
         var elapsed: Int64 = 0
         if let a = arrival, let b = lineArrival, a > b { elapsed = a - b }
         return t - line > elapsed + limits.timeJumpMs || line - t > limits.timeBackMs
+    }
+
+    /// `t` runs ahead of the line by more than a gap beyond the time that passed on arrival.
+    private func isAhead(_ t: Int64, _ arrival: Int64?, from line: Int64, _ lineArrival: Int64?) -> Bool {
+        var elapsed: Int64 = 0
+        if let a = arrival, let b = lineArrival, a > b { elapsed = a - b }
+        return t - line > elapsed + gapMs
+    }
+
+    /// The fixes held after a forward step agree with each other: it was a silence. They are
+    /// judged as they came (rule 9 decides whether the line goes across).
+    private mutating func acceptGap(emit: (RuleOutput) -> Void) {
+        let held = suspects
+        suspects.removeAll()
+        for (f, a) in held {
+            lastTimeMs = f.timeMs
+            lastTimeArrivalMs = a
+            judge(f, arrivalMs: a, emit: emit)
+        }
     }
 
     /// The held fixes agree with each other: the receiver's time really moved (a reset, a
@@ -496,8 +539,13 @@ public struct FixRules: FixFilter {
     }
 
     public mutating func flush(emit: (RuleOutput) -> Void) {
-        // Held time outliers nothing confirmed.
-        for _ in 0..<suspects.count { emit(.drop(.timeJump)) }
+        // Held time outliers nothing confirmed. Fixes after a forward step are kept as after a
+        // silence: with nothing after them, they are more likely the ride's end than outliers.
+        if suspectsAreGap && suspects.count > 1 {
+            acceptGap(emit: emit)
+        } else {
+            for _ in 0..<suspects.count { emit(.drop(.timeJump)) }
+        }
         suspects.removeAll()
         releaseHeld(emit: emit)
         dropLastStanding(emit: emit)
@@ -614,8 +662,8 @@ public struct FixRules: FixFilter {
             // Two rolling fixes in a row that have also left the spot where the receiver last
             // stood still; or four in a row whatever the position says (doppler blips at a
             // standstill come singly or in pairs, and never carry the position away).
-            if movingVotes >= 4 { return false }
-            if movingVotes >= 2, let from = lastStill ?? standAnchor,
+            if movingVotes >= fixes(inSeconds: 4) { return false }
+            if movingVotes >= fixes(inSeconds: 2), let from = lastStill ?? standAnchor,
                Geodesy.distance(from, f) > max(3, 1.5 * h(f)), leavesAsDopplerSays(from, f) { return false }
             // Below the walking-off speed nothing leaves: drift in bad sky wanders tens of metres
             // over an hour, and doppler blips come singly.
@@ -628,6 +676,12 @@ public struct FixRules: FixFilter {
             return false
         }
         return true
+    }
+
+    /// The votes that make "n in a row" at one fix a second: a blip lasts about as long at any
+    /// cadence, so a 10 Hz receiver needs ten times as many fixes (never fewer than `n`).
+    private func fixes(inSeconds n: Int) -> Int {
+        max(n, Int((Int64(n) * 1000 + intervalMs - 1) / intervalMs))
     }
 
     /// The way from `a` to `f` agrees with `f`'s doppler: its measured course points that way

@@ -16,12 +16,15 @@ public struct TripStats: Sendable {
     private var movingDistanceM = 0.0
     public private(set) var firstTimeMs: Int64?
     public private(set) var lastTimeMs: Int64?
-    public private(set) var maxSpeedMps: Double?
+    /// The fastest measured (or, without a measurement, ridden) speed.
+    private var measuredMaxMps: Double?
     /// Ascent and descent: from the barometric pressure stored with the points when there is
     /// any (calibrated and drift-corrected against trusted GPS heights), else from trusted GPS heights.
     public private(set) var climb = AscentTracker()
     private var altimeter = BaroAltimeter()
     private var last: Fix?
+    /// Where the current stretch for the speed without measurements starts (this segment).
+    private var chordFrom: Fix?
     private var bridgeNext = false
     private var newSegmentPending = true
 
@@ -42,7 +45,7 @@ public struct TripStats: Sendable {
         }
         if firstTimeMs == nil { firstTimeMs = fix.timeMs }
         lastTimeMs = fix.timeMs
-        if let s = fix.speed { maxSpeedMps = max(maxSpeedMps ?? 0, s) }
+        if let s = fix.speed, speedAgreesWithStep(s, into: fix) { measuredMaxMps = max(measuredMaxMps ?? 0, s) }
         let trusted = Accuracy.heightIsTrusted(fix)
         if let p = fix.pressurePa {
             climb.addBarometric(altitude: altimeter.climbAltitude(pressurePa: p))
@@ -59,15 +62,42 @@ public struct TripStats: Sendable {
                 countedMovingMs += moving
                 if moving > 0 { movingDistanceM += d }
                 // Without a measured speed (gpsd's own from positions is not kept), the fastest
-                // step the rules let through is the speed.
-                if fix.speed == nil || prev.speed == nil, dt >= 1000 {
-                    maxSpeedMps = max(maxSpeedMps ?? 0, d / (Double(dt) / 1000))
+                // stretch of at least a second the rules let through is the speed (a 10 Hz
+                // receiver's kept points can all be less than a second apart).
+                if fix.speed == nil || prev.speed == nil, let from = chordFrom, fix.timeMs - from.timeMs >= 1000 {
+                    measuredMaxMps = max(measuredMaxMps ?? 0, Geodesy.distance(from, fix) / (Double(fix.timeMs - from.timeMs) / 1000))
+                    chordFrom = fix
                 }
+            } else if dt > 0, countedMovingMs > 0 {
+                // A long step without measured speeds that the rules kept in the segment (a
+                // tunnel on a receiver without doppler): its chord counts, so its time does too,
+                // as long as the chord takes at the trip's moving speed so far (a step that spans
+                // a stop counts only its riding part).
+                let pace = movingDistanceM / (Double(countedMovingMs) / 1000)
+                if pace >= Self.movingSpeedMps, d / Double(dt) * 1000 >= Self.movingSpeedMps {
+                    countedMovingMs += min(dt, Int64((d / pace * 1000).rounded()))
+                    movingDistanceM += d
+                }
+                chordFrom = fix
             }
         }
+        if newSegmentPending && !bridgeNext { chordFrom = fix }
+        if chordFrom == nil || fix.speed != nil { chordFrom = fix }
         newSegmentPending = false
         bridgeNext = false
         last = fix
+    }
+
+    /// A measured speed counts toward the maximum only when the step into its point could have
+    /// been ridden at about that speed: a doppler blip (a receiver saying 80 m/s for one fix
+    /// while its positions move at 6) is not the rider's top speed. The slack covers both
+    /// points' uncertainty and a step that spans a stop (the rider sets off from it).
+    private func speedAgreesWithStep(_ v: Double, into fix: Fix) -> Bool {
+        guard let prev = last, !newSegmentPending, fix.timeMs > prev.timeMs else { return true }
+        let dt = Double(fix.timeMs - prev.timeMs) / 1000
+        let chord = Geodesy.distance(prev, fix) / dt
+        let slack = ((Accuracy.horizontal68(prev) ?? 10) + (Accuracy.horizontal68(fix) ?? 10)) / dt
+        return v <= 2 * chord + slack + 2
     }
 
     /// How much of a step was spent moving. With measured speeds at both ends, the step's
@@ -89,9 +119,19 @@ public struct TripStats: Sendable {
     /// Time spent moving. Never less than the distance ridden takes at the top speed (the
     /// average moving speed is never above the maximum), and never more than the elapsed time.
     public var movingTimeMs: Int64 {
-        guard let v = maxSpeedMps, v > 0 else { return countedMovingMs }
+        guard let v = measuredMaxMps, v > 0 else { return countedMovingMs }
         let atTopSpeed = Int64((movingDistanceM / v * 1000).rounded(.up))
         return min(max(countedMovingMs, atTopSpeed), max(elapsedMs, countedMovingMs))
+    }
+
+    /// The top speed: the fastest measured one, and never below the average moving speed (a
+    /// doppler that reads a little low all ride, or positions whose jitter adds length, would
+    /// otherwise put the average above the maximum once moving time is capped by elapsed time).
+    public var maxSpeedMps: Double? {
+        guard let v = measuredMaxMps else { return nil }
+        let moving = movingTimeMs
+        guard moving > 0 else { return v }
+        return max(v, distanceM / (Double(moving) / 1000))
     }
 
     public var elapsedMs: Int64 {

@@ -135,6 +135,41 @@ final class FixRulesTests: XCTestCase {
         XCTAssertEqual(run(turn).drops[.spike], 0)
     }
 
+    func testRule6HalfSecondBlipsAt10HzDoNotLeaveTheStop() {
+        // A 10 Hz receiver rides in, stands ten minutes (speed ~0, position still), with a
+        // half-second doppler blip (five fixes at 1.3 m/s, one course) every minute, and rides on.
+        // At 1 Hz such a blip is one fix; at 10 Hz it must not be "four in a row" either.
+        var fixes: [Fix] = []
+        var t = 0.0
+        for i in 0..<300 { fixes.append(fix(t, north: 0.6 * Double(i), eph: 8, speed: 6 + 0.03 * sin(Double(i)))); t += 0.1 }
+        // The position drifts as among buildings (5 m per axis, 30 s correlation).
+        let stopNorth = 0.6 * 300
+        var seed: UInt64 = 3
+        func gauss() -> Double {
+            var u = [Double]()
+            for _ in 0..<2 {
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                u.append(Double(seed >> 11) / Double(1 << 53) + 1e-12)
+            }
+            return (-2 * log(u[0])).squareRoot() * cos(2 * .pi * u[1])
+        }
+        let a = exp(-0.1 / 30), b = 5 * (1 - a * a).squareRoot()
+        var dn = 0.0, de = 0.0
+        for i in 0..<6000 {
+            dn = a * dn + b * gauss()
+            de = a * de + b * gauss()
+            let blip = i % 600 >= 300 && i % 600 < 305
+            var f = fix(t, north: stopNorth + dn, east: de, eph: 15, speed: blip ? 1.3 : 0.02 + 0.01 * sin(Double(i)))
+            f.track = blip ? Double(i / 600 * 97 % 360) : Double(i * 37 % 360)
+            fixes.append(f)
+            t += 0.1
+        }
+        let r = run(fixes)
+        let standing = r.kept.filter { $0.timeMs > fix(30.5).timeMs }
+        XCTAssertLessThanOrEqual(standing.count, 1, "kept while standing: \(standing.count), segments \(r.segments)")
+        XCTAssertEqual(r.segments, [], "never left: no segment")
+    }
+
     func testRule6NothingWhileStandingStill() {
         // 25 minutes at a café: drift, small doppler speeds, blips; then riding on.
         var cafe = ride(20)

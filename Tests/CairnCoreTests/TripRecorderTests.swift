@@ -140,6 +140,49 @@ final class HostileTimeTests: XCTestCase {
         }
     }
 
+    func testAClockSteppingBackSecondsStartsANewTripAndLosesNothing() {
+        // GPS time corrected to UTC (18 s back), or 30 s: from then on the receiver's time is on
+        // the new line. The ride is not cut by the seconds it repeats nor by the jump rule.
+        for back in [18.0, 30.0] {
+            for clockIsFix in [false, true] {
+                let times = (0..<60).map(Double.init) + (60..<120).map { Double($0) - back }
+                let (r, actions) = run(times, clockIsFix: clockIsFix)
+                let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
+                XCTAssertEqual(opens, 2, "back \(back), clock fix \(clockIsFix): \(r.drops.nonzero)")
+                XCTAssertEqual(r.drops[.timeNotAfter] + r.drops[.jump], 0, "back \(back), clock fix \(clockIsFix)")
+                XCTAssertGreaterThanOrEqual(kept(actions), 115, "back \(back), clock fix \(clockIsFix)")
+            }
+        }
+    }
+
+    func testTwoInterleavedTimeLinesDoNotSplitTheRide() {
+        // Every third fix 40 s ahead (the first among them): whichever line wins, one trip.
+        for clockIsFix in [false, true] {
+            let times = (0..<120).map { Double($0) + ($0 % 3 == 0 ? 40 : 0) }
+            let (r, actions) = run(times, clockIsFix: clockIsFix)
+            let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
+            XCTAssertEqual(opens, 1, "clock fix \(clockIsFix): \(r.drops.nonzero)")
+        }
+    }
+
+    func testOneFixMinutesAheadCostsOnlyItself() {
+        // Ahead by less than the hour of a real jump: neither a minute of the ride that follows
+        // (`time_not_after`) nor a second trip is the price of one bad time.
+        for ahead in [30.0, 120.0, 50 * 60.0] {
+            for clockIsFix in [false, true] {
+                var times = (0..<60).map(Double.init)
+                times[20] += ahead
+                let (r, actions) = run(times, clockIsFix: clockIsFix)
+                let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
+                XCTAssertEqual(opens, 1, "ahead \(ahead), clock fix \(clockIsFix): \(r.drops.nonzero)")
+                XCTAssertEqual(r.drops[.timeJump], 1, "ahead \(ahead), clock fix \(clockIsFix): \(r.drops.nonzero)")
+                XCTAssertEqual(r.drops[.timeNotAfter] + r.drops[.stale], 0, "ahead \(ahead), clock fix \(clockIsFix)")
+                XCTAssertEqual(r.stats.lastTimeMs, fix(59).timeMs, "ahead \(ahead), clock fix \(clockIsFix)")
+                XCTAssertEqual(r.stats.segments, 1, "ahead \(ahead), clock fix \(clockIsFix)")
+            }
+        }
+    }
+
     func testARealJumpBackStartsANewTripInsteadOfStopping() {
         // An hour back, and a 1024-week rollover back (gpsd fixing the week number), from then on.
         for back in [3_600.0, 1024 * Self.week] {
