@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The demo: builds the static binary, starts a private gpsd replaying a real receiver log
-# (a 70 s bike-speed capture from gpsd's regression suite), records it with `cairn record`,
+# The demo: builds the static binary, starts a private gpsd replaying a real recording (a
+# Garmin Edge 810's 78-minute road ride, Tests/Fixtures/real/SOURCES.md; any NMEA log can be
+# given instead), records it with `cairn record`,
 # stops it like systemd would (SIGTERM), then lists, verifies and converts the trip to GPX and
 # checks the GPX against the official GPX 1.1 schema. Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-log=${1:-Tests/Fixtures/gpsd/haicom-305N.log}
+log=${1:-Tests/Fixtures/real/edge810.nmea}
 
 bash Tests/tools/install-deps.sh
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
