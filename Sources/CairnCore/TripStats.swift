@@ -102,4 +102,6 @@ public struct TripStats: Sendable {
     /// Ascent/descent in metres, or nil (a dash) when no trusted height was seen.
     public var ascentM: Double? { climb.ascentM }
     public var descentM: Double? { climb.descentM }
+    /// The climb came from the barometer (any kept point carried a pressure).
+    public var climbFromBarometer: Bool { climb.fromBarometer }
 }

@@ -75,7 +75,8 @@ public enum FITCRC {
 /// size and CRC are written over the placeholder header at the end. The file CRC is computed as
 /// the bytes stream out, so nothing is read back and memory does not depend on the trip's length.
 ///
-/// Message order (passes Garmin's FIT SDK, fitdecode and fit-tool): file_id, device_info, timer
+/// Message order (passes Garmin's FIT SDK, fitdecode and fit-tool): file_id, device_info (cairn;
+/// a second, the barometer, when the trip's climb is barometric), timer
 /// start, records (a timer stop and start between segments: pauses, gaps, reconnects), timer
 /// stop_all, lap, session, activity.
 public final class FITWriter: TrackExporter {
@@ -91,7 +92,9 @@ public final class FITWriter: TrackExporter {
     static let profileVersion: UInt16 = 2100
     static let manufacturerDevelopment: UInt16 = 255
     static let product: UInt16 = 1
-    static let serial: UInt32 = 0xCA1E  // constant: convert does not know the recorder's board
+    static let serial: UInt32 = 0xCA1E
+    static let localDeviceBarometer: UInt8 = 4  // local_device_type.barometer
+    static let sourceLocal: UInt8 = 5            // source_type.local  // constant: convert does not know the recorder's board
 
     private let target: Target
     private let force: Bool
@@ -179,6 +182,14 @@ public final class FITWriter: TrackExporter {
         data(local: 1)
         u32(created); u8(0); u16(Self.manufacturerDevelopment); u32(Self.serial); u16(Self.product); u16(softwareVersion)
         emit()
+        if heading.summary?.stats.climbFromBarometer == true {
+            // device_info for the altitude's source: a local barometer (device_index 1). No
+            // manufacturer or product: FIT has no ID for the sensor's maker that would be true.
+            define(local: 1, global: 23, [(253, 4, 0x86), (0, 1, 0x02), (1, 1, 0x02), (25, 1, 0x00)])
+            data(local: 1)
+            u32(created); u8(1); u8(Self.localDeviceBarometer); u8(Self.sourceLocal)
+            emit()
+        }
         // event: timer start/stop.
         define(local: 2, global: 21, [(253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (4, 1, 0x02)])
         emit()

@@ -19,6 +19,13 @@ public final class GPXWriter: TrackExporter {
     private var inSegment = false
     private var segmentRequested = false
 
+    /// The `creator` attribute: "cairn VERSION", with " with barometer" when the climb of every
+    /// trip in the file came from the barometer. Strava keeps a GPX file's elevations only when
+    /// the creator names a barometric device this way; otherwise it puts its map's in their place.
+    public static func creator(version: String, barometer: Bool) -> String {
+        "cairn \(version)" + (barometer ? " with barometer" : "")
+    }
+
     public init(sink: OutputSink, creator: String) {
         out = sink
         self.creator = creator

@@ -203,6 +203,29 @@ public enum TripCatalog {
         return s
     }
 
+    /// Whether the trip's climb comes from the barometer (`TripStats.climbFromBarometer`): true at
+    /// its first kept point with a pressure, false when it has points and none has one, nil when
+    /// it has no point. Stops reading at the first pressure.
+    public static func climbsByBarometer(_ trip: TripRef) throws -> Bool? {
+        var lastTime: Int64?
+        var sawPoint = false
+        for f in trip.files {
+            var found = false
+            try LogReader(path: f.path).forEach { entry in
+                guard case .points(let fixes) = entry.record else { return true }
+                for fix in fixes {
+                    if let t = lastTime, fix.timeMs <= t { continue }
+                    lastTime = fix.timeMs
+                    sawPoint = true
+                    if fix.pressurePa != nil { found = true; return false }
+                }
+                return true
+            }
+            if found { return true }
+        }
+        return sawPoint ? false : nil
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR

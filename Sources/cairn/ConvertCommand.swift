@@ -94,7 +94,15 @@ enum ConvertCommand: Command {
             }
             sink = out
             switch format {
-            case "gpx": writer = GPXWriter(sink: out, creator: creator)
+            case "gpx":
+                // One creator for the file: "with barometer" only when every trip's climb is the barometer's.
+                var barometer = false
+                for t in sel.trips {
+                    guard let b = try? TripCatalog.climbsByBarometer(t) else { continue }
+                    barometer = b
+                    if !b { break }
+                }
+                writer = GPXWriter(sink: out, creator: GPXWriter.creator(version: cairnVersion, barometer: barometer))
             case "geojson": writer = GeoJSONWriter(sink: out, colouring: colouring)
             case "kml": writer = KMLWriter(sink: out, creator: creator, colouring: colouring)
             default: writer = CSVWriter(sink: out)

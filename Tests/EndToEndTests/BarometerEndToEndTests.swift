@@ -117,6 +117,18 @@ final class BarometerEndToEndTests: XCTestCase {
         let rows = csv.stdout.split(separator: "\n").dropFirst()
         XCTAssertGreaterThan(rows.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[7].hasPrefix("9") }.count, 10,
                              "hPa values in the pressure column", file: file, line: line)
+        // Uploads keep the barometer's climb: Strava's "with barometer" creator, FIT's barometer device.
+        let out = Harness.tempDir()
+        let gpx = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "gpx", "-o", out + "/t.gpx"])
+        XCTAssertEqual(gpx.status, 0, gpx.stderr, file: file, line: line)
+        let g = try Harness.checkExport("gpx", out + "/t.gpx", file: file, line: line)
+        XCTAssertTrue((g["creator"] as? String ?? "").hasSuffix(" with barometer"), "\(g["creator"] ?? "")", file: file, line: line)
+        let fit = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "fit", "-o", out + "/t.fit"])
+        XCTAssertEqual(fit.status, 0, fit.stderr, file: file, line: line)
+        let f = try Harness.checkExport("fit", out + "/t.fit", file: file, line: line)
+        let devices = f["device_infos"] as? [[String: Any]] ?? []
+        XCTAssertEqual(devices.last?["local_device_type"] as? String, "barometer", "\(devices)", file: file, line: line)
+        XCTAssertEqual(f["manufacturer"] as? String, "development", file: file, line: line)
     }
 
     func testNoBarometerAndBadPaths() throws {

@@ -53,6 +53,7 @@ final class ConvertEndToEndTests: XCTestCase {
         XCTAssertEqual(g["gpsbabel_points"] as? Int, points)
         XCTAssertEqual(g["gpsbabel_segments"] as? Int, segments)
         XCTAssertEqual(g["with_speed"] as? Int, points, "gpsd sends a speed with every fix here")
+        XCTAssertEqual(g["creator"] as? String, "cairn " + Harness.version, "no barometer: Strava may replace the heights")
 
         let fit = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/fit")
         XCTAssertEqual(fit.status, 0, fit.stderr)

@@ -83,6 +83,9 @@ def check_fit(path):
     out["file_type"] = fid.get("type")
     out["manufacturer"] = fid.get("manufacturer")
     out["serial_number"] = fid.get("serial_number")
+    out["product"] = fid.get("product")
+    out["device_infos"] = [{k: d.get(k) for k in ("device_index", "device_type", "local_device_type", "source_type", "manufacturer", "product")}
+                           for d in messages.get("device_info_mesgs", [])]
 
     records = messages.get("record_mesgs", [])
     last_t, last_d = None, None
@@ -167,7 +170,11 @@ def check_gpx(path, schema):
     if not schema:
         raise Rejected("gpx needs --gpx-schema")
     xmllint(schema, path)
-    out = {"points": 0, "segments": 0, "tracks": 0, "with_ele": 0, "with_speed": 0, "with_course": 0,
+    creator = None
+    for _event, el in ET.iterparse(path, events=("start",)):
+        creator = el.get("creator")
+        break
+    out = {"creator": creator, "points": 0, "segments": 0, "tracks": 0, "with_ele": 0, "with_speed": 0, "with_course": 0,
            "with_pressure": 0, "with_climb": 0, "with_atemp": 0, "namespaces": {}}
     for _event, el in ET.iterparse(path, events=("end",)):
         tag = el.tag
