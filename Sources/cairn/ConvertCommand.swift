@@ -11,10 +11,11 @@ enum ConvertCommand: Command {
     static let name = "convert"
     static let overview = """
         Convert trips to GPX 1.1, FIT activities, GeoJSON, KML or CSV, streamed from the log.
-          gpx      one <trk> per trip, one <trkseg> per segment; speed and course in Garmin's
-                   TrackPointExtension v2
+          gpx      one <trk> per trip, one <trkseg> per segment; temperature in Garmin's
+                   TrackPointExtension v1, speed and course as cairn:speed, cairn:course
           fit      one activity file per trip into a directory (-o DIR), for Strava and Garmin
-          geojson  one MultiLineString Feature per trip (RFC 7946), or speed-coloured lines
+          geojson  one MultiLineString Feature per trip (RFC 7946), or speed-coloured lines;
+                   3-D positions only when every point has a trusted height
           kml      one gx:MultiTrack per trip, or speed-coloured tracks
           csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
         """

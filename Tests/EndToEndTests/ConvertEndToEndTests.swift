@@ -54,6 +54,8 @@ final class ConvertEndToEndTests: XCTestCase {
         XCTAssertEqual(g["gpsbabel_segments"] as? Int, segments)
         XCTAssertEqual(g["with_speed"] as? Int, points, "gpsd sends a speed with every fix here")
         XCTAssertEqual(g["creator"] as? String, "cairn " + Harness.version, "no barometer: Strava may replace the heights")
+        XCTAssertEqual(g["ogr_points"] as? Int, points, "GDAL reads every point, without a warning")
+        XCTAssertEqual(g["ogr_with_speed"] as? Int, points, "GDAL reads the speed as a field of its own")
 
         let fit = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/fit")
         XCTAssertEqual(fit.status, 0, fit.stderr)
@@ -98,6 +100,10 @@ final class ConvertEndToEndTests: XCTestCase {
         XCTAssertEqual(j["features"] as? Int, 2)
         XCTAssertGreaterThanOrEqual(j["positions"] as? Int ?? 0, points)
         XCTAssertEqual((j["trips"] as? [[String: Any]])?.map { $0["points"] as? Int ?? 0 }, trips.map { $0["points"] as? Int ?? 0 })
+        // GDAL: one feature per trip (no one-point segment here), 3-D only where cairn wrote heights.
+        XCTAssertEqual(j["ogr_features"] as? Int, 2)
+        XCTAssertEqual(j["ogr_3d_geometries"] as? Int, (j["points_3d"] as? Int ?? 0) > 0 ? 1 : 0)
+        XCTAssertEqual((j["gpsbabel_points"] as? Int ?? 0) + (j["gpsbabel_waypoints"] as? Int ?? 0), j["positions"] as? Int)
 
         let kml = try Harness.cairn("convert", dir, "--to", "kml", "-o", out + "/all.kml")
         XCTAssertEqual(kml.status, 0, kml.stderr)
@@ -105,6 +111,8 @@ final class ConvertEndToEndTests: XCTestCase {
         XCTAssertEqual(k["whens"] as? Int, points)
         XCTAssertEqual(k["gpsbabel_points"] as? Int, points)
         XCTAssertEqual(k["gpsbabel_segments"] as? Int, segments)
+        XCTAssertEqual(k["ogr_features"] as? Int, 2, "GDAL's LIBKML reads one feature per trip, without a warning")
+        XCTAssertEqual(Set((k["ogr_geometries"] as? [String] ?? []).map { $0.split(separator: " ")[0] }), ["MULTILINESTRING"])
 
         let csv = try Harness.cairn("convert", dir, "--to", "csv", "-o", out + "/all.csv")
         XCTAssertEqual(csv.status, 0, csv.stderr)
