@@ -251,6 +251,7 @@ enum RecordCommand: Command {
                 // moment the report arrived, which in a batch is earlier than its reading.
                 let arrivedMono = batching ? arrival.arrival(fixTimeMs: f.timeMs, readMonoMs: lastReportMono) : lastReportMono
                 f.pressurePa = barometer.pressurePa(monoMs: arrivedMono)
+                if f.pressurePa != nil { f.temperatureC = barometer.temperatureC(monoMs: arrivedMono) }
                 r = .fix(f)
                 lastFix = f
                 lastMode = f.mode

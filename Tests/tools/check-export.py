@@ -453,6 +453,10 @@ def check_csv(path):
             raise Rejected("row %d: time %r is not UTC ISO 8601" % (i + 1, r[0]))
     out["segments"] = len({(r[10], r[9]) for r in rows[1:]})
     out["with_pressure"] = sum(1 for r in rows[1:] if r[7])
+    out["with_temp"] = sum(1 for r in rows[1:] if r[6])
+    temps = [float(r[6]) for r in rows[1:] if r[6]]
+    if temps:
+        out["temp_range"] = [min(temps), max(temps)]
     babel = run(["gpsbabel", "-t", "-i", "unicsv", "-f", path, "-o", "unicsv", "-F", "-"]).stdout.splitlines()
     out["gpsbabel_points"] = max(len(babel) - 1, 0)
     out["gpsbabel_header"] = babel[0] if babel else ""
