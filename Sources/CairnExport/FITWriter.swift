@@ -100,6 +100,8 @@ public final class FITWriter: TrackExporter {
     private let force: Bool
     private let atomic: Bool
     private let softwareVersion: UInt16
+    /// The UTC offset for `local_timestamp` that overrides the one the trip recorded.
+    private let utcOffsetS: Int?
     /// Paths of the files written so far.
     public private(set) var written: [String] = []
 
@@ -122,8 +124,12 @@ public final class FITWriter: TrackExporter {
 
     /// `atomic`: each file is written under a temporary name and renamed into place when
     /// complete (`OutputSink(atomically:)`); a caller that does its own renaming passes false.
-    public init(target: Target, force: Bool, softwareVersion: String, atomic: Bool = true) {
+    /// `utcOffsetS`: the rider's zone for FIT's `local_timestamp` (seconds east), instead of the
+    /// one the trip recorded; with neither, `local_timestamp` is left out (readers then take the
+    /// zone from the start position).
+    public init(target: Target, force: Bool, softwareVersion: String, atomic: Bool = true, utcOffsetS: Int? = nil) {
         self.target = target
+        self.utcOffsetS = utcOffsetS
         self.force = force
         self.atomic = atomic
         // "0.1.0" -> 10 (software_version has scale 100: 0.10).
@@ -372,7 +378,11 @@ public final class FITWriter: TrackExporter {
         define(local: 15, global: 34, [(253, 4, 0x86), (0, 4, 0x86), (1, 2, 0x84), (2, 1, 0x00), (3, 1, 0x00), (4, 1, 0x00), (5, 4, 0x86)])
         data(local: 15)
         u32(end); u32(timer); u16(1); u8(0); u8(26); u8(1)
-        u32(UInt32(clamping: Int64(end) + Self.utcOffsetSeconds(atUnixMs: lastMs)))
+        if let o = utcOffsetS ?? heading.summary?.utcOffsetS, abs(o) <= UTCOffset.limitS {
+            u32(UInt32(clamping: Int64(end) + Int64(o)))
+        } else {
+            u32(0xFFFF_FFFF)  // invalid: no zone known (never the converting machine's)
+        }
         emit()
     }
 
@@ -389,14 +399,6 @@ public final class FITWriter: TrackExporter {
         case "drive": return (24, 0)  // driving
         default: return (0, 0)        // generic
         }
-    }
-
-    /// The converting machine's UTC offset at that moment (FIT's local_timestamp); 0 when unknown.
-    static func utcOffsetSeconds(atUnixMs ms: Int64) -> Int64 {
-        var t = time_t(ms / 1000)  // Int64 on every 64-bit Linux
-        var tmv = tm()
-        guard localtime_r(&t, &tmv) != nil else { return 0 }
-        return Int64(tmv.tm_gmtoff)
     }
 
     private func fitTime(_ unixMs: Int64) -> UInt32 {

@@ -39,6 +39,8 @@ public struct TripSummary: Sendable {
     public var id: UInt64
     public var files: [String]
     public var activity: String?
+    /// The recorder's UTC offset at the trip's start (seconds east), when it recorded one.
+    public var utcOffsetS: Int?
     public var stats = TripStats()
     public var drops = DropCounts()
     /// A trip-end record was found.
@@ -158,8 +160,9 @@ public enum TripCatalog {
             var fileDrops = DropCounts()
             try reader.forEach { entry in
                 switch entry.record {
-                case .tripStart(let activity, _):
+                case .tripStart(let activity, _, let offset):
                     s.activity = activity
+                    if let o = offset { s.utcOffsetS = o }
                 case .segmentStart(let reason, _):
                     s.stats.startSegment(reason)
                     visit(.segment(reason))

@@ -20,11 +20,16 @@ enum RecordCodec {
     /// Appends the body of a non-points record to `out`.
     static func encodeBody(_ record: LogRecord, into out: inout [UInt8]) {
         switch record {
-        case .tripStart(let activity, let software):
+        case .tripStart(let activity, let software, let offset):
             out.appendVarint(UInt64(activity.utf8.count))
             out.append(contentsOf: activity.utf8)
             out.appendVarint(UInt64(software.utf8.count))
             out.append(contentsOf: software.utf8)
+            // Appended field (readers before it ignore it); nothing without an offset.
+            if let o = offset {
+                out.append(1)
+                out.appendZigzag(Int64(o))
+            }
         case .segmentStart(let reason, let timeMs):
             out.append(reason.rawValue)
             if let t = timeMs {
@@ -75,7 +80,13 @@ enum RecordCodec {
         case T.tripStart:
             let activity = try r.string()
             let software = try r.string()
-            return .tripStart(activity: activity, software: software)
+            var offset: Int?
+            if r.remaining > 0, try r.u8() & 1 != 0 {
+                let o = try r.zigzag()
+                // Zones lie within ±18 h (RFC 9557); anything else is no offset.
+                if abs(o) <= 18 * 3600 { offset = Int(o) }
+            }
+            return .tripStart(activity: activity, software: software, utcOffsetS: offset)
         case T.segmentStart:
             let reason = SegmentReason(rawValue: try r.u8()) ?? .other
             let flags = try r.u8()

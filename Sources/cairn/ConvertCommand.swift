@@ -19,13 +19,14 @@ enum ConvertCommand: Command {
           kml      one gx:MultiTrack per trip, or speed-coloured tracks
           csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
         """
-    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--force]"
+    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options = [
         OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx, fit, geojson, kml or csv."),
         OptionSpec(name: "--output", valueName: "PATH", help: "A file, or - for standard output (default: -). fit: a directory (created if missing; YYYYMMDD-HHMMSS-tripID.fit per trip) or one .fit file for one trip.", short: "-o"),
         OptionSpec(name: "--trip", valueName: "ID", help: "Only this trip (see 'cairn list'). (default: all trips)"),
         OptionSpec(name: "--speed-bands", valueName: "BANDS", help: "geojson, kml: colour by speed. 'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110) or your limits in km/h: 12,24,36."),
+        OptionSpec(name: "--utc-offset", valueName: "OFFSET", help: "fit: the rider's zone for local times, e.g. +02:00 or -05:30, instead of the one the trip recorded. (default: the recorded one; none recorded: no local time)"),
         OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
     ]
 
@@ -47,6 +48,14 @@ enum ConvertCommand: Command {
             } else {
                 do { colouring = .bands(try SpeedBands.parse(b)) } catch { throw UsageError(error.description) }
             }
+        }
+        var utcOffset: Int?
+        if let o = a.value("--utc-offset") {
+            guard format == "fit" else { throw UsageError("'--utc-offset' applies to fit (its local_timestamp), not \(format)") }
+            guard let s = UTCOffset.parse(o) else {
+                throw UsageError("The value '\(o)' is invalid for '--utc-offset <offset>': use ±HH:MM within ±18:00, e.g. +02:00, -05:30 or Z")
+            }
+            utcOffset = s
         }
         let force = a.has("--force")
         let outPath = a.value("--output") ?? (format == "fit" ? nil : "-")
@@ -83,7 +92,7 @@ enum ConvertCommand: Command {
                 if mkdir(o, 0o755) != 0 { throw Failure("-o \(o): cannot create directory: \(String(cString: strerror(errno)))") }
                 target = .directory(o)
             }
-            writer = FITWriter(target: target, force: force, softwareVersion: cairnVersion)
+            writer = FITWriter(target: target, force: force, softwareVersion: cairnVersion, utcOffsetS: utcOffset)
         } else {
             let out: OutputSink
             do {
@@ -205,7 +214,7 @@ enum ConvertCommand: Command {
         guard let r = try? LogReader(path: t.files[0].path) else { return nil }
         var a: String?
         try? r.forEach { e in
-            if case .tripStart(let act, _) = e.record { a = act }
+            if case .tripStart(let act, _, _) = e.record { a = act }
             return false
         }
         return a

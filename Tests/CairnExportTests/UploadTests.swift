@@ -62,4 +62,38 @@ final class UploadTests: XCTestCase {
         XCTAssertNotNil((baro["session_figures"] as? [String: Any])?["total_ascent"] ?? nil)
         XCTAssertGreaterThan(baro["records_with_pressure"] as? Int ?? 0, 90)
     }
+
+    func testUTCOffsetsParseAndFormat() {
+        for (text, seconds) in [("+02:00", 7200), ("-05:30", -19_800), ("+0545", 20_700), ("+2", 7200), ("-11", -39_600),
+                                ("Z", 0), ("UTC", 0), ("+00:00", 0), ("+18:00", 64_800)] {
+            XCTAssertEqual(UTCOffset.parse(text), seconds, text)
+        }
+        for bad in ["", "2", "+", "+25:00", "+18:01", "+02:60", "+2:00", "+02:00:00", "CET", "+0２:00", "- 02:00"] {
+            XCTAssertNil(UTCOffset.parse(bad), bad)
+        }
+        XCTAssertEqual(UTCOffset.format(7200), "+02:00")
+        XCTAssertEqual(UTCOffset.format(-19_800), "-05:30")
+        XCTAssertEqual(UTCOffset.format(0), "+00:00")
+    }
+
+    /// FIT's local_timestamp: the trip's recorded zone, overridden by `--utc-offset`, and left out
+    /// when neither is known (never the converting machine's zone).
+    func testFITLocalTimeComesFromTheTripOrTheOption() throws {
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ExportSupport.ride(30))], utcOffsetS: 7200), dir: dir, number: 1)
+        try ExportSupport.writeLog(TripSpec(id: 2, segments: [(.start, ExportSupport.ride(30, seed: 2, startMs: 1_750_000_000_000))]), dir: dir, number: 2)
+        let t = trips()
+        XCTAssertEqual(try TripCatalog.read(t[0]).utcOffsetS, 7200)
+        XCTAssertNil(try TripCatalog.read(t[1]).utcOffsetS)
+
+        let recorded = FITWriter(target: .directory(out + "/a"), force: false, softwareVersion: "0.1.0")
+        try FileManager.default.createDirectory(atPath: out + "/a", withIntermediateDirectories: true)
+        try ExportSupport.export(dir, recorded)
+        XCTAssertEqual(try ExportSupport.check("fit", recorded.written[0])["local_offset_s"] as? Int, 7200)
+        XCTAssertTrue(try ExportSupport.check("fit", recorded.written[1])["local_offset_s"] is NSNull, "no zone known: no local time")
+
+        try FileManager.default.createDirectory(atPath: out + "/b", withIntermediateDirectories: true)
+        let given = FITWriter(target: .directory(out + "/b"), force: false, softwareVersion: "0.1.0", utcOffsetS: -19_800)
+        try ExportSupport.export(dir, given)
+        for f in given.written { XCTAssertEqual(try ExportSupport.check("fit", f)["local_offset_s"] as? Int, -19_800, f) }
+    }
 }

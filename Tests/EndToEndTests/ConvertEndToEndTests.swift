@@ -37,6 +37,26 @@ final class ConvertEndToEndTests: XCTestCase {
         return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
     }
 
+    /// `--utc-offset` sets FIT's local_timestamp; a malformed one, or one for another format, is a
+    /// usage error naming the option, and nothing is written.
+    func testUTCOffsetSetsFITLocalTime() throws {
+        let (dir, _) = try logs()
+        let out = Harness.tempDir()
+        let fit = try Harness.cairn("convert", dir, "--to", "fit", "--utc-offset", "-05:30", "-o", out + "/fit")
+        XCTAssertEqual(fit.status, 0, fit.stderr)
+        for f in try FileManager.default.contentsOfDirectory(atPath: out + "/fit") {
+            XCTAssertEqual(try check("fit", out + "/fit/" + f)["local_offset_s"] as? Int, -19_800, f)
+        }
+        for (args, needle) in [(["--to", "fit", "--utc-offset", "+25:00"], "'--utc-offset <offset>'"),
+                               (["--to", "fit", "--utc-offset", "CET"], "'--utc-offset <offset>'"),
+                               (["--to", "gpx", "--utc-offset", "+02:00"], "'--utc-offset' applies to fit")] {
+            let r = try Harness.run(Harness.cairn, ["convert", dir] + args + ["-o", out + "/bad"])
+            XCTAssertEqual(r.status, 64, r.stderr)
+            XCTAssertTrue(r.stderr.contains(needle), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/bad"))
+        }
+    }
+
     func testEveryFormatIsReadByIndependentReaders() throws {
         let (dir, trips) = try logs()
         let points = trips.reduce(0) { $0 + ($1["points"] as? Int ?? 0) }

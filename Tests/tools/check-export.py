@@ -164,6 +164,8 @@ def check_fit(path):
     if messages.get("activity_mesgs"):
         a = messages["activity_mesgs"][0]
         out["activity_figures"] = {f: a.get(f) for f in ("num_sessions", "total_timer_time", "type", "event", "event_type")}
+        lt, t = a.get("local_timestamp"), a.get("timestamp")
+        out["local_offset_s"] = lt - t if isinstance(lt, int) and isinstance(t, int) else None
 
     # fitdecode: every CRC checked, errors raise; the message order as written.
     names = []
