@@ -435,8 +435,8 @@ enum RecordCommand: Command {
         if text.hasPrefix("/") {
             path = text
         } else {
-            // A zone name: letters, digits, '_', '-', '+' and '/' between parts; never '..'.
-            guard !text.isEmpty, !text.contains(".."), text.utf8.allSatisfy({ c in
+            // A zone name: letters, digits, '_', '-', '+' and '/' (no '.', so never '..').
+            guard !text.isEmpty, text.utf8.allSatisfy({ c in
                 (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 95 || c == 45 || c == 43 || c == 47
             }) else {
                 throw invalid("The value '\(text)' is invalid for '--timezone <auto|zone|±HH:MM>': use auto, a zone name like Europe/Zurich, a TZif file or an offset like +02:00")

@@ -213,6 +213,9 @@ final class WriterReaderTests: XCTestCase {
         XCTAssertEqual(r["ogr_with_speed"] as? Int, 551)
         XCTAssertEqual(r["gpsbabel_temperatures"] as? Int, r["with_atemp"] as? Int, "gpsbabel reads atemp")
         XCTAssertEqual(r["last_atemp"] as? Double, 21.5)
+        XCTAssertEqual(r["gpxpy_points"] as? Int, 551)
+        XCTAssertEqual(r["gpxpy_atemp"] as? Int, r["with_atemp"] as? Int, "gpxpy finds atemp in TrackPointExtension v1")
+        XCTAssertEqual(r["gpxpy_with_ele"] as? Int, r["with_ele"] as? Int)
         XCTAssertFalse(gpx.contains("lon=\"180"), "180 is written as -180")
     }
 

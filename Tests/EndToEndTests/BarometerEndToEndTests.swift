@@ -123,6 +123,7 @@ final class BarometerEndToEndTests: XCTestCase {
         XCTAssertEqual(gpx.status, 0, gpx.stderr, file: file, line: line)
         let g = try Harness.checkExport("gpx", out + "/t.gpx", file: file, line: line)
         XCTAssertTrue((g["creator"] as? String ?? "").hasSuffix(" with barometer"), "\(g["creator"] ?? "")", file: file, line: line)
+        XCTAssertEqual(g["gpxpy_creator"] as? String, g["creator"] as? String, file: file, line: line)
         let fit = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "fit", "-o", out + "/t.fit"])
         XCTAssertEqual(fit.status, 0, fit.stderr, file: file, line: line)
         let f = try Harness.checkExport("fit", out + "/t.fit", file: file, line: line)

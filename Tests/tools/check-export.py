@@ -14,7 +14,8 @@ Readers (installed by Tests/tools/install-deps.sh, the versions are pinned there
   paired, one activity.
 - gpx: xmllint against the GPX 1.1 schema, gpsbabel's point and segment counts, and a streamed
   read of the extensions (gpx.xsd checks them only laxly): TrackPointExtension v1's child order
-  and numbers; GDAL's ogrinfo reads the track points without a warning.
+  and numbers; GDAL's ogrinfo reads the track points without a warning; gpxpy's points,
+  heights, atemp and creator.
 - kml: xmllint against the OGC KML 2.2 schema with gx (shipped in fastkml's package), fastkml's
   strict parser, gpsbabel's counts, GDAL's ogrinfo (no warning; the geometries it names).
 - geojson: geojson-validator (structure with the crs check, geometries), plus RFC 7946 rules it
@@ -248,6 +249,14 @@ def check_gpx(path, schema):
             out["tracks"] += 1
             el.clear()
     out.update(gpsbabel_counts("gpx", path))
+    gpxpy = need("gpxpy")
+    with open(path, encoding="utf-8") as f:
+        parsed = gpxpy.parse(f)
+    pts = [p for t in parsed.tracks for s in t.segments for p in s.points]
+    out["gpxpy_points"] = len(pts)
+    out["gpxpy_with_ele"] = sum(1 for p in pts if p.elevation is not None)
+    out["gpxpy_atemp"] = sum(1 for p in pts for e in p.extensions for x in e.iter() if x.tag == TPX + "atemp")
+    out["gpxpy_creator"] = parsed.creator
     feats, _ = ogr_read(path, "track_points")
     out["ogr_points"] = len(feats)
     out["ogr_with_speed"] = sum(1 for f in feats if "cairn_speed" in f["fields"])
