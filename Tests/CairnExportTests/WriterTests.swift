@@ -274,6 +274,14 @@ final class WriterReaderTests: XCTestCase {
         XCTAssertEqual(r["line_strings"] as? Int, 0, "the ride is written once")
         XCTAssertEqual(r["gpsbabel_points"] as? Int, 551)
         XCTAssertEqual(r["gpsbabel_segments"] as? Int, 4)
+        // Trip 1 (heights trusted in part): 2-D coords, its trusted heights per point; the walk: 3-D.
+        XCTAssertEqual(r["coords_2d"] as? Int, 501)
+        XCTAssertEqual(r["coords_3d"] as? Int, 50)
+        let trusted = ExportSupport.ride(300).filter { Accuracy.heightIsTrusted($0) }.count
+        XCTAssertGreaterThanOrEqual(r["listed_heights"] as? Int ?? 0, trusted)
+        XCTAssertLessThan(r["listed_heights"] as? Int ?? 0, 501)
+        XCTAssertEqual(r["ogr_3d_geometries"] as? Int, 1, "GDAL: z only for the walk, never a made-up 0")
+        XCTAssertEqual(r["ogr_features"] as? Int, 2)
 
         let coloured = out + "/c.kml"
         try ExportSupport.export(dir, KMLWriter(sink: try OutputSink(creating: coloured, force: false), creator: "cairn test", colouring: .auto))

@@ -295,6 +295,16 @@ def check_kml(path):
             c = el.findall(GX + "coord")
             if w != len(c):
                 raise Rejected("gx:Track with %d when and %d gx:coord" % (w, len(c)))
+            dims = {len(x.text.split()) for x in c}
+            if len(dims) > 1:
+                raise Rejected("a gx:Track mixes 2-D and 3-D gx:coords (GDAL gives the 2-D ones z = 0)")
+            out["coords_3d" if dims == {3} else "coords_2d"] = out.get("coords_3d" if dims == {3} else "coords_2d", 0) + len(c)
+            for arr in el.iter(GX + "SimpleArrayData"):
+                values = arr.findall(GX + "value")
+                if len(values) != len(c):
+                    raise Rejected("gx:SimpleArrayData %s with %d values for %d gx:coord" % (arr.get("name"), len(values), len(c)))
+                if arr.get("name") == "height":
+                    out["listed_heights"] = out.get("listed_heights", 0) + sum(1 for v in values if v.text)
             for x in c:
                 parts = x.text.split()
                 if len(parts) not in (2, 3):
@@ -315,6 +325,7 @@ def check_kml(path):
     out["ogr_features"] = len(feats)
     out["ogr_layers"] = layers
     out["ogr_geometries"] = sorted({(f["geometry"] or "None").split(" (")[0] for f in feats})
+    out["ogr_3d_geometries"] = sum(1 for f in feats if f["geometry"] and " Z " in f["geometry"][:25])
     return out
 
 
