@@ -268,6 +268,9 @@ public struct AscentTracker: Sendable {
         gps.add(height: smoothedGPS!)
     }
 
+    /// Whether the figures below are the barometer's (it gave at least one altitude).
+    public var fromBarometer: Bool { baro.hasHeight }
+
     /// The barometer's figures when it gave any, else the GPS's; nil (a dash) with neither.
     public var ascentM: Double? { baro.hasHeight ? baro.ascent : gps.hasHeight ? gps.ascent : nil }
     public var descentM: Double? { baro.hasHeight ? baro.descent : gps.hasHeight ? gps.descent : nil }

@@ -11,13 +11,13 @@ public struct Fix: Equatable, Sendable {
     public var mode: Int
 
     // The optional fields are kept as NaN when absent, as libgps keeps them: a `Double?` takes 16
-    // bytes in a struct and a `Double` 8, so a Fix is 112 bytes instead of 192, and a fix is
+    // bytes in a struct and a `Double` 8, so a Fix is 120 bytes instead of 208, and a fix is
     // copied a dozen times on its way through the rules (memcpy was 12 % of the instructions
     // per fix). Setting a field to NaN is setting it absent.
     private var storedAltHAE = Double.nan, storedAltMSL = Double.nan
     private var storedEph = Double.nan, storedEpx = Double.nan, storedEpy = Double.nan, storedEpv = Double.nan
     private var storedSpeed = Double.nan, storedTrack = Double.nan, storedClimb = Double.nan
-    private var storedPressurePa = Double.nan
+    private var storedPressurePa = Double.nan, storedTemperatureC = Double.nan
 
     /// Height above the WGS 84 ellipsoid and above mean sea level (geoid), metres.
     public var altHAE: Double? { get { Self.value(storedAltHAE) } set { storedAltHAE = newValue ?? .nan } }
@@ -35,13 +35,17 @@ public struct Fix: Equatable, Sendable {
     /// seconds of averaging; nil without a working barometer. Not from the receiver, but stored
     /// with the point so climb can be recomputed from the log.
     public var pressurePa: Double? { get { Self.value(storedPressurePa) } set { storedPressurePa = newValue ?? .nan } }
+    /// Air temperature (°C) from the barometer's own sensor, read with the pressure; nil without one.
+    /// The sensor sits on the board: sun and the board's own heat read as warmer air.
+    public var temperatureC: Double? { get { Self.value(storedTemperatureC) } set { storedTemperatureC = newValue ?? .nan } }
 
     @inline(__always) private static func value(_ v: Double) -> Double? { v.isNaN ? nil : v }
 
     public init(timeMs: Int64, lat: Double, lon: Double, mode: Int,
                 altHAE: Double? = nil, altMSL: Double? = nil,
                 eph: Double? = nil, epx: Double? = nil, epy: Double? = nil, epv: Double? = nil,
-                speed: Double? = nil, track: Double? = nil, climb: Double? = nil, pressurePa: Double? = nil) {
+                speed: Double? = nil, track: Double? = nil, climb: Double? = nil, pressurePa: Double? = nil,
+                temperatureC: Double? = nil) {
         self.timeMs = timeMs
         self.lat = lat
         self.lon = lon
@@ -56,6 +60,7 @@ public struct Fix: Equatable, Sendable {
         storedTrack = track ?? .nan
         storedClimb = climb ?? .nan
         storedPressurePa = pressurePa ?? .nan
+        storedTemperatureC = temperatureC ?? .nan
     }
 
     /// Equal when every field is, an absent field equal only to an absent one.
@@ -63,7 +68,7 @@ public struct Fix: Equatable, Sendable {
         a.timeMs == b.timeMs && a.lat == b.lat && a.lon == b.lon && a.mode == b.mode
             && a.altHAE == b.altHAE && a.altMSL == b.altMSL && a.eph == b.eph && a.epx == b.epx
             && a.epy == b.epy && a.epv == b.epv && a.speed == b.speed && a.track == b.track
-            && a.climb == b.climb && a.pressurePa == b.pressurePa
+            && a.climb == b.climb && a.pressurePa == b.pressurePa && a.temperatureC == b.temperatureC
     }
 
     /// The height a track should carry: above mean sea level, as riders' other tools expect;

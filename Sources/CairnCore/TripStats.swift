@@ -9,6 +9,8 @@ public struct TripStats: Sendable {
     public static let maxMovingStepMs: Int64 = 60_000
 
     public private(set) var points = 0
+    /// Points with a trusted, finite height (`Accuracy.heightIsTrusted`).
+    public private(set) var pointsWithHeight = 0
     public private(set) var segments = 0
     public private(set) var distanceM = 0.0
     private var countedMovingMs: Int64 = 0
@@ -47,6 +49,7 @@ public struct TripStats: Sendable {
         lastTimeMs = fix.timeMs
         if let s = fix.speed, speedAgreesWithStep(s, into: fix) { measuredMaxMps = max(measuredMaxMps ?? 0, s) }
         let trusted = Accuracy.heightIsTrusted(fix)
+        if trusted, let h = fix.height, h.isFinite { pointsWithHeight += 1 }
         if let p = fix.pressurePa {
             climb.addBarometric(altitude: altimeter.climbAltitude(pressurePa: p))
             if let h = fix.height { altimeter.addGPS(height: h, trusted: trusted, timeMs: fix.timeMs) }
@@ -142,4 +145,6 @@ public struct TripStats: Sendable {
     /// Ascent/descent in metres, or nil (a dash) when no trusted height was seen.
     public var ascentM: Double? { climb.ascentM }
     public var descentM: Double? { climb.descentM }
+    /// The climb came from the barometer (any kept point carried a pressure).
+    public var climbFromBarometer: Bool { climb.fromBarometer }
 }

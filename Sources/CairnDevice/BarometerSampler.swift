@@ -28,6 +28,7 @@ public final class BarometerSampler {
     private var history = PressureHistory()
     private var lastReadMono: Int64?
     private var lastGoodMono: Int64?
+    private var lastTemperature: (monoMs: Int64, celsius: Double)?
     private var lastAttemptMono: Int64?
     private var failing = false
     private var reportedUnit = false
@@ -105,8 +106,9 @@ public final class BarometerSampler {
         }
         guard let d = device, lastReadMono.map({ monoMs - $0 >= sampleEveryMs - slackMs }) ?? true else { return }
         lastReadMono = monoMs
-        switch d.read(temperature: false) {
+        switch d.read(temperature: true) {
         case .success(let r):
+            if let t = r.temperatureC, t.isFinite { lastTemperature = (monoMs, t) } else { lastTemperature = nil }
             if let v = filter.add(pressurePa: r.pressurePa, timeMs: wallMs) { history.add(monoMs: monoMs, pressurePa: v) }
             lastGoodMono = monoMs
             if failing { say("barometer: \(d.name) answers again; climb from the barometer") }
@@ -142,5 +144,12 @@ public final class BarometerSampler {
     /// lies within `staleAfterMs` of it.
     public func pressurePa(monoMs: Int64) -> Double? {
         history.value(atMonoMs: monoMs, maxGapMs: staleAfterMs)
+    }
+
+    /// The sensor's last temperature (°C), when it was read within `staleAfterMs` of `monoMs`
+    /// (air temperature changes over minutes: no line between readings).
+    public func temperatureC(monoMs: Int64) -> Double? {
+        guard let t = lastTemperature, abs(monoMs - t.monoMs) <= staleAfterMs else { return nil }
+        return t.celsius
     }
 }

@@ -62,8 +62,8 @@ public final class IIOBarometer {
     }
 
     /// One reading. Every call re-reads sysfs (each read runs the driver). `temperature`: also
-    /// read the temperature; the recorder does not store it, and on a BMP280 it is one more I2C
-    /// transfer per reading.
+    /// read the temperature (the recorder stores it with the points; on a BMP280 it is one more
+    /// I2C transfer per reading, and the driver reads it for the pressure's compensation anyway).
     public func read(temperature withTemperature: Bool = true) -> Result<Reading, Failure> {
         let value: Double
         do {

@@ -75,7 +75,8 @@ public enum FITCRC {
 /// size and CRC are written over the placeholder header at the end. The file CRC is computed as
 /// the bytes stream out, so nothing is read back and memory does not depend on the trip's length.
 ///
-/// Message order (passes Garmin's FIT SDK, fitdecode and fit-tool): file_id, device_info, timer
+/// Message order (passes Garmin's FIT SDK, fitdecode and fit-tool): file_id, device_info (cairn;
+/// a second, the barometer, when the trip's climb is barometric), timer
 /// start, records (a timer stop and start between segments: pauses, gaps, reconnects), timer
 /// stop_all, lap, session, activity.
 public final class FITWriter: TrackExporter {
@@ -91,12 +92,16 @@ public final class FITWriter: TrackExporter {
     static let profileVersion: UInt16 = 2100
     static let manufacturerDevelopment: UInt16 = 255
     static let product: UInt16 = 1
-    static let serial: UInt32 = 0xCA1E  // constant: convert does not know the recorder's board
+    static let serial: UInt32 = 0xCA1E
+    static let localDeviceBarometer: UInt8 = 4  // local_device_type.barometer
+    static let sourceLocal: UInt8 = 5            // source_type.local  // constant: convert does not know the recorder's board
 
     private let target: Target
     private let force: Bool
     private let atomic: Bool
     private let softwareVersion: UInt16
+    /// The UTC offset for `local_timestamp` that overrides the one the trip recorded.
+    private let utcOffsetS: Int?
     /// Paths of the files written so far.
     public private(set) var written: [String] = []
 
@@ -119,8 +124,12 @@ public final class FITWriter: TrackExporter {
 
     /// `atomic`: each file is written under a temporary name and renamed into place when
     /// complete (`OutputSink(atomically:)`); a caller that does its own renaming passes false.
-    public init(target: Target, force: Bool, softwareVersion: String, atomic: Bool = true) {
+    /// `utcOffsetS`: the rider's zone for FIT's `local_timestamp` (seconds east), instead of the
+    /// one the trip recorded; with neither, `local_timestamp` is left out (readers then take the
+    /// zone from the start position).
+    public init(target: Target, force: Bool, softwareVersion: String, atomic: Bool = true, utcOffsetS: Int? = nil) {
         self.target = target
+        self.utcOffsetS = utcOffsetS
         self.force = force
         self.atomic = atomic
         // "0.2.0" -> 20 (software_version has scale 100: 0.20).
@@ -179,6 +188,14 @@ public final class FITWriter: TrackExporter {
         data(local: 1)
         u32(created); u8(0); u16(Self.manufacturerDevelopment); u32(Self.serial); u16(Self.product); u16(softwareVersion)
         emit()
+        if heading.summary?.stats.climbFromBarometer == true {
+            // device_info for the altitude's source: a local barometer (device_index 1). No
+            // manufacturer or product: FIT has no ID for the sensor's maker that would be true.
+            define(local: 1, global: 23, [(253, 4, 0x86), (0, 1, 0x02), (1, 1, 0x02), (25, 1, 0x00)])
+            data(local: 1)
+            u32(created); u8(1); u8(Self.localDeviceBarometer); u8(Self.sourceLocal)
+            emit()
+        }
         // event: timer start/stop.
         define(local: 2, global: 21, [(253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (4, 1, 0x02)])
         emit()
@@ -361,7 +378,11 @@ public final class FITWriter: TrackExporter {
         define(local: 15, global: 34, [(253, 4, 0x86), (0, 4, 0x86), (1, 2, 0x84), (2, 1, 0x00), (3, 1, 0x00), (4, 1, 0x00), (5, 4, 0x86)])
         data(local: 15)
         u32(end); u32(timer); u16(1); u8(0); u8(26); u8(1)
-        u32(UInt32(clamping: Int64(end) + Self.utcOffsetSeconds(atUnixMs: lastMs)))
+        if let o = utcOffsetS ?? heading.summary?.utcOffsetS, abs(o) <= UTCOffset.limitS {
+            u32(UInt32(clamping: Int64(end) + Int64(o)))
+        } else {
+            u32(0xFFFF_FFFF)  // invalid: no zone known (never the converting machine's)
+        }
         emit()
     }
 
@@ -378,14 +399,6 @@ public final class FITWriter: TrackExporter {
         case "drive": return (24, 0)  // driving
         default: return (0, 0)        // generic
         }
-    }
-
-    /// The converting machine's UTC offset at that moment (FIT's local_timestamp); 0 when unknown.
-    static func utcOffsetSeconds(atUnixMs ms: Int64) -> Int64 {
-        var t = time_t(ms / 1000)  // Int64 on every 64-bit Linux
-        var tmv = tm()
-        guard localtime_r(&t, &tmv) != nil else { return 0 }
-        return Int64(tmv.tm_gmtoff)
     }
 
     private func fitTime(_ unixMs: Int64) -> UInt32 {

@@ -4,20 +4,31 @@ import CairnCore
 /// where the height is trusted (see `Accuracy.heightIsTrusted`), `<time>` on every point.
 /// Child order follows the XSD sequence: `ele, time, ..., fix, extensions`.
 ///
-/// Speed (m/s) and course (degrees true) go into Garmin's TrackPointExtension v2, with the air
-/// temperature (`atemp`) when one was measured; pressure (hPa) and vertical speed (m/s) go into
-/// cairn's own namespace as siblings of it (no common extension carries them). The GPX schema
-/// checks extensions laxly, so they validate, and readers that don't know them skip them.
+/// The air temperature goes into Garmin's TrackPointExtension v1 (`atemp`: what Strava and
+/// gpsbabel read), with the sensor named in its `Extensions` (`cairn:sensor`, "barometer": the
+/// sensor sits on the board, so sun and the board warm it). Naming it also keeps GDAL, which reads
+/// a nested extension as one field whose type it guesses from the text inside, from taking the
+/// extension for a number and warning at every point. Speed (m/s), course (degrees true),
+/// pressure (hPa) and vertical speed (m/s) go into cairn's own namespace as flat elements, which
+/// GDAL reads as numeric fields. The GPX schema checks extensions laxly, so they validate, and
+/// readers that don't know them skip them.
 public final class GPXWriter: TrackExporter {
     /// cairn's namespace for the values no common GPX extension carries.
     public static let cairnNamespace = "urn:x-cairn:gpx:1"
-    public static let tpxNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v2"
+    public static let tpxNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v1"
 
     private let out: OutputSink
     private let creator: String
     private var inTrip = false
     private var inSegment = false
     private var segmentRequested = false
+
+    /// The `creator` attribute: "cairn VERSION", with " with barometer" when the climb of every
+    /// trip in the file came from the barometer. Strava keeps a GPX file's elevations only when
+    /// the creator names a barometric device this way; otherwise it puts its map's in their place.
+    public static func creator(version: String, barometer: Bool) -> String {
+        "cairn \(version)" + (barometer ? " with barometer" : "")
+    }
 
     public init(sink: OutputSink, creator: String) {
         out = sink
@@ -80,14 +91,14 @@ public final class GPXWriter: TrackExporter {
         let climb = PointValues.climb(fix)
         if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil {
             out.put("<extensions>")
-            if temp != nil || speed != nil || course != nil {
-                // TrackPointExtension v2's sequence: atemp, wtemp, depth, hr, cad, speed, course, bearing.
-                out.put("<gpxtpx:TrackPointExtension>")
-                if let t = temp { out.put("<gpxtpx:atemp>"); out.decimal(t, 1); out.put("</gpxtpx:atemp>") }
-                if let s = speed { out.put("<gpxtpx:speed>"); out.decimal(s, 3); out.put("</gpxtpx:speed>") }
-                if let c = course { out.put("<gpxtpx:course>"); out.decimal(c, 2); out.put("</gpxtpx:course>") }
-                out.put("</gpxtpx:TrackPointExtension>")
+            if let t = temp {
+                // TrackPointExtension v1's sequence: atemp, wtemp, depth, hr, cad, Extensions.
+                out.put("<gpxtpx:TrackPointExtension><gpxtpx:atemp>")
+                out.decimal(t, 1)
+                out.put("</gpxtpx:atemp><gpxtpx:Extensions><cairn:sensor>barometer</cairn:sensor></gpxtpx:Extensions></gpxtpx:TrackPointExtension>")
             }
+            if let s = speed { out.put("<cairn:speed>"); out.decimal(s, 3); out.put("</cairn:speed>") }
+            if let c = course { out.put("<cairn:course>"); out.decimal(c, 2); out.put("</cairn:course>") }
             if let p = pressure { out.put("<cairn:pressure>"); out.decimal(p / 100, 2); out.put("</cairn:pressure>") }
             if let c = climb { out.put("<cairn:climb>"); out.decimal(c, 3); out.put("</cairn:climb>") }
             out.put("</extensions>")

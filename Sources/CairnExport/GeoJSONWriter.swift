@@ -1,20 +1,26 @@
 import CairnCore
 
-/// GeoJSON (RFC 7946), streamed: a FeatureCollection, positions `[lon, lat(, ele)]` with 6
-/// decimals (about 0.1 m), the height only where it is trusted, no `crs` member, lines split at
-/// the antimeridian (§3.1.9).
+/// GeoJSON (RFC 7946), streamed: a FeatureCollection, positions with 6 decimals (about 0.1 m),
+/// no `crs` member, lines split at the antimeridian (§3.1.9).
+///
+/// Heights: a trip's positions are `[lon, lat, ele]` when every one of its points has a trusted
+/// height, else all `[lon, lat]`, with the heights in `coordinateProperties.heights` (null where
+/// none is trusted). Never both in one geometry: GDAL (so QGIS) takes a geometry with one 3-D
+/// position as 3-D and gives every 2-D position a height of 0.
 ///
 /// Plain: one Feature per trip, a MultiLineString with one LineString per segment, the trip's
-/// figures (the keys of `cairn list --json`) in `properties`, and per-point times (ISO 8601) and
-/// speeds (m/s, null where the receiver sent none) in `properties.coordinateProperties`, nested
-/// like the coordinates (the togeojson convention).
+/// figures (the keys of `cairn list --json`) in `properties`, and per-point times (ISO 8601),
+/// speeds (m/s, null where the receiver sent none) and temperatures (°C, null where none was
+/// measured) in `properties.coordinateProperties`, nested like the coordinates (the togeojson
+/// convention). A segment of one point is no line: it follows its trip's Feature as a Point
+/// Feature of its own (`trip`, `segment`, `time`, `speed`, `height`, `temperature`); a trip whose
+/// segments all have one point is a Point (one) or MultiPoint Feature.
 ///
 /// Speed-coloured (`bands`): per trip, a Feature without geometry holding the figures, then one
 /// LineString Feature per run of points in one speed band, neighbouring runs sharing their
 /// boundary point, styled with simplestyle-spec 1.1.0 (`stroke`, `stroke-width`,
 /// `stroke-opacity`, `title`) plus `speed_band`, `speed_band_label`, `speed_kmh_avg`.
 ///
-/// A LineString needs two positions: a segment of one point is written as that point twice.
 /// Properties follow the geometry, so the times and speeds wait in spools (temporary files past
 /// 64 KiB), never in memory.
 public final class GeoJSONWriter: TrackExporter {
@@ -29,6 +35,10 @@ public final class GeoJSONWriter: TrackExporter {
     private let colouring: Colouring
     private let times = Spool()
     private let speeds = Spool()
+    private let heights = Spool()
+    private let temperatures = Spool()
+    /// Point Features of the trip's one-point segments, written after the trip's Feature.
+    private let lonePoints = Spool()
     private var features = 0
 
     // The trip.
@@ -40,10 +50,18 @@ public final class GeoJSONWriter: TrackExporter {
     // The open line (a LineString of the MultiLineString, or a run's LineString).
     private var lineOpen = false
     private var linesInGeometry = 0
-    private var lineFirst: (Fix, Double?)?
     private var linePoints = 0
+    /// A line's first point waits here until a second one makes it a line.
+    private var pendingFirst: (Fix, PointExtras)?
+    /// Positions `[lon, lat, ele]` (every point of the trip has a trusted height).
+    private var threeD = false
+    /// Heights go into `coordinateProperties.heights` (2-D positions, some heights trusted).
+    private var heightsListed = false
+    /// The trip's geometry: 0 lines (MultiLineString), 1 a Point, 2 a MultiPoint.
+    private var pointGeometry = 0
     private var lastWritten: Fix?
     // Speed colouring.
+    private var lastExtras: (timeMs: Int64, extras: PointExtras) = (Int64.min, .none)
     private var runner: BandRunner?
     private var runBand = 0
 
@@ -85,6 +103,13 @@ public final class GeoJSONWriter: TrackExporter {
         segments = 0
         segmentRequested = true
         linesInGeometry = 0
+        linePoints = 0
+        pendingFirst = nil
+        let st = heading.summary?.stats
+        threeD = st.map { $0.points > 0 && $0.pointsWithHeight == $0.points } ?? false
+        heightsListed = !threeD && (st?.pointsWithHeight ?? 1) > 0
+        pointGeometry = 0
+        if let st, st.points > 0, st.points == st.segments { pointGeometry = st.points == 1 ? 1 : 2 }
         switch colouring {
         case .none:
             runner = nil
@@ -95,6 +120,12 @@ public final class GeoJSONWriter: TrackExporter {
                 properties(s)
                 out.put("}}")
                 inTrip = false
+            } else if pointGeometry == 1 {
+                out.put("{\"type\":\"Point\",\"coordinates\":")
+                geometryOpen = true
+            } else if pointGeometry == 2 {
+                out.put("{\"type\":\"MultiPoint\",\"coordinates\":[")
+                geometryOpen = true
             } else {
                 out.put("{\"type\":\"MultiLineString\",\"coordinates\":[")
                 geometryOpen = true
@@ -123,7 +154,6 @@ public final class GeoJSONWriter: TrackExporter {
         guard inTrip else { return }
         if segmentRequested && runner == nil {
             closeLine()
-            openLine()
             segments += 1
             segmentRequested = false
         } else if segmentRequested {
@@ -131,7 +161,19 @@ public final class GeoJSONWriter: TrackExporter {
             segmentRequested = false
         }
         guard var r = runner else {
-            position(fix)
+            if pointGeometry != 0 {
+                raw(fix, extras)
+            } else if lineOpen {
+                position(fix, extras)
+            } else if let (first, e) = pendingFirst {
+                // The segment's second point: now it is a line.
+                pendingFirst = nil
+                openLine()
+                position(first, e)
+                position(fix, extras)
+            } else {
+                pendingFirst = (fix, extras)
+            }
             return
         }
         let step = r.add(fix)
@@ -140,26 +182,31 @@ public final class GeoJSONWriter: TrackExporter {
         case .hold:
             break
         case .extend:
-            position(fix)
+            position(fix, extras)
         case .open(let band, let from, let closedKmh):
             if let k = closedKmh { closeRun(kmh: k) }
             openRun(band)
-            position(from)
-            position(fix)
+            // The boundary point's extras are not kept by the runner: its own values, not invented ones.
+            position(from, from.timeMs == lastExtras.timeMs ? lastExtras.extras : PointExtras(from))
+            position(fix, extras)
         }
+        lastExtras = (fix.timeMs, extras)
     }
 
-    /// Ends the segment's runs in colour mode (a lone point becomes a run of itself twice).
+    /// Ends the segment's runs in colour mode (a lone point becomes a Point Feature of its band).
     private func endRuns() {
         guard var r = runner else { return }
         if r.runIsOpen {
             closeRun()
             _ = r.endSegment()
         } else if let lone = r.endSegment() {
-            openRun(lone.band)
-            position(lone.fix)
+            startFeature()
+            runBand = lone.band
+            out.put("{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":")
+            linePoints = 0
+            raw(lone.fix, lone.fix.timeMs == lastExtras.timeMs ? lastExtras.extras : PointExtras(lone.fix))
             runner = r
-            closeRun(kmh: lone.kmh)
+            closeRun(kmh: lone.kmh, point: true)
         }
         runner = r
         segmentRequested = true
@@ -173,9 +220,9 @@ public final class GeoJSONWriter: TrackExporter {
         openLine()
     }
 
-    private func closeRun(kmh: Double? = nil) {
+    private func closeRun(kmh: Double? = nil, point: Bool = false) {
         guard let r = runner else { return }
-        closeLine()
+        if !point { closeLine() }
         out.put("},")
         let bands = r.bands
         let label = bands.label(runBand)
@@ -183,48 +230,89 @@ public final class GeoJSONWriter: TrackExporter {
             ("segment", String(segments)),
             ("speed_band", String(runBand)),
             ("speed_band_label", TextFormat.jsonString(label)),
-            ("speed_kmh_avg", TextFormat.trimmed(kmh ?? r.runAverageKmh, 1) ?? "null"),
+            ("speed_kmh_avg", Self.plausibleKmh(kmh ?? r.runAverageKmh).flatMap { TextFormat.trimmed($0, 1) } ?? "null"),
             ("stroke", TextFormat.jsonString(bands.cssColour(runBand))),
             ("stroke-width", "4"),
             ("stroke-opacity", "1"),
         ])
-        out.put(",\"coordinateProperties\":{\"times\":")
-        times.drain(into: out)
-        out.put(",\"speeds\":")
-        speeds.drain(into: out)
-        out.put("}}}")
+        coordinateProperties(outer: false)
+        out.put("}}")
+    }
+
+    /// `"coordinateProperties":{...}` from the spools, each wrapped in `[` `]` when `outer`.
+    private func coordinateProperties(outer: Bool) {
+        func list(_ name: String, _ spool: Spool, first: Bool = false) {
+            out.put(first ? ",\"coordinateProperties\":{\"" : ",\"")
+            out.write(name)
+            out.put(outer ? "\":[" : "\":")
+            spool.drain(into: out)
+            if outer { out.byte(UInt8(ascii: "]")) }
+        }
+        list("times", times, first: true)
+        list("speeds", speeds)
+        if heightsListed { list("heights", heights) }
+        list("temperatures", temperatures)
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    /// The sinks that hold one entry per position, nested like the coordinates.
+    private func eachList(_ body: (OutputSink) -> Void) {
+        body(out); body(times.out); body(speeds.out); body(temperatures.out)
+        if heightsListed { body(heights.out) }
     }
 
     private func openLine() {
-        if linesInGeometry > 0 {
-            out.byte(UInt8(ascii: ","))
-            times.out.byte(UInt8(ascii: ","))
-            speeds.out.byte(UInt8(ascii: ","))
-        }
+        if linesInGeometry > 0 { eachList { $0.byte(UInt8(ascii: ",")) } }
         linesInGeometry += 1
-        out.byte(UInt8(ascii: "["))
-        times.out.byte(UInt8(ascii: "["))
-        speeds.out.byte(UInt8(ascii: "["))
+        eachList { $0.byte(UInt8(ascii: "[")) }
         lineOpen = true
         linePoints = 0
-        lineFirst = nil
         lastWritten = nil
     }
 
     private func closeLine() {
+        if let (f, e) = pendingFirst {
+            pendingFirst = nil
+            lonePoint(f, e)
+        }
         guard lineOpen else { return }
-        if linePoints == 1, let (f, _) = lineFirst { position(f, checkCrossing: false) }
-        out.byte(UInt8(ascii: "]"))
-        times.out.byte(UInt8(ascii: "]"))
-        speeds.out.byte(UInt8(ascii: "]"))
+        eachList { $0.byte(UInt8(ascii: "]")) }
         lineOpen = false
+    }
+
+    /// A segment of one point, as a Point Feature (spooled: it follows the trip's Feature).
+    private func lonePoint(_ fix: Fix, _ extras: PointExtras) {
+        let o = lonePoints.out
+        o.put(",\n{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[")
+        o.decimal(fix.lon, 6)
+        o.byte(UInt8(ascii: ","))
+        o.decimal(fix.lat, 6)
+        let h = PointValues.height(fix)
+        if threeD, let h { o.byte(UInt8(ascii: ",")); o.decimal(h, 2) }
+        o.write("]},\"properties\":{\"trip\":\(heading.id),\"segment\":\(segments),\"title\":")
+        o.write(TextFormat.jsonString("Trip \(heading.id): segment \(segments), one point"))
+        o.put(",\"time\":\"")
+        o.isoTime(ms: fix.timeMs)
+        o.put("\",\"speed\":")
+        if let v = Self.speed(fix) { o.decimal(v, 3) } else { o.put("null") }
+        o.put(",\"height\":")
+        if let h { o.decimal(h, 2) } else { o.put("null") }
+        o.put(",\"temperature\":")
+        if let t = PointValues.finite(extras.temperatureC) { o.decimal(t, 1) } else { o.put("null") }
+        o.put("}}")
+        features += 1
     }
 
     /// Writes one position (and its time and speed), splitting the line where it crosses the
     /// antimeridian.
-    private func position(_ fix: Fix, checkCrossing: Bool = true) {
-        if checkCrossing, let a = lastWritten, let x = Self.crossing(a, fix) {
-            raw(lon: x.edge, lat: x.lat, ele: nil, timeMs: x.timeMs, speed: nil)
+    private func position(_ fix: Fix, _ extras: PointExtras) {
+        if let a = lastWritten, let x = Self.crossing(a, fix) {
+            // The edge's height on the straight step (both ends have one when positions are 3-D).
+            var ele: Double?
+            if let ha = PointValues.height(a), let hb = PointValues.height(fix), fix.timeMs != a.timeMs {
+                ele = ha + (hb - ha) * (Double(x.timeMs) - Double(a.timeMs)) / (Double(fix.timeMs) - Double(a.timeMs))
+            }
+            raw(lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil)
             if runner != nil {
                 closeRun()
                 openRun(runBand)
@@ -232,28 +320,39 @@ public final class GeoJSONWriter: TrackExporter {
                 closeLine()
                 openLine()
             }
-            raw(lon: -x.edge, lat: x.lat, ele: nil, timeMs: x.timeMs, speed: nil)
-            linePoints = 2  // never duplicated: the line has its two positions
+            raw(lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil)
         }
-        raw(lon: fix.lon, lat: fix.lat, ele: PointValues.height(fix), timeMs: fix.timeMs, speed: PointValues.finite(fix.speed))
-        if lineFirst == nil { lineFirst = (fix, nil) }
+        raw(fix, extras)
         lastWritten = fix
     }
 
-    private func raw(lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?) {
-        if linePoints > 0 {
-            out.byte(UInt8(ascii: ","))
-            times.out.byte(UInt8(ascii: ","))
-            speeds.out.byte(UInt8(ascii: ","))
-        }
+    private func raw(_ fix: Fix, _ extras: PointExtras) {
+        raw(lon: fix.lon, lat: fix.lat, ele: PointValues.height(fix), timeMs: fix.timeMs,
+            speed: Self.speed(fix), temperature: PointValues.finite(extras.temperatureC))
+    }
+
+    static func plausibleKmh(_ v: Double) -> Double? { abs(v) < 6_000 * 3.6 ? v : nil }
+
+    /// The measured speed, left out when no vehicle could have it (above the speed of sound in
+    /// steel): JSON readers take its digits for an integer out of range (GDAL warns and clamps).
+    static func speed(_ fix: Fix) -> Double? {
+        guard let v = PointValues.finite(fix.speed), abs(v) < 6_000 else { return nil }
+        return v
+    }
+
+    private func raw(lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?, temperature: Double?) {
+        if linePoints > 0 { eachList { $0.byte(UInt8(ascii: ",")) } }
         linePoints += 1
         out.byte(UInt8(ascii: "["))
         out.decimal(lon, 6)
         out.byte(UInt8(ascii: ","))
         out.decimal(lat, 6)
-        if let e = ele, e.isFinite {
-            out.byte(UInt8(ascii: ","))
-            out.decimal(e, 2)
+        if threeD {
+            // Every point has a trusted height here; an edge point without one gets none.
+            if let e = ele, e.isFinite {
+                out.byte(UInt8(ascii: ","))
+                out.decimal(e, 2)
+            }
         }
         out.byte(UInt8(ascii: "]"))
         let t = times.out
@@ -261,6 +360,10 @@ public final class GeoJSONWriter: TrackExporter {
         t.isoTime(ms: timeMs)
         t.byte(UInt8(ascii: "\""))
         if let s = speed { speeds.out.decimal(s, 3) } else { speeds.out.put("null") }
+        if let c = temperature { temperatures.out.decimal(c, 1) } else { temperatures.out.put("null") }
+        if heightsListed {
+            if let e = ele, e.isFinite { heights.out.decimal(e, 2) } else { heights.out.put("null") }
+        }
     }
 
     /// Where the straight step from `a` to `b` crosses ±180°, if it does (a step of more than
@@ -287,14 +390,12 @@ public final class GeoJSONWriter: TrackExporter {
             return nil
         }
         closeLine()
-        out.put("]},")
+        out.put(pointGeometry == 1 ? "}," : "]},")
         geometryOpen = false
         properties(heading.summary)
-        out.put(",\"coordinateProperties\":{\"times\":[")
-        times.drain(into: out)
-        out.put("],\"speeds\":[")
-        speeds.drain(into: out)
-        out.put("]}}}")
+        coordinateProperties(outer: pointGeometry != 1)
+        out.put("}}")
+        lonePoints.drain(into: out)
         return nil
     }
 
@@ -302,6 +403,6 @@ public final class GeoJSONWriter: TrackExporter {
         endTrip()
         out.put("\n]}\n")
         let e = out.finish()
-        return e ?? times.error ?? speeds.error
+        return e ?? times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? lonePoints.error
     }
 }

@@ -7,14 +7,22 @@ import CairnCore
 /// - plain: one Placemark per trip holding a `gx:MultiTrack`, one `gx:Track` per segment;
 /// - speed-coloured (`bands`): one Folder per trip, one Placemark per run of points in one speed
 ///   band, each a `gx:Track` in its band's colour; neighbouring runs share their boundary point.
-/// The trip's figures go into the description and `ExtendedData`. Heights only where trusted:
-/// a `gx:coord` is "lon lat alt" or "lon lat". A `gx:Track` holds all its `<when>`s before all
-/// its `<gx:coord>`s, so the coordinates wait in a spool (a temporary file past 64 KiB).
+/// The trip's figures go into the description and `ExtendedData`. Heights, as in GeoJSON: every
+/// `gx:coord` is "lon lat alt" when every point of the trip has a trusted height, else all are
+/// "lon lat" (GDAL gives a coordinate without a height z = 0 in a track with heights) and the
+/// trusted heights go into the track's `gx:SimpleArrayData name="height"` (empty where none).
+/// A `gx:Track` holds all its `<when>`s before all its `<gx:coord>`s, so the coordinates wait
+/// in a spool (a temporary file past 64 KiB), the heights in another.
 public final class KMLWriter: TrackExporter {
     private let out: OutputSink
     private let creator: String
     private let colouring: GeoJSONWriter.Colouring
     private let coords = Spool()
+    private let heights = Spool()
+    /// Every point of the trip has a trusted height: 3-D coordinates.
+    private var threeD = false
+    /// Some have: their heights in the per-point array.
+    private var heightsListed = false
     private var trips = 0
 
     private var heading = TripHeading(id: 0, activity: nil)
@@ -39,6 +47,7 @@ public final class KMLWriter: TrackExporter {
         out.put("<kml xmlns=\"http://www.opengis.net/kml/2.2\" xmlns:gx=\"http://www.google.com/kml/ext/2.2\">\n<Document>\n")
         out.write("<name>\(TextFormat.xmlEscaped(creator))</name>\n")
         out.put("<Style id=\"track\"><LineStyle><color>ff1c19d7</color><width>4</width></LineStyle></Style>\n")
+        out.put("<Schema id=\"cairn-point\"><gx:SimpleArrayField name=\"height\" type=\"float\"><displayName>height (m)</displayName></gx:SimpleArrayField></Schema>\n")
     }
 
     private func figures(_ s: TripSummary?) {
@@ -62,8 +71,11 @@ public final class KMLWriter: TrackExporter {
         inTrip = true
         segments = 0
         segmentRequested = true
-        // Heights are absolute (above sea level) when the trip has any trusted one.
-        altitudeMode = heading.summary?.stats.ascentM != nil ? "absolute" : "clampToGround"
+        let st = heading.summary?.stats
+        threeD = st.map { $0.points > 0 && $0.pointsWithHeight == $0.points } ?? false
+        heightsListed = !threeD && (st?.pointsWithHeight ?? 1) > 0
+        // Heights are absolute (above sea level) when the coordinates carry them.
+        altitudeMode = threeD ? "absolute" : "clampToGround"
         let name = "<name>Trip \(heading.id)\(heading.activity.map { " (" + TextFormat.xmlEscaped($0) + ")" } ?? "")</name>\n"
         switch colouring {
         case .none: runner = nil
@@ -163,6 +175,11 @@ public final class KMLWriter: TrackExporter {
     private func closeTrack() {
         guard trackOpen else { return }
         coords.drain(into: out)
+        if heightsListed {
+            out.put("<ExtendedData><SchemaData schemaUrl=\"#cairn-point\"><gx:SimpleArrayData name=\"height\">")
+            heights.drain(into: out)
+            out.put("</gx:SimpleArrayData></SchemaData></ExtendedData>\n")
+        }
         out.put("</gx:Track>\n")
         trackOpen = false
     }
@@ -176,11 +193,16 @@ public final class KMLWriter: TrackExporter {
         c.decimal(fix.lon, 7)
         c.byte(UInt8(ascii: " "))
         c.decimal(fix.lat, 7)
-        if let h = PointValues.height(fix), h.isFinite {
+        let h = PointValues.height(fix)
+        if threeD, let h {
             c.byte(UInt8(ascii: " "))
             c.decimal(h, 2)
         }
         c.put("</gx:coord>\n")
+        if heightsListed {
+            let o = heights.out
+            if let h { o.put("<gx:value>"); o.decimal(h, 2); o.put("</gx:value>") } else { o.put("<gx:value/>") }
+        }
     }
 
     @discardableResult
@@ -203,6 +225,6 @@ public final class KMLWriter: TrackExporter {
         endTrip()
         out.put("</Document>\n</kml>\n")
         let e = out.finish()
-        return e ?? coords.error
+        return e ?? coords.error ?? heights.error
     }
 }

@@ -18,9 +18,8 @@ public struct TripHeading: Sendable {
     }
 }
 
-/// Measurements that travel with a point but are not part of the GPS fix. The log holds none of
-/// them yet (the barometer issue adds pressure); writers write each one only when it is present,
-/// and never invent one.
+/// Measurements that travel with a point but are not part of the GPS fix (the barometer's, stored
+/// with the points); writers write each one only when it is present, and never invent one.
 public struct PointExtras: Sendable, Equatable {
     /// Absolute (station) pressure, pascals: FIT `absolute_pressure`, GPX `cairn:pressure` and the
     /// CSV `pressure` column (both hPa).
@@ -33,9 +32,9 @@ public struct PointExtras: Sendable, Equatable {
     }
     public static let none = PointExtras()
 
-    /// What the log stored with a point (the barometer's pressure).
+    /// What the log stored with a point (the barometer's pressure and temperature).
     public init(_ fix: Fix) {
-        self.init(pressurePa: fix.pressurePa)
+        self.init(pressurePa: fix.pressurePa, temperatureC: fix.temperatureC)
     }
 }
 

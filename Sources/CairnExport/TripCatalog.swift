@@ -39,6 +39,8 @@ public struct TripSummary: Sendable {
     public var id: UInt64
     public var files: [String]
     public var activity: String?
+    /// The recorder's UTC offset at the trip's start (seconds east), when it recorded one.
+    public var utcOffsetS: Int?
     public var stats = TripStats()
     public var drops = DropCounts()
     /// A trip-end record was found.
@@ -158,8 +160,9 @@ public enum TripCatalog {
             var fileDrops = DropCounts()
             try reader.forEach { entry in
                 switch entry.record {
-                case .tripStart(let activity, _):
+                case .tripStart(let activity, _, let offset):
                     s.activity = activity
+                    if let o = offset { s.utcOffsetS = o }
                 case .segmentStart(let reason, _):
                     s.stats.startSegment(reason)
                     visit(.segment(reason))
@@ -201,6 +204,29 @@ public enum TripCatalog {
             s.damagedRecords += scan.implausibleRecords + scan.malformedRecords
         }
         return s
+    }
+
+    /// Whether the trip's climb comes from the barometer (`TripStats.climbFromBarometer`): true at
+    /// its first kept point with a pressure, false when it has points and none has one, nil when
+    /// it has no point. Stops reading at the first pressure.
+    public static func climbsByBarometer(_ trip: TripRef) throws -> Bool? {
+        var lastTime: Int64?
+        var sawPoint = false
+        for f in trip.files {
+            var found = false
+            try LogReader(path: f.path).forEach { entry in
+                guard case .points(let fixes) = entry.record else { return true }
+                for fix in fixes {
+                    if let t = lastTime, fix.timeMs <= t { continue }
+                    lastTime = fix.timeMs
+                    sawPoint = true
+                    if fix.pressurePa != nil { found = true; return false }
+                }
+                return true
+            }
+            if found { return true }
+        }
+        return sawPoint ? false : nil
     }
 
     static func isDirectory(_ path: String) -> Bool {

@@ -31,7 +31,9 @@ public struct TripEnd: Equatable, Sendable {
 /// One logical record in a log file. Every record also carries a sequence number (see `LogEntry`).
 public enum LogRecord: Equatable, Sendable {
     /// The trip begins in this file. `activity` is the `--activity` profile name.
-    case tripStart(activity: String, software: String)
+    /// `utcOffsetS`: the recorder's zone's offset from UTC at the trip's start, seconds east
+    /// (nil: not known; older writers never stored it).
+    case tripStart(activity: String, software: String, utcOffsetS: Int? = nil)
     /// A new segment begins with the next point.
     case segmentStart(SegmentReason, timeMs: Int64?)
     /// Kept fixes, oldest first, as one self-contained compressed batch.

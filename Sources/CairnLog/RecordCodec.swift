@@ -20,11 +20,16 @@ enum RecordCodec {
     /// Appends the body of a non-points record to `out`.
     static func encodeBody(_ record: LogRecord, into out: inout [UInt8]) {
         switch record {
-        case .tripStart(let activity, let software):
+        case .tripStart(let activity, let software, let offset):
             out.appendVarint(UInt64(activity.utf8.count))
             out.append(contentsOf: activity.utf8)
             out.appendVarint(UInt64(software.utf8.count))
             out.append(contentsOf: software.utf8)
+            // Appended field (readers before it ignore it); nothing without an offset.
+            if let o = offset {
+                out.append(1)
+                out.appendZigzag(Int64(o))
+            }
         case .segmentStart(let reason, let timeMs):
             out.append(reason.rawValue)
             if let t = timeMs {
@@ -75,7 +80,13 @@ enum RecordCodec {
         case T.tripStart:
             let activity = try r.string()
             let software = try r.string()
-            return .tripStart(activity: activity, software: software)
+            var offset: Int?
+            if r.remaining > 0, try r.u8() & 1 != 0 {
+                let o = try r.zigzag()
+                // Zones lie within ±18 h (RFC 9557); anything else is no offset.
+                if abs(o) <= 18 * 3600 { offset = Int(o) }
+            }
+            return .tripStart(activity: activity, software: software, utcOffsetS: offset)
         case T.segmentStart:
             let reason = SegmentReason(rawValue: try r.u8()) ?? .other
             let flags = try r.u8()
@@ -142,6 +153,8 @@ public enum PointBounds {
     public static let track: ClosedRange<Double> = 0 ... 360
     /// Air pressure, pascals (sea level is about 101,325; 50 km up about 80).
     public static let pressure: ClosedRange<Double> = 0 ... 200_000
+    /// Air temperature, °C (a sensor in sun on a dark board in a desert stays below 100).
+    public static let temperature: ClosedRange<Double> = -100 ... 150
 
     /// Whether a fix's time and position are possible (finite, |lat| ≤ 90, |lon| ≤ 180, a time
     /// in [2000, 2100)).
@@ -160,6 +173,7 @@ public enum PointBounds {
         case PointField.speed: return speed
         case PointField.track: return track
         case PointField.climb: return climb
+        case PointField.temperature: return temperature
         default: return pressure
         }
     }
@@ -195,16 +209,18 @@ public enum PointBounds {
 
 /// Field numbers (mask bits) and their integer units.
 enum PointField {
-    static let count = 14
+    static let count = 15
     static let time = 0, lat = 1, lon = 2, mode = 3
     static let altHAE = 4, altMSL = 5, eph = 6, epx = 7, epy = 8, epv = 9
     static let speed = 10, track = 11, climb = 12
     /// Added in format 1 without a version change: readers that predate it skip the field.
     static let pressure = 13
+    /// Added the same way: the barometer's temperature.
+    static let temperature = 14
     /// Bits every point must carry (time, lat, lon).
     static let required: UInt64 = 0b111
     /// Units per SI unit for the Double fields (index = bit); time and mode are integers.
-    static let scale: [Double] = [1, 1e7, 1e7, 1, 100, 100, 100, 100, 100, 100, 1000, 100, 1000, 10]
+    static let scale: [Double] = [1, 1e7, 1e7, 1, 100, 100, 100, 100, 100, 100, 1000, 100, 1000, 10, 100]
     /// Quantised magnitudes are clamped to ±2^50, far beyond any real reading, so that the
     /// conversion is exact both ways.
     static let limit: Double = 0x1p50
@@ -229,7 +245,7 @@ enum PointField {
     static let optionals = altHAE..<count
     /// Field names for messages (index = bit).
     static let names = ["time", "latitude", "longitude", "mode", "ellipsoid height", "sea-level height",
-                        "eph", "epx", "epy", "epv", "speed", "course", "vertical speed", "pressure"]
+                        "eph", "epx", "epy", "epv", "speed", "course", "vertical speed", "pressure", "temperature"]
 
     /// A fix's value of optional field `bit`, when present and finite.
     @inline(__always)
@@ -252,6 +268,7 @@ enum PointField {
         case speed: v = f.speed
         case track: v = f.track
         case climb: v = f.climb
+        case temperature: v = f.temperatureC
         default: v = f.pressurePa
         }
         return v
@@ -376,6 +393,7 @@ enum PointsDecoder {
         case PointField.speed: f.speed = nil
         case PointField.track: f.track = nil
         case PointField.climb: f.climb = nil
+        case PointField.temperature: f.temperatureC = nil
         default: f.pressurePa = nil
         }
     }
@@ -396,6 +414,7 @@ enum PointsDecoder {
         case PointField.speed: f.speed = PointField.value(v, bit)
         case PointField.track: f.track = PointField.value(v, bit)
         case PointField.climb: f.climb = PointField.value(v, bit)
+        case PointField.temperature: f.temperatureC = PointField.value(v, bit)
         default: f.pressurePa = PointField.value(v, bit)
         }
     }

@@ -19,6 +19,8 @@ public final class TripLog {
     public let directory: String
     public let activity: String
     public let software: String
+    /// The zone's UTC offset (seconds east) to record with a new trip's start; nil: none known.
+    public var utcOffsetAtTripStart: (() -> Int?)?
     public let syncIntervalMs: Int64
     private let say: (String) -> Void
     private let io: WriterIO
@@ -140,7 +142,9 @@ public final class TripLog {
             }
             tripPointsLost = 0
             _ = openFile(monoMs: monoMs)
-            if !(resume && resumable != nil) { put(.tripStart(activity: activity, software: software), monoMs: monoMs) }
+            if !(resume && resumable != nil) {
+                put(.tripStart(activity: activity, software: software, utcOffsetS: utcOffsetAtTripStart?()), monoMs: monoMs)
+            }
             resumable = nil
             lastSyncMono = monoMs
         case .startSegment(let reason, let t):

@@ -11,20 +11,22 @@ enum ConvertCommand: Command {
     static let name = "convert"
     static let overview = """
         Convert trips to GPX 1.1, FIT activities, GeoJSON, KML or CSV, streamed from the log.
-          gpx      one <trk> per trip, one <trkseg> per segment; speed and course in Garmin's
-                   TrackPointExtension v2
+          gpx      one <trk> per trip, one <trkseg> per segment; temperature in Garmin's
+                   TrackPointExtension v1, speed and course as cairn:speed, cairn:course
           fit      one activity file per trip into a directory (-o DIR), for Strava and Garmin
-          geojson  one MultiLineString Feature per trip (RFC 7946), or speed-coloured lines
+          geojson  one MultiLineString Feature per trip (RFC 7946), or speed-coloured lines;
+                   3-D positions only when every point has a trusted height
           kml      one gx:MultiTrack per trip, or speed-coloured tracks
           csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
         """
-    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--force]"
+    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options = [
         OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx, fit, geojson, kml or csv."),
         OptionSpec(name: "--output", valueName: "PATH", help: "A file, or - for standard output (default: -). fit: a directory (created if missing; YYYYMMDD-HHMMSS-tripID.fit per trip) or one .fit file for one trip.", short: "-o"),
         OptionSpec(name: "--trip", valueName: "ID", help: "Only this trip (see 'cairn list'). (default: all trips)"),
         OptionSpec(name: "--speed-bands", valueName: "BANDS", help: "geojson, kml: colour by speed. 'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110) or your limits in km/h: 12,24,36."),
+        OptionSpec(name: "--utc-offset", valueName: "OFFSET", help: "fit: the rider's zone for local times, e.g. +02:00 or -05:30, instead of the one the trip recorded. (default: the recorded one; none recorded: no local time)"),
         OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
     ]
 
@@ -46,6 +48,14 @@ enum ConvertCommand: Command {
             } else {
                 do { colouring = .bands(try SpeedBands.parse(b)) } catch { throw UsageError(error.description) }
             }
+        }
+        var utcOffset: Int?
+        if let o = a.value("--utc-offset") {
+            guard format == "fit" else { throw UsageError("'--utc-offset' applies to fit (its local_timestamp), not \(format)") }
+            guard let s = UTCOffset.parse(o) else {
+                throw UsageError("The value '\(o)' is invalid for '--utc-offset <offset>': use ±HH:MM within ±18:00, e.g. +02:00, -05:30 or Z")
+            }
+            utcOffset = s
         }
         let force = a.has("--force")
         let outPath = a.value("--output") ?? (format == "fit" ? nil : "-")
@@ -82,7 +92,7 @@ enum ConvertCommand: Command {
                 if mkdir(o, 0o755) != 0 { throw Failure("-o \(o): cannot create directory: \(String(cString: strerror(errno)))") }
                 target = .directory(o)
             }
-            writer = FITWriter(target: target, force: force, softwareVersion: cairnVersion)
+            writer = FITWriter(target: target, force: force, softwareVersion: cairnVersion, utcOffsetS: utcOffset)
         } else {
             let out: OutputSink
             do {
@@ -94,7 +104,15 @@ enum ConvertCommand: Command {
             }
             sink = out
             switch format {
-            case "gpx": writer = GPXWriter(sink: out, creator: creator)
+            case "gpx":
+                // One creator for the file: "with barometer" only when every trip's climb is the barometer's.
+                var barometer = false
+                for t in sel.trips {
+                    guard let b = try? TripCatalog.climbsByBarometer(t) else { continue }
+                    barometer = b
+                    if !b { break }
+                }
+                writer = GPXWriter(sink: out, creator: GPXWriter.creator(version: cairnVersion, barometer: barometer))
             case "geojson": writer = GeoJSONWriter(sink: out, colouring: colouring)
             case "kml": writer = KMLWriter(sink: out, creator: creator, colouring: colouring)
             default: writer = CSVWriter(sink: out)
@@ -196,7 +214,7 @@ enum ConvertCommand: Command {
         guard let r = try? LogReader(path: t.files[0].path) else { return nil }
         var a: String?
         try? r.forEach { e in
-            if case .tripStart(let act, _) = e.record { a = act }
+            if case .tripStart(let act, _, _) = e.record { a = act }
             return false
         }
         return a

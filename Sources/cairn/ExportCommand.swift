@@ -137,7 +137,7 @@ enum ExportCommand: Command {
             do { sink = try OutputSink(creating: tmp, force: true) } catch { return "\(error)" }
             let creator = "cairn \(cairnVersion)"
             switch format {
-            case "gpx": writer = GPXWriter(sink: sink, creator: creator)
+            case "gpx": writer = GPXWriter(sink: sink, creator: GPXWriter.creator(version: cairnVersion, barometer: s.stats.climbFromBarometer))
             case "geojson": writer = GeoJSONWriter(sink: sink, colouring: .none)
             case "kml": writer = KMLWriter(sink: sink, creator: creator, colouring: .none)
             default: writer = CSVWriter(sink: sink)

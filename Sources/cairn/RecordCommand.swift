@@ -10,7 +10,7 @@ import CairnDevice
 enum RecordCommand: Command {
     static let name = "record"
     static let overview = "Record trips from gpsd into crash-safe log files until SIGTERM or SIGINT."
-    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--config <file>] [--check]"
+    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--config <file>] [--check]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
@@ -24,6 +24,7 @@ enum RecordCommand: Command {
         OptionSpec(name: "--status", valueName: "FILE", help: "Write the live status here at most once a second (each time gpsd's reports are read), replaced atomically (read it with 'cairn status FILE'). (default: none)"),
         OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Retention: at start-up and after each trip, delete exported trips that ended more than this many days ago. (default: keep all)"),
         OptionSpec(name: "--max-mb", valueName: "MB", help: "Retention: delete the oldest exported trips while the logs take more than this. Never deletes a trip that was not exported. (default: no limit)"),
+        OptionSpec(name: "--timezone", valueName: "AUTO|ZONE|±HH:MM", help: "The zone whose UTC offset each trip records at its start (FIT's local time): auto (/etc/localtime), a zone name (Europe/Zurich, from /usr/share/zoneinfo), a TZif file, or a fixed offset like +02:00. (default: auto)"),
         OptionSpec(name: "--config", valueName: "FILE", help: "Read options from this file (key = value, keys are these option names without '--'); the command line wins."),
         OptionSpec(name: "--verbose", valueName: nil, help: "Also report each sync with the highest durable sequence number."),
         OptionSpec(name: "--check", valueName: nil, help: "Check the options and the config file, print the settings in effect, and exit."),
@@ -84,6 +85,7 @@ enum RecordCommand: Command {
             if baro.isEmpty { throw invalid("--baro", "The value '' is invalid for '--baro <auto|none|path>'") }
             baroSource = .path(baro)
         }
+        let (zone, zoneText) = try timeZone(a.value("--timezone") ?? "auto") { invalid("--timezone", $0) }
         let statusPath = a.value("--status")
         if statusPath == "" { throw invalid("--status", "The value '' is invalid for '--status <file>'") }
         let retention = try Retention.from(keepDays: a.value("--keep-days"), maxMb: a.value("--max-mb")) { o, m in invalid(o, m) }
@@ -104,6 +106,7 @@ enum RecordCommand: Command {
                 "status = \(statusPath ?? "-")" + from("--status"),
                 "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
                 "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
+                "timezone = \(a.value("--timezone") ?? "auto") (\(zoneText))" + from("--timezone"),
             ].joined(separator: "\n"))
             for w in warnings { printErr("cairn record: \(w)") }
             return ExitCode.ok
@@ -196,6 +199,9 @@ enum RecordCommand: Command {
         live.baro = barometer.state
         live.refreshS = readEverySeconds > 0 ? Int(readEverySeconds.rounded(.up)) : 1
         var lastFix: Fix?
+        // Each trip records its zone's offset at its start: at the newest fix's time (GPS time;
+        // the board's clock may be unset), else the clock's.
+        log.utcOffsetAtTripStart = { zone.map { $0.offset(atUnixMs: lastFix?.timeMs ?? SystemClock.realtimeMs()) } }
         var lastMode = 0
         var lastFixMono: Int64?
         var lastLiveMono: Int64 = .min
@@ -251,6 +257,7 @@ enum RecordCommand: Command {
                 // moment the report arrived, which in a batch is earlier than its reading.
                 let arrivedMono = batching ? arrival.arrival(fixTimeMs: f.timeMs, readMonoMs: lastReportMono) : lastReportMono
                 f.pressurePa = barometer.pressurePa(monoMs: arrivedMono)
+                if f.pressurePa != nil { f.temperatureC = barometer.temperatureC(monoMs: arrivedMono) }
                 r = .fix(f)
                 lastFix = f
                 lastMode = f.mode
@@ -407,6 +414,43 @@ enum RecordCommand: Command {
     /// `HOST[:PORT]` with a numeric host (static binaries have no name service): IPv4 with an
     /// optional port, IPv6 bare (no port: `::1`) or in brackets with an optional port
     /// (`[::1]:2947`), or `localhost` (taken as 127.0.0.1).
+    /// The zone `--timezone` names, and how `--check` describes it. `auto` reads /etc/localtime:
+    /// missing, it means UTC (as for the C library); unreadable or not a zone file, trips record
+    /// no offset and this says so once (nothing else changes: the recording goes on).
+    static func timeZone(_ text: String, invalid: (String) -> UsageError) throws(UsageError) -> (TimeZoneFile?, String) {
+        func now(_ z: TimeZoneFile) -> String { "UTC" + UTCOffset.format(z.offset(atUnixMs: SystemClock.realtimeMs())) + " now" }
+        if text == "auto" {
+            let path = "/etc/localtime"
+            if access(path, F_OK) != 0 && errno == ENOENT { return (.fixed(0), "no \(path): UTC") }
+            do {
+                let z = try TimeZoneFile.load(path)
+                return (z, "\(path): " + now(z))
+            } catch {
+                printErr("cairn: timezone: \(error); trips record no UTC offset (convert --utc-offset sets FIT's local time)")
+                return (nil, "\(error): none recorded")
+            }
+        }
+        if let s = UTCOffset.parse(text) { return (.fixed(s), "fixed UTC" + UTCOffset.format(s)) }
+        let path: String
+        if text.hasPrefix("/") {
+            path = text
+        } else {
+            // A zone name: letters, digits, '_', '-', '+' and '/' (no '.', so never '..').
+            guard !text.isEmpty, text.utf8.allSatisfy({ c in
+                (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 95 || c == 45 || c == 43 || c == 47
+            }) else {
+                throw invalid("The value '\(text)' is invalid for '--timezone <auto|zone|±HH:MM>': use auto, a zone name like Europe/Zurich, a TZif file or an offset like +02:00")
+            }
+            path = "/usr/share/zoneinfo/" + text
+        }
+        do {
+            let z = try TimeZoneFile.load(path)
+            return (z, "\(path): " + now(z))
+        } catch {
+            throw invalid("The value '\(text)' is invalid for '--timezone <auto|zone|±HH:MM>': \(error)")
+        }
+    }
+
     static func parseGpsdAddress(_ s: String) throws(UsageError) -> (String, String) {
         func invalid(_ why: String) -> UsageError { UsageError("The value '\(s)' is invalid for '--gpsd <host[:port]>': \(why)") }
         var host = s

@@ -162,6 +162,7 @@ enum InfoCommand: Command {
             "  files:      \(s.files.joined(separator: ", "))",
             "  start:      \(st.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
             "  end:        \(st.lastTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
+            "  UTC offset: " + (s.utcOffsetS.map { UTCOffset.format($0) + " (recorded)" } ?? "- (not recorded; convert --utc-offset sets FIT's local time)"),
             "  distance:   \(formatDistance(st.distanceM))",
             "  moving:     \(formatDuration(ms: st.movingTimeMs)) of \(formatDuration(ms: st.elapsedMs)) elapsed",
             "  speed:      avg \(kmh(avg)) moving, max \(kmh(st.maxSpeedMps))",

@@ -71,6 +71,8 @@ struct TripSpec {
     var activity = "ride"
     var segments: [(SegmentReason, [Fix])]
     var close = true
+    /// The recorder's UTC offset, recorded with the trip start.
+    var utcOffsetS: Int? = nil
 }
 
 enum ExportSupport {
@@ -89,7 +91,7 @@ enum ExportSupport {
     @discardableResult
     static func writeLog(_ trip: TripSpec, dir: String, number: UInt32 = 1, batch: Int = 5) throws -> String {
         let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: trip.id, segmentIndex: 0, salt: 0x5EED_0000 | number))
-        try w.append(.tripStart(activity: trip.activity, software: "cairn tests"))
+        try w.append(.tripStart(activity: trip.activity, software: "cairn tests", utcOffsetS: trip.utcOffsetS))
         var stats = TripStats()
         for (reason, fixes) in trip.segments {
             try w.append(.segmentStart(reason, timeMs: fixes.first?.timeMs))

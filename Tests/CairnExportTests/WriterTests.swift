@@ -205,8 +205,17 @@ final class WriterReaderTests: XCTestCase {
         XCTAssertEqual(r["last_pressure_hpa"] as? Double, 1013.25)
         XCTAssertEqual((r["namespaces"] as? [String: String])?["pressure"], GPXWriter.cairnNamespace)
         let gpx = try String(contentsOfFile: path, encoding: .utf8)
-        XCTAssertTrue(gpx.contains("<extensions><gpxtpx:TrackPointExtension><gpxtpx:atemp>21.5</gpxtpx:atemp><gpxtpx:speed>"), "atemp before speed")
-        XCTAssertTrue(gpx.contains("</gpxtpx:TrackPointExtension><cairn:pressure>1013.25</cairn:pressure><cairn:climb>"))
+        XCTAssertTrue(gpx.contains("<extensions><gpxtpx:TrackPointExtension><gpxtpx:atemp>21.5</gpxtpx:atemp><gpxtpx:Extensions><cairn:sensor>barometer</cairn:sensor></gpxtpx:Extensions></gpxtpx:TrackPointExtension><cairn:speed>"), "TrackPointExtension v1 with atemp, then speed")
+        XCTAssertTrue(gpx.contains("xmlns:gpxtpx=\"http://www.garmin.com/xmlschemas/TrackPointExtension/v1\""))
+        XCTAssertTrue(gpx.contains("</cairn:course><cairn:pressure>1013.25</cairn:pressure><cairn:climb>"))
+        // GDAL reads every point without a warning, speed as a number of its own.
+        XCTAssertEqual(r["ogr_points"] as? Int, 551)
+        XCTAssertEqual(r["ogr_with_speed"] as? Int, 551)
+        XCTAssertEqual(r["gpsbabel_temperatures"] as? Int, r["with_atemp"] as? Int, "gpsbabel reads atemp")
+        XCTAssertEqual(r["last_atemp"] as? Double, 21.5)
+        XCTAssertEqual(r["gpxpy_points"] as? Int, 551)
+        XCTAssertEqual(r["gpxpy_atemp"] as? Int, r["with_atemp"] as? Int, "gpxpy finds atemp in TrackPointExtension v1")
+        XCTAssertEqual(r["gpxpy_with_ele"] as? Int, r["with_ele"] as? Int)
         XCTAssertFalse(gpx.contains("lon=\"180"), "180 is written as -180")
     }
 
@@ -215,10 +224,20 @@ final class WriterReaderTests: XCTestCase {
         let plain = out + "/t.geojson"
         let sums = try ExportSupport.export(dir, GeoJSONWriter(sink: try OutputSink(creating: plain, force: false)))
         let r = try ExportSupport.check("geojson", plain)
-        XCTAssertEqual(r["features"] as? Int, 2)
-        // 551 points + the lone point written twice + 2 at the antimeridian split.
-        XCTAssertEqual(r["positions"] as? Int, 551 + 1 + 2)
-        XCTAssertEqual(r["lines"] as? Int, 3 + 2)
+        XCTAssertEqual(r["features"] as? Int, 3, "two trips and trip 1's one-point segment as a Point Feature")
+        // 550 points in lines + 2 at the antimeridian split; the lone point is a Point.
+        XCTAssertEqual(r["positions"] as? Int, 550 + 2 + 1)
+        XCTAssertEqual(r["lines"] as? Int, 2 + 2)
+        XCTAssertEqual(r["lone_points"] as? Int, 1)
+        XCTAssertEqual(r["gpsbabel_waypoints"] as? Int, 1, "gpsbabel reads the Point as a waypoint, not a track point more")
+        XCTAssertEqual(r["gpsbabel_points"] as? Int, 550 + 2)
+        XCTAssertEqual(r["ogr_features"] as? Int, 3)
+        // Trip 1 has untrusted heights: 2-D positions (never z = 0); the walk has a trusted height
+        // at every point: 3-D, its antimeridian points with the height between their neighbours'.
+        XCTAssertEqual(r["ogr_3d_geometries"] as? Int, 1)
+        XCTAssertEqual(r["points_3d"] as? Int, 50 + 2)
+        XCTAssertEqual(r["points_2d"] as? Int, 501)
+        XCTAssertGreaterThan(r["with_height_property"] as? Int ?? 0, 100, "the trusted heights are in coordinateProperties.heights")
         let trips = r["trips"] as? [[String: Any]] ?? [[:], [:]]
         XCTAssertEqual(trips[0]["distance_m"] as? Double ?? 0, sums[0].stats.distanceM, accuracy: 0.1)
         XCTAssertEqual(trips[0]["points"] as? Int, 501)
@@ -255,6 +274,14 @@ final class WriterReaderTests: XCTestCase {
         XCTAssertEqual(r["line_strings"] as? Int, 0, "the ride is written once")
         XCTAssertEqual(r["gpsbabel_points"] as? Int, 551)
         XCTAssertEqual(r["gpsbabel_segments"] as? Int, 4)
+        // Trip 1 (heights trusted in part): 2-D coords, its trusted heights per point; the walk: 3-D.
+        XCTAssertEqual(r["coords_2d"] as? Int, 501)
+        XCTAssertEqual(r["coords_3d"] as? Int, 50)
+        let trusted = ExportSupport.ride(300).filter { Accuracy.heightIsTrusted($0) }.count
+        XCTAssertGreaterThanOrEqual(r["listed_heights"] as? Int ?? 0, trusted)
+        XCTAssertLessThan(r["listed_heights"] as? Int ?? 0, 501)
+        XCTAssertEqual(r["ogr_3d_geometries"] as? Int, 1, "GDAL: z only for the walk, never a made-up 0")
+        XCTAssertEqual(r["ogr_features"] as? Int, 2)
 
         let coloured = out + "/c.kml"
         try ExportSupport.export(dir, KMLWriter(sink: try OutputSink(creating: coloured, force: false), creator: "cairn test", colouring: .auto))

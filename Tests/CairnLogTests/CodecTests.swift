@@ -156,10 +156,30 @@ final class CodecTests: LogTestCase {
 
     // MARK: Records
 
+    /// The trip start's UTC offset is an appended field: without one, the bytes are as before;
+    /// a reader takes an absurd offset as none.
+    func testTripStartOffsetIsAnAppendedField() throws {
+        var plain: [UInt8] = [], zoned: [UInt8] = []
+        RecordCodec.encodeBody(.tripStart(activity: "ride", software: "s"), into: &plain)
+        RecordCodec.encodeBody(.tripStart(activity: "ride", software: "s", utcOffsetS: 3600), into: &zoned)
+        XCTAssertEqual(plain, [4] + Array("ride".utf8) + [1] + Array("s".utf8))
+        XCTAssertEqual(zoned, plain + [1, 0xA0, 0x38])  // flags, zigzag(3600) = 7200 as a varint
+        var absurd = plain + [1]
+        absurd.appendZigzag(19 * 3600)
+        let decoded = try absurd.withUnsafeBytes { b -> LogRecord in
+            var r = ByteReader(b)
+            do { return try RecordCodec.decodeBody(type: 1, &r) } catch { throw error }
+        }
+        XCTAssertEqual(decoded, .tripStart(activity: "ride", software: "s", utcOffsetS: nil))
+    }
+
     func testEveryRecordTypeRoundTrips() throws {
         let recs: [LogRecord] = [
             .tripStart(activity: "", software: ""),
             .tripStart(activity: "mtb ⛰️ Zürich", software: "cairn 0.1 (linux-aarch64)"),
+            .tripStart(activity: "ride", software: "cairn", utcOffsetS: 7200),
+            .tripStart(activity: "ride", software: "cairn", utcOffsetS: -34_200),
+            .tripStart(activity: "ride", software: "cairn", utcOffsetS: 0),
             .segmentStart(.start, timeMs: nil),
             .segmentStart(.resume, timeMs: -5),
             .segmentStart(.reconnect, timeMs: Int64.max),

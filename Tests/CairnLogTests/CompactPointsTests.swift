@@ -34,7 +34,8 @@ final class CompactPointsTests: LogTestCase {
             var t = Int64(g.next() % (1 << 42))
             let noise = [1e-7, 1e-5, 1e-3, 1.0][Int(g.next() % 4)]
             // Per field: 0 never, 1 always, 2 in random runs.
-            let plan = (0..<PointField.count).map { _ in Int(g.next() % 3) }
+            // Over fields 0-13: these pinned batches predate temperature (field 14) and hold none.
+            let plan = (0..<14).map { _ in Int(g.next() % 3) }
             func maybe(_ bit: Int, _ i: Int, _ v: @autoclosure () -> Double) -> Double? {
                 switch plan[bit] {
                 case 0: return nil
@@ -93,6 +94,41 @@ final class CompactPointsTests: LogTestCase {
         print("compact encoder: \(all.count) bytes, CRC-32C \(String(digest, radix: 16))")
         XCTAssertEqual(all.count, 321_754)
         XCTAssertEqual(digest, 0x10bc_640b)
+    }
+
+    /// Temperature (field 14) round trips in both point records, in every shape of presence;
+    /// points without it are written as before (`testEncoderBytesArePinned`).
+    func testTemperatureRoundTrips() throws {
+        for n in [1, 2, 7, 40] {
+            for shape in 0..<3 {
+                let fixes: [Fix] = (0..<n).map { i in
+                    var f = Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3,
+                                pressurePa: 95_000 - Double(i))
+                    if shape == 1 || (shape == 2 && i % 3 != 1) { f.temperatureC = 23.45 - Double(i) * 0.01 }
+                    return f
+                }
+                let decoded = try decode(encode(fixes))
+                XCTAssertEqual(decoded, fixes.map(quantised), "n \(n), shape \(shape)")
+                XCTAssertEqual(decoded.compactMap(\.temperatureC).count, fixes.compactMap(\.temperatureC).count)
+                if shape == 1 { XCTAssertEqual(decoded[0].temperatureC, 23.45) }
+                var old = PointsEncoder()
+                for f in fixes { old.add(f) }
+                var body: [UInt8] = []
+                body.appendVarint(UInt64(old.count))
+                body += old.body
+                let format1 = try body.withUnsafeBytes { b in
+                    var r = ByteReader(b)
+                    do { return try PointsDecoder.decode(&r) } catch { throw error }
+                }
+                XCTAssertEqual(format1, fixes.map(quantised), "type 3, n \(n), shape \(shape)")
+            }
+        }
+        // A steady temperature costs a few bytes a record (its presence bit, base and zero step), nothing per point.
+        let plain = (0..<10).map { Fix(timeMs: Int64($0) * 1000 + 1_748_764_800_000, lat: 47, lon: 8, mode: 3, pressurePa: 95_000) }
+        var warm = plain
+        for i in warm.indices { warm[i].temperatureC = 20 }
+        XCTAssertLessThanOrEqual(encode(warm).count, encode(plain).count + 4)
+        XCTAssertGreaterThan(encode(warm).count, encode(plain).count)
     }
 
     func testExtremeValuesRoundTrip() throws {

@@ -134,5 +134,5 @@ func quantised(_ f: Fix) -> Fix {
                eph: q(f.eph, 100), epx: q(f.epx, 100), epy: q(f.epy, 100), epv: q(f.epv, 100),
                // The writer keeps speed to whole cm/s (LOG_FORMAT.md 7b); the unit stays mm/s.
                speed: q(f.speed, 100), track: q(f.track, 100), climb: q(f.climb, 1000),
-               pressurePa: q(f.pressurePa, 10))
+               pressurePa: q(f.pressurePa, 10), temperatureC: q(f.temperatureC, 100))
 }

@@ -117,6 +117,37 @@ final class BarometerEndToEndTests: XCTestCase {
         let rows = csv.stdout.split(separator: "\n").dropFirst()
         XCTAssertGreaterThan(rows.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[7].hasPrefix("9") }.count, 10,
                              "hPa values in the pressure column", file: file, line: line)
+        // Uploads keep the barometer's climb: Strava's "with barometer" creator, FIT's barometer device.
+        let out = Harness.tempDir()
+        let gpx = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "gpx", "-o", out + "/t.gpx"])
+        XCTAssertEqual(gpx.status, 0, gpx.stderr, file: file, line: line)
+        let g = try Harness.checkExport("gpx", out + "/t.gpx", file: file, line: line)
+        XCTAssertTrue((g["creator"] as? String ?? "").hasSuffix(" with barometer"), "\(g["creator"] ?? "")", file: file, line: line)
+        XCTAssertEqual(g["gpxpy_creator"] as? String, g["creator"] as? String, file: file, line: line)
+        let fit = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "fit", "-o", out + "/t.fit"])
+        XCTAssertEqual(fit.status, 0, fit.stderr, file: file, line: line)
+        let f = try Harness.checkExport("fit", out + "/t.fit", file: file, line: line)
+        let devices = f["device_infos"] as? [[String: Any]] ?? []
+        XCTAssertEqual(devices.last?["local_device_type"] as? String, "barometer", "\(devices)", file: file, line: line)
+        XCTAssertEqual(f["manufacturer"] as? String, "development", file: file, line: line)
+        // The sensor's temperature (in_temp_input, 23450 m°C) is in the log and in every export.
+        let withPressure = rows.filter { !$0.split(separator: ",", omittingEmptySubsequences: false)[7].isEmpty }.count
+        let toCSV = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "csv", "-o", out + "/t.csv"])
+        XCTAssertEqual(toCSV.status, 0, toCSV.stderr, file: file, line: line)
+        let c = try Harness.checkExport("csv", out + "/t.csv", file: file, line: line)
+        XCTAssertEqual(c["with_temp"] as? Int, withPressure, "a temperature wherever there is a pressure", file: file, line: line)
+        let range = c["temp_range"] as? [Double] ?? []
+        XCTAssertEqual(range.first ?? 0, 23.45, accuracy: 0.051, file: file, line: line)
+        XCTAssertEqual(range.last ?? 0, 23.45, accuracy: 0.051, file: file, line: line)
+        XCTAssertEqual(g["with_atemp"] as? Int, withPressure, "TrackPointExtension v1 atemp", file: file, line: line)
+        XCTAssertEqual(g["gpsbabel_temperatures"] as? Int, withPressure, "gpsbabel reads atemp", file: file, line: line)
+        XCTAssertEqual(g["last_atemp"] as? Double ?? 0, 23.45, accuracy: 0.051, file: file, line: line)
+        XCTAssertEqual(f["records_with_temperature"] as? Int, withPressure, file: file, line: line)
+        XCTAssertEqual((f["last_record"] as? [String: Any])?["temperature"] as? Int, 23, file: file, line: line)
+        let geo = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "geojson", "-o", out + "/t.geojson"])
+        XCTAssertEqual(geo.status, 0, geo.stderr, file: file, line: line)
+        let j = try Harness.checkExport("geojson", out + "/t.geojson", file: file, line: line)
+        XCTAssertEqual(j["with_temperature"] as? Int, withPressure, file: file, line: line)
     }
 
     func testNoBarometerAndBadPaths() throws {

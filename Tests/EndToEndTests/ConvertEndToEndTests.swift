@@ -37,6 +37,26 @@ final class ConvertEndToEndTests: XCTestCase {
         return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
     }
 
+    /// `--utc-offset` sets FIT's local_timestamp; a malformed one, or one for another format, is a
+    /// usage error naming the option, and nothing is written.
+    func testUTCOffsetSetsFITLocalTime() throws {
+        let (dir, _) = try logs()
+        let out = Harness.tempDir()
+        let fit = try Harness.cairn("convert", dir, "--to", "fit", "--utc-offset", "-05:30", "-o", out + "/fit")
+        XCTAssertEqual(fit.status, 0, fit.stderr)
+        for f in try FileManager.default.contentsOfDirectory(atPath: out + "/fit") {
+            XCTAssertEqual(try check("fit", out + "/fit/" + f)["local_offset_s"] as? Int, -19_800, f)
+        }
+        for (args, needle) in [(["--to", "fit", "--utc-offset", "+25:00"], "'--utc-offset <offset>'"),
+                               (["--to", "fit", "--utc-offset", "CET"], "'--utc-offset <offset>'"),
+                               (["--to", "gpx", "--utc-offset", "+02:00"], "'--utc-offset' applies to fit")] {
+            let r = try Harness.run(Harness.cairn, ["convert", dir] + args + ["-o", out + "/bad"])
+            XCTAssertEqual(r.status, 64, r.stderr)
+            XCTAssertTrue(r.stderr.contains(needle), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/bad"))
+        }
+    }
+
     func testEveryFormatIsReadByIndependentReaders() throws {
         let (dir, trips) = try logs()
         let points = trips.reduce(0) { $0 + ($1["points"] as? Int ?? 0) }
@@ -53,6 +73,9 @@ final class ConvertEndToEndTests: XCTestCase {
         XCTAssertEqual(g["gpsbabel_points"] as? Int, points)
         XCTAssertEqual(g["gpsbabel_segments"] as? Int, segments)
         XCTAssertEqual(g["with_speed"] as? Int, points, "gpsd sends a speed with every fix here")
+        XCTAssertEqual(g["creator"] as? String, "cairn " + Harness.version, "no barometer: Strava may replace the heights")
+        XCTAssertEqual(g["ogr_points"] as? Int, points, "GDAL reads every point, without a warning")
+        XCTAssertEqual(g["ogr_with_speed"] as? Int, points, "GDAL reads the speed as a field of its own")
 
         let fit = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/fit")
         XCTAssertEqual(fit.status, 0, fit.stderr)
@@ -97,6 +120,10 @@ final class ConvertEndToEndTests: XCTestCase {
         XCTAssertEqual(j["features"] as? Int, 2)
         XCTAssertGreaterThanOrEqual(j["positions"] as? Int ?? 0, points)
         XCTAssertEqual((j["trips"] as? [[String: Any]])?.map { $0["points"] as? Int ?? 0 }, trips.map { $0["points"] as? Int ?? 0 })
+        // GDAL: one feature per trip (no one-point segment here), 3-D only where cairn wrote heights.
+        XCTAssertEqual(j["ogr_features"] as? Int, 2)
+        XCTAssertEqual(j["ogr_3d_geometries"] as? Int, (j["points_3d"] as? Int ?? 0) > 0 ? 1 : 0)
+        XCTAssertEqual((j["gpsbabel_points"] as? Int ?? 0) + (j["gpsbabel_waypoints"] as? Int ?? 0), j["positions"] as? Int)
 
         let kml = try Harness.cairn("convert", dir, "--to", "kml", "-o", out + "/all.kml")
         XCTAssertEqual(kml.status, 0, kml.stderr)
@@ -104,6 +131,8 @@ final class ConvertEndToEndTests: XCTestCase {
         XCTAssertEqual(k["whens"] as? Int, points)
         XCTAssertEqual(k["gpsbabel_points"] as? Int, points)
         XCTAssertEqual(k["gpsbabel_segments"] as? Int, segments)
+        XCTAssertEqual(k["ogr_features"] as? Int, 2, "GDAL's LIBKML reads one feature per trip, without a warning")
+        XCTAssertEqual(Set((k["ogr_geometries"] as? [String] ?? []).map { $0.split(separator: " ")[0] }), ["MULTILINESTRING"])
 
         let csv = try Harness.cairn("convert", dir, "--to", "csv", "-o", out + "/all.csv")
         XCTAssertEqual(csv.status, 0, csv.stderr)

@@ -170,5 +170,19 @@ enum Harness {
         return arr
     }
 
+    /// What `cairn --version` prints.
+    static var version: String {
+        ((try? run(cairn, ["--version"]).stdout) ?? "").split(separator: "\n").first.map(String.init) ?? ""
+    }
+
+    /// Tests/tools/check-export.py on one export: what the independent readers saw (a rejection fails).
+    static func checkExport(_ format: String, _ path: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        var args = ["python3", repoRoot.appendingPathComponent("Tests/tools/check-export.py").path, format, path]
+        if format == "gpx" { args += ["--gpx-schema", gpxSchema] }
+        let r = try run("/usr/bin/env", args)
+        XCTAssertEqual(r.status, 0, "\(format) rejected: \(r.stderr)", file: file, line: line)
+        return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
+    }
+
     static func count(_ needle: String, in s: String) -> Int { s.components(separatedBy: needle).count - 1 }
 }

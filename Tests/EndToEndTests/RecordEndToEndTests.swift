@@ -384,4 +384,45 @@ final class RecorderFaultTests: XCTestCase {
         XCTAssertEqual(v.status, 2, v.stdout + v.stderr)
         XCTAssertTrue(v.stdout.contains(empty) && v.stdout.contains("torn"), v.stdout)
     }
+
+    /// Each trip records its zone's UTC offset at its start (`--timezone`, or `timezone` in the
+    /// config; default /etc/localtime): `info` shows it and FIT's local time follows it. A zone
+    /// that does not exist is a usage error naming the option and its line.
+    func testTripsRecordTheirUTCOffset() throws {
+        let zurich = try Harness.record("haicom-305N.log", extra: ["--timezone", "Europe/Zurich"])
+        XCTAssertEqual(zurich.status, 0, zurich.stderr)
+        let trips = try Harness.trips(zurich.dir)
+        XCTAssertEqual(trips.count, 1)
+        let id = String(trips[0]["id"] as? Int ?? 0)
+        // Whatever Zurich's offset was at the replayed ride's start (+01:00 or +02:00), by Foundation's zone code.
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let startText = trips[0]["start"] as? String ?? ""
+        let start = try XCTUnwrap(iso.date(from: startText) ?? ISO8601DateFormatter().date(from: startText), startText)
+        let expected = try XCTUnwrap(TimeZone(identifier: "Europe/Zurich")).secondsFromGMT(for: start)
+        let info = try Harness.cairn("info", id, "--dir", zurich.dir)
+        XCTAssertTrue(info.stdout.contains("UTC offset: " + (expected == 3600 ? "+01:00" : "+02:00") + " (recorded)"), info.stdout)
+        let out = Harness.tempDir()
+        XCTAssertEqual(try Harness.cairn("convert", zurich.dir, "--to", "fit", "-o", out + "/z.fit").status, 0)
+        XCTAssertEqual(try Harness.checkExport("fit", out + "/z.fit")["local_offset_s"] as? Int, expected)
+
+        let conf = Harness.tempDir() + "/cairn.conf"
+        try "timezone = -05:30\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let fixed = try Harness.record("haicom-305N.log", extra: ["--config", conf])
+        XCTAssertEqual(fixed.status, 0, fixed.stderr)
+        let id2 = String(try Harness.trips(fixed.dir).first?["id"] as? Int ?? 0)
+        XCTAssertTrue(try Harness.cairn("info", id2, "--dir", fixed.dir).stdout.contains("UTC offset: -05:30 (recorded)"))
+        let check = try Harness.cairn("record", "--check", "--config", conf)
+        XCTAssertTrue(check.stdout.contains("timezone = -05:30 (fixed UTC-05:30)  (\(conf):1)"), check.stdout)
+
+        try "timezone = Mars/Olympus_Mons\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let bad = try Harness.cairn("record", "--check", "--config", conf)
+        XCTAssertEqual(bad.status, 64, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("\(conf):1: The value 'Mars/Olympus_Mons' is invalid for '--timezone"), bad.stderr)
+        let dots = try Harness.cairn("record", "--check", "--timezone", "../../etc/passwd")
+        XCTAssertEqual(dots.status, 64, dots.stderr)
+        let notZone = try Harness.cairn("record", "--check", "--timezone", "/etc/hostname")
+        XCTAssertEqual(notZone.status, 64, notZone.stderr)
+        XCTAssertTrue(notZone.stderr.contains("/etc/hostname: not a TZif zone file"), notZone.stderr)
+    }
 }

@@ -95,7 +95,7 @@ per() { awk -v a="$1" -v b="$2" 'BEGIN {if (b == 0) print "-"; else printf "%.1f
 times() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.0f×", a / b}'; }
 
 {
-  echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)), static cairn $("$cairn" --version), gpsbabel $(gpsbabel -V 2>/dev/null | awk '/GPSBabel/ {print $3; exit}'); median of $runs runs, peak RSS of the process. Synthetic 1 Hz ride, 10 segments, every gpsd field; GPX with speed and course (TrackPointExtension v2) and trusted heights."
+  echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m)), static cairn $("$cairn" --version), gpsbabel $(gpsbabel -V 2>/dev/null | awk '/GPSBabel/ {print $3; exit}'); median of $runs runs, peak RSS of the process. Synthetic 1 Hz ride, 10 segments, every gpsd field; GPX with speed and course (cairn:speed, cairn:course) and trusted heights."
   echo
   echo "| GPX → GPX | points | cairn convert | gpsbabel -i gpx -o gpx | cairn faster | GPX size |"
   echo "|---|---:|---:|---:|---:|---:|"

@@ -61,7 +61,7 @@ def wrap64(v):
 
 
 FIELDS = ["time", "lat", "lon", "mode", "altHAE", "altMSL", "eph", "epx", "epy", "epv", "speed", "track", "climb",
-          "pressure"]
+          "pressure", "temperature"]
 
 
 def decode_points(b, i):

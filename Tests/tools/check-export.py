@@ -13,12 +13,15 @@ Readers (installed by Tests/tools/install-deps.sh, the versions are pinned there
   records chronological with timestamps, cumulative distance never decreasing, timer events
   paired, one activity.
 - gpx: xmllint against the GPX 1.1 schema, gpsbabel's point and segment counts, and a streamed
-  read of the extensions (gpx.xsd checks them only laxly): TrackPointExtension v2's child order.
+  read of the extensions (gpx.xsd checks them only laxly): TrackPointExtension v1's child order
+  and numbers; GDAL's ogrinfo reads the track points without a warning; gpxpy's points,
+  heights, atemp and creator.
 - kml: xmllint against the OGC KML 2.2 schema with gx (shipped in fastkml's package), fastkml's
-  strict parser, gpsbabel's counts.
+  strict parser, gpsbabel's counts, GDAL's ogrinfo (no warning; the geometries it names).
 - geojson: geojson-validator (structure with the crs check, geometries), plus RFC 7946 rules it
   does not check: two positions per LineString, ranges, coordinateProperties shaped like the
-  coordinates; gpsbabel's count.
+  coordinates, no geometry mixing 2-D and 3-D positions; gpsbabel's counts (tracks and the
+  Points as waypoints); GDAL's ogrinfo (no warning, 3-D only where cairn wrote heights).
 - csv: gpsbabel's unicsv reader (counts, speeds read back), and the header.
 """
 import json, os, subprocess, sys, warnings
@@ -58,6 +61,28 @@ def gpsbabel_counts(fmt, path):
             "gpsbabel_header": rows[0] if rows else ""}
 
 
+def ogr_read(path, layer=None):
+    """GDAL's reading (`ogrinfo` from gdal-bin): the features' geometries (WKT) and fields, and
+    the layers with their geometry types. Any warning or error GDAL prints rejects the file."""
+    cmd = ["ogrinfo", "-ro", "-al", "-q", path] + ([layer] if layer else [])
+    p = run(cmd)
+    noise = [l for l in (p.stderr + p.stdout).splitlines() if l.startswith(("Warning", "ERROR"))]
+    if noise:
+        raise Rejected("ogrinfo: %d warning(s)/error(s), first: %s" % (len(noise), noise[0]))
+    feats = []
+    for line in p.stdout.splitlines():
+        if line.startswith("OGRFeature("):
+            feats.append({"geometry": None, "fields": {}})
+        elif feats and line.startswith("  ") and " (" in line and ") =" in line:
+            k, v = line[2:].split(") =", 1)
+            feats[-1]["fields"][k.split(" (")[0]] = v.strip()
+        elif feats and line.startswith("  ") and line.strip().split(" ")[0].isupper():
+            feats[-1]["geometry"] = line.strip()
+    summary = run(["ogrinfo", "-ro", path]).stdout.splitlines()
+    layers = [l.split(": ", 1)[1] for l in summary if l[:1].isdigit() and ": " in l]
+    return feats, layers
+
+
 def xmllint(schema, path):
     p = run(["xmllint", "--noout", "--stream", "--schema", schema, path], check=False)
     if p.returncode != 0:
@@ -83,6 +108,9 @@ def check_fit(path):
     out["file_type"] = fid.get("type")
     out["manufacturer"] = fid.get("manufacturer")
     out["serial_number"] = fid.get("serial_number")
+    out["product"] = fid.get("product")
+    out["device_infos"] = [{k: d.get(k) for k in ("device_index", "device_type", "local_device_type", "source_type", "manufacturer", "product")}
+                           for d in messages.get("device_info_mesgs", [])]
 
     records = messages.get("record_mesgs", [])
     last_t, last_d = None, None
@@ -137,6 +165,8 @@ def check_fit(path):
     if messages.get("activity_mesgs"):
         a = messages["activity_mesgs"][0]
         out["activity_figures"] = {f: a.get(f) for f in ("num_sessions", "total_timer_time", "type", "event", "event_type")}
+        lt, t = a.get("local_timestamp"), a.get("timestamp")
+        out["local_offset_s"] = lt - t if isinstance(lt, int) and isinstance(t, int) else None
 
     # fitdecode: every CRC checked, errors raise; the message order as written.
     names = []
@@ -159,15 +189,21 @@ def check_fit(path):
 # GPX --------------------------------------------------------------------------------------------
 
 GPX = "{http://www.topografix.com/GPX/1/1}"
-TPX = "{http://www.garmin.com/xmlschemas/TrackPointExtension/v2}"
-TPX_ORDER = ["atemp", "wtemp", "depth", "hr", "cad", "speed", "course", "bearing", "Extensions"]
+# Garmin's TrackPointExtension v1 (what Strava reads atemp from) and its child sequence.
+TPX = "{http://www.garmin.com/xmlschemas/TrackPointExtension/v1}"
+TPX_ORDER = ["atemp", "wtemp", "depth", "hr", "cad", "Extensions"]
+CAIRN = "{urn:x-cairn:gpx:1}"
 
 
 def check_gpx(path, schema):
     if not schema:
         raise Rejected("gpx needs --gpx-schema")
     xmllint(schema, path)
-    out = {"points": 0, "segments": 0, "tracks": 0, "with_ele": 0, "with_speed": 0, "with_course": 0,
+    creator = None
+    for _event, el in ET.iterparse(path, events=("start",)):
+        creator = el.get("creator")
+        break
+    out = {"creator": creator, "points": 0, "segments": 0, "tracks": 0, "with_ele": 0, "with_speed": 0, "with_course": 0,
            "with_pressure": 0, "with_climb": 0, "with_atemp": 0, "namespaces": {}}
     for _event, el in ET.iterparse(path, events=("end",)):
         tag = el.tag
@@ -188,11 +224,18 @@ def check_gpx(path, schema):
                     if idx != sorted(idx) or len(set(idx)) != len(idx):
                         raise Rejected("TrackPointExtension children out of order: %r" % order)
                     for n in order:
-                        float(tpx[0].find(TPX + n).text)
-                    out["with_speed"] += "speed" in order
-                    out["with_course"] += "course" in order
+                        if n != "Extensions":
+                            float(tpx[0].find(TPX + n).text)
                     out["with_atemp"] += "atemp" in order
+                    if "atemp" in order:
+                        out["last_atemp"] = float(tpx[0].find(TPX + "atemp").text)
                 for c in kids:
+                    if c.tag == CAIRN + "speed":
+                        out["with_speed"] += 1
+                        float(c.text)
+                    if c.tag == CAIRN + "course":
+                        out["with_course"] += 1
+                        float(c.text)
                     if c.tag.endswith("}pressure"):
                         out["with_pressure"] += 1
                         out["namespaces"]["pressure"] = c.tag[1:].split("}")[0]
@@ -206,6 +249,23 @@ def check_gpx(path, schema):
             out["tracks"] += 1
             el.clear()
     out.update(gpsbabel_counts("gpx", path))
+    gpxpy = need("gpxpy")
+    with open(path, encoding="utf-8") as f:
+        parsed = gpxpy.parse(f)
+    pts = [p for t in parsed.tracks for s in t.segments for p in s.points]
+    out["gpxpy_points"] = len(pts)
+    out["gpxpy_with_ele"] = sum(1 for p in pts if p.elevation is not None)
+    out["gpxpy_atemp"] = sum(1 for p in pts for e in p.extensions for x in e.iter() if x.tag == TPX + "atemp")
+    out["gpxpy_creator"] = parsed.creator
+    feats, _ = ogr_read(path, "track_points")
+    out["ogr_points"] = len(feats)
+    out["ogr_with_speed"] = sum(1 for f in feats if "cairn_speed" in f["fields"])
+    out["ogr_with_ele"] = sum(1 for f in feats if "ele" in f["fields"])
+    out["ogr_fields"] = sorted({k for f in feats for k in f["fields"]})
+    babel = run(["gpsbabel", "-t", "-i", "gpx", "-f", path, "-o", "unicsv", "-F", "-"]).stdout.splitlines()
+    if babel and "Temperature" in babel[0].split(","):
+        col = babel[0].split(",").index("Temperature")
+        out["gpsbabel_temperatures"] = sum(1 for r in babel[1:] if r.split(",")[col])
     return out
 
 
@@ -235,6 +295,16 @@ def check_kml(path):
             c = el.findall(GX + "coord")
             if w != len(c):
                 raise Rejected("gx:Track with %d when and %d gx:coord" % (w, len(c)))
+            dims = {len(x.text.split()) for x in c}
+            if len(dims) > 1:
+                raise Rejected("a gx:Track mixes 2-D and 3-D gx:coords (GDAL gives the 2-D ones z = 0)")
+            out["coords_3d" if dims == {3} else "coords_2d"] = out.get("coords_3d" if dims == {3} else "coords_2d", 0) + len(c)
+            for arr in el.iter(GX + "SimpleArrayData"):
+                values = arr.findall(GX + "value")
+                if len(values) != len(c):
+                    raise Rejected("gx:SimpleArrayData %s with %d values for %d gx:coord" % (arr.get("name"), len(values), len(c)))
+                if arr.get("name") == "height":
+                    out["listed_heights"] = out.get("listed_heights", 0) + sum(1 for v in values if v.text)
             for x in c:
                 parts = x.text.split()
                 if len(parts) not in (2, 3):
@@ -251,6 +321,11 @@ def check_kml(path):
         elif el.tag == KML + "color" and el.text not in out["colours"]:
             out["colours"].append(el.text)
     out.update(gpsbabel_counts("kml", path))
+    feats, layers = ogr_read(path)
+    out["ogr_features"] = len(feats)
+    out["ogr_layers"] = layers
+    out["ogr_geometries"] = sorted({(f["geometry"] or "None").split(" (")[0] for f in feats})
+    out["ogr_3d_geometries"] = sum(1 for f in feats if f["geometry"] and " Z " in f["geometry"][:25])
     return out
 
 
@@ -280,23 +355,45 @@ def check_geojson(path):
     out = {"features": len(d["features"]), "positions": 0, "lines": 0, "null_geometries": 0,
            "geometry_types": g.get("count_geometry_types", {}), "bands": [], "strokes": []}
 
-    def check_line(coords, times, speeds):
-        if len(coords) < 2:
+    def check_line(coords, times, speeds, others=(), minimum=2):
+        if len(coords) < minimum:
             raise Rejected("a LineString with %d position(s)" % len(coords))
         if times is not None and len(times) != len(coords):
             raise Rejected("%d times for %d positions" % (len(times), len(coords)))
         if speeds is not None and len(speeds) != len(coords):
             raise Rejected("%d speeds for %d positions" % (len(speeds), len(coords)))
+        for name, values in others:
+            if values is not None and len(values) != len(coords):
+                raise Rejected("%d %s for %d positions" % (len(values), name, len(coords)))
         for i, p in enumerate(coords):
             if len(p) not in (2, 3) or not (-180 <= p[0] <= 180 and -90 <= p[1] <= 90):
                 raise Rejected("bad position %r" % (p,))
             if i and abs(p[0] - coords[i - 1][0]) > 180:
                 raise Rejected("a line crosses the antimeridian without a split at %r" % (p,))
         out["positions"] += len(coords)
-        out["lines"] += 1
+        out["lines"] += minimum == 2
 
     prev_end = None
     out["shared_boundaries"] = 0
+    out["points_3d"] = 0
+    out["points_2d"] = 0
+    out["lone_points"] = 0
+    out["with_temperature"] = 0
+    out["with_height_property"] = 0
+
+    def dimensions(positions, where):
+        dims = {len(p) for p in positions}
+        if len(dims) > 1:
+            raise Rejected("%s mixes 2-D and 3-D positions (GDAL gives the 2-D ones z = 0)" % where)
+        key = "points_3d" if dims == {3} else "points_2d"
+        out[key] += len(positions)
+        return dims
+
+    def count_props(cp):
+        for k, name in (("temperatures", "with_temperature"), ("heights", "with_height_property")):
+            v = cp.get(k)
+            flat = [x for line in v for x in (line if isinstance(line, list) else [line])] if isinstance(v, list) else ([v] if v is not None else [])
+            out[name] += sum(1 for x in flat if x is not None)
     for f in d["features"]:
         geom, props = f.get("geometry"), f.get("properties") or {}
         cp = props.get("coordinateProperties") or {}
@@ -309,11 +406,33 @@ def check_geojson(path):
             times, speeds = cp.get("times"), cp.get("speeds")
             if times is not None and len(times) != len(geom["coordinates"]):
                 raise Rejected("times not nested like the coordinates")
+            for k in ("temperatures", "heights"):
+                if cp.get(k) is not None and len(cp[k]) != len(geom["coordinates"]):
+                    raise Rejected("%s not nested like the coordinates" % k)
             for i, line in enumerate(geom["coordinates"]):
-                check_line(line, times[i] if times else None, speeds[i] if speeds else None)
+                check_line(line, times[i] if times else None, speeds[i] if speeds else None,
+                           [(k, cp[k][i]) for k in ("temperatures", "heights") if cp.get(k) is not None])
+            dimensions([p for line in geom["coordinates"] for p in line], "a MultiLineString")
+            count_props(cp)
             out.setdefault("trips", []).append({k: v for k, v in props.items() if k != "coordinateProperties"})
+        elif geom["type"] in ("Point", "MultiPoint"):
+            positions = [geom["coordinates"]] if geom["type"] == "Point" else geom["coordinates"]
+            check_line(positions, None, None, minimum=1)
+            dimensions(positions, "a " + geom["type"])
+            if "trip" in props and "points" not in props:
+                out["lone_points"] += len(positions)  # a one-point segment's own Feature
+                if props.get("temperature") is not None:
+                    out["with_temperature"] += 1
+            else:
+                if geom["type"] == "Point" and isinstance(cp.get("times"), list):
+                    raise Rejected("a Point's times nested as a list")
+                count_props(cp)
+                if "points" in props:
+                    out.setdefault("trips", []).append({k: v for k, v in props.items() if k != "coordinateProperties"})
+                prev_end = None
         elif geom["type"] == "LineString":
             check_line(geom["coordinates"], cp.get("times"), cp.get("speeds"))
+            dimensions(geom["coordinates"], "a LineString")
             if prev_end is not None and geom["coordinates"][0] == prev_end:
                 out["shared_boundaries"] += 1
             prev_end = geom["coordinates"][-1]
@@ -328,6 +447,14 @@ def check_geojson(path):
             raise Rejected("unexpected geometry %s" % geom["type"])
     out["problematic"] = sorted(g.get("problematic", {}))
     out.update(gpsbabel_counts("geojson", path))
+    wpts = run(["gpsbabel", "-w", "-i", "geojson", "-f", path, "-o", "unicsv", "-F", "-"]).stdout.splitlines()
+    out["gpsbabel_waypoints"] = max(len(wpts) - 1, 0)
+    feats, layers = ogr_read(path)
+    out["ogr_features"] = len(feats)
+    out["ogr_layers"] = layers
+    # GDAL's z for every position: a 3-D geometry only where cairn wrote one (never a made-up 0).
+    out["ogr_3d_geometries"] = sum(1 for f in feats if f["geometry"] and " Z " in f["geometry"][:25])
+    out["ogr_geometries"] = sorted({(f["geometry"] or "None").split(" ")[0] for f in feats})
     return out
 
 
@@ -348,6 +475,10 @@ def check_csv(path):
             raise Rejected("row %d: time %r is not UTC ISO 8601" % (i + 1, r[0]))
     out["segments"] = len({(r[10], r[9]) for r in rows[1:]})
     out["with_pressure"] = sum(1 for r in rows[1:] if r[7])
+    out["with_temp"] = sum(1 for r in rows[1:] if r[6])
+    temps = [float(r[6]) for r in rows[1:] if r[6]]
+    if temps:
+        out["temp_range"] = [min(temps), max(temps)]
     babel = run(["gpsbabel", "-t", "-i", "unicsv", "-f", path, "-o", "unicsv", "-F", "-"]).stdout.splitlines()
     out["gpsbabel_points"] = max(len(babel) - 1, 0)
     out["gpsbabel_header"] = babel[0] if babel else ""
