@@ -223,4 +223,21 @@ final class HostileFileEndToEndTests: XCTestCase {
         XCTAssertTrue(info.stderr.contains("trip 99: no such trip"), info.stderr)
         XCTAssertFalse(info.stderr.contains("--trip"), info.stderr)
     }
+
+    /// A FIFO named like a log (a mistaken `mkfifo`, a tool's pipe) is refused as not a regular
+    /// file by every reading command, without waiting for a writer; the other trips are read.
+    func testFIFONamedLikeALogIsRefusedWithoutBlocking() throws {
+        let dir = try craftedDir()
+        XCTAssertEqual(mkfifo(dir + "/00000002.cairn", 0o644), 0)
+        let out = Harness.tempDir()
+        for args in [["list", dir], ["verify", dir], ["info", dir], ["convert", dir, "--to", "gpx", "-o", out + "/t.gpx"],
+                     ["export", "--dir", dir, "--to", out + "/stick"]] {
+            let r = try Harness.run(Harness.cairn, args, timeout: 20)
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("\(dir)/00000002.cairn: not a regular file") || r.stdout.contains("\(dir)/00000002.cairn: not a regular file"),
+                          "\(args): \(r.stderr)")
+        }
+        XCTAssertEqual(try check("gpx", out + "/t.gpx")["points"] as? Int, 22)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/stick/logs"), ["00000001.cairn"])
+    }
 }
