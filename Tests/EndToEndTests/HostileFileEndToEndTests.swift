@@ -240,4 +240,34 @@ final class HostileFileEndToEndTests: XCTestCase {
         XCTAssertEqual(try check("gpx", out + "/t.gpx")["points"] as? Int, 22)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/stick/logs"), ["00000001.cairn"])
     }
+
+    /// `--force` over a symbolic link replaces the file it leads to and keeps the link; over a
+    /// FIFO (or a device such as /dev/null) it writes into it: a rename would put a regular
+    /// file in place of the link or the node.
+    func testForceWritesThroughLinksAndIntoFIFOs() throws {
+        let dir = try craftedDir()
+        let out = Harness.tempDir()
+        try FileManager.default.createDirectory(atPath: out + "/real", withIntermediateDirectories: false)
+        try "old".write(toFile: out + "/real/t.gpx", atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: out + "/latest.gpx", withDestinationPath: "real/t.gpx")
+        let l = try Harness.cairn("convert", dir, "--to", "gpx", "-o", out + "/latest.gpx", "--force")
+        XCTAssertEqual(l.status, 0, l.stderr)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/latest.gpx"), "real/t.gpx")
+        XCTAssertEqual(try check("gpx", out + "/real/t.gpx")["points"] as? Int, 22)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/real"), ["t.gpx"], "no .part left")
+
+        let fifo = out + "/pipe"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat \"$0\" > \"$1\"", fifo, out + "/read.csv"]
+        try reader.run()
+        let f = try Harness.run(Harness.cairn, ["convert", dir, "--to", "csv", "-o", fifo, "--force"], timeout: 20)
+        reader.waitUntilExit()
+        XCTAssertEqual(f.status, 0, f.stderr)
+        var st = stat()
+        XCTAssertEqual(lstat(fifo, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO, "the FIFO was replaced")
+        XCTAssertEqual(try check("csv", out + "/read.csv")["rows"] as? Int, 22)
+    }
 }
