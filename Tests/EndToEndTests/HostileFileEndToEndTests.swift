@@ -270,4 +270,29 @@ final class HostileFileEndToEndTests: XCTestCase {
         XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO, "the FIFO was replaced")
         XCTAssertEqual(try check("csv", out + "/read.csv")["rows"] as? Int, 22)
     }
+
+    /// Two exports from one directory at once (a udev rule and a timer) shared the temporary
+    /// names in the destination: each unlinked or renamed the other's `.part` files, and a trip
+    /// could be reported as failed or renamed into place half written. The second now stops at
+    /// once, naming the first; once the first is done, an export runs.
+    func testASecondExportFromOneDirectoryStopsAtOnce() throws {
+        let dir = try craftedDir()
+        let lockPath = dir + "/.cairn-export.lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0)
+        _ = "4242\n".withCString { write(fd, $0, 5) }
+        let dest = Harness.tempDir() + "/stick"
+        let held = try Harness.run(Harness.cairn, ["export", "--dir", dir, "--to", dest], timeout: 20)
+        XCTAssertEqual(held.status, 1, held.stderr)
+        XCTAssertTrue(held.stderr.contains("\(dir): another export from this directory is running (PID 4242); run again once it is done"), held.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dest), "nothing written while the other export runs")
+        close(fd)
+        let e = try Harness.cairn("export", "--dir", dir, "--to", dest)
+        XCTAssertEqual(e.status, 0, e.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dest + "/logs"), ["00000001.cairn"])
+        XCTAssertEqual(try check("gpx", dest + "/gpx/20250601-080000-trip1.gpx")["points"] as? Int, 22)
+        let l = try Harness.cairn("list", dir)
+        XCTAssertFalse(l.stderr.contains("cairn-export.lock"), l.stderr)
+    }
 }
