@@ -77,3 +77,10 @@ func terminalSafe(_ s: String) -> String {
     }
     return String(out)
 }
+
+/// Over a file size limit (`ulimit -f`, systemd's LimitFSIZE) a write raises SIGXFSZ, whose
+/// default action kills the process without a word and leaves its temporary file behind.
+/// Ignored, the write fails with EFBIG: reported, and the temporary file removed.
+func ignoreFileSizeLimitSignal() {
+    signal(SIGXFSZ, SIG_IGN)
+}

@@ -48,6 +48,7 @@ enum ConvertCommand: Command {
             }
         }
         let force = a.has("--force")
+        ignoreFileSizeLimitSignal()
         let outPath = a.value("--output") ?? (format == "fit" ? nil : "-")
         if format == "fit" {
             guard let o = outPath else {

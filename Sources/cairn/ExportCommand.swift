@@ -49,6 +49,7 @@ enum ExportCommand: Command {
             }
         }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
+        ignoreFileSizeLimitSignal()
         try refuseNesting(dest: dest, logs: dir)
         // A read-only log directory (a card mounted read-only) cannot hold the lock: go on without.
         let lock: DirectoryLock?

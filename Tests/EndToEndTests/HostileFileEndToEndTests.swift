@@ -343,4 +343,23 @@ final class HostileFileEndToEndTests: XCTestCase {
         let j = try Harness.cairn("info", dir, "--json")
         XCTAssertTrue(j.stdout.contains(#""activity": "ride\u001b[2J\nfiles: x"#), j.stdout)
     }
+
+    /// Over a file size limit (`ulimit -f`) convert and export were killed by SIGXFSZ without a
+    /// word, leaving `.part` files; now the write fails, is reported, and nothing is left behind.
+    func testFileSizeLimitIsReportedNotFatal() throws {
+        let dir = try craftedDir()
+        let out = Harness.tempDir()
+        try "old".write(toFile: out + "/t.gpx", atomically: false, encoding: .utf8)
+        let c = try Harness.run("/bin/sh", ["-c", "ulimit -f 1 && exec \"$0\" \"$@\"", Harness.cairn,
+                                            "convert", dir, "--to", "gpx", "-o", out + "/t.gpx", "--force"])
+        XCTAssertEqual(c.status, 1, c.stderr)
+        XCTAssertTrue(c.stderr.contains("\(out)/t.gpx: write failed: File too large"), c.stderr)
+        XCTAssertEqual(try String(contentsOfFile: out + "/t.gpx", encoding: .utf8), "old")
+        let e = try Harness.run("/bin/sh", ["-c", "ulimit -f 1 && exec \"$0\" \"$@\"", Harness.cairn,
+                                            "export", "--dir", dir, "--to", out + "/stick", "--format", "gpx"])
+        XCTAssertEqual(e.status, 1, e.stderr)
+        XCTAssertTrue(e.stderr.contains("gpx not written: \(out)/stick/gpx/.20250601-080000-trip1.gpx.part: write failed: File too large"), e.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/stick/gpx"), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(), ["stick", "t.gpx"])
+    }
 }
