@@ -53,15 +53,18 @@ enum ExportCommand: Command {
         try refuseNesting(dest: dest, logs: dir)
         // A read-only log directory (a card mounted read-only) cannot hold the lock: go on without.
         let lock: DirectoryLock?
-        do {
+        do throws(DirectoryLock.Failure) {
             lock = try DirectoryLock(directory: dir, fileName: DirectoryLock.exportFileName)
-        } catch .held(_, let holder) {
-            throw Failure("\(dir): another export from this directory is running" + (holder.map { " (PID \($0))" } ?? "")
-                + "; run again once it is done")
-        } catch .system(_, _, let code) where code == EACCES || code == EROFS || code == EPERM {
-            lock = nil
         } catch {
-            throw Failure("\(error)")
+            switch error {
+            case .held(_, let holder):
+                throw Failure("\(dir): another export from this directory is running" + (holder.map { " (PID \($0))" } ?? "")
+                    + "; run again once it is done")
+            case .system(_, _, let code) where code == EACCES || code == EROFS || code == EPERM:
+                lock = nil
+            case .system:
+                throw Failure(error.description)
+            }
         }
         defer { withExtendedLifetime(lock) {} }
         try ensureDirectory(dest)
