@@ -21,6 +21,8 @@ public final class OutputSink {
     private var finished = false
     /// Where the bytes go until `finish` renames them to `path` (atomic sinks only).
     private let temporaryPath: String?
+    /// What the temporary file is renamed to: `path`, or the file a link at `path` leads to.
+    private var finalPath: String?
     private let replace: Bool
     // The date part of `isoTime`, cached per day.
     private var cachedDay: Int64 = .min
@@ -42,11 +44,27 @@ public final class OutputSink {
     /// succeeded; otherwise (or when the sink is dropped unfinished) the temporary file is
     /// removed. So a failure never leaves a partial file under `path` and never touches the file
     /// already there. Refuses an existing `path` unless `force`.
+    /// With `force`, a symbolic link is written through (its target is replaced, the link
+    /// stays) and a device or FIFO (`-o /dev/null`) is written into directly: renaming over
+    /// either would replace the link or the device node itself with a regular file.
     public init(atomically path: String, force: Bool) throws(ExportError) {
         self.path = path
         if !force && Self.exists(path) { throw ExportError("\(path): already exists (use --force to replace it)") }
         if Self.isDirectory(path) { throw ExportError("\(path): is a directory") }
-        let tmp = Self.temporaryName(for: path)
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG {
+            let fd = openFile(path, O_WRONLY | O_CLOEXEC, 0)
+            if fd < 0 { throw ExportError("\(path): cannot open: \(String(cString: strerror(errno)))") }
+            self.fd = fd
+            ownsFd = true
+            syncOnFinish = false
+            temporaryPath = nil
+            replace = false
+            buf = .allocate(capacity: Self.capacity)
+            return
+        }
+        let final = Self.resolvingLink(path)
+        let tmp = Self.temporaryName(for: final)
         unlink(tmp)  // a leftover of a run that was killed
         let fd = openFile(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         if fd < 0 { throw ExportError("\(path): cannot create \(tmp): \(String(cString: strerror(errno)))") }
@@ -54,8 +72,18 @@ public final class OutputSink {
         ownsFd = true
         syncOnFinish = true
         temporaryPath = tmp
+        finalPath = final
         replace = force
         buf = .allocate(capacity: Self.capacity)
+    }
+
+    /// Where a symbolic link at `path` leads (a link may name a relative target); `path` itself
+    /// when it is no link or leads nowhere.
+    static func resolvingLink(_ path: String) -> String {
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK, let r = realpath(path, nil) else { return path }
+        defer { free(r) }
+        return String(cString: r)
     }
 
     /// `.NAME.part` next to `path`.
@@ -213,7 +241,7 @@ public final class OutputSink {
         }
         finished = true
         if let t = temporaryPath {
-            if error == nil { error = Self.moveIntoPlace(t, path, replace: replace) }
+            if error == nil { error = Self.moveIntoPlace(t, finalPath ?? path, replace: replace) }
             if error != nil { unlink(t) }
         }
         return error

@@ -10,6 +10,9 @@ import Musl
 /// name the holder in the message. Readers ignore the file: it is not named like a log.
 public final class DirectoryLock {
     public static let fileName = ".cairn.lock"
+    /// What `cairn export` holds in the log directory: one export at a time, so that two do not
+    /// share temporary names in the destination or overwrite each other's `exported` file.
+    public static let exportFileName = ".cairn-export.lock"
 
     public enum Failure: Error, CustomStringConvertible {
         /// Another process holds the lock; `holder` is the PID text it wrote, when readable.
@@ -31,9 +34,9 @@ public final class DirectoryLock {
     public let path: String
     private let fd: Int32
 
-    /// Takes the lock on `directory` (which must exist) without waiting.
-    public init(directory: String) throws(Failure) {
-        path = LogDirectory.join(directory, Self.fileName)
+    /// Takes the lock `fileName` on `directory` (which must exist) without waiting.
+    public init(directory: String, fileName: String = DirectoryLock.fileName) throws(Failure) {
+        path = LogDirectory.join(directory, fileName)
         var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         // A lock file another user left (a recorder once run by hand as root): flock needs no
         // write access, so it still locks; only the PID cannot be written.

@@ -78,7 +78,9 @@ public struct LogReader {
     /// Opens and validates the header; throws LogError ("not a cairn log", "damaged header",
     /// "truncated header", "written by a newer cairn (format N)", or a system error).
     public init(path: String) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO named like a log would otherwise wait for a writer for
+        // ever; the check below refuses it (reads of a regular file ignore the flag).
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 { throw LogError.system(path, "cannot open", errno) }
         let file = ReadDescriptor(fd)
         var st = stat()

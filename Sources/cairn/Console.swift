@@ -67,3 +67,20 @@ func pathExists(_ p: String) -> Bool {
     var st = stat()
     return stat(p, &st) == 0
 }
+
+/// Text read from a log (a trip's activity), fit for a terminal: control characters (C0, DEL,
+/// C1) become U+FFFD, so a crafted file cannot send escape sequences or print lines of its own.
+func terminalSafe(_ s: String) -> String {
+    var out = String.UnicodeScalarView()
+    for u in s.unicodeScalars {
+        out.append(u.value < 0x20 || (0x7F...0x9F).contains(u.value) ? "\u{FFFD}" : u)
+    }
+    return String(out)
+}
+
+/// Over a file size limit (`ulimit -f`, systemd's LimitFSIZE) a write raises SIGXFSZ, whose
+/// default action kills the process without a word and leaves its temporary file behind.
+/// Ignored, the write fails with EFBIG: reported, and the temporary file removed.
+func ignoreFileSizeLimitSignal() {
+    signal(SIGXFSZ, SIG_IGN)
+}

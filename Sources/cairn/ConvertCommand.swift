@@ -58,7 +58,9 @@ enum ConvertCommand: Command {
             utcOffset = s
         }
         let force = a.has("--force")
+        ignoreFileSizeLimitSignal()
         let outPath = a.value("--output") ?? (format == "fit" ? nil : "-")
+        if outPath?.isEmpty == true { throw UsageError("The value '' is invalid for '-o, --output <path>': give a file, a directory or -") }
         if format == "fit" {
             guard let o = outPath else {
                 throw UsageError("--to fit writes one file per trip: give a directory with '-o <dir>'")

@@ -49,7 +49,24 @@ enum ExportCommand: Command {
             }
         }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
+        ignoreFileSizeLimitSignal()
         try refuseNesting(dest: dest, logs: dir)
+        // A read-only log directory (a card mounted read-only) cannot hold the lock: go on without.
+        let lock: DirectoryLock?
+        do throws(DirectoryLock.Failure) {
+            lock = try DirectoryLock(directory: dir, fileName: DirectoryLock.exportFileName)
+        } catch {
+            switch error {
+            case .held(_, let holder):
+                throw Failure("\(dir): another export from this directory is running" + (holder.map { " (PID \($0))" } ?? "")
+                    + "; run again once it is done")
+            case .system(_, _, let code) where code == EACCES || code == EROFS || code == EPERM:
+                lock = nil
+            case .system:
+                throw Failure(error.description)
+            }
+        }
+        defer { withExtendedLifetime(lock) {} }
         try ensureDirectory(dest)
         let logsDir = joinPath(dest, "logs")
         try ensureDirectory(logsDir)

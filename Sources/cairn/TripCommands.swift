@@ -158,7 +158,7 @@ enum InfoCommand: Command {
         func kmh(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0 * 3.6, 1) }.map { $0 + " km/h" } ?? "-" }
         func m(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0, 0) }.map { $0 + " m" } ?? "-" }
         var lines = [
-            "Trip \(s.id) (\(s.activity ?? "unknown activity")), \(s.status)",
+            "Trip \(s.id) (\(s.activity.map(terminalSafe) ?? "unknown activity")), \(s.status)",
             "  files:      \(s.files.joined(separator: ", "))",
             "  start:      \(st.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
             "  end:        \(st.lastTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",

@@ -214,6 +214,9 @@ final class ConvertEndToEndTests: XCTestCase {
             (["convert", dir, "--to", "geojson", "--speed-bands", "fast"], "--speed-bands: 'fast' is not a positive speed in km/h"),
             (["convert", dir, "--to", "gpx", "--trip", "x"], "The value 'x' is invalid for '--trip <id>'"),
             (["convert", dir], "Missing expected option '--to <format>'"),
+            // An empty -o wrote the whole conversion into `..part` and then failed to rename it.
+            (["convert", dir, "--to", "gpx", "-o", ""], "The value '' is invalid for '-o, --output <path>'"),
+            (["convert", dir, "--to", "fit", "-o", ""], "The value '' is invalid for '-o, --output <path>'"),
         ]
         for (args, message) in cases {
             let r = try Harness.run(Harness.cairn, args)

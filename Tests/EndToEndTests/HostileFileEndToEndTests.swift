@@ -223,4 +223,143 @@ final class HostileFileEndToEndTests: XCTestCase {
         XCTAssertTrue(info.stderr.contains("trip 99: no such trip"), info.stderr)
         XCTAssertFalse(info.stderr.contains("--trip"), info.stderr)
     }
+
+    /// A FIFO named like a log (a mistaken `mkfifo`, a tool's pipe) is refused as not a regular
+    /// file by every reading command, without waiting for a writer; the other trips are read.
+    func testFIFONamedLikeALogIsRefusedWithoutBlocking() throws {
+        let dir = try craftedDir()
+        XCTAssertEqual(mkfifo(dir + "/00000002.cairn", 0o644), 0)
+        let out = Harness.tempDir()
+        for args in [["list", dir], ["verify", dir], ["info", dir], ["convert", dir, "--to", "gpx", "-o", out + "/t.gpx"],
+                     ["export", "--dir", dir, "--to", out + "/stick"]] {
+            let r = try Harness.run(Harness.cairn, args, timeout: 20)
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("\(dir)/00000002.cairn: not a regular file") || r.stdout.contains("\(dir)/00000002.cairn: not a regular file"),
+                          "\(args): \(r.stderr)")
+        }
+        XCTAssertEqual(try check("gpx", out + "/t.gpx")["points"] as? Int, 22)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/stick/logs"), ["00000001.cairn"])
+    }
+
+    /// `--force` over a symbolic link replaces the file it leads to and keeps the link; over a
+    /// FIFO (or a device such as /dev/null) it writes into it: a rename would put a regular
+    /// file in place of the link or the node.
+    func testForceWritesThroughLinksAndIntoFIFOs() throws {
+        let dir = try craftedDir()
+        let out = Harness.tempDir()
+        try FileManager.default.createDirectory(atPath: out + "/real", withIntermediateDirectories: false)
+        try "old".write(toFile: out + "/real/t.gpx", atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: out + "/latest.gpx", withDestinationPath: "real/t.gpx")
+        let l = try Harness.cairn("convert", dir, "--to", "gpx", "-o", out + "/latest.gpx", "--force")
+        XCTAssertEqual(l.status, 0, l.stderr)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: out + "/latest.gpx"), "real/t.gpx")
+        XCTAssertEqual(try check("gpx", out + "/real/t.gpx")["points"] as? Int, 22)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/real"), ["t.gpx"], "no .part left")
+
+        let fifo = out + "/pipe"
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat \"$0\" > \"$1\"", fifo, out + "/read.csv"]
+        try reader.run()
+        let f = try Harness.run(Harness.cairn, ["convert", dir, "--to", "csv", "-o", fifo, "--force"], timeout: 20)
+        reader.waitUntilExit()
+        XCTAssertEqual(f.status, 0, f.stderr)
+        var st = stat()
+        XCTAssertEqual(lstat(fifo, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO, "the FIFO was replaced")
+        XCTAssertEqual(try check("csv", out + "/read.csv")["rows"] as? Int, 22)
+    }
+
+    /// Two exports from one directory at once (a udev rule and a timer) shared the temporary
+    /// names in the destination: each unlinked or renamed the other's `.part` files, and a trip
+    /// could be reported as failed or renamed into place half written. The second now stops at
+    /// once, naming the first; once the first is done, an export runs.
+    func testASecondExportFromOneDirectoryStopsAtOnce() throws {
+        let dir = try craftedDir()
+        let lockPath = dir + "/.cairn-export.lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        XCTAssertEqual(flock(fd, LOCK_EX | LOCK_NB), 0)
+        _ = "4242\n".withCString { write(fd, $0, 5) }
+        let dest = Harness.tempDir() + "/stick"
+        let held = try Harness.run(Harness.cairn, ["export", "--dir", dir, "--to", dest], timeout: 20)
+        XCTAssertEqual(held.status, 1, held.stderr)
+        XCTAssertTrue(held.stderr.contains("\(dir): another export from this directory is running (PID 4242); run again once it is done"), held.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dest), "nothing written while the other export runs")
+        close(fd)
+        let e = try Harness.cairn("export", "--dir", dir, "--to", dest)
+        XCTAssertEqual(e.status, 0, e.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dest + "/logs"), ["00000001.cairn"])
+        XCTAssertEqual(try check("gpx", dest + "/gpx/20250601-080000-trip1.gpx")["points"] as? Int, 22)
+        let l = try Harness.cairn("list", dir)
+        XCTAssertFalse(l.stderr.contains("cairn-export.lock"), l.stderr)
+    }
+
+    static func crc32c(_ bytes: [UInt8], _ start: UInt32 = 0xFFFF_FFFF) -> UInt32 {
+        var c = start
+        for x in bytes {
+            c ^= UInt32(x)
+            for _ in 0..<8 { c = c & 1 != 0 ? (c >> 1) ^ 0x82F6_3B78 : c >> 1 }
+        }
+        return c
+    }
+
+    static func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { (0..<(T.bitWidth / 8)).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+
+    static func varint(_ v0: UInt64) -> [UInt8] {
+        var v = v0, out: [UInt8] = []
+        while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
+        return out + [UInt8(v)]
+    }
+
+    /// A one-point log file written by hand from LOG_FORMAT.md, with `activity` in its trip start.
+    static func logFile(activity: [UInt8]) -> Data {
+        let salt: UInt32 = 7
+        var h = Array("CAIRNLOG".utf8) + le(UInt16(2)) + le(UInt16(32)) + le(salt) + le(UInt64(1)) + le(UInt32(0))
+        h += le(~crc32c(h))
+        func frame(_ type: UInt8, _ seq: UInt64, _ body: [UInt8]) -> [UInt8] {
+            let payload = varint(seq) + body
+            let covered = le(UInt16(payload.count)) + [type] + payload
+            let c = ~crc32c(covered, crc32c(le(salt)))
+            return le(((c >> 15) | (c << 17)) &+ 0xA282_EAD8) + covered
+        }
+        func zigzag(_ v: Int64) -> [UInt8] { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+        let point = varint(1) + [0] + varint(7) + varint(0) + zigzag(1_748_764_800_000) + zigzag(470_000_000) + zigzag(85_000_000)
+        let b = h + frame(1, 1, varint(UInt64(activity.count)) + activity + varint(1) + [65])
+            + frame(2, 2, [0, 0]) + frame(7, 3, point)
+        return Data(b)
+    }
+
+    /// A crafted activity cannot drive the terminal: `info` prints its control characters as
+    /// U+FFFD (an escape sequence, or a newline faking a line of output, came through as is).
+    func testInfoPrintsNoControlCharactersFromALog() throws {
+        let dir = Harness.tempDir()
+        try Self.logFile(activity: Array("ride\u{1b}[2J\nfiles: x\u{9b}".utf8)).write(to: URL(fileURLWithPath: dir + "/00000001.cairn"))
+        let r = try Harness.cairn("info", dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("Trip 1 (ride\u{FFFD}[2J\u{FFFD}files: x\u{FFFD}), open\n"), r.stdout)
+        XCTAssertFalse(r.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B }, r.stdout)
+        let j = try Harness.cairn("info", dir, "--json")
+        XCTAssertTrue(j.stdout.contains(#""activity": "ride\u001b[2J\nfiles: x"#), j.stdout)
+    }
+
+    /// Over a file size limit (`ulimit -f`) convert and export were killed by SIGXFSZ without a
+    /// word, leaving `.part` files; now the write fails, is reported, and nothing is left behind.
+    func testFileSizeLimitIsReportedNotFatal() throws {
+        let dir = try craftedDir()
+        let out = Harness.tempDir()
+        try "old".write(toFile: out + "/t.gpx", atomically: false, encoding: .utf8)
+        let c = try Harness.run("/bin/sh", ["-c", "ulimit -f 1 && exec \"$0\" \"$@\"", Harness.cairn,
+                                            "convert", dir, "--to", "gpx", "-o", out + "/t.gpx", "--force"])
+        XCTAssertEqual(c.status, 1, c.stderr)
+        XCTAssertTrue(c.stderr.contains("\(out)/t.gpx: write failed: File too large"), c.stderr)
+        XCTAssertEqual(try String(contentsOfFile: out + "/t.gpx", encoding: .utf8), "old")
+        let e = try Harness.run("/bin/sh", ["-c", "ulimit -f 1 && exec \"$0\" \"$@\"", Harness.cairn,
+                                            "export", "--dir", dir, "--to", out + "/stick", "--format", "gpx"])
+        XCTAssertEqual(e.status, 1, e.stderr)
+        XCTAssertTrue(e.stderr.contains("gpx not written: \(out)/stick/gpx/.20250601-080000-trip1.gpx.part: write failed: File too large"), e.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/stick/gpx"), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out).sorted(), ["stick", "t.gpx"])
+    }
 }
