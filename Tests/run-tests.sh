@@ -4,8 +4,17 @@
 # end-to-end tests, which drive that binary against a private gpsd). Then the board's build:
 # deploy/build-aarch64.sh (Debian 13's Swift 6.0.3: aarch64 and x86_64, warning-free, and the
 # .debs), and the end-to-end tests again against the aarch64 binary under qemu-user.
+#
+# `--fast`: the edit loop. The unit tests without the crash campaigns and the end-to-end
+# suite (no static build, no aarch64): under a minute after a build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = --fast ]; then
+    if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
+    exec swift test --disable-swift-testing --skip EndToEndTests --skip CrashCampaignTests --skip PowerLossModelTests
+fi
+[ $# -eq 0 ] || { echo "usage: bash Tests/run-tests.sh [--fast]" >&2; exit 64; }
 
 bash Tests/tools/install-deps.sh
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
