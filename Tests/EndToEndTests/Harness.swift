@@ -16,6 +16,23 @@ enum Harness {
         return dir.appendingPathComponent("cairn").path
     }
 
+    /// The binary under test is for another machine than this one (the aarch64 build run by
+    /// qemu-user through binfmt_misc): its ELF machine field is not the host's.
+    static var isEmulated: Bool {
+        guard let h = FileHandle(forReadingAtPath: cairn) else { return false }
+        defer { try? h.close() }
+        let head = h.readData(ofLength: 20)
+        guard head.count == 20 else { return false }
+        let machine = UInt16(head[18]) | UInt16(head[19]) << 8
+        #if arch(x86_64)
+        return machine != 62
+        #elseif arch(arm64)
+        return machine != 183
+        #else
+        return false
+        #endif
+    }
+
     static func fixture(_ name: String) -> String {
         name.hasPrefix("/") ? name : repoRoot.appendingPathComponent("Tests/Fixtures/gpsd/\(name)").path
     }
