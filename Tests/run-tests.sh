@@ -70,8 +70,11 @@ summary() {  # log, label
     local last
     last=$(grep -E "Executed [0-9]+ tests" "$1" | tail -1 || true)
     echo "$last"
-    echo "$last" | awk -v label="$2" '{for (i = 1; i <= NF; i++) {if ($i == "Executed") n = $(i+1); if ($i == "with") f = $(i+1)}}
-      END {if (n != "") printf "%s: %d passed, %d failed\n", label, n - f, f}'
+    # "Executed 67 tests, with 1 test skipped and 0 failures": failures are the number before
+    # "failure(s)", skips the number before "test(s) skipped".
+    echo "$last" | awk -v label="$2" '{for (i = 1; i <= NF; i++) {if ($i == "Executed") n = $(i+1);
+        if ($i ~ /^failures?$/) f = $(i-1); if ($i == "skipped") s = $(i-2)}}
+      END {if (n != "") {printf "%s: %d passed, %d failed", label, n - f - s, f; if (s > 0) printf ", %d skipped", s; printf "\n"}}'
     [ -n "$last" ]
 }
 ran=yes
