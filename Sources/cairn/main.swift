@@ -20,7 +20,8 @@ extension Command {
 }
 
 let allCommands: [any Command.Type] = [RecordCommand.self, ListCommand.self, InfoCommand.self,
-                                       ConvertCommand.self, VerifyCommand.self, StatusCommand.self, ExportCommand.self, PruneCommand.self]
+                                       ConvertCommand.self, VerifyCommand.self, StatusCommand.self, ExportCommand.self, PruneCommand.self,
+                                       CellsCommand.self]
 
 let topHelp = """
 OVERVIEW: cairn records GPS trips from gpsd into a crash-safe log and converts them for other tools.
@@ -40,6 +41,7 @@ SUBCOMMANDS:
   status                  Show what a running recorder is doing (its --status file).
   export                  Copy finished trips and their conversions to a card or stick.
   prune                   Delete the oldest exported trips over an age or size limit.
+  cells                   The geohash cells your trips touched, with trips and first and last visit.
 
   See 'cairn help <subcommand>' for detailed help.
 """

@@ -1,0 +1,90 @@
+/// When a cell was visited: the first and last time (ms since the epoch, UTC).
+public struct CellVisit: Sendable, Equatable {
+    public var firstMs: Int64
+    public var lastMs: Int64
+
+    public init(firstMs: Int64, lastMs: Int64) {
+        self.firstMs = firstMs
+        self.lastMs = lastMs
+    }
+
+    public mutating func merge(_ o: CellVisit) {
+        firstMs = min(firstMs, o.firstMs)
+        lastMs = max(lastMs, o.lastMs)
+    }
+}
+
+/// The geohash cells a track touched: each point's cell, and every cell the straight line
+/// (in latitude and longitude, what a geohash cell is cut in) from one point to the next of a
+/// segment crosses, so a fast ride with points 300 m apart leaves no holes between 150 m cells.
+/// The times of the cells in between are interpolated along the line. Memory is the cells, not
+/// the points.
+public struct CellWalk: Sendable {
+    /// A step crossing more cells than this (a line over ~600 km at precision 7: no ride, a
+    /// receiver's jump the rules did not see) marks only its two ends.
+    public static let maxCellsPerStep = 4096
+
+    public let grid: Geohash.Grid
+    public private(set) var cells: [UInt64: CellVisit] = [:]
+    private var last: (x: Double, y: Double, t: Int64)?
+
+    public init(precision: Int = Geohash.finest) { grid = Geohash.Grid(precision: precision) }
+
+    /// The next segment's first point is not joined to this one's last.
+    public mutating func breakLine() { last = nil }
+
+    public mutating func add(lat: Double, lon: Double, timeMs: Int64) {
+        guard lat.isFinite, lon.isFinite else { return }
+        let x = grid.x(lon: lon), y = grid.y(lat: lat)
+        if let p = last { walk(from: p, to: (x, y, timeMs)) } else { mark(grid.cell(x: x, y: y), timeMs, timeMs) }
+        last = (x, y, timeMs)
+    }
+
+    private mutating func mark(_ cell: UInt64, _ first: Int64, _ last: Int64) {
+        let v = CellVisit(firstMs: min(first, last), lastMs: max(first, last))
+        if cells[cell] == nil { cells[cell] = v } else { cells[cell]!.merge(v) }
+    }
+
+    /// Amanatides and Woo's grid traversal over the segment, its end unwrapped across the
+    /// antimeridian so a line over 180° takes the short way round.
+    private mutating func walk(from a: (x: Double, y: Double, t: Int64), to b: (x: Double, y: Double, t: Int64)) {
+        var bx = b.x
+        if bx - a.x > grid.columns / 2 { bx -= grid.columns } else if a.x - bx > grid.columns / 2 { bx += grid.columns }
+        let rowsMax = grid.rows - 1
+        var ix = Int64(a.x.rounded(.down)), iy = Int64(min(a.y, rowsMax).rounded(.down))
+        let endX = Int64(bx.rounded(.down)), endY = Int64(min(b.y, rowsMax).rounded(.down))
+        let steps = abs(endX - ix) + abs(endY - iy)
+        let endCell = cellAt(endX, endY)
+        if steps == 0 { mark(endCell, a.t, b.t); return }
+        if steps >= Int64(Self.maxCellsPerStep) {
+            mark(cellAt(ix, iy), a.t, a.t)
+            mark(endCell, b.t, b.t)
+            return
+        }
+        let dx = bx - a.x, dy = b.y - a.y
+        let stepX: Int64 = dx > 0 ? 1 : -1, stepY: Int64 = dy > 0 ? 1 : -1
+        let deltaX = dx == 0 ? Double.infinity : abs(1 / dx), deltaY = dy == 0 ? Double.infinity : abs(1 / dy)
+        var maxX = dx == 0 ? Double.infinity : (dx > 0 ? (Double(ix) + 1 - a.x) : (a.x - Double(ix))) * deltaX
+        var maxY = dy == 0 ? Double.infinity : (dy > 0 ? (Double(iy) + 1 - a.y) : (a.y - Double(iy))) * deltaY
+        let span = Double(b.t - a.t)
+        func time(_ s: Double) -> Int64 { a.t + Int64((span * min(max(s, 0), 1)).rounded()) }
+        var enter = 0.0
+        var remainingX = abs(endX - ix), remainingY = abs(endY - iy)
+        while remainingX + remainingY > 0 {
+            // Step across whichever grid line the segment meets first; never past the end cell.
+            let alongX = remainingY == 0 || (remainingX > 0 && maxX <= maxY)
+            let leave = alongX ? maxX : maxY
+            mark(cellAt(ix, iy), time(enter), time(leave))
+            enter = leave
+            if alongX { ix += stepX; maxX += deltaX; remainingX -= 1 } else { iy += stepY; maxY += deltaY; remainingY -= 1 }
+        }
+        mark(endCell, time(enter), b.t)
+    }
+
+    private func cellAt(_ ix: Int64, _ iy: Int64) -> UInt64 {
+        let cols = Int64(grid.columns)
+        let wrapped = ((ix % cols) + cols) % cols
+        let row = min(max(iy, 0), Int64(grid.rows) - 1)
+        return grid.cell(ix: UInt64(wrapped), iy: UInt64(row))
+    }
+}

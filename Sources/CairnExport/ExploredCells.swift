@@ -1,0 +1,236 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnCore
+import CairnLog
+
+/// One explored cell at the asked precision, over all trips.
+public struct ExploredCell: Sendable, Equatable {
+    public var cell: UInt64
+    public var trips: Int
+    public var visit: CellVisit
+}
+
+/// `cairn cells`: the cells every trip touched, from each directory's index (`CellIndex`),
+/// reading only the log files the index does not hold as they are now. Never writes a log file;
+/// the index is derived data, replaced whole (temporary file, sync, rename) or not at all.
+public enum ExploredCells {
+    public struct Report {
+        public var cells: [ExploredCell] = []
+        /// Log files read this time, and taken from an index.
+        public var filesRead = 0
+        public var filesFromIndex = 0
+        /// Files or directories that could not be read (each said through `problem`).
+        public var problems = 0
+    }
+
+    /// The file being read and its walk, kept apart per file: a trip's files are joined when the
+    /// cells are counted, so an index entry never depends on another file.
+    struct FileCells {
+        var entry: CellIndex.FileEntry
+        var directory: String
+        var path: String
+    }
+
+    /// - Parameters:
+    ///   - prefix: only cells whose geohash starts with it (already checked against the alphabet
+    ///     and the precision by the caller).
+    ///   - problem: a file or directory that cannot be read, named (counted in `problems`).
+    ///   - note: what the reader should know but is no failure: an index rebuilt or not saved,
+    ///     a trip without points, an unfinished file.
+    public static func collect(paths: [String], precision: Int, prefix: String?, saveIndex: Bool = true,
+                               problem: (String) -> Void, note: (String) -> Void) -> Report {
+        var report = Report()
+        var files: [FileCells] = []
+        func fail(_ m: String) { problem(m); report.problems += 1 }
+        for p in paths {
+            if TripCatalog.isDirectory(p) {
+                files += directoryCells(p, save: saveIndex, report: &report, problem: fail, note: note)
+            } else if let st = statFile(p), let e = readFile(p, name: basename(p), st: st, problem: fail, note: note) {
+                report.filesRead += 1
+                files.append(FileCells(entry: e, directory: TripCatalog.dirname(p), path: p))
+            } else if statFile(p) == nil {
+                fail("\(p): cannot stat: \(String(cString: strerror(errno)))")
+            }
+        }
+        report.cells = count(trips: group(files, note: note), precision: precision, prefix: prefix)
+        return report
+    }
+
+    /// The index path for a log directory.
+    public static func indexPath(_ dir: String) -> String {
+        dir.hasSuffix("/") ? dir + CellIndex.fileName : dir + "/" + CellIndex.fileName
+    }
+
+    static func directoryCells(_ dir: String, save: Bool, report: inout Report, problem: (String) -> Void,
+                               note: (String) -> Void) -> [FileCells] {
+        let logs: [(number: UInt32, path: String)]
+        do { logs = try LogDirectory.logFiles(in: dir) } catch { problem("\(error)"); return [] }
+        let path = indexPath(dir)
+        var old: [String: CellIndex.FileEntry] = [:]
+        var changed = false
+        switch loadIndex(path) {
+        case .missing:
+            changed = true
+        case .damaged(let why):
+            note("\(path): \(why); rebuilding the index from the logs")
+            changed = true
+        case .loaded(let index):
+            for f in index.files { old[f.name] = f }
+        }
+        var out: [FileCells] = []
+        for log in logs {
+            let name = basename(log.path)
+            guard let st = statFile(log.path) else { problem("\(log.path): cannot stat: \(String(cString: strerror(errno)))"); continue }
+            if let e = old[name], e.size == Int64(st.st_size), e.mtimeNs == mtimeNs(st), e.inode == UInt64(st.st_ino) {
+                report.filesFromIndex += 1
+                old[name] = nil
+                out.append(FileCells(entry: e, directory: dir, path: log.path))
+                continue
+            }
+            changed = true
+            old[name] = nil
+            if let e = readFile(log.path, name: name, st: st, problem: problem, note: note) {
+                report.filesRead += 1
+                out.append(FileCells(entry: e, directory: dir, path: log.path))
+            }
+        }
+        // What is left was removed (or is now unreadable): it leaves the index.
+        if !old.isEmpty { changed = true }
+        if changed && save {
+            let index = CellIndex(files: out.map(\.entry))
+            if let why = saveIndex(index, path) { note("\(why); answered without saving the index (the next run reads the logs again)") }
+        }
+        return out
+    }
+
+    enum Loaded { case missing, damaged(String), loaded(CellIndex) }
+
+    static func loadIndex(_ path: String) -> Loaded {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 {
+            return errno == ENOENT ? .missing : .damaged("cannot open the index: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return .damaged("the index is not a regular file") }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
+        var got = 0
+        while got < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, $0.count - got) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return .damaged(n < 0 ? "cannot read the index: \(String(cString: strerror(errno)))" : "the index shrank while read") }
+            got += n
+        }
+        do { return .loaded(try CellIndex.decode(bytes)) } catch { return .damaged("damaged index (\(error.description))") }
+    }
+
+    /// nil when saved; otherwise why not.
+    static func saveIndex(_ index: CellIndex, _ path: String) -> String? {
+        do {
+            let sink = try OutputSink(atomically: path, force: true)
+            sink.append(index.encode())
+            return sink.finish().map { "cannot save the index \($0)" }
+        } catch {
+            return "cannot save the index: \(error.description)"
+        }
+    }
+
+    /// Reads one log file's points into its cells; nil (said) when it cannot be read.
+    static func readFile(_ path: String, name: String, st: stat, problem: (String) -> Void, note: (String) -> Void) -> CellIndex.FileEntry? {
+        let header: FileHeader
+        do {
+            header = try LogReader(path: path).header
+        } catch let e as LogError where e.kind == .truncatedHeader {
+            note("\(e.path): \(e.message); it holds no records: skipped")
+            return nil
+        } catch {
+            problem("\(error)")
+            return nil
+        }
+        let ref = LogFileRef(path: path, header: header, directory: TripCatalog.dirname(path))
+        guard let trip = TripCatalog.trips([ref]).first else { return nil }
+        var walk = CellWalk()
+        let summary: TripSummary
+        do {
+            summary = try TripCatalog.read(trip) { event in
+                switch event {
+                case .segment: walk.breakLine()
+                case .point(let f): walk.add(lat: f.lat, lon: f.lon, timeMs: f.timeMs)
+                }
+            }
+        } catch {
+            problem("\(error)")
+            return nil
+        }
+        return CellIndex.FileEntry(name: name, size: Int64(st.st_size), mtimeNs: mtimeNs(st), inode: UInt64(st.st_ino),
+                                   tripId: header.tripId, segmentIndex: header.segmentIndex, points: summary.stats.points,
+                                   cells: walk.cells.map { ($0.key, $0.value) })
+    }
+
+    /// Files into trips as `TripCatalog.trips` groups them: same directory and trip id, and a
+    /// second file claiming a part already held is another recording of that id.
+    static func group(_ files: [FileCells], note: (String) -> Void) -> [[FileCells]] {
+        var order: [String] = []
+        var chains: [String: [[FileCells]]] = [:]
+        for f in files {
+            let key = f.directory + "\u{0}" + String(f.entry.tripId)
+            if chains[key] == nil { order.append(key) }
+            var c = chains[key] ?? []
+            if let i = c.firstIndex(where: { !$0.contains { $0.entry.segmentIndex == f.entry.segmentIndex } }) { c[i].append(f) } else { c.append([f]) }
+            chains[key] = c
+        }
+        var trips: [[FileCells]] = []
+        for key in order {
+            for chain in chains[key]! {
+                if chain.allSatisfy({ $0.entry.points == 0 }) {
+                    note("trip \(chain[0].entry.tripId) (\(chain.map(\.path).joined(separator: ", "))): no points (an empty or unfinished trip); skipped")
+                    continue
+                }
+                trips.append(chain)
+            }
+        }
+        return trips
+    }
+
+    /// Each trip's cells at `precision`, counted once per trip, with the earliest and latest visit.
+    static func count(trips: [[FileCells]], precision: Int, prefix: String?) -> [ExploredCell] {
+        let shift = UInt64(5 * (Geohash.finest - precision))
+        var prefixCell: UInt64 = 0, prefixShift: UInt64 = 0
+        if let p = prefix, !p.isEmpty, let c = Geohash.cell(p) {
+            prefixCell = c
+            prefixShift = UInt64(5 * (Geohash.finest - p.utf8.count))
+        }
+        let filter = prefix.map { !$0.isEmpty } ?? false
+        var all: [UInt64: ExploredCell] = [:]
+        var mine: [UInt64: CellVisit] = [:]
+        for trip in trips {
+            mine.removeAll(keepingCapacity: true)
+            for f in trip {
+                for c in f.entry.cells {
+                    if filter && c.cell >> prefixShift != prefixCell { continue }
+                    let k = c.cell >> shift
+                    if mine[k] == nil { mine[k] = c.visit } else { mine[k]!.merge(c.visit) }
+                }
+            }
+            for (k, v) in mine {
+                if all[k] == nil { all[k] = ExploredCell(cell: k, trips: 1, visit: v) } else {
+                    all[k]!.trips += 1
+                    all[k]!.visit.merge(v)
+                }
+            }
+        }
+        return all.values.sorted { $0.cell < $1.cell }
+    }
+
+    static func statFile(_ p: String) -> stat? {
+        var st = stat()
+        return stat(p, &st) == 0 ? st : nil
+    }
+
+    static func mtimeNs(_ st: stat) -> Int64 { Int64(st.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_mtim.tv_nsec) }
+
+    static func basename(_ p: String) -> String { p.split(separator: "/").last.map(String.init) ?? p }
+}
