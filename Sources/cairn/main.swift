@@ -21,7 +21,7 @@ extension Command {
 
 let allCommands: [any Command.Type] = [RecordCommand.self, ListCommand.self, InfoCommand.self,
                                        ConvertCommand.self, VerifyCommand.self, StatusCommand.self, ExportCommand.self, PruneCommand.self,
-                                       CellsCommand.self]
+                                       CellsCommand.self, RenderCommand.self]
 
 let topHelp = """
 OVERVIEW: cairn records GPS trips from gpsd into a crash-safe log and converts them for other tools.
@@ -42,6 +42,7 @@ SUBCOMMANDS:
   export                  Copy finished trips and their conversions to a card or stick.
   prune                   Delete the oldest exported trips over an age or size limit.
   cells                   The geohash cells your trips touched, with trips and first and last visit.
+  render                  Draw one trip as an SVG picture: speed colours, height profile, stops.
 
   See 'cairn help <subcommand>' for detailed help.
 """

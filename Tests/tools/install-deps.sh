@@ -8,7 +8,8 @@ export DEBIAN_FRONTEND=noninteractive
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 schema="$repo/Tests/Fixtures/schemas/gpx.xsd"
 schema_md5=e665d5dc903801fa2df8471f044072f3
-packages=(gpsd gpsd-clients libgps-dev libxml2-utils python3 file strace procps ca-certificates gpsbabel gdal-bin tzdata time systemd)
+packages=(gpsd gpsd-clients libgps-dev libxml2-utils python3 file strace procps ca-certificates gpsbabel gdal-bin tzdata time systemd
+          librsvg2-bin)  # rsvg-convert: cairn render's pictures to PNG in the tests
 
 tmp="" prc=/usr/sbin/policy-rc.d own_prc=no
 cleanup() { rm -rf "$tmp"; if [ "$own_prc" = yes ]; then rm -f "$prc"; fi; }
