@@ -43,10 +43,12 @@ struct ConfigFile {
             if key == "config" { throw UsageError("\(path):\(n): 'config' cannot be set in a config file") }
             // In a file it would make every start of the service print the settings and exit.
             if key == "check" { throw UsageError("\(path):\(n): 'check' is a command-line flag only (cairn record --config \(path) --check)") }
-            guard let spec = allowed.first(where: { $0.name == "--" + key }) else {
+            let readerKey = Self.readerKeys.contains(key)
+            guard let spec = allowed.first(where: { $0.name == "--" + key }) ?? (readerKey ? OptionSpec(name: "--" + key, valueName: "VALUE", help: "") : nil) else {
                 var msg = "\(path):\(n): unknown key '\(key)'"
-                if let near = nearestName("--" + key, allowed.map(\.name)) { msg += " (did you mean '\(near.dropFirst(2))'?)" }
-                throw UsageError(msg + "; keys: " + allowed.map { String($0.name.dropFirst(2)) }.joined(separator: ", "))
+                let names = allowed.map(\.name) + Self.readerKeys.map { "--" + $0 }
+                if let near = nearestName("--" + key, names) { msg += " (did you mean '\(near.dropFirst(2))'?)" }
+                throw UsageError(msg + "; keys: " + names.map { String($0.dropFirst(2)) }.joined(separator: ", "))
             }
             if let first = seen[key] { throw UsageError("\(path):\(n): '\(key)' is already set on line \(first)") }
             seen[key] = n
@@ -61,6 +63,10 @@ struct ConfigFile {
             entries.append(Entry(key: key, value: value, line: n, isFlag: spec.valueName == nil))
         }
     }
+
+    /// Keys that set no option of `record`: what `info` and `list` read from the same file
+    /// (their `--config`): a drive's fuel, see FuelSettings.
+    static let readerKeys = ["fuel_l_per_100km", "fuel_price"]
 
     /// A config file is a few hundred bytes; anything over this is the wrong file.
     static let sizeLimit = 1 << 20

@@ -39,6 +39,7 @@ enum RecordCommand: Command {
             if path.isEmpty { throw UsageError("The value '' is invalid for '--config <file>'") }
             origin = try ConfigFile.load(path, options: options).merge(into: &a)
         }
+        _ = try FuelSettings.from(a, origin: origin)  // read by info and list; checked when the service starts
         func invalid(_ option: String, _ message: String) -> UsageError {
             if let o = origin[option] { return UsageError("\(o): \(message)") }
             return UsageError(message)

@@ -52,7 +52,7 @@ func formatDuration(ms: Int64) -> String {
 }
 
 /// The JSON object `list --json` prints for one trip (keys are part of the CLI contract).
-func tripJSON(_ s: TripSummary, indent: String) -> String {
+func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil) -> String {
     let drops = s.drops.nonzero.map { c -> String in
         let name = DropReason(rawValue: c.rule)?.name ?? "rule_\(c.rule)"
         return "\(TextFormat.jsonString(name)): \(c.count)"
@@ -67,19 +67,31 @@ func tripJSON(_ s: TripSummary, indent: String) -> String {
         ("damaged_bytes", String(s.damagedBytes)),
         ("damaged_records", String(s.damagedRecords)),
         ("torn_tail_bytes", String(s.tornTailBytes)),
-    ]
+    ] + fuelJSON(s, fuel)
     return indent + "{\n" + fields.map { "\(indent)  \(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
+}
+
+/// `fuel_l` and `fuel_cost` when the config sets a fuel rate (`--config`): numbers for a drive,
+/// null for other activities; `fuel_cost` only with a price.
+func fuelJSON(_ s: TripSummary, _ fuel: FuelRate?) -> [(String, String)] {
+    guard let f = fuel else { return [] }
+    let drive = FuelRate.applies(to: s.activity)
+    func num(_ v: Double?) -> String { v.flatMap { TextFormat.trimmed($0, 2) } ?? "null" }
+    var out = [("fuel_l", drive ? num(f.litres(distanceM: s.stats.distanceM)) : "null")]
+    if f.pricePerLitre != nil { out.append(("fuel_cost", drive ? num(f.cost(distanceM: s.stats.distanceM)) : "null")) }
+    return out
 }
 
 enum ListCommand: Command {
     static let name = "list"
     static let overview = "List the trips in log files or directories of them (a card copied to a laptop)."
-    static let usage = "cairn list [<path> ...] [--json]"
+    static let usage = "cairn list [<path> ...] [--json] [--config <file>]"
     static let arguments = [("<path>", "Log files or directories. (default: .)")]
-    static let options = [OptionSpec(name: "--json", valueName: nil, help: "Print a JSON array, one object per trip.")]
+    static let options = [OptionSpec(name: "--json", valueName: nil, help: "Print a JSON array, one object per trip."), FuelSettings.option]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         let paths = a.positionals.isEmpty ? ["."] : a.positionals
+        let fuel = try FuelSettings.load(a)
         let sel = try TripSelection(paths: paths, trip: nil)
         var summaries: [TripSummary] = []
         var problems = sel.problems
@@ -93,7 +105,7 @@ enum ListCommand: Command {
             }
         }
         if a.has("--json") {
-            printOut("[" + (summaries.isEmpty ? "" : "\n" + summaries.map { tripJSON($0, indent: "  ") }.joined(separator: ",\n") + "\n") + "]")
+            printOut("[" + (summaries.isEmpty ? "" : "\n" + summaries.map { tripJSON($0, indent: "  ", fuel: fuel) }.joined(separator: ",\n") + "\n") + "]")
         } else if summaries.isEmpty {
             printOut("no trips")
         } else {
@@ -113,16 +125,18 @@ enum ListCommand: Command {
 enum InfoCommand: Command {
     static let name = "info"
     static let overview = "Show a trip's figures: distance, times, climb, speeds, and why fixes were dropped."
-    static let usage = "cairn info <trip-id | path> [--dir <dir>] [--json]"
+    static let usage = "cairn info <trip-id | path> [--dir <dir>] [--json] [--config <file>]"
     static let arguments = [("<trip-id | path>", "A trip id (looked up in --dir), or a log file or directory.")]
     static let options = [
         OptionSpec(name: "--dir", valueName: "DIR", help: "Where to look up a trip id. (default: .)"),
         OptionSpec(name: "--json", valueName: nil, help: "Print JSON (the same keys as 'list --json')."),
+        FuelSettings.option,
     ]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         guard let target = a.positionals.first else { throw UsageError("Missing expected argument '<trip-id | path>'") }
         if a.positionals.count > 1 { throw UsageError("Unexpected argument '\(a.positionals[1])'") }
+        let fuel = try FuelSettings.load(a)
         let sel: TripSelection
         if pathExists(target) {
             sel = try TripSelection(paths: [target], trip: nil)
@@ -144,15 +158,15 @@ enum InfoCommand: Command {
             }
         }
         if a.has("--json") {
-            printOut(out.count == 1 ? tripJSON(out[0], indent: "") : "[\n" + out.map { tripJSON($0, indent: "  ") }.joined(separator: ",\n") + "\n]")
+            printOut(out.count == 1 ? tripJSON(out[0], indent: "", fuel: fuel) : "[\n" + out.map { tripJSON($0, indent: "  ", fuel: fuel) }.joined(separator: ",\n") + "\n]")
         } else {
             if out.isEmpty { printOut("no trips") }
-            for s in out { printOut(describe(s)) }
+            for s in out { printOut(describe(s, fuel: fuel)) }
         }
         return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
     }
 
-    static func describe(_ s: TripSummary) -> String {
+    static func describe(_ s: TripSummary, fuel: FuelRate? = nil) -> String {
         let st = s.stats
         let avg = st.movingTimeMs > 0 ? st.distanceM / (Double(st.movingTimeMs) / 1000) : nil
         func kmh(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0 * 3.6, 1) }.map { $0 + " km/h" } ?? "-" }
@@ -169,6 +183,14 @@ enum InfoCommand: Command {
             "  climb:      " + (st.ascentM == nil ? "- (no trusted height)" : "+\(m(st.ascentM)) / -\(m(st.descentM))"),
             "  points:     \(st.points) in \(st.segments) segment\(st.segments == 1 ? "" : "s")",
         ]
+        if let f = fuel, FuelRate.applies(to: s.activity) {
+            let l = TextFormat.fixed(f.litres(distanceM: st.distanceM), 2) ?? "?"
+            var line = "  fuel:       \(l) l at \(TextFormat.trimmed(f.litresPer100Km, 2) ?? "?") l/100 km"
+            if let c = f.cost(distanceM: st.distanceM), let p = f.pricePerLitre {
+                line += ", cost \(TextFormat.fixed(c, 2) ?? "?") (\(TextFormat.trimmed(p, 3) ?? "?") a litre)"
+            }
+            lines.append(line)
+        }
         let drops = s.drops.nonzero
         if drops.isEmpty {
             lines.append("  dropped:    none")
