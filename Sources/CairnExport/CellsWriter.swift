@@ -29,9 +29,9 @@ public enum CellsWriter {
             for (k, p) in ring.enumerated() {
                 if k > 0 { out.put(", ") }
                 out.byte(91)
-                _ = out.decimal(p.0, 9)
+                _ = out.decimal(p.0, 6)
                 out.put(", ")
-                _ = out.decimal(p.1, 9)
+                _ = out.decimal(p.1, 6)
                 out.byte(93)
             }
             out.put("]]}, \"properties\": {\"geohash\": \"")

@@ -1,0 +1,140 @@
+import CairnCore
+import Foundation
+import XCTest
+
+@testable import CairnExport
+@testable import CairnLog
+
+final class SimplifyTests: XCTestCase {
+    func testStraightLineAndCorner() {
+        let line = (0...100).map { Simplify.Point(Double($0), 0.1 * Double($0 % 2)) }
+        XCTAssertEqual(Simplify.douglasPeucker(line, tolerance: 0.5), [0, 100])
+        let corner = (0...50).map { Simplify.Point(Double($0), 0) } + (1...50).map { Simplify.Point(50, Double($0)) }
+        XCTAssertEqual(Simplify.douglasPeucker(corner, tolerance: 0.5), [0, 50, 100])
+    }
+
+    /// Every input point stays within the tolerance of the drawn line, chunk after chunk.
+    func testStreamStaysWithinTolerance() {
+        var rng = SplitMix64(state: 2)
+        var pts: [Simplify.Point] = []
+        var x = 0.0, y = 0.0
+        for _ in 0..<5000 { x += rng.uniform(); y += rng.gauss(1); pts.append(Simplify.Point(x, y)) }
+        var s = Simplify.Stream(tolerance: 0.5, chunk: 256)
+        var out: [Simplify.Point] = []
+        for p in pts { out += s.add(p) }
+        out += s.finish()
+        XCTAssertLessThan(out.count, pts.count)
+        XCTAssertEqual(out.first, pts.first)
+        XCTAssertEqual(out.last, pts.last)
+        var j = 0
+        for p in pts {
+            // The output is in order: the nearest drawn piece is at or after the last one used.
+            var best = Double.infinity, at = j
+            for k in j..<min(j + 40, out.count - 1) {
+                let d = Simplify.distanceSquared(p, out[k], out[k + 1])
+                if d < best { best = d; at = k }
+            }
+            XCTAssertLessThanOrEqual(best.squareRoot(), 0.5 + 0.05 + 1e-9)
+            j = at
+        }
+    }
+}
+
+final class TrackPictureTests: XCTestCase {
+    /// A drive through the four car bands, 30, 70, 100 and 130 km/h, a minute each.
+    func drive() -> [Fix] {
+        var out: [Fix] = []
+        var lat = 47.0, t: Int64 = 1_748_764_800_000
+        for kmh in [30.0, 70, 100, 130, 70] {
+            for _ in 0..<60 {
+                let v = kmh / 3.6
+                lat += v / 111_195
+                out.append(Fix(timeMs: t, lat: lat, lon: 8 + 0.002 * sin(lat * 3000), mode: 3, altMSL: 400 + (lat - 47) * 2000, eph: 8, epv: 6, speed: v, track: 0))
+                t += 1000
+            }
+        }
+        return out
+    }
+
+    func render(_ dir: String, _ options: TrackPicture.Options? = nil) throws -> (String, TripSummary) {
+        let trip = TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) })[0]
+        let path = dir + "/trip.svg"
+        let sink = try OutputSink(creating: path, force: true)
+        let s = try TrackPicture.render(trip, options: options ?? .defaults(activity: "drive"), to: sink)
+        XCTAssertNil(sink.finish())
+        return (try String(contentsOfFile: path, encoding: .utf8), s)
+    }
+
+    func polylines(_ svg: String) -> [(colour: String, points: [String])] {
+        svg.components(separatedBy: "<polyline stroke=\"").dropFirst().map { part in
+            let colour = String(part.prefix(7))
+            let pts = part.components(separatedBy: "points=\"")[1].components(separatedBy: "\"")[0]
+            return (colour, pts.split(separator: " ").map(String.init))
+        }
+    }
+
+    func testDriveIsDrawnInCarColoursWithOverlappingPieces() throws {
+        let dir = ExportSupport.tempDir()
+        try ExportSupport.writeLog(TripSpec(id: 1, activity: "drive", segments: [(.start, drive())]), dir: dir)
+        let (svg, _) = try render(dir)
+        let lines = polylines(svg)
+        XCTAssertEqual(lines.map(\.colour), ["#1a9641", "#f4d03f", "#f39c12", "#d7191c", "#f4d03f"])
+        for (a, b) in zip(lines, lines.dropFirst()) {
+            XCTAssertEqual(a.points.last, b.points.first, "neighbouring pieces share their boundary point")
+        }
+        XCTAssertTrue(svg.contains("class=\"start\"") && svg.contains("class=\"finish\""))
+        XCTAssertTrue(svg.contains("Trip 1 · drive"))
+        XCTAssertTrue(svg.contains("(GPS)"), "the profile of trusted GPS heights")
+        let checker = ExportSupport.repoRoot.appendingPathComponent("Tests/tools/check-picture.py").path
+        var args = ["python3", checker, dir + "/trip.svg", dir + "/trip.png"]
+        for c in TrackPicture.Options.carColours { args += ["--colour", c] }
+        let r = try ExportSupport.run("/usr/bin/env", args)
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    func testStopsPausesAndGapsAreMarked() throws {
+        let dir = ExportSupport.tempDir()
+        var ride = ExportSupport.ride(1200)
+        // Standing five minutes at point 400 (one kept point at each end of the stand).
+        for i in 401..<ride.count { ride[i].timeMs += 300_000 }
+        let part2 = ExportSupport.ride(300, seed: 2, startMs: ride.last!.timeMs + 900_000, lat: ride.last!.lat, lon: ride.last!.lon)
+        let part3 = ExportSupport.ride(300, seed: 3, startMs: part2.last!.timeMs + 120_000, lat: part2.last!.lat + 0.002, lon: part2.last!.lon)
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ride), (.pause, part2), (.gap, part3)]), dir: dir)
+        let (svg, s) = try render(dir, .defaults(activity: "ride"))
+        XCTAssertEqual(s.stats.segments, 3)
+        XCTAssertTrue(svg.contains("class=\"pause\""), "the pause is marked")
+        XCTAssertTrue(svg.contains("pause 15 min"))
+        XCTAssertTrue(svg.contains("class=\"stop\"") && svg.contains("stop 5 min"), "the stand inside the segment is marked")
+        XCTAssertTrue(svg.contains("stroke-dasharray"), "the gap is bridged by a dashed line")
+    }
+
+    func testSixHourRideStaysSmallAndCellsAreBehind() throws {
+        let dir = ExportSupport.tempDir()
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ExportSupport.ride(6 * 3600))]), dir: dir, batch: 256)
+        var notes: [String] = []
+        var o = TrackPicture.Options.defaults(activity: "ride")
+        o.cells = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, problem: { XCTFail($0) }, note: { notes.append($0) }).cells
+        let (svg, s) = try render(dir, o)
+        XCTAssertEqual(s.stats.points, 6 * 3600)
+        XCTAssertLessThan(svg.utf8.count, 400_000, "a 6-hour ride is a few hundred KB at most")
+        XCTAssertGreaterThan(svg.components(separatedBy: "<rect x=").count, 100, "explored cells drawn")
+        let ogr = try ExportSupport.run("/usr/bin/env", ["xmllint", "--noout", dir + "/trip.svg"])
+        XCTAssertEqual(ogr.status, 0, ogr.stderr)
+    }
+
+    func testTripWithoutPointsIsAnError() throws {
+        let dir = ExportSupport.tempDir()
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [], close: false), dir: dir)
+        XCTAssertThrowsError(try render(dir)) { e in
+            XCTAssertTrue("\(e)".contains("no points") && "\(e)".contains("00000001.cairn"), "\(e)")
+        }
+    }
+
+    func testFuel() {
+        let f = FuelRate(litresPer100Km: 6.5, pricePerLitre: 1.8)
+        XCTAssertEqual(f.litres(distanceM: 200_000), 13, accuracy: 1e-9)
+        XCTAssertEqual(f.cost(distanceM: 200_000)!, 23.4, accuracy: 1e-9)
+        XCTAssertTrue(FuelRate.applies(to: "drive"))
+        XCTAssertFalse(FuelRate.applies(to: "ride"))
+    }
+}
