@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "CairnLog", dependencies: ["CairnCore"], exclude: ["LOG_FORMAT.md"],
                 swiftSettings: hotPath),
         // Streaming exporters.
-        .target(name: "CairnExport", dependencies: ["CairnCore", "CairnLog"],
+        .target(name: "CairnExport", dependencies: ["CairnCore", "CairnLog"], exclude: ["CELL_INDEX.md"],
                 swiftSettings: forSize),
         // The edges: gpsd through libgps, signals, clocks.
         .target(name: "CairnDevice", dependencies: ["CairnCore", "CGPS", "CGPSShim"], swiftSettings: hotPath),

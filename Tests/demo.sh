@@ -2,8 +2,11 @@
 # The demo: builds the static binary, starts a private gpsd replaying a real recording (a
 # Garmin Edge 810's 78-minute road ride, Tests/Fixtures/real/SOURCES.md; any NMEA log can be
 # given instead), records it with `cairn record`,
-# stops it like systemd would (SIGTERM), then lists, verifies and converts the trip to GPX and
-# checks the GPX against the official GPX 1.1 schema. Installs what is missing first.
+# stops it like systemd would (SIGTERM), then lists and verifies the log, prints the trip's
+# summary, converts it to every export format (GPX checked against the official GPX 1.1 schema,
+# FIT, speed-coloured GeoJSON, KML, CSV), draws its picture (SVG, and PNG when rsvg-convert is
+# there), lists the geohash cells it explored, and says where each file is. Installs what is
+# missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=${1:-Tests/Fixtures/real/edge810.nmea}
@@ -39,10 +42,23 @@ echo "== cairn list"
 "$cairn" list "$out/logs"
 echo "== cairn verify"
 "$cairn" verify "$out/logs"
-echo "== cairn convert --to gpx"
-"$cairn" convert "$out/logs" --to gpx -o "$out/ride.gpx"
-xmllint --noout --schema Tests/Fixtures/schemas/gpx.xsd "$out/ride.gpx"
 echo "== cairn info"
 "$cairn" info "$out/logs"
+echo "== cairn convert: every format"
+"$cairn" convert "$out/logs" --to gpx -o "$out/ride.gpx"
+xmllint --noout --schema Tests/Fixtures/schemas/gpx.xsd "$out/ride.gpx"
+"$cairn" convert "$out/logs" --to fit -o "$out/fit"
+"$cairn" convert "$out/logs" --to geojson --speed-bands auto -o "$out/ride.geojson"
+"$cairn" convert "$out/logs" --to kml --speed-bands auto -o "$out/ride.kml"
+"$cairn" convert "$out/logs" --to csv -o "$out/ride.csv"
+echo "== cairn render"
+"$cairn" render "$out/logs" --cells -o "$out/ride.svg"
+png=
+if command -v rsvg-convert >/dev/null; then rsvg-convert "$out/ride.svg" -o "$out/ride.png" && png=$out/ride.png; fi
+echo "== cairn cells"
+"$cairn" cells "$out/logs" --precision 6 | tail -3
+"$cairn" cells "$out/logs" --to geojson -o "$out/cells.geojson"
 echo
-echo "demo: the log is in $out/logs, the GPX in $out/ride.gpx"
+echo "demo: the log is in $out/logs/"
+echo "demo: exports: $out/ride.gpx, $out/fit/$(ls "$out/fit" | head -1), $out/ride.geojson, $out/ride.kml, $out/ride.csv"
+echo "demo: picture: $out/ride.svg${png:+ and $png}; explored cells: $out/cells.geojson"
