@@ -132,6 +132,18 @@ final class CellsRenderEndToEndTests: XCTestCase {
         XCTAssertTrue(cells.stdout.contains("cells at precision 6"))
     }
 
+    func testHelp() throws {
+        let top = try Harness.cairn("--help")
+        for sub in ["cells", "render"] {
+            XCTAssertTrue(top.stdout.contains("  \(sub) "), top.stdout)
+            let h = try Harness.cairn(sub, "--help")
+            XCTAssertEqual(h.status, 0, sub)
+            XCTAssertTrue(h.stdout.contains("USAGE: cairn \(sub)"), h.stdout)
+            XCTAssertEqual(try Harness.cairn("help", sub).stdout, h.stdout)
+        }
+        for sub in ["info", "list"] { XCTAssertTrue(try Harness.cairn(sub, "--help").stdout.contains("--config <file>"), sub) }
+    }
+
     func testBadInput() throws {
         let rec = try Harness.record(Self.real("pixel6-walk.nmea"), extra: ["--activity", "walk"])
         XCTAssertEqual(rec.status, 0, rec.stderr)
