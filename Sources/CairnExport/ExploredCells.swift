@@ -32,7 +32,15 @@ public enum ExploredCells {
         var entry: CellIndex.FileEntry
         var directory: String
         var path: String
+        /// Kept out of the saved index: see `settleNs`.
+        var settling = false
     }
+
+    /// A file modified this recently may be written again within the same timestamp tick (a
+    /// recorder appending to its open trip syncs every few seconds, into space it reserved, so
+    /// the size does not change either): it is answered from, but not saved, and read again the
+    /// next run. Files of finished trips are older and are kept.
+    public static let settleNs: Int64 = 10_000_000_000
 
     /// - Parameters:
     ///   - prefix: only cells whose geohash starts with it (already checked against the alphabet
@@ -40,14 +48,16 @@ public enum ExploredCells {
     ///   - problem: a file or directory that cannot be read, named (counted in `problems`).
     ///   - note: what the reader should know but is no failure: an index rebuilt or not saved,
     ///     a trip without points, an unfinished file.
+    ///   - settleNs: files modified more recently than this are not saved in the index (`settleNs`).
     public static func collect(paths: [String], precision: Int, prefix: String?, saveIndex: Bool = true,
+                               settleNs: Int64 = ExploredCells.settleNs,
                                problem: (String) -> Void, note: (String) -> Void) -> Report {
         var report = Report()
         var files: [FileCells] = []
         func fail(_ m: String) { problem(m); report.problems += 1 }
         for p in paths {
             if TripCatalog.isDirectory(p) {
-                files += directoryCells(p, save: saveIndex, report: &report, problem: fail, note: note)
+                files += directoryCells(p, save: saveIndex, settleNs: settleNs, report: &report, problem: fail, note: note)
             } else if let st = statFile(p), let e = readFile(p, name: basename(p), st: st, problem: fail, note: note) {
                 report.filesRead += 1
                 files.append(FileCells(entry: e, directory: TripCatalog.dirname(p), path: p))
@@ -64,12 +74,13 @@ public enum ExploredCells {
         dir.hasSuffix("/") ? dir + CellIndex.fileName : dir + "/" + CellIndex.fileName
     }
 
-    static func directoryCells(_ dir: String, save: Bool, report: inout Report, problem: (String) -> Void,
+    static func directoryCells(_ dir: String, save: Bool, settleNs: Int64, report: inout Report, problem: (String) -> Void,
                                note: (String) -> Void) -> [FileCells] {
         let logs: [(number: UInt32, path: String)]
         do { logs = try LogDirectory.logFiles(in: dir) } catch { problem("\(error)"); return [] }
         let path = indexPath(dir)
         var old: [String: CellIndex.FileEntry] = [:]
+        var loaded: CellIndex?
         var changed = false
         switch loadIndex(path) {
         case .missing:
@@ -79,6 +90,7 @@ public enum ExploredCells {
             changed = true
         case .loaded(let index):
             for f in index.files { old[f.name] = f }
+            loaded = index
         }
         var out: [FileCells] = []
         for log in logs {
@@ -94,14 +106,14 @@ public enum ExploredCells {
             old[name] = nil
             if let e = readFile(log.path, name: name, st: st, problem: problem, note: note) {
                 report.filesRead += 1
-                out.append(FileCells(entry: e, directory: dir, path: log.path))
+                out.append(FileCells(entry: e, directory: dir, path: log.path, settling: nowNs() - e.mtimeNs < settleNs))
             }
         }
         // What is left was removed (or is now unreadable): it leaves the index.
         if !old.isEmpty { changed = true }
         if changed && save {
-            let index = CellIndex(files: out.map(\.entry))
-            if let why = saveIndex(index, path) { note("\(why); answered without saving the index (the next run reads the logs again)") }
+            let index = CellIndex(files: out.filter { !$0.settling }.map(\.entry))
+            if index != loaded, let why = saveIndex(index, path) { note("\(why); answered without saving the index (the next run reads the logs again)") }
         }
         return out
     }
@@ -228,6 +240,12 @@ public enum ExploredCells {
     static func statFile(_ p: String) -> stat? {
         var st = stat()
         return stat(p, &st) == 0 ? st : nil
+    }
+
+    static func nowNs() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
     }
 
     static func mtimeNs(_ st: stat) -> Int64 { Int64(st.st_mtim.tv_sec) &* 1_000_000_000 &+ Int64(st.st_mtim.tv_nsec) }

@@ -148,7 +148,7 @@ final class ExploredCellsTests: XCTestCase {
 
     func collect(_ dir: String, precision: Int = 7, prefix: String? = nil, notes: inout [String]) -> ExploredCells.Report {
         var n: [String] = []
-        let r = ExploredCells.collect(paths: [dir], precision: precision, prefix: prefix, problem: { XCTFail($0) }, note: { n.append($0) })
+        let r = ExploredCells.collect(paths: [dir], precision: precision, prefix: prefix, settleNs: 0, problem: { XCTFail($0) }, note: { n.append($0) })
         notes += n
         return r
     }
@@ -205,6 +205,30 @@ final class ExploredCellsTests: XCTestCase {
         var logsNow = bytes(dir)
         logsNow["00000004.cairn"] = nil
         XCTAssertEqual(logsNow, before, "a log file was modified")
+    }
+
+    /// A log written moments ago (a recorder's open trip: same size after each sync, written
+    /// into reserved space) is answered but not kept in the index: the next run reads it again.
+    func testAFileStillBeingWrittenIsReadAgain() throws {
+        let dir = ExportSupport.tempDir()
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ExportSupport.ride(100))]), dir: dir, number: 1)
+        try ExportSupport.writeLog(TripSpec(id: 2, segments: [(.start, ExportSupport.ride(100, seed: 2))]), dir: dir, number: 2)
+        let old = Date(timeIntervalSinceNow: -60)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dir + "/00000001.cairn")
+        func run() -> ExploredCells.Report {
+            ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, problem: { XCTFail($0) }, note: { XCTFail($0) })
+        }
+        let first = run()
+        XCTAssertEqual(first.filesRead, 2)
+        let second = run()
+        XCTAssertEqual(second.filesFromIndex, 1, "the settled file from the index")
+        XCTAssertEqual(second.filesRead, 1, "the fresh one read again")
+        XCTAssertEqual(second.cells, first.cells)
+        let stamp = try FileManager.default.attributesOfItem(atPath: ExploredCells.indexPath(dir))[.modificationDate] as? Date
+        usleep(20_000)
+        _ = run()
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: ExploredCells.indexPath(dir))[.modificationDate] as? Date, stamp,
+                       "an index that would not change is not rewritten")
     }
 
     func testPrecisionAndPrefix() throws {

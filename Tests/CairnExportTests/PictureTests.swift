@@ -113,7 +113,7 @@ final class TrackPictureTests: XCTestCase {
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ExportSupport.ride(6 * 3600))]), dir: dir, batch: 256)
         var notes: [String] = []
         var o = TrackPicture.Options.defaults(activity: "ride")
-        o.cells = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, problem: { XCTFail($0) }, note: { notes.append($0) }).cells
+        o.cells = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, settleNs: 0, problem: { XCTFail($0) }, note: { notes.append($0) }).cells
         let (svg, s) = try render(dir, o)
         XCTAssertEqual(s.stats.points, 6 * 3600)
         XCTAssertLessThan(svg.utf8.count, 400_000, "a 6-hour ride is a few hundred KB at most")

@@ -26,6 +26,8 @@ CAIRN_CELLS_DIR="$logs" CAIRN_CELLS_TRIPS=$((trips + 1)) \
 last=$(ls "$logs" | grep -E '^[0-9]{8}\.cairn$' | sort | tail -1)
 mv "$logs/$last" "$work/$last"
 rm -f "$logs/.cairn-cells"
+# Rides of past days: files modified in the last 10 s are never kept in the index (CELL_INDEX.md).
+touch -d '1 hour ago' "$logs"/*.cairn "$work/$last"
 log_bytes=$(cat "$logs"/*.cairn | wc -c)
 
 # one CMD...: wall seconds and peak RSS (kB) of one run.
