@@ -26,7 +26,7 @@ enum CellsCommand: Command {
         var prefix: String?
         if let p = a.value("--prefix") {
             let lower = p.lowercased()
-            guard !p.isEmpty, Geohash.cell(lower) != nil else {
+            guard !p.isEmpty, lower.utf8.allSatisfy({ Geohash.alphabet.contains($0) }) else {
                 throw UsageError("The value '\(p)' is invalid for '--prefix <geohash>': a geohash has only the characters 0-9 and b-z without a, i, l, o")
             }
             guard lower.utf8.count <= precision else {
