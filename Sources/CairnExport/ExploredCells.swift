@@ -54,7 +54,9 @@ public enum ExploredCells {
                                problem: (String) -> Void, note: (String) -> Void) -> Report {
         var report = Report()
         var files: [FileCells] = []
-        func fail(_ m: String) { problem(m); report.problems += 1 }
+        // Counted apart from `report`, which `directoryCells` holds while it reports.
+        var problems = 0
+        func fail(_ m: String) { problem(m); problems += 1 }
         for p in paths {
             if TripCatalog.isDirectory(p) {
                 files += directoryCells(p, save: saveIndex, settleNs: settleNs, report: &report, problem: fail, note: note)
@@ -65,6 +67,7 @@ public enum ExploredCells {
                 fail("\(p): cannot stat: \(String(cString: strerror(errno)))")
             }
         }
+        report.problems = problems
         report.cells = count(trips: group(files, note: note), precision: precision, prefix: prefix)
         return report
     }

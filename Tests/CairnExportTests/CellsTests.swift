@@ -231,6 +231,18 @@ final class ExploredCellsTests: XCTestCase {
                        "an index that would not change is not rewritten")
     }
 
+    /// A file in the directory that is no log is named and counted; the rest is answered.
+    func testAFileThatIsNoLogIsAProblem() throws {
+        let dir = ExportSupport.tempDir()
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ExportSupport.ride(100))]), dir: dir, number: 1)
+        try Data(repeating: 0x41, count: 100).write(to: URL(fileURLWithPath: dir + "/00000002.cairn"))
+        var problems: [String] = []
+        let r = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, settleNs: 0, problem: { problems.append($0) }, note: { XCTFail($0) })
+        XCTAssertEqual(r.problems, 1)
+        XCTAssertTrue(problems.first?.contains("00000002.cairn") ?? false, "\(problems)")
+        XCTAssertFalse(r.cells.isEmpty)
+    }
+
     func testPrecisionAndPrefix() throws {
         let dir = ExportSupport.tempDir()
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ExportSupport.ride(900))]), dir: dir)

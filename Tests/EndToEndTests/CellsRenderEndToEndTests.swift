@@ -188,6 +188,21 @@ final class CellsRenderEndToEndTests: XCTestCase {
         XCTAssertEqual(rebuilt.stdout, good.stdout)
         XCTAssertEqual(try Harness.cairn("cells", rec.dir).stderr, "", "rebuilt and saved")
 
+        // A file that is no log: named, exit 1, the other trips still answered (as list does);
+        // an empty file (a power cut while the recorder created it): said, exit 0.
+        let junk = rec.dir + "/00000009.cairn"
+        try Data(repeating: 0x41, count: 100).write(to: URL(fileURLWithPath: junk))
+        let withJunk = try Harness.cairn("cells", rec.dir)
+        XCTAssertEqual(withJunk.status, 1)
+        XCTAssertTrue(withJunk.stderr.contains("00000009.cairn"), withJunk.stderr)
+        XCTAssertEqual(withJunk.stdout, good.stdout)
+        try Data().write(to: URL(fileURLWithPath: junk))
+        let withEmpty = try Harness.cairn("cells", rec.dir)
+        XCTAssertEqual(withEmpty.status, 0, withEmpty.stderr)
+        XCTAssertTrue(withEmpty.stderr.contains("00000009.cairn"), withEmpty.stderr)
+        XCTAssertEqual(withEmpty.stdout, good.stdout)
+        try FileManager.default.removeItem(atPath: junk)
+
         // A trip with no points: render fails naming its file; cells says so and skips it.
         let empty = Harness.tempDir()
         let src = try XCTUnwrap(before.keys.first)
