@@ -46,7 +46,7 @@ enum RenderCommand: Command {
         }
         guard let trip = sel.trips.first else { throw Failure("\(target): no trips") }
         if sel.trips.count > 1 {
-            throw Failure("\(target): holds \(sel.trips.count) trips (ids \(sel.trips.prefix(8).map { String($0.id) }.joined(separator: ", "))\(sel.trips.count > 8 ? ", ..." : "")): choose one with --trip")
+            throw Failure("\(target): holds \(sel.trips.count) trips (ids \(sel.trips.prefix(8).map { String($0.id) }.joined(separator: ", "))\(sel.trips.count > 8 ? ", ..." : "")): choose one with --trip, or give its log file")
         }
 
         var options = TrackPicture.Options.defaults(activity: ConvertCommand.activity(of: trip))
