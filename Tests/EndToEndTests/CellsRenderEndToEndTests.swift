@@ -148,6 +148,25 @@ final class CellsRenderEndToEndTests: XCTestCase {
         for sub in ["info", "list"] { XCTAssertTrue(try Harness.cairn(sub, "--help").stdout.contains("--config <file>"), sub) }
     }
 
+    /// A card mounted read-only: `cells` says it cannot save the index, naming it, and answers.
+    func testReadOnlyCardIsAnsweredWithoutTheIndex() throws {
+        let rec = try Harness.record(Self.real("pixel6-walk.nmea"), extra: ["--activity", "walk"])
+        XCTAssertEqual(rec.status, 0, rec.stderr)
+        let card = Harness.tempDir() + "/card"
+        try FileManager.default.createDirectory(atPath: card, withIntermediateDirectories: true)
+        guard try Harness.run("/bin/mount", ["--bind", rec.dir, card]).status == 0 else { throw XCTSkip("no bind mounts here (needs root with CAP_SYS_ADMIN)") }
+        defer { _ = try? Harness.run("/bin/umount", [card]) }
+        guard try Harness.run("/bin/mount", ["-o", "remount,ro,bind", card]).status == 0 else { throw XCTSkip("cannot remount read-only here") }
+        let before = logBytes(card)
+        let r = try Harness.cairn("cells", card)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains(card + "/.cairn-cells") && r.stderr.contains("Read-only file system")
+                      && r.stderr.contains("answered without saving the index"), r.stderr)
+        XCTAssertTrue(r.stdout.contains("cells at precision 7") && !r.stdout.hasPrefix("0 cells"), r.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: card + "/.cairn-cells"))
+        XCTAssertEqual(logBytes(card), before)
+    }
+
     func testBadInput() throws {
         let rec = try Harness.record(Self.real("pixel6-walk.nmea"), extra: ["--activity", "walk"])
         XCTAssertEqual(rec.status, 0, rec.stderr)
