@@ -17,8 +17,8 @@ public struct CellVisit: Sendable, Equatable {
 /// The geohash cells a track touched: each point's cell, and every cell the straight line
 /// (in latitude and longitude, what a geohash cell is cut in) from one point to the next of a
 /// segment crosses, so a fast ride with points 300 m apart leaves no holes between 150 m cells.
-/// The times of the cells in between are interpolated along the line. Memory is the cells, not
-/// the points.
+/// The times of the cells in between are interpolated along the line, to the second. Memory is
+/// the cells, not the points.
 public struct CellWalk: Sendable {
     /// A step crossing more cells than this (a line over ~600 km at precision 7: no ride, a
     /// receiver's jump the rules did not see) marks only its two ends.
@@ -67,7 +67,11 @@ public struct CellWalk: Sendable {
         var maxX = dx == 0 ? Double.infinity : (dx > 0 ? (Double(ix) + 1 - a.x) : (a.x - Double(ix))) * deltaX
         var maxY = dy == 0 ? Double.infinity : (dy > 0 ? (Double(iy) + 1 - a.y) : (a.y - Double(iy))) * deltaY
         let span = Double(b.t - a.t)
-        func time(_ s: Double) -> Int64 { a.t + Int64((span * min(max(s, 0), 1)).rounded()) }
+        // An interpolated time is an estimate: to the second, between the step's own times.
+        func time(_ s: Double) -> Int64 {
+            let t = Double(a.t) + span * min(max(s, 0), 1)
+            return min(max(Int64((t / 1000).rounded()) * 1000, a.t), b.t)
+        }
         var enter = 0.0
         var remainingX = abs(endX - ix), remainingY = abs(endY - iy)
         while remainingX + remainingY > 0 {

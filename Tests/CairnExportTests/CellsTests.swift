@@ -72,8 +72,11 @@ final class CellWalkTests: XCTestCase {
         walk.add(lat: 47.0001, lon: west + 20.5 * w, timeMs: 20_000)
         XCTAssertEqual(walk.cells.count, 21)
         let ordered = walk.cells.sorted { $0.value.firstMs < $1.value.firstMs }
+        // Cell i is entered at i - 0.5 s, and said to the second.
         for (i, c) in ordered.enumerated() {
-            XCTAssertEqual(Double(c.value.firstMs), max(0, Double(i) * 1000 - 500), accuracy: 2)
+            XCTAssertEqual(c.value.firstMs % 1000, 0)
+            XCTAssertEqual(Double(c.value.firstMs), max(0, Double(i) * 1000 - 500), accuracy: 500)
+            XCTAssertEqual(Double(c.value.lastMs), min(20_000, Double(i) * 1000 + 500), accuracy: 500)
         }
     }
 
