@@ -37,7 +37,9 @@ enum RecordCommand: Command {
         var origin: [String: String] = [:]
         if let path = a.value("--config") {
             if path.isEmpty { throw UsageError("The value '' is invalid for '--config <file>'") }
-            origin = try ConfigFile.load(path, options: options).merge(into: &a)
+            let file = try ConfigFile.load(path, options: options)
+            origin = file.merge(into: &a)
+            _ = try file.privacyZones()  // only the exports use them; a bad line is still a mistake to name now
         }
         func invalid(_ option: String, _ message: String) -> UsageError {
             if let o = origin[option] { return UsageError("\(o): \(message)") }
