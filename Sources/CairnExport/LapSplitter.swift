@@ -44,10 +44,11 @@ public enum LapRule: Sendable, Equatable {
 
 /// Numbers the points of one trip's export by lap, streamed (constant memory).
 ///
-/// Distance laps end at the first point at or after each mark (1 km, 2 km, … of the distance the
+/// Distance laps end at the first point at or past each mark (1 km, 2 km, … of the distance the
 /// export counts: the same steps `TripStats` counts, so FIT's record `distance` reaches the mark
-/// at that point): no point is invented at the exact mark, so a lap is its nominal length plus
-/// at most the step that crossed the mark, and the next lap's marks stay whole multiples. A step
+/// at that point). No point is invented at the exact mark (every record stays a measured one):
+/// the distance at the end of lap k is k lengths plus less than the step that crossed the mark,
+/// so a lap is its nominal length within one step either way, and the marks never drift. A step
 /// that crosses two marks (a long tunnel chord) ends one lap. The point that reaches a mark is
 /// the last point of its lap; the next lap starts there (its start time and position).
 ///
