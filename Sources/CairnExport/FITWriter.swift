@@ -142,6 +142,7 @@ public final class FITWriter: TrackExporter {
 
     /// Cumulative figures in the file's units; each only ever grows, so no lap is negative.
     struct Totals {
+        var elapsedMs: UInt32 = 0
         var distanceCm: UInt32 = 0
         var timerMs: UInt32 = 0
         var ascentM: UInt16 = 0
@@ -373,11 +374,12 @@ public final class FITWriter: TrackExporter {
         sink = nil
     }
 
-    /// The trip's figures so far, in the file's units: distance and moving time at the
-    /// resolution `cairn list --json` prints (0.1 m, 0.1 s), so a trip of one lap shows the same
-    /// numbers as `list`; heights to whole metres, as FIT stores them.
-    private func totalsNow() -> Totals {
+    /// The trip's figures so far, in the file's units: times and distance at the resolution
+    /// `cairn list --json` prints (0.1 s, 0.1 m), so a trip of one lap shows the same numbers as
+    /// `list`; heights to whole metres, as FIT stores them.
+    private func totalsNow(endMs: Int64) -> Totals {
         var t = Totals()
+        t.elapsedMs = UInt32(clamping: Self.tenths(Self.span(firstMs, endMs)))
         t.distanceCm = Self.scaled((stats.distanceM * 10).rounded() / 10, 100, max: 0xFFFF_FFFE)
         t.timerMs = UInt32(clamping: Self.tenths(stats.movingTimeMs))
         t.ascentM = Self.metres16(stats.ascentM) ?? 0
@@ -398,10 +400,12 @@ public final class FITWriter: TrackExporter {
 
     /// A lap message for the records since the last one, ending at `endMs`.
     private func writeLap(endMs: Int64, trigger: UInt8) {
-        let now = totalsNow()
+        let now = totalsNow(endMs: endMs)
         var upTo = counted
+        upTo.elapsedMs = max(upTo.elapsedMs, now.elapsedMs)
         upTo.distanceCm = max(upTo.distanceCm, now.distanceCm)
-        upTo.timerMs = max(upTo.timerMs, now.timerMs)
+        // The timer never runs longer than the lap (so never longer than the trip either).
+        upTo.timerMs = max(upTo.timerMs, min(now.timerMs, counted.timerMs + (upTo.elapsedMs - counted.elapsedMs)))
         upTo.ascentM = max(upTo.ascentM, now.ascentM)
         upTo.descentM = max(upTo.descentM, now.descentM)
         let distanceCm = upTo.distanceCm - counted.distanceCm
@@ -410,7 +414,7 @@ public final class FITWriter: TrackExporter {
         // The top speed is never below the average (as `TripStats.maxSpeedMps`).
         let maxMps = lapStats.maxSpeedMps.map { max($0, avgMps ?? 0) }
         if let m = maxMps { topSpeedMps = max(topSpeedMps ?? 0, m) }
-        let elapsed = UInt32(clamping: Self.span(lapStartMs, endMs))
+        let elapsed = upTo.elapsedMs - counted.elapsedMs
         let (sport, subSport) = Self.sport(heading.activity)
         if !lapDefined {
             define(local: 15, global: 19, Self.lapFields)
@@ -433,7 +437,7 @@ public final class FITWriter: TrackExporter {
         // The session is the sum of its laps: the figures of the records written (for a whole
         // trip, the same as `cairn list --json`: the same points through the same `TripStats`).
         let start = fitTime(firstMs), end = fitTime(lastMs)
-        let elapsed = UInt32(clamping: Self.span(firstMs, lastMs))
+        let elapsed = counted.elapsedMs
         // Garmin's timer, paused between segments, is the moving time here: what Strava and
         // Garmin Connect show as moving time and what `list` reports.
         let timer = counted.timerMs
