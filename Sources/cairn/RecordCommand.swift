@@ -423,13 +423,12 @@ enum RecordCommand: Command {
         func now(_ z: TimeZoneFile) -> String { "UTC" + UTCOffset.format(z.offset(atUnixMs: SystemClock.realtimeMs())) + " now" }
         if text == "auto" {
             let path = "/etc/localtime"
-            if access(path, F_OK) != 0 && errno == ENOENT { return (.fixed(0), "no \(path): UTC") }
-            do {
-                let z = try TimeZoneFile.load(path)
-                return (z, "\(path): " + now(z))
-            } catch {
-                printErr("cairn: timezone: \(error); trips record no UTC offset (convert --utc-offset sets FIT's local time)")
-                return (nil, "\(error): none recorded")
+            switch TimeZoneFile.local(path) {
+            case .utc: return (.fixed(0), "no \(path): UTC")
+            case .zone(let z): return (z, "\(path): " + now(z))
+            case .unusable(let why):
+                printErr("cairn: timezone: \(why); trips record no UTC offset (convert --utc-offset sets FIT's local time)")
+                return (nil, "\(why): none recorded")
             }
         }
         if let s = UTCOffset.parse(text) { return (.fixed(s), "fixed UTC" + UTCOffset.format(s)) }
