@@ -22,12 +22,14 @@ public struct ExportStages: Sendable {
     public mutating func feed(_ event: TripEvent, segment: (SegmentReason) -> Void, point: (Fix, PointExtras) -> Void) {
         switch event {
         case .segment(let r):
+            // Every reason reaches the laps (a pause followed by a gap is still a pause); a pause
+            // before the first point written starts no lap.
+            laps.segment(r)
             pendingSegment = r
         case .point(let f):
             if let w = window, !w.keeps(f) { return }
             if let r = pendingSegment {
                 pendingSegment = nil
-                laps.segment(r)
                 segment(r)
             }
             var extras = PointExtras(f)

@@ -70,6 +70,8 @@ public struct LapSplitter: Sendable {
         if case .distance(let d) = rule { nextMarkM = d }
     }
 
+    /// The next point starts a segment for `reason` (several in a row: the last decides the
+    /// distance, as for `TripStats`; any pause among them starts a lap).
     public mutating func segment(_ reason: SegmentReason) {
         segmentPending = true
         bridgeNext = TripStats.bridges(reason)

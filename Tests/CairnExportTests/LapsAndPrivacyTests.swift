@@ -228,6 +228,17 @@ final class LapsAndPrivacyTests: XCTestCase {
         XCTAssertEqual(segments, [.pause], "one segment start, just before the first point kept")
         XCTAssertEqual(Set(lapsSeen), [1], "the pause before the first kept point starts no lap")
         XCTAssertEqual(lapsSeen.count, b.filter { w.keeps($0) }.count)
+
+        // A pause followed by a gap before the next point: one segment start (the gap, the last),
+        // and the pause still starts a lap.
+        var plain = ExportStages(window: nil, laps: .pause)
+        segments = []
+        lapsSeen = []
+        let c = line(5, step: 10, from: b.last!.timeMs + 400_000)
+        let more: [TripEvent] = b.map { TripEvent.point($0) } + [.segment(.pause), .segment(.gap)] + c.map { TripEvent.point($0) }
+        for e in more { plain.feed(e, segment: { segments.append($0) }, point: { lapsSeen.append($1.lap) }) }
+        XCTAssertEqual(segments, [.gap])
+        XCTAssertEqual(lapsSeen, Array(repeating: 1, count: b.count) + Array(repeating: 2, count: 5))
     }
 
     // MARK: The Strava check: a barometer ride, a tunnel, laps
