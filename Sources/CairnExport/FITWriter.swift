@@ -271,13 +271,15 @@ public final class FITWriter: TrackExporter {
                 timerEvent(lastMs, start: false)
             }
             if newLap {
-                // After a pause the lap ends when the rider sets off again (the pause is its
-                // elapsed time); on the move, at its last point, where the next one starts.
-                let endMs = segmentPending ? fix.timeMs : lastMs
+                // A pause lap ends when the rider sets off again (the pause is its elapsed
+                // time); a distance lap at its last point, where the next one starts (a step
+                // across a gap from there, counted as distance, is the next lap's).
+                let setOff = segmentPending && laps == .pause
+                let endMs = setOff ? fix.timeMs : lastMs
                 writeLap(endMs: endMs, trigger: laps.fitTrigger)
                 lap = extras.lap
                 lapStartMs = endMs
-                lapStartPos = segmentPending ? (lat, lon) : lastPos
+                lapStartPos = setOff ? (lat, lon) : lastPos
                 lapStats = TripStats()
             }
             if segmentPending { timerEvent(fix.timeMs, start: true) }

@@ -124,6 +124,21 @@ final class LapsAndPrivacyTests: XCTestCase {
         XCTAssertLessThan(stats.distanceM, 4000, "the pause's chord is not counted, the gap's is")
     }
 
+    /// A mark reached just before a gap, or just before a pause: the lap ends at that point, and
+    /// the step across the gap (counted as distance) is the next lap's; the records say so.
+    func testADistanceLapEndingBeforeAGapOrAPause() throws {
+        let a = line(101, step: 10)                                                            // point 100 at 1000 m
+        let b = line(60, step: 10, from: a.last!.timeMs + 60_000, lon: a.last!.lon + 0.005)   // a ~380 m chord
+        let c = line(40, step: 10, from: b.last!.timeMs + 300_000, lon: b.last!.lon + 0.01)
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, a), (.gap, b), (.pause, c)]), dir: dir)
+        let w = FITWriter(target: .directory(out), force: false, softwareVersion: "0.2.0", laps: .distance(1000))
+        try convert(w, laps: .distance(1000))
+        let r = try strava("fit", w.written[0])
+        let ds = r["lap_distances"] as? [Double] ?? []
+        XCTAssertEqual(ds.first ?? -1, 1000, accuracy: 0.05, "lap 1 ends at the point at the mark, before the gap")
+        XCTAssertEqual(r["laps"] as? Int, 3)
+    }
+
     func testPauseLapsStartAfterEachPause() {
         let a = line(20, step: 5), b = line(20, step: 5, from: a.last!.timeMs + 200_000), c = line(20, step: 5, from: b.last!.timeMs + 30_000)
         let d = line(20, step: 5, from: c.last!.timeMs + 400_000)
