@@ -37,7 +37,13 @@ public struct TripStats: Sendable {
     /// distance (short rather than long); across a pause or a fresh start it does not.
     public mutating func startSegment(_ reason: SegmentReason) {
         newSegmentPending = true
-        bridgeNext = (reason == .gap || reason == .reconnect || reason == .resume)
+        bridgeNext = Self.bridges(reason)
+    }
+
+    /// Whether the step into a segment that starts for `reason` counts toward distance: across
+    /// a dropout (gap, reconnect, resume) yes; across a pause, a reset or a fresh start no.
+    public static func bridges(_ reason: SegmentReason) -> Bool {
+        reason == .gap || reason == .reconnect || reason == .resume
     }
 
     public mutating func add(_ fix: Fix) {

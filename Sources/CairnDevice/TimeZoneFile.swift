@@ -24,6 +24,25 @@ public struct TimeZoneFile: Sendable {
     /// The footer's fixed offset, when its rule has no summer time.
     let footerFixed: Int?
 
+    /// What the system's zone file (`/etc/localtime`) gives `record --timezone auto`.
+    public enum Local: Sendable {
+        /// No such file: UTC, as for the C library.
+        case utc
+        case zone(TimeZoneFile)
+        /// There but unusable (unreadable, a directory, a FIFO, not TZif): the reason. The
+        /// recorder then records no offset and says so; it never stops for this.
+        case unusable(String)
+    }
+
+    public static func local(_ path: String = "/etc/localtime") -> Local {
+        if access(path, F_OK) != 0 && errno == ENOENT { return .utc }
+        do {
+            return .zone(try load(path))
+        } catch {
+            return .unusable(error.description)
+        }
+    }
+
     /// Zone files are a few kilobytes; anything over this is not one.
     static let sizeLimit = 1 << 20
 

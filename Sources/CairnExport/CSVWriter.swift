@@ -6,19 +6,26 @@ import CairnCore
 ///     time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
 ///
 /// Empty cells where a value was not measured (`ele` where the height is not trusted). `segment`
-/// counts from 1 within each trip. gpsbabel's `unicsv` reads the columns by name (by substring:
+/// counts from 1 within each trip. With laps (`convert --laps`), a last column `lap`: the point's
+/// lap, from 1 within each trip. gpsbabel's `unicsv` reads the columns by name (by substring:
 /// no column name here contains another's keyword).
 public final class CSVWriter: TrackExporter {
     public static let header = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip\n"
+    public static let headerWithLaps = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,lap\n"
     private let out: OutputSink
+    private let laps: Bool
     private var trip: UInt64 = 0
     private var segment = 0
     private var segmentRequested = false
     private var inTrip = false
 
-    public init(sink: OutputSink) { out = sink }
+    /// `laps`: write the `lap` column (the points' `PointExtras.lap`).
+    public init(sink: OutputSink, laps: Bool = false) {
+        out = sink
+        self.laps = laps
+    }
 
-    public func begin() { out.write(Self.header) }
+    public func begin() { out.write(laps ? Self.headerWithLaps : Self.header) }
 
     public func beginTrip(_ heading: TripHeading) {
         trip = heading.id
@@ -58,6 +65,10 @@ public final class CSVWriter: TrackExporter {
         out.int(Int64(segment))
         out.byte(comma)
         out.int(Int64(bitPattern: trip))
+        if laps {
+            out.byte(comma)
+            if let l = extras.lap { out.int(Int64(l)) }
+        }
         out.byte(UInt8(ascii: "\n"))
     }
 

@@ -77,8 +77,16 @@ public enum FITCRC {
 ///
 /// Message order (passes Garmin's FIT SDK, fitdecode and fit-tool): file_id, device_info (cairn;
 /// a second, the barometer, when the trip's climb is barometric), timer
-/// start, records (a timer stop and start between segments: pauses, gaps, reconnects), timer
-/// stop_all, lap, session, activity.
+/// start, records (a timer stop and start between segments: pauses, gaps, reconnects; a lap
+/// after the records of each lap but the last, as devices write them), timer stop_all, the last
+/// lap, session, activity.
+///
+/// Laps (`PointExtras.lap`: a new number starts a lap) and the session are counted from the
+/// records written, as cumulative figures at each lap's end: a lap's distance, timer (moving)
+/// time, ascent and descent are the differences between its ends, in the file's own units
+/// (centimetres, milliseconds, metres), so the laps add up to the session exactly. Laps are
+/// contiguous in time: a lap ends where the next starts, so their elapsed times add up to the
+/// session's too.
 public final class FITWriter: TrackExporter {
     public enum Target {
         /// One file per trip in this directory, named `YYYYMMDD-HHMMSS-tripID.fit` (UTC start).
@@ -117,18 +125,40 @@ public final class FITWriter: TrackExporter {
     private var segmentPending = false
     private var firstMs: Int64 = 0
     private var lastMs: Int64 = 0
-    private var segmentStartMs: Int64 = 0
-    private var timerMs: Int64 = 0
     private var firstPos: (Int32, Int32) = (0x7FFF_FFFF, 0x7FFF_FFFF)
     private var lastPos: (Int32, Int32) = (0x7FFF_FFFF, 0x7FFF_FFFF)
+    // Laps.
+    private let laps: LapRule
+    private var lap: Int?
+    private var lapCount: UInt16 = 0
+    private var lapDefined = false
+    private var lapStartMs: Int64 = 0
+    private var lapStartPos: (Int32, Int32) = (0x7FFF_FFFF, 0x7FFF_FFFF)
+    /// The trip's figures at the end of the last lap written (what the laps so far add up to).
+    private var counted = Totals()
+    /// This lap's own points, for its top speed.
+    private var lapStats = TripStats()
+    private var topSpeedMps: Double?
+
+    /// Cumulative figures in the file's units; each only ever grows, so no lap is negative.
+    struct Totals {
+        var elapsedMs: UInt32 = 0
+        var distanceCm: UInt32 = 0
+        var timerMs: UInt32 = 0
+        var ascentM: UInt16 = 0
+        var descentM: UInt16 = 0
+    }
 
     /// `atomic`: each file is written under a temporary name and renamed into place when
     /// complete (`OutputSink(atomically:)`); a caller that does its own renaming passes false.
     /// `utcOffsetS`: the rider's zone for FIT's `local_timestamp` (seconds east), instead of the
     /// one the trip recorded; with neither, `local_timestamp` is left out (readers then take the
     /// zone from the start position).
-    public init(target: Target, force: Bool, softwareVersion: String, atomic: Bool = true, utcOffsetS: Int? = nil) {
+    /// `laps`: the rule that numbered the points (`PointExtras.lap`), for each lap's `lap_trigger`.
+    public init(target: Target, force: Bool, softwareVersion: String, atomic: Bool = true, utcOffsetS: Int? = nil,
+                laps: LapRule = .none) {
         self.target = target
+        self.laps = laps
         self.utcOffsetS = utcOffsetS
         self.force = force
         self.atomic = atomic
@@ -173,7 +203,12 @@ public final class FITWriter: TrackExporter {
         nextRecordLocal = 3
         started = false
         segmentPending = false
-        timerMs = 0
+        lap = nil
+        lapCount = 0
+        lapDefined = false
+        counted = Totals()
+        lapStats = TripStats()
+        topSpeedMps = nil
         // Placeholder header: completed (data size, CRC) at the end.
         s.append([UInt8](repeating: 0, count: Self.headerSize))
         let created = fitTime(heading.summary?.stats.firstTimeMs ?? 0)
@@ -203,6 +238,7 @@ public final class FITWriter: TrackExporter {
 
     public func beginSegment(_ reason: SegmentReason) {
         stats.startSegment(reason)
+        lapStats.startSegment(reason)
         if started { segmentPending = true }
     }
 
@@ -219,23 +255,39 @@ public final class FITWriter: TrackExporter {
     public func point(_ fix: Fix, _ extras: PointExtras) {
         guard PointValues.isWritable(fix) else { return }
         guard sink != nil else { return }
+        let lat = Self.semicircles(fix.lat), lon = Self.semicircles(Self.wrapLon(fix.lon))
         if !started {
             started = true
             firstMs = fix.timeMs
-            segmentStartMs = fix.timeMs
-            firstPos = (Self.semicircles(fix.lat), Self.semicircles(Self.wrapLon(fix.lon)))
+            firstPos = (lat, lon)
+            lap = extras.lap
+            lapStartMs = fix.timeMs
+            lapStartPos = firstPos
             timerEvent(fix.timeMs, start: true)
-        } else if segmentPending {
-            // A pause, gap or reconnect: the timer stops at the last point and restarts here.
-            timerMs = Self.add(timerMs, Self.span(segmentStartMs, lastMs))
-            timerEvent(lastMs, start: false)
-            timerEvent(fix.timeMs, start: true)
-            segmentStartMs = fix.timeMs
+        } else {
+            let newLap = extras.lap != lap
+            if segmentPending {
+                // A pause, gap or reconnect: the timer stops at the last point and restarts here.
+                timerEvent(lastMs, start: false)
+            }
+            if newLap {
+                // A pause lap ends when the rider sets off again (the pause is its elapsed
+                // time); a distance lap at its last point, where the next one starts (a step
+                // across a gap from there, counted as distance, is the next lap's).
+                let setOff = segmentPending && laps == .pause
+                let endMs = setOff ? fix.timeMs : lastMs
+                writeLap(endMs: endMs, trigger: laps.fitTrigger)
+                lap = extras.lap
+                lapStartMs = endMs
+                lapStartPos = setOff ? (lat, lon) : lastPos
+                lapStats = TripStats()
+            }
+            if segmentPending { timerEvent(fix.timeMs, start: true) }
         }
         segmentPending = false
         stats.add(fix)
+        lapStats.add(fix)
         lastMs = fix.timeMs
-        let lat = Self.semicircles(fix.lat), lon = Self.semicircles(Self.wrapLon(fix.lon))
         lastPos = (lat, lon)
 
         let height = PointValues.height(fix).flatMap { $0.isFinite ? $0 : nil }
@@ -296,8 +348,8 @@ public final class FITWriter: TrackExporter {
     public func endTrip() -> String? {
         guard let s = sink else { return nil }
         if started {
-            timerMs = Self.add(timerMs, Self.span(segmentStartMs, lastMs))
             timerEvent(lastMs, start: false)
+            writeLap(endMs: lastMs, trigger: 7)  // session_end
             writeSummary()
         }
         sink = nil
@@ -324,39 +376,77 @@ public final class FITWriter: TrackExporter {
         sink = nil
     }
 
+    /// The trip's figures so far, in the file's units: times and distance at the resolution
+    /// `cairn list --json` prints (0.1 s, 0.1 m), so a trip of one lap shows the same numbers as
+    /// `list`; heights to whole metres, as FIT stores them.
+    private func totalsNow(endMs: Int64) -> Totals {
+        var t = Totals()
+        t.elapsedMs = UInt32(clamping: Self.tenths(Self.span(firstMs, endMs)))
+        t.distanceCm = Self.scaled((stats.distanceM * 10).rounded() / 10, 100, max: 0xFFFF_FFFE)
+        t.timerMs = UInt32(clamping: Self.tenths(stats.movingTimeMs))
+        t.ascentM = Self.metres16(stats.ascentM) ?? 0
+        t.descentM = Self.metres16(stats.descentM) ?? 0
+        return t
+    }
+
+    static func metres16(_ v: Double?) -> UInt16? { v.flatMap { $0.isFinite ? UInt16($0.rounded().clamped(0, 65534)) : nil } }
+
+    private static let lapFields: [(UInt8, UInt8, UInt8)] = [
+        (254, 2, 0x84), (253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (2, 4, 0x86),
+        (3, 4, 0x85), (4, 4, 0x85), (5, 4, 0x85), (6, 4, 0x85), (7, 4, 0x86), (8, 4, 0x86),
+        (9, 4, 0x86), (52, 4, 0x86), (13, 2, 0x84), (14, 2, 0x84), (110, 4, 0x86), (111, 4, 0x86),
+        (21, 2, 0x84), (22, 2, 0x84), (24, 1, 0x00), (25, 1, 0x00), (39, 1, 0x00)]
+
+    private func speed32(_ v: Double?) -> UInt32 { v.map { Self.scaled($0, 1000, max: 0xFFFF_FFFE) } ?? 0xFFFF_FFFF }
+    private func speed16(_ v: Double?) -> UInt16 { v.flatMap { $0 * 1000 < 65534.5 ? UInt16(Self.scaled($0, 1000, max: 0xFFFE)) : nil } ?? 0xFFFF }
+
+    /// A lap message for the records since the last one, ending at `endMs`.
+    private func writeLap(endMs: Int64, trigger: UInt8) {
+        let now = totalsNow(endMs: endMs)
+        var upTo = counted
+        upTo.elapsedMs = max(upTo.elapsedMs, now.elapsedMs)
+        upTo.distanceCm = max(upTo.distanceCm, now.distanceCm)
+        // The timer never runs longer than the lap (so never longer than the trip either).
+        upTo.timerMs = max(upTo.timerMs, min(now.timerMs, counted.timerMs + (upTo.elapsedMs - counted.elapsedMs)))
+        upTo.ascentM = max(upTo.ascentM, now.ascentM)
+        upTo.descentM = max(upTo.descentM, now.descentM)
+        let distanceCm = upTo.distanceCm - counted.distanceCm
+        let timer = upTo.timerMs - counted.timerMs
+        let avgMps: Double? = timer > 0 ? Double(distanceCm) / 100 / (Double(timer) / 1000) : nil
+        // The top speed is never below the average (as `TripStats.maxSpeedMps`).
+        let maxMps = lapStats.maxSpeedMps.map { max($0, avgMps ?? 0) }
+        if let m = maxMps { topSpeedMps = max(topSpeedMps ?? 0, m) }
+        let elapsed = upTo.elapsedMs - counted.elapsedMs
+        let (sport, subSport) = Self.sport(heading.activity)
+        if !lapDefined {
+            define(local: 15, global: 19, Self.lapFields)
+            lapDefined = true
+        }
+        data(local: 15)
+        u16(lapCount); u32(fitTime(endMs)); u8(9); u8(1); u32(fitTime(lapStartMs))
+        s32(lapStartPos.0); s32(lapStartPos.1); s32(lastPos.0); s32(lastPos.1)
+        u32(elapsed); u32(timer); u32(distanceCm); u32(timer)
+        u16(speed16(avgMps)); u16(speed16(maxMps)); u32(speed32(avgMps)); u32(speed32(maxMps))
+        u16(stats.ascentM == nil ? 0xFFFF : upTo.ascentM - counted.ascentM)
+        u16(stats.descentM == nil ? 0xFFFF : upTo.descentM - counted.descentM)
+        u8(trigger); u8(sport); u8(subSport)
+        emit()
+        counted = upTo
+        lapCount &+= 1
+    }
+
     private func writeSummary() {
-        // The trip's figures as `cairn list --json` gives them (the reader's summary, at its
-        // resolution: 0.1 s, 0.1 m), so every tool shows the same numbers; the writer's own
-        // pass over the points only when there is no summary.
-        let st = heading.summary?.stats ?? stats
+        // The session is the sum of its laps: the figures of the records written (for a whole
+        // trip, the same as `cairn list --json`: the same points through the same `TripStats`).
         let start = fitTime(firstMs), end = fitTime(lastMs)
-        let elapsed = UInt32(clamping: Self.span(firstMs, lastMs))
-        let moving = UInt32(clamping: Self.tenths(st.movingTimeMs))
+        let elapsed = counted.elapsedMs
         // Garmin's timer, paused between segments, is the moving time here: what Strava and
         // Garmin Connect show as moving time and what `list` reports.
-        let timer = heading.summary != nil ? moving : UInt32(clamping: timerMs)
-        let distance = Self.scaled((st.distanceM * 10).rounded() / 10, 100, max: 0xFFFF_FFFE)
-        let avgMps: Double? = st.movingTimeMs > 0 ? st.distanceM / (Double(st.movingTimeMs) / 1000)
-            : (timerMs > 0 ? st.distanceM / (Double(timerMs) / 1000) : nil)
-        let maxMps = st.maxSpeedMps
-        func speed32(_ v: Double?) -> UInt32 { v.map { Self.scaled($0, 1000, max: 0xFFFF_FFFE) } ?? 0xFFFF_FFFF }
-        func speed16(_ v: Double?) -> UInt16 { v.flatMap { $0 * 1000 < 65534.5 ? UInt16(Self.scaled($0, 1000, max: 0xFFFE)) : nil } ?? 0xFFFF }
-        func metres16(_ v: Double?) -> UInt16 { v.flatMap { $0.isFinite ? UInt16($0.rounded().clamped(0, 65534)) : nil } ?? 0xFFFF }
+        let timer = counted.timerMs
+        let distance = counted.distanceCm
+        let avgMps: Double? = timer > 0 ? Double(distance) / 100 / (Double(timer) / 1000) : nil
+        let maxMps = stats.maxSpeedMps.map { max($0, topSpeedMps ?? 0, avgMps ?? 0) } ?? topSpeedMps
         let (sport, subSport) = Self.sport(heading.activity)
-
-        // lap: one, the whole trip.
-        define(local: 15, global: 19, [(254, 2, 0x84), (253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (2, 4, 0x86),
-                                        (3, 4, 0x85), (4, 4, 0x85), (5, 4, 0x85), (6, 4, 0x85), (7, 4, 0x86), (8, 4, 0x86),
-                                        (9, 4, 0x86), (52, 4, 0x86), (13, 2, 0x84), (14, 2, 0x84), (110, 4, 0x86), (111, 4, 0x86),
-                                        (21, 2, 0x84), (22, 2, 0x84), (24, 1, 0x00), (25, 1, 0x00), (39, 1, 0x00)])
-        data(local: 15)
-        u16(0); u32(end); u8(9); u8(1); u32(start)
-        s32(firstPos.0); s32(firstPos.1); s32(lastPos.0); s32(lastPos.1)
-        u32(elapsed); u32(timer); u32(distance); u32(moving)
-        u16(speed16(avgMps)); u16(speed16(maxMps)); u32(speed32(avgMps)); u32(speed32(maxMps))
-        u16(metres16(st.ascentM)); u16(metres16(st.descentM))
-        u8(7); u8(sport); u8(subSport)
-        emit()
 
         // session: one.
         define(local: 15, global: 18, [(254, 2, 0x84), (253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (2, 4, 0x86),
@@ -368,10 +458,10 @@ public final class FITWriter: TrackExporter {
         u16(0); u32(end); u8(8); u8(1); u32(start)
         s32(firstPos.0); s32(firstPos.1); s32(lastPos.0); s32(lastPos.1)
         u8(sport); u8(subSport)
-        u32(elapsed); u32(timer); u32(distance); u32(moving)
+        u32(elapsed); u32(timer); u32(distance); u32(timer)
         u16(speed16(avgMps)); u16(speed16(maxMps)); u32(speed32(avgMps)); u32(speed32(maxMps))
-        u16(metres16(st.ascentM)); u16(metres16(st.descentM))
-        u16(0); u16(1); u8(0)
+        u16(stats.ascentM == nil ? 0xFFFF : counted.ascentM); u16(stats.descentM == nil ? 0xFFFF : counted.descentM)
+        u16(0); u16(lapCount); u8(0)
         emit()
 
         // activity: exactly one.
@@ -419,11 +509,6 @@ public final class FITWriter: TrackExporter {
     static func span(_ from: Int64, _ to: Int64) -> Int64 {
         let (d, overflow) = to.subtractingReportingOverflow(from)
         return overflow ? (to > from ? Int64.max : 0) : max(0, d)
-    }
-
-    static func add(_ a: Int64, _ b: Int64) -> Int64 {
-        let (s, overflow) = a.addingReportingOverflow(b)
-        return overflow ? Int64.max : s
     }
 
     /// ms rounded to whole tenths of a second, as `list --json` prints seconds.

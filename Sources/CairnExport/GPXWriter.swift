@@ -10,7 +10,8 @@ import CairnCore
 /// a nested extension as one field whose type it guesses from the text inside, from taking the
 /// extension for a number and warning at every point. Speed (m/s), course (degrees true),
 /// pressure (hPa) and vertical speed (m/s) go into cairn's own namespace as flat elements, which
-/// GDAL reads as numeric fields. The GPX schema checks extensions laxly, so they validate, and
+/// GDAL reads as numeric fields; so does the point's lap (`cairn:lap`, from 1 within each trip)
+/// with `convert --laps`. The GPX schema checks extensions laxly, so they validate, and
 /// readers that don't know them skip them.
 public final class GPXWriter: TrackExporter {
     /// cairn's namespace for the values no common GPX extension carries.
@@ -89,7 +90,7 @@ public final class GPXWriter: TrackExporter {
         let course = PointValues.finite(fix.track)
         let pressure = PointValues.finite(extras.pressurePa)
         let climb = PointValues.climb(fix)
-        if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil {
+        if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil || extras.lap != nil {
             out.put("<extensions>")
             if let t = temp {
                 // TrackPointExtension v1's sequence: atemp, wtemp, depth, hr, cad, Extensions.
@@ -101,6 +102,7 @@ public final class GPXWriter: TrackExporter {
             if let c = course { out.put("<cairn:course>"); out.decimal(c, 2); out.put("</cairn:course>") }
             if let p = pressure { out.put("<cairn:pressure>"); out.decimal(p / 100, 2); out.put("</cairn:pressure>") }
             if let c = climb { out.put("<cairn:climb>"); out.decimal(c, 3); out.put("</cairn:climb>") }
+            if let l = extras.lap { out.put("<cairn:lap>"); out.int(Int64(l)); out.put("</cairn:lap>") }
             out.put("</extensions>")
         }
         out.put("</trkpt>\n")

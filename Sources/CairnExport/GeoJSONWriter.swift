@@ -13,13 +13,18 @@ import CairnCore
 /// speeds (m/s, null where the receiver sent none) and temperatures (°C, null where none was
 /// measured) in `properties.coordinateProperties`, nested like the coordinates (the togeojson
 /// convention). A segment of one point is no line: it follows its trip's Feature as a Point
-/// Feature of its own (`trip`, `segment`, `time`, `speed`, `height`, `temperature`); a trip whose
+/// Feature of its own (`trip`, `segment`, `time`, `speed`, `height`, `temperature`, and `lap`
+/// with laps); a trip whose
 /// segments all have one point is a Point (one) or MultiPoint Feature.
 ///
 /// Speed-coloured (`bands`): per trip, a Feature without geometry holding the figures, then one
 /// LineString Feature per run of points in one speed band, neighbouring runs sharing their
 /// boundary point, styled with simplestyle-spec 1.1.0 (`stroke`, `stroke-width`,
 /// `stroke-opacity`, `title`) plus `speed_band`, `speed_band_label`, `speed_kmh_avg`.
+///
+/// With laps (`convert --laps`), each position's lap (from 1 within each trip) is in
+/// `coordinateProperties.laps`; a position added where a line crosses the antimeridian has the
+/// lap of the point it leads to.
 ///
 /// Properties follow the geometry, so the times and speeds wait in spools (temporary files past
 /// 64 KiB), never in memory.
@@ -37,6 +42,9 @@ public final class GeoJSONWriter: TrackExporter {
     private let speeds = Spool()
     private let heights = Spool()
     private let temperatures = Spool()
+    private let laps = Spool()
+    /// `coordinateProperties.laps` is written (the points carry `PointExtras.lap`).
+    private let lapsListed: Bool
     /// Point Features of the trip's one-point segments, written after the trip's Feature.
     private let lonePoints = Spool()
     private var features = 0
@@ -65,9 +73,10 @@ public final class GeoJSONWriter: TrackExporter {
     private var runner: BandRunner?
     private var runBand = 0
 
-    public init(sink: OutputSink, colouring: Colouring = .none) {
+    public init(sink: OutputSink, colouring: Colouring = .none, laps: Bool = false) {
         out = sink
         self.colouring = colouring
+        lapsListed = laps
     }
 
     public var wantsSummaryFirst: Bool { true }
@@ -252,6 +261,7 @@ public final class GeoJSONWriter: TrackExporter {
         list("speeds", speeds)
         if heightsListed { list("heights", heights) }
         list("temperatures", temperatures)
+        if lapsListed { list("laps", laps) }
         out.byte(UInt8(ascii: "}"))
     }
 
@@ -259,6 +269,7 @@ public final class GeoJSONWriter: TrackExporter {
     private func eachList(_ body: (OutputSink) -> Void) {
         body(out); body(times.out); body(speeds.out); body(temperatures.out)
         if heightsListed { body(heights.out) }
+        if lapsListed { body(laps.out) }
     }
 
     private func openLine() {
@@ -299,6 +310,10 @@ public final class GeoJSONWriter: TrackExporter {
         if let h { o.decimal(h, 2) } else { o.put("null") }
         o.put(",\"temperature\":")
         if let t = PointValues.finite(extras.temperatureC) { o.decimal(t, 1) } else { o.put("null") }
+        if lapsListed {
+            o.put(",\"lap\":")
+            if let l = extras.lap { o.int(Int64(l)) } else { o.put("null") }
+        }
         o.put("}}")
         features += 1
     }
@@ -312,7 +327,7 @@ public final class GeoJSONWriter: TrackExporter {
             if let ha = PointValues.height(a), let hb = PointValues.height(fix), fix.timeMs != a.timeMs {
                 ele = ha + (hb - ha) * (Double(x.timeMs) - Double(a.timeMs)) / (Double(fix.timeMs) - Double(a.timeMs))
             }
-            raw(lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil)
+            raw(lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap)
             if runner != nil {
                 closeRun()
                 openRun(runBand)
@@ -320,7 +335,7 @@ public final class GeoJSONWriter: TrackExporter {
                 closeLine()
                 openLine()
             }
-            raw(lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil)
+            raw(lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap)
         }
         raw(fix, extras)
         lastWritten = fix
@@ -328,7 +343,7 @@ public final class GeoJSONWriter: TrackExporter {
 
     private func raw(_ fix: Fix, _ extras: PointExtras) {
         raw(lon: fix.lon, lat: fix.lat, ele: PointValues.height(fix), timeMs: fix.timeMs,
-            speed: Self.speed(fix), temperature: PointValues.finite(extras.temperatureC))
+            speed: Self.speed(fix), temperature: PointValues.finite(extras.temperatureC), lap: extras.lap)
     }
 
     static func plausibleKmh(_ v: Double) -> Double? { abs(v) < 6_000 * 3.6 ? v : nil }
@@ -340,7 +355,7 @@ public final class GeoJSONWriter: TrackExporter {
         return v
     }
 
-    private func raw(lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?, temperature: Double?) {
+    private func raw(lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?, temperature: Double?, lap: Int?) {
         if linePoints > 0 { eachList { $0.byte(UInt8(ascii: ",")) } }
         linePoints += 1
         out.byte(UInt8(ascii: "["))
@@ -363,6 +378,9 @@ public final class GeoJSONWriter: TrackExporter {
         if let c = temperature { temperatures.out.decimal(c, 1) } else { temperatures.out.put("null") }
         if heightsListed {
             if let e = ele, e.isFinite { heights.out.decimal(e, 2) } else { heights.out.put("null") }
+        }
+        if lapsListed {
+            if let l = lap { laps.out.int(Int64(l)) } else { laps.out.put("null") }
         }
     }
 
@@ -403,6 +421,6 @@ public final class GeoJSONWriter: TrackExporter {
         endTrip()
         out.put("\n]}\n")
         let e = out.finish()
-        return e ?? times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? lonePoints.error
+        return e ?? times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? laps.error ?? lonePoints.error
     }
 }

@@ -19,16 +19,21 @@ public struct TripHeading: Sendable {
 }
 
 /// Measurements that travel with a point but are not part of the GPS fix (the barometer's, stored
-/// with the points); writers write each one only when it is present, and never invent one.
+/// with the points), and the lap the export puts it in; writers write each one only when it is
+/// present, and never invent one.
 public struct PointExtras: Sendable, Equatable {
     /// Absolute (station) pressure, pascals: FIT `absolute_pressure`, GPX `cairn:pressure` and the
     /// CSV `pressure` column (both hPa).
     public var pressurePa: Double?
     /// Air temperature, degrees Celsius: FIT `temperature`, GPX `gpxtpx:atemp`, CSV `temp`.
     public var temperatureC: Double?
-    public init(pressurePa: Double? = nil, temperatureC: Double? = nil) {
+    /// The point's lap in the export (from 1; `LapSplitter`), nil without laps: FIT starts a lap
+    /// message where it changes; GPX `cairn:lap`, GeoJSON `coordinateProperties.laps`, CSV `lap`.
+    public var lap: Int?
+    public init(pressurePa: Double? = nil, temperatureC: Double? = nil, lap: Int? = nil) {
         self.pressurePa = pressurePa
         self.temperatureC = temperatureC
+        self.lap = lap
     }
     public static let none = PointExtras()
 

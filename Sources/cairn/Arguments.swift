@@ -17,14 +17,19 @@ struct OptionSpec {
     let valueName: String?    // "DIR"; nil for a flag
     let help: String
     var short: String? = nil  // "-o"
+    /// May be given more than once; every value is kept (`ParsedArguments.all`).
+    var repeatable = false
 }
 
 struct ParsedArguments {
     var values: [String: String] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
+    /// Every value of a repeatable option, in order.
+    var repeated: [String: [String]] = [:]
 
     func value(_ name: String) -> String? { values[name] }
+    func all(_ name: String) -> [String] { repeated[name] ?? [] }
     func has(_ name: String) -> Bool { flags.contains(name) }
 }
 
@@ -58,8 +63,10 @@ func parseArguments(_ args: [String], options: [OptionSpec]) throws(UsageError) 
         if let valueName = s.valueName {
             if let v = inline {
                 result.values[s.name] = v
+                if s.repeatable { result.repeated[s.name, default: []].append(v) }
             } else if i < args.count, !(args[i].hasPrefix("--") && args[i].count > 2) {
                 result.values[s.name] = args[i]
+                if s.repeatable { result.repeated[s.name, default: []].append(args[i]) }
                 i += 1
             } else {
                 throw UsageError("Missing value for '\(s.name) <\(valueName.lowercased())>'")

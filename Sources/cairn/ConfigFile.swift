@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnExport
 
 /// `/etc/cairn.conf`: one `key = value` per line, `#` starts a comment line, blank lines are
 /// ignored. The keys are `record`'s option names without the dashes (`gpsd`, `dir`, `sync`...);
@@ -23,7 +24,7 @@ struct ConfigFile {
     /// Parses `text` against the options it may set (every option of the command but `--config`).
     init(path: String, text: String, options: [OptionSpec]) throws(UsageError) {
         self.path = path
-        let allowed = options.filter { $0.name != "--config" && $0.name != "--check" }
+        let allowed = options.filter { $0.name != "--config" && $0.name != "--check" } + Self.sharedKeys
         var seen: [String: Int] = [:]
         var n = 0
         // "\r\n" is one Character in Swift: split on both, so files written on Windows count lines right.
@@ -36,7 +37,8 @@ struct ConfigFile {
             guard let eq = t.firstIndex(of: "=") else {
                 throw UsageError("\(path):\(n): expected 'key = value', got '\(t)'")
             }
-            let key = trim(t[..<eq])
+            var key = trim(t[..<eq])
+            if key == "privacy_zone" { key = "privacy-zone" }  // the spelling the zone's users know from other tools
             var value = trim(t[t.index(after: eq)...])
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
             if key.isEmpty { throw UsageError("\(path):\(n): missing key before '='") }
@@ -50,7 +52,7 @@ struct ConfigFile {
                 if let near = nearestName("--" + key, names) { msg += " (did you mean '\(near.dropFirst(2))'?)" }
                 throw UsageError(msg + "; keys: " + names.map { String($0.dropFirst(2)) }.joined(separator: ", "))
             }
-            if let first = seen[key] { throw UsageError("\(path):\(n): '\(key)' is already set on line \(first)") }
+            if let first = seen[key], !spec.repeatable { throw UsageError("\(path):\(n): '\(key)' is already set on line \(first)") }
             seen[key] = n
             if value.isEmpty { throw UsageError("\(path):\(n): '\(key)' has no value") }
             if spec.valueName == nil {
@@ -67,6 +69,25 @@ struct ConfigFile {
     /// Keys that set no option of `record`: what `info` and `list` read from the same file
     /// (their `--config`): a drive's fuel, see FuelSettings.
     static let readerKeys = ["fuel_l_per_100km", "fuel_price"]
+
+    /// Keys every config file may hold, for the commands that read the recorder's file
+    /// (`convert --config`): one line per privacy zone, repeatable.
+    static let sharedKeys = [
+        OptionSpec(name: "--privacy-zone", valueName: "LAT,LON,RADIUS_M", help: "", repeatable: true),
+    ]
+
+    /// The file's privacy zones (`privacy-zone = LAT,LON,RADIUS_M` lines, in order); a line
+    /// that is not one is an error naming the file and the line.
+    func privacyZones() throws(UsageError) -> [PrivacyZone] {
+        var zones: [PrivacyZone] = []
+        for e in entries where e.key == "privacy-zone" {
+            switch PrivacyZone.parse(e.value) {
+            case .success(let z): zones.append(z)
+            case .failure(let why): throw UsageError("\(path):\(e.line): privacy-zone: \(why)")
+            }
+        }
+        return zones
+    }
 
     /// A config file is a few hundred bytes; anything over this is the wrong file.
     static let sizeLimit = 1 << 20
@@ -127,7 +148,7 @@ struct ConfigFile {
     /// (`FILE:LINE`) for the options the file set, so a rejected value names its line.
     func merge(into a: inout ParsedArguments) -> [String: String] {
         var origin: [String: String] = [:]
-        for e in entries {
+        for e in entries where !Self.sharedKeys.contains(where: { $0.name == "--" + e.key }) {
             let name = "--" + e.key
             if a.values[name] != nil || a.flags.contains(name) { continue }  // the command line wins
             if e.isFlag {

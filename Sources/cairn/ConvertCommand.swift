@@ -17,9 +17,12 @@ enum ConvertCommand: Command {
           geojson  one MultiLineString Feature per trip (RFC 7946), or speed-coloured lines;
                    3-D positions only when every point has a trusted height
           kml      one gx:MultiTrack per trip, or speed-coloured tracks
-          csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
+          csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip[,lap]
+        Laps (--laps) and privacy zones (--privacy-zone, --config) apply to every format; the
+        figures an export writes (FIT session and laps, GeoJSON and KML properties) count the
+        points it holds.
         """
-    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--force]"
+    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options = [
         OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx, fit, geojson, kml or csv."),
@@ -28,7 +31,7 @@ enum ConvertCommand: Command {
         OptionSpec(name: "--speed-bands", valueName: "BANDS", help: "geojson, kml: colour by speed. 'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110) or your limits in km/h: 12,24,36."),
         OptionSpec(name: "--utc-offset", valueName: "OFFSET", help: "fit: the rider's zone for local times, e.g. +02:00 or -05:30, instead of the one the trip recorded. (default: the recorded one; none recorded: no local time)"),
         OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
-    ]
+    ] + ExportStageOptions.options
 
     static let formats = ["gpx", "fit", "geojson", "kml", "csv"]
 
@@ -57,6 +60,8 @@ enum ConvertCommand: Command {
             }
             utcOffset = s
         }
+        let stageOptions = try ExportStageOptions.parse(a)
+        let laps = stageOptions.laps != .none
         let force = a.has("--force")
         ignoreFileSizeLimitSignal()
         let outPath = a.value("--output") ?? (format == "fit" ? nil : "-")
@@ -94,7 +99,7 @@ enum ConvertCommand: Command {
                 if mkdir(o, 0o755) != 0 { throw Failure("-o \(o): cannot create directory: \(String(cString: strerror(errno)))") }
                 target = .directory(o)
             }
-            writer = FITWriter(target: target, force: force, softwareVersion: cairnVersion, utcOffsetS: utcOffset)
+            writer = FITWriter(target: target, force: force, softwareVersion: cairnVersion, utcOffsetS: utcOffset, laps: stageOptions.laps)
         } else {
             let out: OutputSink
             do {
@@ -115,9 +120,9 @@ enum ConvertCommand: Command {
                     if !b { break }
                 }
                 writer = GPXWriter(sink: out, creator: GPXWriter.creator(version: cairnVersion, barometer: barometer))
-            case "geojson": writer = GeoJSONWriter(sink: out, colouring: colouring)
+            case "geojson": writer = GeoJSONWriter(sink: out, colouring: colouring, laps: laps)
             case "kml": writer = KMLWriter(sink: out, creator: creator, colouring: colouring)
-            default: writer = CSVWriter(sink: out)
+            default: writer = CSVWriter(sink: out, laps: laps)
             }
         }
 
@@ -127,10 +132,30 @@ enum ConvertCommand: Command {
         var begun = false
         for t in sel.trips {
             var heading = TripHeading(id: t.id, activity: nil, nameSuffix: t.nameSuffix)
+            // Privacy zones: a first streamed pass finds the stretch the export keeps.
+            var window: PrivacyWindow?
+            if !stageOptions.zones.isEmpty {
+                do {
+                    let w = try ExportStages.window(t, zones: stageOptions.zones)
+                    window = w
+                    if w.hidesAll {
+                        printErr("cairn: trip \(t.id): every point is inside a privacy zone; nothing written for it")
+                        continue
+                    }
+                    if w.leftOutAtStart + w.leftOutAtEnd > 0 {
+                        printErr("cairn: trip \(t.id): privacy zones: left out \(w.leftOutAtStart) point\(w.leftOutAtStart == 1 ? "" : "s") at the start and \(w.leftOutAtEnd) at the end")
+                    }
+                } catch {
+                    printErr("cairn: trip \(t.id): \(error)")
+                    problems += 1
+                    continue
+                }
+            }
+            var stages = ExportStages(window: window, laps: stageOptions.laps)
             if writer.wantsSummaryFirst {
                 // A first streamed pass for the figures the format puts before the points.
                 do {
-                    let s = try TripCatalog.read(t)
+                    let s = try ExportStages.summary(t, window: window)
                     heading.summary = s
                     heading.activity = s.activity
                 } catch {
@@ -169,12 +194,11 @@ enum ConvertCommand: Command {
             var readFailed = false
             do {
                 let s = try TripCatalog.read(t) { event in
-                    switch event {
-                    case .segment(let reason):
+                    stages.feed(event, segment: { reason in
                         if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
-                    case .point(let f):
-                        if beginTrip() { writer.point(f, PointExtras(f)) }
-                    }
+                    }, point: { f, extras in
+                        if beginTrip() { writer.point(f, extras) }
+                    })
                 }
                 if s.stats.points == 0 && !writer.wantsSummaryFirst {
                     printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")

@@ -27,12 +27,12 @@ import CairnExport
 enum ExportCommand: Command {
     static let name = "export"
     static let overview = "Copy finished trips (log files and conversions) to a card or stick; a second run copies nothing new."
-    static let usage = "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>]"
+    static let usage = "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>]"
     static let options = [
         OptionSpec(name: "--to", valueName: "DIR", help: "Destination (a mounted card or stick); created if its parent exists."),
         OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
         OptionSpec(name: "--format", valueName: "FORMATS", help: "Conversions to write next to the logs: any of gpx, fit, geojson, kml, csv, comma-separated, or none. (default: gpx,fit)"),
-    ]
+    ] + ExportStageOptions.options
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
@@ -48,6 +48,7 @@ enum ExportCommand: Command {
                 if !formats.contains(f) { formats.append(f) }
             }
         }
+        let stageOptions = try ExportStageOptions.parse(a)
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
         ignoreFileSizeLimitSignal()
         try refuseNesting(dest: dest, logs: dir)
@@ -112,9 +113,11 @@ enum ExportCommand: Command {
                 let name = String(FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix).dropLast(4)) + "." + format
                 let target = joinPath(joinPath(dest, format), name)
                 if pathExists(target) { continue }
-                if let err = convert(t, s, format: format, to: target) {
+                if let err = convert(t, s, format: format, to: target, stages: stageOptions) {
                     printErr("cairn: \(label): \(format) not written: \(err)")
                     tripProblem = true
+                } else if !pathExists(target) {
+                    printErr("cairn: \(label): every point is inside a privacy zone; no \(format) written")
                 } else {
                     wroteConversions += 1
                     wroteAny = true
@@ -143,21 +146,33 @@ enum ExportCommand: Command {
     }
 
     /// Converts one trip into `target` through a temporary name; returns an error text or nil.
-    static func convert(_ t: TripRef, _ s: TripSummary, format: String, to target: String) -> String? {
+    static func convert(_ t: TripRef, _ whole: TripSummary, format: String, to target: String, stages options: ExportStageOptions) -> String? {
         let tmp = temporaryName(for: target)
         unlink(tmp)
+        // Privacy zones: the stretch the export keeps, and its figures.
+        var window: PrivacyWindow?
+        var s = whole
+        if !options.zones.isEmpty {
+            do {
+                let w = try ExportStages.window(t, zones: options.zones)
+                if w.hidesAll { return nil }  // nothing to write: the caller says so
+                window = w
+                s = try ExportStages.summary(t, window: w)
+            } catch { return "\(error)" }
+        }
+        let laps = options.laps != .none
         let writer: TrackExporter
         if format == "fit" {
-            writer = FITWriter(target: .file(tmp), force: true, softwareVersion: cairnVersion, atomic: false)
+            writer = FITWriter(target: .file(tmp), force: true, softwareVersion: cairnVersion, atomic: false, laps: options.laps)
         } else {
             let sink: OutputSink
             do { sink = try OutputSink(creating: tmp, force: true) } catch { return "\(error)" }
             let creator = "cairn \(cairnVersion)"
             switch format {
             case "gpx": writer = GPXWriter(sink: sink, creator: GPXWriter.creator(version: cairnVersion, barometer: s.stats.climbFromBarometer))
-            case "geojson": writer = GeoJSONWriter(sink: sink, colouring: .none)
+            case "geojson": writer = GeoJSONWriter(sink: sink, colouring: .none, laps: laps)
             case "kml": writer = KMLWriter(sink: sink, creator: creator, colouring: .none)
-            default: writer = CSVWriter(sink: sink)
+            default: writer = CSVWriter(sink: sink, laps: laps)
             }
         }
         writer.begin()
@@ -168,12 +183,10 @@ enum ExportCommand: Command {
             return "\(error)"
         }
         var readError: String?
+        var stages = ExportStages(window: window, laps: options.laps)
         do {
             try TripCatalog.read(t) { e in
-                switch e {
-                case .segment(let r): writer.beginSegment(r)
-                case .point(let f): writer.point(f, PointExtras(f))
-                }
+                stages.feed(e, segment: { writer.beginSegment($0) }, point: { writer.point($0, $1) })
             }
         } catch { readError = "\(error)" }
         let endErr = writer.endTrip()

@@ -37,7 +37,9 @@ enum RecordCommand: Command {
         var origin: [String: String] = [:]
         if let path = a.value("--config") {
             if path.isEmpty { throw UsageError("The value '' is invalid for '--config <file>'") }
-            origin = try ConfigFile.load(path, options: options).merge(into: &a)
+            let file = try ConfigFile.load(path, options: options)
+            origin = file.merge(into: &a)
+            _ = try file.privacyZones()  // only the exports use them; a bad line is still a mistake to name now
         }
         _ = try FuelSettings.from(a, origin: origin)  // read by info and list; checked when the service starts
         func invalid(_ option: String, _ message: String) -> UsageError {
@@ -422,13 +424,12 @@ enum RecordCommand: Command {
         func now(_ z: TimeZoneFile) -> String { "UTC" + UTCOffset.format(z.offset(atUnixMs: SystemClock.realtimeMs())) + " now" }
         if text == "auto" {
             let path = "/etc/localtime"
-            if access(path, F_OK) != 0 && errno == ENOENT { return (.fixed(0), "no \(path): UTC") }
-            do {
-                let z = try TimeZoneFile.load(path)
-                return (z, "\(path): " + now(z))
-            } catch {
-                printErr("cairn: timezone: \(error); trips record no UTC offset (convert --utc-offset sets FIT's local time)")
-                return (nil, "\(error): none recorded")
+            switch TimeZoneFile.local(path) {
+            case .utc: return (.fixed(0), "no \(path): UTC")
+            case .zone(let z): return (z, "\(path): " + now(z))
+            case .unusable(let why):
+                printErr("cairn: timezone: \(why); trips record no UTC offset (convert --utc-offset sets FIT's local time)")
+                return (nil, "\(why): none recorded")
             }
         }
         if let s = UTCOffset.parse(text) { return (.fixed(s), "fixed UTC" + UTCOffset.format(s)) }

@@ -94,8 +94,10 @@ final class ConvertEndToEndTests: XCTestCase {
             let s = r["session_figures"] as? [String: Any] ?? [:]
             XCTAssertEqual(s["sport"] as? String, "cycling")
             XCTAssertEqual(s["total_elapsed_time"] as? Double ?? -1, t["elapsed_s"] as? Double ?? 0, accuracy: 0.06)
-            // The same figures as `list --json`, to its last digit: FIT's timer is the moving time.
-            for (k, figures) in [("session", s), ("lap", r["lap_figures"] as? [String: Any] ?? [:])] {
+            // The same figures as `list --json`, to its last digit: FIT's timer is the moving time;
+            // the laps (one per part between pauses) add up to them.
+            XCTAssertEqual(r["lap"] as? Int, t["segments"] as? Int, "one lap per pause-separated part: \(f)")
+            for (k, figures) in [("session", s), ("laps", r["lap_sums"] as? [String: Any] ?? [:])] {
                 XCTAssertEqual(figures["total_timer_time"] as? Double ?? -1, t["moving_time_s"] as? Double ?? 0, accuracy: 0.0005, "\(k): \(f)")
                 XCTAssertEqual(figures["total_moving_time"] as? Double ?? -1, t["moving_time_s"] as? Double ?? 0, accuracy: 0.0005, "\(k): \(f)")
                 XCTAssertEqual(figures["total_distance"] as? Double ?? -1, t["distance_m"] as? Double ?? 0, accuracy: 0.0005, "\(k): \(f)")

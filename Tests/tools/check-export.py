@@ -162,6 +162,15 @@ def check_fit(path):
                 "sport", "sub_sport", "start_time", "timestamp", "total_elapsed_time", "total_timer_time",
                 "total_moving_time", "total_distance", "avg_speed", "max_speed", "enhanced_avg_speed",
                 "enhanced_max_speed", "total_ascent", "total_descent", "num_laps", "first_lap_index")}
+    laps = messages.get("lap_mesgs", [])
+    if laps:
+        def total(k):
+            vals = [l.get(k) for l in laps]
+            return None if any(v is None for v in vals) else sum(vals)
+        out["lap_sums"] = {k: total(k) for k in ("total_elapsed_time", "total_timer_time", "total_moving_time",
+                                                  "total_distance", "total_ascent", "total_descent")}
+        out["lap_triggers"] = [l.get("lap_trigger") for l in laps]
+        out["lap_distances"] = [l.get("total_distance") for l in laps]
     if messages.get("activity_mesgs"):
         a = messages["activity_mesgs"][0]
         out["activity_figures"] = {f: a.get(f) for f in ("num_sessions", "total_timer_time", "type", "event", "event_type")}
@@ -465,9 +474,15 @@ def check_csv(path):
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     want = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip".split(",")
+    if rows and rows[0] == want + ["lap"]:
+        want = want + ["lap"]  # convert --laps: the point's lap
     if not rows or rows[0] != want:
         raise Rejected("header is %r" % (rows[:1],))
     out = {"rows": len(rows) - 1}
+    if want[-1] == "lap":
+        if any(not r[11].isdigit() for r in rows[1:] if len(r) == len(want)):
+            raise Rejected("a lap cell that is not a number")
+        out["laps"] = len({(r[10], r[11]) for r in rows[1:] if len(r) == len(want)})
     for i, r in enumerate(rows[1:]):
         if len(r) != len(want):
             raise Rejected("row %d has %d cells" % (i + 1, len(r)))

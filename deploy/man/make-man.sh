@@ -22,13 +22,14 @@ section() {
         /^USAGE: / { sub(/^USAGE: /, ""); print ".PP"; print ".nf"; print ".B " e($0); print ".fi"; next }
         /^[A-Z]+:$/ { flush(); print ".PP"; print ".I " substr($0, 1, length($0) - 1) ":"; next }
         /^  [^ ]/ {
+            # A padded row has a space at column 26; a longer left column stands alone, its text
+            # on the lines below.
             flush(); line = substr($0, 3)
-            if (length(line) > 24 && substr(line, 25, 1) == " ") { left = substr(line, 1, 24); text = substr(line, 25) }
-            else if (length($0) >= 26) { left = substr($0, 3, 24); text = substr($0, 27) }
+            if (length($0) >= 27 && substr($0, 26, 1) == " ") { left = substr($0, 3, 24); text = substr($0, 27) }
             else { left = line; text = "" }
             sub(/ +$/, "", left); sub(/^ +/, "", text); next
         }
-        /^ {26}/ { sub(/^ +/, ""); text = (text == "" ? $0 : text " " $0); next }
+        /^                          / { sub(/^ +/, ""); text = (text == "" ? $0 : text " " $0); next }  # 26 spaces (mawk has no {26})
         END { flush() }
     '
 }

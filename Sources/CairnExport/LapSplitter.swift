@@ -1,0 +1,105 @@
+import CairnCore
+
+/// How `convert --laps` cuts a trip into laps.
+public enum LapRule: Sendable, Equatable {
+    /// One lap: the whole trip (as before laps existed).
+    case none
+    /// One lap per part between pauses (`SegmentReason.pause`).
+    case pause
+    /// A lap every so many metres of the export's distance.
+    case distance(Double)
+
+    /// "pause", "none", or a distance in km or mi ("1km", "5km", "10km", "1mi", "2.5mi"):
+    /// plain decimal digits, more than 0 and at most 1000 km. nil for anything else.
+    public static func parse(_ text: String) -> LapRule? {
+        switch text {
+        case "pause": return .pause
+        case "none": return LapRule.none
+        default: break
+        }
+        let unit: Double
+        let digits: Substring
+        if text.hasSuffix("km") { unit = 1000; digits = text.dropLast(2) }
+        else if text.hasSuffix("mi") { unit = 1609.344; digits = text.dropLast(2) }
+        else { return nil }
+        let u = Array(digits.utf8)
+        guard !u.isEmpty, u.count <= 12, u.filter({ $0 == 46 }).count <= 1,
+              u.contains(where: { $0 >= 48 && $0 <= 57 }),
+              u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }),
+              let n = Double(String(digits)), n > 0 else { return nil }
+        let m = n * unit
+        guard m >= 10, m <= 1_000_000 else { return nil }
+        return .distance(m)
+    }
+
+    /// FIT `lap_trigger` for a lap this rule ends (the trip's last lap is `session_end`).
+    var fitTrigger: UInt8 {
+        switch self {
+        case .none: return 7      // session_end
+        case .pause: return 0     // manual: FIT has no trigger for a pause; the rider stopped
+        case .distance: return 2  // distance
+        }
+    }
+}
+
+/// Numbers the points of one trip's export by lap, streamed (constant memory).
+///
+/// Distance laps end at the first point at or past each mark (1 km, 2 km, … of the distance the
+/// export counts: the same steps `TripStats` counts, so FIT's record `distance` reaches the mark
+/// at that point). No point is invented at the exact mark (every record stays a measured one):
+/// the distance at the end of lap k is k lengths plus less than the step that crossed the mark,
+/// so a lap is its nominal length within one step either way, and the marks never drift. A step
+/// that crosses two marks (a long tunnel chord) ends one lap. The point that reaches a mark is
+/// the last point of its lap; the next lap starts there (its start time and position).
+///
+/// Pause laps: the first point after a pause starts the next lap; the pause's time belongs to the
+/// lap it ends (elapsed time, as a device's lap counts a paused timer).
+public struct LapSplitter: Sendable {
+    public let rule: LapRule
+    private var lap = 1
+    private var distanceM = 0.0
+    private var nextMarkM = 0.0
+    private var last: Fix?
+    private var segmentPending = false
+    private var bridgeNext = false
+    private var pausePending = false
+    private var lapEndedAtLast = false
+
+    public init(_ rule: LapRule) {
+        self.rule = rule
+        if case .distance(let d) = rule { nextMarkM = d }
+    }
+
+    /// The next point starts a segment for `reason` (several in a row: the last decides the
+    /// distance, as for `TripStats`; any pause among them starts a lap).
+    public mutating func segment(_ reason: SegmentReason) {
+        segmentPending = true
+        bridgeNext = TripStats.bridges(reason)
+        if reason == .pause { pausePending = true }
+    }
+
+    /// The lap (from 1) of the next point of the export; nil for `LapRule.none`.
+    public mutating func lap(of fix: Fix) -> Int? {
+        defer {
+            last = fix
+            segmentPending = false
+            bridgeNext = false
+            pausePending = false
+        }
+        switch rule {
+        case .none:
+            return nil
+        case .pause:
+            if pausePending && last != nil { lap += 1 }
+            return lap
+        case .distance(let length):
+            if lapEndedAtLast { lap += 1; lapEndedAtLast = false }
+            if let prev = last, !segmentPending || bridgeNext { distanceM += Geodesy.distance(prev, fix) }
+            if distanceM >= nextMarkM {
+                lapEndedAtLast = true
+                nextMarkM = ((distanceM / length).rounded(.down) + 1) * length
+            }
+            return lap
+        }
+    }
+}
