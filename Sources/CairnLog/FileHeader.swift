@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// An error reading or writing a log file. `description` is "<path>: <message>".
 public struct LogError: Error, CustomStringConvertible, Sendable {
@@ -45,20 +46,8 @@ public struct LogError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(path): \(message)" }
 
     static func system(_ path: String, _ what: String, _ code: Int32) -> LogError {
-        LogError(path: path, message: "\(what): \(errnoText(code))", kind: .io, errno: code)
+        LogError(path: path, message: "\(what): \(Errno(rawValue: code))", kind: .io, errno: code)
     }
-}
-
-/// "No such file or directory (ENOENT)"-style text for an errno value.
-func errnoText(_ code: Int32) -> String {
-    let text = strerror(code).map { String(cString: $0) } ?? "error \(code)"
-    let names: [Int32: String] = [
-        EPERM: "EPERM", ENOENT: "ENOENT", EIO: "EIO", EBADF: "EBADF", EACCES: "EACCES",
-        EEXIST: "EEXIST", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", EFBIG: "EFBIG",
-        ENOSPC: "ENOSPC", EROFS: "EROFS", EDQUOT: "EDQUOT", EINTR: "EINTR", ENAMETOOLONG: "ENAMETOOLONG",
-    ]
-    if let n = names[code] { return "\(text) (\(n))" }
-    return text
 }
 
 /// The 32-byte header at the start of every log file (see LOG_FORMAT.md).

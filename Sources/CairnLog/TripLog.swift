@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CairnCore
+import CairnSystem
 
 /// The recorder's side of the card: turns `RecorderAction`s into log files, keeps the sync
 /// cadence (the stated loss window), and survives I/O faults.
@@ -98,14 +99,14 @@ public final class TripLog {
                 path += (path.isEmpty && dir.hasPrefix("/") ? "" : (path.isEmpty ? "" : "/")) + part
                 if path.isEmpty { path = "/"; continue }
                 if mkdir(path, 0o755) != 0 && errno != EEXIST {
-                    throw LogError(path: dir, message: "cannot create directory: \(String(cString: strerror(errno)))")
+                    throw LogError(path: dir, message: "cannot create directory: \(Errno.current)")
                 }
             }
         } else if (st.st_mode & S_IFMT) != S_IFDIR {
             throw LogError(path: dir, message: "not a directory")
         }
         if access(dir, W_OK | X_OK) != 0 {
-            throw LogError(path: dir, message: "directory is not writable: \(String(cString: strerror(errno)))")
+            throw LogError(path: dir, message: "directory is not writable: \(Errno.current)")
         }
     }
 
@@ -347,7 +348,7 @@ public final class TripLog {
                 return opened(w)
             } catch let e as LogError where e.errno == EEXIST && taken < 3 {
                 taken += 1
-                let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
+                let path = POSIX.join(directory, LogDirectory.fileName(number: nextNumber))
                 let next = (try? LogDirectory.nextNumber(in: directory)) ?? nextNumber + 1
                 say("log: \(path) exists already (not written by this recorder): left as it is, using \(LogDirectory.fileName(number: max(next, nextNumber + 1)))")
                 nextNumber = max(next, nextNumber + 1)
@@ -379,7 +380,7 @@ public final class TripLog {
     private func openFailed(_ error: Error) -> Bool {
         // A file the writer created but could not start was removed by it: its name is free.
         // One that is still there is skipped.
-        let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
+        let path = POSIX.join(directory, LogDirectory.fileName(number: nextNumber))
         if access(path, F_OK) == 0 { nextNumber += 1 }
         // Report the first failure of an outage, not every retry.
         if !reportedOpenFailure { say("log: \(error); will retry every \(syncIntervalMs / 1000) s") }

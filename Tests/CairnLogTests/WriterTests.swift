@@ -3,7 +3,6 @@ import Foundation
 import XCTest
 
 @testable import CairnLog
-import CairnDevice
 
 /// Scripted system calls for fault injection.
 final class FakeIO: @unchecked Sendable {
