@@ -64,7 +64,7 @@ public final class DirectoryLock {
     /// The PID the holder wrote (digits only, so a crafted file cannot put text in our message).
     static func readHolder(_ fd: Int32) -> String? {
         var buf = [UInt8](repeating: 0, count: 32)
-        guard let n = try? buf.withUnsafeMutableBytes({ (b) throws(Errno) in try POSIX.readFully(fd, into: b, at: 0) }), n > 0 else { return nil }
+        guard let n = try? buf.withUnsafeMutableBytes({ try POSIX.readFully(fd, into: $0, at: 0) }), n > 0 else { return nil }
         let digits = buf[0..<n].prefix { $0 >= 48 && $0 <= 57 }
         return digits.isEmpty || digits.count > 10 ? nil : String(decoding: digits, as: UTF8.self)
     }

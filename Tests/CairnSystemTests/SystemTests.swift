@@ -70,10 +70,10 @@ final class POSIXTests: XCTestCase {
             XCTAssertEqual($0 as? Errno, .fileExists)
         }
         let text = Array(repeating: Array("cairn\n".utf8), count: 5000).flatMap { $0 }
-        try text.withUnsafeBytes { (b) throws(Errno) in try POSIX.writeAll(fd, b) }
-        try Array("CAIRN".utf8).withUnsafeBytes { (b) throws(Errno) in try POSIX.writeAll(fd, b, at: 6) }
+        try text.withUnsafeBytes { try POSIX.writeAll(fd, $0) }
+        try Array("CAIRN".utf8).withUnsafeBytes { try POSIX.writeAll(fd, $0, at: 6) }
         var back = [UInt8](repeating: 0, count: text.count + 10)
-        let n = try back.withUnsafeMutableBytes { (b) throws(Errno) in try POSIX.readFully(fd, into: b, at: 0) }
+        let n = try back.withUnsafeMutableBytes { try POSIX.readFully(fd, into: $0, at: 0) }
         XCTAssertEqual(n, text.count)
         XCTAssertEqual(Array(back[0..<12]), Array("cairn\nCAIRN\n".utf8))
         lseek(fd, 0, SEEK_SET)
