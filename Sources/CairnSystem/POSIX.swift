@@ -53,6 +53,12 @@ public enum POSIX {
         }
     }
 
+    /// write(2) until all of `bytes` is written.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
+        let r = bytes.withUnsafeBytes { b in Result { () throws(Errno) in try writeAll(fd, b) } }
+        try r.get()
+    }
+
     /// pwrite(2) until all of `bytes` is written at `offset`.
     public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(Errno) {
         var off = 0
