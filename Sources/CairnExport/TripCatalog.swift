@@ -5,6 +5,7 @@ import Musl
 #endif
 import CairnCore
 import CairnLog
+import CairnSystem
 
 /// A log file found on the card, with its header.
 public struct LogFileRef: Sendable {
@@ -78,7 +79,7 @@ public enum TripCatalog {
                              unfinished: ((String) -> Void)? = nil) -> [LogFileRef] {
         var out: [LogFileRef] = []
         for p in paths {
-            if isDirectory(p) {
+            if POSIX.isDirectory(p) {
                 do {
                     for f in try LogDirectory.logFiles(in: p) {
                         if let r = ref(f.path, directory: p, problem: problem, unfinished: unfinished) { out.append(r) }
@@ -86,7 +87,7 @@ public enum TripCatalog {
                 } catch {
                     problem("\(error)")
                 }
-            } else if let r = ref(p, directory: dirname(p), problem: problem, unfinished: unfinished) {
+            } else if let r = ref(p, directory: POSIX.parent(of: p), problem: problem, unfinished: unfinished) {
                 out.append(r)
             }
         }
@@ -227,15 +228,5 @@ public enum TripCatalog {
             if found { return true }
         }
         return sawPoint ? false : nil
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    static func dirname(_ path: String) -> String {
-        guard let i = path.lastIndex(of: "/") else { return "." }
-        return i == path.startIndex ? "/" : String(path[..<i])
     }
 }
