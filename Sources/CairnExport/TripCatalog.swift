@@ -109,7 +109,7 @@ public enum TripCatalog {
     }
 
     /// Groups files into trips (same directory, same trip id), ordered by the first file's
-    /// number; files within a trip by segment index.
+    /// number; files within a trip by part.
     ///
     /// Two files of one directory claiming the same trip and part are two recordings (a second
     /// recorder on the directory, or a file left over from another card), never one: merging
@@ -124,13 +124,13 @@ public enum TripCatalog {
             let key = f.directory + "\u{0}" + String(f.header.tripId)
             if groups[key] == nil { order.append(key) }
             var chains = groups[key] ?? []
-            if let i = chains.firstIndex(where: { !$0.contains { $0.header.segmentIndex == f.header.segmentIndex } }) {
+            if let i = chains.firstIndex(where: { !$0.contains { $0.header.part == f.header.part } }) {
                 chains[i].append(f)
             } else {
                 chains.append([f])
             }
-            if chains.count > 1, let other = chains[0].first(where: { $0.header.segmentIndex == f.header.segmentIndex }), other.path != f.path {
-                notes[key, default: []].append("two files claim trip \(f.header.tripId) part \(f.header.segmentIndex): \(other.path) and \(f.path) "
+            if chains.count > 1, let other = chains[0].first(where: { $0.header.part == f.header.part }), other.path != f.path {
+                notes[key, default: []].append("two files claim trip \(f.header.tripId) part \(f.header.part): \(other.path) and \(f.path) "
                     + "(two recorders on one directory, or a file left over); each is read as a trip of its own")
             }
             groups[key] = chains
@@ -138,7 +138,7 @@ public enum TripCatalog {
         var out: [TripRef] = []
         for key in order {
             for (i, chain) in groups[key]!.enumerated() {
-                let fs = chain.sorted { $0.header.segmentIndex < $1.header.segmentIndex }
+                let fs = chain.sorted { $0.header.part < $1.header.part }
                 var t = TripRef(id: fs[0].header.tripId, files: fs)
                 t.duplicate = i
                 if i == 1 { t.note = notes[key]?.joined(separator: "; ") }

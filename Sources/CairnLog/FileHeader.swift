@@ -59,13 +59,13 @@ public struct FileHeader: Equatable, Sendable {
     /// Identifies the trip; all files of one trip carry the same id.
     public var tripId: UInt64
     /// 0 for the file that starts a trip, +1 for each later file of the same trip.
-    public var segmentIndex: UInt32
+    public var part: UInt32
 
-    public init(tripId: UInt64, segmentIndex: UInt32, salt: UInt32) {
+    public init(tripId: UInt64, part: UInt32, salt: UInt32) {
         self.version = FrameFormat.version
         self.salt = salt
         self.tripId = tripId
-        self.segmentIndex = segmentIndex
+        self.part = part
     }
 
     /// The bytes a writer puts at the start of a file (always the current version): 32, or `length` when
@@ -79,7 +79,7 @@ public struct FileHeader: Equatable, Sendable {
         b.appendLE(UInt16(length))
         b.appendLE(salt)
         b.appendLE(tripId)
-        b.appendLE(segmentIndex)
+        b.appendLE(part)
         b.appendLE(CRC32C.checksum(b))
         b.append(contentsOf: repeatElement(0, count: length - b.count))
         return b
@@ -142,7 +142,7 @@ public struct FileHeader: Equatable, Sendable {
             throw LogError(path: path, message: "truncated header (\(fileSize) of \(length) bytes)",
                            kind: .truncatedHeader)
         }
-        var h = FileHeader(tripId: le(16, UInt64.self), segmentIndex: le(24, UInt32.self), salt: le(12, UInt32.self))
+        var h = FileHeader(tripId: le(16, UInt64.self), part: le(24, UInt32.self), salt: le(12, UInt32.self))
         h.version = version
         return (h, length)
     }

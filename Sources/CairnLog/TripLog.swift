@@ -35,7 +35,8 @@ public final class TripLog {
     private var writer: LogWriter?
     private var nextNumber: UInt32
     private var tripId: UInt64 = 0
-    private var segmentIndex: UInt32 = 0
+    /// The current file's place in its trip (FileHeader.part): 0, then +1 for each later file.
+    private var part: UInt32 = 0
     private var lastSyncMono: Int64 = 0
     private var lastPointTimeMs: Int64?
     /// A new trip's id is the number of its first file: true until that file exists, so a
@@ -60,7 +61,7 @@ public final class TripLog {
     public var lastSyncedSeq: UInt64 { writer?.lastSyncedSeq ?? 0 }
     public var currentPath: String? { writer?.path }
     /// Where a previous run's unclosed trip stands, so a restart can continue it.
-    public private(set) var resumable: (tripId: UInt64, segmentIndex: UInt32, last: Fix)?
+    public private(set) var resumable: (tripId: UInt64, part: UInt32, last: Fix)?
     /// Called after each successful sync with (file path, highest durable sequence number).
     public var onSync: ((String, UInt64) -> Void)?
 
@@ -124,7 +125,7 @@ public final class TripLog {
             return true
         }
         guard !ended, let fix = last else { return nil }
-        return (reader.header.tripId, reader.header.segmentIndex, fix)
+        return (reader.header.tripId, reader.header.part, fix)
     }
 
     /// Applies one recorder action.
@@ -134,11 +135,11 @@ public final class TripLog {
             closeFile()
             if resume, let r = resumable {
                 tripId = r.tripId
-                segmentIndex = r.segmentIndex + 1
+                part = r.part + 1
                 tripIdFollowsFile = false
             } else {
                 tripId = UInt64(nextNumber)
-                segmentIndex = 0
+                part = 0
                 tripIdFollowsFile = true
             }
             tripPointsLost = 0
@@ -341,7 +342,7 @@ public final class TripLog {
         var taken = 0
         while true {
             if tripIdFollowsFile { tripId = UInt64(nextNumber) }
-            let header = FileHeader(tripId: tripId, segmentIndex: segmentIndex, salt: LogDirectory.randomSalt())
+            let header = FileHeader(tripId: tripId, part: part, salt: LogDirectory.randomSalt())
             do {
                 let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding,
                                       preallocation: preallocation, padDirect: padDirect, io: io)
@@ -394,7 +395,7 @@ public final class TripLog {
     }
 
     /// The current file failed: abandon it, keep what it had not acknowledged, and continue the
-    /// trip in a new file as a new segment.
+    /// trip in a new file (its next part), starting a new track segment there.
     private func fault(_ error: Error, monoMs: Int64) {
         faults += 1
         recovering = true
@@ -403,7 +404,7 @@ public final class TripLog {
         let unacked = w.unacknowledged
         w.close()
         writer = nil
-        segmentIndex += 1
+        part += 1
         var moved = RingBuffer<LogRecord>(capacity: waiting.capacity)
         moved.append(.note("previous file abandoned after a write failure: \(error)"))
         if let first = unacked.first, isSegmentStart(first) {} else {
