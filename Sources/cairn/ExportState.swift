@@ -79,10 +79,9 @@ func syncFile(_ path: String) throws {
     if fsync(fd) != 0 { throw Failure("\(path): sync failed: \(Errno.current)") }
 }
 
-/// The temporary name a file is written under before its rename: hidden, same directory.
-func temporaryName(for path: String) -> String {
-    POSIX.join(POSIX.parent(of: path), "." + baseName(path) + ".part")
-}
+/// The temporary name a file is written under before its rename: hidden, same directory (the
+/// exporters' own rule).
+func temporaryName(for path: String) -> String { OutputSink.temporaryName(for: path) }
 
 /// Writes `bytes` to `path` through a temporary name: write, fsync, rename, fsync the directory.
 func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
