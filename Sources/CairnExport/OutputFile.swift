@@ -60,7 +60,7 @@ final class OutputFile {
     init(creating path: String, force: Bool) throws(ExportError) {
         self.path = path
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL)
-        do { fd = try POSIX.open(path, flags, 0o644) } catch {
+        do throws(Errno) { fd = try POSIX.open(path, flags, 0o644) } catch {
             if error == .fileExists { throw ExportError("\(path): already exists (use --force to replace it)") }
             if error == .isDirectory { throw ExportError("\(path): is a directory") }
             throw ExportError("\(path): cannot create: \(error)")
@@ -164,7 +164,7 @@ final class OutputFile {
 
     private static func syncParent(of path: String) -> String? {
         let dir = POSIX.parent(of: path)
-        do {
+        do throws(POSIX.DirectorySyncError) {
             try POSIX.syncDirectory(dir)
         } catch {
             switch error {

@@ -135,7 +135,7 @@ final class AppendFile {
     /// directories) is not an error.
     func syncDirectory(_ directory: String) throws(LogError) {
         let dir = directory.isEmpty ? "." : directory
-        do {
+        do throws(POSIX.DirectorySyncError) {
             try POSIX.syncDirectory(dir)
         } catch {
             switch error {

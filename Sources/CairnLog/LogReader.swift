@@ -199,7 +199,7 @@ final class ReadDescriptor {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, path: String) throws -> Int {
-        do {
+        do throws(Errno) {
             return try POSIX.readFully(fd, into: buffer, at: offset)
         } catch {
             throw LogError.system(path, "read failed at offset \(offset)", error.rawValue)

@@ -194,7 +194,7 @@ public final class LogWriter {
 
     /// Hands the framed bytes to the file; any failure makes the writer `failed`.
     private func writeOut() throws(LogError) {
-        do { try file.append(frames.bytes) } catch { throw fail(error) }
+        do throws(LogError) { try file.append(frames.bytes) } catch { throw fail(error) }
         frames.bytes.removeAll(keepingCapacity: true)
     }
 
@@ -204,7 +204,7 @@ public final class LogWriter {
             paddingBytes += frames.pad(fileEnd: file.bytesWritten, to: padding)
         }
         try writeOut()
-        do { try file.sync() } catch { throw fail(error) }
+        do throws(LogError) { try file.sync() } catch { throw fail(error) }
         lastSyncedSeq = frames.lastSeq
         batch.acknowledge()
     }

@@ -21,7 +21,7 @@ public enum SyncPadding {
         var path = dir.isEmpty ? "." : dir
         var magic: UInt32
         while true {
-            do {
+            do throws(Errno) {
                 magic = try POSIX.fileSystemMagic(path)
                 break
             } catch {

@@ -79,7 +79,7 @@ public enum POSIX {
     /// file system that cannot sync directories, vfat on older kernels) is no failure.
     public static func syncDirectory(_ dir: String) throws(DirectorySyncError) {
         let fd: Int32
-        do { fd = try open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } catch { throw .open(error) }
+        do throws(Errno) { fd = try open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } catch { throw .open(error) }
         defer { close(fd) }
         if fsync(fd) != 0 && errno != EINVAL { throw .sync(.current) }
     }

@@ -61,7 +61,7 @@ func baseName(_ p: String) -> String {
 
 /// fsync on a directory: makes a rename or unlink in it durable.
 func syncDirectory(_ dir: String) throws {
-    do {
+    do throws(POSIX.DirectorySyncError) {
         try POSIX.syncDirectory(dir)
     } catch {
         switch error {
