@@ -96,8 +96,8 @@ public final class TripLog {
         var st = stat()
         if stat(dir, &st) != 0 {
             var path = ""
-            for part in dir.split(separator: "/", omittingEmptySubsequences: false) {
-                path += (path.isEmpty && dir.hasPrefix("/") ? "" : (path.isEmpty ? "" : "/")) + part
+            for component in dir.split(separator: "/", omittingEmptySubsequences: false) {
+                path += (path.isEmpty && dir.hasPrefix("/") ? "" : (path.isEmpty ? "" : "/")) + component
                 if path.isEmpty { path = "/"; continue }
                 if mkdir(path, 0o755) != 0 && errno != EEXIST {
                     throw LogError(path: dir, message: "cannot create directory: \(Errno.current)")
