@@ -21,30 +21,35 @@ let package = Package(
         .systemLibrary(name: "CGPS", path: "Sources/CGPS", pkgConfig: nil, providers: [.apt(["libgps-dev"])]),
         // Two stubs that keep Debian's libgps.a from dragging in D-Bus and libsystemd.
         .target(name: "CGPSShim", path: "Sources/CGPSShim"),
+        // statfs(2), which Swift's Glibc module lacks.
+        .target(name: "CSystem", path: "Sources/CSystem"),
+        // The system calls, each made once: EINTR retried, errno typed (in the spirit of swift-system).
+        .target(name: "CairnSystem", dependencies: ["CSystem"], swiftSettings: hotPath),
         // Pure core: values and algorithms, no I/O.
         .target(name: "CairnCore", swiftSettings: hotPath),
         // The on-card log format.
-        .target(name: "CairnLog", dependencies: ["CairnCore"], exclude: ["LOG_FORMAT.md"],
+        .target(name: "CairnLog", dependencies: ["CairnCore", "CairnSystem"], exclude: ["LOG_FORMAT.md"],
                 swiftSettings: hotPath),
         // Streaming exporters.
-        .target(name: "CairnExport", dependencies: ["CairnCore", "CairnLog"], exclude: ["CELL_INDEX.md"],
+        .target(name: "CairnExport", dependencies: ["CairnCore", "CairnLog", "CairnSystem"], exclude: ["CELL_INDEX.md"],
                 swiftSettings: forSize),
         // The edges: gpsd through libgps, signals, clocks.
-        .target(name: "CairnDevice", dependencies: ["CairnCore", "CGPS", "CGPSShim"], swiftSettings: hotPath),
+        .target(name: "CairnDevice", dependencies: ["CairnCore", "CairnSystem", "CGPS", "CGPSShim"], swiftSettings: hotPath),
         // The thin CLI.
-        .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnLog", "CairnExport", "CairnDevice"],
+        .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnExport", "CairnDevice"],
                           swiftSettings: forSize),
 
         // libFuzzer target for the log reader and TPV decoding; see Tests/crash/fuzz.sh.
         .executableTarget(name: "FuzzCairn", dependencies: ["CairnCore", "CairnLog", "CairnDevice", "CGPS"],
                           swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         // Instructions per fix under callgrind: gpsd lines → rules → log; see Tests/bench/callgrind.sh.
-        .executableTarget(name: "CairnBench", dependencies: ["CairnCore", "CairnLog", "CairnDevice"]),
+        .executableTarget(name: "CairnBench", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnDevice"]),
 
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
-        .testTarget(name: "CairnLogTests", dependencies: ["CairnCore", "CairnLog", "CairnDevice"]),
+        .testTarget(name: "CairnLogTests", dependencies: ["CairnCore", "CairnLog", "CairnSystem"]),
         .testTarget(name: "CairnExportTests", dependencies: ["CairnCore", "CairnLog", "CairnExport"]),
         .testTarget(name: "CairnDeviceTests", dependencies: ["CairnDevice"]),
+        .testTarget(name: "CairnSystemTests", dependencies: ["CairnSystem"]),
         // Runs the built `cairn` binary against a private gpsd; depends on the CLI so it is built.
         .testTarget(name: "EndToEndTests", dependencies: ["cairn"], resources: []),
     ]

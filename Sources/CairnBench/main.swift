@@ -10,6 +10,7 @@ import Musl
 import CairnCore
 import CairnDevice
 import CairnLog
+import CairnSystem
 
 func printErr(_ s: String) {
     var line = "CairnBench: \(s)\n"
@@ -33,28 +34,24 @@ if args.count == 4 {
 }
 
 func readFile(_ path: String) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 { fail("\(path): \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buf = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; fail("\(path): \(String(cString: strerror(errno)))") }
-        if n == 0 { return bytes }
-        bytes.append(contentsOf: buf[0..<n])
+    do {
+        let fd = try POSIX.open(path, O_RDONLY | O_CLOEXEC)
+        defer { POSIX.close(fd) }
+        return try POSIX.readToEnd(fd, limit: .max - 1, chunk: 1 << 16)
+    } catch {
+        fail("\(path): \(error)")
     }
 }
 
 /// Sum of the sizes of the regular files in `dir` (the log files just written).
 func bytesIn(_ dir: String) -> Int {
-    guard let d = opendir(dir) else { fail("\(dir): \(String(cString: strerror(errno)))") }
+    guard let d = opendir(dir) else { fail("\(dir): \(Errno.current)") }
     defer { closedir(d) }
     var total = 0
     while let e = readdir(d) {
         let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         var st = stat()
-        if stat(dir + "/" + name, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG { total += Int(st.st_size) }
+        if stat(POSIX.join(dir, name), &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG { total += Int(st.st_size) }
     }
     return total
 }

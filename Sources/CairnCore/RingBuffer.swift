@@ -15,18 +15,22 @@ public struct RingBuffer<Element> {
     public var isEmpty: Bool { count == 0 }
     public var isFull: Bool { count == storage.count }
 
-    private func slot(_ i: Int) -> Int {
-        let s = head + i
+    /// The storage index of the element `offset` places after the oldest: the one wrap-around
+    /// calculation (offsets run from 0 to the capacity, one past the newest of a full ring).
+    @inline(__always)
+    private func slot(forOffset offset: Int) -> Int {
+        assert(offset >= 0 && offset <= storage.count, "RingBuffer offset out of range")
+        let s = head + offset
         return s >= storage.count ? s - storage.count : s
     }
 
     public mutating func append(_ e: Element) {
         if isFull {
-            storage[head] = e
-            head = slot(1)
+            storage[slot(forOffset: 0)] = e
+            head = slot(forOffset: 1)
             overwritten += 1
         } else {
-            storage[slot(count)] = e
+            storage[slot(forOffset: count)] = e
             count += 1
         }
     }
@@ -34,9 +38,10 @@ public struct RingBuffer<Element> {
     @discardableResult
     public mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
-        let e = storage[head]
-        storage[head] = nil
-        head = slot(1)
+        let oldest = slot(forOffset: 0)
+        let e = storage[oldest]
+        storage[oldest] = nil
+        head = slot(forOffset: 1)
         count -= 1
         return e
     }
@@ -48,7 +53,7 @@ public struct RingBuffer<Element> {
     /// The i-th element from the oldest (0) to the newest (count - 1).
     public subscript(i: Int) -> Element {
         precondition(i >= 0 && i < count, "RingBuffer index out of range")
-        return storage[slot(i)]!
+        return storage[slot(forOffset: i)]!
     }
 
     public var first: Element? { count > 0 ? self[0] : nil }

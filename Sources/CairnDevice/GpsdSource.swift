@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 import CGPS
 import CGPSShim
 import CairnCore
@@ -104,15 +105,21 @@ public final class GpsdSource {
         if takeQueued && timeoutUs == 0 && emptied { emptied = false; return .idle }
         emptied = false
         var pfd = pollfd(fd: data.pointee.gps_fd, events: Int16(POLLIN), revents: 0)
-        let r = poll(&pfd, 1, max(0, timeoutUs / 1000))
-        if r < 0 { return errno == EINTR ? .idle : .closed("poll failed: \(String(cString: strerror(errno)))") }
-        if r == 0 && !takeQueued { return .idle }
-        let n = recv(data.pointee.gps_fd, buffer, Self.bufferSize, Int32(MSG_DONTWAIT))
-        if n == 0 { return .closed("gpsd closed the connection") }
-        if n < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .idle }
-            return .closed("read error from gpsd: \(String(cString: strerror(errno)))")
+        // Not retried: a stop signal interrupts the wait, and the caller looks at it.
+        let r: Int32
+        switch valueOrErrno(retryOnInterrupt: false, { poll(&pfd, 1, max(0, timeoutUs / 1000)) }) {
+        case .success(let v): r = v
+        case .failure(.interrupted): return .idle
+        case .failure(let e): return .closed("poll failed: \(e)")
         }
+        if r == 0 && !takeQueued { return .idle }
+        let n: Int
+        switch valueOrErrno(retryOnInterrupt: false, { recv(data.pointee.gps_fd, buffer, Self.bufferSize, Int32(MSG_DONTWAIT)) }) {
+        case .success(let v): n = v
+        case .failure(let e) where e == .interrupted || e == .wouldBlock || e.rawValue == EAGAIN: return .idle
+        case .failure(let e): return .closed("read error from gpsd: \(e)")
+        }
+        if n == 0 { return .closed("gpsd closed the connection") }
         emptied = takeQueued && n < Self.bufferSize
         pos = 0
         end = n

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// A barometer behind the Linux IIO sysfs ABI (`/sys/bus/iio/devices/iio:deviceN`): BMP280/BME280,
 /// BMP388/390, MS5611, DPS310, LPS22, MPL3115 and others.
@@ -109,14 +110,15 @@ public final class IIOBarometer {
 
     /// A sysfs attribute as text: one read of at most 256 bytes (attributes are short).
     static func readText(_ p: String) throws(Failure) -> String {
-        let fd = open(p, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure("\(p): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 256)
-        var n = -1
-        repeat { n = pread(fd, &buf, buf.count, 0) } while n < 0 && errno == EINTR
-        guard n >= 0 else { throw Failure("\(p): \(String(cString: strerror(errno)))") }
-        return String(decoding: buf[..<n], as: UTF8.self)
+        do {
+            let fd = try POSIX.open(p, O_RDONLY | O_CLOEXEC)
+            defer { POSIX.close(fd) }
+            var buf = [UInt8](repeating: 0, count: 256)
+            let n = try valueOrErrno { pread(fd, &buf, buf.count, 0) }.get()
+            return String(decoding: buf[..<n], as: UTF8.self)
+        } catch {
+            throw Failure("\(p): \(error)")
+        }
     }
 
     /// A decimal number as sysfs prints it (`100.123456789\n`, `-0.5\n`, `23450\n`).

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// The live status file: replaced atomically (written to `FILE.tmp`, then renamed over `FILE`),
 /// so a reader (`watch cat`, a display process, `cairn status`) sees either the old or the new
@@ -36,28 +37,24 @@ public final class StatusFile {
     public func write(_ contents: String, monoMs: Int64, force: Bool = false) -> String? {
         guard force || isDue(monoMs: monoMs) else { return nil }
         lastWriteMs = monoMs
-        let fd = open(tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        if fd < 0 { return fail("\(tempPath): cannot create: \(String(cString: strerror(errno)))") }
-        var text = contents
-        var ok = true
-        text.withUTF8 { p in
-            var off = 0
-            while off < p.count {
-                let n = sysWrite(fd, p.baseAddress! + off, p.count - off)
-                if n < 0 { if errno == EINTR { continue }; ok = false; return }
-                off += n
-            }
+        let fd: Int32
+        do { fd = try POSIX.open(tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } catch {
+            return fail("\(tempPath): cannot create: \(error)")
         }
-        let e = errno
-        if close(fd) != 0 { ok = false }
-        if !ok {
+        var text = contents
+        var failure = text.withUTF8 { p -> Errno? in
+            do throws(Errno) { try POSIX.writeAll(fd, UnsafeRawBufferPointer(p)) } catch { return error }
+            return nil
+        }
+        if let e = POSIX.close(fd), failure == nil { failure = e }
+        if let e = failure {
             unlink(tempPath)
-            return fail("\(tempPath): write failed: \(String(cString: strerror(e)))")
+            return fail("\(tempPath): write failed: \(e)")
         }
         if rename(tempPath, path) != 0 {
-            let e = errno
+            let e = Errno.current
             unlink(tempPath)
-            return fail("\(path): cannot replace: \(String(cString: strerror(e)))")
+            return fail("\(path): cannot replace: \(e)")
         }
         writes += 1
         lastError = nil
@@ -69,7 +66,3 @@ public final class StatusFile {
         return message
     }
 }
-
-// Outside the class, `write` resolves to libc's.
-@inline(__always)
-private func sysWrite(_ fd: Int32, _ p: UnsafePointer<UInt8>, _ n: Int) -> Int { write(fd, p, n) }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// A zone's UTC offsets from a TZif file (RFC 8536: `/etc/localtime`, `/usr/share/zoneinfo/…`),
 /// read without the C library's zone code, which a static binary cannot count on. The transitions
@@ -47,18 +48,15 @@ public struct TimeZoneFile: Sendable {
     static let sizeLimit = 1 << 20
 
     public static func load(_ path: String) throws(Failure) -> TimeZoneFile {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(path, String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw Failure(path, String(cString: strerror(errno))) }
-            if n == 0 { break }
-            bytes += buf[0..<n]
-            if bytes.count > sizeLimit { throw Failure(path, "over 1 MiB: not a zone file") }
+        let bytes: [UInt8]
+        do {
+            let fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            defer { POSIX.close(fd) }
+            bytes = try POSIX.readToEnd(fd, limit: sizeLimit, chunk: 8192)
+        } catch {
+            throw Failure(path, "\(error)")
         }
+        if bytes.count > sizeLimit { throw Failure(path, "over 1 MiB: not a zone file") }
         return try parse(bytes, path: path)
     }
 

@@ -10,27 +10,27 @@ public struct CellIndex: Sendable, Equatable {
         public var mtimeNs: Int64
         public var inode: UInt64
         public var tripId: UInt64
-        public var segmentIndex: UInt32
+        public var part: UInt32
         /// The log's points (a file without any is kept, so it is not read again).
         public var points: Int
         /// Sorted by cell.
         public var cells: [(cell: UInt64, visit: CellVisit)]
 
         public init(name: String, size: Int64, mtimeNs: Int64, inode: UInt64, tripId: UInt64,
-                    segmentIndex: UInt32, points: Int, cells: [(cell: UInt64, visit: CellVisit)]) {
+                    part: UInt32, points: Int, cells: [(cell: UInt64, visit: CellVisit)]) {
             self.name = name
             self.size = size
             self.mtimeNs = mtimeNs
             self.inode = inode
             self.tripId = tripId
-            self.segmentIndex = segmentIndex
+            self.part = part
             self.points = points
             self.cells = cells.sorted { $0.cell < $1.cell }
         }
 
         public static func == (a: FileEntry, b: FileEntry) -> Bool {
             a.name == b.name && a.size == b.size && a.mtimeNs == b.mtimeNs && a.inode == b.inode
-                && a.tripId == b.tripId && a.segmentIndex == b.segmentIndex && a.points == b.points
+                && a.tripId == b.tripId && a.part == b.part && a.points == b.points
                 && a.cells.count == b.cells.count
                 && zip(a.cells, b.cells).allSatisfy { $0.cell == $1.cell && $0.visit == $1.visit }
         }
@@ -59,7 +59,7 @@ public struct CellIndex: Sendable, Equatable {
             Self.varint(Self.zigzag(f.mtimeNs), &p)
             Self.varint(f.inode, &p)
             Self.varint(f.tripId, &p)
-            Self.varint(UInt64(f.segmentIndex), &p)
+            Self.varint(UInt64(f.part), &p)
             Self.varint(UInt64(max(f.points, 0)), &p)
             Self.varint(UInt64(f.cells.count), &p)
             var prevCell: UInt64 = 0, prevFirst: Int64 = 0
@@ -125,7 +125,7 @@ public struct CellIndex: Sendable, Equatable {
                     cells.append((cell, CellVisit(firstMs: first, lastMs: first &+ Int64(span))))
                 }
                 files.append(FileEntry(name: text, size: size, mtimeNs: mtime, inode: inode, tripId: trip,
-                                       segmentIndex: part, points: points, cells: cells))
+                                       part: part, points: points, cells: cells))
             }
             guard UInt64(files.count) == count, r.at == payload.endIndex else { throw damaged("\(payload.endIndex - r.at) bytes after the last file") }
             return CellIndex(files: files)

@@ -5,6 +5,7 @@ import Musl
 #endif
 import CairnCore
 import CairnLog
+import CairnSystem
 
 /// One explored cell at the asked precision, over all trips.
 public struct ExploredCell: Sendable, Equatable {
@@ -58,13 +59,13 @@ public enum ExploredCells {
         var problems = 0
         func fail(_ m: String) { problem(m); problems += 1 }
         for p in paths {
-            if TripCatalog.isDirectory(p) {
+            if POSIX.isDirectory(p) {
                 files += directoryCells(p, save: saveIndex, settleNs: settleNs, report: &report, problem: fail, note: note)
             } else if let st = statFile(p), let e = readFile(p, name: basename(p), st: st, problem: fail, note: note) {
                 report.filesRead += 1
-                files.append(FileCells(entry: e, directory: TripCatalog.dirname(p), path: p))
+                files.append(FileCells(entry: e, directory: POSIX.parent(of: p), path: p))
             } else if statFile(p) == nil {
-                fail("\(p): cannot stat: \(String(cString: strerror(errno)))")
+                fail("\(p): cannot stat: \(Errno.current)")
             }
         }
         report.problems = problems
@@ -98,7 +99,7 @@ public enum ExploredCells {
         var out: [FileCells] = []
         for log in logs {
             let name = basename(log.path)
-            guard let st = statFile(log.path) else { problem("\(log.path): cannot stat: \(String(cString: strerror(errno)))"); continue }
+            guard let st = statFile(log.path) else { problem("\(log.path): cannot stat: \(Errno.current)"); continue }
             if let e = old[name], e.size == Int64(st.st_size), e.mtimeNs == mtimeNs(st), e.inode == UInt64(st.st_ino) {
                 report.filesFromIndex += 1
                 old[name] = nil
@@ -126,19 +127,18 @@ public enum ExploredCells {
     static func loadIndex(_ path: String) -> Loaded {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
-            return errno == ENOENT ? .missing : .damaged("cannot open the index: \(String(cString: strerror(errno)))")
+            return errno == ENOENT ? .missing : .damaged("cannot open the index: \(Errno.current)")
         }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return .damaged("the index is not a regular file") }
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-        var got = 0
-        while got < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, $0.count - got) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return .damaged(n < 0 ? "cannot read the index: \(String(cString: strerror(errno)))" : "the index shrank while read") }
-            got += n
+        let read = bytes.withUnsafeMutableBytes { b in Result { () throws(Errno) -> Int in try POSIX.readFully(fd, into: b, at: 0) } }
+        guard case .success(let got) = read else {
+            if case .failure(let error) = read { return .damaged("cannot read the index: \(error)") }
+            return .damaged("cannot read the index")
         }
+        if got < bytes.count { return .damaged("the index shrank while read") }
         do { return .loaded(try CellIndex.decode(bytes)) } catch { return .damaged("damaged index (\(error.description))") }
     }
 
@@ -165,7 +165,7 @@ public enum ExploredCells {
             problem("\(error)")
             return nil
         }
-        let ref = LogFileRef(path: path, header: header, directory: TripCatalog.dirname(path))
+        let ref = LogFileRef(path: path, header: header, directory: POSIX.parent(of: path))
         guard let trip = TripCatalog.trips([ref]).first else { return nil }
         var walk = CellWalk()
         let summary: TripSummary
@@ -181,7 +181,7 @@ public enum ExploredCells {
             return nil
         }
         return CellIndex.FileEntry(name: name, size: Int64(st.st_size), mtimeNs: mtimeNs(st), inode: UInt64(st.st_ino),
-                                   tripId: header.tripId, segmentIndex: header.segmentIndex, points: summary.stats.points,
+                                   tripId: header.tripId, part: header.part, points: summary.stats.points,
                                    cells: walk.cells.map { ($0.key, $0.value) })
     }
 
@@ -194,7 +194,7 @@ public enum ExploredCells {
             let key = f.directory + "\u{0}" + String(f.entry.tripId)
             if chains[key] == nil { order.append(key) }
             var c = chains[key] ?? []
-            if let i = c.firstIndex(where: { !$0.contains { $0.entry.segmentIndex == f.entry.segmentIndex } }) { c[i].append(f) } else { c.append([f]) }
+            if let i = c.firstIndex(where: { !$0.contains { $0.entry.part == f.entry.part } }) { c[i].append(f) } else { c.append([f]) }
             chains[key] = c
         }
         var trips: [[FileCells]] = []

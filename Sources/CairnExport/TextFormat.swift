@@ -6,49 +6,32 @@ public enum TextFormat {
     /// Every finite value gives its digits (the largest double has 309); non-finite values give
     /// nil: callers write nothing rather than "nan".
     public static func fixed(_ value: Double, _ decimals: Int) -> String? {
-        guard value.isFinite else { return nil }
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = (abs(value) * scale).rounded()
-        guard scaled < 9.0e18 else {
-            let (int, frac) = largeDigits(value, decimals)
-            var s = value < 0 ? "-" : ""
-            s += String(decoding: int, as: UTF8.self)
-            if decimals > 0 { s += "." + String(decoding: frac, as: UTF8.self) }
-            return s
-        }
-        let n = UInt64(scaled)
-        let p = UInt64(scale)
-        var s = (value < 0 && n != 0) ? "-" : ""
-        s += String(n / p)
-        if decimals > 0 {
-            let frac = String(n % p)
-            s += "." + String(repeating: "0", count: decimals - frac.count) + frac
-        }
-        return s
+        decimalText(value, decimals, trim: false)
     }
 
     /// Like `fixed`, with trailing zeros (and a trailing point) removed: "12.5", "3".
     public static func trimmed(_ value: Double, _ decimals: Int) -> String? {
-        guard var s = fixed(value, decimals) else { return nil }
-        if s.contains(".") {
-            while s.hasSuffix("0") { s.removeLast() }
-            if s.hasSuffix(".") { s.removeLast() }
+        decimalText(value, decimals, trim: true)
+    }
+
+    private static func decimalText(_ value: Double, _ decimals: Int, trim: Bool) -> String? {
+        guard value.isFinite else { return nil }
+        let small = NumberText.string(capacity: NumberText.decimalCapacity(decimals)) {
+            NumberText.decimal(value, decimals, trim: trim, $0) ?? 0
         }
-        if s == "-0" { s = "0" }
+        if !small.isEmpty { return small }
+        var (int, frac) = largeDigits(value, decimals)
+        if trim { while frac.last == UInt8(ascii: "0") { frac.removeLast() } }
+        var s = value < 0 ? "-" : ""
+        s += String(decoding: int, as: UTF8.self)
+        if !frac.isEmpty { s += "." + String(decoding: frac, as: UTF8.self) }
         return s
     }
 
     /// ISO 8601 UTC with milliseconds only when they are not zero: `2026-05-01T06:00:01Z`,
     /// `2026-05-01T06:00:01.250Z`.
     public static func isoTime(ms: Int64) -> String {
-        let (secs, milli) = floorDivMod(ms, 1000)
-        let (days, sod) = floorDivMod(secs, 86_400)
-        let (y, m, d) = civil(fromDays: days)
-        var s = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
-        s += pad(sod / 3600, 2) + ":" + pad(sod / 60 % 60, 2) + ":" + pad(sod % 60, 2)
-        if milli != 0 { s += "." + pad(milli, 3) }
-        return s + "Z"
+        NumberText.string(capacity: NumberText.isoTimeCapacity) { NumberText.isoTime(ms: ms, $0) }
     }
 
     /// A JSON string literal, quotes included.
@@ -139,27 +122,5 @@ public enum TextFormat {
         return (digits, fracDigits)
     }
 
-    static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
-        var q = a / b, r = a % b
-        if r < 0 { q -= 1; r += b }
-        return (q, r)
-    }
-
-    static func pad(_ v: Int64, _ width: Int) -> String {
-        let s = String(v)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-    }
-
-    /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's civil_from_days).
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
+    static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int64) { NumberText.floorDivMod(a, b) }
 }

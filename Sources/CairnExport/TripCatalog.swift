@@ -5,6 +5,7 @@ import Musl
 #endif
 import CairnCore
 import CairnLog
+import CairnSystem
 
 /// A log file found on the card, with its header.
 public struct LogFileRef: Sendable {
@@ -78,7 +79,7 @@ public enum TripCatalog {
                              unfinished: ((String) -> Void)? = nil) -> [LogFileRef] {
         var out: [LogFileRef] = []
         for p in paths {
-            if isDirectory(p) {
+            if POSIX.isDirectory(p) {
                 do {
                     for f in try LogDirectory.logFiles(in: p) {
                         if let r = ref(f.path, directory: p, problem: problem, unfinished: unfinished) { out.append(r) }
@@ -86,7 +87,7 @@ public enum TripCatalog {
                 } catch {
                     problem("\(error)")
                 }
-            } else if let r = ref(p, directory: dirname(p), problem: problem, unfinished: unfinished) {
+            } else if let r = ref(p, directory: POSIX.parent(of: p), problem: problem, unfinished: unfinished) {
                 out.append(r)
             }
         }
@@ -108,7 +109,7 @@ public enum TripCatalog {
     }
 
     /// Groups files into trips (same directory, same trip id), ordered by the first file's
-    /// number; files within a trip by segment index.
+    /// number; files within a trip by part.
     ///
     /// Two files of one directory claiming the same trip and part are two recordings (a second
     /// recorder on the directory, or a file left over from another card), never one: merging
@@ -123,13 +124,13 @@ public enum TripCatalog {
             let key = f.directory + "\u{0}" + String(f.header.tripId)
             if groups[key] == nil { order.append(key) }
             var chains = groups[key] ?? []
-            if let i = chains.firstIndex(where: { !$0.contains { $0.header.segmentIndex == f.header.segmentIndex } }) {
+            if let i = chains.firstIndex(where: { !$0.contains { $0.header.part == f.header.part } }) {
                 chains[i].append(f)
             } else {
                 chains.append([f])
             }
-            if chains.count > 1, let other = chains[0].first(where: { $0.header.segmentIndex == f.header.segmentIndex }), other.path != f.path {
-                notes[key, default: []].append("two files claim trip \(f.header.tripId) part \(f.header.segmentIndex): \(other.path) and \(f.path) "
+            if chains.count > 1, let other = chains[0].first(where: { $0.header.part == f.header.part }), other.path != f.path {
+                notes[key, default: []].append("two files claim trip \(f.header.tripId) part \(f.header.part): \(other.path) and \(f.path) "
                     + "(two recorders on one directory, or a file left over); each is read as a trip of its own")
             }
             groups[key] = chains
@@ -137,7 +138,7 @@ public enum TripCatalog {
         var out: [TripRef] = []
         for key in order {
             for (i, chain) in groups[key]!.enumerated() {
-                let fs = chain.sorted { $0.header.segmentIndex < $1.header.segmentIndex }
+                let fs = chain.sorted { $0.header.part < $1.header.part }
                 var t = TripRef(id: fs[0].header.tripId, files: fs)
                 t.duplicate = i
                 if i == 1 { t.note = notes[key]?.joined(separator: "; ") }
@@ -227,15 +228,5 @@ public enum TripCatalog {
             if found { return true }
         }
         return sawPoint ? false : nil
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    static func dirname(_ path: String) -> String {
-        guard let i = path.lastIndex(of: "/") else { return "." }
-        return i == path.startIndex ? "/" : String(path[..<i])
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// One recorder per log directory: an exclusive flock(2) on `.cairn.lock` inside it, held for
 /// the life of the process. The kernel releases it when the holder dies (kill -9, power cut), so
@@ -26,7 +27,7 @@ public final class DirectoryLock {
                     + (holder.map { " (PID \($0), holding \(DirectoryLock.fileName))" } ?? " (it holds \(DirectoryLock.fileName))")
                     + "; one recorder per log directory"
             case .system(let path, let what, let code):
-                return "\(path): \(what): \(errnoText(code))"
+                return "\(path): \(what): \(Errno(rawValue: code))"
             }
         }
     }
@@ -36,7 +37,7 @@ public final class DirectoryLock {
 
     /// Takes the lock `fileName` on `directory` (which must exist) without waiting.
     public init(directory: String, fileName: String = DirectoryLock.fileName) throws(Failure) {
-        path = LogDirectory.join(directory, fileName)
+        path = POSIX.join(directory, fileName)
         var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         // A lock file another user left (a recorder once run by hand as root): flock needs no
         // write access, so it still locks; only the PID cannot be written.
@@ -46,13 +47,11 @@ public final class DirectoryLock {
             writable = false
         }
         if fd < 0 { throw .system(path: path, what: "cannot open the lock file", errno: errno) }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
+        if case .failure(let e) = valueOrErrno({ flock(fd, LOCK_EX | LOCK_NB) }) {
             let holder = Self.readHolder(fd)
             close(fd)
-            if code == EWOULDBLOCK { throw .held(directory: directory, holder: holder) }
-            throw .system(path: path, what: "cannot lock", errno: code)
+            if e == .wouldBlock { throw .held(directory: directory, holder: holder) }
+            throw .system(path: path, what: "cannot lock", errno: e.rawValue)
         }
         self.fd = fd
         // Informational only: a failure to write the PID does not stop the recorder.
@@ -65,8 +64,7 @@ public final class DirectoryLock {
     /// The PID the holder wrote (digits only, so a crafted file cannot put text in our message).
     static func readHolder(_ fd: Int32) -> String? {
         var buf = [UInt8](repeating: 0, count: 32)
-        let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { return nil }
+        guard let n = try? buf.withUnsafeMutableBytes({ try POSIX.readFully(fd, into: $0, at: 0) }), n > 0 else { return nil }
         let digits = buf[0..<n].prefix { $0 >= 48 && $0 <= 57 }
         return digits.isEmpty || digits.count > 10 ? nil : String(decoding: digits, as: UTF8.self)
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// An error reading or writing a log file. `description` is "<path>: <message>".
 public struct LogError: Error, CustomStringConvertible, Sendable {
@@ -45,20 +46,8 @@ public struct LogError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(path): \(message)" }
 
     static func system(_ path: String, _ what: String, _ code: Int32) -> LogError {
-        LogError(path: path, message: "\(what): \(errnoText(code))", kind: .io, errno: code)
+        LogError(path: path, message: "\(what): \(Errno(rawValue: code))", kind: .io, errno: code)
     }
-}
-
-/// "No such file or directory (ENOENT)"-style text for an errno value.
-func errnoText(_ code: Int32) -> String {
-    let text = strerror(code).map { String(cString: $0) } ?? "error \(code)"
-    let names: [Int32: String] = [
-        EPERM: "EPERM", ENOENT: "ENOENT", EIO: "EIO", EBADF: "EBADF", EACCES: "EACCES",
-        EEXIST: "EEXIST", ENOTDIR: "ENOTDIR", EISDIR: "EISDIR", EINVAL: "EINVAL", EFBIG: "EFBIG",
-        ENOSPC: "ENOSPC", EROFS: "EROFS", EDQUOT: "EDQUOT", EINTR: "EINTR", ENAMETOOLONG: "ENAMETOOLONG",
-    ]
-    if let n = names[code] { return "\(text) (\(n))" }
-    return text
 }
 
 /// The 32-byte header at the start of every log file (see LOG_FORMAT.md).
@@ -70,13 +59,13 @@ public struct FileHeader: Equatable, Sendable {
     /// Identifies the trip; all files of one trip carry the same id.
     public var tripId: UInt64
     /// 0 for the file that starts a trip, +1 for each later file of the same trip.
-    public var segmentIndex: UInt32
+    public var part: UInt32
 
-    public init(tripId: UInt64, segmentIndex: UInt32, salt: UInt32) {
+    public init(tripId: UInt64, part: UInt32, salt: UInt32) {
         self.version = FrameFormat.version
         self.salt = salt
         self.tripId = tripId
-        self.segmentIndex = segmentIndex
+        self.part = part
     }
 
     /// The bytes a writer puts at the start of a file (always the current version): 32, or `length` when
@@ -90,7 +79,7 @@ public struct FileHeader: Equatable, Sendable {
         b.appendLE(UInt16(length))
         b.appendLE(salt)
         b.appendLE(tripId)
-        b.appendLE(segmentIndex)
+        b.appendLE(part)
         b.appendLE(CRC32C.checksum(b))
         b.append(contentsOf: repeatElement(0, count: length - b.count))
         return b
@@ -153,7 +142,7 @@ public struct FileHeader: Equatable, Sendable {
             throw LogError(path: path, message: "truncated header (\(fileSize) of \(length) bytes)",
                            kind: .truncatedHeader)
         }
-        var h = FileHeader(tripId: le(16, UInt64.self), segmentIndex: le(24, UInt32.self), salt: le(12, UInt32.self))
+        var h = FileHeader(tripId: le(16, UInt64.self), part: le(24, UInt32.self), salt: le(12, UInt32.self))
         h.version = version
         return (h, length)
     }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// Naming and listing of log files: `NNNNNNNN.cairn`, a counter (never the wall clock).
 public enum LogDirectory {
@@ -28,7 +29,7 @@ public enum LogDirectory {
                     String(cString: $0)
                 }
             }
-            if let n = number(fromName: name) { found.append((n, join(dir, name))) }
+            if let n = number(fromName: name) { found.append((n, POSIX.join(dir, name))) }
         }
         found.sort { $0.number < $1.number }
         return found
@@ -68,8 +69,4 @@ public enum LogDirectory {
         return g.next()
     }
 
-    static func join(_ dir: String, _ name: String) -> String {
-        if dir.isEmpty { return name }
-        return dir.hasSuffix("/") ? dir + name : dir + "/" + name
-    }
 }

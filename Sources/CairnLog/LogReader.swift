@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// One intact record. `offset` is the file offset of its frame.
 public struct LogEntry: Sendable {
@@ -198,17 +199,11 @@ final class ReadDescriptor {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, path: String) throws -> Int {
-        var got = 0
-        while got < buffer.count {
-            let r = pread(fd, buffer.baseAddress! + got, buffer.count - got, off_t(offset + got))
-            if r < 0 {
-                if errno == EINTR { continue }
-                throw LogError.system(path, "read failed at offset \(offset + got)", errno)
-            }
-            if r == 0 { break }
-            got += r
+        do throws(Errno) {
+            return try POSIX.readFully(fd, into: buffer, at: offset)
+        } catch {
+            throw LogError.system(path, "read failed at offset \(offset)", error.rawValue)
         }
-        return got
     }
 }
 

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CairnCore
+import CairnSystem
 
 /// The recorder's side of the card: turns `RecorderAction`s into log files, keeps the sync
 /// cadence (the stated loss window), and survives I/O faults.
@@ -34,7 +35,8 @@ public final class TripLog {
     private var writer: LogWriter?
     private var nextNumber: UInt32
     private var tripId: UInt64 = 0
-    private var segmentIndex: UInt32 = 0
+    /// The current file's place in its trip (FileHeader.part): 0, then +1 for each later file.
+    private var part: UInt32 = 0
     private var lastSyncMono: Int64 = 0
     private var lastPointTimeMs: Int64?
     /// A new trip's id is the number of its first file: true until that file exists, so a
@@ -59,7 +61,7 @@ public final class TripLog {
     public var lastSyncedSeq: UInt64 { writer?.lastSyncedSeq ?? 0 }
     public var currentPath: String? { writer?.path }
     /// Where a previous run's unclosed trip stands, so a restart can continue it.
-    public private(set) var resumable: (tripId: UInt64, segmentIndex: UInt32, last: Fix)?
+    public private(set) var resumable: (tripId: UInt64, part: UInt32, last: Fix)?
     /// Called after each successful sync with (file path, highest durable sequence number).
     public var onSync: ((String, UInt64) -> Void)?
 
@@ -94,18 +96,18 @@ public final class TripLog {
         var st = stat()
         if stat(dir, &st) != 0 {
             var path = ""
-            for part in dir.split(separator: "/", omittingEmptySubsequences: false) {
-                path += (path.isEmpty && dir.hasPrefix("/") ? "" : (path.isEmpty ? "" : "/")) + part
+            for component in dir.split(separator: "/", omittingEmptySubsequences: false) {
+                path += (path.isEmpty && dir.hasPrefix("/") ? "" : (path.isEmpty ? "" : "/")) + component
                 if path.isEmpty { path = "/"; continue }
                 if mkdir(path, 0o755) != 0 && errno != EEXIST {
-                    throw LogError(path: dir, message: "cannot create directory: \(String(cString: strerror(errno)))")
+                    throw LogError(path: dir, message: "cannot create directory: \(Errno.current)")
                 }
             }
         } else if (st.st_mode & S_IFMT) != S_IFDIR {
             throw LogError(path: dir, message: "not a directory")
         }
         if access(dir, W_OK | X_OK) != 0 {
-            throw LogError(path: dir, message: "directory is not writable: \(String(cString: strerror(errno)))")
+            throw LogError(path: dir, message: "directory is not writable: \(Errno.current)")
         }
     }
 
@@ -123,7 +125,7 @@ public final class TripLog {
             return true
         }
         guard !ended, let fix = last else { return nil }
-        return (reader.header.tripId, reader.header.segmentIndex, fix)
+        return (reader.header.tripId, reader.header.part, fix)
     }
 
     /// Applies one recorder action.
@@ -133,11 +135,11 @@ public final class TripLog {
             closeFile()
             if resume, let r = resumable {
                 tripId = r.tripId
-                segmentIndex = r.segmentIndex + 1
+                part = r.part + 1
                 tripIdFollowsFile = false
             } else {
                 tripId = UInt64(nextNumber)
-                segmentIndex = 0
+                part = 0
                 tripIdFollowsFile = true
             }
             tripPointsLost = 0
@@ -340,14 +342,14 @@ public final class TripLog {
         var taken = 0
         while true {
             if tripIdFollowsFile { tripId = UInt64(nextNumber) }
-            let header = FileHeader(tripId: tripId, segmentIndex: segmentIndex, salt: LogDirectory.randomSalt())
+            let header = FileHeader(tripId: tripId, part: part, salt: LogDirectory.randomSalt())
             do {
                 let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding,
                                       preallocation: preallocation, padDirect: padDirect, io: io)
                 return opened(w)
             } catch let e as LogError where e.errno == EEXIST && taken < 3 {
                 taken += 1
-                let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
+                let path = POSIX.join(directory, LogDirectory.fileName(number: nextNumber))
                 let next = (try? LogDirectory.nextNumber(in: directory)) ?? nextNumber + 1
                 say("log: \(path) exists already (not written by this recorder): left as it is, using \(LogDirectory.fileName(number: max(next, nextNumber + 1)))")
                 nextNumber = max(next, nextNumber + 1)
@@ -379,7 +381,7 @@ public final class TripLog {
     private func openFailed(_ error: Error) -> Bool {
         // A file the writer created but could not start was removed by it: its name is free.
         // One that is still there is skipped.
-        let path = LogDirectory.join(directory, LogDirectory.fileName(number: nextNumber))
+        let path = POSIX.join(directory, LogDirectory.fileName(number: nextNumber))
         if access(path, F_OK) == 0 { nextNumber += 1 }
         // Report the first failure of an outage, not every retry.
         if !reportedOpenFailure { say("log: \(error); will retry every \(syncIntervalMs / 1000) s") }
@@ -393,7 +395,7 @@ public final class TripLog {
     }
 
     /// The current file failed: abandon it, keep what it had not acknowledged, and continue the
-    /// trip in a new file as a new segment.
+    /// trip in a new file (its next part), starting a new track segment there.
     private func fault(_ error: Error, monoMs: Int64) {
         faults += 1
         recovering = true
@@ -402,7 +404,7 @@ public final class TripLog {
         let unacked = w.unacknowledged
         w.close()
         writer = nil
-        segmentIndex += 1
+        part += 1
         var moved = RingBuffer<LogRecord>(capacity: waiting.capacity)
         moved.append(.note("previous file abandoned after a write failure: \(error)"))
         if let first = unacked.first, isSegmentStart(first) {} else {

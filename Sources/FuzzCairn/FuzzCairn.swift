@@ -71,7 +71,7 @@ func frame(salt: UInt32, type: UInt8, payload: [UInt8]) -> [UInt8] {
 
 func fuzzFramed(_ input: UnsafeBufferPointer<UInt8>) {
     let salt: UInt32 = 0x0F0F_1234
-    var file = FileHeader(tripId: 1, segmentIndex: 0, salt: salt).encoded()
+    var file = FileHeader(tripId: 1, part: 0, salt: salt).encoded()
     var frames: [[UInt8]] = []
     var i = 0
     while i + 3 <= input.count {

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CairnExport
+import CairnSystem
 
 /// `/etc/cairn.conf`: one `key = value` per line, `#` starts a comment line, blank lines are
 /// ignored. The keys are `record`'s option names without the dashes (`gpsd`, `dir`, `sync`...);
@@ -98,22 +99,16 @@ struct ConfigFile {
     static func load(_ path: String, options: [OptionSpec]) throws -> ConfigFile {
         func fail(_ why: String) -> Failure { Failure("\(path): cannot read the config file: \(why)", status: ExitCode.config) }
         // O_NONBLOCK: a FIFO given by mistake must not hang the start.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        if fd < 0 { throw fail(errnoDescription(errno)) }
-        defer { close(fd) }
+        let fd: Int32
+        do { fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } catch { throw fail("\(error)") }
+        defer { POSIX.close(fd) }
         var st = stat()
-        if fstat(fd, &st) != 0 { throw fail(errnoDescription(errno)) }
+        if fstat(fd, &st) != 0 { throw fail("\(Errno.current)") }
         if (st.st_mode & S_IFMT) != S_IFREG { throw fail("not a regular file") }
         if Int(st.st_size) > sizeLimit { throw fail("\(st.st_size) bytes, over the 1 MiB a config file may have") }
-        var bytes: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw fail(errnoDescription(errno)) }
-            if n == 0 { break }
-            bytes += buf[0..<n]
-            if bytes.count > sizeLimit { throw fail("over the 1 MiB a config file may have") }
-        }
+        let bytes: [UInt8]
+        do { bytes = try POSIX.readToEnd(fd, limit: sizeLimit) } catch { throw fail("\(error)") }
+        if bytes.count > sizeLimit { throw fail("over the 1 MiB a config file may have") }
         return try ConfigFile(path: path, bytes: bytes, options: options)
     }
 
@@ -175,10 +170,3 @@ private extension String {
     func leftPadded(_ n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
 }
 
-/// "No such file or directory (ENOENT)"-style text for an errno value.
-func errnoDescription(_ code: Int32) -> String {
-    let names: [Int32: String] = [ENOENT: "ENOENT", EACCES: "EACCES", EISDIR: "EISDIR", ENOTDIR: "ENOTDIR",
-                                  ELOOP: "ELOOP", EIO: "EIO", ENAMETOOLONG: "ENAMETOOLONG", EPERM: "EPERM"]
-    let text = strerror(code).map { String(cString: $0) } ?? "error \(code)"
-    return names[code].map { "\(text) (\($0))" } ?? text
-}

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// Exit codes: 0 success or help, 1 a runtime failure, 64 a usage error (EX_USAGE), 73 another
 /// recorder holds the log directory (EX_CANTCREAT), 78 the config file cannot be read (EX_CONFIG).
@@ -44,22 +45,15 @@ func printOut(_ s: String) {
     var line = s
     if !line.hasSuffix("\n") { line += "\n" }
     line.withUTF8 { p in
-        var off = 0
-        while off < p.count {
-            let n = write(1, p.baseAddress! + off, p.count - off)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 {
-                if stdoutError == nil { stdoutError = n < 0 ? errno : EIO }
-                return
-            }
-            off += n
+        do throws(Errno) { try POSIX.writeAll(1, UnsafeRawBufferPointer(p)) } catch {
+            if stdoutError == nil { stdoutError = error.rawValue }
         }
     }
 }
 
 /// `code`, unless writing standard output failed: then a Failure naming the error (exit 1).
 func checkedStdout(_ code: Int32) throws -> Int32 {
-    if let e = stdoutError { throw Failure("standard output: write failed: \(String(cString: strerror(e)))") }
+    if let e = stdoutError { throw Failure("standard output: write failed: \(Errno(rawValue: e))") }
     return code
 }
 

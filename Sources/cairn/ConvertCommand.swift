@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 import CairnCore
 import CairnLog
 import CairnExport
@@ -86,7 +87,7 @@ enum ConvertCommand: Command {
         if format == "fit" {
             let o = outPath!
             let target: FITWriter.Target
-            if isDirectory(o) {
+            if POSIX.isDirectory(o) {
                 target = .directory(o)
             } else if o.hasSuffix(".fit") {
                 guard sel.trips.count == 1 else {
@@ -96,7 +97,7 @@ enum ConvertCommand: Command {
             } else if pathExists(o) {
                 throw Failure("-o \(o): not a directory (FIT writes one file per trip into a directory)")
             } else {
-                if mkdir(o, 0o755) != 0 { throw Failure("-o \(o): cannot create directory: \(String(cString: strerror(errno)))") }
+                if mkdir(o, 0o755) != 0 { throw Failure("-o \(o): cannot create directory: \(Errno.current)") }
                 target = .directory(o)
             }
             writer = FITWriter(target: target, force: force, softwareVersion: cairnVersion, utcOffsetS: utcOffset, laps: stageOptions.laps)
@@ -244,10 +245,5 @@ enum ConvertCommand: Command {
             return false
         }
         return a
-    }
-
-    static func isDirectory(_ p: String) -> Bool {
-        var st = stat()
-        return stat(p, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 }

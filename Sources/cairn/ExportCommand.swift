@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 import CairnCore
 import CairnLog
 import CairnExport
@@ -69,9 +70,9 @@ enum ExportCommand: Command {
         }
         defer { withExtendedLifetime(lock) {} }
         try ensureDirectory(dest)
-        let logsDir = joinPath(dest, "logs")
+        let logsDir = POSIX.join(dest, "logs")
         try ensureDirectory(logsDir)
-        for f in formats { try ensureDirectory(joinPath(dest, f)) }
+        for f in formats { try ensureDirectory(POSIX.join(dest, f)) }
 
         var problems = 0
         let trips = try finishedTrips(in: dir, say: { printErr("cairn: \($0)"); problems += 1 },
@@ -90,7 +91,7 @@ enum ExportCommand: Command {
             var wroteAny = false
             // The log files, byte for byte.
             for f in t.files {
-                let target = joinPath(logsDir, baseName(f.path))
+                let target = POSIX.join(logsDir, baseName(f.path))
                 if pathExists(target) {
                     let theirs = try? LogReader(path: target).header.salt
                     if theirs != f.header.salt || fileSize(target) != fileSize(f.path) {
@@ -111,7 +112,7 @@ enum ExportCommand: Command {
             // Conversions, one file per trip and format.
             for format in formats {
                 let name = String(FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix).dropLast(4)) + "." + format
-                let target = joinPath(joinPath(dest, format), name)
+                let target = POSIX.join(POSIX.join(dest, format), name)
                 if pathExists(target) { continue }
                 if let err = convert(t, s, format: format, to: target, stages: stageOptions) {
                     printErr("cairn: \(label): \(format) not written: \(err)")
@@ -130,7 +131,7 @@ enum ExportCommand: Command {
         // One directory sync per directory covers every rename into it.
         do {
             try syncDirectory(logsDir)
-            for f in formats { try syncDirectory(joinPath(dest, f)) }
+            for f in formats { try syncDirectory(POSIX.join(dest, f)) }
             try syncDirectory(dest)
             try state.save()
         } catch let e as Failure {
@@ -195,7 +196,7 @@ enum ExportCommand: Command {
         do {
             try syncFile(tmp)
         } catch let e as Failure { unlink(tmp); return e.message } catch { unlink(tmp); return "\(error)" }
-        if rename(tmp, target) != 0 { let m = errText(); unlink(tmp); return "\(target): cannot rename into place: \(m)" }
+        if rename(tmp, target) != 0 { let m = Errno.current; unlink(tmp); return "\(target): cannot rename into place: \(m)" }
         return nil
     }
 
@@ -222,13 +223,13 @@ enum ExportCommand: Command {
                 defer { free(r) }
                 var base = String(cString: r)
                 for part in rest.reversed() where part != "." && !part.isEmpty {
-                    if part == ".." { base = parentDir(base) } else { base = joinPath(base, part) }
+                    if part == ".." { base = POSIX.parent(of: base) } else { base = POSIX.join(base, part) }
                 }
                 return base
             }
             guard cur != "/" && !cur.isEmpty else { return absolute(p) }
             rest.append(baseName(cur))
-            cur = parentDir(cur)
+            cur = POSIX.parent(of: cur)
         }
     }
 
@@ -237,6 +238,6 @@ enum ExportCommand: Command {
         var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buf, buf.count) != nil else { return p }
         let cwd = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return joinPath(cwd, p)
+        return POSIX.join(cwd, p)
     }
 }

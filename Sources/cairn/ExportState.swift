@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CairnExport
+import CairnSystem
 
 /// Which trips have been exported, kept in the log directory as `exported` (a small text file;
 /// the log files themselves are never touched). One line per trip:
@@ -27,7 +28,7 @@ struct ExportState {
         }
     }
 
-    var path: String { joinPath(directory, Self.fileName) }
+    var path: String { POSIX.join(directory, Self.fileName) }
 
     private static func same(_ l: (file: String, trip: UInt64, salt: UInt32, destination: String), _ t: TripRef) -> Bool {
         l.file == baseName(t.files[0].path) && l.trip == t.id && l.salt == t.files[0].header.salt
@@ -58,89 +59,72 @@ func baseName(_ p: String) -> String {
     return String(p[p.index(after: i)...])
 }
 
-func joinPath(_ dir: String, _ name: String) -> String {
-    dir.hasSuffix("/") ? dir + name : dir + "/" + name
-}
-
-func parentDir(_ p: String) -> String {
-    guard let i = p.lastIndex(of: "/") else { return "." }
-    return i == p.startIndex ? "/" : String(p[..<i])
-}
-
-func errText() -> String { String(cString: strerror(errno)) }
-
 /// fsync on a directory: makes a rename or unlink in it durable.
 func syncDirectory(_ dir: String) throws {
-    let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd < 0 { throw Failure("\(dir): cannot open to sync: \(errText())") }
-    defer { close(fd) }
-    // Some file systems (vfat on older kernels) refuse fsync on a directory: EINVAL is not a loss.
-    if fsync(fd) != 0 && errno != EINVAL { throw Failure("\(dir): sync failed: \(errText())") }
+    do throws(POSIX.DirectorySyncError) {
+        try POSIX.syncDirectory(dir)
+    } catch {
+        switch error {
+        case .open(let e): throw Failure("\(dir): cannot open to sync: \(e)")
+        case .sync(let e): throw Failure("\(dir): sync failed: \(e)")
+        }
+    }
 }
 
 /// fsync a file by path (after another writer closed it).
 func syncFile(_ path: String) throws {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 { throw Failure("\(path): cannot open to sync: \(errText())") }
-    defer { close(fd) }
-    if fsync(fd) != 0 { throw Failure("\(path): sync failed: \(errText())") }
+    let fd: Int32
+    do { fd = try POSIX.open(path, O_RDONLY | O_CLOEXEC) } catch { throw Failure("\(path): cannot open to sync: \(error)") }
+    defer { POSIX.close(fd) }
+    if fsync(fd) != 0 { throw Failure("\(path): sync failed: \(Errno.current)") }
 }
 
-/// The temporary name a file is written under before its rename: hidden, same directory.
-func temporaryName(for path: String) -> String {
-    joinPath(parentDir(path), "." + baseName(path) + ".part")
-}
+/// The temporary name a file is written under before its rename: hidden, same directory (the
+/// exporters' own rule).
+func temporaryName(for path: String) -> String { OutputSink.temporaryName(for: path) }
 
 /// Writes `bytes` to `path` through a temporary name: write, fsync, rename, fsync the directory.
 func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
     let tmp = temporaryName(for: path)
-    let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    if fd < 0 { throw Failure("\(tmp): cannot create: \(errText())") }
-    var ok = true
-    bytes.withUnsafeBytes { raw in
-        var off = 0
-        while off < raw.count {
-            let n = write(fd, raw.baseAddress! + off, raw.count - off)
-            if n < 0 { if errno == EINTR { continue }; ok = false; return }
-            off += n
-        }
+    let fd: Int32
+    do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } catch { throw Failure("\(tmp): cannot create: \(error)") }
+    var failure: Errno?
+    do throws(Errno) {
+        try POSIX.writeAll(fd, bytes)
+        if fsync(fd) != 0 { throw .current }
+    } catch {
+        failure = error
     }
-    if ok && fsync(fd) != 0 { ok = false }
-    let e = errno
-    if close(fd) != 0 { ok = false }
-    if !ok { unlink(tmp); throw Failure("\(tmp): write failed: \(String(cString: strerror(e)))") }
-    if rename(tmp, path) != 0 { let m = errText(); unlink(tmp); throw Failure("\(path): cannot rename into place: \(m)") }
-    try syncDirectory(parentDir(path))
+    if let e = POSIX.close(fd), failure == nil { failure = e }
+    if let e = failure { unlink(tmp); throw Failure("\(tmp): write failed: \(e)") }
+    if rename(tmp, path) != 0 { let m = Errno.current; unlink(tmp); throw Failure("\(path): cannot rename into place: \(m)") }
+    try syncDirectory(POSIX.parent(of: path))
 }
 
 /// Copies `src` to `dst` through a temporary name (copy, fsync, rename; the caller syncs the
 /// directory once for a batch). Returns the bytes copied.
 func copyFileAtomically(_ src: String, _ dst: String) throws -> Int {
-    let input = open(src, O_RDONLY | O_CLOEXEC)
-    if input < 0 { throw Failure("\(src): cannot open: \(errText())") }
-    defer { close(input) }
+    let input: Int32
+    do { input = try POSIX.open(src, O_RDONLY | O_CLOEXEC) } catch { throw Failure("\(src): cannot open: \(error)") }
+    defer { POSIX.close(input) }
     let tmp = temporaryName(for: dst)
-    let out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    if out < 0 { throw Failure("\(tmp): cannot create: \(errText())") }
-    var buf = [UInt8](repeating: 0, count: 65536)
+    let out: Int32
+    do { out = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } catch { throw Failure("\(tmp): cannot create: \(error)") }
+    let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
+    defer { buf.deallocate() }
     var total = 0
     var failure: String?
-    copy: while true {
-        let n = buf.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; failure = "\(src): read failed: \(errText())"; break }
+    while true {
+        let n: Int
+        do { n = try POSIX.read(input, into: buf) } catch { failure = "\(src): read failed: \(error)"; break }
         if n == 0 { break }
-        var off = 0
-        while off < n {
-            let w = buf.withUnsafeBytes { write(out, $0.baseAddress! + off, n - off) }
-            if w < 0 { if errno == EINTR { continue }; failure = "\(tmp): write failed: \(errText())"; break copy }
-            off += w
-        }
+        do { try POSIX.writeAll(out, UnsafeRawBufferPointer(rebasing: buf[0..<n])) } catch { failure = "\(tmp): write failed: \(error)"; break }
         total += n
     }
-    if failure == nil && fsync(out) != 0 { failure = "\(tmp): sync failed: \(errText())" }
-    if close(out) != 0 && failure == nil { failure = "\(tmp): close failed: \(errText())" }
+    if failure == nil && fsync(out) != 0 { failure = "\(tmp): sync failed: \(Errno.current)" }
+    if let e = POSIX.close(out), failure == nil { failure = "\(tmp): close failed: \(e)" }
     if let f = failure { unlink(tmp); throw Failure(f) }
-    if rename(tmp, dst) != 0 { let m = errText(); unlink(tmp); throw Failure("\(dst): cannot rename into place: \(m)") }
+    if rename(tmp, dst) != 0 { let m = Errno.current; unlink(tmp); throw Failure("\(dst): cannot rename into place: \(m)") }
     return total
 }
 
@@ -151,7 +135,7 @@ func fileSize(_ p: String) -> Int? {
 }
 
 func ensureDirectory(_ d: String) throws {
-    if mkdir(d, 0o755) != 0 && errno != EEXIST { throw Failure("\(d): cannot create directory: \(errText())") }
+    if mkdir(d, 0o755) != 0 && errno != EEXIST { throw Failure("\(d): cannot create directory: \(Errno.current)") }
     var st = stat()
     guard stat(d, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw Failure("\(d): not a directory") }
 }

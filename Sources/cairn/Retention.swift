@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 import CairnCore
 import CairnLog
 import CairnExport
@@ -75,7 +76,7 @@ struct Retention {
             } else {
                 var failed = false
                 for f in t.files where unlink(f.path) != 0 && errno != ENOENT {
-                    say("retention: \(f.path): cannot delete: \(errText())")
+                    say("retention: \(f.path): cannot delete: \(Errno.current)")
                     failed = true
                 }
                 if failed { out.problems += 1; continue }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 import CairnCore
 import CairnExport
 
@@ -156,22 +157,16 @@ enum StatusCommand: Command {
     /// it is a regular file: a FIFO or a device named by mistake must not hang the command.
     static func readStatusFile(_ path: String) throws -> (String, Int64) {
         func fail(_ why: String) -> Failure { Failure("\(path): cannot read: \(why) (is 'cairn record --status \(path)' running?)") }
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        if fd < 0 { throw fail(String(cString: strerror(errno))) }
-        defer { close(fd) }
+        let fd: Int32
+        do { fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } catch { throw fail("\(error)") }
+        defer { POSIX.close(fd) }
         var st = stat()
-        if fstat(fd, &st) != 0 { throw fail(String(cString: strerror(errno))) }
+        if fstat(fd, &st) != 0 { throw fail("\(Errno.current)") }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             throw Failure("\(path): not a regular file: a status file is what 'cairn record --status FILE' writes")
         }
-        var bytes: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65536 {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw fail(String(cString: strerror(errno))) }
-            if n == 0 { break }
-            bytes += buf[0..<n]
-        }
+        let bytes: [UInt8]
+        do { bytes = try POSIX.readToEnd(fd, limit: 65535, chunk: 4096) } catch { throw fail("\(error)") }
         return (String(decoding: bytes, as: UTF8.self), Int64(st.st_mtim.tv_sec))
     }
 }
@@ -186,16 +181,8 @@ extension String {
 
 /// Reads a small text file (status, config, export state) whole; nil with errno set on failure.
 func readSmallFile(_ path: String, limit: Int = 1 << 20) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buf = [UInt8](repeating: 0, count: 16384)
-    while bytes.count < limit {
-        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; return nil }
-        if n == 0 { break }
-        bytes += buf[0..<n]
-    }
+    guard let fd = try? POSIX.open(path, O_RDONLY | O_CLOEXEC) else { return nil }
+    defer { POSIX.close(fd) }
+    guard let bytes = try? POSIX.readToEnd(fd, limit: limit - 1) else { return nil }
     return String(decoding: bytes, as: UTF8.self)
 }

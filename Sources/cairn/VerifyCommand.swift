@@ -37,7 +37,7 @@ enum VerifyCommand: Command {
                 let dir = p.lastIndex(of: "/").map { String(p[..<$0]) } ?? "."
                 trips.insert(dir + "\u{0}" + String(r.header.tripId))
                 records += s.records
-                var line = "\(p): trip \(r.header.tripId) part \(r.header.segmentIndex), \(s.records) records, \(s.points) points"
+                var line = "\(p): trip \(r.header.tripId) part \(r.header.part), \(s.records) records, \(s.points) points"
                 if s.isClean {
                     line += s.hasTripEnd ? ", clean, trip closed" : ", clean"
                     if s.unusedTailBytes > 0 { line += unusedNote(s) }

@@ -30,7 +30,7 @@ final class BenchmarkLogTests: XCTestCase {
     /// Streams `points` synthetic 1 Hz fixes into one trip, `segments` segments (a 20 s gap
     /// between them), framed 5 points at a time as the recorder's 5 s sync cadence does.
     static func write(points n: Int, segments: Int, dir: String) throws -> String {
-        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 0xBE4C_4001))
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0xBE4C_4001))
         try w.append(.tripStart(activity: "ride", software: "cairn benchmark"))
         var ride = SyntheticRide(seed: 42)
         var stats = TripStats()

@@ -29,7 +29,7 @@ final class CellsBenchmarkLogTests: XCTestCase {
         let day: Int64 = 86_400_000
         for k in 0..<trips {
             let n = UInt32(k + 1)
-            let w = try LogWriter(directory: dir, number: n, header: FileHeader(tripId: UInt64(n), segmentIndex: 0, salt: 0xCE11_0000 | n))
+            let w = try LogWriter(directory: dir, number: n, header: FileHeader(tripId: UInt64(n), part: 0, salt: 0xCE11_0000 | n))
             try w.append(.tripStart(activity: "ride", software: "cairn benchmark", utcOffsetS: nil))
             try w.append(.segmentStart(.start, timeMs: nil))
             let home = homes[k % homes.count]

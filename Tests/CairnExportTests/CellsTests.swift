@@ -114,7 +114,7 @@ final class CellIndexTests: XCTestCase {
                 return (rng.next() >> 29, CellVisit(firstMs: t, lastMs: t + Int64(rng.next() % 100_000)))
             }
             return CellIndex.FileEntry(name: LogDirectory.fileName(number: UInt32(n)), size: Int64(1000 * n), mtimeNs: 1_700_000_000_123_456_789,
-                                       inode: UInt64(n) + 100, tripId: UInt64(n), segmentIndex: 0, points: 10 * n, cells: cells)
+                                       inode: UInt64(n) + 100, tripId: UInt64(n), part: 0, points: 10 * n, cells: cells)
         }
         return CellIndex(files: files)
     }

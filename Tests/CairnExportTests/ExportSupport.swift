@@ -90,7 +90,7 @@ enum ExportSupport {
     /// recorder's 5 s sync cadence at 1 Hz), returning the file's path.
     @discardableResult
     static func writeLog(_ trip: TripSpec, dir: String, number: UInt32 = 1, batch: Int = 5) throws -> String {
-        let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: trip.id, segmentIndex: 0, salt: 0x5EED_0000 | number))
+        let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: trip.id, part: 0, salt: 0x5EED_0000 | number))
         try w.append(.tripStart(activity: trip.activity, software: "cairn tests", utcOffsetS: trip.utcOffsetS))
         var stats = TripStats()
         for (reason, fixes) in trip.segments {

@@ -113,7 +113,7 @@ final class DuplicateTripTests: XCTestCase {
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, afternoon)], close: false), dir: dir, number: 1)
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, morning)]), dir: dir, number: 2)
         // File 3 continues the first recording (part 1, after a restart).
-        let w = try LogWriter(directory: dir, number: 3, header: FileHeader(tripId: 1, segmentIndex: 1, salt: 3))
+        let w = try LogWriter(directory: dir, number: 3, header: FileHeader(tripId: 1, part: 1, salt: 3))
         try w.append(.segmentStart(.resume, timeMs: resumed[0].timeMs))
         try w.append(.points(resumed))
         _ = try w.sync()

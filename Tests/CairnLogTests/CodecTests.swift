@@ -279,7 +279,7 @@ final class CodecTests: LogTestCase {
                              speed: f(6, i / 10), track: f(7, (i * 7).truncatingRemainder(dividingBy: 360)),
                              climb: f(8, -i / 1000)))
         }
-        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 1))
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 1))
         for (k, f) in fixes.enumerated() {
             try w.append(point: f)
             if k % 37 == 0 { try w.sync() }
@@ -349,7 +349,7 @@ final class CodecTests: LogTestCase {
     }
 
     func testNonFiniteOptionalsAreAbsentAndBadPositionsRejected() throws {
-        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 1))
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 1))
         let t: Int64 = 1_700_000_000_000
         try w.append(point: Fix(timeMs: t + 5, lat: 1, lon: 2, mode: 3, altHAE: .nan, altMSL: .infinity,
                                 eph: -.infinity, speed: 1.5, track: .nan))
@@ -379,7 +379,7 @@ final class CodecTests: LogTestCase {
             fixes.append(Fix(timeMs: t, lat: lat, lon: lon, mode: 3, altMSL: 500 + g.gaussian(),
                              speed: 6 + g.gaussian(), track: Double.random(in: 0..<360, using: &g)))
         }
-        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 77))
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 77))
         for f in fixes { try w.append(point: f) }
         XCTAssertEqual(try w.sync(), UInt64((10_000 + 255) / 256))
         var got: [Fix] = []

@@ -23,7 +23,7 @@ final class CrashCampaignTests: LogTestCase {
     func reference(records: Int = 600, salt: UInt32 = 0x5EED_0001, number: UInt32 = 1, tripId: UInt64 = 3,
                    seed: UInt64 = 1) throws -> (path: String, bytes: [UInt8], entries: [LogEntry], frames: [Range<Int>]) {
         var g = SplitMix64(seed: seed)
-        let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: tripId, segmentIndex: 0, salt: salt))
+        let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: tripId, part: 0, salt: salt))
         var t: Int64 = 1_748_764_800_000
         var lat = 47.0, lon = 8.5
         try w.append(.tripStart(activity: "ride", software: "cairn crash test"))
@@ -66,7 +66,7 @@ final class CrashCampaignTests: LogTestCase {
 
     /// A ~1 MiB file of point batches (S2).
     func bigReference() throws -> (path: String, bytes: [UInt8], entries: [LogEntry], frames: [Range<Int>]) {
-        let w = try LogWriter(directory: dir, number: 9, header: FileHeader(tripId: 9, segmentIndex: 0, salt: 0x5EED_0002))
+        let w = try LogWriter(directory: dir, number: 9, header: FileHeader(tripId: 9, part: 0, salt: 0x5EED_0002))
         let ride = SizeTests.ride(points: 50_000)
         var i = 0
         while i < ride.count {

@@ -63,7 +63,7 @@ final class ImpossibleValuesTests: LogTestCase {
     /// A whole trip: start, 10 good points, the crafted records (or only `only`), 10 good
     /// points, the end.
     static func file(only: String? = nil) -> [UInt8] {
-        var out = FileHeader(tripId: 1, segmentIndex: 0, salt: salt).encoded()
+        var out = FileHeader(tripId: 1, part: 0, salt: salt).encoded()
         var seq: UInt64 = 0
         func add(_ type: UInt8, _ body: [UInt8]) {
             seq += 1

@@ -176,7 +176,7 @@ final class PowerLossModelTests: LogTestCase {
         disk.direct = direct
         let name: UInt32 = 1
         unlink(scratch + "/" + LogDirectory.fileName(number: name))
-        let w = try LogWriter(directory: scratch, number: name, header: FileHeader(tripId: 1, segmentIndex: 0, salt: salt),
+        let w = try LogWriter(directory: scratch, number: name, header: FileHeader(tripId: 1, part: 0, salt: salt),
                               padding: padding, preallocation: preallocation, io: disk.io)
         XCTAssertEqual(w.writesDirect, direct && preallocation > 0)
         var acked: UInt64 = 0
@@ -224,7 +224,7 @@ final class PowerLossModelTests: LogTestCase {
         let disk = SimDisk()
         disk.direct = direct
         unlink(scratch + "/00000002.cairn")
-        let w = try LogWriter(directory: scratch, number: 2, header: FileHeader(tripId: 1, segmentIndex: 0, salt: salt),
+        let w = try LogWriter(directory: scratch, number: 2, header: FileHeader(tripId: 1, part: 0, salt: salt),
                               padding: padding, preallocation: preallocation, io: disk.io)
         for op in ops { try apply(op, w) }
         try w.sync()
@@ -311,7 +311,7 @@ final class PowerLossModelTests: LogTestCase {
         var sizes: [Int: (Int, Int)] = [:]
         for (i, padding) in [0, 512, 4096].enumerated() {
             let w = try LogWriter(directory: scratch, number: UInt32(10 + i),
-                                  header: FileHeader(tripId: 1, segmentIndex: 0, salt: 5), padding: padding)
+                                  header: FileHeader(tripId: 1, part: 0, salt: 5), padding: padding)
             for (k, f) in ride.enumerated() {
                 try w.append(point: f)
                 if k % 5 == 4 { try w.sync() }

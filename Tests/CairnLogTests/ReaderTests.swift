@@ -19,7 +19,7 @@ final class ReaderTests: LogTestCase {
     func testCleanFileScan() throws {
         let s = try sample()
         let r = try LogReader(path: s.path)
-        XCTAssertEqual(r.header, FileHeader(tripId: 7, segmentIndex: 0, salt: 0x1234_5678))
+        XCTAssertEqual(r.header, FileHeader(tripId: 7, part: 0, salt: 0x1234_5678))
         XCTAssertEqual(r.fileSize, s.bytes.count)
         let report = try r.scan()
         XCTAssertTrue(report.isClean)
@@ -108,7 +108,7 @@ final class ReaderTests: LogTestCase {
     func testSectorOverwriteNeverFabricatesRecords() throws {
         // A larger file; 512-byte blocks overwritten with random bytes, zeros or 0xFF.
         var g = SplitMix64(seed: 9)
-        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 3))
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 3))
         for i in 0..<600 {
             try w.append(point: Fix(timeMs: 1_700_000_000_000 + Int64(i) * 1000, lat: 10 + Double(i) * 1e-4, lon: 20, mode: 3, speed: 5))
             if i % 5 == 4 { try w.sync() }
@@ -253,7 +253,7 @@ final class ReaderTests: LogTestCase {
     }
 
     func testMillionTinyRecordsStream() throws {
-        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 8))
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 8))
         let n = 200_000
         for _ in 0..<n { try w.append(.note("")) }
         try w.sync()
@@ -362,7 +362,7 @@ final class ReaderTests: LogTestCase {
     }
 
     func testHeaderOnlyFileIsCleanAndEmpty() throws {
-        let w = try LogWriter(directory: dir, number: 3, header: FileHeader(tripId: 99, segmentIndex: 2, salt: 0xFFFF_FFFF))
+        let w = try LogWriter(directory: dir, number: 3, header: FileHeader(tripId: 99, part: 2, salt: 0xFFFF_FFFF))
         XCTAssertEqual(w.bytesWritten, 32)
         let b = try bytes(w.path)
         XCTAssertEqual(b.count, 32)
@@ -374,7 +374,7 @@ final class ReaderTests: LogTestCase {
         XCTAssertEqual(Array(b[28..<32]), Self.le32(Self.bitwiseCRC32C(Array(b[0..<28]))))
         let r = try LogReader(path: w.path)
         XCTAssertEqual(r.header.tripId, 99)
-        XCTAssertEqual(r.header.segmentIndex, 2)
+        XCTAssertEqual(r.header.part, 2)
         XCTAssertEqual(r.header.version, 2)
         let report = try r.scan()
         XCTAssertEqual(report.records, 0)

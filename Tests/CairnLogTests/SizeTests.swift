@@ -48,7 +48,7 @@ final class SizeTests: LogTestCase {
     func bytesPerPoint(_ fixes: [Fix], batch: Int, number: UInt32) throws -> Double {
         // fdatasync is irrelevant to the size; skip it to keep the test fast.
         let io = WriterIO(write: WriterIO.system.write, fdatasync: { _ in 0 })
-        let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 9), io: io)
+        let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: 1, part: 0, salt: 9), io: io)
         for (i, f) in fixes.enumerated() {
             try w.append(point: f)
             if (i + 1) % batch == 0 { try w.sync() }

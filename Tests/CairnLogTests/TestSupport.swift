@@ -43,7 +43,7 @@ class LogTestCase: XCTestCase {
     func write(_ records: [LogRecord], number: UInt32 = 1, salt: UInt32 = 0x1234_5678,
                tripId: UInt64 = 7, syncEach: Bool = false) throws -> String {
         let w = try LogWriter(directory: dir, number: number,
-                              header: FileHeader(tripId: tripId, segmentIndex: 0, salt: salt))
+                              header: FileHeader(tripId: tripId, part: 0, salt: salt))
         for r in records {
             try w.append(r)
             if syncEach { try w.sync() }

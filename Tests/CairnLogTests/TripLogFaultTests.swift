@@ -143,7 +143,7 @@ final class TripLogFaultTests: LogTestCase {
         XCTAssertEqual(files.count, 2)
         let h = try files.map { try LogReader(path: $0.path).header }
         XCTAssertEqual(h.map(\.tripId), [h[0].tripId, h[0].tripId])
-        XCTAssertEqual(h.map(\.segmentIndex), [0, 1])
+        XCTAssertEqual(h.map(\.part), [0, 1])
         XCTAssertTrue(run.said.contains { $0.contains("EIO") && $0.contains("new file") }, "\(run.said)")
         let second = try records(files[1].path)
         XCTAssertTrue(second.contains { if case .note(let t) = $0 { return t.contains("EIO") }; return false })
@@ -195,7 +195,7 @@ final class TripLogFaultTests: LogTestCase {
         var said: [String] = []
         let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 1000, say: { said.append($0) })
         // Appears after the scan: trip 1, part 0, like the file the new trip would have written.
-        let other = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, segmentIndex: 0, salt: 7))
+        let other = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 7))
         try other.append(.tripStart(activity: "walk", software: "other"))
         try other.append(point: Fix(timeMs: 1_748_764_805_000, lat: 46, lon: 7, mode: 3))
         _ = try other.sync()
@@ -216,7 +216,7 @@ final class TripLogFaultTests: LogTestCase {
         XCTAssertEqual(files.map(\.number), [1, 2])
         let h = try LogReader(path: files[1].path).header
         XCTAssertEqual(h.tripId, 2, "the new trip takes the number of its own first file")
-        XCTAssertEqual(h.segmentIndex, 0)
+        XCTAssertEqual(h.part, 0)
         let points = try records(files[1].path).reduce(0) { n, r in if case .points(let p) = r { return n + p.count }; return n }
         XCTAssertEqual(points, 20, "nothing waited for a retry")
         XCTAssertTrue(said.contains { $0.contains("00000001.cairn exists already") && $0.contains("00000002.cairn") }, "\(said)")

@@ -3,7 +3,6 @@ import Foundation
 import XCTest
 
 @testable import CairnLog
-import CairnDevice
 
 /// Scripted system calls for fault injection.
 final class FakeIO: @unchecked Sendable {
@@ -77,7 +76,7 @@ final class FakeIO: @unchecked Sendable {
 }
 
 final class WriterTests: LogTestCase {
-    let header = FileHeader(tripId: 5, segmentIndex: 0, salt: 0xABCD)
+    let header = FileHeader(tripId: 5, part: 0, salt: 0xABCD)
 
     func fix(_ i: Int) -> Fix { Fix(timeMs: 1_700_000_000_000 + Int64(i) * 1000, lat: 1 + Double(i) * 1e-4, lon: 2, mode: 3) }
 
@@ -395,7 +394,7 @@ final class WriterTests: LogTestCase {
 
         // The caller rewrites them into a new file of the same trip.
         let w2 = try LogWriter(directory: dir, number: 2,
-                               header: FileHeader(tripId: 5, segmentIndex: 1, salt: LogDirectory.randomSalt()))
+                               header: FileHeader(tripId: 5, part: 1, salt: LogDirectory.randomSalt()))
         for r in w.unacknowledged { try w2.append(r) }
         XCTAssertEqual(try w2.sync(), 3)
         XCTAssertEqual(try records(w2.path), [.points([fix(0)]), .note("b"), .points([fix(1)])])
@@ -554,6 +553,6 @@ final class WriterTests: LogTestCase {
         h.version = 9
         let w = try LogWriter(directory: dir, number: 1, header: h)
         XCTAssertEqual(w.header.version, 2)
-        XCTAssertEqual(try LogReader(path: w.path).header, FileHeader(tripId: 5, segmentIndex: 0, salt: 0xABCD))
+        XCTAssertEqual(try LogReader(path: w.path).header, FileHeader(tripId: 5, part: 0, salt: 0xABCD))
     }
 }

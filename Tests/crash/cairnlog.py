@@ -223,7 +223,7 @@ class LogFile:
             raise Bad("not a complete cairn header")
         if crc32c(data[:28]) ^ 0xFFFFFFFF != struct.unpack_from("<I", data, 28)[0]:
             raise Bad("header CRC")
-        self.version, self.header_len, self.salt, self.trip, self.segment = struct.unpack_from("<HHIQI", data, 8)
+        self.version, self.header_len, self.salt, self.trip, self.part = struct.unpack_from("<HHIQI", data, 8)
         self.salt_reg = crc32c(struct.pack("<I", self.salt))
         self.frames, self.damaged, self.torn, self.unused = [], [], 0, 0
         p, n = self.header_len, len(data)
@@ -275,7 +275,7 @@ def main():
             seqs = [r[0] for r in recs]
             pts = sum(len(r[2]) for r in recs if r[2] is not None)
             print("%s: trip %d part %d, %d records (seq %s..%s), %d points, damaged %s, torn %d, unused %d" % (
-                p, f.trip, f.segment, len(recs), seqs[0] if seqs else "-", seqs[-1] if seqs else "-", pts,
+                p, f.trip, f.part, len(recs), seqs[0] if seqs else "-", seqs[-1] if seqs else "-", pts,
                 f.damaged, f.torn, f.unused))
         except (Bad, OSError) as e:
             print("%s: %s" % (p, e))

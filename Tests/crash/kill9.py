@@ -14,7 +14,7 @@ TPV: `--clock fix` makes that a ride at 400x). Each trial:
   3. Restart `cairn record` on the same directory (the ride goes on: the trip resumes); after
      0.3 s stop it with SIGTERM, or SIGKILL in 20 % of trials. Check the first run's files are
      byte-identical, the new file has a higher number, the trip resumed in it (same trip id,
-     segment index + 1) when the first run left points, I1-I3 again, and `cairn verify`
+     part + 1) when the first run left points, I1-I3 again, and `cairn verify`
      exits 0 or 2 (a torn tail) and `cairn list` 0.
 SIGKILL keeps the page cache: this is NOT a power cut (see the power-loss model for that).
 Prints a summary; exit 1 if any must-be-0 counter is not 0."""
@@ -89,7 +89,7 @@ class Stats:
 
 
 def check_files(dir, ack, st, label, beyond=False):
-    """I1-I3 over every log file in dir; returns {path: (trip, segment, had_points, had_end)}."""
+    """I1-I3 over every log file in dir; returns {path: (trip, part, had_points, had_end)}."""
     info = {}
     for path in sorted(glob.glob(os.path.join(dir, "*.cairn"))):
         st.add(files_checked=1)
@@ -135,7 +135,7 @@ def check_files(dir, ack, st, label, beyond=False):
                     st.problem("%s %s: point %s != %s" % (label, path, p, want))
                     break
                 last = p["time"]
-        info[path] = (f.trip, f.segment, had_points, any(r[1] == 6 for r in recs))
+        info[path] = (f.trip, f.part, had_points, any(r[1] == 6 for r in recs))
     return info
 
 

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CGPSShim
+import CairnSystem
 
 /// How the recorder pads its syncs, chosen by the file system the logs are on.
 public enum SyncPadding {
@@ -19,17 +19,17 @@ public enum SyncPadding {
     public static func forDirectory(_ dir: String) -> (bytes: Int, fileSystem: String) {
         // The directory may not exist yet: ask the nearest ancestor that does.
         var path = dir.isEmpty ? "." : dir
-        var magic = cairn_fs_magic(path)
-        while magic < 0 {
-            guard errno == ENOENT, path != "." else { return (512, "unknown") }
-            if let slash = path.lastIndex(of: "/") {
-                path = slash == path.startIndex ? "/" : String(path[..<slash])
-            } else {
-                path = "."
+        var magic: UInt32
+        while true {
+            do throws(Errno) {
+                magic = try POSIX.fileSystemMagic(path)
+                break
+            } catch {
+                guard error == .noSuchFile, path != "." else { return (512, "unknown") }
+                path = path.contains("/") ? POSIX.parent(of: path) : "."
             }
-            magic = cairn_fs_magic(path)
         }
-        switch UInt64(UInt32(truncatingIfNeeded: magic)) {
+        switch magic {
         case 0xEF53: return (0, "ext4")  // also ext2 and ext3
         case 0xF2F5_2010: return (0, "f2fs")
         case 0x9123_683E: return (0, "btrfs")
@@ -40,5 +40,4 @@ public enum SyncPadding {
         default: return (512, "unknown")
         }
     }
-
 }

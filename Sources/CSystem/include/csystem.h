@@ -1,0 +1,5 @@
+#ifndef CAIRN_CSYSTEM_H
+#define CAIRN_CSYSTEM_H
+/* The file system magic (statfs f_type) of path, or -1 with errno set. */
+long cairn_fs_magic(const char *path);
+#endif

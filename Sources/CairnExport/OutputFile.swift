@@ -1,0 +1,182 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnSystem
+
+/// Where an export's bytes end up: standard output, a new file, or a file replaced atomically
+/// through a hidden temporary one. Unbuffered (`OutputSink` buffers); the first failure is kept
+/// as the error text the export reports.
+final class OutputFile {
+    /// The name the user gave ("-" for standard output).
+    let path: String
+    private(set) var fd: Int32
+    private let ownsFd: Bool
+    /// Where the bytes go until `finish` renames them to `path` (atomic files only); an atomic
+    /// file is synced before its rename.
+    private let temporaryPath: String?
+    /// What the temporary file is renamed to: `path`, or the file a link at `path` leads to.
+    private var finalPath: String?
+    private let replace: Bool
+    private(set) var error: String?
+    private(set) var finished = false
+
+    /// Standard output.
+    init(stdout: Void = ()) {
+        path = "-"
+        fd = 1
+        ownsFd = false
+        temporaryPath = nil
+        replace = false
+    }
+
+    /// See `OutputSink.init(atomically:force:)`.
+    init(atomically path: String, force: Bool) throws(ExportError) {
+        self.path = path
+        if !force && Self.exists(path) { throw ExportError("\(path): already exists (use --force to replace it)") }
+        if POSIX.isDirectory(path) { throw ExportError("\(path): is a directory") }
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG {
+            do { fd = try POSIX.open(path, O_WRONLY | O_CLOEXEC) } catch { throw ExportError("\(path): cannot open: \(error)") }
+            ownsFd = true
+            temporaryPath = nil
+            replace = false
+            return
+        }
+        let final = Self.resolvingLink(path)
+        let tmp = Self.temporaryName(for: final)
+        unlink(tmp)  // a leftover of a run that was killed
+        do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) } catch {
+            throw ExportError("\(path): cannot create \(tmp): \(error)")
+        }
+        ownsFd = true
+        temporaryPath = tmp
+        finalPath = final
+        replace = force
+    }
+
+    /// See `OutputSink.init(creating:force:)`.
+    init(creating path: String, force: Bool) throws(ExportError) {
+        self.path = path
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL)
+        do throws(Errno) { fd = try POSIX.open(path, flags, 0o644) } catch {
+            if error == .fileExists { throw ExportError("\(path): already exists (use --force to replace it)") }
+            if error == .isDirectory { throw ExportError("\(path): is a directory") }
+            throw ExportError("\(path): cannot create: \(error)")
+        }
+        ownsFd = true
+        temporaryPath = nil
+        replace = false
+    }
+
+    /// A descriptor it owns but never syncs (a spool's temporary file).
+    init(spoolFd: Int32, path: String) {
+        self.path = path
+        fd = spoolFd
+        ownsFd = true
+        temporaryPath = nil
+        replace = false
+    }
+
+    deinit {
+        if ownsFd && !finished && fd >= 0 { POSIX.close(fd) }
+        if !finished, let t = temporaryPath { unlink(t) }
+    }
+
+    /// Where a symbolic link at `path` leads (a link may name a relative target); `path` itself
+    /// when it is no link or leads nowhere.
+    static func resolvingLink(_ path: String) -> String {
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK, let r = realpath(path, nil) else { return path }
+        defer { free(r) }
+        return String(cString: r)
+    }
+
+    /// `.NAME.part` next to `path`.
+    static func temporaryName(for path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." + path + ".part" }
+        return String(path[...slash]) + "." + path[path.index(after: slash)...] + ".part"
+    }
+
+    static func exists(_ p: String) -> Bool {
+        var st = stat()
+        return lstat(p, &st) == 0
+    }
+
+    /// Writes all of `bytes`; after a failure nothing more is written.
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        guard error == nil else { return }
+        do { try POSIX.writeAll(fd, bytes) } catch {
+            self.error = "\(path == "-" ? "standard output" : path): write failed: \(error)"
+        }
+    }
+
+    /// Overwrites bytes already written (FIT's header, completed at the end). Needs a file.
+    func overwrite(at offset: Int, _ bytes: [UInt8]) {
+        guard error == nil else { return }
+        let r = bytes.withUnsafeBytes { b in valueOrErrno { pwrite(fd, b.baseAddress, b.count, off_t(offset)) } }
+        switch r {
+        case .success(let n) where n == bytes.count: break
+        case .success: error = "\(path): cannot rewrite the header: short write"
+        case .failure(let e): error = "\(path): cannot rewrite the header: \(e)"
+        }
+    }
+
+    /// Drops an atomic file's output: the temporary file goes, `path` is untouched.
+    func discard() {
+        guard !finished else { return }
+        if ownsFd { POSIX.close(fd) }
+        if let t = temporaryPath { unlink(t) }
+        finished = true
+    }
+
+    /// Closes a created file (syncs and renames an atomic one into place). Returns an error text
+    /// if anything failed (a write or a close: NFS and quotas report late errors at close).
+    func finish() -> String? {
+        guard !finished else { return error }
+        if ownsFd {
+            if error == nil && temporaryPath != nil && fsync(fd) != 0 { error = "\(path): sync failed: \(Errno.current)" }
+            if let e = POSIX.close(fd), error == nil && fd > 2 { error = "\(path): close failed: \(e)" }
+        }
+        finished = true
+        if let t = temporaryPath {
+            if error == nil { error = Self.moveIntoPlace(t, finalPath ?? path, replace: replace) }
+            if error != nil { unlink(t) }
+        }
+        return error
+    }
+
+    /// Renames `tmp` to `path` and syncs the directory. Without `replace`, a file that appeared
+    /// at `path` meanwhile is kept: a hard link fails on it (where the file system has links;
+    /// FAT has none, and gets the rename).
+    private static func moveIntoPlace(_ tmp: String, _ path: String, replace: Bool) -> String? {
+        if !replace {
+            if link(tmp, path) == 0 {
+                unlink(tmp)
+                return syncParent(of: path)
+            }
+            if Errno.current == .fileExists { return "\(path): already exists (use --force to replace it)" }
+        }
+        if rename(tmp, path) != 0 { return "\(path): cannot rename \(tmp) into place: \(Errno.current)" }
+        return syncParent(of: path)
+    }
+
+    private static func syncParent(of path: String) -> String? {
+        let dir = POSIX.parent(of: path)
+        do throws(POSIX.DirectorySyncError) {
+            try POSIX.syncDirectory(dir)
+        } catch {
+            switch error {
+            case .open(let e): return "\(dir): cannot open to sync: \(e)"
+            case .sync(let e): return "\(dir): sync failed: \(e)"
+            }
+        }
+        return nil
+    }
+}
+
+public struct ExportError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ message: String) { description = message }
+}

@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnSystem
+
+/// A stream an exporter needs to write out of order (GeoJSON's times after its coordinates,
+/// KML's `<gx:coord>`s after their `<when>`s): bytes go to a 64 KiB buffer and, past that, to an
+/// unlinked temporary file, so memory stays fixed however long the trip. `drain` copies them
+/// into the real output and empties the spool.
+public final class Spool {
+    private var sink: OutputSink?
+    private let directory: String
+    public private(set) var error: String?
+
+    public init(directory: String? = nil) {
+        var d = directory ?? ""
+        if d.isEmpty, let t = getenv("TMPDIR") { d = String(cString: t) }
+        if d.isEmpty { d = "/tmp" }
+        self.directory = d
+    }
+
+    deinit {
+        _ = sink?.finish()
+    }
+
+    /// True when nothing has been written since the last drain.
+    public var isEmpty: Bool { (sink?.bytesWritten ?? 0) == 0 }
+
+    /// Where to write: a sink of its own, opened on first use past the in-memory part.
+    public var out: OutputSink {
+        if let s = sink { return s }
+        let s = open()
+        sink = s
+        return s
+    }
+
+    private func open() -> OutputSink {
+        // A named file, unlinked at once: nothing is left behind, whatever happens to the process.
+        var template = Array((directory + "/cairn-spool-XXXXXX").utf8CString)
+        var fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        var name = directory + "/cairn-spool (unlinked)"
+        if fd >= 0 {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            name = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            unlink(name)
+        } else {
+            error = "\(directory): cannot create a temporary file: \(Errno.current)"
+            fd = (try? POSIX.open("/dev/null", O_WRONLY | O_CLOEXEC)) ?? -1
+        }
+        return OutputSink(spoolFd: fd, path: name)
+    }
+
+    /// Copies everything written since the last drain into `target`, then empties the spool.
+    public func drain(into target: OutputSink) {
+        guard let s = sink else { return }
+        if s.flushedBytes == 0 {
+            // Never left memory: copy the buffer.
+            target.append(s.bufferedBytes)
+            s.dropBuffered()
+            return
+        }
+        s.flush()
+        if let e = s.error { error = error ?? e }
+        let fd = s.file.fd
+        var offset = 0
+        let total = s.flushedBytes
+        while offset < total {
+            let want = min(OutputSink.capacity, total - offset)
+            let p = target.reserve(want)
+            let r: Int
+            do { r = try POSIX.readFully(fd, into: UnsafeMutableRawBufferPointer(start: p, count: want), at: offset) } catch {
+                self.error = self.error ?? "\(s.path): cannot read back: \(error)"
+                break
+            }
+            if r == 0 {
+                error = error ?? "\(s.path): cannot read back: short read"
+                break
+            }
+            target.commit(r)
+            offset += r
+        }
+        if ftruncate(fd, 0) != 0 { error = error ?? "\(s.path): cannot truncate: \(Errno.current)" }
+        lseek(fd, 0, SEEK_SET)
+        s.rewound()
+    }
+}
