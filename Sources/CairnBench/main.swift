@@ -100,7 +100,7 @@ while start < input.count && lines < maxLines {
 
     // One pass of RecordCommand's loop: tick the log and recorder, then handle the message.
     log.tick(monoMs: clockMs)
-    recorder.tick(systemNowMs: clockMs, emit: apply)
+    recorder.tick(wallClockMs: clockMs, emit: apply)
     switch GpsdSource.decode(line: line, state: state) {
     case .other: break
     case .unreadable: unreadable += 1
@@ -109,12 +109,12 @@ while start < input.count && lines < maxLines {
             fixes += 1
             clockMs = max(clockMs, f.timeMs)
         }
-        recorder.report(r, systemNowMs: clockMs, emit: apply)
+        recorder.report(r, wallClockMs: clockMs, emit: apply)
     }
 }
 
 // RecordCommand's stop path: release the held epoch, close the trip with its summary, sync.
-recorder.finish(systemNowMs: clockMs, emit: apply)
+recorder.finish(wallClockMs: clockMs, emit: apply)
 if recorder.tripOpen {
     let s = recorder.stats
     log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,

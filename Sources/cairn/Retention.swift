@@ -28,7 +28,7 @@ struct Retention {
         var problems = 0
     }
 
-    func apply(directory dir: String, nowMs: Int64, say: (String) -> Void) -> Outcome {
+    func apply(directory dir: String, wallClockMs: Int64, say: (String) -> Void) -> Outcome {
         var out = Outcome()
         guard isActive else { return out }
         let trips: [(TripRef, TripSummary)]
@@ -46,7 +46,7 @@ struct Retention {
         // The newest trip is always kept: its file carries the counter that names the next file.
         let newestFile = all.last?.path
         let newestEnd = trips.compactMap { $0.1.stats.lastTimeMs }.max() ?? 0
-        let now = max(nowMs, newestEnd)
+        let now = max(wallClockMs, newestEnd)
         var warnedUnexported = false
         var changed = false
         for (t, s) in trips {
@@ -139,7 +139,7 @@ enum PruneCommand: Command {
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let o = r.apply(directory: dir, nowMs: Int64(now.tv_sec) * 1000) { printErr("cairn: \($0)") }
+        let o = r.apply(directory: dir, wallClockMs: Int64(now.tv_sec) * 1000) { printErr("cairn: \($0)") }
         printErr("cairn: retention: \(r.dryRun ? "would delete" : "deleted") \(o.deletedTrips) trip\(o.deletedTrips == 1 ? "" : "s") (\(o.deletedBytes) bytes)"
                  + (o.keptUnexported > 0 ? "; kept \(o.keptUnexported) over the limit that were never exported" : ""))
         return o.problems > 0 ? ExitCode.failure : ExitCode.ok

@@ -5,6 +5,8 @@ import Musl
 #endif
 import CairnCore
 import CairnExport
+import CairnDevice
+import CairnRecorder
 
 /// What `record --status FILE` writes each time gpsd's reports are read (`--read-every`), at
 /// most once a second: `key=value` lines (no quoting; values never hold a newline), so `watch cat`, a shell (`. FILE` after a sed) or a display
@@ -19,42 +21,15 @@ import CairnExport
 ///   trip_file     the log file being written, `-` when none
 ///   distance_m, moving_time_s, ascent_m, descent_m, points, segments   the open trip (0 / - when none)
 ///   dropped       rule:count,... for the open trip (`-` when none were dropped)
-///   baro          none | not-supported       (barometers are not read yet)
+///   baro          none | searching | none-found | ok | failing   (--baro none; not open yet, a named one
+///                 looked for every 5 s; auto found none, looks every 30 s; read; not answering, retried every 5 s)
 ///   synced_seq    highest sequence number made durable in trip_file
 ///   sync_age_s    seconds since the last sync, `-` before the first one
 ///   updated       system time of this write (ISO 8601 UTC; wrong on a board before time sync)
 ///   seq           this write's number, from 1 at start-up (a reader sees progress without clocks)
 ///   refresh_s     how often the recorder rewrites the file (its --read-every; 1 reading live)
 ///   pid           the recorder's process id (the last line: a reader sees the file is whole)
-struct LiveStatus {
-    var state = "waiting"
-    var gpsdConnected = false
-    var fixMode = 0
-    var accuracyM: Double?
-    var fixAgeS: Double?
-    var speedMps: Double?
-    var tripFile: String?
-    var stats = TripStats()
-    var tripOpen = false
-    var drops = DropCounts()
-    var baro = "none"
-    var syncedSeq: UInt64 = 0
-    var syncAgeS: Double?
-    var updatedMs: Int64 = 0
-    var seq = 0
-    var refreshS = 1
-
-    static let speedStaleMs: Int64 = 8_000
-
-    /// The `state` field: from the recorder's own view (no decision is made here).
-    static func state(tripOpen: Bool, standing: Bool, standingForMs: Int64, pauseAfterMs: Int64,
-                      sinceUsableFixMs: Int64?, gapMs: Int64) -> String {
-        guard tripOpen else { return "waiting" }
-        if sinceUsableFixMs.map({ $0 >= gapMs }) ?? true { return "gap" }
-        if standing { return standingForMs >= pauseAfterMs ? "paused" : "standing" }
-        return "recording"
-    }
-
+extension LiveStatus {
     func render() -> String {
         func num(_ v: Double?, _ d: Int) -> String { v.flatMap { TextFormat.fixed($0, d) } ?? "-" }
         let drops = self.drops.nonzero.map { "\(DropReason(rawValue: $0.rule)?.name ?? "rule_\($0.rule)"):\($0.count)" }
@@ -92,6 +67,17 @@ struct LiveStatus {
             out.append((String(line[..<eq]), String(line[line.index(after: eq)...])))
         }
         return out
+    }
+}
+
+/// The status file `record --status FILE` keeps: `LiveStatus` as text, written atomically at
+/// most once a second (`StatusFile`).
+final class LiveStatusFile: StatusOutput {
+    private let file: StatusFile
+    init(path: String) { file = StatusFile(path: path) }
+    var writes: Int { file.writes }
+    func write(_ status: LiveStatus, monoMs: Int64, force: Bool) -> String? {
+        file.write(status.render(), monoMs: monoMs, force: force)
     }
 }
 
