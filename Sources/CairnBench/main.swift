@@ -98,7 +98,7 @@ while start < input.count && lines < maxLines {
     if line.isEmpty { continue }
     lines += 1
 
-    // One pass of RecordCommand's loop: tick the log and recorder, then handle the message.
+    // One pass of the record loop (RecordLoop): tick the log and recorder, then handle the message.
     log.tick(monoMs: clockMs)
     recorder.tick(wallClockMs: clockMs, emit: apply)
     switch GpsdSource.decode(line: line, state: state) {
@@ -113,7 +113,7 @@ while start < input.count && lines < maxLines {
     }
 }
 
-// RecordCommand's stop path: release the held epoch, close the trip with its summary, sync.
+// The record loop's stop path: release the held epoch, close the trip with its summary, sync.
 recorder.finish(wallClockMs: clockMs, emit: apply)
 if recorder.tripOpen {
     let s = recorder.stats
