@@ -53,6 +53,9 @@ final class FakeGpsd: ReportSource {
     private(set) var opens: [Int64] = []
     /// When each recv took reports from the socket, and how many.
     private(set) var recvs: [(mono: Int64, count: Int)] = []
+    /// When each report was taken from the socket, in the order of `arrivals` (those lost while
+    /// no client was connected left out).
+    private(set) var takenAt: [Int64] = []
 
     init(clock: FakeClock) { self.clock = clock }
 
@@ -81,6 +84,7 @@ final class FakeGpsd: ReportSource {
         let n = min(queued, Int(GpsdSource.batchBytes) / Self.reportBytes)
         guard n > 0 else { return false }
         received = arrivals[next..<(next + n)].map(\.report)
+        takenAt += Array(repeating: clock.mono, count: n)
         next += n
         recvs.append((clock.mono, n))
         return true
@@ -126,8 +130,9 @@ final class FakeGpsd: ReportSource {
 }
 
 /// Pressure that names the moment it is asked for (Pa = milliseconds of the monotonic clock),
-/// so a fix's pressure says which moment it was paired with. Read on the sampler's terms: at a
-/// wake-up from a quarter period early, waking the loop itself a quarter period late.
+/// so a fix's pressure says which moment it was paired with; as `PressureHistory` has it, only
+/// between the readings taken (outside them, the nearest reading's). Read on the sampler's
+/// terms: at a wake-up from a quarter period early, waking the loop itself a quarter period late.
 final class FakeBarometer: LoopBarometer {
     let everyMs: Int64
     private(set) var reads: [Int64] = []
@@ -140,8 +145,11 @@ final class FakeBarometer: LoopBarometer {
     func msUntilDue(monoMs: Int64) -> Int64 {
         reads.last.map { max(0, $0 + everyMs + everyMs / 4 - monoMs) } ?? 0
     }
-    func pressurePa(monoMs: Int64) -> Double? { Double(monoMs) }
-    func temperatureC(monoMs: Int64) -> Double? { 21.5 }
+    func pressurePa(monoMs: Int64) -> Double? {
+        guard let first = reads.first, let last = reads.last else { return nil }
+        return Double(min(max(monoMs, first), last))
+    }
+    func temperatureC(monoMs: Int64) -> Double? { reads.isEmpty ? nil : 21.5 }
 }
 
 /// No barometer (`--baro none`).

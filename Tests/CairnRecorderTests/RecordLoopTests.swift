@@ -95,18 +95,36 @@ final class RecordLoopTests: XCTestCase {
                       "\(batched.said)")
     }
 
-    /// A batch larger than one recv (16 KiB) is drained in one wake-up; a batch of more than
-    /// 1,000 reports lets the housekeeping run between its thousands.
-    func testALargeBatchIsDrainedAtOnce() {
-        // Ten reports an epoch for 200 s, read every 5 s: 500 reports (100 KB) a batch.
-        let rig = Rig(readEverySeconds: 5, syncSeconds: 5)
-        rig.gpsd.arrivals = Self.ride(seconds: 200, perEpoch: 10, latencyMs: 100)
-        rig.gpsd.stopAt = 220_000
+    /// More than 16 KiB queued wakes the loop before the batch is due, and the grid stays: no
+    /// report waits in the socket longer than --read-every.
+    func testSixteenKiBQueuedWakesTheLoopEarly() {
+        // Thirty reports an epoch (6 KB a second): 16 KiB queue in under 3 s.
+        let rig = Rig(readEverySeconds: 5)
+        let ride = Self.ride(seconds: 100, perEpoch: 30, latencyMs: 100)
+        rig.gpsd.arrivals = ride
+        rig.gpsd.stopAt = 110_000
         rig.run()
-        let byTime = Dictionary(grouping: rig.gpsd.recvs, by: \.mono)
-        XCTAssertTrue(byTime.keys.allSatisfy { $0 % 5000 == 0 }, "\(byTime.keys.sorted())")
-        XCTAssertEqual(byTime.values.map { $0.map(\.count).reduce(0, +) }.reduce(0, +), 2000)
-        XCTAssertGreaterThan(rig.keptTimes.count, 180)
+        let waits = zip(ride, rig.gpsd.takenAt).map { $1 - $0.mono }
+        XCTAssertEqual(rig.gpsd.takenAt.count, 3000, "every report taken")
+        XCTAssertLessThanOrEqual(waits.max() ?? 99_999, 5000, "a report waited longer than --read-every")
+        let early = rig.gpsd.recvs.filter { $0.mono % 5000 != 0 }
+        XCTAssertFalse(early.isEmpty, "16 KiB queued wakes the loop")
+        XCTAssertTrue(rig.gpsd.recvs.filter { $0.mono % 5000 == 0 }.count >= 19, "the batches on the grid go on")
+    }
+
+    /// A burst of 2,500 reports (a replay, a receiver's backlog) is taken in one wake-up: 16 KiB
+    /// a recv, the housekeeping between each thousand.
+    func testABurstIsDrainedInOneWakeUp() {
+        let rig = Rig(readEverySeconds: 5)
+        var burst = Self.ride(seconds: 25, perEpoch: 100, latencyMs: 0)
+        for i in burst.indices { burst[i].mono = 7000 }
+        rig.gpsd.arrivals = burst
+        rig.gpsd.stopAt = 20_000
+        rig.run()
+        XCTAssertEqual(rig.gpsd.takenAt.count, 2500)
+        XCTAssertEqual(Set(rig.gpsd.takenAt), [7000], "all of it, in the wake-up it caused")
+        XCTAssertEqual(rig.gpsd.recvs.map(\.count).max(), Int(GpsdSource.batchBytes) / FakeGpsd.reportBytes)
+        XCTAssertGreaterThan(rig.keptTimes.count, 20)
     }
 
     /// SIGTERM while a batch still waits in the socket: the stop takes it, and the trip closes
@@ -154,6 +172,19 @@ final class RecordLoopTests: XCTestCase {
         XCTAssertTrue(kept.contains { $0.mono > lastReport + 1200 && $0.mono <= lastReport + 1201 + 5000 },
                       "the flush releases the held epoch: \(kept.map(\.mono)) after \(lastReport)")
         XCTAssertEqual(kept.last?.fix.timeMs, 20_000 + FakeClock.wallOffset, "the last epoch is in the trip")
+
+        // Batched, only a batch that finds the socket empty releases it: not the one that took
+        // the last reports, and not the wake-up that drained it.
+        let batched = Rig(readEverySeconds: 5)
+        batched.gpsd.arrivals = ride
+        batched.gpsd.stopAt = 40_000
+        batched.run()
+        let lastBatch = batched.gpsd.recvs.last!.mono
+        let released = batched.log.kept.filter { $0.mono > lastBatch }
+        XCTAssertEqual(batched.keptTimes, rig.keptTimes)
+        XCTAssertFalse(released.isEmpty)
+        XCTAssertTrue(released.first.map { $0.mono % 5000 == 0 && $0.mono < 40_000 } ?? false,
+                      "released by a batch, before the stop: \(released.map(\.mono)) after \(lastBatch)")
         XCTAssertEqual(rig.log.closed?.end.points, UInt64(kept.count))
     }
 
@@ -193,7 +224,8 @@ final class RecordLoopTests: XCTestCase {
         }
     }
 
-    /// Reading each report as it comes, a fix gets the pressure of its own arrival.
+    /// Reading each report as it comes, a fix gets the pressure of its own arrival: read with
+    /// it when due, else the reading taken at most a quarter period before.
     func testBarometerPairsALiveFixWithItsArrival() {
         let rig = Rig(readEverySeconds: 0, syncSeconds: 1, barometerEveryMs: 1000)
         let ride = Self.ride(seconds: 30, latencyMs: 250)
@@ -201,9 +233,15 @@ final class RecordLoopTests: XCTestCase {
         rig.gpsd.stopAt = 40_000
         rig.run()
         XCTAssertGreaterThan(rig.log.kept.count, 25)
+        var exact = 0
         for k in rig.log.kept {
-            XCTAssertEqual(k.fix.pressurePa, Double(k.fix.timeMs - FakeClock.wallOffset + 250), "the pressure of its arrival")
+            let arrived = Double(k.fix.timeMs - FakeClock.wallOffset + 250)
+            guard let p = k.fix.pressurePa else { XCTFail("no pressure at \(arrived)"); continue }
+            XCTAssertLessThanOrEqual(p, arrived)
+            XCTAssertGreaterThanOrEqual(p, arrived - 250, "the pressure of its arrival")
+            if p == arrived { exact += 1 }
         }
+        XCTAssertGreaterThanOrEqual(exact, rig.log.kept.count - 1, "read with the report that woke the loop")
         let reads = (rig.barometer as! FakeBarometer).reads
         XCTAssertTrue(zip(reads, reads.dropFirst()).allSatisfy { $1 - $0 <= 1250 }, "the barometer wakes the loop at a quarter period late: \(reads)")
     }
