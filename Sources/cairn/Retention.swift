@@ -6,6 +6,7 @@ import Musl
 import CairnCore
 import CairnLog
 import CairnExport
+import CairnDevice
 
 /// Retention: deletes the oldest finished trips of a log directory while the directory is over
 /// its limits (`keepDays`: trips that ended longer ago; `maxBytes`: the log files' total size),
@@ -137,9 +138,7 @@ enum PruneCommand: Command {
         r.dryRun = a.has("--dry-run")
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let o = r.apply(directory: dir, wallClockMs: Int64(now.tv_sec) * 1000) { printErr("cairn: \($0)") }
+        let o = r.apply(directory: dir, wallClockMs: SystemClock.wallClockMs() / 1000 * 1000) { printErr("cairn: \($0)") }
         printErr("cairn: retention: \(r.dryRun ? "would delete" : "deleted") \(o.deletedTrips) trip\(o.deletedTrips == 1 ? "" : "s") (\(o.deletedBytes) bytes)"
                  + (o.keptUnexported > 0 ? "; kept \(o.keptUnexported) over the limit that were never exported" : ""))
         return o.problems > 0 ? ExitCode.failure : ExitCode.ok

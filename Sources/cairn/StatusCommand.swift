@@ -102,7 +102,7 @@ enum StatusCommand: Command {
         func g(_ k: String) -> String { v[k] ?? "-" }
         // Stale: not rewritten for twice its interval and 5 s more, or its process is gone.
         var age = ""
-        let secs = Int64(time(nil)) - mtime
+        let secs = SystemClock.wallClockMs() / 1000 - mtime
         let staleAfter = 2 * Int64(StrictNumber.whole(g("refresh_s")) ?? 60) + 5
         let pidGone = StrictNumber.whole(g("pid")).map { $0 > 0 && kill(pid_t($0), 0) != 0 && errno == ESRCH } ?? false
         if state != "stopped" {
