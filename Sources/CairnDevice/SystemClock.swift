@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// Clocks and sleeping. Monotonic time drives the sync cadence and back-off; the wall clock
-/// only judges fix age (and never names a file).
+/// judges fix age and retention's "days ago", and stamps the status (it never names a file).
 public enum SystemClock {
     public static func monotonicMs() -> Int64 {
         var ts = timespec()
