@@ -61,7 +61,7 @@ public final class RecordLoop {
         live.refreshS = settings.readEverySeconds > 0 ? Int(settings.readEverySeconds.rounded(.up)) : 1
         self.recorder.resumeCandidate = log.resumePoint
         log.onSync = { [unowned self] path, seq in
-            lastSyncMono = self.clock.monotonicMs()
+            self.lastSyncMono = self.clock.monotonicMs()
             if self.settings.verbose { self.say("synced \(path) seq \(seq)") }
         }
         // Each trip records its zone's offset at its start: at the newest fix's time (GPS time;

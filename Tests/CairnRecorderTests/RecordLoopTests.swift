@@ -38,8 +38,8 @@ final class RecordLoopTests: XCTestCase {
             let loop = RecordLoop(recorder: recorder, log: log, source: gpsd, barometer: barometer, notify: notifier,
                                   statusFile: status, clock: clock, settings: settings,
                                   stopRequested: { [clock, gpsd] in clock.mono >= gpsd.stopAt },
-                                  afterTripClosed: { [unowned self] in afterTripClosed += 1 },
-                                  say: { [unowned self] in said.append($0) }, distanceText: { "\(Int($0)) m" })
+                                  afterTripClosed: { [unowned self] in self.afterTripClosed += 1 },
+                                  say: { [unowned self] in self.said.append($0) }, distanceText: { "\(Int($0)) m" })
             loop.run()
         }
 
