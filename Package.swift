@@ -35,8 +35,13 @@ let package = Package(
                 swiftSettings: forSize),
         // The edges: gpsd through libgps, signals, clocks.
         .target(name: "CairnDevice", dependencies: ["CairnCore", "CairnSystem", "CGPS", "CGPSShim"], swiftSettings: hotPath),
+        // The record loop: gpsd's reports through the rules into the log, with the barometer,
+        // the live status and systemd; its edges given, so that tests run it on fakes. For size,
+        // as it was in the CLI: the per-fix work is in the rules and the log.
+        .target(name: "CairnRecorder", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnDevice"],
+                swiftSettings: forSize),
         // The thin CLI.
-        .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnExport", "CairnDevice"],
+        .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnExport", "CairnDevice", "CairnRecorder"],
                           swiftSettings: forSize),
 
         // libFuzzer target for the log reader and TPV decoding; see Tests/crash/fuzz.sh.
@@ -50,6 +55,7 @@ let package = Package(
         .testTarget(name: "CairnExportTests", dependencies: ["CairnCore", "CairnLog", "CairnExport"]),
         .testTarget(name: "CairnDeviceTests", dependencies: ["CairnDevice"]),
         .testTarget(name: "CairnSystemTests", dependencies: ["CairnSystem"]),
+        .testTarget(name: "CairnRecorderTests", dependencies: ["CairnCore", "CairnLog", "CairnDevice", "CairnRecorder"]),
         // Runs the built `cairn` binary against a private gpsd; depends on the CLI so it is built.
         .testTarget(name: "EndToEndTests", dependencies: ["cairn"], resources: []),
     ]

@@ -95,9 +95,9 @@ while start < input.count && lines < maxLines {
     if line.isEmpty { continue }
     lines += 1
 
-    // One pass of RecordCommand's loop: tick the log and recorder, then handle the message.
+    // One pass of the record loop (RecordLoop): tick the log and recorder, then handle the message.
     log.tick(monoMs: clockMs)
-    recorder.tick(systemNowMs: clockMs, emit: apply)
+    recorder.tick(wallClockMs: clockMs, emit: apply)
     switch GpsdSource.decode(line: line, state: state) {
     case .other: break
     case .unreadable: unreadable += 1
@@ -106,12 +106,12 @@ while start < input.count && lines < maxLines {
             fixes += 1
             clockMs = max(clockMs, f.timeMs)
         }
-        recorder.report(r, systemNowMs: clockMs, emit: apply)
+        recorder.report(r, wallClockMs: clockMs, emit: apply)
     }
 }
 
-// RecordCommand's stop path: release the held epoch, close the trip with its summary, sync.
-recorder.finish(systemNowMs: clockMs, emit: apply)
+// The record loop's stop path: release the held epoch, close the trip with its summary, sync.
+recorder.finish(wallClockMs: clockMs, emit: apply)
 if recorder.tripOpen {
     let s = recorder.stats
     log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,

@@ -71,7 +71,7 @@ public struct TripRecorder<Filter: FixFilter> {
     }
 
     /// Feed one report. Actions are delivered through `emit`, oldest first.
-    public mutating func report(_ r: Report, systemNowMs: Int64, emit: (RecorderAction) -> Void) {
+    public mutating func report(_ r: Report, wallClockMs: Int64, emit: (RecorderAction) -> Void) {
         switch r {
         case .noFix: drops.add(.noFix)
         case .noTime: drops.add(.noTime)
@@ -79,36 +79,36 @@ public struct TripRecorder<Filter: FixFilter> {
             let before = collapser.collapsed
             // The released epoch is judged by the clock as it stood when it was complete, not by
             // the report that released it (after a dropout that one is minutes newer).
-            if let done = collapser.offer(f) { consider(done, systemNowMs: systemNowMs, emit: emit) }
+            if let done = collapser.offer(f) { consider(done, wallClockMs: wallClockMs, emit: emit) }
             if collapser.collapsed != before { drops.add(.duplicate) }
             if f.timeMs > (newestFixMs ?? Int64.min) { newestFixMs = f.timeMs }
-            lastFixClockMs = config.clockIsFix ? newestFixMs : systemNowMs
+            lastFixClockMs = config.clockIsFix ? newestFixMs : wallClockMs
         }
     }
 
     /// Release the epoch held for collapsing (call after a quiet spell). The rules may still
     /// hold a fix back to judge it by its successor.
-    public mutating func flush(systemNowMs: Int64, emit: (RecorderAction) -> Void) {
-        if let f = collapser.flush() { consider(f, systemNowMs: systemNowMs, emit: emit) }
+    public mutating func flush(wallClockMs: Int64, emit: (RecorderAction) -> Void) {
+        if let f = collapser.flush() { consider(f, wallClockMs: wallClockMs, emit: emit) }
     }
 
     /// gpsd went away: everything held is released. The line goes on when it comes back, unless
     /// the rules judge a pause or a jump (a restart of gpsd is a dropout like any other).
-    public mutating func connectionLost(systemNowMs: Int64, emit: (RecorderAction) -> Void) {
-        finish(systemNowMs: systemNowMs, emit: emit)
+    public mutating func connectionLost(wallClockMs: Int64, emit: (RecorderAction) -> Void) {
+        finish(wallClockMs: wallClockMs, emit: emit)
     }
 
     /// Release everything held (before shutdown).
-    public mutating func finish(systemNowMs: Int64, emit: (RecorderAction) -> Void) {
-        flush(systemNowMs: systemNowMs, emit: emit)
+    public mutating func finish(wallClockMs: Int64, emit: (RecorderAction) -> Void) {
+        flush(wallClockMs: wallClockMs, emit: emit)
         runFilter(emit: emit) { f, out in f.flush(emit: out) }
     }
 
     /// Called about once a second: closes an open trip that has had no fix at all for too long.
-    public mutating func tick(systemNowMs: Int64, emit: (RecorderAction) -> Void) {
+    public mutating func tick(wallClockMs: Int64, emit: (RecorderAction) -> Void) {
         guard tripOpen, !config.clockIsFix, let last = lastFixClockMs,
-              systemNowMs - last >= config.closeWithoutFixMs else { return }
-        finish(systemNowMs: systemNowMs, emit: emit)
+              wallClockMs - last >= config.closeWithoutFixMs else { return }
+        finish(wallClockMs: wallClockMs, emit: emit)
         close(emit: emit)
         filter.tripClosed()
     }
@@ -133,12 +133,12 @@ public struct TripRecorder<Filter: FixFilter> {
         resetTrip()
     }
 
-    private mutating func consider(_ fix: Fix, systemNowMs: Int64, emit: (RecorderAction) -> Void) {
+    private mutating func consider(_ fix: Fix, wallClockMs: Int64, emit: (RecorderAction) -> Void) {
         // With `--clock fix` the fix is its own "now": a fix is never judged by the newest fix time,
         // which one fix stamped years ahead would poison. Order and jumps are the rules' (rule 12),
         // on the system clock's pace (it advances with real time even where it started in 1970).
-        let now = config.clockIsFix ? fix.timeMs : systemNowMs
-        runFilter(emit: emit) { f, out in f.offer(fix, nowMs: now, arrivalMs: systemNowMs, emit: out) }
+        let now = config.clockIsFix ? fix.timeMs : wallClockMs
+        runFilter(emit: emit) { f, out in f.offer(fix, nowMs: now, arrivalMs: wallClockMs, emit: out) }
     }
 
     /// Runs the filter, then acts on what it said (the filter cannot call back into the

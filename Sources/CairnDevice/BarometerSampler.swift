@@ -81,7 +81,7 @@ public final class BarometerSampler {
     }
 
     /// Call at every wake-up of the record loop; it reads when `msUntilDue` says so.
-    public func poll(monoMs: Int64, wallMs: Int64) {
+    public func poll(monoMs: Int64, wallClockMs: Int64) {
         if case .none = source { return }
         if device == nil {
             let retry: Int64 = { if case .auto = source { return 30_000 } else { return 5_000 } }()
@@ -109,7 +109,7 @@ public final class BarometerSampler {
         switch d.read(temperature: true) {
         case .success(let r):
             if let t = r.temperatureC, t.isFinite { lastTemperature = (monoMs, t) } else { lastTemperature = nil }
-            if let v = filter.add(pressurePa: r.pressurePa, timeMs: wallMs) { history.add(monoMs: monoMs, pressurePa: v) }
+            if let v = filter.add(pressurePa: r.pressurePa, timeMs: wallClockMs) { history.add(monoMs: monoMs, pressurePa: v) }
             lastGoodMono = monoMs
             if failing { say("barometer: \(d.name) answers again; climb from the barometer") }
             if !reportedUnit, let u = d.assumedUnit {

@@ -6,11 +6,9 @@ public enum GpsdLine {
     /// Only TPV lines reach libgps here: Debian's libgps 3.22 loops forever in its RTCM2 parser on
     /// a malformed line such as `{"c"class":"RTCM2":mod` (found by this fuzzer; see
     /// Tests/crash/RESULTS.md). libgps picks the parser by the first `"class":` in the line, so a
-    /// line that starts with `{"class":"TPV",` only ever reaches the TPV parser.
-    static let tpvPrefix = Array("{\"class\":\"TPV\",".utf8)
-
-    /// Whether `b` starts with `tpvPrefix`: a compare against a compile-time constant (the
-    /// generic `starts(with:)` cost ~150 instructions a line, and every line asks).
+    /// line that starts with `{"class":"TPV",` only ever reaches the TPV parser. Whether `b`
+    /// starts so: a compare against a compile-time constant (the generic `starts(with:)` cost
+    /// ~150 instructions a line, and every line asks).
     @inline(__always)
     static func hasTPVPrefix(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         let prefix: StaticString = "{\"class\":\"TPV\","

@@ -5,7 +5,7 @@ import Musl
 #endif
 
 /// Clocks and sleeping. Monotonic time drives the sync cadence and back-off; the wall clock
-/// only judges fix age (and never names a file).
+/// judges fix age and retention's "days ago", and stamps the status (it never names a file).
 public enum SystemClock {
     public static func monotonicMs() -> Int64 {
         var ts = timespec()
@@ -13,7 +13,7 @@ public enum SystemClock {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
-    public static func realtimeMs() -> Int64 {
+    public static func wallClockMs() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000

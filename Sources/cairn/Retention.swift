@@ -7,6 +7,7 @@ import CairnSystem
 import CairnCore
 import CairnLog
 import CairnExport
+import CairnDevice
 
 /// Retention: deletes the oldest finished trips of a log directory while the directory is over
 /// its limits (`keepDays`: trips that ended longer ago; `maxBytes`: the log files' total size),
@@ -29,7 +30,7 @@ struct Retention {
         var problems = 0
     }
 
-    func apply(directory dir: String, nowMs: Int64, say: (String) -> Void) -> Outcome {
+    func apply(directory dir: String, wallClockMs: Int64, say: (String) -> Void) -> Outcome {
         var out = Outcome()
         guard isActive else { return out }
         let trips: [(TripRef, TripSummary)]
@@ -47,7 +48,7 @@ struct Retention {
         // The newest trip is always kept: its file carries the counter that names the next file.
         let newestFile = all.last?.path
         let newestEnd = trips.compactMap { $0.1.stats.lastTimeMs }.max() ?? 0
-        let now = max(nowMs, newestEnd)
+        let now = max(wallClockMs, newestEnd)
         var warnedUnexported = false
         var changed = false
         for (t, s) in trips {
@@ -138,9 +139,7 @@ enum PruneCommand: Command {
         r.dryRun = a.has("--dry-run")
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let o = r.apply(directory: dir, nowMs: Int64(now.tv_sec) * 1000) { printErr("cairn: \($0)") }
+        let o = r.apply(directory: dir, wallClockMs: SystemClock.wallClockMs() / 1000 * 1000) { printErr("cairn: \($0)") }
         printErr("cairn: retention: \(r.dryRun ? "would delete" : "deleted") \(o.deletedTrips) trip\(o.deletedTrips == 1 ? "" : "s") (\(o.deletedBytes) bytes)"
                  + (o.keptUnexported > 0 ? "; kept \(o.keptUnexported) over the limit that were never exported" : ""))
         return o.problems > 0 ? ExitCode.failure : ExitCode.ok

@@ -6,6 +6,8 @@ import Musl
 import CairnSystem
 import CairnCore
 import CairnExport
+import CairnDevice
+import CairnRecorder
 
 /// What `record --status FILE` writes each time gpsd's reports are read (`--read-every`), at
 /// most once a second: `key=value` lines (no quoting; values never hold a newline), so `watch cat`, a shell (`. FILE` after a sed) or a display
@@ -20,42 +22,15 @@ import CairnExport
 ///   trip_file     the log file being written, `-` when none
 ///   distance_m, moving_time_s, ascent_m, descent_m, points, segments   the open trip (0 / - when none)
 ///   dropped       rule:count,... for the open trip (`-` when none were dropped)
-///   baro          none | not-supported       (barometers are not read yet)
+///   baro          none | searching | none-found | ok | failing   (--baro none; not open yet, a named one
+///                 looked for every 5 s; auto found none, looks every 30 s; read; not answering, retried every 5 s)
 ///   synced_seq    highest sequence number made durable in trip_file
 ///   sync_age_s    seconds since the last sync, `-` before the first one
 ///   updated       system time of this write (ISO 8601 UTC; wrong on a board before time sync)
 ///   seq           this write's number, from 1 at start-up (a reader sees progress without clocks)
 ///   refresh_s     how often the recorder rewrites the file (its --read-every; 1 reading live)
 ///   pid           the recorder's process id (the last line: a reader sees the file is whole)
-struct LiveStatus {
-    var state = "waiting"
-    var gpsdConnected = false
-    var fixMode = 0
-    var accuracyM: Double?
-    var fixAgeS: Double?
-    var speedMps: Double?
-    var tripFile: String?
-    var stats = TripStats()
-    var tripOpen = false
-    var drops = DropCounts()
-    var baro = "none"
-    var syncedSeq: UInt64 = 0
-    var syncAgeS: Double?
-    var updatedMs: Int64 = 0
-    var seq = 0
-    var refreshS = 1
-
-    static let speedStaleMs: Int64 = 8_000
-
-    /// The `state` field: from the recorder's own view (no decision is made here).
-    static func state(tripOpen: Bool, standing: Bool, standingForMs: Int64, pauseAfterMs: Int64,
-                      sinceUsableFixMs: Int64?, gapMs: Int64) -> String {
-        guard tripOpen else { return "waiting" }
-        if sinceUsableFixMs.map({ $0 >= gapMs }) ?? true { return "gap" }
-        if standing { return standingForMs >= pauseAfterMs ? "paused" : "standing" }
-        return "recording"
-    }
-
+extension LiveStatus {
     func render() -> String {
         func num(_ v: Double?, _ d: Int) -> String { v.flatMap { TextFormat.fixed($0, d) } ?? "-" }
         let drops = self.drops.nonzero.map { "\(DropReason(rawValue: $0.rule)?.name ?? "rule_\($0.rule)"):\($0.count)" }
@@ -96,6 +71,17 @@ struct LiveStatus {
     }
 }
 
+/// The status file `record --status FILE` keeps: `LiveStatus` as text, written atomically at
+/// most once a second (`StatusFile`).
+final class LiveStatusFile: StatusOutput {
+    private let file: StatusFile
+    init(path: String) { file = StatusFile(path: path) }
+    var writes: Int { file.writes }
+    func write(_ status: LiveStatus, monoMs: Int64, force: Bool) -> String? {
+        file.write(status.render(), monoMs: monoMs, force: force)
+    }
+}
+
 enum StatusCommand: Command {
     static let name = "status"
     static let overview = "Show what a running recorder is doing, from the file it writes with 'record --status'. Exit status: 0 the recorder is running and the file is fresh; 2 the recorder has stopped, or the file is stale (not rewritten for over twice its refresh interval plus 5 s, or its recorder's process is gone); 1 the file cannot be read or is not a status file (a FIFO, a directory, another file)."
@@ -117,7 +103,7 @@ enum StatusCommand: Command {
         func g(_ k: String) -> String { v[k] ?? "-" }
         // Stale: not rewritten for twice its interval and 5 s more, or its process is gone.
         var age = ""
-        let secs = Int64(time(nil)) - mtime
+        let secs = SystemClock.wallClockMs() / 1000 - mtime
         let staleAfter = 2 * Int64(StrictNumber.whole(g("refresh_s")) ?? 60) + 5
         let pidGone = StrictNumber.whole(g("pid")).map { $0 > 0 && kill(pid_t($0), 0) != 0 && errno == ESRCH } ?? false
         if state != "stopped" {

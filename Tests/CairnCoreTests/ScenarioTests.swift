@@ -151,8 +151,8 @@ final class ScenarioTests: XCTestCase {
                 case .closeTrip(let t): o.distance += t.stats.distanceM; o.movingSeconds += Double(t.stats.movingTimeMs) / 1000
                 }
             }
-            for r in s.reports { rec.report(.fix(r.fix), systemNowMs: 0, emit: handle) }
-            rec.finish(systemNowMs: 0, emit: handle)
+            for r in s.reports { rec.report(.fix(r.fix), wallClockMs: 0, emit: handle) }
+            rec.finish(wallClockMs: 0, emit: handle)
             if rec.tripOpen {
                 o.distance += rec.stats.distanceM
                 o.movingSeconds += Double(rec.stats.movingTimeMs) / 1000

@@ -11,10 +11,10 @@ final class TripRecorderTests: XCTestCase {
         r.resumeCandidate = resume
         var actions: [RecorderAction] = []
         for (i, rep) in reports.enumerated() {
-            if lost.contains(i) { r.connectionLost(systemNowMs: 0) { actions.append($0) } }
-            r.report(rep, systemNowMs: 0) { actions.append($0) }
+            if lost.contains(i) { r.connectionLost(wallClockMs: 0) { actions.append($0) } }
+            r.report(rep, wallClockMs: 0) { actions.append($0) }
         }
-        r.finish(systemNowMs: 0) { actions.append($0) }
+        r.finish(wallClockMs: 0) { actions.append($0) }
         return (r, actions)
     }
 
@@ -120,9 +120,9 @@ final class HostileTimeTests: XCTestCase {
         for (i, t) in times.enumerated() {
             north += 8
             let f = fix(t, north: north, eph: 5, speed: 8 + 0.03 * sin(Double(i) * 1.7))
-            r.report(.fix(f), systemNowMs: clock + Int64(i) * 1000) { actions.append($0) }
+            r.report(.fix(f), wallClockMs: clock + Int64(i) * 1000) { actions.append($0) }
         }
-        r.finish(systemNowMs: clock + Int64(times.count) * 1000) { actions.append($0) }
+        r.finish(wallClockMs: clock + Int64(times.count) * 1000) { actions.append($0) }
         return (r, actions)
     }
 

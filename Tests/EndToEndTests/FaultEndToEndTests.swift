@@ -290,9 +290,9 @@ final class FaultEndToEndTests: XCTestCase {
         let syncsBefore = Harness.count("cairn: synced", in: rec.err.text)
         kill(rec.process.processIdentifier, SIGHUP)
         XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20))
-        sleep(2)
+        XCTAssertTrue(Harness.waitUntil(timeout: 10) { Harness.count("cairn: synced", in: rec.err.text) > syncsBefore },
+                      "it goes on syncing after SIGHUP: \(rec.err.text)")
         XCTAssertTrue(rec.process.isRunning, "SIGHUP must not stop the recorder: \(rec.err.text)")
-        XCTAssertGreaterThan(Harness.count("cairn: synced", in: rec.err.text), syncsBefore, "it goes on syncing after SIGHUP")
         XCTAssertTrue(rec.stop())
         XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
         let trips = try Harness.trips(dir)
@@ -337,12 +337,14 @@ final class FaultEndToEndTests: XCTestCase {
         // tmpfs is not padded (SyncPadding): the appends fill that page (~250 B a second
         // here) before a write needs a new one and meets ENOSPC.
         XCTAssertNotNil(rec.err.wait(prefix: "cairn: log: \(dir)", timeout: 60), "the full card must be reported: \(rec.err.text)")
-        sleep(3)
-        XCTAssertTrue(rec.process.isRunning, "a full card must not stop the recorder")
+        XCTAssertFalse(Harness.waitUntil(timeout: 3) { !rec.process.isRunning }, "a full card must not stop the recorder")
         // Space returns.
         try FileManager.default.removeItem(atPath: filler)
         XCTAssertNotNil(rec.err.wait(prefix: "cairn: log: writing again", timeout: 10), rec.err.text)
-        sleep(2)
+        // Recording goes on: a sync after the card took writes again.
+        XCTAssertTrue(Harness.waitUntil(timeout: 10) {
+            rec.err.text.components(separatedBy: "cairn: log: writing again").last?.contains("cairn: synced") ?? false
+        }, rec.err.text)
         XCTAssertTrue(rec.stop())
         XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
         XCTAssertTrue(rec.err.text.contains("ENOSPC"), rec.err.text)
@@ -379,9 +381,8 @@ final class FaultEndToEndTests: XCTestCase {
         defer { unmount(mnt) }
         try FileManager.default.createDirectory(atPath: mnt + "/logs", withIntermediateDirectories: false)
         let rec = try Recorder(port: 1, dir: mnt + "/logs")
-        XCTAssertNotNil(rec.err.wait(prefix: "cairn: recording to", timeout: 10), rec.err.text)
-        sleep(1)
-        XCTAssertTrue(rec.process.isRunning, rec.err.text)
+        XCTAssertNotNil(rec.err.wait(prefix: "cairn: cannot connect to gpsd", timeout: 10), rec.err.text)
+        XCTAssertFalse(Harness.waitUntil(timeout: 1) { !rec.process.isRunning }, rec.err.text)
         XCTAssertTrue(rec.err.text.contains(".cairn.lock: cannot open the lock file") && rec.err.text.contains("recording without the check"), rec.err.text)
         XCTAssertTrue(rec.stop())
         XCTAssertEqual(rec.process.terminationStatus, 0)
@@ -416,9 +417,8 @@ final class FaultEndToEndTests: XCTestCase {
         p.standardError = err
         let lines = Harness.Lines(err.fileHandleForReading)
         try p.run()
-        XCTAssertNotNil(lines.wait(prefix: "cairn: recording to", timeout: 10), lines.text)
-        sleep(1)
-        XCTAssertTrue(p.isRunning, lines.text)
+        XCTAssertNotNil(lines.wait(prefix: "cairn: cannot connect to gpsd", timeout: 10), lines.text)
+        XCTAssertFalse(Harness.waitUntil(timeout: 1) { !p.isRunning }, lines.text)
         kill(p.processIdentifier, SIGTERM)
         p.waitUntilExit()
         XCTAssertEqual(p.terminationStatus, 0, lines.text)

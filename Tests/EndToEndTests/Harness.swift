@@ -80,6 +80,18 @@ enum Harness {
 
     static func cairn(_ args: String...) throws -> Result { try run(cairn, args) }
 
+    /// Polls `condition` every 20 ms until it holds or `timeout` seconds pass; whether it held.
+    /// For waiting on what a process writes (a line, a file) instead of sleeping a fixed time.
+    @discardableResult
+    static func waitUntil(timeout: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if try condition() { return true }
+            if Date() >= deadline { return false }
+            usleep(20_000)
+        }
+    }
+
     /// A line-oriented reader over a child's pipe, for waiting on READY/DONE lines.
     final class Lines: @unchecked Sendable {
         private var buffer = ""

@@ -228,8 +228,9 @@ final class RecorderFaultTests: XCTestCase {
         p.standardError = err
         let lines = Harness.Lines(err.fileHandleForReading)
         try p.run()
-        sleep(3)
-        XCTAssertTrue(p.isRunning, "must not exit because gpsd is absent")
+        XCTAssertNotNil(lines.wait(prefix: "cairn: cannot connect to gpsd", timeout: 10), lines.text)
+        // Three seconds of retries (the back-off itself: RecordLoopTests), ended early by an exit.
+        XCTAssertFalse(Harness.waitUntil(timeout: 3) { !p.isRunning }, "must not exit because gpsd is absent")
         let t0 = Date()
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()

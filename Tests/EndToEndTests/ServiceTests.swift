@@ -350,7 +350,9 @@ final class ServiceTests: XCTestCase {
         _ = fm.createFile(atPath: out, contents: nil)
         rec.standardError = FileHandle(forWritingAtPath: out)
         try rec.run()
-        usleep(1_000_000)
+        XCTAssertTrue(Harness.waitUntil(timeout: 10) {
+            (try? String(contentsOfFile: out, encoding: .utf8))?.contains("cairn: cannot connect to gpsd") ?? false
+        }, "record started")
         _ = stop(rec)
         let said = try String(contentsOfFile: out, encoding: .utf8)
         XCTAssertTrue(said.contains("retention: deleted trip \(trips[0]["id"]!) ("), said)

@@ -146,7 +146,7 @@ def stages():
                         ('decode', 'static GpsdSource.decode(line:state:)'),
                         ('— strict-JSON gate', 'static GpsdLine.isStrictJSONObject(_:)'),
                         ('— libgps', 'gps_unpack'),
-                        ('rules, and the log appends they emit', 'TripRecorder.report(_:systemNowMs:emit:)'),
+                        ('rules, and the log appends they emit', 'TripRecorder.report(_:wallClockMs:emit:)'),
                         ('— log appends', 'TripLog.apply(_:monoMs:)'),
                         ('log syncs (every 5 s)', 'TripLog.tick(monoMs:)')]:
         v = per(name)

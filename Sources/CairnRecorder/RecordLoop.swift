@@ -1,0 +1,319 @@
+import CairnCore
+import CairnLog
+import CairnDevice
+
+/// `cairn record` once its options are read: gpsd's reports through the trip recorder into the
+/// log until a stop is requested, with the barometer's pressure paired to each fix, the live
+/// status, systemd's readiness, watchdog and status line, and reconnecting with back-off while
+/// gpsd is away. Then the stop: what gpsd has queued is taken, the trip closed and synced.
+/// Every edge is given (LoopEdges.swift), so that the tests run it on a fake gpsd and clock.
+public final class RecordLoop {
+    public struct Settings {
+        /// `--read-every`: take gpsd's queued reports this often; 0 reads each as it comes.
+        public var readEverySeconds: Double
+        /// Standing this long is a pause (the status's `paused`).
+        public var pauseAfterMs: Int64
+        /// Say each sync with the highest durable sequence number.
+        public var verbose = false
+        /// Each trip records this zone's UTC offset at its start.
+        public var zone: TimeZoneFile?
+
+        public init(readEverySeconds: Double, pauseAfterMs: Int64) {
+            self.readEverySeconds = readEverySeconds
+            self.pauseAfterMs = pauseAfterMs
+        }
+    }
+
+    private var recorder: TripRecorder<FixRules>
+    private let log: RecordLog
+    private let source: ReportSource
+    private let barometer: LoopBarometer
+    private let notify: ServiceNotifier
+    private let statusFile: StatusOutput?
+    private let clock: LoopClock
+    private let settings: Settings
+    private let stopRequested: () -> Bool
+    private let afterTripClosed: () -> Void
+    private let say: (String) -> Void
+    private let distanceText: (Double) -> String
+
+    /// `afterTripClosed`: retention's turn. `say`: a message for the operator (stderr).
+    /// `distanceText`: a distance as the messages and systemd's status line show it.
+    public init(recorder: TripRecorder<FixRules>, log: RecordLog, source: ReportSource, barometer: LoopBarometer,
+                notify: ServiceNotifier, statusFile: StatusOutput?, clock: LoopClock, settings: Settings,
+                stopRequested: @escaping () -> Bool, afterTripClosed: @escaping () -> Void,
+                say: @escaping (String) -> Void, distanceText: @escaping (Double) -> String) {
+        self.recorder = recorder
+        self.log = log
+        self.source = source
+        self.barometer = barometer
+        self.notify = notify
+        self.statusFile = statusFile
+        self.clock = clock
+        self.settings = settings
+        self.stopRequested = stopRequested
+        self.afterTripClosed = afterTripClosed
+        self.say = say
+        self.distanceText = distanceText
+        readEveryMs = Int64(settings.readEverySeconds * 1000)
+        lastReportMono = clock.monotonicMs()
+        live.baro = barometer.state
+        live.refreshS = settings.readEverySeconds > 0 ? Int(settings.readEverySeconds.rounded(.up)) : 1
+        self.recorder.resumeCandidate = log.resumePoint
+        log.onSync = { [unowned self] path, seq in
+            self.lastSyncMono = self.clock.monotonicMs()
+            if self.settings.verbose { self.say("synced \(path) seq \(seq)") }
+        }
+        // Each trip records its zone's offset at its start: at the newest fix's time (GPS time;
+        // the board's clock may be unset), else the clock's.
+        log.utcOffsetAtTripStart = { [unowned self] in
+            self.settings.zone.map { $0.offset(atUnixMs: self.lastFix?.timeMs ?? self.clock.wallClockMs()) }
+        }
+    }
+
+    deinit {
+        log.onSync = nil
+        log.utcOffsetAtTripStart = nil
+    }
+
+    // Connection.
+    private var backoffMs: Int64 = 250
+    private var reportedDown = false
+    private var notifiedReady = false
+    private var tripClosed = false
+
+    // Live state for the status file and systemd's STATUS= line.
+    private var live = LiveStatus()
+    private var lastReportMono: Int64
+    private var lastSyncMono: Int64?
+    private var lastFix: Fix?
+    private var lastMode = 0
+    private var lastFixMono: Int64?
+    private var lastLiveMono: Int64 = .min
+    private var lastUsableMono: Int64?
+    private var standingSinceMono: Int64?
+
+    // Batched reading (see `run`).
+    private let readEveryMs: Int64
+    private var batching = false            // reports taken in batches
+    private var arrival = ArrivalClock()    // when each report of a batch arrived
+    private var inBatch = false
+    private var draining = false
+    private var drained = 0
+    private var nextBatchMono: Int64 = 0
+    private var batchGridMono: Int64 = 0    // the grid time of the last batch taken
+
+    /// Records until `stopRequested`, then closes the trip and syncs.
+    public func run() {
+        // Batched reading: gpsd's reports wait in the socket and are taken every `readEveryMs`
+        // (or once `GpsdSource.batchBytes` are queued), then synced at once: one wake-up per
+        // batch instead of one per report, and no longer a loss window, since a report waits
+        // either in the socket or unsynced in memory, never both. A barometer is read as a
+        // batch wakes the loop, before its first report is taken; each fix of the batch is
+        // paired with the pressure of the moment it arrived, between that reading and the one
+        // before (`ArrivalClock`, `PressureHistory`). Should the barometer want a reading in
+        // between (--read-every over 5 s), it leaves the queued reports alone.
+        nextBatchMono = clock.monotonicMs()
+        batchGridMono = nextBatchMono
+        while !stopRequested() {
+            let mono = clock.monotonicMs()
+            if !draining {
+                // Awake anyway: sync now if it is due before the next wake-up rather than wake
+                // again for it (300 ms when reading live). Batches come on a fixed grid, so
+                // syncing when due before the next one (less 100 ms for wake-up jitter) keeps a
+                // report's worst age at `--sync` when it is a multiple of `--read-every`, and
+                // under `--sync` + 100 ms otherwise.
+                log.tick(monoMs: mono, earlyMs: batching ? readEveryMs - min(100, readEveryMs / 2) : 300)
+                recorder.tick(wallClockMs: clock.wallClockMs(), emit: apply)
+                if tripClosed { tripClosed = false; afterTripClosed() }
+                housekeeping(mono, capMono: batching ? batchGridMono : mono)
+                batching = readEveryMs > 0
+                source.wakeAtBytes = batching ? GpsdSource.batchBytes : 1
+            }
+            if !source.isOpen {
+                if let err = source.open() {
+                    if !reportedDown { say("\(err); retrying"); reportedDown = true }
+                    // Started: the service is up even while gpsd is not (it comes and goes).
+                    ready("waiting for gpsd at \(source.address)")
+                    clock.sleep(ms: backoffMs) {
+                        housekeeping(clock.monotonicMs())
+                        return stopRequested()
+                    }
+                    backoffMs = min(backoffMs * 2, 8000)
+                    continue
+                }
+                say("connected to gpsd at \(source.address)")
+                ready("connected to gpsd at \(source.address)")
+                reportedDown = false
+                backoffMs = 250
+                lastReportMono = mono
+            }
+            read(mono)
+        }
+        stop()
+    }
+
+    /// One wait for gpsd: a report, a batch's next report, the end of a batch, or nothing.
+    private func read(_ mono: Int64) {
+        // Sleep until the next thing is due: every wake-up costs battery, and gpsd's reports
+        // wake the loop anyway. The held epoch is flushed 1.2 s after the last report; the
+        // barometer rides on the batches (or on the reports when reading live) and wakes
+        // the loop only when none came; the status file and systemd's status line are
+        // refreshed once a second when they are on; otherwise 5 s at most (the standstill
+        // that closes a trip is counted in minutes).
+        // When batching, the status is refreshed with each batch.
+        var waitMs: Int64 = (!batching && (statusFile != nil || notify.isEnabled)) ? 1000 : 5000
+        waitMs = min(waitMs, log.msUntilSyncDue(monoMs: mono))
+        waitMs = min(waitMs, barometer.msUntilDue(monoMs: mono))
+        waitMs = min(waitMs, notify.msUntilWatchdog(monoMs: mono))
+        if batching {
+            waitMs = min(waitMs, max(0, nextBatchMono - mono))
+        } else if mono - lastReportMono <= 1200 {
+            waitMs = min(waitMs, lastReportMono + 1201 - mono)
+        }
+        // A batch is taken whole (up to 1,000 reports, then the housekeeping runs between).
+        // A wake-up before the batch is due (the barometer's) leaves the reports queued.
+        let batchDue = batching && (draining || nextBatchMono - mono <= waitMs)
+        if draining { waitMs = 0 }
+        switch source.read(timeoutUs: Int32(max(draining ? 0 : 1, waitMs)) * 1000, takeQueued: batchDue) {
+        case .idle:
+            if inBatch {
+                inBatch = false
+                arrival.endBatch(monoMs: lastReportMono)
+            }
+            if batching {
+                draining = false
+                drained = 0
+                // The next batch on the grid (a batch taken early, at 16 KiB, keeps it).
+                let now = clock.monotonicMs()
+                if nextBatchMono <= now { nextBatchMono += ((now - nextBatchMono) / readEveryMs + 1) * readEveryMs }
+                batchGridMono = nextBatchMono - readEveryMs
+            }
+            // No report for a while: the held epoch is complete. (Batched: only a batch that
+            // found the socket empty says so; a wake-up in between did not look.)
+            if (!batching || batchDue) && mono - lastReportMono > 1200 {
+                recorder.flush(wallClockMs: clock.wallClockMs(), emit: apply)
+            }
+        case .message(let report):
+            lastReportMono = clock.monotonicMs()
+            // The wake-up that took a batch (or, reading live, a report) reads the barometer
+            // first when it is due, so that the fixes lie before a reading, not after one.
+            if !inBatch { barometer.poll(monoMs: lastReportMono, wallClockMs: clock.wallClockMs()) }
+            if batching {
+                inBatch = true
+                drained += 1
+                draining = drained < 1000
+                if !draining { drained = 0 }
+            }
+            if let r = report { take(r) }
+        case .closed(let why):
+            draining = false
+            drained = 0
+            say("gpsd connection lost (\(why)); reconnecting")
+            source.close()
+            recorder.connectionLost(wallClockMs: clock.wallClockMs(), emit: apply)
+            log.append(.note("gpsd connection lost: \(why)"), monoMs: mono)
+            reportedDown = true
+        }
+    }
+
+    /// Stop: take what gpsd has queued (a batch waits in the socket), release the held epoch,
+    /// close the trip with its summary, sync.
+    private func stop() {
+        notify.stopping(status: "stopping: closing the trip and syncing")
+        source.wakeAtBytes = 1
+        for _ in 0..<100_000 {
+            guard case .message(let report) = source.read(timeoutUs: 0, takeQueued: false) else { break }
+            lastReportMono = clock.monotonicMs()
+            if let r = report { take(r) }
+        }
+        source.close()
+        let mono = clock.monotonicMs()
+        recorder.finish(wallClockMs: clock.wallClockMs(), emit: apply)
+        if recorder.tripOpen {
+            let s = recorder.stats
+            let lost = log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,
+                                             movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
+                                     drops: recorder.drops, monoMs: mono)
+            say("trip closed: \(s.points) points" + (lost > 0 ? ", \(lost) of them dropped for lack of room on the card" : "")
+                + ", \(distanceText(s.distanceM))")
+        } else {
+            log.shutdown(monoMs: mono)
+            say("stopped; no trip was open")
+        }
+        housekeeping(clock.monotonicMs(), final: true)
+    }
+
+    private func apply(_ action: RecorderAction) {
+        log.apply(action, monoMs: clock.monotonicMs())
+        if case .closeTrip = action { tripClosed = true }
+    }
+
+    /// One report into the recorder; a fix takes the barometer's pressure of its arrival.
+    private func take(_ report: Report) {
+        var r = report
+        switch r {
+        case .fix(var f):
+            // The barometer's pressure rides with the fix into the log: the pressure of the
+            // moment the report arrived, which in a batch is earlier than its reading.
+            let arrivedMono = batching ? arrival.arrival(fixTimeMs: f.timeMs, readMonoMs: lastReportMono) : lastReportMono
+            f.pressurePa = barometer.pressurePa(monoMs: arrivedMono)
+            if f.pressurePa != nil { f.temperatureC = barometer.temperatureC(monoMs: arrivedMono) }
+            r = .fix(f)
+            lastFix = f
+            lastMode = f.mode
+            // Its age in the status counts from its arrival, not from the batch's read.
+            lastFixMono = arrivedMono
+            if (Accuracy.horizontal68(f) ?? 0) <= 50 { lastUsableMono = arrivedMono }
+        case .noFix: lastMode = 0
+        case .noTime: break
+        }
+        recorder.report(r, wallClockMs: clock.wallClockMs(), emit: apply)
+    }
+
+    private func ready(_ why: String) {
+        guard !notifiedReady else { return }
+        notifiedReady = true
+        notify.ready(status: why)
+    }
+
+    /// The watchdog, the barometer, the status file and systemd's status line. `capMono`: the
+    /// time the once-a-second cap counts from. When batching, the batch's time on the grid:
+    /// batches a second apart then always refresh the status, however long each took to drain.
+    private func housekeeping(_ mono: Int64, capMono: Int64? = nil, final: Bool = false) {
+        let capMono = capMono ?? mono
+        notify.watchdogIfDue(monoMs: mono)
+        barometer.poll(monoMs: mono, wallClockMs: clock.wallClockMs())
+        live.baro = barometer.state
+        let standing = recorder.tripOpen && recorder.filter.isStanding
+        if standing { if standingSinceMono == nil { standingSinceMono = mono } } else { standingSinceMono = nil }
+        // Once a second at most (the status file's cap), and only when someone reads it.
+        guard final || ((statusFile != nil || notify.isEnabled) && (lastLiveMono == .min || capMono - lastLiveMono >= 1000)) else { return }
+        lastLiveMono = capMono
+        live.state = final ? "stopped" : LiveStatus.state(
+            tripOpen: recorder.tripOpen, standing: standing, standingForMs: standingSinceMono.map { mono - $0 } ?? 0,
+            pauseAfterMs: settings.pauseAfterMs, sinceUsableFixMs: lastUsableMono.map { mono - $0 }, gapMs: 10_000)
+        live.gpsdConnected = source.isOpen
+        live.fixMode = lastMode
+        live.accuracyM = lastMode >= 2 ? lastFix.flatMap { Accuracy.horizontal68($0) } : nil
+        live.fixAgeS = lastFixMono.map { Double(mono - $0) / 1000 }
+        let fresh = lastFixMono.map { mono - $0 < LiveStatus.speedStaleMs } ?? false
+        live.speedMps = (fresh && !standing) ? lastFix?.speed : nil
+        live.tripOpen = recorder.tripOpen
+        live.stats = recorder.stats
+        live.drops = recorder.drops
+        live.tripFile = log.currentPath
+        live.syncedSeq = log.lastSyncedSeq
+        live.syncAgeS = lastSyncMono.map { Double(mono - $0) / 1000 }
+        live.updatedMs = clock.wallClockMs()
+        if let f = statusFile {
+            live.seq += 1
+            if let err = f.write(live, monoMs: capMono, force: final), f.writes == 0 || live.seq % 60 == 1 {
+                say("status: \(err)")
+            }
+        }
+        let summary = live.state + (recorder.tripOpen ? ": \(distanceText(recorder.stats.distanceM)), \(recorder.stats.points) points" : "")
+            + (source.isOpen ? "" : " (gpsd down)")
+        if notifiedReady && !final { notify.status(summary) }
+    }
+}
