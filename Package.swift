@@ -4,8 +4,8 @@
 import PackageDescription
 
 // Release builds of the per-fix path (core, device, log) optimise for speed, the rest (exporters,
-// CLI) for size, so the static binary stays under 8 MB (Tests/bench/peer-results.md). Device and
-// log at -O instead of -Osize: 26,150 → 23,053 instructions per fix (callgrind), +24 KB stripped.
+// CLI) for size, so the static binary stays under 8 MB: speed where every fix passes, size where
+// it does not (the trade is measured in Tests/bench/callgrind-results.md).
 // Exclusivity is checked at run time in debug builds, where every test runs, and not in the
 // release binary.
 let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
@@ -19,7 +19,8 @@ let package = Package(
     targets: [
         // gps.h from libgps-dev, linked statically in release builds.
         .systemLibrary(name: "CGPS", path: "Sources/CGPS", pkgConfig: nil, providers: [.apt(["libgps-dev"])]),
-        // Two stubs that keep Debian's libgps.a from dragging in D-Bus and libsystemd.
+        // Stubs that keep Debian's libgps.a from dragging in D-Bus and libsystemd, and its AIS and
+        // RTCM parsers, which cairn never calls.
         .target(name: "CGPSShim", path: "Sources/CGPSShim"),
         // statfs(2), which Swift's Glibc module lacks.
         .target(name: "CSystem", path: "Sources/CSystem"),

@@ -3,8 +3,8 @@ import CairnCore
 /// Reads the barometer every `sampleEveryMs` and keeps the filtered pressure of the last
 /// minutes, so that fixes read in a batch get the pressure of the moment they arrived
 /// (`PressureHistory`). The recorder reads it with each batch of gpsd's reports (every 5 s by
-/// default), in the same wake-up: a reading of its own costs a wake-up (~170 µs of CPU here,
-/// and 1-2 ms of I2C on a Pi), which at once a second came to more CPU than gpxlogger spends in all.
+/// default), in the same wake-up: a reading of its own costs a wake-up and an I2C transfer,
+/// which at once a second cost more CPU than the rest of the recorder (Tests/bench/peer-before-after.md).
 /// Pressure changes smoothly at a rider's pace, so a fix between two readings 5 s apart gets
 /// the line between them; the climb on the generated ride is the same at 1 s and 5 s (see
 /// `Tests/bench/climb-results.md`). A reading rides along with any wake-up of the loop from a

@@ -7,8 +7,8 @@ public enum GpsdLine {
     /// a malformed line such as `{"c"class":"RTCM2":mod` (found by this fuzzer; see
     /// Tests/crash/RESULTS.md). libgps picks the parser by the first `"class":` in the line, so a
     /// line that starts with `{"class":"TPV",` only ever reaches the TPV parser. Whether `b`
-    /// starts so: a compare against a compile-time constant (the generic `starts(with:)` cost
-    /// ~150 instructions a line, and every line asks).
+    /// starts so: a compare against a compile-time constant (every line asks, and the generic
+    /// `starts(with:)` costs far more).
     @inline(__always)
     static func hasTPVPrefix(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         let prefix: StaticString = "{\"class\":\"TPV\","

@@ -203,8 +203,8 @@ public final class GpsdSource {
         case report(Report)
     }
 
-    /// libgps's decode buffer (a `gps_data_t`, ~24 KB), on the heap: held by value, the 24 KB
-    /// C struct made the compiler emit 15 KB value-witness functions for it. Reuse one across
+    /// libgps's decode buffer (a `gps_data_t`, tens of KB), on the heap: held by value, the large
+    /// C struct makes the compiler emit large value-witness functions for it. Reuse one across
     /// lines, as `read()` does.
     public final class DecodeState {
         private let raw: UnsafeMutableRawPointer

@@ -1,8 +1,8 @@
 import CairnCore
 
 /// A one-pass reader for gpsd's TPV lines in the shape gpsd writes them. libgps's
-/// `gps_unpack` spent two thirds of the recorder's instructions per fix (a debug-trace call per
-/// input character, attribute look-up by `strcmp`; Tests/bench/callgrind-results.md); this
+/// `gps_unpack` dominated the recorder's instructions per fix (a debug-trace call per input
+/// character, attribute look-up by `strcmp`; Tests/bench/callgrind-results.md); this
 /// reads the same fields in one pass. It answers only when it is sure: any line it does not
 /// fully understand (a field of an unexpected type, a repeated field, a time in another form,
 /// an escaped key, invalid JSON, a very long number) goes to libgps exactly as before, behind

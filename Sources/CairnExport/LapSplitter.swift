@@ -2,7 +2,7 @@ import CairnCore
 
 /// How `convert --laps` cuts a trip into laps.
 public enum LapRule: Sendable, Equatable {
-    /// One lap: the whole trip (as before laps existed).
+    /// One lap: the whole trip.
     case none
     /// One lap per part between pauses (`SegmentReason.pause`).
     case pause

@@ -22,12 +22,12 @@ public final class LogWriter {
     static let spillBytes = 64 * 1024
     /// Unacknowledged points + records beyond which `append` syncs by itself, so that
     /// `unacknowledged` stays bounded even if the caller never syncs (or a replay runs faster
-    /// than its 5 s syncs): 256 fixes are ~50 KB; 8,192 let a fast 12-hour replay grow the
-    /// recorder by 1.5 MB, 1,024 by 68 kB.
+    /// than its 5 s syncs). Small enough that a fast replay does not grow the recorder, large
+    /// enough that at 10 Hz the syncs, not this, set the cadence (Tests/bench/peer-results.md, RSS).
     public static let maxUnacknowledged = 256
-    /// Zero-filled space kept ahead of the data. 64 KiB last about 2 h of 1 Hz riding with 5 s
-    /// syncs unpadded (33 kB an hour) and 13-14 min padded to 512 bytes (vfat, and ext4 written
-    /// direct: 280-300 kB an hour); a file cut off by a power cut carries at most this much of zeros.
+    /// Zero-filled space kept ahead of the data, so that a sync never changes the file's size:
+    /// hours of riding unpadded, minutes padded to sectors; a file cut off by a power cut carries
+    /// at most this much of zeros.
     public static let preallocationChunk = 64 * 1024
     /// The unit of direct writes: the logical sector of SD cards and most disks.
     public static let directSectorSize = AppendFile.directSectorSize

@@ -12,8 +12,8 @@ public enum SyncPadding {
     /// sectors an append touches, so padding each sync to 512 keeps every acknowledged byte out
     /// of later writes (the power-loss model M3 loses records without it). ext4, f2fs, btrfs, XFS
     /// and tmpfs write whole 4 KiB blocks through the page cache: an append rewrites the block
-    /// holding the last synced bytes whatever the padding, so 512 there would cost ~280 KB an
-    /// hour and protect nothing (only 4096, at 2.9 MB an hour, would). Unknown file systems are
+    /// holding the last synced bytes whatever the padding, so 512 there would grow the file and
+    /// protect nothing (only 4096 would, at ten times the bytes). Unknown file systems are
     /// padded to 512. Where the writer writes direct (O_DIRECT, whole 512-byte sectors) the
     /// recorder pads to 512 whatever this says (`LogWriter`'s `padDirect`).
     public static func forDirectory(_ dir: String) -> (bytes: Int, fileSystem: String) {

@@ -149,8 +149,8 @@ enum RecordCommand: Command {
                               syncIntervalMs: Int64(syncSeconds * 1000),
                               // On FAT each sync ends on a 512-byte boundary, so an append never
                               // shares a sector with acknowledged bytes: on a card without
-                              // power-safe overwrite the power-loss model lost acknowledged records
-                              // in 10 % of cuts without this, none with it. Through the page cache
+                              // power-safe overwrite the power-loss model loses acknowledged
+                              // records without this (Tests/crash/RESULTS.md). Through the page cache
                               // ext4 rewrites whole 4 KiB blocks anyway (see SyncPadding); written
                               // direct, in 512-byte sectors, padding protects there too, and costs
                               // no more sectors on the card, only a bigger file. (tmpfs takes
