@@ -7,18 +7,26 @@ import CairnCore
 ///
 /// Empty cells where a value was not measured (`ele` where the height is not trusted). `segment`
 /// counts from 1 within each trip. gpsbabel's `unicsv` reads the columns by name (by substring:
-/// no column name here contains another's keyword).
+/// no column name here contains another's keyword; "interpolated" would, as latitude).
+///
+/// With `origins` (`convert --smooth` or `--fill-gaps`) a last column, `origin`, says
+/// `measured`, `smoothed` or `interpolated` for each row.
 public final class CSVWriter: TrackExporter {
     public static let header = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip\n"
+    public static let originHeader = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,origin\n"
     private let out: OutputSink
+    private let origins: Bool
     private var trip: UInt64 = 0
     private var segment = 0
     private var segmentRequested = false
     private var inTrip = false
 
-    public init(sink: OutputSink) { out = sink }
+    public init(sink: OutputSink, origins: Bool = false) {
+        out = sink
+        self.origins = origins
+    }
 
-    public func begin() { out.write(Self.header) }
+    public func begin() { out.write(origins ? Self.originHeader : Self.header) }
 
     public func beginTrip(_ heading: TripHeading) {
         trip = heading.id
@@ -58,6 +66,13 @@ public final class CSVWriter: TrackExporter {
         out.int(Int64(segment))
         out.byte(comma)
         out.int(Int64(bitPattern: trip))
+        if origins {
+            switch extras.origin {
+            case .measured: out.put(",measured")
+            case .smoothed: out.put(",smoothed")
+            case .interpolated: out.put(",interpolated")
+            }
+        }
         out.byte(UInt8(ascii: "\n"))
     }
 

@@ -21,6 +21,10 @@ import CairnCore
 /// boundary point, styled with simplestyle-spec 1.1.0 (`stroke`, `stroke-width`,
 /// `stroke-opacity`, `title`) plus `speed_band`, `speed_band_label`, `speed_kmh_avg`.
 ///
+/// With `convert --fill-gaps`, `coordinateProperties.interpolated` says for each position whether
+/// the filler made it up (true) or it was recorded (false); the figures then also name
+/// `filled_gaps` and `interpolated_points` (and `smoothed` with `--smooth`).
+///
 /// Properties follow the geometry, so the times and speeds wait in spools (temporary files past
 /// 64 KiB), never in memory.
 public final class GeoJSONWriter: TrackExporter {
@@ -37,6 +41,7 @@ public final class GeoJSONWriter: TrackExporter {
     private let speeds = Spool()
     private let heights = Spool()
     private let temperatures = Spool()
+    private let interpolated = Spool()
     /// Point Features of the trip's one-point segments, written after the trip's Feature.
     private let lonePoints = Spool()
     private var features = 0
@@ -57,6 +62,8 @@ public final class GeoJSONWriter: TrackExporter {
     private var threeD = false
     /// Heights go into `coordinateProperties.heights` (2-D positions, some heights trusted).
     private var heightsListed = false
+    /// `coordinateProperties.interpolated` is written (the trip's points went through the gap filler).
+    private var originsListed = false
     /// The trip's geometry: 0 lines (MultiLineString), 1 a Point, 2 a MultiPoint.
     private var pointGeometry = 0
     private var lastWritten: Fix?
@@ -108,6 +115,7 @@ public final class GeoJSONWriter: TrackExporter {
         let st = heading.summary?.stats
         threeD = st.map { $0.points > 0 && $0.pointsWithHeight == $0.points } ?? false
         heightsListed = !threeD && (st?.pointsWithHeight ?? 1) > 0
+        originsListed = heading.summary?.interpolatedPoints != nil
         pointGeometry = 0
         if let st, st.points > 0, st.points == st.segments { pointGeometry = st.points == 1 ? 1 : 2 }
         switch colouring {
@@ -252,6 +260,7 @@ public final class GeoJSONWriter: TrackExporter {
         list("speeds", speeds)
         if heightsListed { list("heights", heights) }
         list("temperatures", temperatures)
+        if originsListed { list("interpolated", interpolated) }
         out.byte(UInt8(ascii: "}"))
     }
 
@@ -259,6 +268,7 @@ public final class GeoJSONWriter: TrackExporter {
     private func eachList(_ body: (OutputSink) -> Void) {
         body(out); body(times.out); body(speeds.out); body(temperatures.out)
         if heightsListed { body(heights.out) }
+        if originsListed { body(interpolated.out) }
     }
 
     private func openLine() {
@@ -299,6 +309,7 @@ public final class GeoJSONWriter: TrackExporter {
         if let h { o.decimal(h, 2) } else { o.put("null") }
         o.put(",\"temperature\":")
         if let t = PointValues.finite(extras.temperatureC) { o.decimal(t, 1) } else { o.put("null") }
+        if originsListed { o.put(extras.origin == .interpolated ? ",\"interpolated\":true" : ",\"interpolated\":false") }
         o.put("}}")
         features += 1
     }
@@ -312,7 +323,7 @@ public final class GeoJSONWriter: TrackExporter {
             if let ha = PointValues.height(a), let hb = PointValues.height(fix), fix.timeMs != a.timeMs {
                 ele = ha + (hb - ha) * (Double(x.timeMs) - Double(a.timeMs)) / (Double(fix.timeMs) - Double(a.timeMs))
             }
-            raw(lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil)
+            raw(lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, interpolated: false)
             if runner != nil {
                 closeRun()
                 openRun(runBand)
@@ -320,7 +331,7 @@ public final class GeoJSONWriter: TrackExporter {
                 closeLine()
                 openLine()
             }
-            raw(lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil)
+            raw(lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, interpolated: false)
         }
         raw(fix, extras)
         lastWritten = fix
@@ -328,7 +339,8 @@ public final class GeoJSONWriter: TrackExporter {
 
     private func raw(_ fix: Fix, _ extras: PointExtras) {
         raw(lon: fix.lon, lat: fix.lat, ele: PointValues.height(fix), timeMs: fix.timeMs,
-            speed: Self.speed(fix), temperature: PointValues.finite(extras.temperatureC))
+            speed: Self.speed(fix), temperature: PointValues.finite(extras.temperatureC),
+            interpolated: extras.origin == .interpolated)
     }
 
     static func plausibleKmh(_ v: Double) -> Double? { abs(v) < 6_000 * 3.6 ? v : nil }
@@ -340,7 +352,8 @@ public final class GeoJSONWriter: TrackExporter {
         return v
     }
 
-    private func raw(lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?, temperature: Double?) {
+    private func raw(lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?, temperature: Double?,
+                     interpolated made: Bool) {
         if linePoints > 0 { eachList { $0.byte(UInt8(ascii: ",")) } }
         linePoints += 1
         out.byte(UInt8(ascii: "["))
@@ -364,6 +377,7 @@ public final class GeoJSONWriter: TrackExporter {
         if heightsListed {
             if let e = ele, e.isFinite { heights.out.decimal(e, 2) } else { heights.out.put("null") }
         }
+        if originsListed { interpolated.out.put(made ? "true" : "false") }
     }
 
     /// Where the straight step from `a` to `b` crosses ±180°, if it does (a step of more than
@@ -403,6 +417,6 @@ public final class GeoJSONWriter: TrackExporter {
         endTrip()
         out.put("\n]}\n")
         let e = out.finish()
-        return e ?? times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? lonePoints.error
+        return e ?? times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? interpolated.error ?? lonePoints.error
     }
 }

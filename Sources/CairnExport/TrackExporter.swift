@@ -18,23 +18,30 @@ public struct TripHeading: Sendable {
     }
 }
 
-/// Measurements that travel with a point but are not part of the GPS fix (the barometer's, stored
-/// with the points); writers write each one only when it is present, and never invent one.
+/// What travels with a point but is not part of the GPS fix: the barometer's measurements (stored
+/// with the points), which writers write only when present and never invent, and where the
+/// point's position comes from.
 public struct PointExtras: Sendable, Equatable {
     /// Absolute (station) pressure, pascals: FIT `absolute_pressure`, GPX `cairn:pressure` and the
     /// CSV `pressure` column (both hPa).
     public var pressurePa: Double?
     /// Air temperature, degrees Celsius: FIT `temperature`, GPX `gpxtpx:atemp`, CSV `temp`.
     public var temperatureC: Double?
-    public init(pressurePa: Double? = nil, temperatureC: Double? = nil) {
+    /// Measured, smoothed (`convert --smooth`: GPX `<src>`, CSV `origin`) or interpolated
+    /// (`convert --fill-gaps`: GPX `cairn:interpolated`, GeoJSON `coordinateProperties.interpolated`,
+    /// CSV `origin`).
+    public var origin: PointOrigin
+    public init(pressurePa: Double? = nil, temperatureC: Double? = nil, origin: PointOrigin = .measured) {
         self.pressurePa = pressurePa
         self.temperatureC = temperatureC
+        self.origin = origin
     }
     public static let none = PointExtras()
 
-    /// What the log stored with a point (the barometer's pressure and temperature).
-    public init(_ fix: Fix) {
-        self.init(pressurePa: fix.pressurePa, temperatureC: fix.temperatureC)
+    /// What the log stored with a point (the barometer's pressure and temperature), and where
+    /// the export-side stages say its position comes from.
+    public init(_ fix: Fix, origin: PointOrigin = .measured) {
+        self.init(pressurePa: fix.pressurePa, temperatureC: fix.temperatureC, origin: origin)
     }
 }
 

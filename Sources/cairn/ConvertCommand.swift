@@ -18,8 +18,11 @@ enum ConvertCommand: Command {
                    3-D positions only when every point has a trusted height
           kml      one gx:MultiTrack per trip, or speed-coloured tracks
           csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
+                   (and origin with --smooth or --fill-gaps)
+        --smooth and --fill-gaps change the exported track (never the log): the points are
+        flagged, and the figures the formats carry are the exported track's.
         """
-    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--force]"
+    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--smooth] [--fill-gaps] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options = [
         OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx, fit, geojson, kml or csv."),
@@ -28,6 +31,9 @@ enum ConvertCommand: Command {
         OptionSpec(name: "--speed-bands", valueName: "BANDS", help: "geojson, kml: colour by speed. 'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110) or your limits in km/h: 12,24,36."),
         OptionSpec(name: "--utc-offset", valueName: "OFFSET", help: "fit: the rider's zone for local times, e.g. +02:00 or -05:30, instead of the one the trip recorded. (default: the recorded one; none recorded: no local time)"),
         OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
+        // The export-side stages (TrackPipeline).
+        OptionSpec(name: "--smooth", valueName: nil, help: "Smooth each segment with a Kalman filter and backward pass that weighs each point by its own uncertainty and follows its doppler speed and course; nothing is smoothed across a track break. (default: the points as recorded)"),
+        OptionSpec(name: "--fill-gaps", valueName: nil, help: "Across dropouts over 10 s inside a segment while moving, add a point a second on a curve that follows the speed and course at both ends (a straight chord when those are missing or the curve would overshoot), flagged as interpolated; the exported length follows the filled path. (default: no filling)"),
     ]
 
     static let formats = ["gpx", "fit", "geojson", "kml", "csv"]
@@ -58,6 +64,8 @@ enum ConvertCommand: Command {
             utcOffset = s
         }
         let force = a.has("--force")
+        let smooth = a.has("--smooth"), fillGaps = a.has("--fill-gaps")
+        let stages = smooth || fillGaps
         ignoreFileSizeLimitSignal()
         let outPath = a.value("--output") ?? (format == "fit" ? nil : "-")
         if outPath?.isEmpty == true { throw UsageError("The value '' is invalid for '-o, --output <path>': give a file, a directory or -") }
@@ -117,7 +125,7 @@ enum ConvertCommand: Command {
                 writer = GPXWriter(sink: out, creator: GPXWriter.creator(version: cairnVersion, barometer: barometer))
             case "geojson": writer = GeoJSONWriter(sink: out, colouring: colouring)
             case "kml": writer = KMLWriter(sink: out, creator: creator, colouring: colouring)
-            default: writer = CSVWriter(sink: out)
+            default: writer = CSVWriter(sink: out, origins: stages)
             }
         }
 
@@ -127,10 +135,14 @@ enum ConvertCommand: Command {
         var begun = false
         for t in sel.trips {
             var heading = TripHeading(id: t.id, activity: nil, nameSuffix: t.nameSuffix)
+            // The smoother's tuning follows the activity, which the trip's first record names.
+            let stageActivity = stages ? activity(of: t) : nil
             if writer.wantsSummaryFirst {
-                // A first streamed pass for the figures the format puts before the points.
+                // A first streamed pass for the figures the format puts before the points (those
+                // of the exported track: through the same stages as the points).
                 do {
-                    let s = try TripCatalog.read(t)
+                    let s = stages ? try processedSummary(t, smooth: smooth, fillGaps: fillGaps, activity: stageActivity)
+                        : try TripCatalog.read(t)
                     heading.summary = s
                     heading.activity = s.activity
                 } catch {
@@ -167,14 +179,25 @@ enum ConvertCommand: Command {
                 return true
             }
             var readFailed = false
+            let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity)
+            var exported = TripStats()
+            func put(_ item: TrackItem) {
+                switch item {
+                case .segment(let reason):
+                    exported.startSegment(reason)
+                    if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
+                case .point(let f, let origin):
+                    exported.add(f)
+                    if beginTrip() { writer.point(f, PointExtras(f, origin: origin)) }
+                }
+            }
             do {
-                let s = try TripCatalog.read(t) { event in
-                    switch event {
-                    case .segment(let reason):
-                        if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
-                    case .point(let f):
-                        if beginTrip() { writer.point(f, PointExtras(f)) }
-                    }
+                let s = try TripCatalog.read(t) { pipeline.push($0, emit: put) }
+                pipeline.finish(emit: put)
+                if let f = pipeline.filled, tripBegun {
+                    printErr("cairn: trip \(t.id): filled \(f.gaps) gap\(f.gaps == 1 ? "" : "s") with \(f.points) interpolated point\(f.points == 1 ? "" : "s")"
+                        + (f.chords > 0 ? " (\(f.chords) as straight chords)" : "")
+                        + "; exported length \(TextFormat.fixed(exported.distanceM / 1000, 2) ?? "?") km, recorded \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km")
                 }
                 if s.stats.points == 0 && !writer.wantsSummaryFirst {
                     printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
@@ -210,6 +233,27 @@ enum ConvertCommand: Command {
             printErr("cairn: wrote \(converted) trip\(converted == 1 ? "" : "s") to \(describeOutput)")
         }
         return problems > 0 ? ExitCode.failure : ExitCode.ok
+    }
+
+    /// The trip's figures as the exported track has them: its points through the same stages.
+    static func processedSummary(_ t: TripRef, smooth: Bool, fillGaps: Bool, activity: String?) throws -> TripSummary {
+        let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: activity)
+        var stats = TripStats()
+        func add(_ item: TrackItem) {
+            switch item {
+            case .segment(let r): stats.startSegment(r)
+            case .point(let f, _): stats.add(f)
+            }
+        }
+        var s = try TripCatalog.read(t) { pipeline.push($0, emit: add) }
+        pipeline.finish(emit: add)
+        s.stats = stats
+        s.smoothed = smooth
+        if let f = pipeline.filled {
+            s.filledGaps = f.gaps
+            s.interpolatedPoints = f.points
+        }
+        return s
     }
 
     static func activity(of t: TripRef) -> String? {

@@ -1,0 +1,138 @@
+/// Export-side gap filling (`convert --fill-gaps`): across a step of more than `minGapMs`
+/// inside a segment while moving (a tunnel, a dropout the rules bridged), one made-up point a
+/// second on a cubic Hermite curve that leaves the first point with its measured speed and
+/// course and reaches the second with its own, so a filled bend follows the bend, not its chord.
+///
+/// - Only inside a segment: a segment start is passed on, and nothing is drawn across it.
+/// - Only while moving: when both ends measured a speed, both must be at least `movingMps`
+///   (a step from a standing point is a stop, which the rules keep as one point, not a dropout).
+/// - A straight chord at constant speed instead, when the curve would be absurd: an end without
+///   a speed, or a moving end without a course (no tangent to follow), or a curve more than
+///   `maxCurveRatio` times the chord's length and `maxExcessM` longer than it (a rider who
+///   slowed or turned about in the dark: the tangents overshoot). An end without a speed is
+///   filled only when the chord itself moves at `movingMps`.
+///
+/// The made-up points carry the ends' lower fix mode, the larger of the ends' error figures, a
+/// height linear in time between two heights, the curve's own speed and course, and no
+/// barometer values (nothing is invented that a reader could take for a measurement). They are
+/// `PointOrigin.interpolated`.
+public struct GapFiller {
+    public static let minGapMs: Int64 = 10_000
+    public static let movingMps = 0.5
+    public static let maxCurveRatio = 1.6
+    public static let maxExcessM = 20.0
+
+    /// What was filled so far: gaps, those filled by a straight chord, and points made up.
+    public private(set) var gaps = 0
+    public private(set) var chords = 0
+    public private(set) var points = 0
+
+    private var last: Fix?
+
+    public init() {}
+
+    public mutating func push(_ item: TrackItem, emit: (TrackItem) -> Void) {
+        switch item {
+        case .segment:
+            last = nil
+        case .point(let fix, _):
+            if let a = last, fix.timeMs - a.timeMs > Self.minGapMs { fill(a, fix, emit: emit) }
+            last = fix
+        }
+        emit(item)
+    }
+
+    /// The end velocity a tangent follows (east, north, m/s), zero for a standing end; nil when
+    /// the end has no speed, or moves without a course.
+    static func velocity(_ f: Fix) -> (Double, Double)? {
+        guard let s = f.speed, s.isFinite, s >= 0 else { return nil }
+        if s < movingMps { return (0, 0) }
+        guard let c = f.track, c.isFinite else { return nil }
+        return LocalPlane.velocity(speed: s, courseDeg: c)
+    }
+
+    /// The made-up points between `a` and `b`, a second apart (what `push` emits).
+    public static func curve(_ a: Fix, _ b: Fix) -> (points: [Fix], chord: Bool)? {
+        var out: [Fix] = []
+        var chord = false
+        guard fill(a, b, chord: &chord, { out.append($0) }) else { return nil }
+        return (out, chord)
+    }
+
+    private mutating func fill(_ a: Fix, _ b: Fix, emit: (TrackItem) -> Void) {
+        var chord = false
+        var n = 0
+        guard Self.fill(a, b, chord: &chord, { n += 1; emit(.point($0, .interpolated)) }) else { return }
+        gaps += 1
+        points += n
+        if chord { chords += 1 }
+    }
+
+    @discardableResult
+    private static func fill(_ a: Fix, _ b: Fix, chord: inout Bool, _ put: (Fix) -> Void) -> Bool {
+        let plane = LocalPlane(lat: a.lat, lon: a.lon)
+        let end = plane.local(lat: b.lat, lon: b.lon)
+        let T = Double(b.timeMs - a.timeMs) / 1000
+        guard T > Double(minGapMs) / 1000, end.east.isFinite, end.north.isFinite else { return false }
+        let chordM = (end.east * end.east + end.north * end.north).squareRoot()
+        let va = velocity(a), vb = velocity(b)
+        if let sa = a.speed, let sb = b.speed, sa.isFinite, sb.isFinite {
+            guard sa >= movingMps && sb >= movingMps else { return false }
+        } else {
+            guard chordM / T >= movingMps else { return false }
+        }
+        // Hermite basis at u in [0, 1] for position, and its derivative (per u).
+        func hermite(_ u: Double, _ m0: (Double, Double), _ m1: (Double, Double)) -> (e: Double, n: Double, de: Double, dn: Double) {
+            let u2 = u * u, u3 = u2 * u
+            let h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2
+            let d10 = 3 * u2 - 4 * u + 1, d01 = -6 * u2 + 6 * u, d11 = 3 * u2 - 2 * u
+            return (h10 * m0.0 + h01 * end.east + h11 * m1.0, h10 * m0.1 + h01 * end.north + h11 * m1.1,
+                    d10 * m0.0 + d01 * end.east + d11 * m1.0, d10 * m0.1 + d01 * end.north + d11 * m1.1)
+        }
+        let steps = Int((b.timeMs - a.timeMs - 1) / 1000)  // made-up points: one a second, strictly between
+        var m0 = (0.0, 0.0), m1 = (0.0, 0.0)
+        chord = true
+        if let va, let vb {
+            m0 = (va.0 * T, va.1 * T)
+            m1 = (vb.0 * T, vb.1 * T)
+            // The curve's length at the output's resolution, against the chord's.
+            var length = 0.0, pe = 0.0, pn = 0.0
+            for k in 1...(steps + 1) {
+                let u = k <= steps ? Double(k) / T : 1
+                let h = hermite(u, m0, m1)
+                length += ((h.e - pe) * (h.e - pe) + (h.n - pn) * (h.n - pn)).squareRoot()
+                pe = h.e; pn = h.n
+            }
+            chord = length > maxCurveRatio * chordM && length > chordM + maxExcessM
+        }
+        if chord {
+            // Straight, at constant speed: a linear curve.
+            m0 = (end.east, end.north)
+            m1 = m0
+        }
+        guard steps >= 1 else { return true }
+        for k in 1...steps {
+            let u = Double(k) / T
+            let h = hermite(u, m0, m1)
+            let g = plane.global(east: h.e, north: h.n)
+            let ve = h.de / T, vn = h.dn / T
+            let speed = (ve * ve + vn * vn).squareRoot()
+            var f = Fix(timeMs: a.timeMs + Int64(k) * 1000, lat: g.lat, lon: g.lon, mode: min(a.mode, b.mode))
+            if let ha = a.altMSL, let hb = b.altMSL { f.altMSL = ha + (hb - ha) * u }
+            if let ha = a.altHAE, let hb = b.altHAE { f.altHAE = ha + (hb - ha) * u }
+            f.eph = larger(a.eph, b.eph)
+            f.epx = larger(a.epx, b.epx)
+            f.epy = larger(a.epy, b.epy)
+            f.epv = larger(a.epv, b.epv)
+            f.speed = speed
+            if speed >= movingMps { f.track = LocalPlane.course(east: ve, north: vn) }
+            put(f)
+        }
+        return true
+    }
+
+    private static func larger(_ a: Double?, _ b: Double?) -> Double? {
+        guard let a, let b else { return nil }
+        return max(a, b)
+    }
+}
