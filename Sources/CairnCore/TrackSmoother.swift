@@ -8,15 +8,19 @@ import Musl
 /// Rauch–Tung–Striebel backward pass, run over each segment in a local tangent plane, streamed
 /// with a fixed lag so that memory does not grow with the trip.
 ///
-/// Model, per axis (east and north are filtered apart; see `velocityVariance`): the state is the
-/// true position, the velocity (constant between points, disturbed by white acceleration) and
-/// the receiver's slow drift (a first-order Gauss–Markov wander). A point measures position plus
-/// drift plus white noise, with its own uncertainty (`Accuracy.horizontal68`, split between
-/// drift and white by `Tuning.driftShare`); its doppler speed and course measure the velocity.
-/// The drift term is what lets the smoother do better than averaging neighbours: a receiver's
-/// error is mostly slow wander that neighbouring points share, and only the doppler, integrated
-/// over the lag, tells the wander from the road. Course is trusted only while moving; a
-/// standing point measures a zero velocity.
+/// Model, per axis (east and north are filtered apart; see `velocityMeasurement`): the state is
+/// the true position and the receiver's slow drift (a first-order Gauss–Markov wander). Between
+/// two points the position moves by the mean of their doppler velocities (speed and course) over
+/// the time between them — constant velocity from each point's own measurement, not a guessed
+/// dynamics — with the doppler's noise and, where the velocity changed between the points, a
+/// share of that change (the path between them was not straight) as process noise. A point
+/// measures position plus drift plus white noise, with its own uncertainty
+/// (`Accuracy.horizontal68`, split between drift and white by `Tuning.driftShare`). The drift
+/// term is what lets the smoother do better than averaging neighbours: a receiver's error is
+/// mostly slow wander that neighbouring points share, and only the doppler, integrated over the
+/// lag, tells the wander from the road. Course is trusted only while moving; a standing point
+/// measures a zero velocity; a point without a usable doppler leaves its step free (by
+/// `Tuning.unknownVelocityMps`), so a track without doppler is barely changed.
 ///
 /// Streaming: points are filtered as they come and held until `Tuning.lagMs` of later points
 /// (or `Tuning.maxPoints` points) are in; then the backward pass runs over what is held and the
@@ -26,21 +30,28 @@ import Musl
 /// flush, so a long segment never strays far from its origin.
 public struct TrackSmoother {
     public struct Tuning: Sendable, Equatable {
-        /// White acceleration's spectral density (m²/s³): how freely speed and course change
-        /// between points.
-        public var accelerationNoise: Double
         /// The receiver's drift: its correlation time (s) and its share of a point's variance.
         public var driftTauS: Double
         public var driftShare: Double
         /// Doppler speed noise (m/s, one sigma) and course noise (degrees, one sigma, at speed).
         public var speedSigma: Double
         public var courseSigmaDeg: Double
+        /// How far the path between two points may stray from an even arc, as uncertainty of the
+        /// mean velocity between them: this share of the speed times the turn (radians), and
+        /// `speedChangeShare` of the change of speed (when it changed is not known: a stop at a
+        /// light and the start after it are one step).
+        public var turnShare: Double
+        public var speedChangeShare: Double
+        /// The velocity uncertainty (m/s) over a step one of whose ends has no usable doppler.
+        public var unknownVelocityMps: Double
         /// Below this speed (m/s) the course is not used; below `standingMps` the point measures
         /// a zero velocity.
         public var courseMinMps: Double
         public var standingMps: Double
-        /// The horizontal 68 % radius taken for a point that carries none (m).
+        /// The horizontal 68 % radius taken for a point that carries none (m), and the factor a
+        /// point's own radius is taken at.
         public var unknownAccuracyM: Double
+        public var accuracyScale: Double
         /// A position more than this many sigmas off the prediction (both axes) is not used,
         /// up to `maxRejects` in a row (then the filter takes it and starts over from there).
         public var gateSigmas: Double
@@ -49,17 +60,20 @@ public struct TrackSmoother {
         public var lagMs: Int64
         public var maxPoints: Int
 
-        public init(accelerationNoise: Double, driftTauS: Double, driftShare: Double, speedSigma: Double,
-                    courseSigmaDeg: Double, courseMinMps: Double, standingMps: Double, unknownAccuracyM: Double,
-                    gateSigmas: Double, maxRejects: Int, lagMs: Int64, maxPoints: Int) {
-            self.accelerationNoise = accelerationNoise
+        public init(driftTauS: Double, driftShare: Double, speedSigma: Double, courseSigmaDeg: Double,
+                    turnShare: Double, speedChangeShare: Double, unknownVelocityMps: Double, courseMinMps: Double, standingMps: Double,
+                    unknownAccuracyM: Double, accuracyScale: Double, gateSigmas: Double, maxRejects: Int, lagMs: Int64, maxPoints: Int) {
             self.driftTauS = driftTauS
             self.driftShare = driftShare
             self.speedSigma = speedSigma
             self.courseSigmaDeg = courseSigmaDeg
+            self.turnShare = turnShare
+            self.speedChangeShare = speedChangeShare
+            self.unknownVelocityMps = unknownVelocityMps
             self.courseMinMps = courseMinMps
             self.standingMps = standingMps
             self.unknownAccuracyM = unknownAccuracyM
+            self.accuracyScale = accuracyScale
             self.gateSigmas = gateSigmas
             self.maxRejects = maxRejects
             self.lagMs = lagMs
@@ -67,17 +81,19 @@ public struct TrackSmoother {
         }
 
         /// Tuned on generated rides (Tests/bench/smooth-report.sh); the other activities differ
-        /// in how hard they accelerate.
-        public static let ride = Tuning(accelerationNoise: 0.5, driftTauS: 60, driftShare: 0.9, speedSigma: 0.3,
-                                        courseSigmaDeg: 4, courseMinMps: 1.5, standingMps: 0.3, unknownAccuracyM: 10,
-                                        gateSigmas: 5, maxRejects: 3, lagMs: 240_000, maxPoints: 2048)
+        /// in how fast they go when the doppler says nothing, and from what speed the course holds.
+        /// Receivers understate their error where the sky is poor (multipath): a point's own
+        /// radius is taken at 1.5 times its value.
+        public static let ride = Tuning(driftTauS: 60, driftShare: 0.9, speedSigma: 0.1, courseSigmaDeg: 2,
+                                        turnShare: 0.1, speedChangeShare: 0.5, unknownVelocityMps: 8, courseMinMps: 1.5, standingMps: 0.3,
+                                        unknownAccuracyM: 10, accuracyScale: 1.5, gateSigmas: 5, maxRejects: 3, lagMs: 240_000, maxPoints: 2048)
 
         public static func forActivity(_ name: String?) -> Tuning {
             var t = Tuning.ride
             switch name {
-            case "walk": t.accelerationNoise = 0.1; t.courseMinMps = 0.8
-            case "run": t.accelerationNoise = 0.3; t.courseMinMps = 1.2
-            case "drive": t.accelerationNoise = 2.0; t.courseMinMps = 2.0
+            case "walk": t.unknownVelocityMps = 2; t.courseMinMps = 0.8
+            case "run": t.unknownVelocityMps = 4; t.courseMinMps = 1.2
+            case "drive": t.unknownVelocityMps = 30; t.courseMinMps = 2
             default: break
             }
             return t
@@ -86,29 +102,26 @@ public struct TrackSmoother {
 
     public let tuning: Tuning
 
-    /// One axis's state: position, velocity, drift.
-    struct Vec3 {
-        var p = 0.0, v = 0.0, b = 0.0
-    }
-
-    /// A 3×3 matrix, row-major.
-    struct Mat3 {
-        var a00 = 0.0, a01 = 0.0, a02 = 0.0
-        var a10 = 0.0, a11 = 0.0, a12 = 0.0
-        var a20 = 0.0, a21 = 0.0, a22 = 0.0
-    }
-
+    /// One axis's state (position, drift) and its covariance.
     struct Axis {
-        var x = Vec3()
-        var P = Mat3()
+        var p = 0.0, b = 0.0
+        var pp = 0.0, pb = 0.0, bb = 0.0
+    }
+
+    struct Velocity {
+        var east: Double, north: Double
+        var varEast: Double, varNorth: Double
+        /// The doppler's speed and course (nil: standing).
+        var speed: Double
+        var course: Double?
     }
 
     struct Entry {
         var fix: Fix
-        /// Seconds since the previous held point of the segment, and the drift's decay over them.
-        var dt: Double
+        var velocity: Velocity?
+        /// The drift's decay since the previous held point of the segment.
         var phi: Double
-        /// Filtered (after this point's measurements) and predicted (before them), per axis.
+        /// Filtered (after this point's measurement) and predicted (before it), per axis.
         var east: Axis
         var north: Axis
         var eastPredicted: Axis
@@ -156,25 +169,54 @@ public struct TrackSmoother {
 
     /// The point's per-axis position sigma (m): its 68 % radius over √2.
     private func positionSigma(_ fix: Fix) -> Double {
-        (Accuracy.horizontal68(fix) ?? tuning.unknownAccuracyM) / 2.0.squareRoot()
+        (Accuracy.horizontal68(fix).map { $0 * tuning.accuracyScale } ?? tuning.unknownAccuracyM) / 2.0.squareRoot()
     }
 
     /// The velocity the point's doppler says, with each axis's variance, or nil when it says
     /// nothing usable (no speed; a moving speed without a course). The speed/course error
     /// ellipse is taken by its axis-aligned variances (its tilt dropped), which keeps east and
-    /// north apart and each filter three-dimensional.
-    private func velocityMeasurement(_ fix: Fix) -> (east: Double, north: Double, varE: Double, varN: Double)? {
+    /// north apart.
+    private func velocityMeasurement(_ fix: Fix) -> Velocity? {
         guard let s = fix.speed, s.isFinite, s >= 0 else { return nil }
         if s < tuning.standingMps {
             let v = max(tuning.speedSigma, tuning.standingMps)
-            return (0, 0, v * v, v * v)
+            return Velocity(east: 0, north: 0, varEast: v * v, varNorth: v * v, speed: 0, course: nil)
         }
         guard s >= tuning.courseMinMps, let c = fix.track, c.isFinite else { return nil }
         let (ve, vn) = LocalPlane.velocity(speed: s, courseDeg: c)
         let sinC = ve / s, cosC = vn / s
         let along = tuning.speedSigma * tuning.speedSigma
         let across = (s * tuning.courseSigmaDeg * .pi / 180) * (s * tuning.courseSigmaDeg * .pi / 180)
-        return (ve, vn, along * sinC * sinC + across * cosC * cosC, along * cosC * cosC + across * sinC * sinC)
+        return Velocity(east: ve, north: vn, varEast: along * sinC * sinC + across * cosC * cosC,
+                        varNorth: along * cosC * cosC + across * sinC * sinC, speed: s, course: c)
+    }
+
+    /// The mean velocity over the step between two points and its variance, per axis. Between two
+    /// moving points the path is taken for an arc (the course turning evenly, the speed changing
+    /// evenly): its chord is shorter than the mean speed by sinc(half the turn), where the mean
+    /// of the two velocity vectors would be shorter by its cosine and cut every corner.
+    private func stepVelocity(_ a: Velocity?, _ b: Velocity?) -> (e: Double, n: Double, varE: Double, varN: Double) {
+        let u = tuning.unknownVelocityMps * tuning.unknownVelocityMps
+        switch (a, b) {
+        case let (a?, b?):
+            var me = (a.east + b.east) / 2, mn = (a.north + b.north) / 2
+            let ds = tuning.speedChangeShare * (b.speed - a.speed)
+            var model = ds * ds
+            if let ca = a.course, let cb = b.course {
+                var turn = cb - ca
+                if turn > 180 { turn -= 360 } else if turn < -180 { turn += 360 }
+                let half = turn / 2 * .pi / 180
+                let chord = abs(half) < 1e-6 ? 1 : sin(half) / half
+                let mean = (a.speed + b.speed) / 2
+                (me, mn) = LocalPlane.velocity(speed: mean * chord, courseDeg: ca + turn / 2)
+                let t = tuning.turnShare * mean * 2 * half
+                model += t * t
+            }
+            return (me, mn, (a.varEast + b.varEast) / 4 + model, (a.varNorth + b.varNorth) / 4 + model)
+        case let (a?, nil): return (a.east, a.north, a.varEast + u, a.varNorth + u)
+        case let (nil, b?): return (b.east, b.north, b.varEast + u, b.varNorth + u)
+        case (nil, nil): return (0, 0, u, u)
+        }
     }
 
     private mutating func add(_ fix: Fix) {
@@ -185,88 +227,55 @@ public struct TrackSmoother {
         let whiteVar = max((1 - tuning.driftShare) * sigma * sigma, 0.01)
         let vel = velocityMeasurement(fix)
 
-        var e: Axis, n: Axis, dt = 0.0, phi = 0.0
+        var e: Axis, n: Axis, phi = 0.0
         if let prev = held.last {
-            dt = max(Double(fix.timeMs - prev.fix.timeMs) / 1000, 0.001)
+            let dt = max(Double(fix.timeMs - prev.fix.timeMs) / 1000, 0.001)
             phi = exp(-dt / tuning.driftTauS)
-            e = predict(prev.east, dt: dt, phi: phi, driftVar: driftVar)
-            n = predict(prev.north, dt: dt, phi: phi, driftVar: driftVar)
+            let u = stepVelocity(prev.velocity, vel)
+            e = Self.predict(prev.east, move: u.e * dt, moveVar: u.varE * dt * dt, phi: phi, driftVar: driftVar)
+            n = Self.predict(prev.north, move: u.n * dt, moveVar: u.varN * dt * dt, phi: phi, driftVar: driftVar)
         } else {
             // A segment's first point: nothing known but what it measures.
-            e = Axis(x: Vec3(p: z.east), P: Mat3(a00: 1e8, a11: 100, a22: driftVar))
-            n = Axis(x: Vec3(p: z.north), P: Mat3(a00: 1e8, a11: 100, a22: driftVar))
+            e = Axis(p: z.east, b: 0, pp: 1e8, pb: 0, bb: driftVar)
+            n = Axis(p: z.north, b: 0, pp: 1e8, pb: 0, bb: driftVar)
         }
         let predictedE = e, predictedN = n
-        // Position: gated against the prediction over both axes.
-        let ye = z.east - (e.x.p + e.x.b), yn = z.north - (n.x.p + n.x.b)
-        let se = e.P.a00 + 2 * e.P.a02 + e.P.a22 + whiteVar
-        let sn = n.P.a00 + 2 * n.P.a02 + n.P.a22 + whiteVar
+        // Gated against the prediction over both axes.
+        let ye = z.east - (e.p + e.b), yn = z.north - (n.p + n.b)
+        let se = e.pp + 2 * e.pb + e.bb + whiteVar
+        let sn = n.pp + 2 * n.pb + n.bb + whiteVar
         let d2 = ye * ye / se + yn * yn / sn
-        if d2 > tuning.gateSigmas * tuning.gateSigmas && rejects < tuning.maxRejects {
+        let gate = tuning.gateSigmas * tuning.gateSigmas
+        if d2 > gate && rejects < tuning.maxRejects {
             rejects += 1
         } else {
-            if d2 > tuning.gateSigmas * tuning.gateSigmas {
+            if d2 > gate {
                 // The filter lost the track (or the receiver moved on): start the position over.
-                Self.restartPosition(&e, at: z.east, driftVar: driftVar)
-                Self.restartPosition(&n, at: z.north, driftVar: driftVar)
+                e = Axis(p: z.east, b: 0, pp: 1e8, pb: 0, bb: driftVar)
+                n = Axis(p: z.north, b: 0, pp: 1e8, pb: 0, bb: driftVar)
             }
             rejects = 0
-            Self.updatePosition(&e, z.east, whiteVar)
-            Self.updatePosition(&n, z.north, whiteVar)
+            Self.update(&e, z.east, whiteVar)
+            Self.update(&n, z.north, whiteVar)
         }
-        if let v = vel {
-            Self.updateVelocity(&e, v.east, v.varE)
-            Self.updateVelocity(&n, v.north, v.varN)
-        }
-        held.append(Entry(fix: fix, dt: dt, phi: phi, east: e, north: n, eastPredicted: predictedE, northPredicted: predictedN))
+        held.append(Entry(fix: fix, velocity: vel, phi: phi, east: e, north: n, eastPredicted: predictedE, northPredicted: predictedN))
     }
 
-    private func predict(_ a: Axis, dt: Double, phi: Double, driftVar: Double) -> Axis {
-        let x = Vec3(p: a.x.p + dt * a.x.v, v: a.x.v, b: phi * a.x.b)
-        let F = Mat3(a00: 1, a01: dt, a11: 1, a22: phi)
-        var P = Self.mul(Self.mul(F, a.P), Self.transpose(F))
-        let q = tuning.accelerationNoise
-        P.a00 += q * dt * dt * dt / 3
-        P.a01 += q * dt * dt / 2
-        P.a10 += q * dt * dt / 2
-        P.a11 += q * dt
-        P.a22 += driftVar * (1 - phi * phi)
-        return Axis(x: x, P: P)
+    private static func predict(_ a: Axis, move: Double, moveVar: Double, phi: Double, driftVar: Double) -> Axis {
+        Axis(p: a.p + move, b: phi * a.b,
+             pp: a.pp + moveVar, pb: phi * a.pb, bb: phi * phi * a.bb + driftVar * (1 - phi * phi))
     }
 
-    private static func restartPosition(_ a: inout Axis, at z: Double, driftVar: Double) {
-        a.x.p = z
-        a.x.b = 0
-        a.P.a00 = 1e8; a.P.a01 = 0; a.P.a02 = 0; a.P.a10 = 0; a.P.a20 = 0
-        a.P.a22 = driftVar; a.P.a12 = 0; a.P.a21 = 0
-    }
-
-    /// A measurement of position + drift.
-    private static func updatePosition(_ a: inout Axis, _ z: Double, _ r: Double) {
-        let P = a.P
-        let h0 = P.a00 + P.a20, h1 = P.a01 + P.a21, h2 = P.a02 + P.a22  // H·P (a row)
-        let s = h0 + h2 + r
+    /// A measurement of position + drift with white variance `r`.
+    private static func update(_ a: inout Axis, _ z: Double, _ r: Double) {
+        let hp = a.pp + a.pb, hb = a.pb + a.bb   // P·Hᵀ
+        let s = hp + hb + r
         guard s > 0 else { return }
-        let k0 = (P.a00 + P.a02) / s, k1 = (P.a10 + P.a12) / s, k2 = (P.a20 + P.a22) / s
-        let y = z - (a.x.p + a.x.b)
-        a.x.p += k0 * y; a.x.v += k1 * y; a.x.b += k2 * y
-        a.P = symmetric(Mat3(a00: P.a00 - k0 * h0, a01: P.a01 - k0 * h1, a02: P.a02 - k0 * h2,
-                             a10: P.a10 - k1 * h0, a11: P.a11 - k1 * h1, a12: P.a12 - k1 * h2,
-                             a20: P.a20 - k2 * h0, a21: P.a21 - k2 * h1, a22: P.a22 - k2 * h2))
-    }
-
-    /// A measurement of velocity.
-    private static func updateVelocity(_ a: inout Axis, _ z: Double, _ r: Double) {
-        let P = a.P
-        let s = P.a11 + r
-        guard s > 0 else { return }
-        let k0 = P.a01 / s, k1 = P.a11 / s, k2 = P.a21 / s
-        let y = z - a.x.v
-        a.x.p += k0 * y; a.x.v += k1 * y; a.x.b += k2 * y
-        let h0 = P.a10, h1 = P.a11, h2 = P.a12
-        a.P = symmetric(Mat3(a00: P.a00 - k0 * h0, a01: P.a01 - k0 * h1, a02: P.a02 - k0 * h2,
-                             a10: P.a10 - k1 * h0, a11: P.a11 - k1 * h1, a12: P.a12 - k1 * h2,
-                             a20: P.a20 - k2 * h0, a21: P.a21 - k2 * h1, a22: P.a22 - k2 * h2))
+        let kp = hp / s, kb = hb / s
+        let y = z - (a.p + a.b)
+        a.p += kp * y
+        a.b += kb * y
+        a = Axis(p: a.p, b: a.b, pp: a.pp - kp * hp, pb: a.pb - kp * hb, bb: a.bb - kb * hb)
     }
 
     // MARK: - Backward pass
@@ -289,15 +298,16 @@ public struct TrackSmoother {
             if keep >= count { return }
         }
         let write = count - keep
-        var e = held[count - 1].east.x, n = held[count - 1].north.x
+        var e = (held[count - 1].east.p, held[count - 1].east.b)
+        var n = (held[count - 1].north.p, held[count - 1].north.b)
         var smoothed = [(Double, Double)](repeating: (0, 0), count: write)
-        if write == count { smoothed[count - 1] = (e.p, n.p) }
+        if write == count { smoothed[count - 1] = (e.0, n.0) }
         var k = count - 2
         while k >= 0 {
             let next = held[k + 1]
-            e = Self.smooth(held[k].east, next.eastPredicted, e, dt: next.dt, phi: next.phi)
-            n = Self.smooth(held[k].north, next.northPredicted, n, dt: next.dt, phi: next.phi)
-            if k < write { smoothed[k] = (e.p, n.p) }
+            e = Self.smooth(held[k].east, next.eastPredicted, e, phi: next.phi)
+            n = Self.smooth(held[k].north, next.northPredicted, n, phi: next.phi)
+            if k < write { smoothed[k] = (e.0, n.0) }
             k -= 1
         }
         let p = plane!
@@ -325,61 +335,29 @@ public struct TrackSmoother {
         rejects = 0
     }
 
-    /// One RTS step: the smoothed state at a point from its filtered state, the next point's
-    /// prediction, and the next point's smoothed state.
-    private static func smooth(_ filtered: Axis, _ predicted: Axis, _ nextSmoothed: Vec3, dt: Double, phi: Double) -> Vec3 {
-        guard let inv = inverse(predicted.P) else { return filtered.x }
-        let F = Mat3(a00: 1, a01: dt, a11: 1, a22: phi)
-        let C = mul(mul(filtered.P, transpose(F)), inv)
-        let d = Vec3(p: nextSmoothed.p - predicted.x.p, v: nextSmoothed.v - predicted.x.v, b: nextSmoothed.b - predicted.x.b)
-        return Vec3(p: filtered.x.p + C.a00 * d.p + C.a01 * d.v + C.a02 * d.b,
-                    v: filtered.x.v + C.a10 * d.p + C.a11 * d.v + C.a12 * d.b,
-                    b: filtered.x.b + C.a20 * d.p + C.a21 * d.v + C.a22 * d.b)
+    /// One RTS step: the smoothed (position, drift) at a point from its filtered state, the next
+    /// point's prediction and the next point's smoothed state. The transition is diag(1, φ)
+    /// (the step's move is a known input), so C = P·Fᵀ·Pp⁻¹.
+    private static func smooth(_ f: Axis, _ pr: Axis, _ next: (Double, Double), phi: Double) -> (Double, Double) {
+        let det = pr.pp * pr.bb - pr.pb * pr.pb
+        guard det.isFinite, det > 1e-300 else { return (f.p, f.b) }
+        let i00 = pr.bb / det, i01 = -pr.pb / det, i11 = pr.pp / det
+        // P·Fᵀ
+        let m00 = f.pp, m01 = f.pb * phi, m10 = f.pb, m11 = f.bb * phi
+        let c00 = m00 * i00 + m01 * i01, c01 = m00 * i01 + m01 * i11
+        let c10 = m10 * i00 + m11 * i01, c11 = m10 * i01 + m11 * i11
+        let dp = next.0 - pr.p, db = next.1 - pr.b
+        return (f.p + c00 * dp + c01 * db, f.b + c10 * dp + c11 * db)
     }
 
     private static func move(_ entry: inout Entry, from p: LocalPlane, to q: LocalPlane) {
         func shift(_ e: inout Axis, _ n: inout Axis) {
-            let g = p.global(east: e.x.p, north: n.x.p)
+            let g = p.global(east: e.p, north: n.p)
             let l = q.local(lat: g.lat, lon: g.lon)
-            e.x.p = l.east
-            n.x.p = l.north
+            e.p = l.east
+            n.p = l.north
         }
         shift(&entry.east, &entry.north)
         shift(&entry.eastPredicted, &entry.northPredicted)
-    }
-
-    // MARK: - 3×3 algebra
-
-    static func mul(_ a: Mat3, _ b: Mat3) -> Mat3 {
-        Mat3(a00: a.a00 * b.a00 + a.a01 * b.a10 + a.a02 * b.a20,
-             a01: a.a00 * b.a01 + a.a01 * b.a11 + a.a02 * b.a21,
-             a02: a.a00 * b.a02 + a.a01 * b.a12 + a.a02 * b.a22,
-             a10: a.a10 * b.a00 + a.a11 * b.a10 + a.a12 * b.a20,
-             a11: a.a10 * b.a01 + a.a11 * b.a11 + a.a12 * b.a21,
-             a12: a.a10 * b.a02 + a.a11 * b.a12 + a.a12 * b.a22,
-             a20: a.a20 * b.a00 + a.a21 * b.a10 + a.a22 * b.a20,
-             a21: a.a20 * b.a01 + a.a21 * b.a11 + a.a22 * b.a21,
-             a22: a.a20 * b.a02 + a.a21 * b.a12 + a.a22 * b.a22)
-    }
-
-    static func transpose(_ a: Mat3) -> Mat3 {
-        Mat3(a00: a.a00, a01: a.a10, a02: a.a20, a10: a.a01, a11: a.a11, a12: a.a21, a20: a.a02, a21: a.a12, a22: a.a22)
-    }
-
-    static func symmetric(_ a: Mat3) -> Mat3 {
-        let m01 = (a.a01 + a.a10) / 2, m02 = (a.a02 + a.a20) / 2, m12 = (a.a12 + a.a21) / 2
-        return Mat3(a00: a.a00, a01: m01, a02: m02, a10: m01, a11: a.a11, a12: m12, a20: m02, a21: m12, a22: a.a22)
-    }
-
-    static func inverse(_ a: Mat3) -> Mat3? {
-        let c00 = a.a11 * a.a22 - a.a12 * a.a21
-        let c01 = a.a12 * a.a20 - a.a10 * a.a22
-        let c02 = a.a10 * a.a21 - a.a11 * a.a20
-        let det = a.a00 * c00 + a.a01 * c01 + a.a02 * c02
-        guard det.isFinite, abs(det) > 1e-300 else { return nil }
-        let r = 1 / det
-        return Mat3(a00: c00 * r, a01: (a.a02 * a.a21 - a.a01 * a.a22) * r, a02: (a.a01 * a.a12 - a.a02 * a.a11) * r,
-                    a10: c01 * r, a11: (a.a00 * a.a22 - a.a02 * a.a20) * r, a12: (a.a02 * a.a10 - a.a00 * a.a12) * r,
-                    a20: c02 * r, a21: (a.a01 * a.a20 - a.a00 * a.a21) * r, a22: (a.a00 * a.a11 - a.a01 * a.a10) * r)
     }
 }
