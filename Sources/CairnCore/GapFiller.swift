@@ -3,6 +3,8 @@
 /// second on a cubic Hermite curve that leaves the first point with its measured speed and
 /// course and reaches the second with its own, so a filled bend follows the bend, not its chord.
 ///
+/// - The tangents are the end velocities times the gap's duration, each capped at the chord's
+///   length (a longer one means the speed was not held across the gap, and would bulge).
 /// - Only inside a segment: a segment start is passed on, and nothing is drawn across it.
 /// - Only while moving: when both ends measured a speed, both must be at least `movingMps`
 ///   (a step from a standing point is a stop, which the rules keep as one point, not a dropout).
@@ -21,6 +23,8 @@ public struct GapFiller {
     public static let movingMps = 0.5
     public static let maxCurveRatio = 1.6
     public static let maxExcessM = 20.0
+    /// The most riding time a tangent stands for (s).
+    public static let tangentS = 30.0
 
     /// What was filled so far: gaps, those filled by a straight chord, and points made up.
     public private(set) var gaps = 0
@@ -90,42 +94,70 @@ public struct GapFiller {
                     d10 * m0.0 + d01 * end.east + d11 * m1.0, d10 * m0.1 + d01 * end.north + d11 * m1.1)
         }
         let steps = Int((b.timeMs - a.timeMs - 1) / 1000)  // made-up points: one a second, strictly between
-        var m0 = (0.0, 0.0), m1 = (0.0, 0.0)
-        chord = true
-        if let va, let vb {
-            m0 = (va.0 * T, va.1 * T)
-            m1 = (vb.0 * T, vb.1 * T)
-            // The curve's length at the output's resolution, against the chord's.
-            var length = 0.0, pe = 0.0, pn = 0.0
-            for k in 1...(steps + 1) {
-                let u = k <= steps ? Double(k) / T : 1
-                let h = hermite(u, m0, m1)
-                length += ((h.e - pe) * (h.e - pe) + (h.n - pn) * (h.n - pn)).squareRoot()
+        var m0 = (end.east, end.north), m1 = m0   // straight: the chord
+        // The curve's length, from samples along it (also the table that spaces the points).
+        let samples = min(max(steps * 8, 64), 8192)
+        var cumulative = [Double](repeating: 0, count: samples + 1)
+        func measure() -> Double {
+            var pe = 0.0, pn = 0.0
+            for k in 1...samples {
+                let h = hermite(Double(k) / Double(samples), m0, m1)
+                cumulative[k] = cumulative[k - 1] + ((h.e - pe) * (h.e - pe) + (h.n - pn) * (h.n - pn)).squareRoot()
                 pe = h.e; pn = h.n
             }
+            return cumulative[samples]
+        }
+        chord = true
+        var speeds = (1.0, 1.0)
+        var length = chordM
+        if let va, let vb {
+            // A tangent says how far the curve holds the end's course. Longer than the chord, or
+            // than `tangentS` of riding, it would bulge the curve out: across a long gap the
+            // end's course says little about the middle.
+            func tangent(_ v: (Double, Double)) -> (Double, Double) {
+                let s = (v.0 * v.0 + v.1 * v.1).squareRoot()
+                let m = s * T
+                let cap = min(chordM, s * tangentS)
+                let k = m > cap && m > 0 ? cap / m : 1
+                return (v.0 * T * k, v.1 * T * k)
+            }
+            m0 = tangent(va)
+            m1 = tangent(vb)
+            length = measure()
             chord = length > maxCurveRatio * chordM && length > chordM + maxExcessM
+            if chord {
+                m0 = (end.east, end.north)
+                m1 = m0
+            } else {
+                speeds = ((va.0 * va.0 + va.1 * va.1).squareRoot(), (vb.0 * vb.0 + vb.1 * vb.1).squareRoot())
+            }
         }
-        if chord {
-            // Straight, at constant speed: a linear curve.
-            m0 = (end.east, end.north)
-            m1 = m0
-        }
+        if chord { length = measure() }
         guard steps >= 1 else { return true }
+        // Points along the curve as the speed went from one end's to the other's (evenly in
+        // time), whatever the curve's own parametrisation.
+        let mean = (speeds.0 + speeds.1) / 2
+        var sample = 0
         for k in 1...steps {
-            let u = Double(k) / T
-            let h = hermite(u, m0, m1)
+            let t = Double(k)
+            let share = mean > 0 ? (speeds.0 * t + (speeds.1 - speeds.0) * t * t / (2 * T)) / (mean * T) : t / T
+            let target = min(max(share, 0), 1) * length
+            while sample < samples && cumulative[sample + 1] < target { sample += 1 }
+            let span = sample < samples ? cumulative[sample + 1] - cumulative[sample] : 0
+            let u = (Double(sample) + (span > 0 ? (target - cumulative[sample]) / span : 0)) / Double(samples)
+            let h = hermite(min(u, 1), m0, m1)
             let g = plane.global(east: h.e, north: h.n)
-            let ve = h.de / T, vn = h.dn / T
-            let speed = (ve * ve + vn * vn).squareRoot()
+            let speed = mean > 0 ? length / T * (speeds.0 + (speeds.1 - speeds.0) * t / T) / mean : length / T
             var f = Fix(timeMs: a.timeMs + Int64(k) * 1000, lat: g.lat, lon: g.lon, mode: min(a.mode, b.mode))
-            if let ha = a.altMSL, let hb = b.altMSL { f.altMSL = ha + (hb - ha) * u }
-            if let ha = a.altHAE, let hb = b.altHAE { f.altHAE = ha + (hb - ha) * u }
+            let w = t / T
+            if let ha = a.altMSL, let hb = b.altMSL { f.altMSL = ha + (hb - ha) * w }
+            if let ha = a.altHAE, let hb = b.altHAE { f.altHAE = ha + (hb - ha) * w }
             f.eph = larger(a.eph, b.eph)
             f.epx = larger(a.epx, b.epx)
             f.epy = larger(a.epy, b.epy)
             f.epv = larger(a.epv, b.epv)
             f.speed = speed
-            if speed >= movingMps { f.track = LocalPlane.course(east: ve, north: vn) }
+            if speed >= movingMps, h.de != 0 || h.dn != 0 { f.track = LocalPlane.course(east: h.de, north: h.dn) }
             put(f)
         }
         return true

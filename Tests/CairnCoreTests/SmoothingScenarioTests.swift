@@ -209,6 +209,89 @@ final class SmoothingScenarioTests: XCTestCase {
         XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n"))
     }
 
+    /// The route with a 24 s dropout over every bend (the receiver loses the sky in each turn).
+    static func bendDropouts(seed: UInt64) -> G.Scenario {
+        var g = G(seed: seed)
+        var truth = g.truth(ScenarioTests.route)
+        var i = 1
+        while i < truth.count - 20 {
+            if turn(truth, i) != 0 && turn(truth, i - 1) == 0 {
+                for j in max(0, i - 8)..<min(truth.count, i + 16) { truth[j].visible = false }
+                i += 20
+            }
+            i += 1
+        }
+        var d = 0.0
+        for (p, q) in zip(truth, truth.dropFirst()) { d += ((q.east - p.east) * (q.east - p.east) + (q.north - p.north) * (q.north - p.north)).squareRoot() }
+        return G.Scenario(name: "dropouts over every bend", truth: truth, reports: g.observe(truth, .init()), trueDistance: d,
+                          trueMovingSeconds: zip(truth, truth.dropFirst()).filter { $1.moving }.count)
+    }
+
+    /// The made-up points' distance from the truth, and the straight chord's at the same times.
+    static func judgeFilling(_ s: G.Scenario) -> (hermite: [Double], chord: [Double], lengthRecorded: Double, lengthFilled: Double, gaps: Int, chords: Int) {
+        let rec = recorded(s)
+        let (out, filler) = filled(rec)
+        var hermite: [Double] = [], chord: [Double] = []
+        var before: Fix?
+        let pts = points(out)
+        var k = 0
+        while k < pts.count {
+            let (f, o) = pts[k]
+            guard o == .interpolated, let a = before else { before = f; k += 1; continue }
+            var m = k
+            while m < pts.count && pts[m].1 == .interpolated { m += 1 }
+            let b = pts[m].0
+            for j in k..<m {
+                let q = pts[j].0
+                hermite.append(offset(q, s.truth).off)
+                let u = Double(q.timeMs - a.timeMs) / Double(b.timeMs - a.timeMs)
+                var c = q
+                c.lat = a.lat + (b.lat - a.lat) * u
+                c.lon = a.lon + (b.lon - a.lon) * u
+                chord.append(offset(c, s.truth).off)
+            }
+            k = m
+        }
+        return (hermite, chord, length(rec), length(out), filler.gaps, filler.chords)
+    }
+
+    static let fillingScenarios = ["tunnels", "two straight 150 s tunnels", "3 min outages, converging back"]
+
+    func testGapFillingFollowsTheRoad() throws {
+        var rows: [String] = []
+        var failures: [String] = []
+        let all = ScenarioTests.scenarios(seed: 1).map(\.0.name)
+        for name in ["dropouts over every bend"] + Self.fillingScenarios {
+            var h: [Double] = [], c: [Double] = [], errRec: [Double] = [], errFill: [Double] = [], gaps = 0, chords = 0, worstH = 0.0
+            for seed in Self.seeds {
+                let s = name == "dropouts over every bend" ? Self.bendDropouts(seed: seed) : ScenarioTests.scenarios(seed: seed)[all.firstIndex(of: name)!].0
+                let o = Self.judgeFilling(s)
+                h += o.hermite; c += o.chord
+                worstH = max(worstH, o.hermite.max() ?? 0)
+                errRec.append((o.lengthRecorded - s.trueDistance) / s.trueDistance * 100)
+                errFill.append((o.lengthFilled - s.trueDistance) / s.trueDistance * 100)
+                gaps += o.gaps; chords += o.chords
+            }
+            let n = Double(Self.seeds.count)
+            let hr = Self.rms(h), cr = Self.rms(c)
+            if name == "dropouts over every bend" {
+                if !(hr < 0.7 * cr) { failures.append("\(name): the curve is \(f2(hr)) m RMS off the road, the chord \(f2(cr)) m") }
+                if errFill.map(abs).max()! > errRec.map(abs).max()! { failures.append("\(name): filling made the length worse") }
+            }
+            rows.append("| \(name) | \(gaps) | \(chords) | \(h.count) | \(f2(hr)) | \(f2(cr)) | \(f1(worstH)) | \(f2(errRec.reduce(0, +) / n)) | \(f2(errFill.reduce(0, +) / n)) |")
+        }
+        let table = """
+        | scenario | gaps filled | as straight chords | points made up | made-up points' RMS off the road m | a straight chord's m | worst made-up point m | length error vs truth %, recorded | filled |
+        |---|---:|---:|---:|---:|---:|---:|---:|---:|
+        \(rows.joined(separator: "\n"))
+        """
+        print(table)
+        if let path = ProcessInfo.processInfo.environment["CAIRN_SMOOTH_REPORT"] {
+            try (table + "\n").write(toFile: path + ".fill", atomically: true, encoding: .utf8)
+        }
+        XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n"))
+    }
+
     func f1(_ v: Double) -> String { String(format: "%.1f", v) }
     func f2(_ v: Double) -> String { String(format: "%.2f", v) }
 }
