@@ -1,22 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Export-side gap filling (`convert --fill-gaps`): across a step of more than `minGapMs`
 /// inside a segment while moving (a tunnel, a dropout the rules bridged), one made-up point a
-/// second on a cubic Hermite curve that leaves the first point with its measured speed and
-/// course and reaches the second with its own, so a filled bend follows the bend, not its chord.
+/// second on a cubic Hermite curve that leaves the first point along its measured course and
+/// reaches the second along its own, so a filled bend follows the bend, not its chord.
 ///
-/// - The tangents are the end velocities times the gap's duration, each capped at the chord's
-///   length (a longer one means the speed was not held across the gap, and would bulge).
+/// - The tangents are the end velocities times the gap's duration, each capped at a circular
+///   arc's between the two courses and at `tangentS` of riding (longer, the curve bulges: the
+///   speed was not held in that direction across the gap). The points are spaced along the curve as the speed went
+///   evenly from one end's to the other's, so their times and speeds are the ride's, whatever
+///   the curve's own parametrisation.
 /// - Only inside a segment: a segment start is passed on, and nothing is drawn across it.
 /// - Only while moving: when both ends measured a speed, both must be at least `movingMps`
 ///   (a step from a standing point is a stop, which the rules keep as one point, not a dropout).
 /// - A straight chord at constant speed instead, when the curve would be absurd: an end without
-///   a speed, or a moving end without a course (no tangent to follow), or a curve more than
-///   `maxCurveRatio` times the chord's length and `maxExcessM` longer than it (a rider who
-///   slowed or turned about in the dark: the tangents overshoot). An end without a speed is
-///   filled only when the chord itself moves at `movingMps`.
+///   a speed, or a moving end without a course (no tangent to follow), an end heading back
+///   against the chord (the rider turned about in the gap), or a curve more than
+///   `maxCurveRatio` times the chord's length and `maxExcessM` longer than it (the tangents
+///   overshoot). An end without a speed is filled only when the chord itself moves at
+///   `movingMps`.
 ///
 /// The made-up points carry the ends' lower fix mode, the larger of the ends' error figures, a
-/// height linear in time between two heights, the curve's own speed and course, and no
-/// barometer values (nothing is invented that a reader could take for a measurement). They are
+/// height linear in time between two heights, the curve's speed and course, and no barometer
+/// values (nothing is invented that a reader could take for a measurement). They are
 /// `PointOrigin.interpolated`.
 public struct GapFiller {
     public static let minGapMs: Int64 = 10_000
@@ -110,14 +120,20 @@ public struct GapFiller {
         chord = true
         var speeds = (1.0, 1.0)
         var length = chordM
-        if let va, let vb {
-            // A tangent says how far the curve holds the end's course. Longer than the chord, or
-            // than `tangentS` of riding, it would bulge the curve out: across a long gap the
-            // end's course says little about the middle.
+        // An end heading back against the chord: the rider turned about in the gap.
+        let backwards = [va, vb].contains { v in v.map { $0.0 * end.east + $0.1 * end.north < 0 } ?? false }
+        if let va, let vb, !backwards {
+            // A tangent says how far the curve holds the end's course. Longer than a circular
+            // arc's between the two courses (the chord times 2·tan(θ/4)/sin(θ/2) for a turn θ),
+            // or than `tangentS` of riding, it would bulge the curve out: the speed was not held
+            // in that direction, and across a long gap the end's course says little about the middle.
+            var turn = abs(atan2(va.0 * vb.1 - va.1 * vb.0, va.0 * vb.0 + va.1 * vb.1))
+            turn = min(turn, 179 * .pi / 180)
+            let arc = turn < 1e-6 ? 1 : 2 * tan(turn / 4) / sin(turn / 2)
             func tangent(_ v: (Double, Double)) -> (Double, Double) {
                 let s = (v.0 * v.0 + v.1 * v.1).squareRoot()
                 let m = s * T
-                let cap = min(chordM, s * tangentS)
+                let cap = min(chordM * arc, s * tangentS)
                 let k = m > cap && m > 0 ? cap / m : 1
                 return (v.0 * T * k, v.1 * T * k)
             }
