@@ -42,6 +42,8 @@ public struct TrackSmoother {
         /// light and the start after it are one step).
         public var turnShare: Double
         public var speedChangeShare: Double
+        /// How long a start or a stop takes (s): a step from a standing point moves only this long.
+        public var rampS = 5.0
         /// The velocity uncertainty (m/s) over a step one of whose ends has no usable doppler.
         public var unknownVelocityMps: Double
         /// Below this speed (m/s) the course is not used; below `standingMps` the point measures
@@ -131,6 +133,8 @@ public struct TrackSmoother {
     private var held: [Entry] = []
     private var plane: LocalPlane?
     private var rejects = 0
+    /// The shortest step of the segment so far: the receiver's interval, as the log shows it.
+    private var cadenceS = 0.0
 
     public init(tuning: Tuning = .ride) {
         self.tuning = tuning
@@ -195,9 +199,19 @@ public struct TrackSmoother {
     /// moving points the path is taken for an arc (the course turning evenly, the speed changing
     /// evenly): its chord is shorter than the mean speed by sinc(half the turn), where the mean
     /// of the two velocity vectors would be shorter by its cosine and cut every corner.
-    private func stepVelocity(_ a: Velocity?, _ b: Velocity?) -> (e: Double, n: Double, varE: Double, varN: Double) {
+    private func stepVelocity(_ a: Velocity?, _ b: Velocity?, stepS: Double) -> (e: Double, n: Double, varE: Double, varN: Double) {
         let u = tuning.unknownVelocityMps * tuning.unknownVelocityMps
+        let ramp = max(tuning.rampS, cadenceS)
         switch (a, b) {
+        case let (a?, b?) where (a.speed < tuning.standingMps) != (b.speed < tuning.standingMps) && stepS > 3 * ramp:
+            // A long step from or to a standing point: the rider stood for most of it (the rules
+            // keep the first fix of a stop and the first ones moving off), moving only within
+            // `rampS` (or one of the receiver's intervals) of the moving end, at about half its speed.
+            let m = a.speed < tuning.standingMps ? b : a
+            let moving = min(stepS, ramp)
+            let k = moving / 2 / stepS
+            let sd = tuning.speedChangeShare * m.speed * moving / stepS
+            return (m.east * k, m.north * k, (m.varEast + m.varNorth) / 4 * k * k + sd * sd, (m.varEast + m.varNorth) / 4 * k * k + sd * sd)
         case let (a?, b?):
             var me = (a.east + b.east) / 2, mn = (a.north + b.north) / 2
             let ds = tuning.speedChangeShare * (b.speed - a.speed)
@@ -230,8 +244,9 @@ public struct TrackSmoother {
         var e: Axis, n: Axis, phi = 0.0
         if let prev = held.last {
             let dt = max(Double(fix.timeMs - prev.fix.timeMs) / 1000, 0.001)
+            cadenceS = held.count == 1 && cadenceS == 0 ? dt : min(cadenceS == 0 ? dt : cadenceS, dt)
             phi = exp(-dt / tuning.driftTauS)
-            let u = stepVelocity(prev.velocity, vel)
+            let u = stepVelocity(prev.velocity, vel, stepS: dt)
             e = Self.predict(prev.east, move: u.e * dt, moveVar: u.varE * dt * dt, phi: phi, driftVar: driftVar)
             n = Self.predict(prev.north, move: u.n * dt, moveVar: u.varN * dt * dt, phi: phi, driftVar: driftVar)
         } else {
@@ -333,6 +348,7 @@ public struct TrackSmoother {
         held.removeAll(keepingCapacity: true)
         plane = nil
         rejects = 0
+        cadenceS = 0
     }
 
     /// One RTS step: the smoothed (position, drift) at a point from its filtered state, the next

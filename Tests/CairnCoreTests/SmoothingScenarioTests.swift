@@ -187,11 +187,10 @@ final class SmoothingScenarioTests: XCTestCase {
             let gain = (1 - smRMS / rawRMS) * 100
             let worstSystematic = systematic.values.map { ($0.0 / Double($0.2), $0.1 / Double($0.2)) }.max { $0.0 < $1.0 }
             let worstLen = lenChange.map(abs).max() ?? 0
-            // The target is 30 %; the smoother reaches 27-28 % on these rides (see
-            // Tests/bench/smooth-results.md). Held here at what it reaches, so it cannot slip.
-            if name == "between buildings" || name.hasPrefix("urban canyon") {
-                if gain < 25 { failures.append("\(name): cross-track RMS down \(f1(gain)) % (held at 25 %; target 30 %)") }
-            }
+            // The target is 30 %. The urban canyon meets it; between buildings reaches 29-30 %
+            // (Tests/bench/smooth-results.md) and is held here at 28 %, so it cannot slip.
+            if name.hasPrefix("urban canyon") && gain < 30 { failures.append("\(name): cross-track RMS down \(f1(gain)) % (target 30 %)") }
+            if name == "between buildings" && gain < 28 { failures.append("\(name): cross-track RMS down \(f1(gain)) % (held at 28 %; target 30 %)") }
             if name == "open sky" && worstLen > 0.5 { failures.append("\(name): length changed by up to \(f2(worstLen)) % (limit 0.5 %)") }
             if let w = worstSystematic, w.0 > w.1 { failures.append("\(name): a corner is cut by \(f1(w.0)) m on average, more than its points' 68 % radius \(f1(w.1)) m") }
             rows.append("| \(name) | \(f2(rawRMS)) | \(f2(smRMS)) | \(f1(gain)) | \(f2(lenChange.reduce(0, +) / n)) (\(f2(lenChange.min()!)) … \(f2(lenChange.max()!))) | \(f2(errRaw.reduce(0, +) / n)) | \(f2(errSm.reduce(0, +) / n)) | "
