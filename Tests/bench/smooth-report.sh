@@ -19,6 +19,8 @@ last=$((first + seeds - 1))
 {
   echo "Export-side stages on generated rides with a known truth (Tests/CairnCoreTests/ScenarioGenerator.swift), recorded through the fix rules as \`cairn record\` keeps them; seeds $first-$last ($seeds each; the stages were tuned on seeds 1-8). Produced by \`Tests/bench/smooth-report.sh\`."
   echo
+  echo "Targets (issue #20): cross-track RMS down at least 30 % between buildings and in the urban canyon; on open sky a length within 0.5 % of the unsmoothed track; no corner cut by more than its points' own 68 % radius (the worst corner's mean cut against the radius beside it). Made-up points: closer to the road than a straight chord across bends."
+  echo
   echo "## --smooth"
   echo
   echo "Cross-track: each point's distance from the true path. Length: cairn's own figure (the distance \`list\` and the exports give). Corners: the points on a bend of the truth, by their offset towards its inside; a corner's cut is the mean over its points (per seed), set against those points' own 68 % radius."
