@@ -244,7 +244,7 @@ public struct TrackSmoother {
         var e: Axis, n: Axis, phi = 0.0
         if let prev = held.last {
             let dt = max(Double(fix.timeMs - prev.fix.timeMs) / 1000, 0.001)
-            cadenceS = held.count == 1 && cadenceS == 0 ? dt : min(cadenceS == 0 ? dt : cadenceS, dt)
+            cadenceS = cadenceS == 0 ? dt : min(cadenceS, dt)
             phi = exp(-dt / tuning.driftTauS)
             let u = stepVelocity(prev.velocity, vel, stepS: dt)
             e = Self.predict(prev.east, move: u.e * dt, moveVar: u.varE * dt * dt, phi: phi, driftVar: driftVar)

@@ -180,21 +180,22 @@ enum ConvertCommand: Command {
             }
             var readFailed = false
             let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity)
-            var exported = TripStats()
+            // The exported track's figures, for the line that says what the filling did.
+            var exported: TripStats? = fillGaps ? TripStats() : nil
             func put(_ item: TrackItem) {
                 switch item {
                 case .segment(let reason):
-                    exported.startSegment(reason)
+                    exported?.startSegment(reason)
                     if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
                 case .point(let f, let origin):
-                    exported.add(f)
+                    exported?.add(f)
                     if beginTrip() { writer.point(f, PointExtras(f, origin: origin)) }
                 }
             }
             do {
                 let s = try TripCatalog.read(t) { pipeline.push($0, emit: put) }
                 pipeline.finish(emit: put)
-                if let f = pipeline.filled, tripBegun {
+                if let f = pipeline.filled, let exported, tripBegun {
                     printErr("cairn: trip \(t.id): filled \(f.gaps) gap\(f.gaps == 1 ? "" : "s") with \(f.points) interpolated point\(f.points == 1 ? "" : "s")"
                         + (f.chords > 0 ? " (\(f.chords) as straight chords)" : "")
                         + "; exported length \(TextFormat.fixed(exported.distanceM / 1000, 2) ?? "?") km, recorded \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km")
