@@ -10,7 +10,7 @@ if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then export
 seeds=${1:-50} first=${2:-9}
 out=Tests/bench/smooth-results.new
 log=$(mktemp)
-trap 'rm -f "$log" "$out".smooth "$out".fill' EXIT
+trap 'rm -f "$log" "$out".smooth "$out".fill Tests/bench/smooth-results.tmp' EXIT
 status=0
 CAIRN_SCENARIO_SEEDS=$seeds CAIRN_SCENARIO_FIRST_SEED=$first CAIRN_SMOOTH_REPORT="$PWD/$out" \
   swift test --disable-swift-testing --filter SmoothingScenarioTests >"$log" 2>&1 || status=$?
@@ -39,5 +39,8 @@ last=$((first + seeds - 1))
     grep -E "error: .*XCTAssert" "$log" | sed -e 's/.*failed - /- /' | head -20
     grep -vE "error:|^\[|Test |Executed|^$|^\|" "$log" | grep -E "^[a-z].*:" | sed -e 's/^/- /' | head -20
   fi
-} > Tests/bench/smooth-results.md
+  # The memory figures (measured by hand, see their section) stay below the tables.
+  if [ -f Tests/bench/smooth-results.md ]; then echo; sed -n '/^## Memory/,$p' Tests/bench/smooth-results.md; fi
+} > Tests/bench/smooth-results.tmp
+mv Tests/bench/smooth-results.tmp Tests/bench/smooth-results.md
 cat Tests/bench/smooth-results.md
