@@ -144,12 +144,13 @@ final class SmoothingScenarioTests: XCTestCase {
 
     static let seeds: [UInt64] = ScenarioTests.seeds
 
-    /// The tuning judged: `.ride`, or CAIRN_SMOOTH_TUNING="turnShare,tau,share,speedSigma,courseSigma,lagS" (for tuning runs).
+    /// The tuning judged: `.ride`, or CAIRN_SMOOTH_TUNING="turnShare,tau,share,speedSigma,courseSigma,lagS[,accuracyScale,speedChangeShare,rampS]" (for tuning runs).
     static let tuning: TrackSmoother.Tuning = {
         var t = TrackSmoother.Tuning.ride
         guard let v = ProcessInfo.processInfo.environment["CAIRN_SMOOTH_TUNING"]?.split(separator: ",").compactMap({ Double($0) }), v.count >= 6 else { return t }
         if v.count > 6 { t.accuracyScale = v[6] }
         if v.count > 7 { t.speedChangeShare = v[7] }
+        if v.count > 8 { t.rampS = v[8] }
         t.turnShare = v[0]; t.driftTauS = v[1]; t.driftShare = v[2]; t.speedSigma = v[3]; t.courseSigmaDeg = v[4]; t.lagMs = Int64(v[5] * 1000)
         return t
     }()
