@@ -57,8 +57,7 @@ final class PipelineTests: XCTestCase {
         XCTAssertNil(origins[.measured])
     }
 
-    func render(_ writer: (OutputSink) -> TrackExporter, summary: TripSummary? = nil) throws -> String {
-        let path = ExportSupport.tempDir() + "/out"
+    func render(_ writer: (OutputSink) -> TrackExporter, summary: TripSummary? = nil, path: String = ExportSupport.tempDir() + "/out") throws -> String {
         let sink = try OutputSink(creating: path, force: false)
         let w = writer(sink)
         w.begin()
@@ -94,7 +93,8 @@ final class PipelineTests: XCTestCase {
         XCTAssertFalse(plain.contains("interpolated"))
     }
 
-    func testGeoJSONListsTheMadeUpPointsAndTheFiguresSaySo() throws {
+    /// The trip's figures as `convert` gives them to a format that puts them first.
+    func summary() -> TripSummary {
         var s = TripSummary(id: 1, files: [])
         var st = TripStats()
         for item in run(smooth: true, fill: true) {
@@ -107,6 +107,26 @@ final class PipelineTests: XCTestCase {
         s.smoothed = true
         s.filledGaps = 1
         s.interpolatedPoints = 20
+        return s
+    }
+
+    func testEveryFormatWithFlaggedPointsPassesItsReaders() throws {
+        let dir = ExportSupport.tempDir()
+        for (name, format, make) in [("a.gpx", "gpx", { GPXWriter(sink: $0, creator: "cairn test") as TrackExporter }),
+                                     ("a.csv", "csv", { CSVWriter(sink: $0, origins: true) }),
+                                     ("a.geojson", "geojson", { GeoJSONWriter(sink: $0) }),
+                                     ("b.geojson", "geojson", { GeoJSONWriter(sink: $0, colouring: .auto) }),
+                                     ("b.kml", "kml", { KMLWriter(sink: $0, creator: "cairn test", colouring: .auto) })] as [(String, String, (OutputSink) -> TrackExporter)] {
+            _ = try render(make, summary: summary(), path: dir + "/" + name)
+            let r = try ExportSupport.check(format, dir + "/" + name)
+            if format == "gpx" { XCTAssertEqual(r["interpolated"] as? Int, 20) }
+            if format == "csv" { XCTAssertEqual((r["origins"] as? [String: Int])?["interpolated"], 20) }
+            if name == "a.geojson" { XCTAssertEqual(r["interpolated"] as? Int, 20) }
+        }
+    }
+
+    func testGeoJSONListsTheMadeUpPointsAndTheFiguresSaySo() throws {
+        let s = summary()
         let text = try render({ GeoJSONWriter(sink: $0) }, summary: s)
         let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
         let props = ((json["features"] as! [[String: Any]])[0]["properties"] as! [String: Any])
