@@ -6,26 +6,35 @@ import CairnCore
 ///     time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
 ///
 /// Empty cells where a value was not measured (`ele` where the height is not trusted). `segment`
-/// counts from 1 within each trip. With laps (`convert --laps`), a last column `lap`: the point's
-/// lap, from 1 within each trip. gpsbabel's `unicsv` reads the columns by name (by substring:
-/// no column name here contains another's keyword).
+/// counts from 1 within each trip. With laps (`convert --laps`), a column `lap`: the point's lap,
+/// from 1 within each trip. gpsbabel's `unicsv` reads the columns by name (by substring: no
+/// column name here contains another's keyword; "interpolated" would, as latitude).
+///
+/// With `origins` (`convert --smooth` or `--fill-gaps`) a last column, `origin`, says
+/// `measured`, `smoothed` or `interpolated` for each row.
 public final class CSVWriter: TrackExporter {
     public static let header = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip\n"
-    public static let headerWithLaps = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,lap\n"
     private let out: OutputSink
     private let laps: Bool
+    private let origins: Bool
     private var trip: UInt64 = 0
     private var segment = 0
     private var segmentRequested = false
     private var inTrip = false
 
-    /// `laps`: write the `lap` column (the points' `PointExtras.lap`).
-    public init(sink: OutputSink, laps: Bool = false) {
+    /// `laps`: write the `lap` column (the points' `PointExtras.lap`); `origins`: the `origin` column.
+    public init(sink: OutputSink, laps: Bool = false, origins: Bool = false) {
         out = sink
         self.laps = laps
+        self.origins = origins
     }
 
-    public func begin() { out.write(laps ? Self.headerWithLaps : Self.header) }
+    /// The header line for these columns.
+    public static func header(laps: Bool, origins: Bool) -> String {
+        String(header.dropLast()) + (laps ? ",lap" : "") + (origins ? ",origin" : "") + "\n"
+    }
+
+    public func begin() { out.write(Self.header(laps: laps, origins: origins)) }
 
     public func beginTrip(_ heading: TripHeading) {
         trip = heading.id
@@ -68,6 +77,13 @@ public final class CSVWriter: TrackExporter {
         if laps {
             out.byte(comma)
             if let l = extras.lap { out.int(Int64(l)) }
+        }
+        if origins {
+            switch extras.origin {
+            case .measured: out.put(",measured")
+            case .smoothed: out.put(",smoothed")
+            case .interpolated: out.put(",interpolated")
+            }
         }
         out.byte(UInt8(ascii: "\n"))
     }

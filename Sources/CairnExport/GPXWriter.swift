@@ -13,6 +13,10 @@ import CairnCore
 /// GDAL reads as numeric fields; so does the point's lap (`cairn:lap`, from 1 within each trip)
 /// with `convert --laps`. The GPX schema checks extensions laxly, so they validate, and
 /// readers that don't know them skip them.
+///
+/// Points that `convert --smooth` moved say `<src>cairn smoothed</src>`; points that
+/// `--fill-gaps` made up say `<src>cairn interpolated</src>` and carry
+/// `<cairn:interpolated>1</cairn:interpolated>`.
 public final class GPXWriter: TrackExporter {
     /// cairn's namespace for the values no common GPX extension carries.
     public static let cairnNamespace = "urn:x-cairn:gpx:1"
@@ -83,6 +87,12 @@ public final class GPXWriter: TrackExporter {
         out.put("<time>")
         out.isoTime(ms: fix.timeMs)
         out.put("</time>")
+        // GPX's own word for where a point comes from (its sequence puts `src` before `fix`).
+        switch extras.origin {
+        case .measured: break
+        case .smoothed: out.put("<src>cairn smoothed</src>")
+        case .interpolated: out.put("<src>cairn interpolated</src>")
+        }
         if fix.mode >= 3 { out.put("<fix>3d</fix>") } else { out.put("<fix>2d</fix>") }
 
         let temp = PointValues.finite(extras.temperatureC)
@@ -90,7 +100,8 @@ public final class GPXWriter: TrackExporter {
         let course = PointValues.finite(fix.track)
         let pressure = PointValues.finite(extras.pressurePa)
         let climb = PointValues.climb(fix)
-        if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil || extras.lap != nil {
+        let interpolated = extras.origin == .interpolated
+        if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil || extras.lap != nil || interpolated {
             out.put("<extensions>")
             if let t = temp {
                 // TrackPointExtension v1's sequence: atemp, wtemp, depth, hr, cad, Extensions.
@@ -103,6 +114,7 @@ public final class GPXWriter: TrackExporter {
             if let p = pressure { out.put("<cairn:pressure>"); out.decimal(p / 100, 2); out.put("</cairn:pressure>") }
             if let c = climb { out.put("<cairn:climb>"); out.decimal(c, 3); out.put("</cairn:climb>") }
             if let l = extras.lap { out.put("<cairn:lap>"); out.int(Int64(l)); out.put("</cairn:lap>") }
+            if interpolated { out.put("<cairn:interpolated>1</cairn:interpolated>") }
             out.put("</extensions>")
         }
         out.put("</trkpt>\n")

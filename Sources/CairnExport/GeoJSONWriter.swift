@@ -25,6 +25,9 @@ import CairnCore
 /// With laps (`convert --laps`), each position's lap (from 1 within each trip) is in
 /// `coordinateProperties.laps`; a position added where a line crosses the antimeridian has the
 /// lap of the point it leads to.
+/// With `convert --fill-gaps`, `coordinateProperties.interpolated` says for each position whether
+/// the filler made it up (true) or it was recorded (false); the figures then also name
+/// `filled_gaps` and `interpolated_points` (and `smoothed` with `--smooth`).
 ///
 /// Properties follow the geometry, so the times and speeds wait in spools (temporary files past
 /// 64 KiB), never in memory.
@@ -45,6 +48,7 @@ public final class GeoJSONWriter: TrackExporter {
     private let laps = Spool()
     /// `coordinateProperties.laps` is written (the points carry `PointExtras.lap`).
     private let lapsListed: Bool
+    private let interpolated = Spool()
     /// Point Features of the trip's one-point segments, written after the trip's Feature.
     private let lonePoints = Spool()
     private var features = 0
@@ -65,6 +69,8 @@ public final class GeoJSONWriter: TrackExporter {
     private var threeD = false
     /// Heights go into `coordinateProperties.heights` (2-D positions, some heights trusted).
     private var heightsListed = false
+    /// `coordinateProperties.interpolated` is written (the trip's points went through the gap filler).
+    private var originsListed = false
     /// The trip's geometry: 0 lines (MultiLineString), 1 a Point, 2 a MultiPoint.
     private var pointGeometry = 0
     private var lastWritten: Fix?
@@ -117,6 +123,7 @@ public final class GeoJSONWriter: TrackExporter {
         let st = heading.summary?.stats
         threeD = st.map { $0.points > 0 && $0.pointsWithHeight == $0.points } ?? false
         heightsListed = !threeD && (st?.pointsWithHeight ?? 1) > 0
+        originsListed = heading.summary?.interpolatedPoints != nil
         pointGeometry = 0
         if let st, st.points > 0, st.points == st.segments { pointGeometry = st.points == 1 ? 1 : 2 }
         switch colouring {
@@ -262,6 +269,7 @@ public final class GeoJSONWriter: TrackExporter {
         if heightsListed { list("heights", heights) }
         list("temperatures", temperatures)
         if lapsListed { list("laps", laps) }
+        if originsListed { list("interpolated", interpolated) }
         out.byte(UInt8(ascii: "}"))
     }
 
@@ -270,6 +278,7 @@ public final class GeoJSONWriter: TrackExporter {
         body(out); body(times.out); body(speeds.out); body(temperatures.out)
         if heightsListed { body(heights.out) }
         if lapsListed { body(laps.out) }
+        if originsListed { body(interpolated.out) }
     }
 
     private func openLine() {
@@ -314,6 +323,7 @@ public final class GeoJSONWriter: TrackExporter {
             o.put(",\"lap\":")
             if let l = extras.lap { o.int(Int64(l)) } else { o.put("null") }
         }
+        if originsListed { o.put(extras.origin == .interpolated ? ",\"interpolated\":true" : ",\"interpolated\":false") }
         o.put("}}")
         features += 1
     }
@@ -327,7 +337,7 @@ public final class GeoJSONWriter: TrackExporter {
             if let ha = PointValues.height(a), let hb = PointValues.height(fix), fix.timeMs != a.timeMs {
                 ele = ha + (hb - ha) * (Double(x.timeMs) - Double(a.timeMs)) / (Double(fix.timeMs) - Double(a.timeMs))
             }
-            raw(lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap)
+            raw(lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap, interpolated: false)
             if runner != nil {
                 closeRun()
                 openRun(runBand)
@@ -335,7 +345,7 @@ public final class GeoJSONWriter: TrackExporter {
                 closeLine()
                 openLine()
             }
-            raw(lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap)
+            raw(lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap, interpolated: false)
         }
         raw(fix, extras)
         lastWritten = fix
@@ -343,7 +353,8 @@ public final class GeoJSONWriter: TrackExporter {
 
     private func raw(_ fix: Fix, _ extras: PointExtras) {
         raw(lon: fix.lon, lat: fix.lat, ele: PointValues.height(fix), timeMs: fix.timeMs,
-            speed: Self.speed(fix), temperature: PointValues.finite(extras.temperatureC), lap: extras.lap)
+            speed: Self.speed(fix), temperature: PointValues.finite(extras.temperatureC), lap: extras.lap,
+            interpolated: extras.origin == .interpolated)
     }
 
     static func plausibleKmh(_ v: Double) -> Double? { abs(v) < 6_000 * 3.6 ? v : nil }
@@ -355,7 +366,8 @@ public final class GeoJSONWriter: TrackExporter {
         return v
     }
 
-    private func raw(lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?, temperature: Double?, lap: Int?) {
+    private func raw(lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?, temperature: Double?, lap: Int?,
+                     interpolated made: Bool) {
         if linePoints > 0 { eachList { $0.byte(UInt8(ascii: ",")) } }
         linePoints += 1
         out.byte(UInt8(ascii: "["))
@@ -382,6 +394,7 @@ public final class GeoJSONWriter: TrackExporter {
         if lapsListed {
             if let l = lap { laps.out.int(Int64(l)) } else { laps.out.put("null") }
         }
+        if originsListed { interpolated.out.put(made ? "true" : "false") }
     }
 
     /// Where the straight step from `a` to `b` crosses ±180°, if it does (a step of more than
@@ -421,6 +434,7 @@ public final class GeoJSONWriter: TrackExporter {
         endTrip()
         out.put("\n]}\n")
         let e = out.finish()
-        return e ?? times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? laps.error ?? lonePoints.error
+        return e ?? times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? laps.error ?? interpolated.error
+            ?? lonePoints.error
     }
 }

@@ -18,9 +18,9 @@ public struct TripHeading: Sendable {
     }
 }
 
-/// Measurements that travel with a point but are not part of the GPS fix (the barometer's, stored
-/// with the points), and the lap the export puts it in; writers write each one only when it is
-/// present, and never invent one.
+/// What travels with a point but is not part of the GPS fix: the barometer's measurements (stored
+/// with the points), which writers write only when present and never invent; the lap the export
+/// puts it in; and where the point's position comes from.
 public struct PointExtras: Sendable, Equatable {
     /// Absolute (station) pressure, pascals: FIT `absolute_pressure`, GPX `cairn:pressure` and the
     /// CSV `pressure` column (both hPa).
@@ -30,16 +30,22 @@ public struct PointExtras: Sendable, Equatable {
     /// The point's lap in the export (from 1; `LapSplitter`), nil without laps: FIT starts a lap
     /// message where it changes; GPX `cairn:lap`, GeoJSON `coordinateProperties.laps`, CSV `lap`.
     public var lap: Int?
-    public init(pressurePa: Double? = nil, temperatureC: Double? = nil, lap: Int? = nil) {
+    /// Measured, smoothed (`convert --smooth`: GPX `<src>`, CSV `origin`) or interpolated
+    /// (`convert --fill-gaps`: GPX `cairn:interpolated`, GeoJSON `coordinateProperties.interpolated`,
+    /// CSV `origin`).
+    public var origin: PointOrigin
+    public init(pressurePa: Double? = nil, temperatureC: Double? = nil, lap: Int? = nil, origin: PointOrigin = .measured) {
         self.pressurePa = pressurePa
         self.temperatureC = temperatureC
         self.lap = lap
+        self.origin = origin
     }
     public static let none = PointExtras()
 
-    /// What the log stored with a point (the barometer's pressure and temperature).
-    public init(_ fix: Fix) {
-        self.init(pressurePa: fix.pressurePa, temperatureC: fix.temperatureC)
+    /// What the log stored with a point (the barometer's pressure and temperature), and where
+    /// the export-side stages say its position comes from.
+    public init(_ fix: Fix, origin: PointOrigin = .measured) {
+        self.init(pressurePa: fix.pressurePa, temperatureC: fix.temperatureC, origin: origin)
     }
 }
 

@@ -54,6 +54,11 @@ public struct TripSummary: Sendable {
     /// (`PointBounds`), or a payload that does not decode.
     public var damagedRecords = 0
     public var notes = 0
+    /// What `convert --smooth` and `--fill-gaps` did to the points the figures are from (false
+    /// and nil: the points as recorded).
+    public var smoothed = false
+    public var filledGaps: Int?
+    public var interpolatedPoints: Int?
 
     /// `recovered` when any file was damaged or torn, or the trip was resumed in a new file after
     /// a crash or an I/O fault (it spans several files); otherwise `closed` when the recorder

@@ -6,7 +6,7 @@ public enum TripFigures {
     public static func json(_ s: TripSummary) -> [(String, String)] {
         func num(_ v: Double?, _ d: Int) -> String { v.flatMap { TextFormat.trimmed($0, d) } ?? "null" }
         func time(_ v: Int64?) -> String { v.map { TextFormat.jsonString(TextFormat.isoTime(ms: $0)) } ?? "null" }
-        return [
+        var fields = [
             ("trip", String(s.id)),
             ("activity", s.activity.map(TextFormat.jsonString) ?? "null"),
             ("start", time(s.stats.firstTimeMs)),
@@ -21,6 +21,11 @@ public enum TripFigures {
             ("max_speed_mps", num(s.stats.maxSpeedMps, 2)),
             ("status", TextFormat.jsonString(s.status)),
         ]
+        // Only in conversions that changed the points: the figures are the exported track's.
+        if s.smoothed { fields.append(("smoothed", "true")) }
+        if let g = s.filledGaps { fields.append(("filled_gaps", String(g))) }
+        if let p = s.interpolatedPoints { fields.append(("interpolated_points", String(p))) }
+        return fields
     }
 
     /// The same figures as plain text values (empty where unknown), for KML `ExtendedData`.
@@ -43,6 +48,8 @@ public enum TripFigures {
         if let m = st.maxSpeedMps, let t = TextFormat.fixed(m * 3.6, 1) { parts.append("max \(t) km/h") }
         if let up = st.ascentM, let down = st.descentM { parts.append("+\(TextFormat.fixed(up, 0) ?? "?") m / -\(TextFormat.fixed(down, 0) ?? "?") m") }
         parts.append("\(st.points) points in \(st.segments) segment\(st.segments == 1 ? "" : "s")")
+        if s.smoothed { parts.append("smoothed") }
+        if let g = s.filledGaps, let p = s.interpolatedPoints { parts.append("\(g) gap\(g == 1 ? "" : "s") filled with \(p) interpolated point\(p == 1 ? "" : "s")") }
         parts.append(s.status)
         return parts.joined(separator: ", ")
     }

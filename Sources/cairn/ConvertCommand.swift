@@ -18,12 +18,13 @@ enum ConvertCommand: Command {
           geojson  one MultiLineString Feature per trip (RFC 7946), or speed-coloured lines;
                    3-D positions only when every point has a trusted height
           kml      one gx:MultiTrack per trip, or speed-coloured tracks
-          csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip[,lap]
+          csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip[,lap][,origin]
         Laps (--laps) and privacy zones (--privacy-zone, --config) apply to every format; the
         figures an export writes (FIT session and laps, GeoJSON and KML properties) count the
-        points it holds.
+        points it holds. --smooth and --fill-gaps change the exported track (never the log):
+        the points are flagged (CSV's origin column), and the figures are the exported track's.
         """
-    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--force]"
+    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options = [
         OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx, fit, geojson, kml or csv."),
@@ -32,6 +33,9 @@ enum ConvertCommand: Command {
         OptionSpec(name: "--speed-bands", valueName: "BANDS", help: "geojson, kml: colour by speed. 'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110) or your limits in km/h: 12,24,36."),
         OptionSpec(name: "--utc-offset", valueName: "OFFSET", help: "fit: the rider's zone for local times, e.g. +02:00 or -05:30, instead of the one the trip recorded. (default: the recorded one; none recorded: no local time)"),
         OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
+        // The export-side stages (TrackPipeline).
+        OptionSpec(name: "--smooth", valueName: nil, help: "Smooth each segment with a Kalman filter and backward pass that weighs each point by its own uncertainty and follows its doppler speed and course; nothing is smoothed across a track break. (default: the points as recorded)"),
+        OptionSpec(name: "--fill-gaps", valueName: nil, help: "Across dropouts over 10 s inside a segment while moving, add a point a second on a curve that follows the speed and course at both ends (a straight chord when those are missing or the curve would overshoot), flagged as interpolated; the exported length follows the filled path. (default: no filling)"),
     ] + ExportStageOptions.options
 
     static let formats = ["gpx", "fit", "geojson", "kml", "csv"]
@@ -64,6 +68,8 @@ enum ConvertCommand: Command {
         let stageOptions = try ExportStageOptions.parse(a)
         let laps = stageOptions.laps != .none
         let force = a.has("--force")
+        let smooth = a.has("--smooth"), fillGaps = a.has("--fill-gaps")
+        let pipelined = smooth || fillGaps
         ignoreFileSizeLimitSignal()
         let outPath = a.value("--output") ?? (format == "fit" ? nil : "-")
         if outPath?.isEmpty == true { throw UsageError("The value '' is invalid for '-o, --output <path>': give a file, a directory or -") }
@@ -123,7 +129,7 @@ enum ConvertCommand: Command {
                 writer = GPXWriter(sink: out, creator: GPXWriter.creator(version: cairnVersion, barometer: barometer))
             case "geojson": writer = GeoJSONWriter(sink: out, colouring: colouring, laps: laps)
             case "kml": writer = KMLWriter(sink: out, creator: creator, colouring: colouring)
-            default: writer = CSVWriter(sink: out, laps: laps)
+            default: writer = CSVWriter(sink: out, laps: laps, origins: pipelined)
             }
         }
 
@@ -153,10 +159,14 @@ enum ConvertCommand: Command {
                 }
             }
             var stages = ExportStages(window: window, laps: stageOptions.laps)
+            // The smoother's tuning follows the activity, which the trip's first record names.
+            let stageActivity = pipelined ? activity(of: t) : nil
             if writer.wantsSummaryFirst {
-                // A first streamed pass for the figures the format puts before the points.
+                // A first streamed pass for the figures the format puts before the points (those
+                // of the exported track: through the same stages as the points).
                 do {
-                    let s = try ExportStages.summary(t, window: window)
+                    let s = try ExportStages.summary(t, window: window,
+                                                     pipeline: pipelined ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity) : nil)
                     heading.summary = s
                     heading.activity = s.activity
                 } catch {
@@ -193,13 +203,26 @@ enum ConvertCommand: Command {
                 return true
             }
             var readFailed = false
+            let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity)
+            // The exported track's figures, for the line that says what the filling did.
+            var exported: TripStats? = fillGaps ? TripStats() : nil
+            // The exported track (through the pipeline) through the privacy window and the laps.
+            func put(_ item: TrackItem) {
+                stages.feed(item, segment: { reason in
+                    exported?.startSegment(reason)
+                    if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
+                }, point: { f, extras in
+                    exported?.add(f)
+                    if beginTrip() { writer.point(f, extras) }
+                })
+            }
             do {
-                let s = try TripCatalog.read(t) { event in
-                    stages.feed(event, segment: { reason in
-                        if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
-                    }, point: { f, extras in
-                        if beginTrip() { writer.point(f, extras) }
-                    })
+                let s = try TripCatalog.read(t) { pipeline.push($0, emit: put) }
+                pipeline.finish(emit: put)
+                if let f = pipeline.filled, let exported, tripBegun {
+                    printErr("cairn: trip \(t.id): filled \(f.gaps) gap\(f.gaps == 1 ? "" : "s") with \(f.points) interpolated point\(f.points == 1 ? "" : "s")"
+                        + (f.chords > 0 ? " (\(f.chords) as straight chords)" : "")
+                        + "; exported length \(TextFormat.fixed(exported.distanceM / 1000, 2) ?? "?") km, recorded \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km")
                 }
                 if s.stats.points == 0 && !writer.wantsSummaryFirst {
                     printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
@@ -236,6 +259,7 @@ enum ConvertCommand: Command {
         }
         return problems > 0 ? ExitCode.failure : ExitCode.ok
     }
+
 
     static func activity(of t: TripRef) -> String? {
         guard let r = try? LogReader(path: t.files[0].path) else { return nil }

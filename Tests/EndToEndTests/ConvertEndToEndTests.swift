@@ -152,6 +152,78 @@ final class ConvertEndToEndTests: XCTestCase {
         }
     }
 
+    /// `--smooth` and `--fill-gaps`: every format still passes its readers; smoothing keeps every
+    /// point (moved, flagged), filling adds flagged points, the same ones in every format, and
+    /// the figures and stderr follow the exported track; the log is not touched.
+    func testSmoothAndFillGapsAreFlaggedInEveryFormat() throws {
+        let (dir, trips) = try logs()
+        let points = trips.reduce(0) { $0 + ($1["points"] as? Int ?? 0) }
+        let out = Harness.tempDir()
+        let before = try Harness.cairn("list", dir, "--json").stdout
+
+        let smooth = try Harness.cairn("convert", dir, "--to", "gpx", "--smooth", "-o", out + "/smooth.gpx")
+        XCTAssertEqual(smooth.status, 0, smooth.stderr)
+        let s = try check("gpx", out + "/smooth.gpx")
+        XCTAssertEqual(s["points"] as? Int, points)
+        XCTAssertEqual((s["src"] as? [String: Int])?["cairn smoothed"], points)
+        XCTAssertEqual(s["interpolated"] as? Int, 0)
+
+        let both = try Harness.cairn("convert", dir, "--to", "gpx", "--smooth", "--fill-gaps", "-o", out + "/both.gpx")
+        XCTAssertEqual(both.status, 0, both.stderr)
+        let g = try check("gpx", out + "/both.gpx")
+        let made = g["interpolated"] as? Int ?? -1
+        XCTAssertGreaterThan(made, 0, "the gpsd restart is a dropout while riding")
+        XCTAssertEqual(g["points"] as? Int, points + made)
+        XCTAssertEqual(g["gpsbabel_points"] as? Int, points + made)
+        XCTAssertEqual((g["src"] as? [String: Int])?["cairn interpolated"], made)
+        XCTAssertEqual((g["src"] as? [String: Int])?["cairn smoothed"], points)
+        // stderr names each trip's filling; the counts add up to what the file holds.
+        let said = both.stderr.split(separator: "\n").filter { $0.contains("interpolated point") }
+        XCTAssertEqual(said.count, trips.count, both.stderr)
+        let counted = said.compactMap { line -> Int? in
+            guard let r = line.range(of: " with ") else { return nil }
+            return Int(line[r.upperBound...].prefix { $0.isNumber })
+        }.reduce(0, +)
+        XCTAssertEqual(counted, made, both.stderr)
+        XCTAssertTrue(said.allSatisfy { $0.contains("exported length") && $0.contains("recorded") }, both.stderr)
+
+        let csv = try Harness.cairn("convert", dir, "--to", "csv", "--smooth", "--fill-gaps", "-o", out + "/both.csv")
+        XCTAssertEqual(csv.status, 0, csv.stderr)
+        let c = try check("csv", out + "/both.csv")
+        XCTAssertEqual(c["gpsbabel_points"] as? Int, points + made)
+        XCTAssertEqual((c["origins"] as? [String: Int])?["interpolated"] ?? 0, made)
+        XCTAssertEqual((c["origins"] as? [String: Int])?["smoothed"], points)
+
+        let geo = try Harness.cairn("convert", dir, "--to", "geojson", "--fill-gaps", "-o", out + "/fill.geojson")
+        XCTAssertEqual(geo.status, 0, geo.stderr)
+        let j = try check("geojson", out + "/fill.geojson")
+        XCTAssertEqual(j["interpolated"] as? Int, made, "the same gaps, unsmoothed: as many points")
+        let figures = j["trips"] as? [[String: Any]] ?? []
+        XCTAssertEqual(figures.map { $0["interpolated_points"] as? Int ?? -1 }.reduce(0, +), j["interpolated"] as? Int ?? 0)
+        XCTAssertEqual(figures.map { $0["points"] as? Int ?? 0 }.reduce(0, +), j["positions"] as? Int)
+
+        let fit = try Harness.cairn("convert", dir, "--to", "fit", "--smooth", "--fill-gaps", "-o", out + "/fit")
+        XCTAssertEqual(fit.status, 0, fit.stderr)
+        var records = 0
+        for f in try FileManager.default.contentsOfDirectory(atPath: out + "/fit") {
+            let r = try check("fit", out + "/fit/" + f)
+            records += r["record"] as? Int ?? 0
+        }
+        XCTAssertEqual(records, points + made)
+        let kml = try Harness.cairn("convert", dir, "--to", "kml", "--smooth", "--fill-gaps", "-o", out + "/both.kml")
+        XCTAssertEqual(kml.status, 0, kml.stderr)
+        XCTAssertEqual(try check("kml", out + "/both.kml")["whens"] as? Int, points + made)
+
+        XCTAssertEqual(try Harness.cairn("list", dir, "--json").stdout, before, "the log is read, never changed")
+        for (args, needle) in [(["--smooth=yes"], "The flag '--smooth' takes no value"),
+                               (["--fill-gap"], "Unknown option '--fill-gap'. Did you mean '--fill-gaps'?")] {
+            let r = try Harness.run(Harness.cairn, ["convert", dir, "--to", "gpx"] + args + ["-o", out + "/bad.gpx"])
+            XCTAssertEqual(r.status, 64, r.stderr)
+            XCTAssertTrue(r.stderr.contains(needle), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/bad.gpx"))
+        }
+    }
+
     func testStdoutTripSelectionAndForce() throws {
         let (dir, trips) = try logs()
         let out = Harness.tempDir()

@@ -213,7 +213,7 @@ def check_gpx(path, schema):
         creator = el.get("creator")
         break
     out = {"creator": creator, "points": 0, "segments": 0, "tracks": 0, "with_ele": 0, "with_speed": 0, "with_course": 0,
-           "with_pressure": 0, "with_climb": 0, "with_atemp": 0, "namespaces": {}}
+           "with_pressure": 0, "with_climb": 0, "with_atemp": 0, "namespaces": {}, "src": {}, "interpolated": 0}
     for _event, el in ET.iterparse(path, events=("end",)):
         tag = el.tag
         if tag == GPX + "trkpt":
@@ -221,6 +221,9 @@ def check_gpx(path, schema):
             names = [c.tag for c in el]
             if GPX + "ele" in names:
                 out["with_ele"] += 1
+            src = el.find(GPX + "src")
+            if src is not None:
+                out["src"][src.text] = out["src"].get(src.text, 0) + 1
             ext = el.find(GPX + "extensions")
             if ext is not None:
                 kids = list(ext)
@@ -251,6 +254,10 @@ def check_gpx(path, schema):
                         out["last_pressure_hpa"] = float(c.text)
                     if c.tag.endswith("}climb"):
                         out["with_climb"] += 1
+                    if c.tag == CAIRN + "interpolated":
+                        if c.text != "1" or src is None or src.text != "cairn interpolated":
+                            raise Rejected("cairn:interpolated %r on a point whose src is %r" % (c.text, src.text if src is not None else None))
+                        out["interpolated"] += 1
             el.clear()
         elif tag == GPX + "trkseg":
             out["segments"] += 1
@@ -415,12 +422,17 @@ def check_geojson(path):
             times, speeds = cp.get("times"), cp.get("speeds")
             if times is not None and len(times) != len(geom["coordinates"]):
                 raise Rejected("times not nested like the coordinates")
-            for k in ("temperatures", "heights"):
+            for k in ("temperatures", "heights", "interpolated"):
                 if cp.get(k) is not None and len(cp[k]) != len(geom["coordinates"]):
                     raise Rejected("%s not nested like the coordinates" % k)
             for i, line in enumerate(geom["coordinates"]):
                 check_line(line, times[i] if times else None, speeds[i] if speeds else None,
-                           [(k, cp[k][i]) for k in ("temperatures", "heights") if cp.get(k) is not None])
+                           [(k, cp[k][i]) for k in ("temperatures", "heights", "interpolated") if cp.get(k) is not None])
+                if cp.get("interpolated") is not None:
+                    flags = cp["interpolated"][i]
+                    if any(not isinstance(x, bool) for x in flags):
+                        raise Rejected("interpolated holds a value that is not true or false")
+                    out["interpolated"] = out.get("interpolated", 0) + sum(1 for x in flags if x)
             dimensions([p for line in geom["coordinates"] for p in line], "a MultiLineString")
             count_props(cp)
             out.setdefault("trips", []).append({k: v for k, v in props.items() if k != "coordinateProperties"})
@@ -474,20 +486,29 @@ def check_csv(path):
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     want = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip".split(",")
-    if rows and rows[0] == want + ["lap"]:
-        want = want + ["lap"]  # convert --laps: the point's lap
+    # `convert --laps` adds the lap column, `--smooth` / `--fill-gaps` the origin column.
+    if rows and rows[0][len(want):] in (["lap"], ["origin"], ["lap", "origin"]):
+        want = rows[0]
     if not rows or rows[0] != want:
         raise Rejected("header is %r" % (rows[:1],))
     out = {"rows": len(rows) - 1}
-    if want[-1] == "lap":
-        if any(not r[11].isdigit() for r in rows[1:] if len(r) == len(want)):
+    lap_col = want.index("lap") if "lap" in want else None
+    origin_col = want.index("origin") if "origin" in want else None
+    if lap_col is not None:
+        if any(not r[lap_col].isdigit() for r in rows[1:] if len(r) == len(want)):
             raise Rejected("a lap cell that is not a number")
-        out["laps"] = len({(r[10], r[11]) for r in rows[1:] if len(r) == len(want)})
+        out["laps"] = len({(r[10], r[lap_col]) for r in rows[1:] if len(r) == len(want)})
     for i, r in enumerate(rows[1:]):
         if len(r) != len(want):
             raise Rejected("row %d has %d cells" % (i + 1, len(r)))
         if not r[0].endswith("Z"):
             raise Rejected("row %d: time %r is not UTC ISO 8601" % (i + 1, r[0]))
+        if origin_col is not None:
+            o = r[origin_col]
+            if o not in ("measured", "smoothed", "interpolated"):
+                raise Rejected("row %d: origin %r" % (i + 1, o))
+            out.setdefault("origins", {})
+            out["origins"][o] = out["origins"].get(o, 0) + 1
     out["segments"] = len({(r[10], r[9]) for r in rows[1:]})
     out["with_pressure"] = sum(1 for r in rows[1:] if r[7])
     out["with_temp"] = sum(1 for r in rows[1:] if r[6])

@@ -1,0 +1,145 @@
+import CairnCore
+import Foundation
+import XCTest
+
+@testable import CairnExport
+
+/// `convert --smooth` / `--fill-gaps` on the export side: the pipeline's stages in order, and how
+/// each format flags smoothed and made-up points.
+final class PipelineTests: XCTestCase {
+    static let plane = LocalPlane(lat: 47.3769, lon: 8.5417)
+
+    static func fix(_ t: Int, _ e: Double, _ n: Double, speed: Double = 6, course: Double = 90) -> Fix {
+        let g = plane.global(east: e, north: n)
+        return Fix(timeMs: 1_748_764_800_000 + Int64(t) * 1000, lat: g.lat, lon: g.lon, mode: 3, altMSL: 420,
+                   eph: 19, epv: 30, speed: speed, track: course)
+    }
+
+    /// A segment east at 6 m/s with a 20 s dropout, a pause, and a second short segment.
+    static var events: [TripEvent] {
+        var e: [TripEvent] = [.segment(.start)]
+        for t in 0..<30 { e.append(.point(fix(t, 6 * Double(t), 0))) }
+        for t in 50..<80 { e.append(.point(fix(t, 6 * Double(t), 0))) }
+        e.append(.segment(.pause))
+        for t in 400..<410 { e.append(.point(fix(t, 6 * Double(t), 100))) }
+        return e
+    }
+
+    func run(smooth: Bool, fill: Bool) -> [TrackItem] {
+        let p = TrackPipeline(smooth: smooth, fillGaps: fill, activity: "ride")
+        var out: [TrackItem] = []
+        for e in Self.events { p.push(e) { out.append($0) } }
+        p.finish { out.append($0) }
+        return out
+    }
+
+    func testTheStagesRunInOrderAndKeepTheSegments() {
+        let plain = run(smooth: false, fill: false)
+        XCTAssertEqual(plain.count, Self.events.count)
+        XCTAssertTrue(plain.allSatisfy { if case .point(_, let o) = $0 { return o == .measured } else { return true } })
+
+        let both = run(smooth: true, fill: true)
+        var origins: [PointOrigin: Int] = [:]
+        var segments: [SegmentReason] = []
+        var lastTime: Int64 = .min
+        for item in both {
+            switch item {
+            case .segment(let r): segments.append(r)
+            case .point(let f, let o):
+                origins[o, default: 0] += 1
+                XCTAssertGreaterThan(f.timeMs, lastTime)
+                lastTime = f.timeMs
+            }
+        }
+        XCTAssertEqual(segments, [.start, .pause])
+        XCTAssertEqual(origins[.smoothed], 70)
+        XCTAssertEqual(origins[.interpolated], 20, "the dropout (29 s to 50 s) gets a point a second; nothing across the pause")
+        XCTAssertNil(origins[.measured])
+    }
+
+    func render(_ writer: (OutputSink) -> TrackExporter, summary: TripSummary? = nil, path: String = ExportSupport.tempDir() + "/out") throws -> String {
+        let sink = try OutputSink(creating: path, force: false)
+        let w = writer(sink)
+        w.begin()
+        try w.beginTrip(TripHeading(id: 1, activity: "ride", summary: summary))
+        for item in run(smooth: true, fill: true) {
+            switch item {
+            case .segment(let r): w.beginSegment(r)
+            case .point(let f, let o): w.point(f, PointExtras(f, origin: o))
+            }
+        }
+        w.endTrip()
+        XCTAssertNil(w.end())
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    func testGPXSaysWhereEachPointComesFrom() throws {
+        let gpx = try render { GPXWriter(sink: $0, creator: "cairn test") }
+        XCTAssertEqual(gpx.components(separatedBy: "<src>cairn smoothed</src>").count - 1, 70)
+        XCTAssertEqual(gpx.components(separatedBy: "<src>cairn interpolated</src>").count - 1, 20)
+        XCTAssertEqual(gpx.components(separatedBy: "<cairn:interpolated>1</cairn:interpolated>").count - 1, 20)
+        // GPX's sequence: ele, time, src, fix.
+        XCTAssertTrue(gpx.contains("Z</time><src>cairn interpolated</src><fix>3d</fix>"), gpx)
+    }
+
+    func testCSVHasAnOriginColumnOnlyWhenAsked() throws {
+        let csv = try render { CSVWriter(sink: $0, origins: true) }
+        let rows = csv.split(separator: "\n")
+        XCTAssertEqual(String(rows[0]) + "\n", CSVWriter.header(laps: false, origins: true))
+        XCTAssertEqual(rows.filter { $0.hasSuffix(",interpolated") }.count, 20)
+        XCTAssertEqual(rows.filter { $0.hasSuffix(",smoothed") }.count, 70)
+        let plain = try render { CSVWriter(sink: $0) }
+        XCTAssertTrue(plain.hasPrefix(CSVWriter.header))
+        XCTAssertFalse(plain.contains("interpolated"))
+    }
+
+    /// The trip's figures as `convert` gives them to a format that puts them first.
+    func summary() -> TripSummary {
+        var s = TripSummary(id: 1, files: [])
+        var st = TripStats()
+        for item in run(smooth: true, fill: true) {
+            switch item {
+            case .segment(let r): st.startSegment(r)
+            case .point(let f, _): st.add(f)
+            }
+        }
+        s.stats = st
+        s.smoothed = true
+        s.filledGaps = 1
+        s.interpolatedPoints = 20
+        return s
+    }
+
+    func testEveryFormatWithFlaggedPointsPassesItsReaders() throws {
+        let dir = ExportSupport.tempDir()
+        for (name, format, make) in [("a.gpx", "gpx", { GPXWriter(sink: $0, creator: "cairn test") as TrackExporter }),
+                                     ("a.csv", "csv", { CSVWriter(sink: $0, origins: true) }),
+                                     ("a.geojson", "geojson", { GeoJSONWriter(sink: $0) }),
+                                     ("b.geojson", "geojson", { GeoJSONWriter(sink: $0, colouring: .auto) }),
+                                     ("b.kml", "kml", { KMLWriter(sink: $0, creator: "cairn test", colouring: .auto) })] as [(String, String, (OutputSink) -> TrackExporter)] {
+            _ = try render(make, summary: summary(), path: dir + "/" + name)
+            let r = try ExportSupport.check(format, dir + "/" + name)
+            if format == "gpx" { XCTAssertEqual(r["interpolated"] as? Int, 20) }
+            if format == "csv" { XCTAssertEqual((r["origins"] as? [String: Int])?["interpolated"], 20) }
+            if name == "a.geojson" { XCTAssertEqual(r["interpolated"] as? Int, 20) }
+        }
+    }
+
+    func testGeoJSONListsTheMadeUpPointsAndTheFiguresSaySo() throws {
+        let s = summary()
+        let text = try render({ GeoJSONWriter(sink: $0) }, summary: s)
+        let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as! [String: Any]
+        let props = ((json["features"] as! [[String: Any]])[0]["properties"] as! [String: Any])
+        XCTAssertEqual(props["smoothed"] as? Bool, true)
+        XCTAssertEqual(props["filled_gaps"] as? Int, 1)
+        XCTAssertEqual(props["interpolated_points"] as? Int, 20)
+        let flags = (props["coordinateProperties"] as! [String: Any])["interpolated"] as! [[Bool]]
+        XCTAssertEqual(flags.map(\.count), [80, 10])
+        XCTAssertEqual(flags[0].filter { $0 }.count, 20)
+        XCTAssertEqual(flags[0][30], true)
+        XCTAssertEqual(flags[0][29], false)
+        XCTAssertTrue(TripFigures.line(s).contains("smoothed, 1 gap filled with 20 interpolated points"), TripFigures.line(s))
+        // The recorded track's figures name none of it.
+        XCTAssertFalse(TripFigures.json(TripSummary(id: 1, files: [])).contains { $0.0 == "smoothed" || $0.0 == "filled_gaps" })
+    }
+}
