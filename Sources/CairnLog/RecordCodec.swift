@@ -13,6 +13,7 @@ enum RecordCodec {
         case .dropped: return T.dropped
         case .note: return T.note
         case .tripEnd: return T.tripEnd
+        case .rawFixes: return T.rawFixes
         case .unknown(let type, _): return type
         }
     }
@@ -60,6 +61,8 @@ enum RecordCodec {
             out.append(flags)
             if let t = end.firstTimeMs { out.appendZigzag(t) }
             if let t = end.lastTimeMs { out.appendZigzag(t) }
+        case .rawFixes(let batch):
+            RawFixesCodec.encode(batch, into: &out)
         case .unknown(_, let payload):
             out.append(contentsOf: payload)
         }
@@ -118,6 +121,8 @@ enum RecordCodec {
             let last: Int64? = flags & 2 != 0 ? try r.zigzag() : nil
             return .tripEnd(TripEnd(reason: reason, points: points, distanceM: Double(cm) / 100,
                                     movingTimeMs: Int64(clamping: moving), firstTimeMs: first, lastTimeMs: last))
+        case T.rawFixes:
+            return .rawFixes(try RawFixesCodec.decode(&r))
         default:
             return .unknown(type: type, payload: Array(r.rest()))
         }
