@@ -5,6 +5,15 @@ public enum Verdict: Equatable, Sendable {
     /// Written before the rules decided: the fix waited longer than the recorder keeps fixes
     /// waiting (`RawQueue.capacity` fixes), and its verdict came too late to be written with it.
     case undecided
+
+    /// `kept`, the dropping rule's name (`DropReason.name`), or `undecided`.
+    public var name: String {
+        switch self {
+        case .kept: return "kept"
+        case .dropped(let r): return r.name
+        case .undecided: return "undecided"
+        }
+    }
 }
 
 /// What happened to the rules just before a raw fix was offered: what a replay must do again to

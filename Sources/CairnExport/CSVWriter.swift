@@ -6,7 +6,8 @@ import CairnCore
 ///     time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
 ///
 /// Empty cells where a value was not measured (`ele` where the height is not trusted). `segment`
-/// counts from 1 within each trip. gpsbabel's `unicsv` reads the columns by name (by substring:
+/// counts from 1 within each trip. With `verdicts` (`convert --raw`) a last column `verdict`
+/// holds the rules' verdict on each fix (`Verdict.name`). gpsbabel's `unicsv` reads the columns by name (by substring:
 /// no column name here contains another's keyword).
 public final class CSVWriter: TrackExporter {
     public static let header = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip\n"
@@ -16,9 +17,14 @@ public final class CSVWriter: TrackExporter {
     private var segmentRequested = false
     private var inTrip = false
 
-    public init(sink: OutputSink) { out = sink }
+    private let verdicts: Bool
 
-    public func begin() { out.write(Self.header) }
+    public init(sink: OutputSink, verdicts: Bool = false) {
+        out = sink
+        self.verdicts = verdicts
+    }
+
+    public func begin() { out.write(verdicts ? String(Self.header.dropLast()) + ",verdict\n" : Self.header) }
 
     public func beginTrip(_ heading: TripHeading) {
         trip = heading.id
@@ -58,6 +64,10 @@ public final class CSVWriter: TrackExporter {
         out.int(Int64(segment))
         out.byte(comma)
         out.int(Int64(bitPattern: trip))
+        if verdicts {
+            out.byte(comma)
+            if let v = extras.verdict { out.write(v.name) }
+        }
         out.byte(UInt8(ascii: "\n"))
     }
 

@@ -89,7 +89,7 @@ public final class GPXWriter: TrackExporter {
         let course = PointValues.finite(fix.track)
         let pressure = PointValues.finite(extras.pressurePa)
         let climb = PointValues.climb(fix)
-        if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil {
+        if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil || extras.verdict != nil {
             out.put("<extensions>")
             if let t = temp {
                 // TrackPointExtension v1's sequence: atemp, wtemp, depth, hr, cad, Extensions.
@@ -101,6 +101,7 @@ public final class GPXWriter: TrackExporter {
             if let c = course { out.put("<cairn:course>"); out.decimal(c, 2); out.put("</cairn:course>") }
             if let p = pressure { out.put("<cairn:pressure>"); out.decimal(p / 100, 2); out.put("</cairn:pressure>") }
             if let c = climb { out.put("<cairn:climb>"); out.decimal(c, 3); out.put("</cairn:climb>") }
+            if let v = extras.verdict { out.put("<cairn:verdict>"); out.write(v.name); out.put("</cairn:verdict>") }
             out.put("</extensions>")
         }
         out.put("</trkpt>\n")

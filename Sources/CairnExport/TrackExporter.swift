@@ -26,15 +26,23 @@ public struct PointExtras: Sendable, Equatable {
     public var pressurePa: Double?
     /// Air temperature, degrees Celsius: FIT `temperature`, GPX `gpxtpx:atemp`, CSV `temp`.
     public var temperatureC: Double?
-    public init(pressurePa: Double? = nil, temperatureC: Double? = nil) {
+    /// The rules' verdict on a raw fix (`convert --raw`): GPX `cairn:verdict`, CSV `verdict`.
+    public var verdict: Verdict?
+    public init(pressurePa: Double? = nil, temperatureC: Double? = nil, verdict: Verdict? = nil) {
         self.pressurePa = pressurePa
         self.temperatureC = temperatureC
+        self.verdict = verdict
     }
     public static let none = PointExtras()
 
     /// What the log stored with a point (the barometer's pressure and temperature).
     public init(_ fix: Fix) {
         self.init(pressurePa: fix.pressurePa, temperatureC: fix.temperatureC)
+    }
+
+    /// A raw fix's barometer values and verdict.
+    public init(_ raw: RawFix) {
+        self.init(pressurePa: raw.fix.pressurePa, temperatureC: raw.fix.temperatureC, verdict: raw.verdict)
     }
 }
 

@@ -159,9 +159,6 @@ struct CompactPointsEncoder {
     /// Per field: step, Rice parameter, points seen so far in the bit stream.
     private var perField = [Int64](repeating: 0, count: 3 * PointField.count)
     private var stream: [UInt8] = []
-    /// Units of speed per step: 10 (whole cm/s) for track points; 1 (mm/s, the field's unit)
-    /// for raw fixes, which must keep what the rules judged.
-    var speedStep: Int64 = 10
 
     init() {}
 
@@ -182,7 +179,7 @@ struct CompactPointsEncoder {
             p.withUnsafeMutableBufferPointer { p in
                 r.withUnsafeMutableBufferPointer { r in
                     pf.withUnsafeMutableBufferPointer { pf in
-                        Self.encode(fixes, v, p, r, pf, &bytes, speedStep: speedStep, into: &out)
+                        Self.encode(fixes, v, p, r, pf, &bytes, into: &out)
                     }
                 }
             }
@@ -192,8 +189,7 @@ struct CompactPointsEncoder {
 
     private static func encode(_ fixes: ArraySlice<Fix>, _ values: UnsafeMutableBufferPointer<Int64>,
                                _ present: UnsafeMutableBufferPointer<Bool>, _ residuals: UnsafeMutableBufferPointer<UInt64>,
-                               _ perField: UnsafeMutableBufferPointer<Int64>, _ stream: inout [UInt8], speedStep: Int64,
-                               into out: inout [UInt8]) {
+                               _ perField: UnsafeMutableBufferPointer<Int64>, _ stream: inout [UInt8], into out: inout [UInt8]) {
         let n = fixes.count
         let count = PointField.count
         @inline(__always) func put(_ f: Int, _ i: Int, _ q: Int64) {
@@ -215,7 +211,7 @@ struct CompactPointsEncoder {
                 if let x = PointField.optional(fix, f) {
                     // Speed to whole cm/s: finer digits are noise (doppler speed is good to a
                     // few cm/s) and cost 3 bits a point.
-                    put(f, i, PointField.quantise(x, f, step: f == PointField.speed ? speedStep : 1))
+                    put(f, i, PointField.quantise(x, f, step: f == PointField.speed ? 10 : 1))
                 } else {
                     values[f * n + i] = 0
                     present[f * n + i] = false

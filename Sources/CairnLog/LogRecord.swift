@@ -59,10 +59,18 @@ public struct RawBatch: Equatable, Sendable {
     /// of a long wait before a trip started (kept in a ring of fixed size), or fixes whose time
     /// or position the format cannot hold (which rule 2 drops as `invalid` at once).
     public var leftOutBefore: UInt64
+    /// The record's payload, when the writer built it fix by fix (`fixes` is then empty).
+    var encoded: [UInt8]?
     public init(activity: String, fixes: [RawFix], leftOutBefore: UInt64 = 0) {
         self.activity = activity
         self.fixes = fixes
         self.leftOutBefore = leftOutBefore
+    }
+    init(encoded: [UInt8], activity: String) {
+        self.activity = activity
+        fixes = []
+        leftOutBefore = 0
+        self.encoded = encoded
     }
 }
 

@@ -19,7 +19,7 @@ enum ConvertCommand: Command {
           kml      one gx:MultiTrack per trip, or speed-coloured tracks
           csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
         """
-    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--force]"
+    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options = [
         OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx, fit, geojson, kml or csv."),
@@ -28,6 +28,11 @@ enum ConvertCommand: Command {
         OptionSpec(name: "--speed-bands", valueName: "BANDS", help: "geojson, kml: colour by speed. 'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110) or your limits in km/h: 12,24,36."),
         OptionSpec(name: "--utc-offset", valueName: "OFFSET", help: "fit: the rider's zone for local times, e.g. +02:00 or -05:30, instead of the one the trip recorded. (default: the recorded one; none recorded: no local time)"),
         OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
+        // Re-filtering and raw fixes (need a log recorded with 'record --raw on', the default).
+        OptionSpec(name: "--refilter", valueName: nil, help: "Run the fix rules again over every fix the trip logged, as if recorded anew (this version's rules; --activity and --close-after to judge by other limits)."),
+        OptionSpec(name: "--activity", valueName: "ACTIVITY", help: "With --refilter: judge by this activity's limits (ride, run, walk or drive). (default: the recorded one)"),
+        OptionSpec(name: "--close-after", valueName: "MINUTES", help: "With --refilter: a standstill this long ends the trip, 5 to 1440. (default: the recorded one)"),
+        OptionSpec(name: "--raw", valueName: nil, help: "gpx, csv: every fix the trip logged, kept or not, with the rules' verdict (GPX cairn:verdict, CSV column verdict: kept, the rule that dropped it, or undecided)."),
     ]
 
     static let formats = ["gpx", "fit", "geojson", "kml", "csv"]
@@ -58,6 +63,7 @@ enum ConvertCommand: Command {
             utcOffset = s
         }
         let force = a.has("--force")
+        let mode = try Mode(a, format: format)
         ignoreFileSizeLimitSignal()
         let outPath = a.value("--output") ?? (format == "fit" ? nil : "-")
         if outPath?.isEmpty == true { throw UsageError("The value '' is invalid for '-o, --output <path>': give a file, a directory or -") }
@@ -117,7 +123,7 @@ enum ConvertCommand: Command {
                 writer = GPXWriter(sink: out, creator: GPXWriter.creator(version: cairnVersion, barometer: barometer))
             case "geojson": writer = GeoJSONWriter(sink: out, colouring: colouring)
             case "kml": writer = KMLWriter(sink: out, creator: creator, colouring: colouring)
-            default: writer = CSVWriter(sink: out)
+            default: writer = CSVWriter(sink: out, verdicts: mode.isRaw)
             }
         }
 
@@ -130,7 +136,7 @@ enum ConvertCommand: Command {
             if writer.wantsSummaryFirst {
                 // A first streamed pass for the figures the format puts before the points.
                 do {
-                    let s = try TripCatalog.read(t)
+                    let s = try mode.read(t)
                     heading.summary = s
                     heading.activity = s.activity
                 } catch {
@@ -144,7 +150,7 @@ enum ConvertCommand: Command {
                 }
             } else {
                 // The heading needs the activity, which the trip's first record names.
-                heading.activity = activity(of: t)
+                heading.activity = mode.activity ?? activity(of: t)
             }
             // The trip begins at its first point, so a trip without one writes nothing.
             var tripBegun = false
@@ -168,12 +174,14 @@ enum ConvertCommand: Command {
             }
             var readFailed = false
             do {
-                let s = try TripCatalog.read(t) { event in
+                let s = try mode.read(t) { event in
                     switch event {
                     case .segment(let reason):
                         if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
                     case .point(let f):
                         if beginTrip() { writer.point(f, PointExtras(f)) }
+                    case .raw(let r):
+                        if beginTrip() { writer.point(r.fix, PointExtras(r)) }
                     }
                 }
                 if s.stats.points == 0 && !writer.wantsSummaryFirst {
@@ -210,6 +218,92 @@ enum ConvertCommand: Command {
             printErr("cairn: wrote \(converted) trip\(converted == 1 ? "" : "s") to \(describeOutput)")
         }
         return problems > 0 ? ExitCode.failure : ExitCode.ok
+    }
+
+    /// What is exported of each trip: the recorded points, the points of the rules run again, or
+    /// every raw fix with its verdict.
+    enum Mode {
+        case recorded
+        case refilter(TripReplay.Options)
+        case raw
+
+        init(_ a: ParsedArguments, format: String) throws {
+            let refilter = a.has("--refilter"), raw = a.has("--raw")
+            if !refilter {
+                for o in ["--activity", "--close-after"] where a.value(o) != nil {
+                    throw UsageError("'\(o)' applies to --refilter (the limits the rules are run again with)")
+                }
+            }
+            if refilter && raw { throw UsageError("'--refilter' and '--raw' do not go together: --raw exports the fixes with the verdicts they were recorded with") }
+            if raw {
+                guard format == "gpx" || format == "csv" else { throw UsageError("'--raw' applies to gpx and csv (where each fix's verdict has a place), not \(format)") }
+                self = .raw
+                return
+            }
+            guard refilter else {
+                self = .recorded
+                return
+            }
+            var options = TripReplay.Options()
+            if let name = a.value("--activity") {
+                guard let p = ActivityProfile.named(name) else {
+                    throw UsageError("The value '\(name)' is invalid for '--activity <activity>': use ride, run, walk or drive")
+                }
+                options.activity = p
+            }
+            if let text = a.value("--close-after") {
+                guard let m = Int(text), m >= 5, m <= 1440 else {
+                    throw UsageError("The value '\(text)' is invalid for '--close-after <minutes>': use whole minutes from 5 to 1440")
+                }
+                options.closeAfterMs = Int64(m) * 60_000
+            }
+            self = .refilter(options)
+        }
+
+        var isRaw: Bool { if case .raw = self { return true } else { return false } }
+
+        /// The activity the export names, when it is not the recorded one.
+        var activity: String? {
+            if case .refilter(let o) = self { return o.activity?.name }
+            return nil
+        }
+
+        enum Event {
+            case segment(SegmentReason)
+            case point(Fix)
+            case raw(RawFix)
+        }
+
+        /// Streams one trip's events and returns its summary.
+        @discardableResult
+        func read(_ t: TripRef, visit: (Event) -> Void = { _ in }) throws -> TripSummary {
+            switch self {
+            case .recorded:
+                return try TripCatalog.read(t) { e in
+                    switch e {
+                    case .segment(let r): visit(.segment(r))
+                    case .point(let f): visit(.point(f))
+                    }
+                }
+            case .refilter(let options):
+                var s = try TripReplay.read(t, options: options, warn: { printErr("cairn: \($0)") }) { e in
+                    switch e {
+                    case .segment(let r): visit(.segment(r))
+                    case .point(let f): visit(.point(f))
+                    }
+                }
+                if options.activity == nil { s.activity = s.activity ?? activity }
+                return s
+            case .raw:
+                let s = try TripCatalog.read(t)
+                var first = true
+                try TripRaw.read(t) { r, _ in
+                    if first { visit(.segment(.start)); first = false }
+                    visit(.raw(r))
+                }
+                return s
+            }
+        }
     }
 
     static func activity(of t: TripRef) -> String? {
