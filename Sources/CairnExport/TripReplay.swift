@@ -10,6 +10,19 @@ public enum TripRaw {
                     + "'record --raw off'): the trip cannot be re-filtered, nor its fixes shown one by one")
     }
 
+    /// Whether the trip holds any raw fix (reads up to the first raw fixes record).
+    public static func has(_ trip: TripRef) throws -> Bool {
+        for f in trip.files {
+            var found = false
+            try LogReader(path: f.path).forEach { entry in
+                if case .rawFixes(let b) = entry.record, !b.fixes.isEmpty { found = true }
+                return !found
+            }
+            if found { return true }
+        }
+        return false
+    }
+
     /// Calls `visit` with each raw fix of the trip and the batch it came in, oldest first; returns
     /// how many there were. Throws `missing` for a trip with none.
     @discardableResult
