@@ -20,9 +20,11 @@ enum RawFixesCodec {
             out.append(contentsOf: e)
             return
         }
-        var b = RawBatchEncoder()
-        for r in batch.fixes { b.add(r) }
-        b.finish(activity: batch.activity, leftOutBefore: batch.leftOutBefore, into: &out)
+        // A fix the format cannot hold (see `PointsEncoder.isValid`) is counted as left out.
+        let b = RawBatchEncoder(capacity: batch.fixes.count)
+        var leftOut = batch.leftOutBefore
+        for r in batch.fixes { if PointsEncoder.isValid(r.fix) { b.add(r) } else { leftOut &+= 1 } }
+        b.finish(activity: batch.activity, leftOutBefore: leftOut, into: &out)
     }
 
     static func decode(_ r: inout ByteReader) throws(Malformed) -> RawBatch {
@@ -77,61 +79,155 @@ enum RawFixesCodec {
 }
 
 /// Builds a raw fixes record one fix at a time, so that framing it at a sync costs no pass over
-/// the batch (the recorder frames one every few seconds).
-struct RawBatchEncoder {
-    private var points = PointsEncoder()
-    private var verdicts: [UInt8] = []
-    private var lags: [UInt8] = []
+/// the batch (the recorder frames one every few seconds). Its buffers are allocated once, for
+/// `RawQueueLimits.batch` fixes: the record path runs on plain memory, without a check of
+/// uniqueness or capacity per byte.
+final class RawBatchEncoder {
+    /// The points body of section 7 (without its count), the verdict bytes, the lag varints
+    /// and the event pairs.
+    private let body: UnsafeMutablePointer<UInt8>
+    private var bodyCount = 0
+    private let verdicts: UnsafeMutablePointer<UInt8>
+    private let lags: UnsafeMutablePointer<UInt8>
+    private var lagsCount = 0
     private var events: [UInt8] = []
     private var eventCount = 0
     private var lastLag: Int64 = 0
     private var settings: RawSettings?
-    var count: Int { points.count }
+    /// Per field: the last two values (section 7's prediction), and how many of them exist.
+    private let history: UnsafeMutablePointer<Int64>
+    private let seen: UnsafeMutablePointer<UInt8>
+    private var previousMask: UInt64 = .max
+    private(set) var count = 0
 
-    init() {
-        verdicts.reserveCapacity(256)
-        lags.reserveCapacity(512)
+    /// A fix takes at most 10 bytes of head and 10 per field.
+    private static let maxFixBytes = 10 + 10 * PointField.count
+
+    let capacity: Int
+
+    init(capacity: Int = RawQueueLimits.batch) {
+        let n = max(1, capacity)
+        self.capacity = n
+        body = .allocate(capacity: n * Self.maxFixBytes)
+        verdicts = .allocate(capacity: n)
+        lags = .allocate(capacity: n * 10)
+        history = .allocate(capacity: 2 * PointField.count)
+        history.initialize(repeating: 0, count: 2 * PointField.count)
+        seen = .allocate(capacity: PointField.count)
+        seen.initialize(repeating: 0, count: PointField.count)
     }
 
-    /// Adds a fix that passed `PointsEncoder.isValid`. The batch takes its settings from its first fix.
-    mutating func add(_ r: RawFix) {
+    deinit {
+        body.deallocate()
+        verdicts.deallocate()
+        lags.deallocate()
+        history.deallocate()
+        seen.deallocate()
+    }
+
+    @inline(__always)
+    private static func putVarint(_ v: UInt64, _ p: UnsafeMutablePointer<UInt8>, _ n: inout Int) {
+        var v = v
+        while v >= 0x80 {
+            p[n] = UInt8(truncatingIfNeeded: v) | 0x80
+            n += 1
+            v >>= 7
+        }
+        p[n] = UInt8(truncatingIfNeeded: v)
+        n += 1
+    }
+
+    @inline(__always)
+    private static func quantise(_ v: Double, _ scale: Double) -> Int64 {
+        let q = (v * scale).rounded(.toNearestOrAwayFromZero)
+        return Int64(Swift.min(Swift.max(q, -PointField.limit), PointField.limit))
+    }
+
+    /// Adds a fix that passed `PointsEncoder.isValid` (at most `capacity` per batch). The batch takes its settings from its first fix.
+    func add(_ r: RawFix) {
+        precondition(count < capacity)
         if settings == nil { settings = r.settings }
         if !r.events.isEmpty {
-            events.appendVarint(UInt64(points.count))
+            events.appendVarint(UInt64(count))
             events.append(r.events.rawValue)
             eventCount += 1
         }
-        verdicts.append(RawFixesCodec.verdictByte(r.verdict))
+        verdicts[count] = RawFixesCodec.verdictByte(r.verdict)
         let lag = r.arrivalMs &- r.fix.timeMs
-        lags.appendZigzag(lag &- lastLag)
+        Self.putVarint(Varint.zigzag(lag &- lastLag), lags, &lagsCount)
         lastLag = lag
-        points.add(r.fix)
+
+        // Section 7's point: the mask of present fields, then one residual per present field.
+        let f = r.fix
+        var values: (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64) =
+            (f.timeMs, Self.quantise(f.lat, 1e7), Self.quantise(f.lon, 1e7), Int64(f.mode), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var mask: UInt64 = PointField.required | (1 << 3)
+        withUnsafeMutableBytes(of: &values) { raw in
+            let v = raw.baseAddress!.assumingMemoryBound(to: Int64.self)
+            @inline(__always) func optional(_ x: Double?, _ bit: Int) {
+                guard let x, x.isFinite else { return }
+                mask |= 1 << UInt64(bit)
+                v[bit] = Self.quantise(x, PointField.scale[bit])
+            }
+            optional(f.altHAE, PointField.altHAE)
+            optional(f.altMSL, PointField.altMSL)
+            optional(f.eph, PointField.eph)
+            optional(f.epx, PointField.epx)
+            optional(f.epy, PointField.epy)
+            optional(f.epv, PointField.epv)
+            optional(f.speed, PointField.speed)
+            optional(f.track, PointField.track)
+            optional(f.climb, PointField.climb)
+            optional(f.pressurePa, PointField.pressure)
+            optional(f.temperatureC, PointField.temperature)
+            Self.putVarint(mask == previousMask ? 0 : mask + 1, body, &bodyCount)
+            previousMask = mask
+            var m = mask
+            while m != 0 {
+                let bit = m.trailingZeroBitCount
+                m &= m - 1
+                let last = history[2 * bit], before = history[2 * bit + 1]
+                let prediction: Int64
+                switch seen[bit] {
+                case 0: prediction = 0
+                case 1: prediction = last
+                default: prediction = 2 &* last &- before
+                }
+                let q = v[bit]
+                Self.putVarint(Varint.zigzag(q &- prediction), body, &bodyCount)
+                history[2 * bit + 1] = last
+                history[2 * bit] = q
+                if seen[bit] < 2 { seen[bit] += 1 }
+            }
+        }
+        count += 1
     }
 
     /// Appends the record body and starts a new batch.
-    mutating func finish(activity: String, leftOutBefore: UInt64, into out: inout [UInt8]) {
+    func finish(activity: String, leftOutBefore: UInt64, into out: inout [UInt8]) {
         let s = settings ?? RawSettings(clockIsFix: false, closeAfterMs: 0)
-        out.appendVarint(UInt64(points.count))
+        out.appendVarint(UInt64(count))
         out.append(s.clockIsFix ? 1 : 0)
         out.appendVarint(UInt64(activity.utf8.count))
         out.append(contentsOf: activity.utf8)
         out.appendVarint(UInt64(max(0, s.closeAfterMs)))
         out.appendVarint(leftOutBefore)
-        out.append(contentsOf: verdicts)
+        out.append(contentsOf: UnsafeBufferPointer(start: verdicts, count: count))
         out.appendVarint(UInt64(eventCount))
         out.append(contentsOf: events)
-        out.append(contentsOf: lags)
-        let bodyLength = Varint.length(UInt64(points.count)) + points.body.count
-        out.appendVarint(UInt64(bodyLength))
-        out.appendVarint(UInt64(points.count))
-        out.append(contentsOf: points.body)
-        points.reset()
-        verdicts.removeAll(keepingCapacity: true)
-        lags.removeAll(keepingCapacity: true)
+        out.append(contentsOf: UnsafeBufferPointer(start: lags, count: lagsCount))
+        out.appendVarint(UInt64(Varint.length(UInt64(count)) + bodyCount))
+        out.appendVarint(UInt64(count))
+        out.append(contentsOf: UnsafeBufferPointer(start: body, count: bodyCount))
+        count = 0
+        bodyCount = 0
+        lagsCount = 0
         events.removeAll(keepingCapacity: true)
         eventCount = 0
         lastLag = 0
         settings = nil
+        previousMask = .max
+        seen.update(repeating: 0, count: PointField.count)
     }
 }
 
