@@ -116,18 +116,25 @@ struct RawQueue {
 }
 
 extension Fix {
+    /// `v` on the grid of `units` per SI unit, to the nearest (clamped to ±2^50 units, as the log
+    /// clamps). A conversion, not libm's `round`, which is a call per field on the record path.
+    @inline(__always)
+    public static func onGrid(_ v: Double, _ units: Double) -> Int64 {
+        let x = Swift.min(Swift.max(v * units, -0x1p50), 0x1p50)
+        return Int64(x < 0 ? x - 0.5 : x + 0.5)
+    }
+
     /// The fix as the log stores a raw fix (LOG_FORMAT.md section 7's integer units, speed in
     /// mm/s): what the rules judge when raw fixes are kept, so that a replay of the stored fixes
     /// judges exactly the same numbers. A non-finite optional value is absent, as in the log.
     public var atLogResolution: Fix {
         @inline(__always) func q(_ v: Double?, _ units: Double) -> Double? {
             guard let v, v.isFinite else { return nil }
-            let x = (v * units).rounded(.toNearestOrAwayFromZero)
-            return Swift.min(Swift.max(x, -0x1p50), 0x1p50) / units
+            return Double(Self.onGrid(v, units)) / units
         }
         var f = self
-        f.lat = (lat * 1e7).rounded(.toNearestOrAwayFromZero) / 1e7
-        f.lon = (lon * 1e7).rounded(.toNearestOrAwayFromZero) / 1e7
+        f.lat = Double(Self.onGrid(lat, 1e7)) / 1e7
+        f.lon = Double(Self.onGrid(lon, 1e7)) / 1e7
         f.altHAE = q(altHAE, 100)
         f.altMSL = q(altMSL, 100)
         f.eph = q(eph, 100)

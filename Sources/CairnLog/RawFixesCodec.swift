@@ -137,11 +137,10 @@ final class RawBatchEncoder {
         n += 1
     }
 
+    /// The fixes come from `Fix.atLogResolution` (on the grid already): any rounding to the
+    /// nearest gives their integers back.
     @inline(__always)
-    private static func quantise(_ v: Double, _ scale: Double) -> Int64 {
-        let q = (v * scale).rounded(.toNearestOrAwayFromZero)
-        return Int64(Swift.min(Swift.max(q, -PointField.limit), PointField.limit))
-    }
+    private static func quantise(_ v: Double, _ scale: Double) -> Int64 { Fix.onGrid(v, scale) }
 
     /// Adds a fix that passed `PointsEncoder.isValid` (at most `capacity` per batch). The batch takes its settings from its first fix.
     func add(_ r: RawFix) {
@@ -157,8 +156,13 @@ final class RawBatchEncoder {
         Self.putVarint(Varint.zigzag(lag &- lastLag), lags, &lagsCount)
         lastLag = lag
 
-        // Section 7's point: the mask of present fields, then one residual per present field.
-        let f = r.fix
+        add(r.fix)
+        count += 1
+    }
+
+    /// Section 7's point: the mask of present fields, then one residual per present field.
+    @inline(__always)
+    private func add(_ f: Fix) {
         var values: (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64) =
             (f.timeMs, Self.quantise(f.lat, 1e7), Self.quantise(f.lon, 1e7), Int64(f.mode), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var mask: UInt64 = PointField.required | (1 << 3)
@@ -200,21 +204,29 @@ final class RawBatchEncoder {
                 if seen[bit] < 2 { seen[bit] += 1 }
             }
         }
-        count += 1
     }
 
     /// Appends the record body and starts a new batch.
     func finish(activity: String, leftOutBefore: UInt64, into out: inout [UInt8]) {
         let s = settings ?? RawSettings(clockIsFix: false, closeAfterMs: 0)
-        out.appendVarint(UInt64(count))
-        out.append(s.clockIsFix ? 1 : 0)
-        out.appendVarint(UInt64(activity.utf8.count))
-        out.append(contentsOf: activity.utf8)
-        out.appendVarint(UInt64(max(0, s.closeAfterMs)))
-        out.appendVarint(leftOutBefore)
+        let name = activity.utf8
+        let head = 6 * 10 + 1 + name.count + eventCount * 11
+        out.reserveCapacity(out.count + head + count + lagsCount + bodyCount)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: head) { b in
+            let p = b.baseAddress!
+            var n = 0
+            Self.putVarint(UInt64(count), p, &n)
+            p[n] = s.clockIsFix ? 1 : 0
+            n += 1
+            Self.putVarint(UInt64(name.count), p, &n)
+            for c in name { p[n] = c; n += 1 }
+            Self.putVarint(UInt64(max(0, s.closeAfterMs)), p, &n)
+            Self.putVarint(leftOutBefore, p, &n)
+            out.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+        }
         out.append(contentsOf: UnsafeBufferPointer(start: verdicts, count: count))
         out.appendVarint(UInt64(eventCount))
-        out.append(contentsOf: events)
+        if eventCount > 0 { out.append(contentsOf: events) }
         out.append(contentsOf: UnsafeBufferPointer(start: lags, count: lagsCount))
         out.appendVarint(UInt64(Varint.length(UInt64(count)) + bodyCount))
         out.appendVarint(UInt64(count))
@@ -222,7 +234,7 @@ final class RawBatchEncoder {
         count = 0
         bodyCount = 0
         lagsCount = 0
-        events.removeAll(keepingCapacity: true)
+        if eventCount > 0 { events.removeAll(keepingCapacity: true) }
         eventCount = 0
         lastLag = 0
         settings = nil
