@@ -59,7 +59,7 @@ public enum TripReplay {
     }
 
     /// Streams the re-filtered trip: `visit` gets its segment starts and points as
-    /// `TripCatalog.read` gives the recorded ones; the summary's figures and drop counts are the
+    /// `TripCatalog.read` gives the recorded ones (at the points record's resolution); the summary's figures and drop counts are the
     /// new rules'. `warn` is told when the replay cannot be exact (the rules' state before the
     /// first stored fix is unknown).
     @discardableResult
@@ -76,7 +76,9 @@ public enum TripReplay {
             case .startSegment(let reason, _):
                 s.stats.startSegment(reason)
                 visit(.segment(reason))
-            case .keep(let fix):
+            case .keep(let kept):
+                // As the points record would hold it: the export of a recording made anew.
+                let fix = PointResolution.stored(kept)
                 if let t = lastTime, fix.timeMs <= t { return }
                 lastTime = fix.timeMs
                 lastKept = fix

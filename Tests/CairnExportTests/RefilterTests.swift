@@ -151,7 +151,8 @@ final class RefilterTests: XCTestCase {
         }
         let again = try Self.replay(trip)
         XCTAssertEqual(again.warnings, [])
-        XCTAssertEqual(again.points, rec.kept, "the rules run again keep exactly the points they kept")
+        XCTAssertEqual(again.points, recorded, "the rules run again give exactly the recorded points")
+        XCTAssertEqual(again.points, rec.kept.map(PointResolution.stored), "the points they kept, as the log holds them")
         XCTAssertEqual(again.segments, rec.segments)
         XCTAssertEqual(again.segments, recordedSegments)
         XCTAssertTrue(recordedSegments.contains(.pause), "the standstill made a pause")
@@ -180,9 +181,9 @@ final class RefilterTests: XCTestCase {
         // The same fixes recorded live as a walk: what the walk's limits keep.
         let walk = try Self.record(fixes, dir: ExportSupport.tempDir(), profile: .walk)
         let again = try Self.replay(Self.trips(rideDir)[0], TripReplay.Options(activity: .walk))
-        XCTAssertEqual(again.points, walk.kept, "re-filtered as a walk = recorded as a walk")
+        XCTAssertEqual(again.points, walk.kept.map(PointResolution.stored), "re-filtered as a walk = recorded as a walk")
         XCTAssertEqual(again.summary.activity, "walk")
-        XCTAssertNotEqual(again.points, ride.kept)
+        XCTAssertNotEqual(again.points, ride.kept.map(PointResolution.stored))
         // A ride at 4-9 m/s is impossible jumps for a walk (14 km/h at most): five in a row, then a reset.
         XCTAssertGreaterThan(again.summary.drops[.jump], 500)
         XCTAssertLessThan(ride.drops[.jump], 5, "hardly any for the ride itself")
