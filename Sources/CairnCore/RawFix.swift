@@ -118,7 +118,7 @@ struct RawQueue {
 extension Fix {
     /// `v` on the grid of `units` per SI unit, to the nearest (clamped to ±2^50 units, as the log
     /// clamps). A conversion, not libm's `round`, which is a call per field on the record path.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func onGrid(_ v: Double, _ units: Double) -> Int64 {
         let x = Swift.min(Swift.max(v * units, -0x1p50), 0x1p50)
         return Int64(x < 0 ? x - 0.5 : x + 0.5)

@@ -159,9 +159,8 @@ public struct TripRecorder<Filter: FixFilter> {
         // which one fix stamped years ahead would poison. Order and jumps are the rules' (rule 12),
         // on the system clock's pace (it advances with real time even where it started in 1970).
         let now = config.clockIsFix ? fix.timeMs : systemNowMs
-        var fix = fix
+        let fix = config.keepsRaw ? fix.atLogResolution : fix
         if config.keepsRaw {
-            fix = fix.atLogResolution
             let settings = RawSettings(clockIsFix: config.clockIsFix, closeAfterMs: config.closeWithoutFixMs)
             rawQueue.append(RawFix(fix: fix, arrivalMs: systemNowMs, verdict: .undecided, events: rawEvents, settings: settings)) {
                 emit(.raw($0))
