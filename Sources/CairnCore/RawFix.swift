@@ -93,16 +93,18 @@ struct RawQueue {
     }
 
     /// Records the verdict on the oldest undecided fix with this time and position (the rules
-    /// change neither). A fix no longer waiting (handed out undecided) is not found.
-    mutating func decide(_ f: Fix, _ v: Verdict) {
+    /// change neither). A fix no longer waiting (handed out undecided) is not found. Returns
+    /// whether the oldest fix is now decided (there is something to drain).
+    mutating func decide(_ f: Fix, _ v: Verdict) -> Bool {
         for i in 0..<count {
             let s = slot(i)
             if !decided[s], items[s].fix.timeMs == f.timeMs, items[s].fix.lat == f.lat, items[s].fix.lon == f.lon {
                 items[s].verdict = v
                 decided[s] = true
-                return
+                return i == 0
             }
         }
+        return false
     }
 
     /// Hands out the decided fixes at the front, oldest first.
@@ -128,24 +130,23 @@ extension Fix {
     /// mm/s): what the rules judge when raw fixes are kept, so that a replay of the stored fixes
     /// judges exactly the same numbers. A non-finite optional value is absent, as in the log.
     public var atLogResolution: Fix {
-        @inline(__always) func q(_ v: Double?, _ units: Double) -> Double? {
-            guard let v, v.isFinite else { return nil }
-            return Double(Self.onGrid(v, units)) / units
+        @inline(__always) func q(_ v: Double, _ units: Double) -> Double {
+            v.isFinite ? Double(Self.onGrid(v, units)) / units : .nan
         }
         var f = self
         f.lat = Double(Self.onGrid(lat, 1e7)) / 1e7
         f.lon = Double(Self.onGrid(lon, 1e7)) / 1e7
-        f.altHAE = q(altHAE, 100)
-        f.altMSL = q(altMSL, 100)
-        f.eph = q(eph, 100)
-        f.epx = q(epx, 100)
-        f.epy = q(epy, 100)
-        f.epv = q(epv, 100)
-        f.speed = q(speed, 1000)
-        f.track = q(track, 100)
-        f.climb = q(climb, 1000)
-        f.pressurePa = q(pressurePa, 10)
-        f.temperatureC = q(temperatureC, 100)
+        f.storedAltHAE = q(storedAltHAE, 100)
+        f.storedAltMSL = q(storedAltMSL, 100)
+        f.storedEph = q(storedEph, 100)
+        f.storedEpx = q(storedEpx, 100)
+        f.storedEpy = q(storedEpy, 100)
+        f.storedEpv = q(storedEpv, 100)
+        f.storedSpeed = q(storedSpeed, 1000)
+        f.storedTrack = q(storedTrack, 100)
+        f.storedClimb = q(storedClimb, 1000)
+        f.storedPressurePa = q(storedPressurePa, 10)
+        f.storedTemperatureC = q(storedTemperatureC, 100)
         return f
     }
 }

@@ -186,8 +186,7 @@ public struct TripRecorder<Filter: FixFilter> {
         case .drop(let reason, let fix):
             drops.add(reason)
             if config.keepsRaw {
-                rawQueue.decide(fix, .dropped(reason))
-                rawQueue.drain { emit(.raw($0)) }
+                if rawQueue.decide(fix, .dropped(reason)) { rawQueue.drain { emit(.raw($0)) } }
             }
         case .segment(let reason):
             if tripOpen { pendingReason = reason }
@@ -213,8 +212,7 @@ public struct TripRecorder<Filter: FixFilter> {
             lastKept = fix
             emit(.keep(fix))
             if config.keepsRaw {
-                rawQueue.decide(fix, .kept)
-                rawQueue.drain { emit(.raw($0)) }
+                if rawQueue.decide(fix, .kept) { rawQueue.drain { emit(.raw($0)) } }
             }
         }
     }

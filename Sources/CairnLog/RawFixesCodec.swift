@@ -160,50 +160,55 @@ final class RawBatchEncoder {
         count += 1
     }
 
-    /// Section 7's point: the mask of present fields, then one residual per present field.
+    /// Section 7's point: the mask of present fields, then one residual per present field, in
+    /// bit order.
     @inline(__always)
     private func add(_ f: Fix) {
-        var values: (Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64, Int64) =
-            (f.timeMs, Self.quantise(f.lat, 1e7), Self.quantise(f.lon, 1e7), Int64(f.mode), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var mask: UInt64 = PointField.required | (1 << 3)
-        withUnsafeMutableBytes(of: &values) { raw in
-            let v = raw.baseAddress!.assumingMemoryBound(to: Int64.self)
-            @inline(__always) func optional(_ x: Double?, _ bit: Int) {
-                guard let x, x.isFinite else { return }
-                mask |= 1 << UInt64(bit)
-                v[bit] = Self.quantise(x, PointField.scale[bit])
-            }
-            optional(f.altHAE, PointField.altHAE)
-            optional(f.altMSL, PointField.altMSL)
-            optional(f.eph, PointField.eph)
-            optional(f.epx, PointField.epx)
-            optional(f.epy, PointField.epy)
-            optional(f.epv, PointField.epv)
-            optional(f.speed, PointField.speed)
-            optional(f.track, PointField.track)
-            optional(f.climb, PointField.climb)
-            optional(f.pressurePa, PointField.pressure)
-            optional(f.temperatureC, PointField.temperature)
-            Self.putVarint(mask == previousMask ? 0 : mask + 1, body, &bodyCount)
-            previousMask = mask
-            var m = mask
-            while m != 0 {
-                let bit = m.trailingZeroBitCount
-                m &= m - 1
-                let last = history[2 * bit], before = history[2 * bit + 1]
-                let prediction: Int64
-                switch seen[bit] {
-                case 0: prediction = 0
-                case 1: prediction = last
-                default: prediction = 2 &* last &- before
-                }
-                let q = v[bit]
-                Self.putVarint(Varint.zigzag(q &- prediction), body, &bodyCount)
-                history[2 * bit + 1] = last
-                history[2 * bit] = q
-                if seen[bit] < 2 { seen[bit] += 1 }
-            }
+        @inline(__always) func has(_ x: Double?, _ bit: Int) { if let x, x.isFinite { mask |= 1 << UInt64(bit) } }
+        has(f.altHAE, PointField.altHAE)
+        has(f.altMSL, PointField.altMSL)
+        has(f.eph, PointField.eph)
+        has(f.epx, PointField.epx)
+        has(f.epy, PointField.epy)
+        has(f.epv, PointField.epv)
+        has(f.speed, PointField.speed)
+        has(f.track, PointField.track)
+        has(f.climb, PointField.climb)
+        has(f.pressurePa, PointField.pressure)
+        has(f.temperatureC, PointField.temperature)
+        Self.putVarint(mask == previousMask ? 0 : mask + 1, body, &bodyCount)
+        previousMask = mask
+        let body = self.body, history = self.history, seen = self.seen
+        var n = bodyCount
+        @inline(__always) func put(_ bit: Int, _ q: Int64) {
+            let last = history[2 * bit], before = history[2 * bit + 1]
+            let s = seen[bit]
+            let prediction = s == 0 ? 0 : (s == 1 ? last : 2 &* last &- before)
+            Self.putVarint(Varint.zigzag(q &- prediction), body, &n)
+            history[2 * bit + 1] = last
+            history[2 * bit] = q
+            if s < 2 { seen[bit] = s + 1 }
         }
+        @inline(__always) func put(_ x: Double?, _ bit: Int, _ scale: Double) {
+            if let x, x.isFinite { put(bit, Self.quantise(x, scale)) }
+        }
+        put(PointField.time, f.timeMs)
+        put(PointField.lat, Self.quantise(f.lat, 1e7))
+        put(PointField.lon, Self.quantise(f.lon, 1e7))
+        put(PointField.mode, Int64(f.mode))
+        put(f.altHAE, PointField.altHAE, 100)
+        put(f.altMSL, PointField.altMSL, 100)
+        put(f.eph, PointField.eph, 100)
+        put(f.epx, PointField.epx, 100)
+        put(f.epy, PointField.epy, 100)
+        put(f.epv, PointField.epv, 100)
+        put(f.speed, PointField.speed, 1000)
+        put(f.track, PointField.track, 100)
+        put(f.climb, PointField.climb, 1000)
+        put(f.pressurePa, PointField.pressure, 10)
+        put(f.temperatureC, PointField.temperature, 100)
+        bodyCount = n
     }
 
     /// Appends the record body and starts a new batch.
