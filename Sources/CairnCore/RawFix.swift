@@ -60,9 +60,11 @@ public struct RawFix: Equatable, Sendable {
 
 /// The offered fixes waiting for their verdicts, in offer order, in fixed capacity. Verdicts come
 /// out of order (the rules hold some fixes back to judge them by their successors); fixes leave
-/// in offer order, as soon as every older one is decided.
+/// in offer order, as soon as every older one is decided. The capacity covers a fix held through
+/// a whole standstill up to the default close limit (30 min at 1 Hz: a corner candidate of the
+/// distance filter waits for the next kept point); the storage grows to it only when needed.
 struct RawQueue {
-    static let capacity = 256
+    static let capacity = 2048
     private var items: [RawFix] = []
     private var decided: [Bool] = []
     private var head = 0
@@ -75,12 +77,14 @@ struct RawQueue {
 
     private func slot(_ i: Int) -> Int { (head + i) % Self.capacity }
 
-    /// Adds an offered fix; a full queue first hands out its oldest fix, undecided.
+    /// Adds an offered fix; a full queue first hands out its oldest fix, undecided, and the
+    /// decided ones behind it.
     mutating func append(_ r: RawFix, overflow: (RawFix) -> Void) {
         if count == Self.capacity {
             overflow(items[head])
             head = slot(1)
             count -= 1
+            drain(overflow)
         }
         if items.count < Self.capacity {
             items.append(r)
