@@ -233,6 +233,23 @@ final class RefilterTests: XCTestCase {
             return try? RecordCodec.decodeBody(type: 200, &reader)
         }
         XCTAssertEqual(r, .unknown(type: 200, payload: body))
+        // Hostile payloads: every prefix and a few thousand corruptions of a real one decode or
+        // are refused as malformed, never trap.
+        var g = SplitMix64(state: 5)
+        for cut in 0...body.count {
+            _ = Array(body[..<cut]).withUnsafeBytes { p in
+                var reader = ByteReader(p)
+                return try? RecordCodec.decodeBody(type: 8, &reader)
+            }
+        }
+        for _ in 0..<5000 {
+            var b = body
+            for _ in 0..<(1 + Int(g.next() % 4)) { b[Int(g.next() % UInt64(b.count))] = UInt8(truncatingIfNeeded: g.next()) }
+            _ = b.withUnsafeBytes { p in
+                var reader = ByteReader(p)
+                return try? RecordCodec.decodeBody(type: 8, &reader)
+            }
+        }
         // The resolution a raw fix is judged at is what the log gives back.
         XCTAssertEqual(raws.map(\.fix), raws.map { $0.fix.atLogResolution })
     }
