@@ -118,5 +118,14 @@ final class RawEndToEndTests: XCTestCase {
         let bad = try Harness.cairn("record", "--raw", "maybe", "--check")
         XCTAssertEqual(bad.status, 64, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("'--raw <on|off>'"), bad.stderr)
+        let conf = Harness.tempDir() + "/cairn.conf"
+        try "sync = 2\nraw = sometimes\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let fromFile = try Harness.cairn("record", "--config", conf, "--check")
+        XCTAssertEqual(fromFile.status, 64, fromFile.stderr)
+        XCTAssertTrue(fromFile.stderr.contains("\(conf):2: The value 'sometimes' is invalid for '--raw <on|off>'"), fromFile.stderr)
+        try "raw = off\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let off = try Harness.cairn("record", "--config", conf, "--check")
+        XCTAssertEqual(off.status, 0, off.stderr)
+        XCTAssertTrue(off.stdout.contains("raw = off"), off.stdout)
     }
 }
