@@ -120,7 +120,7 @@ public struct TripRecorder<Filter: FixFilter> {
 
     /// Judges a stored raw fix again, as it was judged when recorded: what happened to the rules
     /// before it is done again first (`RawFix.events`), then it is offered as it arrived. A raw
-    /// fix that starts a run (`RawEvents.runStart`) needs a new recorder (`replayStarts`).
+    /// fix that starts a run (`RawEvents.runStart`) needs a new recorder (as `TripReplay` does).
     public mutating func replay(_ r: RawFix, emit: (RecorderAction) -> Void) {
         if r.events.contains(.closedWithoutFix) {
             finish(systemNowMs: r.arrivalMs, emit: emit)

@@ -80,7 +80,7 @@ enum RawFixesCodec {
 
 /// Builds a raw fixes record one fix at a time, so that framing it at a sync costs no pass over
 /// the batch (the recorder frames one every few seconds). Its buffers are allocated once, for
-/// `RawQueueLimits.batch` fixes: the record path runs on plain memory, without a check of
+/// `RawBatchLimits.batch` fixes: the record path runs on plain memory, without a check of
 /// uniqueness or capacity per byte.
 final class RawBatchEncoder {
     /// The points body of section 7 (without its count), the verdict bytes, the lag varints
@@ -105,7 +105,7 @@ final class RawBatchEncoder {
 
     let capacity: Int
 
-    init(capacity: Int = RawQueueLimits.batch) {
+    init(capacity: Int = RawBatchLimits.batch) {
         let n = max(1, capacity)
         self.capacity = n
         body = .allocate(capacity: n * Self.maxFixBytes)
@@ -248,7 +248,7 @@ final class RawBatchEncoder {
     }
 }
 
-enum RawQueueLimits {
+enum RawBatchLimits {
     /// Raw fixes per record at most (a recorder replaying faster than real time reaches it).
     static let batch = 256
 }

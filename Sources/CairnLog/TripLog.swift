@@ -193,7 +193,7 @@ public final class TripLog {
 
     private func addRaw(_ r: RawFix, monoMs: Int64) {
         rawBatch.add(r)
-        if rawBatch.count >= RawQueueLimits.batch { flushRaws(monoMs: monoMs) }
+        if rawBatch.count >= RawBatchLimits.batch { flushRaws(monoMs: monoMs) }
     }
 
     /// The fixes that waited for this trip to open are its first.
