@@ -58,11 +58,12 @@ func bytesIn(_ dir: String) -> Int {
 
 let input = readFile(capturePath)
 
-// As `cairn record --clock fix --activity ride` (default close-after and sync).
+// As `cairn record --clock fix --activity ride` (default close-after, sync and --raw on).
 let profile = ActivityProfile.ride
 var config = TripRecorder<FixRules>.Config()
 config.clockIsFix = true
 config.closeWithoutFixMs = profile.closeAfterMs
+config.keepsRaw = true
 var recorder = TripRecorder(filter: FixRules(profile: profile), config: config)
 let log: TripLog
 do {

@@ -13,33 +13,34 @@ public struct Fix: Equatable, Sendable {
     // The optional fields are kept as NaN when absent, as libgps keeps them: a `Double?` takes 16
     // bytes in a struct and a `Double` 8, so a Fix is 120 bytes instead of 208, and a fix is
     // copied a dozen times on its way through the rules (memcpy was 12 % of the instructions
-    // per fix). Setting a field to NaN is setting it absent.
-    private var storedAltHAE = Double.nan, storedAltMSL = Double.nan
-    private var storedEph = Double.nan, storedEpx = Double.nan, storedEpy = Double.nan, storedEpv = Double.nan
-    private var storedSpeed = Double.nan, storedTrack = Double.nan, storedClimb = Double.nan
-    private var storedPressurePa = Double.nan, storedTemperatureC = Double.nan
+    // per fix). Setting a field to NaN is setting it absent. The accessors are inlinable: the
+    // log's encoders read every field of every fix from another module.
+    @usableFromInline var storedAltHAE = Double.nan, storedAltMSL = Double.nan
+    @usableFromInline var storedEph = Double.nan, storedEpx = Double.nan, storedEpy = Double.nan, storedEpv = Double.nan
+    @usableFromInline var storedSpeed = Double.nan, storedTrack = Double.nan, storedClimb = Double.nan
+    @usableFromInline var storedPressurePa = Double.nan, storedTemperatureC = Double.nan
 
     /// Height above the WGS 84 ellipsoid and above mean sea level (geoid), metres.
-    public var altHAE: Double? { get { Self.value(storedAltHAE) } set { storedAltHAE = newValue ?? .nan } }
-    public var altMSL: Double? { get { Self.value(storedAltMSL) } set { storedAltMSL = newValue ?? .nan } }
+    @inlinable public var altHAE: Double? { get { Self.value(storedAltHAE) } set { storedAltHAE = newValue ?? .nan } }
+    @inlinable public var altMSL: Double? { get { Self.value(storedAltMSL) } set { storedAltMSL = newValue ?? .nan } }
     /// gpsd's horizontal/vertical error estimates, metres, ~95 % (see `Accuracy`).
-    public var eph: Double? { get { Self.value(storedEph) } set { storedEph = newValue ?? .nan } }
-    public var epx: Double? { get { Self.value(storedEpx) } set { storedEpx = newValue ?? .nan } }
-    public var epy: Double? { get { Self.value(storedEpy) } set { storedEpy = newValue ?? .nan } }
-    public var epv: Double? { get { Self.value(storedEpv) } set { storedEpv = newValue ?? .nan } }
+    @inlinable public var eph: Double? { get { Self.value(storedEph) } set { storedEph = newValue ?? .nan } }
+    @inlinable public var epx: Double? { get { Self.value(storedEpx) } set { storedEpx = newValue ?? .nan } }
+    @inlinable public var epy: Double? { get { Self.value(storedEpy) } set { storedEpy = newValue ?? .nan } }
+    @inlinable public var epv: Double? { get { Self.value(storedEpv) } set { storedEpv = newValue ?? .nan } }
     /// Speed over ground (m/s), course over ground (degrees true), vertical speed (m/s).
-    public var speed: Double? { get { Self.value(storedSpeed) } set { storedSpeed = newValue ?? .nan } }
-    public var track: Double? { get { Self.value(storedTrack) } set { storedTrack = newValue ?? .nan } }
-    public var climb: Double? { get { Self.value(storedClimb) } set { storedClimb = newValue ?? .nan } }
+    @inlinable public var speed: Double? { get { Self.value(storedSpeed) } set { storedSpeed = newValue ?? .nan } }
+    @inlinable public var track: Double? { get { Self.value(storedTrack) } set { storedTrack = newValue ?? .nan } }
+    @inlinable public var climb: Double? { get { Self.value(storedClimb) } set { storedClimb = newValue ?? .nan } }
     /// Air pressure at the fix's time (Pa), from the barometer after spike rejection and a few
     /// seconds of averaging; nil without a working barometer. Not from the receiver, but stored
     /// with the point so climb can be recomputed from the log.
-    public var pressurePa: Double? { get { Self.value(storedPressurePa) } set { storedPressurePa = newValue ?? .nan } }
+    @inlinable public var pressurePa: Double? { get { Self.value(storedPressurePa) } set { storedPressurePa = newValue ?? .nan } }
     /// Air temperature (°C) from the barometer's own sensor, read with the pressure; nil without one.
     /// The sensor sits on the board: sun and the board's own heat read as warmer air.
-    public var temperatureC: Double? { get { Self.value(storedTemperatureC) } set { storedTemperatureC = newValue ?? .nan } }
+    @inlinable public var temperatureC: Double? { get { Self.value(storedTemperatureC) } set { storedTemperatureC = newValue ?? .nan } }
 
-    @inline(__always) private static func value(_ v: Double) -> Double? { v.isNaN ? nil : v }
+    @usableFromInline @inline(__always) static func value(_ v: Double) -> Double? { v.isNaN ? nil : v }
 
     public init(timeMs: Int64, lat: Double, lon: Double, mode: Int,
                 altHAE: Double? = nil, altMSL: Double? = nil,

@@ -2,8 +2,9 @@
 public enum RuleOutput: Equatable, Sendable {
     /// Keep this point.
     case keep(Fix)
-    /// One offered fix was dropped, and why.
-    case drop(DropReason)
+    /// One offered fix was dropped, and why (the fix as it was judged: its time and position
+    /// are the offered fix's).
+    case drop(DropReason, Fix)
     /// The next kept point starts a new segment.
     case segment(SegmentReason)
     /// The standstill has lasted long enough: the trip ends here.
@@ -165,14 +166,14 @@ public struct FixRules: FixFilter {
     private var heldForced = false
     /// A second held fix, when the first arrived too fast and this one sits by it (rule 5, a
     /// two-fix excursion).
-    private var held2: Fix?
-    private var held2Forced = false
+    private var secondHeld: Fix?
+    private var secondHeldForced = false
     /// The last fix that reached the distance filter, and the distance travelled (by measured
     /// speed) since the last kept point.
-    private var lastCandidate: Fix?
-    private var travelled = 0.0
+    private var lastFiltered: Fix?
+    private var travelledSinceKept = 0.0
     /// Fixes that passed every gate but the first-fix accuracy, before the trip started.
-    private var preStart = RingBuffer<Fix>(capacity: 64)
+    private var waitingForStart = RingBuffer<Fix>(capacity: 64)
     /// Fixes skipped by the distance filter since the last kept point: corner candidates.
     private var skipped = RingBuffer<Fix>(capacity: 32)
     private var jumpsInRow = 0
@@ -183,33 +184,35 @@ public struct FixRules: FixFilter {
     private var lastUsable: Fix?
     private var standing = false
     private var standStartMs: Int64 = 0
-    private var standAnchor: Fix?
+    private var stopAnchor: Fix?
     /// The newest still fix of the current standstill, and a newer one with some speed (the
     /// rider already rolling, not yet confirmed): where the way on starts. Not yet judged.
     private var lastStill: Fix?
-    private var lastStir: Fix?
-    private var movingVotes = 0
+    private var lastRolling: Fix?
+    /// Fixes in a row at the walking-off speed during a standstill (rule 6).
+    private var movingFixesInRow = 0
     /// Rule 12: fixes held because their time left the line, with their arrival times; the line's
     /// arrival time; whether the first fix was already judged against the system clock.
-    private var suspects: [(fix: Fix, arrivalMs: Int64?)] = []
+    private var timeSuspects: [(fix: Fix, arrivalMs: Int64?)] = []
     /// The held fixes only ran ahead of the arrival clock by more than a gap (not an hour): if
     /// their successors agree, it was a silence, judged like any other, not a new time line.
-    private var suspectsAreGap = false
+    private var timeSuspectsAreGap = false
     private var lastTimeArrivalMs: Int64?
     private var timeLineChecked = false
     /// Rule 2: how far the fix times are taken to be behind the recorder's clock, and the run of
     /// equally late fixes that would say so.
     private var clockOffsetMs: Int64 = 0
-    private var staleRun = 0
+    private var equallyLateInRow = 0
     private var lastStaleLagMs: Int64?
     /// The receiver's recent intervals and the previous offered fix (cadence, derived speed).
     private var intervals = RingBuffer<Int64>(capacity: 9)
     private var intervalMs: Int64 = 1000
-    private var scratch: [Int64] = []
+    private var sortedIntervals: [Int64] = []
     private var lastOffered: Fix?
-    private var derivedVotes = 0
+    /// Evidence (0...8) that the speeds are gpsd's own from positions, not a doppler's.
+    private var derivedSpeedScore = 0
     /// Rule 13: the fixes since an outage ended, while their positions are not yet trusted.
-    private var converging = RingBuffer<Fix>(capacity: 128)
+    private var convergingFixes = RingBuffer<Fix>(capacity: 128)
     private var isConverging = false
 
     public init(profile: ActivityProfile = .ride, limits: RuleLimits = RuleLimits()) {
@@ -220,7 +223,8 @@ public struct FixRules: FixFilter {
     /// The recorder is standing still (for the live status).
     public var isStanding: Bool { standing }
 
-    private func h(_ f: Fix) -> Double { Accuracy.horizontal68(f) ?? limits.unknownAccuracyM }
+    /// The fix's 68 % horizontal uncertainty, metres.
+    private func uncertainty(_ f: Fix) -> Double { Accuracy.horizontal68(f) ?? limits.unknownAccuracyM }
 
     public mutating func offer(_ f: Fix, nowMs: Int64, emit: (RuleOutput) -> Void) {
         offer(f, nowMs: nowMs, arrivalMs: nil, emit: emit)
@@ -231,8 +235,8 @@ public struct FixRules: FixFilter {
     public mutating func offer(_ f: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
         // Rule 2 and sanity.
         guard f.lat.isFinite, f.lon.isFinite, abs(f.lat) <= 90, abs(f.lon) <= 180,
-              f.timeMs >= limits.earliestValidMs else { return emit(.drop(.invalid)) }
-        if !judgeAge(f, nowMs: nowMs) { return emit(.drop(.stale)) }
+              f.timeMs >= limits.earliestValidMs else { return emit(.drop(.invalid, f)) }
+        if !judgeAge(f, nowMs: nowMs) { return emit(.drop(.stale, f)) }
         // Rule 12: a fix time far off the time line is held until its successors say which is right.
         if !judgeTime(f, nowMs: nowMs, arrivalMs: arrivalMs, emit: emit) { return }
         judge(f, arrivalMs: arrivalMs, emit: emit)
@@ -244,59 +248,59 @@ public struct FixRules: FixFilter {
     private mutating func judgeAge(_ f: Fix, nowMs: Int64) -> Bool {
         let lag = nowMs - clockOffsetMs - f.timeMs
         guard lag > limits.maxAgeMs else {
-            staleRun = 0
+            equallyLateInRow = 0
             return true
         }
-        if let p = lastStaleLagMs, abs(lag - p) <= 5_000 { staleRun += 1 } else { staleRun = 1 }
+        if let p = lastStaleLagMs, abs(lag - p) <= 5_000 { equallyLateInRow += 1 } else { equallyLateInRow = 1 }
         lastStaleLagMs = lag
-        guard staleRun >= limits.staleBeforeClockIsOff else { return false }
+        guard equallyLateInRow >= limits.staleBeforeClockIsOff else { return false }
         clockOffsetMs += lag
-        staleRun = 0
+        equallyLateInRow = 0
         return true
     }
 
     /// Rule 12. Returns false when `f` was held or dropped here.
     private mutating func judgeTime(_ f: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) -> Bool {
-        if !suspects.isEmpty {
-            let last = suspects[suspects.count - 1]
+        if !timeSuspects.isEmpty {
+            let last = timeSuspects[timeSuspects.count - 1]
             // (After a step back, a successor that runs a gap ahead again is no follower: two
             // time lines interleaved must not confirm each other.)
             if f.timeMs > last.fix.timeMs && !isTimeJump(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs)
-                && (suspectsAreGap || !isAhead(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs)) {
-                suspects.append((f, arrivalMs))
-                if suspects.count >= limits.timeJumpConfirmations + 1 {
-                    if suspectsAreGap { acceptGap(emit: emit) } else { acceptTimeJump(nowMs: nowMs, emit: emit) }
+                && (timeSuspectsAreGap || !isAhead(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs)) {
+                timeSuspects.append((f, arrivalMs))
+                if timeSuspects.count >= limits.timeJumpConfirmations + 1 {
+                    if timeSuspectsAreGap { acceptGap(emit: emit) } else { acceptTimeJump(nowMs: nowMs, emit: emit) }
                 }
                 return false
             }
             // Back on the old line (or somewhere else again): what was held was the outlier.
-            for _ in 0..<suspects.count { emit(.drop(.timeJump)) }
-            suspects.removeAll()
+            for s in timeSuspects { emit(.drop(.timeJump, s.fix)) }
+            timeSuspects.removeAll()
         }
         if let t = lastTimeMs {
             // Back by more than a gap, too: a receiver whose clock steps back (GPS time corrected
             // to UTC, 18 s) would otherwise lose that many seconds as "not after" and then the
             // line to the jump rule.
             if isTimeJump(f.timeMs, arrivalMs, from: t, lastTimeArrivalMs) || t - f.timeMs > gapMs {
-                suspects.append((f, arrivalMs))
-                suspectsAreGap = false
+                timeSuspects.append((f, arrivalMs))
+                timeSuspectsAreGap = false
                 return false
             }
             if f.timeMs <= t {
-                emit(.drop(.timeNotAfter))
+                emit(.drop(.timeNotAfter, f))
                 return false
             }
             // Ahead of the arrival clock by more than a gap: a real silence, or one fix stamped
             // minutes ahead. Taken as the line, the latter would make every fix after it "not
             // after" it (or a jump back that ends the trip): its successors decide here too.
             if isAhead(f.timeMs, arrivalMs, from: t, lastTimeArrivalMs) {
-                suspects.append((f, arrivalMs))
-                suspectsAreGap = true
+                timeSuspects.append((f, arrivalMs))
+                timeSuspectsAreGap = true
                 return false
             }
         } else if nowMs >= limits.earliestValidMs, abs(f.timeMs - nowMs) > limits.timeJumpMs, !timeLineChecked {
             // The first fix, far from a clock that looks set: judged by its successors too.
-            suspects.append((f, arrivalMs))
+            timeSuspects.append((f, arrivalMs))
             return false
         }
         lastTimeMs = f.timeMs
@@ -322,8 +326,8 @@ public struct FixRules: FixFilter {
     /// The fixes held after a forward step agree with each other: it was a silence. They are
     /// judged as they came (rule 9 decides whether the line goes across).
     private mutating func acceptGap(emit: (RuleOutput) -> Void) {
-        let held = suspects
-        suspects.removeAll()
+        let held = timeSuspects
+        timeSuspects.removeAll()
         for (f, a) in held {
             lastTimeMs = f.timeMs
             lastTimeArrivalMs = a
@@ -334,8 +338,8 @@ public struct FixRules: FixFilter {
     /// The held fixes agree with each other: the receiver's time really moved (a reset, a
     /// rollover fixed). The trip so far ends there and the held fixes start afresh.
     private mutating func acceptTimeJump(nowMs: Int64, emit: (RuleOutput) -> Void) {
-        let held = suspects
-        suspects.removeAll()
+        let held = timeSuspects
+        timeSuspects.removeAll()
         if tripStarted {
             releaseHeld(emit: emit)
             releaseSkipped(emit: emit)
@@ -377,15 +381,15 @@ public struct FixRules: FixFilter {
                 // (Standing still both are zero: only moving steps tell.)
                 if let v = f.speed, let chord = Optional(Geodesy.shortEllipsoidDistance(p, f) / (Double(dt) / 1000)), chord >= 0.5 {
                     if abs(v - chord) <= 0.003 + 0.0005 * chord {
-                        derivedVotes = min(derivedVotes + 1, 8)
+                        derivedSpeedScore = min(derivedSpeedScore + 1, 8)
                     } else {
-                        derivedVotes = max(derivedVotes - 2, 0)
+                        derivedSpeedScore = max(derivedSpeedScore - 2, 0)
                     }
                 }
             }
         }
         lastOffered = f
-        if derivedVotes >= 4 {
+        if derivedSpeedScore >= 4 {
             f.speed = nil
             f.track = nil
         }
@@ -393,10 +397,10 @@ public struct FixRules: FixFilter {
 
     /// The median of the recent intervals (a fix a second until there are any).
     private mutating func updateInterval() {
-        scratch.removeAll(keepingCapacity: true)
-        for i in 0..<intervals.count { scratch.append(intervals[i]) }
-        scratch.sort()
-        intervalMs = scratch.isEmpty ? 1000 : scratch[scratch.count / 2]
+        sortedIntervals.removeAll(keepingCapacity: true)
+        for i in 0..<intervals.count { sortedIntervals.append(intervals[i]) }
+        sortedIntervals.sort()
+        intervalMs = sortedIntervals.isEmpty ? 1000 : sortedIntervals[sortedIntervals.count / 2]
     }
     private var gapMs: Int64 { max(limits.gapMs, 3 * intervalMs) }
     private var confirmWithinMs: Int64 { max(limits.confirmWithinMs, 2 * intervalMs + 500) }
@@ -404,7 +408,7 @@ public struct FixRules: FixFilter {
     private mutating func judge(_ fix: Fix, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
         var f = fix
         learn(&f)
-        if let a = Accuracy.horizontal68(f), !(a <= limits.maxAccuracyM) { return emit(.drop(.rough)) }
+        if let a = Accuracy.horizontal68(f), !(a <= limits.maxAccuracyM) { return emit(.drop(.rough, f)) }
         // Rule 3: the position and the height are judged apart. A height that is not trusted is
         // never exported (`Accuracy.heightIsTrusted`), but its position is still a position.
 
@@ -418,9 +422,7 @@ public struct FixRules: FixFilter {
                (f.speed ?? profile.movingSpeedMps) >= profile.movingSpeedMps {
                 // A short stop (a light) and then into the tunnel: it rode through the silence.
                 standing = false
-                lastStill = nil
-                lastStir = nil
-                emit(.drop(.standing))
+                dropLastStanding(emit: emit)
             }
             if !standing {
                 let from = lastKept ?? prev
@@ -436,12 +438,12 @@ public struct FixRules: FixFilter {
                 }
             }
             jumpsInRow = 0
-            if dt * 1000 >= Double(limits.convergeAfterMs), f.speed != nil { converging.removeAll(); isConverging = true }
+            if dt * 1000 >= Double(limits.convergeAfterMs), f.speed != nil { convergingFixes.removeAll(); isConverging = true }
         }
         lastUsable = f
 
         // Rule 13: after a long outage, positions are taken once they move as the doppler says.
-        if isConverging, !converged(f) { return emit(.drop(.converging)) }
+        if isConverging, !converged(f) { return emit(.drop(.converging, f)) }
 
         // Rule 6 (and rule 7's position test while standing without a speed).
         var forced = false
@@ -451,7 +453,7 @@ public struct FixRules: FixFilter {
                     releaseHeld(emit: emit)
                     releaseSkipped(emit: emit)
                     dropLastStanding(emit: emit)
-                    emit(.drop(.standing))
+                    emit(.drop(.standing, f))
                     emit(.closeTrip)
                     tripClosed()
                     return
@@ -460,9 +462,9 @@ public struct FixRules: FixFilter {
                 return
             }
             standing = false
-            let still = lastStill, stir = lastStir
+            let still = lastStill, rolling = lastRolling
             lastStill = nil
-            lastStir = nil
+            lastRolling = nil
             let pause = tripStarted && f.timeMs - standStartMs >= profile.pauseAfterMs
             if pause {
                 releaseHeld(emit: emit)
@@ -474,19 +476,19 @@ public struct FixRules: FixFilter {
             // After a pause (a new segment) or before the trip, the way on starts where the
             // receiver last stood still, so the metres ridden while the speed was building up
             // are not lost. After a short stop the line from the stop fix already covers them.
-            for (i, d) in [still, stir].enumerated() {
+            for (i, d) in [still, rolling].enumerated() {
                 guard let d else { continue }
                 if (pause && tripStarted) || (!tripStarted && goodFirstFix(d)) {
                     push(d, forced: i == 0, emit: emit)
                 } else {
-                    emit(.drop(.standing))
+                    emit(.drop(.standing, d))
                 }
             }
         } else if let s = f.speed, s < profile.standingSpeedMps {
             standing = true
             standStartMs = f.timeMs
-            standAnchor = f
-            movingVotes = 0
+            stopAnchor = f
+            movingFixesInRow = 0
             // Before a trip, a standing receiver starts nothing (its newest fix waits to be
             // where the trip sets off from); inside one, the first fix of the stop is kept so
             // the track reaches the place.
@@ -499,8 +501,8 @@ public struct FixRules: FixFilter {
         }
 
         // Rule 7.
-        if f.speed == nil, let ref = held2 ?? held ?? lastKept, Geodesy.distance(ref, f) <= h(f) {
-            return emit(.drop(.noSpeedNear))
+        if f.speed == nil, let ref = secondHeld ?? held ?? lastKept, Geodesy.distance(ref, f) <= uncertainty(f) {
+            return emit(.drop(.noSpeedNear, f))
         }
 
         // Rule 1. A fix not yet good enough waits in a small ring: once the trip starts at a
@@ -510,8 +512,8 @@ public struct FixRules: FixFilter {
             let since = waitingSinceMs ?? f.timeMs
             waitingSinceMs = since
             if !goodFirstFix(f) {
-                if preStart.isFull { emit(.drop(.firstFix)) }
-                preStart.append(f)
+                if let oldest = waitingForStart.first, waitingForStart.isFull { emit(.drop(.firstFix, oldest)) }
+                waitingForStart.append(f)
                 return
             }
         }
@@ -520,7 +522,7 @@ public struct FixRules: FixFilter {
         if let ref = jumpRef {
             if !withinJump(ref, f) {
                 jumpsInRow += 1
-                if jumpsInRow <= limits.jumpsBeforeReset { return emit(.drop(.jump)) }
+                if jumpsInRow <= limits.jumpsBeforeReset { return emit(.drop(.jump, f)) }
                 // The reference was the bad one (or the receiver really is elsewhere now): what
                 // was judged against it ends the segment, and the next one starts here.
                 releaseHeld(emit: emit)
@@ -541,16 +543,16 @@ public struct FixRules: FixFilter {
     public mutating func flush(emit: (RuleOutput) -> Void) {
         // Held time outliers nothing confirmed. Fixes after a forward step are kept as after a
         // silence: with nothing after them, they are more likely the ride's end than outliers.
-        if suspectsAreGap && suspects.count > 1 {
+        if timeSuspectsAreGap && timeSuspects.count > 1 {
             acceptGap(emit: emit)
         } else {
-            for _ in 0..<suspects.count { emit(.drop(.timeJump)) }
+            for s in timeSuspects { emit(.drop(.timeJump, s.fix)) }
         }
-        suspects.removeAll()
+        timeSuspects.removeAll()
         releaseHeld(emit: emit)
         dropLastStanding(emit: emit)
-        for _ in 0..<preStart.count { emit(.drop(.firstFix)) }
-        preStart.removeAll()
+        for i in 0..<waitingForStart.count { emit(.drop(.firstFix, waitingForStart[i])) }
+        waitingForStart.removeAll()
         releaseSkipped(emit: emit)
         // Whatever comes next is judged afresh (gpsd may come back anywhere).
         jumpRef = nil
@@ -559,21 +561,21 @@ public struct FixRules: FixFilter {
 
     public mutating func tripClosed() {
         // (Waiting fixes are dropped by the caller's flush; a closed trip forgets them.)
-        preStart.removeAll()
+        waitingForStart.removeAll()
         lastStill = nil
-        lastStir = nil
+        lastRolling = nil
         lastKept = nil
         jumpRef = nil
         held = nil
-        held2 = nil
+        secondHeld = nil
         heldForced = false
         skipped.removeAll()
-        lastCandidate = nil
-        travelled = 0
+        lastFiltered = nil
+        travelledSinceKept = 0
         jumpsInRow = 0
         tripStarted = false
         waitingSinceMs = nil
-        converging.removeAll()
+        convergingFixes.removeAll()
         isConverging = false
         // `standing` is kept: a trip closed by a standstill reopens only on movement.
     }
@@ -594,21 +596,21 @@ public struct FixRules: FixFilter {
             isConverging = false
             return true
         }
-        converging.append(f)
-        let first = converging[0]
+        convergingFixes.append(f)
+        let first = convergingFixes[0]
         if f.timeMs - first.timeMs >= limits.convergeGiveUpMs {
             isConverging = false
             return true
         }
         let window = max(limits.convergeWindowMs, intervalMs)
-        var i = converging.count - 1
-        while i > 0 && f.timeMs - converging[i].timeMs < window { i -= 1 }
-        let from = converging[i]
+        var i = convergingFixes.count - 1
+        while i > 0 && f.timeMs - convergingFixes[i].timeMs < window { i -= 1 }
+        let from = convergingFixes[i]
         guard f.timeMs - from.timeMs >= window else { return false }
         var pe = 0.0, pn = 0.0, path = 0.0
         var directed = true
-        for k in i..<(converging.count - 1) {
-            let a = converging[k], b = converging[k + 1]
+        for k in i..<(convergingFixes.count - 1) {
+            let a = convergingFixes[k], b = convergingFixes[k + 1]
             let dt = Double(b.timeMs - a.timeMs) / 1000
             let va = a.speed ?? 0, vb = b.speed ?? 0
             path += (va + vb) / 2 * dt
@@ -636,17 +638,17 @@ public struct FixRules: FixFilter {
     // MARK: - Rule 6 helpers
 
     private mutating func dropLastStanding(emit: (RuleOutput) -> Void) {
-        if lastStill != nil { emit(.drop(.standing)) }
-        if lastStir != nil { emit(.drop(.standing)) }
+        if let s = lastStill { emit(.drop(.standing, s)) }
+        if let s = lastRolling { emit(.drop(.standing, s)) }
         lastStill = nil
-        lastStir = nil
+        lastRolling = nil
     }
 
     /// Keeps back the newest still fix, and the newest rolling one after it; drops the rest.
     private mutating func holdStanding(_ f: Fix, emit: (RuleOutput) -> Void) {
         if let s = f.speed, s >= profile.standingSpeedMps {
-            if lastStir != nil { emit(.drop(.standing)) }
-            lastStir = f
+            if let s = lastRolling { emit(.drop(.standing, s)) }
+            lastRolling = f
         } else {
             dropLastStanding(emit: emit)
             lastStill = f
@@ -656,15 +658,15 @@ public struct FixRules: FixFilter {
     private mutating func stillStanding(_ f: Fix) -> Bool {
         // An anchor the next fixes cannot have come from (a cold start's stale position) is
         // replaced: displacement is measured from where the receiver really is.
-        if let a = standAnchor, !withinJump(a, f) { standAnchor = f }
+        if let a = stopAnchor, !withinJump(a, f) { stopAnchor = f }
         if let s = f.speed {
-            movingVotes = s >= profile.movingSpeedMps ? movingVotes + 1 : 0
+            movingFixesInRow = s >= profile.movingSpeedMps ? movingFixesInRow + 1 : 0
             // Two rolling fixes in a row that have also left the spot where the receiver last
             // stood still; or four in a row whatever the position says (doppler blips at a
             // standstill come singly or in pairs, and never carry the position away).
-            if movingVotes >= fixes(inSeconds: 4) { return false }
-            if movingVotes >= fixes(inSeconds: 2), let from = lastStill ?? standAnchor,
-               Geodesy.distance(from, f) > max(3, 1.5 * h(f)), leavesAsDopplerSays(from, f) { return false }
+            if movingFixesInRow >= fixes(inSeconds: 4) { return false }
+            if movingFixesInRow >= fixes(inSeconds: 2), let from = lastStill ?? stopAnchor,
+               Geodesy.distance(from, f) > max(3, 1.5 * uncertainty(f)), leavesAsDopplerSays(from, f) { return false }
             // Below the walking-off speed nothing leaves: drift in bad sky wanders tens of metres
             // over an hour, and doppler blips come singly.
             if s < profile.movingSpeedMps { return true }
@@ -672,7 +674,7 @@ public struct FixRules: FixFilter {
         // Displacement from the stop, beyond the fix's own uncertainty, is movement too, when
         // the measured speed and course agree that something moves that way (a receiver
         // converging after a cold start "moves" kilometres at zero speed).
-        if let a = standAnchor, Geodesy.distance(a, f) > max(2 * h(f), 10), f.speed == nil || leavesAsDopplerSays(a, f) {
+        if let a = stopAnchor, Geodesy.distance(a, f) > max(2 * uncertainty(f), 10), f.speed == nil || leavesAsDopplerSays(a, f) {
             return false
         }
         return true
@@ -699,7 +701,7 @@ public struct FixRules: FixFilter {
 
     private func withinJump(_ a: Fix, _ b: Fix) -> Bool {
         let dt = Double(b.timeMs - a.timeMs) / 1000
-        return Geodesy.distance(a, b) <= profile.maxSpeedMps * dt + h(a) + h(b)
+        return Geodesy.distance(a, b) <= profile.maxSpeedMps * dt + uncertainty(a) + uncertainty(b)
     }
 
     /// A start (no reference) is confirmed by a successor within the jump limit and displaced
@@ -709,7 +711,7 @@ public struct FixRules: FixFilter {
         guard let v = b.speed ?? c.speed else { return true }
         let dt = Double(c.timeMs - b.timeMs) / 1000
         let d = Geodesy.distance(b, c)
-        return abs(d - v * dt) <= 0.5 * v * dt + h(b) + h(c) + 2
+        return abs(d - v * dt) <= 0.5 * v * dt + uncertainty(b) + uncertainty(c) + 2
     }
 
     /// The leg p → q is longer than the measured speed allows over its own time (50 % slack
@@ -717,7 +719,7 @@ public struct FixRules: FixFilter {
     private func tooFast(_ p: Fix, _ q: Fix, fallback: Double) -> Bool {
         let dt = Double(q.timeMs - p.timeMs) / 1000
         let v = max(p.speed ?? -1, q.speed ?? -1)
-        return Geodesy.distance(p, q) > 1.5 * (v >= 0 ? v : fallback) * dt + h(p) + h(q) + 2
+        return Geodesy.distance(p, q) > 1.5 * (v >= 0 ? v : fallback) * dt + uncertainty(p) + uncertainty(q) + 2
     }
 
     private func averageSpeed(_ a: Fix, _ c: Fix) -> Double {
@@ -729,7 +731,7 @@ public struct FixRules: FixFilter {
     /// the other one is not).
     private func isSpike(_ a: Fix, _ b: Fix, _ c: Fix) -> Bool {
         let ab = Geodesy.distance(a, b), bc = Geodesy.distance(b, c), ac = Geodesy.distance(a, c)
-        guard ab + bc - ac > max(10, 2 * h(b)) else { return false }
+        guard ab + bc - ac > max(10, 2 * uncertainty(b)) else { return false }
         let v = averageSpeed(a, c)
         return tooFast(a, b, fallback: v) || tooFast(b, c, fallback: v)
     }
@@ -739,7 +741,7 @@ public struct FixRules: FixFilter {
     private func isExcursion(_ a: Fix, _ b: Fix, _ c: Fix, _ d: Fix) -> Bool {
         let v = averageSpeed(a, d)
         guard tooFast(a, b, fallback: v), tooFast(c, d, fallback: v) else { return false }
-        return offLine(b, a, d) > max(10, 2 * h(b)) && offLine(c, a, d) > max(10, 2 * h(c))
+        return offLine(b, a, d) > max(10, 2 * uncertainty(b)) && offLine(c, a, d) > max(10, 2 * uncertainty(c))
     }
 
     private mutating func push(_ f: Fix, forced: Bool, emit: (RuleOutput) -> Void) {
@@ -749,14 +751,14 @@ public struct FixRules: FixFilter {
             return
         }
         if let a = jumpRef {
-            if let c = held2 {
+            if let c = secondHeld {
                 // Two held: drop both if they were an excursion, else keep the first and judge
                 // the second afresh.
-                let cForced = held2Forced
-                held2 = nil
+                let cForced = secondHeldForced
+                secondHeld = nil
                 if !heldForced && !cForced && isExcursion(a, b, c, f) {
-                    emit(.drop(.spike))
-                    emit(.drop(.spike))
+                    emit(.drop(.spike, b))
+                    emit(.drop(.spike, c))
                     held = f
                     heldForced = forced
                     return
@@ -767,12 +769,12 @@ public struct FixRules: FixFilter {
                 return push(f, forced: forced, emit: emit)
             }
             if !heldForced && isSpike(a, b, f) {
-                emit(.drop(.spike))
+                emit(.drop(.spike, b))
             } else if !heldForced && !forced && tooFast(a, b, fallback: averageSpeed(a, f))
                         && !tooFast(b, f, fallback: averageSpeed(a, f)) {
                 // B arrived too fast but F sits by it: perhaps both are out; wait for one more.
-                held2 = f
-                held2Forced = forced
+                secondHeld = f
+                secondHeldForced = forced
                 return
             } else {
                 keep(b, forced: heldForced, emit: emit)
@@ -781,7 +783,7 @@ public struct FixRules: FixFilter {
             if !tripStarted { backfill(before: b, emit: emit) }
             keep(b, forced: heldForced || !tripStarted || lastKept == nil, emit: emit)
         } else {
-            emit(.drop(tripStarted ? .jump : .firstFix))
+            emit(.drop(tripStarted ? .jump : .firstFix, b))
         }
         held = f
         heldForced = forced
@@ -793,16 +795,16 @@ public struct FixRules: FixFilter {
     private mutating func backfill(before b: Fix, emit: (RuleOutput) -> Void) {
         var chain: [Fix] = []
         var next = b
-        var i = preStart.count - 1
+        var i = waitingForStart.count - 1
         while i >= 0 {
-            let p = preStart[i]
+            let p = waitingForStart[i]
             guard next.timeMs - p.timeMs <= gapMs, confirms(p, next) else { break }
             chain.append(p)
             next = p
             i -= 1
         }
-        for _ in 0..<(preStart.count - chain.count) { emit(.drop(.firstFix)) }
-        preStart.removeAll()
+        for i in 0..<(waitingForStart.count - chain.count) { emit(.drop(.firstFix, waitingForStart[i])) }
+        waitingForStart.removeAll()
         for (k, p) in chain.reversed().enumerated() { keep(p, forced: k == 0, emit: emit) }
     }
 
@@ -810,19 +812,19 @@ public struct FixRules: FixFilter {
         guard let b = held else { return }
         held = nil
         let bForced = heldForced
-        let c = held2
-        held2 = nil
+        let c = secondHeld
+        secondHeld = nil
         // A start nothing confirmed is not a trip.
         if jumpRef == nil && !tripStarted {
-            emit(.drop(.firstFix))
-            if c != nil { emit(.drop(.firstFix)) }
+            emit(.drop(.firstFix, b))
+            if let c { emit(.drop(.firstFix, c)) }
             return
         }
         // No successor will judge these: one whose way in was faster than the measured speed
         // allows is taken for a spike (an excursion nothing came back from); the rest is kept.
         if let a = jumpRef, !bForced, tooFast(a, b, fallback: averageSpeed(a, b)) {
-            emit(.drop(.spike))
-            if c != nil { emit(.drop(.spike)) }
+            emit(.drop(.spike, b))
+            if let c { emit(.drop(.spike, c)) }
             return
         }
         keep(b, forced: true, emit: emit)
@@ -837,37 +839,37 @@ public struct FixRules: FixFilter {
         // How far the rider went since the last kept point, by the measured speed where there is
         // one: choosing points by their distance from the last one would prefer the fixes thrown
         // sideways by noise (they cross the threshold first), and zigzag the track long.
-        if let c = lastCandidate {
+        if let c = lastFiltered {
             let dt = Double(b.timeMs - c.timeMs) / 1000
             if let v1 = c.speed, let v2 = b.speed {
-                travelled += (v1 + v2) / 2 * dt
+                travelledSinceKept += (v1 + v2) / 2 * dt
             } else {
-                travelled += Geodesy.distance(c, b)
+                travelledSinceKept += Geodesy.distance(c, b)
             }
         }
-        lastCandidate = b
+        lastFiltered = b
         // Forced points (a stop, a segment start) skip the distance filter, but a point on top
         // of the last one adds nothing.
         // A turn of the measured course (doppler) is a corner: kept whatever the distance.
         if let last = lastKept,
            forced ? Geodesy.distance(last, b) < 1
-                  : travelled < minDistance(b) && !(courseTurn(last, b).map { $0 >= limits.cornerDegrees } ?? false) {
-            if skipped.isFull { emit(.drop(.tooClose)) }
+                  : travelledSinceKept < minDistance(b) && !(courseTurn(last, b).map { $0 >= limits.cornerDegrees } ?? false) {
+            if let oldest = skipped.first, skipped.isFull { emit(.drop(.tooClose, oldest)) }
             skipped.append(b)
             return
         }
-        travelled = 0
+        travelledSinceKept = 0
         if let last = lastKept, !skipped.isEmpty, !coursesKnown(last, b) {
             // Corners: the skipped fixes that stand off the straight line from the last kept
             // point to this one by more than the tolerance (Douglas-Peucker over the skipped ones).
             var keepIdx = [Bool](repeating: false, count: skipped.count)
             markCorners(from: last, to: b, range: 0..<skipped.count, tolerance: cornerTolerance(b), keep: &keepIdx)
             for i in 0..<skipped.count {
-                if keepIdx[i] { emit(.keep(skipped[i])) } else { emit(.drop(.tooClose)) }
+                if keepIdx[i] { emit(.keep(skipped[i])) } else { emit(.drop(.tooClose, skipped[i])) }
             }
             skipped.removeAll()
         }
-        for _ in 0..<skipped.count { emit(.drop(.tooClose)) }
+        for i in 0..<skipped.count { emit(.drop(.tooClose, skipped[i])) }
         skipped.removeAll()
         emit(.keep(b))
         lastKept = b
@@ -887,7 +889,7 @@ public struct FixRules: FixFilter {
 
     /// How far a skipped fix must stand off the chord to be a corner: above the sideways
     /// jitter of nearby fixes (30 % of their uncertainty), at least 2 m.
-    private func cornerTolerance(_ b: Fix) -> Double { max(2, min(h(b), limits.maxAccuracyM)) }
+    private func cornerTolerance(_ b: Fix) -> Double { max(2, min(uncertainty(b), limits.maxAccuracyM)) }
 
     private func markCorners(from a: Fix, to c: Fix, range: Range<Int>, tolerance: Double, keep: inout [Bool]) {
         guard !range.isEmpty else { return }
@@ -924,19 +926,19 @@ public struct FixRules: FixFilter {
     /// sideways wobble of each step); spacing points by at least their uncertainty keeps that
     /// wobble a small fraction of the step, while corners are kept separately.
     private func minDistance(_ b: Fix) -> Double {
-        max(profile.minDistanceM, min(h(b) * limits.distanceFilterUncertainties, limits.maxDistanceFilterM))
+        max(profile.minDistanceM, min(uncertainty(b) * limits.distanceFilterUncertainties, limits.maxDistanceFilterM))
     }
 
     /// Keeps the last skipped fix (the track reaches where the rider stopped) and drops the rest.
     private mutating func releaseSkipped(emit: (RuleOutput) -> Void, keepLast: Bool = true) {
         guard let last = skipped.last else { return }
         let keepLast = keepLast && lastKept.map { Geodesy.distance($0, last) >= 1 } ?? true
-        for _ in 0..<(skipped.count - (keepLast ? 1 : 0)) { emit(.drop(.tooClose)) }
+        for i in 0..<(skipped.count - (keepLast ? 1 : 0)) { emit(.drop(.tooClose, skipped[i])) }
         skipped.removeAll()
         if keepLast {
             emit(.keep(last))
             lastKept = last
-            travelled = 0
+            travelledSinceKept = 0
         }
     }
 }

@@ -8,15 +8,8 @@ public enum Report: Sendable {
     case noTime
 }
 
-/// Why a trip was closed by the recorder itself.
-public enum TripCloseReason: Sendable, Equatable {
-    /// Standing still (or without any fix) longer than the activity's close limit.
-    case standstill
-}
-
-/// A closed trip's figures, handed to the log.
+/// A trip the recorder closed itself (a standstill, or no fix for too long): its figures, for the log.
 public struct TripTotals: Sendable {
-    public var reason: TripCloseReason
     public var stats: TripStats
     public var drops: DropCounts
 }
@@ -31,6 +24,9 @@ public enum RecorderAction: Sendable {
     case keep(Fix)
     /// The trip ends (a long standstill): write its summary and close it.
     case closeTrip(TripTotals)
+    /// A fix the rules were offered, with their verdict (`Config.keepsRaw`); in offer order,
+    /// each once decided. Those before a trip opens belong to the next trip.
+    case raw(RawFix)
 }
 
 /// The recorder's pure state machine: reports in, log actions out. No I/O and no clock of its
@@ -46,6 +42,9 @@ public struct TripRecorder<Filter: FixFilter> {
         /// An open trip with no usable fix at all for this long is closed (the board was left
         /// on indoors). Fix-driven standstills are closed by the rules.
         public var closeWithoutFixMs: Int64 = 30 * 60_000
+        /// Hand out every offered fix with its verdict (`RecorderAction.raw`). The rules then
+        /// judge each fix at the log's resolution (`Fix.atLogResolution`), as a replay will.
+        public var keepsRaw = false
         public init() {}
     }
 
@@ -64,6 +63,10 @@ public struct TripRecorder<Filter: FixFilter> {
     private var outputs: [RuleOutput] = []
     /// The last point of a previous run's unclosed trip, if any (set by the caller at start-up).
     public var resumeCandidate: Fix?
+    /// The offered fixes waiting for their verdicts (`Config.keepsRaw`).
+    private var rawQueue = RawQueue()
+    /// What happened to the rules since the last offered fix.
+    private var rawEvents: RawEvents = [.runStart]
 
     public init(filter: Filter, config: Config = Config()) {
         self.filter = filter
@@ -102,6 +105,7 @@ public struct TripRecorder<Filter: FixFilter> {
     public mutating func finish(wallClockMs: Int64, emit: (RecorderAction) -> Void) {
         flush(wallClockMs: wallClockMs, emit: emit)
         runFilter(emit: emit) { f, out in f.flush(emit: out) }
+        rawEvents.insert(.rulesFlushed)
     }
 
     /// Called about once a second: closes an open trip that has had no fix at all for too long.
@@ -111,6 +115,23 @@ public struct TripRecorder<Filter: FixFilter> {
         finish(wallClockMs: wallClockMs, emit: emit)
         close(emit: emit)
         filter.tripClosed()
+        rawEvents.insert(.closedWithoutFix)
+    }
+
+    /// Judges a stored raw fix again, as it was judged when recorded: what happened to the rules
+    /// before it is done again first (`RawFix.events`), then it is offered as it arrived. A raw
+    /// fix that starts a run (`RawEvents.runStart`) needs a new recorder (as `TripReplay` does).
+    public mutating func replay(_ r: RawFix, emit: (RecorderAction) -> Void) {
+        if r.events.contains(.closedWithoutFix) {
+            finish(wallClockMs: r.arrivalMs, emit: emit)
+            close(emit: emit)
+            filter.tripClosed()
+        } else if r.events.contains(.rulesFlushed) {
+            finish(wallClockMs: r.arrivalMs, emit: emit)
+        }
+        if r.fix.timeMs > (newestFixMs ?? Int64.min) { newestFixMs = r.fix.timeMs }
+        lastFixClockMs = config.clockIsFix ? newestFixMs : r.arrivalMs
+        consider(r.fix, wallClockMs: r.arrivalMs, emit: emit)
     }
 
     /// The trip was closed by the caller (shutdown): the next kept point opens a new trip.
@@ -129,7 +150,7 @@ public struct TripRecorder<Filter: FixFilter> {
 
     private mutating func close(emit: (RecorderAction) -> Void) {
         guard tripOpen else { return }
-        emit(.closeTrip(TripTotals(reason: .standstill, stats: stats, drops: drops)))
+        emit(.closeTrip(TripTotals(stats: stats, drops: drops)))
         resetTrip()
     }
 
@@ -138,6 +159,14 @@ public struct TripRecorder<Filter: FixFilter> {
         // which one fix stamped years ahead would poison. Order and jumps are the rules' (rule 12),
         // on the system clock's pace (it advances with real time even where it started in 1970).
         let now = config.clockIsFix ? fix.timeMs : wallClockMs
+        let fix = config.keepsRaw ? fix.atLogResolution : fix
+        if config.keepsRaw {
+            let settings = RawSettings(clockIsFix: config.clockIsFix, closeAfterMs: config.closeWithoutFixMs)
+            rawQueue.append(RawFix(fix: fix, arrivalMs: wallClockMs, verdict: .undecided, events: rawEvents, settings: settings)) {
+                emit(.raw($0))
+            }
+            rawEvents = []
+        }
         runFilter(emit: emit) { f, out in f.offer(fix, nowMs: now, arrivalMs: wallClockMs, emit: out) }
     }
 
@@ -154,8 +183,11 @@ public struct TripRecorder<Filter: FixFilter> {
 
     private mutating func handle(_ out: RuleOutput, emit: (RecorderAction) -> Void) {
         switch out {
-        case .drop(let reason):
+        case .drop(let reason, let fix):
             drops.add(reason)
+            if config.keepsRaw {
+                if rawQueue.decide(fix, .dropped(reason)) { rawQueue.drain { emit(.raw($0)) } }
+            }
         case .segment(let reason):
             if tripOpen { pendingReason = reason }
         case .closeTrip:
@@ -179,6 +211,9 @@ public struct TripRecorder<Filter: FixFilter> {
             stats.add(fix)
             lastKept = fix
             emit(.keep(fix))
+            if config.keepsRaw {
+                if rawQueue.decide(fix, .kept) { rawQueue.drain { emit(.raw($0)) } }
+            }
         }
     }
 }

@@ -10,8 +10,9 @@ import CairnCore
 /// from 1 within each trip. gpsbabel's `unicsv` reads the columns by name (by substring: no
 /// column name here contains another's keyword; "interpolated" would, as latitude).
 ///
-/// With `origins` (`convert --smooth` or `--fill-gaps`) a last column, `origin`, says
-/// `measured`, `smoothed` or `interpolated` for each row.
+/// With `origins` (`convert --smooth` or `--fill-gaps`) a column `origin` says `measured`,
+/// `smoothed` or `interpolated` for each row; with `verdicts` (`convert --raw`) a last column
+/// `verdict` holds the rules' verdict on each fix (`Verdict.name`).
 public final class CSVWriter: TrackExporter {
     public static let header = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip\n"
     private let out: OutputSink
@@ -22,19 +23,23 @@ public final class CSVWriter: TrackExporter {
     private var segmentRequested = false
     private var inTrip = false
 
-    /// `laps`: write the `lap` column (the points' `PointExtras.lap`); `origins`: the `origin` column.
-    public init(sink: OutputSink, laps: Bool = false, origins: Bool = false) {
+    private let verdicts: Bool
+
+    /// `laps`: write the `lap` column (the points' `PointExtras.lap`); `origins`: the `origin`
+    /// column; `verdicts`: the `verdict` column.
+    public init(sink: OutputSink, laps: Bool = false, origins: Bool = false, verdicts: Bool = false) {
         out = sink
         self.laps = laps
         self.origins = origins
+        self.verdicts = verdicts
     }
 
     /// The header line for these columns.
-    public static func header(laps: Bool, origins: Bool) -> String {
-        String(header.dropLast()) + (laps ? ",lap" : "") + (origins ? ",origin" : "") + "\n"
+    public static func header(laps: Bool, origins: Bool, verdicts: Bool = false) -> String {
+        String(header.dropLast()) + (laps ? ",lap" : "") + (origins ? ",origin" : "") + (verdicts ? ",verdict" : "") + "\n"
     }
 
-    public func begin() { out.write(Self.header(laps: laps, origins: origins)) }
+    public func begin() { out.write(Self.header(laps: laps, origins: origins, verdicts: verdicts)) }
 
     public func beginTrip(_ heading: TripHeading) {
         trip = heading.id
@@ -84,6 +89,10 @@ public final class CSVWriter: TrackExporter {
             case .smoothed: out.put(",smoothed")
             case .interpolated: out.put(",interpolated")
             }
+        }
+        if verdicts {
+            out.byte(comma)
+            if let v = extras.verdict { out.write(v.name) }
         }
         out.byte(UInt8(ascii: "\n"))
     }

@@ -60,8 +60,12 @@ public struct ExportStages: Sendable {
     /// holds: the track after `pipeline` (smoothing, gap filling), and with a privacy window the
     /// kept stretch only (the left-out runs add no distance, time or climb to any figure an
     /// exporter writes); with neither, the whole trip as recorded.
-    public static func summary(_ trip: TripRef, window: PrivacyWindow?, pipeline: TrackPipeline? = nil) throws -> TripSummary {
-        if window == nil && pipeline == nil { return try TripCatalog.read(trip) }
+    /// `read` streams the trip's events (the recorded ones by default; `convert --refilter`
+    /// gives the rules' new ones).
+    public static func summary(_ trip: TripRef, window: PrivacyWindow?, pipeline: TrackPipeline? = nil,
+                               read: (TripRef, (TripEvent) -> Void) throws -> TripSummary = { try TripCatalog.read($0, visit: $1) })
+        throws -> TripSummary {
+        if window == nil && pipeline == nil { return try read(trip, { _ in }) }
         var kept = TripStats()
         var stages = ExportStages(window: window, laps: .none)
         func add(_ item: TrackItem) {
@@ -69,7 +73,7 @@ public struct ExportStages: Sendable {
         }
         var s: TripSummary
         if let pipeline {
-            s = try TripCatalog.read(trip) { pipeline.push($0, emit: add) }
+            s = try read(trip) { pipeline.push($0, emit: add) }
             pipeline.finish(emit: add)
             s.smoothed = pipeline.smooths
             if let f = pipeline.filled {
@@ -77,7 +81,7 @@ public struct ExportStages: Sendable {
                 s.interpolatedPoints = f.points
             }
         } else {
-            s = try TripCatalog.read(trip) { e in stages.feed(e, segment: { kept.startSegment($0) }, point: { f, _ in kept.add(f) }) }
+            s = try read(trip) { e in stages.feed(e, segment: { kept.startSegment($0) }, point: { f, _ in kept.add(f) }) }
         }
         s.stats = kept
         return s

@@ -101,7 +101,8 @@ public final class GPXWriter: TrackExporter {
         let pressure = PointValues.finite(extras.pressurePa)
         let climb = PointValues.climb(fix)
         let interpolated = extras.origin == .interpolated
-        if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil || extras.lap != nil || interpolated {
+        if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil || extras.lap != nil || interpolated
+            || extras.verdict != nil {
             out.put("<extensions>")
             if let t = temp {
                 // TrackPointExtension v1's sequence: atemp, wtemp, depth, hr, cad, Extensions.
@@ -115,6 +116,7 @@ public final class GPXWriter: TrackExporter {
             if let c = climb { out.put("<cairn:climb>"); out.decimal(c, 3); out.put("</cairn:climb>") }
             if let l = extras.lap { out.put("<cairn:lap>"); out.int(Int64(l)); out.put("</cairn:lap>") }
             if interpolated { out.put("<cairn:interpolated>1</cairn:interpolated>") }
+            if let v = extras.verdict { out.put("<cairn:verdict>"); out.write(v.name); out.put("</cairn:verdict>") }
             out.put("</extensions>")
         }
         out.put("</trkpt>\n")

@@ -34,11 +34,15 @@ public struct PointExtras: Sendable, Equatable {
     /// (`convert --fill-gaps`: GPX `cairn:interpolated`, GeoJSON `coordinateProperties.interpolated`,
     /// CSV `origin`).
     public var origin: PointOrigin
-    public init(pressurePa: Double? = nil, temperatureC: Double? = nil, lap: Int? = nil, origin: PointOrigin = .measured) {
+    /// The rules' verdict on a raw fix (`convert --raw`): GPX `cairn:verdict`, CSV `verdict`.
+    public var verdict: Verdict?
+    public init(pressurePa: Double? = nil, temperatureC: Double? = nil, lap: Int? = nil, origin: PointOrigin = .measured,
+                verdict: Verdict? = nil) {
         self.pressurePa = pressurePa
         self.temperatureC = temperatureC
         self.lap = lap
         self.origin = origin
+        self.verdict = verdict
     }
     public static let none = PointExtras()
 
@@ -46,6 +50,11 @@ public struct PointExtras: Sendable, Equatable {
     /// the export-side stages say its position comes from.
     public init(_ fix: Fix, origin: PointOrigin = .measured) {
         self.init(pressurePa: fix.pressurePa, temperatureC: fix.temperatureC, origin: origin)
+    }
+
+    /// A raw fix's barometer values and verdict.
+    public init(_ raw: RawFix) {
+        self.init(pressurePa: raw.fix.pressurePa, temperatureC: raw.fix.temperatureC, verdict: raw.verdict)
     }
 }
 

@@ -193,7 +193,7 @@ public enum TripCatalog {
                     s.notes += 1
                 case .tripEnd:
                     s.closed = true
-                case .unknown:
+                case .unknown, .rawFixes:
                     break
                 }
                 return true

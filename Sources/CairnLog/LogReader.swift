@@ -172,6 +172,12 @@ public struct LogReader {
     /// A decoded record after `PointBounds`: nil (and the reason) when its points hold an
     /// impossible time or position; otherwise the record, optional values outside left out.
     static func screened(_ record: LogRecord, leftOut: inout Int, firstLeftOut: inout String?) -> (record: LogRecord?, problem: String?) {
+        if case .rawFixes(var batch) = record {
+            var fixes = batch.fixes.map(\.fix)
+            if let p = PointBounds.screen(&fixes, leftOut: &leftOut, firstLeftOut: &firstLeftOut) { return (nil, p) }
+            for i in fixes.indices { batch.fixes[i].fix = fixes[i] }
+            return (.rawFixes(batch), nil)
+        }
         guard case .points(var fixes) = record else { return (record, nil) }
         if let p = PointBounds.screen(&fixes, leftOut: &leftOut, firstLeftOut: &firstLeftOut) { return (nil, p) }
         return (.points(fixes), nil)

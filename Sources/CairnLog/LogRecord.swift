@@ -44,8 +44,34 @@ public enum LogRecord: Equatable, Sendable {
     case note(String)
     /// The trip ends here.
     case tripEnd(TripEnd)
+    /// Every fix the rules were offered, with their verdict, oldest first (LOG_FORMAT.md, type 8).
+    case rawFixes(RawBatch)
     /// A record type this version does not know (written by a newer cairn): kept, skipped by readers.
     case unknown(type: UInt8, payload: [UInt8])
+}
+
+/// A batch of raw fixes (`RawFix`), as one record.
+public struct RawBatch: Equatable, Sendable {
+    /// The `--activity` profile the rules judged them by.
+    public var activity: String
+    public var fixes: [RawFix]
+    /// Fixes offered before these (since the previous batch) that are not in the log: the oldest
+    /// of a long wait before a trip started (kept in a ring of fixed size), or fixes whose time
+    /// or position the format cannot hold (which rule 2 drops as `invalid` at once).
+    public var leftOutBefore: UInt64
+    /// The record's payload, when the writer built it fix by fix (`fixes` is then empty).
+    var encoded: [UInt8]?
+    public init(activity: String, fixes: [RawFix], leftOutBefore: UInt64 = 0) {
+        self.activity = activity
+        self.fixes = fixes
+        self.leftOutBefore = leftOutBefore
+    }
+    init(encoded: [UInt8], activity: String) {
+        self.activity = activity
+        fixes = []
+        leftOutBefore = 0
+        self.encoded = encoded
+    }
 }
 
 public struct DropCount: Equatable, Sendable {

@@ -13,6 +13,7 @@ enum RecordCodec {
         case .dropped: return T.dropped
         case .note: return T.note
         case .tripEnd: return T.tripEnd
+        case .rawFixes: return T.rawFixes
         case .unknown(let type, _): return type
         }
     }
@@ -60,6 +61,8 @@ enum RecordCodec {
             out.append(flags)
             if let t = end.firstTimeMs { out.appendZigzag(t) }
             if let t = end.lastTimeMs { out.appendZigzag(t) }
+        case .rawFixes(let batch):
+            RawFixesCodec.encode(batch, into: &out)
         case .unknown(_, let payload):
             out.append(contentsOf: payload)
         }
@@ -118,6 +121,8 @@ enum RecordCodec {
             let last: Int64? = flags & 2 != 0 ? try r.zigzag() : nil
             return .tripEnd(TripEnd(reason: reason, points: points, distanceM: Double(cm) / 100,
                                     movingTimeMs: Int64(clamping: moving), firstTimeMs: first, lastTimeMs: last))
+        case T.rawFixes:
+            return .rawFixes(try RawFixesCodec.decode(&r))
         default:
             return .unknown(type: type, payload: Array(r.rest()))
         }
@@ -204,6 +209,32 @@ public enum PointBounds {
             }
         }
         return nil
+    }
+}
+
+/// A fix as a points record gives it back (section 7's units; speed to whole cm/s, as the
+/// writer stores it): what a point re-made from raw fixes looks like once recorded.
+public enum PointResolution {
+    public static func stored(_ f: Fix) -> Fix {
+        @inline(__always) func q(_ v: Double?, _ bit: Int, step: Int64 = 1) -> Double? {
+            guard let v, v.isFinite else { return nil }
+            return PointField.value(PointField.quantise(v, bit, step: step), bit)
+        }
+        var g = f
+        g.lat = PointField.value(PointField.quantise(f.lat, PointField.lat), PointField.lat)
+        g.lon = PointField.value(PointField.quantise(f.lon, PointField.lon), PointField.lon)
+        g.altHAE = q(f.altHAE, PointField.altHAE)
+        g.altMSL = q(f.altMSL, PointField.altMSL)
+        g.eph = q(f.eph, PointField.eph)
+        g.epx = q(f.epx, PointField.epx)
+        g.epy = q(f.epy, PointField.epy)
+        g.epv = q(f.epv, PointField.epv)
+        g.speed = q(f.speed, PointField.speed, step: 10)
+        g.track = q(f.track, PointField.track)
+        g.climb = q(f.climb, PointField.climb)
+        g.pressurePa = q(f.pressurePa, PointField.pressure)
+        g.temperatureC = q(f.temperatureC, PointField.temperature)
+        return g
     }
 }
 

@@ -42,6 +42,12 @@ public final class TripLog {
     /// A new trip's id is the number of its first file: true until that file exists, so a
     /// name taken meanwhile moves the id along with the number (no two trips claim one id).
     private var tripIdFollowsFile = false
+    /// Raw fixes (`RecorderAction.raw`) of the open trip, not yet framed: written as one record
+    /// at each sync, so they share the points' loss window. Before a trip opens they wait in the
+    /// ring for it, the oldest left out (counted) when the wait is longer than the ring.
+    private var rawBatch = RawBatchEncoder()
+    private var rawsBeforeTrip = RingBuffer<RawFix>(capacity: 256)
+    private var rawsLeftOut: UInt64 = 0
     /// Records that could not be written yet (no file: the card is full or failing).
     private var waiting = RingBuffer<LogRecord>(capacity: 4096)
     private var lastAttemptMono: Int64 = Int64.min
@@ -154,6 +160,18 @@ public final class TripLog {
         case .keep(let fix):
             lastPointTimeMs = fix.timeMs
             put(.points([fix]), monoMs: monoMs)
+        case .raw(let r):
+            guard PointsEncoder.isValid(r.fix) else {
+                rawsLeftOut += 1
+                return
+            }
+            guard tripId != 0 else {
+                if rawsBeforeTrip.isFull { rawsLeftOut += 1 }
+                rawsBeforeTrip.append(r)
+                return
+            }
+            if !rawsBeforeTrip.isEmpty { takeRawsBeforeTrip(monoMs: monoMs) }
+            addRaw(r, monoMs: monoMs)
         case .closeTrip(let totals):
             let s = totals.stats
             let lost = closeTrip(TripEnd(reason: .standstill, points: UInt64(s.points), distanceM: s.distanceM,
@@ -161,6 +179,28 @@ public final class TripLog {
                                  drops: totals.drops, monoMs: monoMs)
             if lost > 0 { say("log: trip closed at a standstill: \(s.points) points, \(lost) of them dropped for lack of room on the card") }
         }
+    }
+
+    /// Frames the waiting raw fixes as one record (into the open trip only: before a trip opens
+    /// they wait for it).
+    private func flushRaws(monoMs: Int64) {
+        guard tripId != 0 else { return }
+        takeRawsBeforeTrip(monoMs: monoMs)
+        guard rawBatch.count > 0 || rawsLeftOut > 0 else { return }
+        var payload: [UInt8] = []
+        rawBatch.finish(activity: activity, leftOutBefore: rawsLeftOut, into: &payload)
+        rawsLeftOut = 0
+        put(.rawFixes(RawBatch(encoded: payload, activity: activity)), monoMs: monoMs)
+    }
+
+    private func addRaw(_ r: RawFix, monoMs: Int64) {
+        rawBatch.add(r)
+        if rawBatch.count >= RawBatchLimits.batch { flushRaws(monoMs: monoMs) }
+    }
+
+    /// The fixes that waited for this trip to open are its first.
+    private func takeRawsBeforeTrip(monoMs: Int64) {
+        while let r = rawsBeforeTrip.popFirst() { addRaw(r, monoMs: monoMs) }
     }
 
     /// Appends a non-point record (a note, drop counts).
@@ -177,13 +217,14 @@ public final class TripLog {
     /// Milliseconds until `tick` will sync, so a caller can sleep until then; `.max` when
     /// nothing waits to be synced.
     public func msUntilSyncDue(monoMs: Int64) -> Int64 {
-        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty else { return .max }
+        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty || (tripId != 0 && (rawBatch.count > 0 || !rawsBeforeTrip.isEmpty)) else { return .max }
         return max(0, lastSyncMono + syncIntervalMs - monoMs)
     }
 
     /// Writes and syncs everything pending now (pause, trip end, shutdown).
     public func sync(monoMs: Int64) {
         lastSyncMono = monoMs
+        flushRaws(monoMs: monoMs)
         if writer == nil || !waiting.isEmpty {
             if tripId == 0 { return }
             if writer == nil && !openFile(monoMs: monoMs) { return }
@@ -208,6 +249,7 @@ public final class TripLog {
     @discardableResult
     public func closeTrip(_ end: TripEnd, drops: DropCounts, monoMs: Int64) -> Int {
         guard tripId != 0 else { return 0 }
+        flushRaws(monoMs: monoMs)
         let counts = drops.nonzero.map { DropCount(rule: $0.rule, count: $0.count) }
         if !counts.isEmpty { put(.dropped(counts), monoMs: monoMs) }
         var onCard = end

@@ -24,7 +24,7 @@ enum ConvertCommand: Command {
         points it holds. --smooth and --fill-gaps change the exported track (never the log):
         the points are flagged (CSV's origin column), and the figures are the exported track's.
         """
-    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--force]"
+    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options = [
         OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx, fit, geojson, kml or csv."),
@@ -36,6 +36,11 @@ enum ConvertCommand: Command {
         // The export-side stages (TrackPipeline).
         OptionSpec(name: "--smooth", valueName: nil, help: "Smooth each segment with a Kalman filter and backward pass that weighs each point by its own uncertainty and follows its doppler speed and course; nothing is smoothed across a track break. (default: the points as recorded)"),
         OptionSpec(name: "--fill-gaps", valueName: nil, help: "Across dropouts over 10 s inside a segment while moving, add a point a second on a curve that follows the speed and course at both ends (a straight chord when those are missing or the curve would overshoot), flagged as interpolated; the exported length follows the filled path. (default: no filling)"),
+        // Re-filtering and raw fixes (need a log recorded with 'record --raw on', the default).
+        OptionSpec(name: "--refilter", valueName: nil, help: "Run the fix rules again over every fix the trip logged, as if recorded anew (this version's rules; --activity and --close-after to judge by other limits)."),
+        OptionSpec(name: "--activity", valueName: "ACTIVITY", help: "With --refilter: judge by this activity's limits (ride, run, walk or drive). (default: the recorded one)"),
+        OptionSpec(name: "--close-after", valueName: "MINUTES", help: "With --refilter: a standstill this long ends the trip, 5 to 1440. (default: the recorded one)"),
+        OptionSpec(name: "--raw", valueName: nil, help: "gpx, csv: every fix the trip logged, kept or not, with the rules' verdict (GPX cairn:verdict, CSV column verdict: kept, the rule that dropped it, or undecided)."),
     ] + ExportStageOptions.options
 
     static let formats = ["gpx", "fit", "geojson", "kml", "csv"]
@@ -70,6 +75,12 @@ enum ConvertCommand: Command {
         let force = a.has("--force")
         let smooth = a.has("--smooth"), fillGaps = a.has("--fill-gaps")
         let pipelined = smooth || fillGaps
+        let mode = try Mode(a, format: format)
+        if mode.isRaw {
+            // Every fix as judged: nothing to smooth, fill or cut into laps.
+            for o in ["--smooth", "--fill-gaps"] where a.has(o) { throw UsageError("'\(o)' and '--raw' do not go together: --raw exports every fix as gpsd delivered it") }
+            if a.value("--laps") != nil { throw UsageError("'--laps' and '--raw' do not go together: --raw exports every fix, kept or not") }
+        }
         ignoreFileSizeLimitSignal()
         let outPath = a.value("--output") ?? (format == "fit" ? nil : "-")
         if outPath?.isEmpty == true { throw UsageError("The value '' is invalid for '-o, --output <path>': give a file, a directory or -") }
@@ -129,7 +140,7 @@ enum ConvertCommand: Command {
                 writer = GPXWriter(sink: out, creator: GPXWriter.creator(version: cairnVersion, barometer: barometer))
             case "geojson": writer = GeoJSONWriter(sink: out, colouring: colouring, laps: laps)
             case "kml": writer = KMLWriter(sink: out, creator: creator, colouring: colouring)
-            default: writer = CSVWriter(sink: out, laps: laps, origins: pipelined)
+            default: writer = CSVWriter(sink: out, laps: laps, origins: pipelined, verdicts: mode.isRaw)
             }
         }
 
@@ -143,7 +154,7 @@ enum ConvertCommand: Command {
             var window: PrivacyWindow?
             if !stageOptions.zones.isEmpty {
                 do {
-                    let w = try ExportStages.window(t, zones: stageOptions.zones)
+                    let w = try mode.window(t, zones: stageOptions.zones)
                     window = w
                     if w.hidesAll {
                         printErr("cairn: trip \(t.id): every point is inside a privacy zone; nothing written for it")
@@ -158,15 +169,16 @@ enum ConvertCommand: Command {
                     continue
                 }
             }
-            var stages = ExportStages(window: window, laps: stageOptions.laps)
+            var stages = ExportStages(window: window, laps: mode.isRaw ? .none : stageOptions.laps)
             // The smoother's tuning follows the activity, which the trip's first record names.
-            let stageActivity = pipelined ? activity(of: t) : nil
+            let stageActivity = pipelined ? (mode.activity ?? activity(of: t)) : nil
             if writer.wantsSummaryFirst {
                 // A first streamed pass for the figures the format puts before the points (those
                 // of the exported track: through the same stages as the points).
                 do {
                     let s = try ExportStages.summary(t, window: window,
-                                                     pipeline: pipelined ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity) : nil)
+                                                     pipeline: pipelined ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity) : nil,
+                                                     read: { t, visit in try mode.readTrack(t, visit: visit) })
                     heading.summary = s
                     heading.activity = s.activity
                 } catch {
@@ -180,7 +192,7 @@ enum ConvertCommand: Command {
                 }
             } else {
                 // The heading needs the activity, which the trip's first record names.
-                heading.activity = activity(of: t)
+                heading.activity = mode.activity ?? activity(of: t)
             }
             // The trip begins at its first point, so a trip without one writes nothing.
             var tripBegun = false
@@ -217,7 +229,17 @@ enum ConvertCommand: Command {
                 })
             }
             do {
-                let s = try TripCatalog.read(t) { pipeline.push($0, emit: put) }
+                let s = try mode.read(t) { event in
+                    switch event {
+                    case .segment(let reason) where mode.isRaw:
+                        if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
+                    case .segment(let reason): pipeline.push(.segment(reason), emit: put)
+                    case .point(let f): pipeline.push(.point(f), emit: put)
+                    case .raw(let r):
+                        if let w = window, !w.keeps(r.fix) { return }
+                        if beginTrip() { writer.point(r.fix, PointExtras(r)) }
+                    }
+                }
                 pipeline.finish(emit: put)
                 if let f = pipeline.filled, let exported, tripBegun {
                     printErr("cairn: trip \(t.id): filled \(f.gaps) gap\(f.gaps == 1 ? "" : "s") with \(f.points) interpolated point\(f.points == 1 ? "" : "s")"
@@ -260,6 +282,114 @@ enum ConvertCommand: Command {
         return problems > 0 ? ExitCode.failure : ExitCode.ok
     }
 
+    /// What is exported of each trip: the recorded points, the points of the rules run again, or
+    /// every raw fix with its verdict.
+    enum Mode {
+        case recorded
+        case refilter(TripReplay.Options)
+        case raw
+
+        init(_ a: ParsedArguments, format: String) throws {
+            let refilter = a.has("--refilter"), raw = a.has("--raw")
+            if !refilter {
+                for o in ["--activity", "--close-after"] where a.value(o) != nil {
+                    throw UsageError("'\(o)' applies to --refilter (the limits the rules are run again with)")
+                }
+            }
+            if refilter && raw { throw UsageError("'--refilter' and '--raw' do not go together: --raw exports the fixes with the verdicts they were recorded with") }
+            if raw {
+                guard format == "gpx" || format == "csv" else { throw UsageError("'--raw' applies to gpx and csv (where each fix's verdict has a place), not \(format)") }
+                self = .raw
+                return
+            }
+            guard refilter else {
+                self = .recorded
+                return
+            }
+            var options = TripReplay.Options()
+            if let name = a.value("--activity") {
+                guard let p = ActivityProfile.named(name) else {
+                    throw UsageError("The value '\(name)' is invalid for '--activity <activity>': use ride, run, walk or drive")
+                }
+                options.activity = p
+            }
+            if let text = a.value("--close-after") {
+                guard let m = Int(text), m >= 5, m <= 1440 else {
+                    throw UsageError("The value '\(text)' is invalid for '--close-after <minutes>': use whole minutes from 5 to 1440")
+                }
+                options.closeAfterMs = Int64(m) * 60_000
+            }
+            self = .refilter(options)
+        }
+
+        var isRaw: Bool { if case .raw = self { return true } else { return false } }
+
+        /// The activity the export names, when it is not the recorded one.
+        var activity: String? {
+            if case .refilter(let o) = self { return o.activity?.name }
+            return nil
+        }
+
+        /// The trip's track as this mode exports it (recorded or re-filtered points; a raw
+        /// export's kept points), for the figures and the privacy window.
+        @discardableResult
+        func readTrack(_ t: TripRef, visit: (TripEvent) -> Void) throws -> TripSummary {
+            if case .raw = self { return try TripCatalog.read(t, visit: visit) }
+            return try read(t) { e in
+                switch e {
+                case .segment(let r): visit(.segment(r))
+                case .point(let f): visit(.point(f))
+                case .raw: break
+                }
+            }
+        }
+
+        /// The privacy window over the track this mode exports.
+        func window(_ t: TripRef, zones: [PrivacyZone]) throws -> PrivacyWindow {
+            var w = PrivacyWindow(zones: zones)
+            try readTrack(t) { e in
+                if case .point(let f) = e { w.see(f) }
+            }
+            return w
+        }
+
+        enum Event {
+            case segment(SegmentReason)
+            case point(Fix)
+            case raw(RawFix)
+        }
+
+        /// Streams one trip's events and returns its summary.
+        @discardableResult
+        func read(_ t: TripRef, visit: (Event) -> Void = { _ in }) throws -> TripSummary {
+            switch self {
+            case .recorded:
+                return try TripCatalog.read(t) { e in
+                    switch e {
+                    case .segment(let r): visit(.segment(r))
+                    case .point(let f): visit(.point(f))
+                    }
+                }
+            case .refilter(let options):
+                var s = try TripReplay.read(t, options: options, warn: { printErr("cairn: \($0)") }) { e in
+                    switch e {
+                    case .segment(let r): visit(.segment(r))
+                    case .point(let f): visit(.point(f))
+                    }
+                }
+                if options.activity == nil { s.activity = s.activity ?? activity }
+                return s
+            case .raw:
+                let s = try TripCatalog.read(t)
+                var first = true
+                try TripRaw.read(t) { r, _ in
+                    if first { visit(.segment(.start)); first = false }
+                    visit(.raw(r))
+                }
+                return s
+            }
+        }
+    }
 
     static func activity(of t: TripRef) -> String? {
         guard let r = try? LogReader(path: t.files[0].path) else { return nil }

@@ -11,7 +11,7 @@ import CairnRecorder
 enum RecordCommand: Command {
     static let name = "record"
     static let overview = "Record trips from gpsd into crash-safe log files until SIGTERM or SIGINT."
-    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--config <file>] [--check]"
+    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--config <file>] [--check]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
@@ -26,6 +26,7 @@ enum RecordCommand: Command {
         OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Retention: at start-up and after each trip, delete exported trips that ended more than this many days ago. (default: keep all)"),
         OptionSpec(name: "--max-mb", valueName: "MB", help: "Retention: delete the oldest exported trips while the logs take more than this. Never deletes a trip that was not exported. (default: no limit)"),
         OptionSpec(name: "--timezone", valueName: "AUTO|ZONE|±HH:MM", help: "The zone whose UTC offset each trip records at its start (FIT's local time): auto (/etc/localtime), a zone name (Europe/Zurich, from /usr/share/zoneinfo), a TZif file, or a fixed offset like +02:00. (default: auto)"),
+        OptionSpec(name: "--raw", valueName: "ON|OFF", help: "Also log every fix gpsd delivered with the rules' verdict on it, so 'cairn info --why' can explain a trip and 'cairn convert --refilter' can run the rules again (about 30 bytes a fix; a 5 s sync padded to a 512-byte sector still fits one); off writes the logs of earlier versions. (default: on)"),
         OptionSpec(name: "--config", valueName: "FILE", help: "Read options from this file (key = value, keys are these option names without '--'); the command line wins."),
         OptionSpec(name: "--verbose", valueName: nil, help: "Also report each sync with the highest durable sequence number."),
         OptionSpec(name: "--check", valueName: nil, help: "Check the options and the config file, print the settings in effect, and exit."),
@@ -64,6 +65,8 @@ enum RecordCommand: Command {
         guard clock == "system" || clock == "fix" else {
             throw invalid("--clock", "The value '\(clock)' is invalid for '--clock <system|fix>'")
         }
+        let raw = a.value("--raw") ?? "on"
+        guard raw == "on" || raw == "off" else { throw invalid("--raw", "The value '\(raw)' is invalid for '--raw <on|off>'") }
         let syncText = a.value("--sync") ?? "5"
         guard let syncSeconds = StrictNumber.decimal(syncText), syncSeconds >= 1, syncSeconds <= 60 else {
             throw invalid("--sync", "The value '\(syncText)' is invalid for '--sync <seconds>': use a plain decimal number of seconds from 1 to 60")
@@ -104,7 +107,7 @@ enum RecordCommand: Command {
             printOut([
                 "gpsd = \(GpsdSource.address(host: host, port: port))" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
                 "close-after = \(closeMinutes)" + from("--close-after"),
-                "clock = \(clock)" + from("--clock"), "sync = \(syncText)" + from("--sync"),
+                "clock = \(clock)" + from("--clock"), "raw = \(raw)" + from("--raw"), "sync = \(syncText)" + from("--sync"),
                 "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
                 "sysfs-root = \(sysfsRoot)" + from("--sysfs-root"),
                 "status = \(statusPath ?? "-")" + from("--status"),
@@ -121,6 +124,7 @@ enum RecordCommand: Command {
         var config = TripRecorder<FixRules>.Config()
         config.clockIsFix = (clock == "fix")
         config.closeWithoutFixMs = profile.closeAfterMs
+        config.keepsRaw = raw == "on"
         let recorder = TripRecorder(filter: FixRules(profile: profile), config: config)
         let log: TripLog
         // One recorder per directory: a second one would write files claiming the same trips.

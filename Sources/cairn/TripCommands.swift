@@ -125,12 +125,13 @@ enum ListCommand: Command {
 enum InfoCommand: Command {
     static let name = "info"
     static let overview = "Show a trip's figures: distance, times, climb, speeds, and why fixes were dropped."
-    static let usage = "cairn info <trip-id | path> [--dir <dir>] [--json] [--config <file>]"
+    static let usage = "cairn info <trip-id | path> [--dir <dir>] [--why] [--json] [--config <file>]"
     static let arguments = [("<trip-id | path>", "A trip id (looked up in --dir), or a log file or directory.")]
     static let options = [
         OptionSpec(name: "--dir", valueName: "DIR", help: "Where to look up a trip id. (default: .)"),
         OptionSpec(name: "--json", valueName: nil, help: "Print JSON (the same keys as 'list --json')."),
         FuelSettings.option,
+        OptionSpec(name: "--why", valueName: nil, help: "Print the decisions that shaped the trip, in time order: when it started and why not earlier, every gap, pause and reset, every run of dropped fixes with its rule (needs a log recorded with 'record --raw on', the default)."),
     ]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
@@ -147,6 +148,7 @@ enum InfoCommand: Command {
         }
         var out: [TripSummary] = []
         var problems = sel.problems
+        if a.has("--why") { return try TripWhy.run(sel, json: a.has("--json")) }
         for t in sel.trips {
             do {
                 let s = try TripCatalog.read(t)

@@ -19,7 +19,7 @@ final class FixRulesTests: XCTestCase {
         let sink: (RuleOutput) -> Void = { o in
             switch o {
             case .keep(let f): r.kept.append(f)
-            case .drop(let d): r.drops.add(d)
+            case .drop(let d, _): r.drops.add(d)
             case .segment(let s): r.segments.append(s)
             case .closeTrip: r.closes += 1
             }

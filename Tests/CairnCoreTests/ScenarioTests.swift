@@ -149,6 +149,7 @@ final class ScenarioTests: XCTestCase {
                 case .startSegment(let r, _): segBreak = true; if r != .gap && r != .reconnect && r != .resume { noLine = true }
                 case .keep(let f): kept.append((f, noLine)); breaks.append(segBreak); noLine = false; segBreak = false
                 case .closeTrip(let t): o.distance += t.stats.distanceM; o.movingSeconds += Double(t.stats.movingTimeMs) / 1000
+                case .raw: break
                 }
             }
             for r in s.reports { rec.report(.fix(r.fix), wallClockMs: 0, emit: handle) }

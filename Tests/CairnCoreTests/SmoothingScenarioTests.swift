@@ -21,7 +21,7 @@ final class SmoothingScenarioTests: XCTestCase {
             case .openTrip: out.append(.segment(.start))
             case .startSegment(let r, _): out.append(.segment(r))
             case .keep(let f): out.append(.point(f, .measured))
-            case .closeTrip: break
+            case .closeTrip, .raw: break
             }
         }
         for r in s.reports { rec.report(.fix(r.fix), wallClockMs: 0, emit: handle) }

@@ -44,6 +44,16 @@ final class CrashCampaignTests: LogTestCase {
                                      speed: Double(k) / 10, track: Double(k * 3)))
                 }
                 try w.append(.points(fixes))
+                if k % 3 == 0 {
+                    // The raw fixes record (type 8) the recorder writes beside its points: the
+                    // campaign's damage must cost it no more than any other record.
+                    let settings = RawSettings(clockIsFix: false, closeAfterMs: 1_800_000)
+                    let raws = fixes.enumerated().map { i, f in
+                        RawFix(fix: f.atLogResolution, arrivalMs: f.timeMs + 180 + Int64(i), verdict: i % 2 == 0 ? .kept : .dropped(.tooClose),
+                               events: n == 2 && i == 0 ? .runStart : [], settings: settings)
+                    }
+                    try w.append(.rawFixes(RawBatch(activity: "ride", fixes: raws)))
+                }
             } else if k < 85 {
                 try w.append(.note(String(repeating: "n", count: Int.random(in: 0...40, using: &g))))
             } else if k < 92 {

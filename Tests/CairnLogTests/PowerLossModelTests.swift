@@ -125,20 +125,26 @@ final class PowerLossModelTests: LogTestCase {
         }
     }
 
-    enum Op { case point(Fix), note(String), segment, sync }
+    enum Op { case point(Fix), note(String), segment, raw([RawFix]), sync }
 
     /// A deterministic workload: points at 1 Hz with notes and segment starts, synced every
-    /// 1-40 operations (the recorder syncs every few seconds).
+    /// 1-40 operations (the recorder syncs every few seconds); before each sync, as the recorder
+    /// does, a raw fixes record (type 8) of the fixes since the previous one.
     static func workload(_ g: inout SplitMix64, ops: Int) -> [Op] {
         var out: [Op] = []
+        var raws: [RawFix] = []
+        let settings = RawSettings(clockIsFix: false, closeAfterMs: 1_800_000)
         var t: Int64 = 1_748_764_800_000
         var nextSync = Int.random(in: 1...40, using: &g)
         for i in 0..<ops {
             let k = Int.random(in: 0..<100, using: &g)
             if k < 88 {
                 t += 1000
-                out.append(.point(Fix(timeMs: t, lat: 47 + Double(i) * 1e-5, lon: 8.5 + Double(k) * 1e-6, mode: 3,
-                                      altMSL: 400, eph: 5, speed: 6, track: Double(k))))
+                let f = Fix(timeMs: t, lat: 47 + Double(i) * 1e-5, lon: 8.5 + Double(k) * 1e-6, mode: 3,
+                            altMSL: 400, eph: 5, speed: 6, track: Double(k))
+                out.append(.point(f))
+                raws.append(RawFix(fix: f.atLogResolution, arrivalMs: t + 250, verdict: k % 3 == 0 ? .dropped(.tooClose) : .kept,
+                                   settings: settings))
             } else if k < 94 {
                 out.append(.note(String(repeating: "e", count: k)))
             } else {
@@ -146,6 +152,8 @@ final class PowerLossModelTests: LogTestCase {
             }
             nextSync -= 1
             if nextSync == 0 {
+                if !raws.isEmpty { out.append(.raw(raws)) }
+                raws.removeAll()
                 out.append(.sync)
                 nextSync = Int.random(in: 1...40, using: &g)
             }
@@ -159,6 +167,7 @@ final class PowerLossModelTests: LogTestCase {
         case .point(let f): try w.append(point: f)
         case .note(let s): try w.append(.note(s))
         case .segment: try w.append(.segmentStart(.gap, timeMs: nil))
+        case .raw(let r): try w.append(.rawFixes(RawBatch(activity: "ride", fixes: r)))
         case .sync: try w.sync()
         }
     }

@@ -72,7 +72,7 @@ final class TripLogFaultTests: LogTestCase {
     }
 
     /// A ride through TripLog: `points` fixes, one every 200 ms, sync every second.
-    func ride(_ fio: FaultIO, points: Int, dir: String, during: ((Int) -> Void)? = nil,
+    func ride(_ fio: FaultIO, points: Int, dir: String, raw: Bool = false, during: ((Int) -> Void)? = nil,
               beforeClose: (() -> Void)? = nil) throws -> Run {
         var run = Run()
         var said: [String] = []
@@ -88,7 +88,13 @@ final class TripLogFaultTests: LogTestCase {
         for i in 0..<points {
             during?(i)
             mono += 200
-            log.apply(.keep(Fix(timeMs: 1_700_000_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
+            let f = Fix(timeMs: 1_700_000_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)
+            log.apply(.keep(f), monoMs: mono)
+            if raw {
+                // What the recorder hands out with raw fixes on: the fix and its verdict.
+                log.apply(.raw(RawFix(fix: f, arrivalMs: f.timeMs + 300, verdict: .kept, events: i == 0 ? .runStart : [],
+                                      settings: RawSettings(clockIsFix: false, closeAfterMs: 1_800_000))), monoMs: mono)
+            }
             log.tick(monoMs: mono)
         }
         beforeClose?()
@@ -112,6 +118,40 @@ final class TripLogFaultTests: LogTestCase {
             damaged += try r.scan().damaged.count
         }
         return (times, damaged, files.count)
+    }
+
+    /// Raw fix times across every file of the directory.
+    func rawTimes(_ dir: String) throws -> Set<Int64> {
+        var times = Set<Int64>()
+        for f in try LogDirectory.logFiles(in: dir) {
+            try LogReader(path: f.path).forEach { e in
+                if case .rawFixes(let b) = e.record { for r in b.fixes { times.insert(r.fix.timeMs) } }
+                return true
+            }
+        }
+        return times
+    }
+
+    /// Raw fixes (type 8) recover like points: after failed fdatasyncs, short writes and failed
+    /// writes, every raw fix is in one file or another, as every point is.
+    func testRawFixesSurviveFaultsLikePoints() throws {
+        for seed: UInt64 in 1...6 {
+            let d = dir + "/raw-\(seed)"
+            let fio = FaultIO()
+            fio.g = SplitMix64(seed: seed)
+            let run = try ride(fio, points: 120, dir: d, raw: true) { i in
+                fio.pSyncFail = (30..<40).contains(i) ? 0.3 : 0
+                fio.pShort = (60..<70).contains(i) ? 0.3 : 0
+                if i == 90 { fio.failWrites = 2 }
+            }
+            XCTAssertEqual(fio.ioAfterFailure, 0)
+            XCTAssertEqual(run.ackWithoutDurability, 0)
+            XCTAssertEqual(try checkAcks(run), 0)
+            let points = try pointTimes(d).times
+            XCTAssertEqual(points.count, 120, "seed \(seed): every point")
+            XCTAssertEqual(try rawTimes(d), points, "seed \(seed): every raw fix, as every point")
+            XCTAssertGreaterThan(fio.injected, 0, "seed \(seed): faults were injected")
+        }
     }
 
     func checkAcks(_ run: Run) throws -> Int {

@@ -208,6 +208,8 @@ final class FakeLog: RecordLog {
     private var lastSyncMono: Int64 = 0
     private var unsynced = 0
     private(set) var kept: [(mono: Int64, fix: Fix)] = []
+    /// Raw fixes handed to the log (`record --raw on`).
+    private(set) var raws = 0
     private(set) var notes: [String] = []
     private(set) var syncs: [Int64] = []
     private(set) var tripOffsets: [Int?] = []
@@ -226,6 +228,7 @@ final class FakeLog: RecordLog {
             tripOffsets.append(utcOffsetAtTripStart?())
             lastSyncMono = monoMs
         case .keep(let f): kept.append((monoMs, f))
+        case .raw: raws += 1
         case .startSegment, .closeTrip: break
         }
         unsynced += 1

@@ -95,6 +95,41 @@ def decode_points(b, i):
     return out, i
 
 
+def decode_raw_fixes(b, i):
+    """Raw fixes (type 8, LOG_FORMAT.md 7c): each a point dict (as decode_points) with its
+    "verdict" (0 kept, 255 undecided, else the dropping rule's number), "events" and "arrival" (ms)."""
+    n, i = varint(b, i)
+    i += 1  # flags
+    alen, i = varint(b, i)
+    i += alen  # activity
+    _, i = varint(b, i)  # close-after
+    _, i = varint(b, i)  # left out before
+    if i + n > len(b):
+        raise Bad("verdicts past end")
+    verdicts = list(b[i:i + n])
+    i += n
+    k, i = varint(b, i)
+    events = [0] * n
+    for _ in range(k):
+        j, i = varint(b, i)
+        if j >= n or i >= len(b):
+            raise Bad("event index")
+        events[j] = b[i]
+        i += 1
+    lags, lag = [], 0
+    for _ in range(n):
+        d, i = zigzag(b, i)
+        lag += d
+        lags.append(lag)
+    blen, i = varint(b, i)
+    pts, j = decode_points(b[:i + blen], i)
+    if len(pts) != n or j != i + blen:
+        raise Bad("raw fixes body")
+    for p, v, e, lg in zip(pts, verdicts, events, lags):
+        p["verdict"], p["events"], p["arrival"] = v, e, p["time"] + lg
+    return pts, i + blen
+
+
 class Bits:
     """LSB-first bit reader over bytes b[i:]."""
 
@@ -263,6 +298,15 @@ class LogFile:
             pts = (decode_points(payload, i)[0] if typ == 3 else
                    decode_compact_points(payload, i)[0] if typ == 7 else None)
             out.append((seq, typ, pts))
+        return out
+
+    def raw_fixes(self):
+        """(seq, raw fixes) for each intact raw fixes record (type 8)."""
+        out = []
+        for off, typ, payload in self.frames:
+            if typ == 8:
+                seq, i = varint(payload, 0)
+                out.append((seq, decode_raw_fixes(payload, i)[0]))
         return out
 
 

@@ -10,7 +10,8 @@ TPV: `--clock fix` makes that a ride at 400x). Each trial:
      them). ACK = the `synced PATH seq N` lines it printed (after fdatasync returned 0).
   2. Check (independent Python reader): I1 every seq <= the last ACK of each file is there;
      I2 every recovered point is exactly the generated ride point of its time (nothing
-     fabricated) and times increase; I3 seqs are 1, 2, 3 ... with no damaged range.
+     fabricated) and times increase; I3 seqs are 1, 2, 3 ... with no damaged range; raw fixes
+     (type 8) likewise exactly the ride's fixes, in order, kept exactly where a point was recovered.
   3. Restart `cairn record` on the same directory (the ride goes on: the trip resumes); after
      0.3 s stop it with SIGTERM, or SIGKILL in 20 % of trials. Check the first run's files are
      byte-identical, the new file has a higher number, the trip resumed in it (same trip id,
@@ -71,7 +72,7 @@ class Stats:
         self.c = {k: 0 for k in [
             "trials", "i1_violations", "i2_violations", "i3_violations", "resume_failures", "overwritten_files",
             "verify_failures", "list_failures", "second_run_kill9", "trials_with_ack", "torn_tails", "unused_tails",
-            "files_checked", "acked_records_checked", "points_checked"]}
+            "files_checked", "acked_records_checked", "points_checked", "raw_fixes_checked", "raw_violations"]}
         self.beyond_records = []
         self.beyond_points = []
         self.problems = []
@@ -135,6 +136,28 @@ def check_files(dir, ack, st, label, beyond=False):
                     st.problem("%s %s: point %s != %s" % (label, path, p, want))
                     break
                 last = p["time"]
+        # Raw fixes (type 8) recover like points: every one is exactly the generated ride fix of
+        # its time (nothing fabricated), in order, and every recovered point up to the last raw
+        # fix is one the raw fixes hold as kept (and no raw fix is kept without its point).
+        point_times = {p["time"] for _, _, pts in recs for p in pts or []}
+        last_raw, kept_raw = None, set()
+        for seq, raws in f.raw_fixes():
+            for p in raws:
+                st.add(raw_fixes_checked=1)
+                i = (p["time"] - RIDE_T0_MS) // 1000
+                want = fakegpsd.ride_fields(i)
+                if (p["time"] - RIDE_T0_MS) % 1000 or any(p.get(k) != v for k, v in want.items()) \
+                        or (last_raw is not None and p["time"] <= last_raw):
+                    st.add(raw_violations=1)
+                    st.problem("%s %s: raw fix %s != %s" % (label, path, p, want))
+                    break
+                last_raw = p["time"]
+                if p["verdict"] == 0:
+                    kept_raw.add(p["time"])
+        if last_raw is not None and ({t for t in point_times if t <= last_raw} != kept_raw):
+            st.add(raw_violations=1)
+            st.problem("%s %s: points up to the last raw fix %s, raw fixes kept %s" % (
+                label, path, sorted(t for t in point_times if t <= last_raw)[:5], sorted(kept_raw)[:5]))
         info[path] = (f.trip, f.part, had_points, any(r[1] == 6 for r in recs))
     return info
 
@@ -269,7 +292,7 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump(summary, f, indent=1)
-    bad = sum(c[k] for k in ["i1_violations", "i2_violations", "i3_violations", "resume_failures",
+    bad = sum(c[k] for k in ["i1_violations", "i2_violations", "i3_violations", "raw_violations", "resume_failures",
                              "overwritten_files", "verify_failures", "list_failures"])
     print("kill9: %d trials, %d must-be-0 failures" % (c["trials"], bad))
     return 1 if bad or c["trials"] < a.trials else 0

@@ -1,0 +1,156 @@
+/// What the rules decided about one offered fix.
+public enum Verdict: Equatable, Sendable {
+    case kept
+    case dropped(DropReason)
+    /// Written before the rules decided: the fix waited longer than the recorder keeps fixes
+    /// waiting (`RawQueue.capacity` fixes), and its verdict came too late to be written with it.
+    case undecided
+
+    /// `kept`, the dropping rule's name (`DropReason.name`), or `undecided`.
+    public var name: String {
+        switch self {
+        case .kept: return "kept"
+        case .dropped(let r): return r.name
+        case .undecided: return "undecided"
+        }
+    }
+}
+
+/// What happened to the rules just before a raw fix was offered: what a replay must do again to
+/// judge the fixes as they were judged.
+public struct RawEvents: OptionSet, Sendable, Equatable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// The recorder started with this fix: the rules had judged nothing before it.
+    public static let runStart = RawEvents(rawValue: 1)
+    /// The rules released what they held (gpsd went away) before this fix.
+    public static let rulesFlushed = RawEvents(rawValue: 2)
+    /// The trip was closed for want of any fix (`TripRecorder.Config.closeWithoutFixMs`) before this fix.
+    public static let closedWithoutFix = RawEvents(rawValue: 4)
+}
+
+/// The settings a replay needs besides the activity: how the fixes' age was judged, and the close limit.
+public struct RawSettings: Equatable, Sendable {
+    public var clockIsFix: Bool
+    public var closeAfterMs: Int64
+    public init(clockIsFix: Bool, closeAfterMs: Int64) {
+        self.clockIsFix = clockIsFix
+        self.closeAfterMs = closeAfterMs
+    }
+}
+
+/// One fix as the rules were offered it (after the epoch's reports were collapsed, before the
+/// rules touched it), when it arrived, and what the rules decided: what the log keeps of every
+/// fix so the rules can be run again over a trip (`TripRecorder.replay`).
+public struct RawFix: Equatable, Sendable {
+    public var fix: Fix
+    /// The system clock when the fix was offered (the rules' arrival time).
+    public var arrivalMs: Int64
+    public var verdict: Verdict
+    public var events: RawEvents
+    public var settings: RawSettings
+    public init(fix: Fix, arrivalMs: Int64, verdict: Verdict, events: RawEvents = [], settings: RawSettings) {
+        self.fix = fix
+        self.arrivalMs = arrivalMs
+        self.verdict = verdict
+        self.events = events
+        self.settings = settings
+    }
+}
+
+/// The offered fixes waiting for their verdicts, in offer order, in fixed capacity. Verdicts come
+/// out of order (the rules hold some fixes back to judge them by their successors); fixes leave
+/// in offer order, as soon as every older one is decided. The capacity covers a fix held through
+/// a whole standstill up to the default close limit (30 min at 1 Hz: a corner candidate of the
+/// distance filter waits for the next kept point); the storage grows to it only when needed.
+struct RawQueue {
+    static let capacity = 2048
+    private var items: [RawFix] = []
+    private var decided: [Bool] = []
+    private var head = 0
+    private(set) var count = 0
+
+    init() {
+        items.reserveCapacity(Self.capacity)
+        decided.reserveCapacity(Self.capacity)
+    }
+
+    private func slot(_ i: Int) -> Int { (head + i) % Self.capacity }
+
+    /// Adds an offered fix; a full queue first hands out its oldest fix, undecided, and the
+    /// decided ones behind it.
+    mutating func append(_ r: RawFix, overflow: (RawFix) -> Void) {
+        if count == Self.capacity {
+            overflow(items[head])
+            head = slot(1)
+            count -= 1
+            drain(overflow)
+        }
+        if items.count < Self.capacity {
+            items.append(r)
+            decided.append(false)
+        } else {
+            items[slot(count)] = r
+            decided[slot(count)] = false
+        }
+        count += 1
+    }
+
+    /// Records the verdict on the oldest undecided fix with this time and position (the rules
+    /// change neither). A fix no longer waiting (handed out undecided) is not found. Returns
+    /// whether the oldest fix is now decided (there is something to drain).
+    mutating func decide(_ f: Fix, _ v: Verdict) -> Bool {
+        for i in 0..<count {
+            let s = slot(i)
+            if !decided[s], items[s].fix.timeMs == f.timeMs, items[s].fix.lat == f.lat, items[s].fix.lon == f.lon {
+                items[s].verdict = v
+                decided[s] = true
+                return i == 0
+            }
+        }
+        return false
+    }
+
+    /// Hands out the decided fixes at the front, oldest first.
+    mutating func drain(_ out: (RawFix) -> Void) {
+        while count > 0 && decided[head] {
+            out(items[head])
+            head = slot(1)
+            count -= 1
+        }
+    }
+}
+
+extension Fix {
+    /// `v` on the grid of `units` per SI unit, to the nearest (clamped to ±2^50 units, as the log
+    /// clamps). A conversion, not libm's `round`, which is a call per field on the record path.
+    @inlinable @inline(__always)
+    public static func onGrid(_ v: Double, _ units: Double) -> Int64 {
+        let x = Swift.min(Swift.max(v * units, -0x1p50), 0x1p50)
+        return Int64(x < 0 ? x - 0.5 : x + 0.5)
+    }
+
+    /// The fix as the log stores a raw fix (LOG_FORMAT.md section 7's integer units, speed in
+    /// mm/s): what the rules judge when raw fixes are kept, so that a replay of the stored fixes
+    /// judges exactly the same numbers. A non-finite optional value is absent, as in the log.
+    public var atLogResolution: Fix {
+        @inline(__always) func q(_ v: Double, _ units: Double) -> Double {
+            v.isFinite ? Double(Self.onGrid(v, units)) / units : .nan
+        }
+        var f = self
+        f.lat = Double(Self.onGrid(lat, 1e7)) / 1e7
+        f.lon = Double(Self.onGrid(lon, 1e7)) / 1e7
+        f.storedAltHAE = q(storedAltHAE, 100)
+        f.storedAltMSL = q(storedAltMSL, 100)
+        f.storedEph = q(storedEph, 100)
+        f.storedEpx = q(storedEpx, 100)
+        f.storedEpy = q(storedEpy, 100)
+        f.storedEpv = q(storedEpv, 100)
+        f.storedSpeed = q(storedSpeed, 1000)
+        f.storedTrack = q(storedTrack, 100)
+        f.storedClimb = q(storedClimb, 1000)
+        f.storedPressurePa = q(storedPressurePa, 10)
+        f.storedTemperatureC = q(storedTemperatureC, 100)
+        return f
+    }
+}

@@ -1,0 +1,44 @@
+import CairnCore
+import CairnLog
+
+/// A trip's raw fixes (record type 8): every fix the rules were offered, with the verdict on it,
+/// streamed from the trip's files in order. Memory is bounded by one record.
+public enum TripRaw {
+    /// The trip has no raw fixes: recorded by a cairn before them, or with `record --raw off`.
+    public static func missing(_ trip: TripRef) -> ExportError {
+        ExportError("no raw fixes in \(trip.files.map(\.path).joined(separator: ", ")) (recorded by an older cairn or with "
+                    + "'record --raw off'): the trip cannot be re-filtered, nor its fixes shown one by one")
+    }
+
+    /// Whether the trip holds any raw fix (reads up to the first raw fixes record).
+    public static func has(_ trip: TripRef) throws -> Bool {
+        for f in trip.files {
+            var found = false
+            try LogReader(path: f.path).forEach { entry in
+                if case .rawFixes(let b) = entry.record, !b.fixes.isEmpty { found = true }
+                return !found
+            }
+            if found { return true }
+        }
+        return false
+    }
+
+    /// Calls `visit` with each raw fix of the trip and the batch it came in, oldest first; returns
+    /// how many there were. Throws `missing` for a trip with none.
+    @discardableResult
+    public static func read(_ trip: TripRef, visit: (RawFix, RawBatch) throws -> Void) throws -> Int {
+        var n = 0
+        for f in trip.files {
+            try LogReader(path: f.path).forEach { entry in
+                guard case .rawFixes(let batch) = entry.record else { return true }
+                for r in batch.fixes {
+                    n += 1
+                    try visit(r, batch)
+                }
+                return true
+            }
+        }
+        if n == 0 { throw missing(trip) }
+        return n
+    }
+}

@@ -1,0 +1,254 @@
+import CairnCore
+
+/// The raw fixes record (type 8, LOG_FORMAT.md section 7c): the settings the rules ran with,
+/// one verdict byte per fix, the rare events, the arrival lags, then the fixes as a points
+/// body of section 7 (second-order prediction, one fix at a time) of its own length.
+enum RawFixesCodec {
+    static let undecided: UInt8 = 255
+    static let kept: UInt8 = 0
+
+    static func verdictByte(_ v: Verdict) -> UInt8 {
+        switch v {
+        case .kept: return kept
+        case .dropped(let reason): return reason.rawValue
+        case .undecided: return undecided
+        }
+    }
+
+    static func encode(_ batch: RawBatch, into out: inout [UInt8]) {
+        if let e = batch.encoded {
+            out.append(contentsOf: e)
+            return
+        }
+        // A fix the format cannot hold (see `PointsEncoder.isValid`) is counted as left out.
+        let b = RawBatchEncoder(capacity: batch.fixes.count)
+        var leftOut = batch.leftOutBefore
+        for r in batch.fixes { if PointsEncoder.isValid(r.fix) { b.add(r) } else { leftOut &+= 1 } }
+        b.finish(activity: batch.activity, leftOutBefore: leftOut, into: &out)
+    }
+
+    static func decode(_ r: inout ByteReader) throws(Malformed) -> RawBatch {
+        let count = try r.varint()
+        guard count <= UInt64(r.remaining) else { throw Malformed() }
+        let n = Int(count)
+        let flags = try r.u8()
+        let activity = try r.string()
+        let closeAfter = try r.varint()
+        let leftOut = try r.varint()
+        let settings = RawSettings(clockIsFix: flags & 1 != 0, closeAfterMs: Int64(clamping: closeAfter))
+        var verdicts: [Verdict] = []
+        verdicts.reserveCapacity(n)
+        for _ in 0..<n {
+            let v = try r.u8()
+            switch v {
+            case kept: verdicts.append(.kept)
+            case undecided: verdicts.append(.undecided)
+            default:
+                // A rule this version does not know: undecided, as far as this reader can say.
+                verdicts.append(DropReason(rawValue: v).map { .dropped($0) } ?? .undecided)
+            }
+        }
+        var events = [RawEvents](repeating: [], count: n)
+        let k = try r.varint()
+        guard k <= UInt64(n) else { throw Malformed() }
+        for _ in 0..<k {
+            let i = try r.varint()
+            guard i < UInt64(n) else { throw Malformed() }
+            events[Int(i)] = RawEvents(rawValue: try r.u8())
+        }
+        var lags: [Int64] = []
+        lags.reserveCapacity(n)
+        var lag: Int64 = 0
+        for _ in 0..<n {
+            lag = lag &+ (try r.zigzag())
+            lags.append(lag)
+        }
+        let length = try r.varint()
+        guard length <= UInt64(r.remaining) else { throw Malformed() }
+        var body = ByteReader(try r.take(Int(length)))
+        let fixes = try PointsDecoder.decode(&body)
+        guard fixes.count == n else { throw Malformed() }
+        var raws: [RawFix] = []
+        raws.reserveCapacity(n)
+        for i in 0..<n {
+            raws.append(RawFix(fix: fixes[i], arrivalMs: fixes[i].timeMs &+ lags[i], verdict: verdicts[i],
+                               events: events[i], settings: settings))
+        }
+        return RawBatch(activity: activity, fixes: raws, leftOutBefore: leftOut)
+    }
+}
+
+/// Builds a raw fixes record one fix at a time, so that framing it at a sync costs no pass over
+/// the batch (the recorder frames one every few seconds). Its buffers are allocated once, for
+/// `RawBatchLimits.batch` fixes: the record path runs on plain memory, without a check of
+/// uniqueness or capacity per byte.
+final class RawBatchEncoder {
+    /// The points body of section 7 (without its count), the verdict bytes, the lag varints
+    /// and the event pairs.
+    private let body: UnsafeMutablePointer<UInt8>
+    private var bodyCount = 0
+    private let verdicts: UnsafeMutablePointer<UInt8>
+    private let lags: UnsafeMutablePointer<UInt8>
+    private var lagsCount = 0
+    private var events: [UInt8] = []
+    private var eventCount = 0
+    private var lastLag: Int64 = 0
+    private var settings: RawSettings?
+    /// Per field: the last two values (section 7's prediction), and how many of them exist.
+    private let history: UnsafeMutablePointer<Int64>
+    private let seen: UnsafeMutablePointer<UInt8>
+    private var previousMask: UInt64 = .max
+    private(set) var count = 0
+
+    /// A fix takes at most 10 bytes of head and 10 per field.
+    private static let maxFixBytes = 10 + 10 * PointField.count
+
+    let capacity: Int
+
+    init(capacity: Int = RawBatchLimits.batch) {
+        let n = max(1, capacity)
+        self.capacity = n
+        body = .allocate(capacity: n * Self.maxFixBytes)
+        verdicts = .allocate(capacity: n)
+        lags = .allocate(capacity: n * 10)
+        history = .allocate(capacity: 2 * PointField.count)
+        history.initialize(repeating: 0, count: 2 * PointField.count)
+        seen = .allocate(capacity: PointField.count)
+        seen.initialize(repeating: 0, count: PointField.count)
+    }
+
+    deinit {
+        body.deallocate()
+        verdicts.deallocate()
+        lags.deallocate()
+        history.deallocate()
+        seen.deallocate()
+    }
+
+    @inline(__always)
+    private static func putVarint(_ v: UInt64, _ p: UnsafeMutablePointer<UInt8>, _ n: inout Int) {
+        var v = v
+        while v >= 0x80 {
+            p[n] = UInt8(truncatingIfNeeded: v) | 0x80
+            n += 1
+            v >>= 7
+        }
+        p[n] = UInt8(truncatingIfNeeded: v)
+        n += 1
+    }
+
+    /// The fixes come from `Fix.atLogResolution` (on the grid already): any rounding to the
+    /// nearest gives their integers back.
+    @inline(__always)
+    private static func quantise(_ v: Double, _ scale: Double) -> Int64 { Fix.onGrid(v, scale) }
+
+    /// Adds a fix that passed `PointsEncoder.isValid` (at most `capacity` per batch). The batch takes its settings from its first fix.
+    func add(_ r: RawFix) {
+        precondition(count < capacity)
+        if settings == nil { settings = r.settings }
+        if !r.events.isEmpty {
+            events.appendVarint(UInt64(count))
+            events.append(r.events.rawValue)
+            eventCount += 1
+        }
+        verdicts[count] = RawFixesCodec.verdictByte(r.verdict)
+        let lag = r.arrivalMs &- r.fix.timeMs
+        Self.putVarint(Varint.zigzag(lag &- lastLag), lags, &lagsCount)
+        lastLag = lag
+
+        add(r.fix)
+        count += 1
+    }
+
+    /// Section 7's point: the mask of present fields, then one residual per present field, in
+    /// bit order.
+    @inline(__always)
+    private func add(_ f: Fix) {
+        var mask: UInt64 = PointField.required | (1 << 3)
+        @inline(__always) func has(_ x: Double?, _ bit: Int) { if let x, x.isFinite { mask |= 1 << UInt64(bit) } }
+        has(f.altHAE, PointField.altHAE)
+        has(f.altMSL, PointField.altMSL)
+        has(f.eph, PointField.eph)
+        has(f.epx, PointField.epx)
+        has(f.epy, PointField.epy)
+        has(f.epv, PointField.epv)
+        has(f.speed, PointField.speed)
+        has(f.track, PointField.track)
+        has(f.climb, PointField.climb)
+        has(f.pressurePa, PointField.pressure)
+        has(f.temperatureC, PointField.temperature)
+        Self.putVarint(mask == previousMask ? 0 : mask + 1, body, &bodyCount)
+        previousMask = mask
+        let body = self.body, history = self.history, seen = self.seen
+        var n = bodyCount
+        @inline(__always) func put(_ bit: Int, _ q: Int64) {
+            let last = history[2 * bit], before = history[2 * bit + 1]
+            let s = seen[bit]
+            let prediction = s == 0 ? 0 : (s == 1 ? last : 2 &* last &- before)
+            Self.putVarint(Varint.zigzag(q &- prediction), body, &n)
+            history[2 * bit + 1] = last
+            history[2 * bit] = q
+            if s < 2 { seen[bit] = s + 1 }
+        }
+        @inline(__always) func put(_ x: Double?, _ bit: Int, _ scale: Double) {
+            if let x, x.isFinite { put(bit, Self.quantise(x, scale)) }
+        }
+        put(PointField.time, f.timeMs)
+        put(PointField.lat, Self.quantise(f.lat, 1e7))
+        put(PointField.lon, Self.quantise(f.lon, 1e7))
+        put(PointField.mode, Int64(f.mode))
+        put(f.altHAE, PointField.altHAE, 100)
+        put(f.altMSL, PointField.altMSL, 100)
+        put(f.eph, PointField.eph, 100)
+        put(f.epx, PointField.epx, 100)
+        put(f.epy, PointField.epy, 100)
+        put(f.epv, PointField.epv, 100)
+        put(f.speed, PointField.speed, 1000)
+        put(f.track, PointField.track, 100)
+        put(f.climb, PointField.climb, 1000)
+        put(f.pressurePa, PointField.pressure, 10)
+        put(f.temperatureC, PointField.temperature, 100)
+        bodyCount = n
+    }
+
+    /// Appends the record body and starts a new batch.
+    func finish(activity: String, leftOutBefore: UInt64, into out: inout [UInt8]) {
+        let s = settings ?? RawSettings(clockIsFix: false, closeAfterMs: 0)
+        let name = activity.utf8
+        let head = 6 * 10 + 1 + name.count + eventCount * 11
+        out.reserveCapacity(out.count + head + count + lagsCount + bodyCount)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: head) { b in
+            let p = b.baseAddress!
+            var n = 0
+            Self.putVarint(UInt64(count), p, &n)
+            p[n] = s.clockIsFix ? 1 : 0
+            n += 1
+            Self.putVarint(UInt64(name.count), p, &n)
+            for c in name { p[n] = c; n += 1 }
+            Self.putVarint(UInt64(max(0, s.closeAfterMs)), p, &n)
+            Self.putVarint(leftOutBefore, p, &n)
+            out.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+        }
+        out.append(contentsOf: UnsafeBufferPointer(start: verdicts, count: count))
+        out.appendVarint(UInt64(eventCount))
+        if eventCount > 0 { out.append(contentsOf: events) }
+        out.append(contentsOf: UnsafeBufferPointer(start: lags, count: lagsCount))
+        out.appendVarint(UInt64(Varint.length(UInt64(count)) + bodyCount))
+        out.appendVarint(UInt64(count))
+        out.append(contentsOf: UnsafeBufferPointer(start: body, count: bodyCount))
+        count = 0
+        bodyCount = 0
+        lagsCount = 0
+        if eventCount > 0 { events.removeAll(keepingCapacity: true) }
+        eventCount = 0
+        lastLag = 0
+        settings = nil
+        previousMask = .max
+        seen.update(repeating: 0, count: PointField.count)
+    }
+}
+
+enum RawBatchLimits {
+    /// Raw fixes per record at most (a recorder replaying faster than real time reaches it).
+    static let batch = 256
+}

@@ -1,0 +1,161 @@
+import CairnCore
+import CairnLog
+import CairnExport
+
+/// `cairn info --why`: a trip's timeline (`TripTimeline`), as text or JSON, printed as it is read.
+enum TripWhy {
+    static func run(_ sel: TripSelection, json: Bool) throws -> Int32 {
+        var problems = sel.problems
+        var first = true
+        if json && sel.trips.count != 1 { printOut("[") }
+        for t in sel.trips {
+            do {
+                guard try TripRaw.has(t) else { throw TripRaw.missing(t) }
+                let activity = ConvertCommand.activity(of: t)
+                if json {
+                    try print(t, activity: activity, separator: first ? "" : ",")
+                } else {
+                    if !first { printOut("") }
+                    try text(t, activity: activity)
+                }
+                first = false
+            } catch {
+                printErr("cairn: trip \(t.id): \(error)")
+                problems += 1
+            }
+        }
+        if json && sel.trips.count != 1 { printOut("]") }
+        return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
+    }
+
+    /// What each rule's drop means, for the text.
+    static func meaning(_ r: DropReason?) -> String {
+        guard let r else { return "written before the rules decided (they held it longer than the recorder keeps fixes waiting)" }
+        switch r {
+        case .invalid: return "values out of range, or a date before 2000"
+        case .rough: return "worse than 50 m"
+        case .timeNotAfter: return "a time not after the previous fix's"
+        case .stale: return "older than 60 s when it arrived"
+        case .firstFix: return "waiting for a good first fix (within 20 m, 50 m after 30 s, moving, confirmed by the next)"
+        case .jump: return "farther than the activity's speed allows"
+        case .spike: return "out to the side and straight back"
+        case .standing: return "standing still"
+        case .noSpeedNear: return "no speed, and within its own uncertainty of the last point"
+        case .tooClose: return "closer than the distance filter"
+        case .converging: return "after an outage, the position not yet moving as the doppler says"
+        case .timeJump: return "a time off the time line that the next fixes did not confirm"
+        case .noFix, .noTime, .duplicate, .noHeight: return r.name
+        }
+    }
+
+    static func segmentText(_ r: SegmentReason) -> String {
+        switch r {
+        case .start: return "start (the recorder started a new file)"
+        case .gap: return "gap (a silence crossed faster than the activity goes: no line across)"
+        case .pause: return "pause (stood longer than the pause limit: no line across)"
+        case .reconnect: return "reconnect (gpsd came back)"
+        case .resume: return "resume (the trip goes on in a new file after a restart or a write failure)"
+        case .reset: return "reset (five impossible jumps in a row: the last point was the bad one)"
+        case .other: return "other"
+        }
+    }
+
+    static func time(_ ms: Int64?) -> String { ms.map { TextFormat.isoTime(ms: $0) } ?? "-" }
+
+    static func text(_ t: TripRef, activity: String?) throws {
+        printOut("Trip \(t.id) (\(activity.map(terminalSafe) ?? "unknown activity")): the decisions that shaped it")
+        // The distance filter's thinning between kept points is counted per segment, not listed
+        // (`--json` lists every run).
+        var thinned = 0, thinnedRuns = 0
+        func flushThinned() {
+            guard thinned > 0 else { return }
+            printOut("  \(pad("", 46))and, in this stretch, \(thinned) fix\(thinned == 1 ? "" : "es") in \(thinnedRuns) run\(thinnedRuns == 1 ? "" : "s") dropped: too_close (thinned by the distance filter)")
+            thinned = 0
+            thinnedRuns = 0
+        }
+        func line(_ when: String, _ what: String, breaks: Bool = false) {
+            if breaks { flushThinned() }
+            printOut("  \(pad(when, 46))\(what)")
+        }
+        try TripTimeline.read(t) { e in
+            switch e {
+            case .recorderStarted(let at): line(time(at), "recorder started", breaks: true)
+            case .gpsdLost(let at): line(time(at), "gpsd was lost before this fix: the rules released what they held")
+            case .closedWithoutFix(let at): line(time(at), "no fix for too long before this fix: the trip was closed")
+            case .notLogged(let n, let before): line(time(before), "\(n) earlier fix\(n == 1 ? "" : "es") not in the log (a long wait before the trip, or values the log cannot hold)")
+            case .dropped(let r, let n, let from, let to, let beforeStart):
+                if r == .tooClose && !beforeStart {
+                    thinned += n
+                    thinnedRuns += 1
+                    return
+                }
+                let span = n == 1 ? time(from) : time(from) + " - " + String(time(to).dropFirst(11))
+                line(span, "\(n) fix\(n == 1 ? "" : "es") dropped\(beforeStart ? " before the start" : ""): \(r?.name ?? "undecided") (\(meaning(r)))")
+            case .started(let at): line(time(at), "trip started: its first point", breaks: true)
+            case .segment(let r, let at): line(time(at), "new segment: " + segmentText(r), breaks: true)
+            case .ended(let r, let at):
+                let why: String
+                switch r {
+                case .shutdown: why = "the recorder stopped"
+                case .standstill: why = "a standstill longer than the close limit"
+                case .fault: why = "a write failure"
+                case .other: why = "other"
+                }
+                line(time(at), "trip ended: \(why)", breaks: true)
+            }
+        }
+        flushThinned()
+    }
+
+    static func print(_ t: TripRef, activity: String?, separator: String) throws {
+        if !separator.isEmpty { printOut(separator) }
+        printOut("{\"trip\": \(t.id), \"activity\": \(activity.map(TextFormat.jsonString) ?? "null"), \"files\": ["
+                 + t.files.map { TextFormat.jsonString($0.path) }.joined(separator: ", ") + "], \"events\": [")
+        var firstEvent = true
+        func emit(_ fields: [(String, String)]) {
+            let obj = "{" + fields.map { "\(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+            printOut((firstEvent ? "  " : "  ,") + obj)
+            firstEvent = false
+        }
+        func q(_ s: String) -> String { TextFormat.jsonString(s) }
+        func tm(_ ms: Int64?) -> String { ms.map { q(TextFormat.isoTime(ms: $0)) } ?? "null" }
+        try TripTimeline.read(t) { e in
+            switch e {
+            case .recorderStarted(let at): emit([("event", q("recorder_started")), ("time", tm(at))])
+            case .gpsdLost(let at): emit([("event", q("gpsd_lost")), ("time", tm(at))])
+            case .closedWithoutFix(let at): emit([("event", q("closed_without_fix")), ("time", tm(at))])
+            case .notLogged(let n, let before): emit([("event", q("not_logged")), ("count", String(n)), ("time", tm(before))])
+            case .dropped(let r, let n, let from, let to, let beforeStart):
+                emit([("event", q("dropped")), ("rule", q(r?.name ?? "undecided")), ("count", String(n)),
+                      ("from", tm(from)), ("to", tm(to)), ("before_start", beforeStart ? "true" : "false")])
+            case .started(let at): emit([("event", q("started")), ("time", tm(at))])
+            case .segment(let r, let at): emit([("event", q("segment")), ("reason", q(segmentName(r))), ("time", tm(at))])
+            case .ended(let r, let at): emit([("event", q("ended")), ("reason", q(endName(r))), ("time", tm(at))])
+            }
+        }
+        printOut("]}")
+    }
+
+    static func segmentName(_ r: SegmentReason) -> String {
+        switch r {
+        case .start: return "start"
+        case .gap: return "gap"
+        case .pause: return "pause"
+        case .reconnect: return "reconnect"
+        case .resume: return "resume"
+        case .reset: return "reset"
+        case .other: return "other"
+        }
+    }
+
+    static func endName(_ r: TripEndReason) -> String {
+        switch r {
+        case .shutdown: return "shutdown"
+        case .standstill: return "standstill"
+        case .fault: return "fault"
+        case .other: return "other"
+        }
+    }
+
+    static func pad(_ s: String, _ w: Int) -> String { s.count >= w ? s + " " : s + String(repeating: " ", count: w - s.count) }
+}

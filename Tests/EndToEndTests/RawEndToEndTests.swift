@@ -1,0 +1,131 @@
+import XCTest
+import Foundation
+
+/// Raw fixes end to end: `record` (with `--raw on`, the default, and `--raw off`), then
+/// `convert --refilter`, `convert --raw` and `info --why` on what it wrote.
+final class RawEndToEndTests: XCTestCase {
+    /// A 6-minute ride with a 150 s stop (a pause) and gpsd restarted halfway, recorded once.
+    nonisolated(unsafe) static var recorded: String?
+
+    func logs() throws -> String {
+        if let r = Self.recorded { return r }
+        let work = Harness.tempDir()
+        let nmea = work + "/ride.nmea"
+        let mk = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path, "0.1", nmea, "--stop", "60:150"])
+        XCTAssertEqual(mk.status, 0, mk.stderr)
+        let rec = try Harness.record(nmea, dir: work + "/logs", restartAt: [0.5])
+        XCTAssertEqual(rec.status, 0, rec.stderr)
+        Self.recorded = work + "/logs"
+        return work + "/logs"
+    }
+
+    /// CSV rows without the header.
+    func rows(_ path: String) throws -> [[String]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    func testRefilterWithTheRecordedSettingsExportsTheRecordedTrack() throws {
+        let dir = try logs()
+        let out = Harness.tempDir()
+        let a = try Harness.cairn("convert", dir, "--to", "csv", "-o", out + "/recorded.csv")
+        XCTAssertEqual(a.status, 0, a.stderr)
+        let b = try Harness.cairn("convert", dir, "--to", "csv", "--refilter", "-o", out + "/refiltered.csv")
+        XCTAssertEqual(b.status, 0, b.stderr)
+        let recorded = try rows(out + "/recorded.csv"), again = try rows(out + "/refiltered.csv")
+        XCTAssertGreaterThan(recorded.count, 50)
+        XCTAssertEqual(again, recorded, "every point and segment, every column")
+        XCTAssertEqual(Set(recorded.map { $0[9] }).count, 2, "the stop made a pause")
+        let gpx = try Harness.cairn("convert", dir, "--to", "gpx", "--refilter", "-o", out + "/refiltered.gpx")
+        XCTAssertEqual(gpx.status, 0, gpx.stderr)
+        XCTAssertEqual(try Harness.checkExport("gpx", out + "/refiltered.gpx")["points"] as? Int, recorded.count)
+
+        // As a walk: the ride is too fast for one (jumps dropped, segments reset).
+        let w = try Harness.cairn("convert", dir, "--to", "csv", "--refilter", "--activity", "walk", "-o", out + "/walk.csv")
+        XCTAssertEqual(w.status, 0, w.stderr)
+        let walk = try rows(out + "/walk.csv")
+        XCTAssertNotEqual(walk, recorded)
+        XCTAssertGreaterThan(Set(walk.map { $0[9] }).count, 2, "a walk's jump limit resets the line again and again")
+
+        for (args, needle) in [(["--activity", "walk"], "'--activity' applies to --refilter"),
+                               (["--refilter", "--activity", "skate"], "'--activity <activity>'"),
+                               (["--refilter", "--raw"], "do not go together"),
+                               (["--raw", "--to", "kml"], "'--raw' applies to gpx and csv")] {
+            var argv = ["convert", dir]
+            if !args.contains("--to") { argv += ["--to", "csv"] }
+            let r = try Harness.run(Harness.cairn, argv + args + ["-o", out + "/bad"])
+            XCTAssertEqual(r.status, 64, r.stderr)
+            XCTAssertTrue(r.stderr.contains(needle), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/bad"))
+        }
+    }
+
+    func testRawExportHasEveryFixWithItsVerdict() throws {
+        let dir = try logs()
+        let out = Harness.tempDir()
+        let r = try Harness.cairn("convert", dir, "--to", "csv", "--raw", "-o", out + "/raw.csv")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let header = try String(contentsOfFile: out + "/raw.csv", encoding: .utf8).split(separator: "\n")[0]
+        XCTAssertEqual(header, "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,verdict")
+        let raw = try rows(out + "/raw.csv")
+        let recorded = try Harness.trips(dir)[0]["points"] as? Int ?? -1
+        XCTAssertEqual(raw.filter { $0[11] == "kept" }.count, recorded, "kept exactly the recorded points")
+        XCTAssertGreaterThan(raw.count, 300, "a fix a second for six minutes, kept or not")
+        XCTAssertTrue(raw.contains { $0[11] == "standing" })
+        XCTAssertTrue(raw.contains { $0[11] == "too_close" })
+        XCTAssertFalse(raw.contains { $0[11].isEmpty })
+        let g = try Harness.cairn("convert", dir, "--to", "gpx", "--raw", "-o", out + "/raw.gpx")
+        XCTAssertEqual(g.status, 0, g.stderr)
+        XCTAssertEqual(try Harness.checkExport("gpx", out + "/raw.gpx")["points"] as? Int, raw.count)
+        let text = try String(contentsOfFile: out + "/raw.gpx", encoding: .utf8)
+        XCTAssertEqual(Harness.count("<cairn:verdict>kept</cairn:verdict>", in: text), recorded)
+    }
+
+    func testWhyTellsTheTripsDecisions() throws {
+        let dir = try logs()
+        let t = try Harness.cairn("info", "--why", dir)
+        XCTAssertEqual(t.status, 0, t.stderr)
+        XCTAssertTrue(t.stdout.contains("recorder started"), t.stdout)
+        XCTAssertTrue(t.stdout.contains("trip started: its first point"), t.stdout)
+        XCTAssertTrue(t.stdout.contains("new segment: pause"), t.stdout)
+        XCTAssertTrue(t.stdout.contains("gpsd was lost"), t.stdout)
+        XCTAssertTrue(t.stdout.contains("dropped: standing"), t.stdout)
+        XCTAssertTrue(t.stdout.contains("trip ended: the recorder stopped"), t.stdout)
+        let j = try Harness.cairn("info", "--why", "--json", dir)
+        XCTAssertEqual(j.status, 0, j.stderr)
+        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any])
+        let events = try XCTUnwrap(o["events"] as? [[String: Any]])
+        XCTAssertEqual(events.first?["event"] as? String, "recorder_started")
+        XCTAssertEqual(events.last?["event"] as? String, "ended")
+        XCTAssertEqual(events.filter { $0["event"] as? String == "segment" }.map { $0["reason"] as? String }, ["pause"])
+        let csv = Harness.tempDir() + "/raw.csv"
+        XCTAssertEqual(try Harness.cairn("convert", dir, "--to", "csv", "--raw", "-o", csv).status, 0)
+        let dropped = events.filter { $0["event"] as? String == "dropped" }.reduce(0) { $0 + ($1["count"] as? Int ?? 0) }
+        XCTAssertEqual(dropped, try rows(csv).filter { $0[11] != "kept" }.count, "every dropped fix is in one run")
+    }
+
+    func testALogRecordedWithRawOffSaysItCannotBeRefiltered() throws {
+        let rec = try Harness.record("haicom-305N.log", extra: ["--raw", "off"])
+        XCTAssertEqual(rec.status, 0, rec.stderr)
+        let file = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: rec.dir).filter { $0.hasSuffix(".cairn") }.sorted().first)
+        for args in [["convert", rec.dir, "--to", "gpx", "--refilter"], ["convert", rec.dir, "--to", "csv", "--raw"], ["info", "--why", rec.dir]] {
+            let r = try Harness.run(Harness.cairn, args)
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(rec.dir + "/" + file), r.stderr)
+            XCTAssertTrue(r.stderr.contains("no raw fixes") && r.stderr.contains("--raw off"), r.stderr)
+        }
+        // The recording itself is as before: it converts.
+        XCTAssertEqual(try Harness.cairn("convert", rec.dir, "--to", "gpx", "-o", Harness.tempDir() + "/a.gpx").status, 0)
+        let bad = try Harness.cairn("record", "--raw", "maybe", "--check")
+        XCTAssertEqual(bad.status, 64, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("'--raw <on|off>'"), bad.stderr)
+        let conf = Harness.tempDir() + "/cairn.conf"
+        try "sync = 2\nraw = sometimes\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let fromFile = try Harness.cairn("record", "--config", conf, "--check")
+        XCTAssertEqual(fromFile.status, 64, fromFile.stderr)
+        XCTAssertTrue(fromFile.stderr.contains("\(conf):2: The value 'sometimes' is invalid for '--raw <on|off>'"), fromFile.stderr)
+        try "raw = off\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let off = try Harness.cairn("record", "--config", conf, "--check")
+        XCTAssertEqual(off.status, 0, off.stderr)
+        XCTAssertTrue(off.stdout.contains("raw = off"), off.stdout)
+    }
+}
