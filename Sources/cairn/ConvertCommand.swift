@@ -71,11 +71,11 @@ enum ConvertCommand: Command {
             utcOffset = s
         }
         let stageOptions = try ExportStageOptions.parse(a)
-        let laps = stageOptions.laps != .none
         let force = a.has("--force")
         let smooth = a.has("--smooth"), fillGaps = a.has("--fill-gaps")
         let pipelined = smooth || fillGaps
         let mode = try Mode(a, format: format)
+        let laps = !mode.isRaw && stageOptions.laps != .none
         if mode.isRaw {
             // Every fix as judged: nothing to smooth, fill or cut into laps.
             for o in ["--smooth", "--fill-gaps"] where a.has(o) { throw UsageError("'\(o)' and '--raw' do not go together: --raw exports every fix as gpsd delivered it") }
