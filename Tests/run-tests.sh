@@ -6,7 +6,7 @@
 # .debs), and the end-to-end tests again against the aarch64 binary under qemu-user.
 #
 # `--fast`: the edit loop. The unit tests without the crash campaigns and the end-to-end
-# suite (no static build, no aarch64): under a minute after a build.
+# suite (no static build, no aarch64, no format check): under a minute after a build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +18,12 @@ fi
 
 bash Tests/tools/install-deps.sh
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
+
+# The formatter ships with the toolchain; .swift-format is its configuration. `swift format -i -r
+# Sources Tests Package.swift` fixes what this reports.
+echo "== swift format lint"
+format_status=0
+swift format lint --strict -r Sources Tests Package.swift || format_status=$?
 
 echo "== static release build"
 bash Tests/tools/build-static.sh
@@ -87,6 +93,7 @@ fi
 if [ "$ran" = no ] && [ "$status" = 0 ] && [ "$e2e_status" = 0 ]; then echo "run-tests: no tests ran" >&2; exit 1; fi
 echo "run-tests: wall time: x86_64 build and suite ${x86_seconds} s, build-aarch64.sh ${build_seconds} s, aarch64 end-to-end under qemu-user ${e2e_seconds} s, package test ${deb_seconds} s"
 [ "$status" = 0 ] || exit "$status"
+[ "$format_status" = 0 ] || { echo "run-tests: swift format lint found the above (swift format -i -r Sources Tests Package.swift)" >&2; exit 1; }
 [ "$aarch64_status" = 0 ] || exit "$aarch64_status"
 [ "$e2e_status" = 0 ] || exit "$e2e_status"
 [ "$deb_status" = 0 ] || { echo "run-tests: the amd64 package test failed" >&2; exit 1; }
