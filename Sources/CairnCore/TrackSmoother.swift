@@ -42,8 +42,12 @@ public struct TrackSmoother {
         /// light and the start after it are one step).
         public var turnShare: Double
         public var speedChangeShare: Double
-        /// How long a start or a stop takes (s): a step from a standing point moves only this long.
+        /// How long a start or a stop takes (s): a step from a standing point moves only this long,
+        /// its mean speed uncertain by `rampSpeedShare` of the moving end's. When the rider set off
+        /// (or stopped) within the ramp is not known: a moment anywhere in it alike makes the
+        /// distance uniform, whose sigma is 1/√12 of its range.
         public var rampS = 5.0
+        public var rampSpeedShare = (1.0 / 12).squareRoot()
         /// The velocity uncertainty (m/s) over a step one of whose ends has no usable doppler.
         public var unknownVelocityMps: Double
         /// Below this speed (m/s) the course is not used; below `standingMps` the point measures
@@ -210,7 +214,7 @@ public struct TrackSmoother {
             let m = a.speed < tuning.standingMps ? b : a
             let moving = min(stepS, ramp)
             let k = moving / 2 / stepS
-            let sd = tuning.speedChangeShare * m.speed * moving / stepS
+            let sd = tuning.rampSpeedShare * m.speed * moving / stepS
             return (m.east * k, m.north * k, (m.varEast + m.varNorth) / 4 * k * k + sd * sd, (m.varEast + m.varNorth) / 4 * k * k + sd * sd)
         case let (a?, b?):
             var me = (a.east + b.east) / 2, mn = (a.north + b.north) / 2

@@ -144,13 +144,14 @@ final class SmoothingScenarioTests: XCTestCase {
 
     static let seeds: [UInt64] = ScenarioTests.seeds
 
-    /// The tuning judged: `.ride`, or CAIRN_SMOOTH_TUNING="turnShare,tau,share,speedSigma,courseSigma,lagS[,accuracyScale,speedChangeShare,rampS]" (for tuning runs).
+    /// The tuning judged: `.ride`, or CAIRN_SMOOTH_TUNING="turnShare,tau,share,speedSigma,courseSigma,lagS[,accuracyScale,speedChangeShare,rampS,rampSpeedShare]" (for tuning runs).
     static let tuning: TrackSmoother.Tuning = {
         var t = TrackSmoother.Tuning.ride
         guard let v = ProcessInfo.processInfo.environment["CAIRN_SMOOTH_TUNING"]?.split(separator: ",").compactMap({ Double($0) }), v.count >= 6 else { return t }
         if v.count > 6 { t.accuracyScale = v[6] }
         if v.count > 7 { t.speedChangeShare = v[7] }
         if v.count > 8 { t.rampS = v[8] }
+        if v.count > 9 { t.rampSpeedShare = v[9] }
         t.turnShare = v[0]; t.driftTauS = v[1]; t.driftShare = v[2]; t.speedSigma = v[3]; t.courseSigmaDeg = v[4]; t.lagMs = Int64(v[5] * 1000)
         return t
     }()
@@ -188,8 +189,9 @@ final class SmoothingScenarioTests: XCTestCase {
             let gain = (1 - smRMS / rawRMS) * 100
             let worstSystematic = systematic.values.map { ($0.0 / Double($0.2), $0.1 / Double($0.2)) }.max { $0.0 < $1.0 }
             let worstLen = lenChange.map(abs).max() ?? 0
-            // The target is 30 %. The urban canyon meets it; between buildings reaches 29-30 %
-            // (Tests/bench/smooth-results.md) and is held here at 28 %, so it cannot slip.
+            // The target is 30 %. The urban canyon meets it; between buildings falls short of it on
+            // the report's seeds (Tests/bench/smooth-results.md) and is held here at 28 %, so it
+            // cannot slip.
             if name.hasPrefix("urban canyon") && gain < 30 { failures.append("\(name): cross-track RMS down \(f1(gain)) % (target 30 %)") }
             if name == "between buildings" && gain < 28 { failures.append("\(name): cross-track RMS down \(f1(gain)) % (held at 28 %; target 30 %)") }
             if name == "open sky" && worstLen > 0.5 { failures.append("\(name): length changed by up to \(f2(worstLen)) % (limit 0.5 %)") }
