@@ -115,4 +115,104 @@ final class RefilterAttackTests: XCTestCase {
         try TripRaw.read(RefilterTests.trips(dir)[0]) { _, _ in counted += 1 }
         XCTAssertEqual(counted, 36)
     }
+
+    /// The recorder dies mid-ride (whatever the rules held, and the last seconds not synced, are
+    /// lost) and the next run resumes the trip: re-filtering the recovered log gives exactly
+    /// the recorded points, wherever the crash falls (in the standstill, right after a spike,
+    /// in the tunnel, among corner candidates).
+    func testRefilterAfterACrashAndAResumedTripGivesTheRecordedPoints() throws {
+        let ride = RefilterTests.eventfulRide(seed: 3, count: 1300)
+        var failures: [String] = []
+        for cut in [120, 147, 451, 599, 603, 700, 901, 925, 1050, 1151] {
+            let dir = ExportSupport.tempDir()
+            try RefilterTests.record(Array(ride[..<cut]), dir: dir, crashes: true)
+            try RefilterTests.record(Array(ride[(cut + 3)...]), dir: dir)
+            let trips = RefilterTests.trips(dir)
+            guard let trip = trips.first else { failures.append("cut \(cut): no trip"); continue }
+            var recorded: [Fix] = [], segments: [SegmentReason] = []
+            _ = try TripCatalog.read(trip) { e in
+                switch e {
+                case .point(let f): recorded.append(f)
+                case .segment(let r): segments.append(r)
+                }
+            }
+            let again = try RefilterTests.replay(trip)
+            if let d = Self.firstDifference(again.points, recorded) { failures.append("cut \(cut) (\(trips.count) trips): \(d)") }
+            if again.segments != segments { failures.append("cut \(cut): segments \(again.segments) vs \(segments)") }
+            if trips.count != 1 || !segments.contains(.resume) { failures.append("cut \(cut): \(trips.count) trips, \(segments): not resumed") }
+        }
+        XCTAssertEqual(failures, [])
+    }
+
+    /// The recorder's system clock steps (NTP: an hour ahead, then two minutes back, then set
+    /// to 1970 and back) while the fix times run on: the rules judge by the stored arrival
+    /// times, so re-filtering gives exactly the recorded points.
+    func testRefilterWithTheSystemClockSteppingGivesTheRecordedPoints() throws {
+        let ride = RefilterTests.eventfulRide(seed: 5, count: 1300)
+        let dir = ExportSupport.tempDir()
+        try RefilterTests.record(ride, dir: dir) { i, f in
+            let t = f.timeMs + 230
+            switch i {
+            case 300..<500: return t + 3_600_000
+            case 500..<700: return t + 3_600_000 - 120_000
+            case 700..<760: return 5_000 + Int64(i) * 1000
+            case 760..<770: return t + 50
+            default: return t
+            }
+        }
+        let trips = RefilterTests.trips(dir)
+        XCTAssertEqual(trips.count, 3, "each step ahead (an hour; from 1970 back to now) closed a trip: no fix for 30 minutes, by the clock")
+        var options = TripReplay.Options()
+        options.logTrips = trips
+        for trip in trips {
+            var recorded: [Fix] = []
+            _ = try TripCatalog.read(trip) { e in if case .point(let f) = e { recorded.append(f) } }
+            let again = try RefilterTests.replay(trip, options)
+            XCTAssertEqual(again.warnings, [])
+            XCTAssertNil(Self.firstDifference(again.points, recorded), "trip \(trip.id)")
+        }
+    }
+
+    /// A standstill longer than the close limit ends the trip and the ride goes on in a new
+    /// one, in the same recording: each trip re-filtered gives exactly its recorded points (the
+    /// rules' state carries over from the trip before, which the replay must run through too).
+    func testRefilterOfATripAfterAnotherInOneRecordingGivesItsRecordedPoints() throws {
+        var ride = RefilterTests.eventfulRide(seed: 9, count: 1400)
+        // Parked for six minutes from fix 700 (the close limit below is five).
+        let park = ride[699]
+        for i in 700..<1060 {
+            ride[i] = Fix(timeMs: ride[i].timeMs, lat: park.lat + Double(i % 3) * 1e-6, lon: park.lon, mode: 3,
+                          altHAE: park.altHAE, altMSL: park.altMSL, eph: ride[i].eph, epx: ride[i].epx, epy: ride[i].epy,
+                          epv: ride[i].epv, speed: 0.02, track: nil, climb: 0)
+        }
+        var profile = ActivityProfile.ride
+        profile.closeAfterMs = 5 * 60_000
+        let dir = ExportSupport.tempDir()
+        try RefilterTests.record(ride, dir: dir, profile: profile)
+        let trips = RefilterTests.trips(dir)
+        XCTAssertEqual(trips.count, 2, "the standstill closed the first trip")
+        for trip in trips {
+            var recorded: [Fix] = []
+            _ = try TripCatalog.read(trip) { e in if case .point(let f) = e { recorded.append(f) } }
+            let again = try RefilterTests.replay(trip)
+            XCTAssertNil(Self.firstDifference(again.points, recorded), "trip \(trip.id)")
+        }
+    }
+
+    /// No fix at all for 35 minutes (the bike left in a cellar) closes the trip; the ride goes on
+    /// in a new one, in the same recording: each trip re-filtered gives exactly its points.
+    func testRefilterOfATripAfterASilenceThatClosedTheOneBeforeGivesItsRecordedPoints() throws {
+        var ride = RefilterTests.eventfulRide(seed: 13, count: 1300)
+        for i in 650..<ride.count { ride[i].timeMs += 35 * 60_000 }
+        let dir = ExportSupport.tempDir()
+        try RefilterTests.record(ride, dir: dir)
+        let trips = RefilterTests.trips(dir)
+        XCTAssertEqual(trips.count, 2, "the silence closed the first trip")
+        for trip in trips {
+            var recorded: [Fix] = []
+            _ = try TripCatalog.read(trip) { e in if case .point(let f) = e { recorded.append(f) } }
+            let again = try RefilterTests.replay(trip)
+            XCTAssertNil(Self.firstDifference(again.points, recorded), "trip \(trip.id)")
+        }
+    }
 }
