@@ -128,4 +128,14 @@ final class RawEndToEndTests: XCTestCase {
         XCTAssertEqual(off.status, 0, off.stderr)
         XCTAssertTrue(off.stdout.contains("raw = off"), off.stdout)
     }
+
+    /// CRC-valid hostile raw fixes records (Tests/crash/hostile-raw.py: absurd counts and lags,
+    /// every verdict code, truncated bodies, records before the trip start and in a part file)
+    /// against every read-side command that reads them: no signal, files untouched.
+    func testHostileRawFixesRecordsNeverCrashTheReaders() throws {
+        let r = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/crash/hostile-raw.py").path,
+                                                 Harness.repoRoot.path, Harness.cairn, "12"], timeout: 300)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("\"files\": 12"), r.stdout)
+    }
 }
