@@ -116,6 +116,30 @@ final class RefilterAttackTests: XCTestCase {
         XCTAssertEqual(counted, 36)
     }
 
+    /// A trip whose every raw fixes record is damaged is not said to be "recorded with
+    /// 'record --raw off'": the error names the damage too.
+    func testATripWhoseRawFixesAreAllDamagedSaysSo() throws {
+        let dir = ExportSupport.tempDir()
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0xA77A_0009))
+        let fixes = RefilterTests.eventfulRide(count: 12).map(\.atLogResolution)
+        try w.append(.tripStart(activity: "ride", software: "cairn tests", utcOffsetS: 0))
+        try w.append(.points(fixes))
+        let settings = RawSettings(clockIsFix: false, closeAfterMs: 1_800_000)
+        try w.append(.rawFixes(RawBatch(activity: "ride", fixes: fixes.map {
+            RawFix(fix: $0, arrivalMs: $0.timeMs + (1 << 62), verdict: .kept, events: .runStart, settings: settings)
+        })))
+        _ = try w.sync()
+        w.close()
+        let trip = RefilterTests.trips(dir)[0]
+        XCTAssertThrowsError(try RefilterTests.replay(trip)) { e in
+            let text = "\(e)"
+            XCTAssertTrue(text.contains("no raw fixes in \(w.path)"), text)
+            XCTAssertTrue(text.contains("or lost in the 1 damaged record 'cairn verify' reports"), text)
+        }
+        // Without damage, the message stays as it was.
+        XCTAssertFalse("\(TripRaw.missing(TripRef(id: 9, files: [])))".contains("damaged"))
+    }
+
     /// The recorder dies mid-ride (whatever the rules held, and the last seconds not synced, are
     /// lost) and the next run resumes the trip: re-filtering the recovered log gives exactly
     /// the recorded points, wherever the crash falls (in the standstill, right after a spike,
