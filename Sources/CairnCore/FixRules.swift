@@ -56,7 +56,10 @@ public struct RuleLimits: Sendable, Equatable {
     /// The uncertainty assumed for a fix whose receiver gives none.
     public var unknownAccuracyM = 10.0
     /// The earliest plausible fix time: 2000-01-01 (receivers without a date say 1980).
-    public var earliestValidMs: Int64 = 946_684_800_000
+    public var earliestValidMs: Int64 = FixBounds.earliestMs
+    /// The first implausible fix time: 2100-01-01, which the log cannot hold either (a fix it
+    /// cannot hold must not touch the rules' state, or a re-run over the stored fixes differs).
+    public var latestValidMs: Int64 = FixBounds.latestMs
     /// Rule 12: a fix time this far ahead of where the arrival clock puts it, or this far behind
     /// the newest, is held until this many successors agree with it (else it is dropped).
     public var timeJumpMs: Int64 = 3_600_000
@@ -80,7 +83,7 @@ public struct RuleLimits: Sendable, Equatable {
 ///    the jump limit, and displaced about as far as its measured speed says): a stale cached
 ///    position never starts a trip. (`first_fix`)
 /// 2. **No old or rough fixes.** Older than 60 s on arrival (`stale`), or worse than 50 m (`rough`).
-///    Also dropped: out-of-range or non-finite values, dates before 2000 (`invalid`), and a time
+///    Also dropped: out-of-range or non-finite values, dates before 2000 or from 2100 (`invalid`), and a time
 ///    not after the previous fix's (`time_not_after`). Five fixes in a row equally late are a
 ///    receiver whose time disagrees with the clock (or a clock that is off), not old positions:
 ///    the clock is then taken to be that far off, and the ride goes on.
@@ -235,7 +238,7 @@ public struct FixRules: FixFilter {
     public mutating func offer(_ f: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
         // Rule 2 and sanity.
         guard f.lat.isFinite, f.lon.isFinite, abs(f.lat) <= 90, abs(f.lon) <= 180,
-              f.timeMs >= limits.earliestValidMs else { return emit(.drop(.invalid, f)) }
+              f.timeMs >= limits.earliestValidMs, f.timeMs < limits.latestValidMs else { return emit(.drop(.invalid, f)) }
         if !judgeAge(f, nowMs: nowMs) { return emit(.drop(.stale, f)) }
         // Rule 12: a fix time far off the time line is held until its successors say which is right.
         if !judgeTime(f, nowMs: nowMs, arrivalMs: arrivalMs, emit: emit) { return }

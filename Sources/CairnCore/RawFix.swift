@@ -97,12 +97,14 @@ struct RawQueue {
     }
 
     /// Records the verdict on the oldest undecided fix with this time and position (the rules
-    /// change neither). A fix no longer waiting (handed out undecided) is not found. Returns
-    /// whether the oldest fix is now decided (there is something to drain).
+    /// change neither: the same bits, which also finds a position that is not a number). A fix
+    /// no longer waiting (handed out undecided) is not found. Returns whether the oldest fix is
+    /// now decided (there is something to drain).
     mutating func decide(_ f: Fix, _ v: Verdict) -> Bool {
         for i in 0..<count {
             let s = slot(i)
-            if !decided[s], items[s].fix.timeMs == f.timeMs, items[s].fix.lat == f.lat, items[s].fix.lon == f.lon {
+            if !decided[s], items[s].fix.timeMs == f.timeMs, items[s].fix.lat.bitPattern == f.lat.bitPattern,
+               items[s].fix.lon.bitPattern == f.lon.bitPattern {
                 items[s].verdict = v
                 decided[s] = true
                 return i == 0
@@ -131,26 +133,35 @@ extension Fix {
     }
 
     /// The fix as the log stores a raw fix (LOG_FORMAT.md section 7's integer units, speed in
-    /// mm/s): what the rules judge when raw fixes are kept, so that a replay of the stored fixes
-    /// judges exactly the same numbers. A non-finite optional value is absent, as in the log.
+    /// mm/s) and a reader gives it back: what the rules judge when raw fixes are kept, so that a
+    /// replay of the stored fixes judges exactly the same numbers. A non-finite optional value,
+    /// or one outside `FixBounds` (which a reader leaves out), is absent, as in the log; except
+    /// an error estimate above the bounds, which is the bound: a receiver saying "worse than
+    /// that" (u-blox says 4,295 km without a fix) must still be rough to the rules, not unknown.
+    /// A latitude or longitude that is not finite stays as it is (rule 2 drops the fix).
     public var atLogResolution: Fix {
-        @inline(__always) func q(_ v: Double, _ units: Double) -> Double {
-            v.isFinite ? Double(Self.onGrid(v, units)) / units : .nan
+        @inline(__always) func q(_ v: Double, _ units: Double, _ bounds: ClosedRange<Double>) -> Double {
+            guard v.isFinite else { return .nan }
+            let x = Double(Self.onGrid(v, units)) / units
+            return bounds.contains(x) ? x : .nan
+        }
+        @inline(__always) func e(_ v: Double) -> Double {
+            v > FixBounds.accuracy.upperBound ? FixBounds.accuracy.upperBound : q(v, 100, FixBounds.accuracy)
         }
         var f = self
-        f.lat = Double(Self.onGrid(lat, 1e7)) / 1e7
-        f.lon = Double(Self.onGrid(lon, 1e7)) / 1e7
-        f.storedAltHAE = q(storedAltHAE, 100)
-        f.storedAltMSL = q(storedAltMSL, 100)
-        f.storedEph = q(storedEph, 100)
-        f.storedEpx = q(storedEpx, 100)
-        f.storedEpy = q(storedEpy, 100)
-        f.storedEpv = q(storedEpv, 100)
-        f.storedSpeed = q(storedSpeed, 1000)
-        f.storedTrack = q(storedTrack, 100)
-        f.storedClimb = q(storedClimb, 1000)
-        f.storedPressurePa = q(storedPressurePa, 10)
-        f.storedTemperatureC = q(storedTemperatureC, 100)
+        if lat.isFinite { f.lat = Double(Self.onGrid(lat, 1e7)) / 1e7 }
+        if lon.isFinite { f.lon = Double(Self.onGrid(lon, 1e7)) / 1e7 }
+        f.storedAltHAE = q(storedAltHAE, 100, FixBounds.height)
+        f.storedAltMSL = q(storedAltMSL, 100, FixBounds.height)
+        f.storedEph = e(storedEph)
+        f.storedEpx = e(storedEpx)
+        f.storedEpy = e(storedEpy)
+        f.storedEpv = e(storedEpv)
+        f.storedSpeed = q(storedSpeed, 1000, FixBounds.speed)
+        f.storedTrack = q(storedTrack, 100, FixBounds.track)
+        f.storedClimb = q(storedClimb, 1000, FixBounds.climb)
+        f.storedPressurePa = q(storedPressurePa, 10, FixBounds.pressure)
+        f.storedTemperatureC = q(storedTemperatureC, 100, FixBounds.temperature)
         return f
     }
 }

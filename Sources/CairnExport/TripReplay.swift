@@ -10,6 +10,9 @@ public enum TripReplay {
         /// The close limit (a standstill this long ends the trip); nil: the recorded one.
         public var closeAfterMs: Int64?
         public var limits = RuleLimits()
+        /// The trips of the logs being read (`TripCatalog.trips`): where the trips recorded
+        /// before a trip in its directory are found.
+        public var logTrips: [TripRef] = []
         public init(activity: ActivityProfile? = nil, closeAfterMs: Int64? = nil) {
             self.activity = activity
             self.closeAfterMs = closeAfterMs
@@ -20,6 +23,9 @@ public enum TripReplay {
     /// `TripCatalog.read` gives the recorded ones (at the points record's resolution); the summary's figures and drop counts are the
     /// new rules'. `warn` is told when the replay cannot be exact (the rules' state before the
     /// first stored fix is unknown).
+    /// A trip that did not start a recorder run (a standstill or a silence closed the one
+    /// before, and the ride went on) is judged by rules that remember that run's earlier trips
+    /// (`Options.logTrips`): those are run through first, from the run's start, without output.
     @discardableResult
     public static func read(_ trip: TripRef, options: Options = Options(), warn: (String) -> Void = { _ in },
                             visit: (TripEvent) -> Void = { _ in }) throws -> TripSummary {
@@ -29,7 +35,12 @@ public enum TripReplay {
         var lastKept: Fix?
         var runStarts = 0
         var checkedStart = false
+        // What the recorder does before this trip opens (the end of the trip before, when the
+        // run is replayed from its start) is not this trip's.
+        var opened = false
         func act(_ a: RecorderAction) {
+            if case .openTrip = a { opened = true }
+            guard opened else { return }
             switch a {
             case .startSegment(let reason, _):
                 s.stats.startSegment(reason)
@@ -54,6 +65,28 @@ public enum TripReplay {
                 s.drops.set(rule: c.rule, count: overflow ? .max : sum)
             }
         }
+        func newRecorder(_ raw: RawFix, _ batch: RawBatch) -> TripRecorder<FixRules> {
+            var profile = options.activity ?? ActivityProfile.named(batch.activity) ?? .ride
+            profile.closeAfterMs = options.closeAfterMs ?? (raw.settings.closeAfterMs > 0 ? raw.settings.closeAfterMs : profile.closeAfterMs)
+            var config = TripRecorder<FixRules>.Config()
+            config.clockIsFix = raw.settings.clockIsFix
+            config.closeWithoutFixMs = profile.closeAfterMs
+            return TripRecorder(filter: FixRules(profile: profile, limits: options.limits), config: config)
+        }
+        // The run this trip continues, from its start: the earlier trips' raw fixes.
+        var warmedUp = false
+        if try !startsRun(trip), let run = try runBefore(earlier(trip, options.logTrips)) {
+            for (k, t) in run.trips.enumerated() {
+                var index = 0
+                try TripRaw.read(t) { raw, batch in
+                    defer { index += 1 }
+                    if k == 0 && index < run.firstIndex { return }
+                    if recorder == nil || raw.events.contains(.runStart) { recorder = newRecorder(raw, batch) }
+                    recorder!.replay(raw) { _ in }
+                }
+            }
+            warmedUp = recorder != nil
+        }
         func endRun() {
             guard var r = recorder else { return }
             r.finish(wallClockMs: lastTime ?? 0, emit: act)
@@ -63,7 +96,7 @@ public enum TripReplay {
         try TripRaw.read(trip) { raw, batch in
             if !checkedStart {
                 checkedStart = true
-                if batch.leftOutBefore > 0 || !raw.events.contains(.runStart) {
+                if batch.leftOutBefore > 0 || !(raw.events.contains(.runStart) || warmedUp) {
                     warn("trip \(trip.id): the rules had judged fixes before its first stored one "
                          + (batch.leftOutBefore > 0 ? "(\(batch.leftOutBefore) waited longer than the recorder keeps them before a trip) " : "(a trip after another in one recording) ")
                          + "that are not in the log: its first points may differ from a recording made anew")
@@ -72,17 +105,12 @@ public enum TripReplay {
             if raw.events.contains(.runStart) || recorder == nil {
                 if recorder != nil { runStarts += 1 }
                 endRun()
-                var profile = options.activity ?? ActivityProfile.named(batch.activity) ?? .ride
-                profile.closeAfterMs = options.closeAfterMs ?? (raw.settings.closeAfterMs > 0 ? raw.settings.closeAfterMs : profile.closeAfterMs)
-                if s.activity == nil { s.activity = profile.name }
-                var config = TripRecorder<FixRules>.Config()
-                config.clockIsFix = raw.settings.clockIsFix
-                config.closeWithoutFixMs = profile.closeAfterMs
-                var r = TripRecorder(filter: FixRules(profile: profile, limits: options.limits), config: config)
+                var r = newRecorder(raw, batch)
                 // A later run continued the trip as a previous run left it (a restart resumes).
                 r.resumeCandidate = lastKept
                 recorder = r
             }
+            if s.activity == nil { s.activity = recorder!.filter.profile.name }
             recorder!.replay(raw, emit: act)
         }
         endRun()
@@ -94,5 +122,54 @@ public enum TripReplay {
             }
         }
         return s
+    }
+
+    /// The trips recorded before `trip` in its directory, oldest first.
+    static func earlier(_ trip: TripRef, _ all: [TripRef]) -> [TripRef] {
+        func directory(_ t: TripRef) -> Substring? {
+            guard let p = t.files.first?.path, let slash = p.lastIndex(of: "/") else { return t.files.isEmpty ? nil : "" }
+            return p[..<slash]
+        }
+        let here = directory(trip)
+        return all.filter { $0.id < trip.id && directory($0) == here }.sorted { $0.id < $1.id }
+    }
+
+    /// Whether the trip's first raw fix started a recorder run (or the trip has none).
+    static func startsRun(_ trip: TripRef) throws -> Bool {
+        for f in trip.files {
+            var first: RawFix?
+            try LogReader(path: f.path).forEach { entry in
+                if case .rawFixes(let b) = entry.record, let r = b.fixes.first { first = r }
+                return first == nil
+            }
+            if let r = first { return r.events.contains(.runStart) }
+        }
+        return true
+    }
+
+    /// The recorder run that the trip after `earlier` continues: its trips, oldest first, and the
+    /// index of the run's first raw fix in the first of them; nil if it cannot be found (a trip
+    /// without raw fixes on the way, or none that starts a run).
+    static func runBefore(_ earlier: [TripRef]) throws -> (trips: [TripRef], firstIndex: Int)? {
+        var trips: [TripRef] = []
+        for t in earlier.reversed() {
+            var index = 0, lastStart: Int?
+            var any = false
+            for f in t.files {
+                try LogReader(path: f.path).forEach { entry in
+                    guard case .rawFixes(let b) = entry.record else { return true }
+                    for r in b.fixes {
+                        any = true
+                        if r.events.contains(.runStart) { lastStart = index }
+                        index += 1
+                    }
+                    return true
+                }
+            }
+            guard any else { return nil }
+            trips.insert(t, at: 0)
+            if let i = lastStart { return (trips, i) }
+        }
+        return nil
     }
 }

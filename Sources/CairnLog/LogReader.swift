@@ -175,6 +175,9 @@ public struct LogReader {
         if case .rawFixes(var batch) = record {
             var fixes = batch.fixes.map(\.fix)
             if let p = PointBounds.screen(&fixes, leftOut: &leftOut, firstLeftOut: &firstLeftOut) { return (nil, p) }
+            if let bad = batch.fixes.first(where: { !PointBounds.arrival.contains($0.arrivalMs) }) {
+                return (nil, "arrival time \(bad.arrivalMs) ms since 1970 out of range")
+            }
             for i in fixes.indices { batch.fixes[i].fix = fixes[i] }
             return (.rawFixes(batch), nil)
         }

@@ -141,25 +141,21 @@ enum RecordCodec {
 ///   said) is left out of its point, as a value the receiver did not give, and counted: one
 ///   absurd reading never costs the record's other points.
 public enum PointBounds {
-    /// 2000-01-01T00:00:00Z: receivers without a date say 1980 (the rules drop those too).
-    public static let earliestMs: Int64 = 946_684_800_000
-    /// 2100-01-01T00:00:00Z (exclusive): a ride recorded later is not plausible, and FIT's
-    /// timestamps end in 2126.
-    public static let latestMs: Int64 = 4_102_444_800_000
-    /// Heights (ellipsoid and sea level), metres: below the Dead Sea shore with the geoid's
-    /// lowest undulation, and above any aircraft or balloon a rider takes along.
-    public static let height: ClosedRange<Double> = -1_000 ... 50_000
-    /// gpsd's error estimates, metres (a cold receiver reports a few km).
-    public static let accuracy: ClosedRange<Double> = 0 ... 1_000_000
-    /// Speed over ground and vertical speed, m/s (an airliner is 250).
-    public static let speed: ClosedRange<Double> = 0 ... 1_000
-    public static let climb: ClosedRange<Double> = -1_000 ... 1_000
-    /// Course over ground, degrees true.
-    public static let track: ClosedRange<Double> = 0 ... 360
-    /// Air pressure, pascals (sea level is about 101,325; 50 km up about 80).
-    public static let pressure: ClosedRange<Double> = 0 ... 200_000
-    /// Air temperature, °C (a sensor in sun on a dark board in a desert stays below 100).
-    public static let temperature: ClosedRange<Double> = -100 ... 150
+    /// The numbers themselves are `FixBounds`' (the recorder's raw fixes obey them too).
+    public static let earliestMs = FixBounds.earliestMs
+    public static let latestMs = FixBounds.latestMs
+    public static let height = FixBounds.height
+    public static let accuracy = FixBounds.accuracy
+    public static let speed = FixBounds.speed
+    public static let climb = FixBounds.climb
+    public static let track = FixBounds.track
+    public static let pressure = FixBounds.pressure
+    public static let temperature = FixBounds.temperature
+
+    /// A raw fix's arrival (the recorder's system clock, ms since 1970), as far as any clock may
+    /// be off (±35,000 years): the rules take differences of arrival times, which a crafted
+    /// record's arrival beyond this would overflow. Outside, the record is damaged.
+    public static let arrival: ClosedRange<Int64> = -(1 << 50) ... (1 << 50)
 
     /// Whether a fix's time and position are possible (finite, |lat| ≤ 90, |lon| ≤ 180, a time
     /// in [2000, 2100)).

@@ -74,7 +74,7 @@ enum ConvertCommand: Command {
         let force = a.has("--force")
         let smooth = a.has("--smooth"), fillGaps = a.has("--fill-gaps")
         let pipelined = smooth || fillGaps
-        let mode = try Mode(a, format: format)
+        var mode = try Mode(a, format: format)
         let laps = !mode.isRaw && stageOptions.laps != .none
         if mode.isRaw {
             // Every fix as judged: nothing to smooth, fill or cut into laps.
@@ -95,6 +95,10 @@ enum ConvertCommand: Command {
         let sel = try TripSelection(paths: a.positionals, trip: a.value("--trip"))
         guard !sel.trips.isEmpty else {
             throw Failure("no trips in \(a.positionals.joined(separator: " ")): nothing written")
+        }
+        if case .refilter(var o) = mode {
+            o.logTrips = sel.all
+            mode = .refilter(o)
         }
         let creator = "cairn \(cairnVersion)"
 

@@ -10,6 +10,8 @@ import CairnExport
 /// the same trip and part are both read, each as a trip, and said so once.
 struct TripSelection {
     var trips: [TripRef]
+    /// Every trip in the paths, also those `--trip` left out.
+    var all: [TripRef]
     var problems = 0
 
     /// `naming` is how a missing trip id is named: `--trip 99` for convert, `trip 99` for info.
@@ -21,6 +23,7 @@ struct TripSelection {
             problems += 1
         }, unfinished: { printErr("cairn: \($0)") })
         var trips = TripCatalog.trips(files)
+        all = trips
         if let t = trip {
             guard let id = UInt64(t) else { throw UsageError("The value '\(t)' is invalid for '--trip <id>': use a trip id from 'cairn list'") }
             trips = trips.filter { $0.id == id }

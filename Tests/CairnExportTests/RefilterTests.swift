@@ -50,7 +50,8 @@ final class RefilterTests: XCTestCase {
     /// the arrival clock), each arriving `lagMs` after its time; gpsd goes away before `lostAt`.
     @discardableResult
     static func record(_ fixes: [Fix], dir: String, profile: ActivityProfile = .ride, raw: Bool = true,
-                       lagMs: Int64 = 230, lostAt: Set<Int> = []) throws -> Recording {
+                       lagMs: Int64 = 230, lostAt: Set<Int> = [], clock arrival: ((Int, Fix) -> Int64)? = nil,
+                       crashes: Bool = false) throws -> Recording {
         var config = TripRecorder<FixRules>.Config()
         config.closeWithoutFixMs = profile.closeAfterMs
         config.keepsRaw = raw
@@ -70,12 +71,14 @@ final class RefilterTests: XCTestCase {
             log.apply(a, monoMs: clock)
         }
         for (i, f) in fixes.enumerated() {
-            clock = f.timeMs + lagMs + Int64(i % 7) * 13
+            clock = arrival?(i, f) ?? f.timeMs + lagMs + Int64(i % 7) * 13
             if lostAt.contains(i) { recorder.connectionLost(wallClockMs: clock, emit: apply) }
             log.tick(monoMs: clock)
             recorder.tick(wallClockMs: clock, emit: apply)
             recorder.report(.fix(f), wallClockMs: clock, emit: apply)
         }
+        // A crash (kill -9, a power cut): nothing more is done; what was not synced is lost.
+        if crashes { return rec }
         recorder.finish(wallClockMs: clock, emit: apply)
         rec.drops = recorder.drops
         if recorder.tripOpen {

@@ -65,14 +65,15 @@ final class RawEndToEndTests: XCTestCase {
         let r = try Harness.cairn("convert", dir, "--to", "csv", "--raw", "-o", out + "/raw.csv")
         XCTAssertEqual(r.status, 0, r.stderr)
         let header = try String(contentsOfFile: out + "/raw.csv", encoding: .utf8).split(separator: "\n")[0]
-        XCTAssertEqual(header, "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,verdict")
+        XCTAssertEqual(header, "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,lap,verdict")
         let raw = try rows(out + "/raw.csv")
         let recorded = try Harness.trips(dir)[0]["points"] as? Int ?? -1
-        XCTAssertEqual(raw.filter { $0[11] == "kept" }.count, recorded, "kept exactly the recorded points")
+        XCTAssertEqual(raw.filter { $0[12] == "kept" }.count, recorded, "kept exactly the recorded points")
         XCTAssertGreaterThan(raw.count, 300, "a fix a second for six minutes, kept or not")
-        XCTAssertTrue(raw.contains { $0[11] == "standing" })
-        XCTAssertTrue(raw.contains { $0[11] == "too_close" })
-        XCTAssertFalse(raw.contains { $0[11].isEmpty })
+        XCTAssertTrue(raw.contains { $0[12] == "standing" })
+        XCTAssertTrue(raw.contains { $0[12] == "too_close" })
+        XCTAssertFalse(raw.contains { $0[12].isEmpty })
+        XCTAssertTrue(raw.allSatisfy { $0[11].isEmpty }, "no laps with --raw")
         let g = try Harness.cairn("convert", dir, "--to", "gpx", "--raw", "-o", out + "/raw.gpx")
         XCTAssertEqual(g.status, 0, g.stderr)
         XCTAssertEqual(try Harness.checkExport("gpx", out + "/raw.gpx")["points"] as? Int, raw.count)
@@ -100,7 +101,7 @@ final class RawEndToEndTests: XCTestCase {
         let csv = Harness.tempDir() + "/raw.csv"
         XCTAssertEqual(try Harness.cairn("convert", dir, "--to", "csv", "--raw", "-o", csv).status, 0)
         let dropped = events.filter { $0["event"] as? String == "dropped" }.reduce(0) { $0 + ($1["count"] as? Int ?? 0) }
-        XCTAssertEqual(dropped, try rows(csv).filter { $0[11] != "kept" }.count, "every dropped fix is in one run")
+        XCTAssertEqual(dropped, try rows(csv).filter { $0[12] != "kept" }.count, "every dropped fix is in one run")
     }
 
     func testALogRecordedWithRawOffSaysItCannotBeRefiltered() throws {
@@ -127,5 +128,15 @@ final class RawEndToEndTests: XCTestCase {
         let off = try Harness.cairn("record", "--config", conf, "--check")
         XCTAssertEqual(off.status, 0, off.stderr)
         XCTAssertTrue(off.stdout.contains("raw = off"), off.stdout)
+    }
+
+    /// CRC-valid hostile raw fixes records (Tests/crash/hostile-raw.py: absurd counts and lags,
+    /// every verdict code, truncated bodies, records before the trip start and in a part file)
+    /// against every read-side command that reads them: no signal, files untouched.
+    func testHostileRawFixesRecordsNeverCrashTheReaders() throws {
+        let r = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/crash/hostile-raw.py").path,
+                                                 Harness.repoRoot.path, Harness.cairn, "12"], timeout: 300)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("\"files\": 12"), r.stdout)
     }
 }
