@@ -1,0 +1,102 @@
+import XCTest
+@testable import CairnCore
+
+final class TripStatsTests: XCTestCase {
+    func testATenHertzReceiverWithoutSpeedHasATopSpeed() {
+        // 30 m/s, a point every 0.4 s (what the distance filter keeps of 10 Hz), no speeds.
+        var s = TripStats()
+        s.startSegment(.start)
+        for i in 0..<500 { s.add(fix(Double(i) * 0.4, north: Double(i) * 12, eph: 5, speed: nil)) }
+        XCTAssertEqual(s.maxSpeedMps ?? 0, 30, accuracy: 0.1)
+    }
+
+    func testATunnelWithoutSpeedsIsMovingTime() {
+        // A receiver without doppler (gpsd's derived speed is not kept) rides 6 m/s through a
+        // 150 s tunnel that the rules bridged: its chord counts, and so does its time.
+        var s = TripStats()
+        s.startSegment(.start)
+        for i in 0..<100 { s.add(fix(Double(i), north: Double(i) * 6, eph: 5, speed: nil)) }
+        for i in 250..<300 { s.add(fix(Double(i), north: Double(i) * 6, eph: 5, speed: nil)) }
+        XCTAssertEqual(Double(s.movingTimeMs), Double(s.elapsedMs), accuracy: 1000)
+        XCTAssertEqual(s.maxSpeedMps ?? 0, 6, accuracy: 0.05)
+        // Standing 90 s at a light, then 30 m on: only the riding part is moving time.
+        var l = TripStats()
+        l.startSegment(.start)
+        for i in 0..<100 { l.add(fix(Double(i), north: Double(i) * 6, eph: 5, speed: nil)) }
+        l.add(fix(190, north: 99 * 6 + 30, eph: 5, speed: nil))
+        XCTAssertEqual(Double(l.movingTimeMs), 99_000 + 5_000, accuracy: 1000)
+    }
+
+    func testAverageMovingSpeedIsNeverAboveTheMaximum() {
+        // The doppler reads 2 % low all ride: the positions cover more than the top measured
+        // speed allows in the elapsed time.
+        var s = TripStats()
+        s.startSegment(.start)
+        for i in 0..<60 { s.add(fix(Double(i), north: Double(i) * 6, eph: 5, speed: 5.88)) }
+        let avg = s.distanceM / (Double(s.movingTimeMs) / 1000)
+        XCTAssertLessThanOrEqual(avg, s.maxSpeedMps ?? 0)
+        XCTAssertEqual(s.maxSpeedMps ?? 0, 6, accuracy: 0.01)
+    }
+
+    func testADopplerBlipIsNoTopSpeed() {
+        // Positions move 6 m/s throughout; the receiver's speed says 80 m/s for one fix.
+        var s = TripStats()
+        s.startSegment(.start)
+        for i in 0..<60 { s.add(fix(Double(i), north: Double(i) * 6, eph: 5, speed: i == 30 ? 80 : 6)) }
+        XCTAssertEqual(s.maxSpeedMps ?? 0, 6, accuracy: 0.01)
+        // A real sprint (positions keep up with the speed) is the top speed.
+        var r = TripStats()
+        r.startSegment(.start)
+        var north = 0.0
+        for i in 0..<60 {
+            let v = i >= 30 && i < 35 ? 16.0 : 6.0
+            north += v
+            r.add(fix(Double(i), north: north, eph: 5, speed: v))
+        }
+        XCTAssertEqual(r.maxSpeedMps ?? 0, 16, accuracy: 0.01)
+    }
+
+    func testStatistics() {
+        var s = TripStats()
+        s.startSegment(.start)
+        for i in 0..<11 { s.add(fix(Double(i), north: Double(i) * 5, alt: 100 + Double(i) * 2, speed: 5)) }
+        XCTAssertEqual(s.points, 11)
+        XCTAssertEqual(s.distanceM, 50, accuracy: 0.01)
+        XCTAssertEqual(s.movingTimeMs, 10_000)
+        XCTAssertNotNil(s.ascentM, "trusted heights were seen")
+        XCTAssertEqual(s.maxSpeedMps ?? 0, 5, accuracy: 1e-5, "the helper's 5 m steps are 5.00004 m on the ellipsoid")
+        // A pause: no distance across it.
+        s.startSegment(.pause)
+        s.add(fix(100, north: 500, alt: 120, speed: 5))
+        XCTAssertEqual(s.distanceM, 50, accuracy: 0.01)
+        XCTAssertEqual(s.segments, 2)
+        XCTAssertEqual(s.elapsedMs, 100_000)
+    }
+
+    func testAscentFromGPSHeights() {
+        // Two minutes up at 0.5 m/s (60 m), a minute level, a minute down 30 m: the smoothed
+        // GPS heights and a 5 m hysteresis count the climb, not the wobble.
+        var s = TripStats()
+        var t = 0.0
+        func add(_ h: Double) { s.add(fix(t, north: t * 5, alt: h + 1.5 * sin(t), speed: 5)); t += 1 }
+        for i in 0..<120 { add(100 + 0.5 * Double(i)) }
+        for _ in 0..<60 { add(160) }
+        for i in 0..<60 { add(160 - 0.5 * Double(i)) }
+        for _ in 0..<60 { add(130) }
+        XCTAssertEqual(s.ascentM!, 60, accuracy: 3)
+        XCTAssertEqual(s.descentM!, 30, accuracy: 3)
+    }
+
+    func testStandingStillIsNotMovingTime() {
+        var s = TripStats()
+        for i in 0..<10 { s.add(fix(Double(i), north: 0.1 * Double(i % 2), speed: 0.05)) }
+        XCTAssertEqual(s.movingTimeMs, 0)
+    }
+
+    func testNoTrustedHeightMeansNoAscent() {
+        var s = TripStats()
+        for i in 0..<5 { s.add(fix(Double(i), north: Double(i) * 5, epv: 80)) }
+        XCTAssertNil(s.ascentM)
+        XCTAssertNil(s.descentM)
+    }
+}
