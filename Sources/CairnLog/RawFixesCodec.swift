@@ -23,7 +23,11 @@ enum RawFixesCodec {
         // A fix the format cannot hold (see `PointsEncoder.isValid`) is counted as left out.
         let b = RawBatchEncoder(capacity: batch.fixes.count)
         var leftOut = batch.leftOutBefore
-        for r in batch.fixes { if PointsEncoder.isValid(r.fix) { b.add(r) } else { leftOut &+= 1 } }
+        for var r in batch.fixes {
+            guard PointsEncoder.isValid(r.fix) else { leftOut &+= 1; continue }
+            r.fix = r.fix.atLogResolution
+            b.add(r)
+        }
         b.finish(activity: batch.activity, leftOutBefore: leftOut, into: &out)
     }
 
@@ -130,19 +134,29 @@ final class RawBatchEncoder {
         var v = v
         while v >= 0x80 {
             p[n] = UInt8(truncatingIfNeeded: v) | 0x80
-            n += 1
+            n &+= 1
             v >>= 7
         }
         p[n] = UInt8(truncatingIfNeeded: v)
-        n += 1
+        n &+= 1
     }
 
-    /// The fixes come from `Fix.atLogResolution` (on the grid already): any rounding to the
-    /// nearest gives their integers back.
-    @inline(__always)
-    private static func quantise(_ v: Double, _ scale: Double) -> Int64 { Fix.onGrid(v, scale) }
+    /// 1.5 * 2^52: a double between 2^52 and 2^53 holds an integer in its low mantissa bits.
+    private static let integerBias = 0x1.8p52
+    private static let integerBiasBits = Int64(bitPattern: integerBias.bitPattern)
 
-    /// Adds a fix that passed `PointsEncoder.isValid` (at most `capacity` per batch). The batch takes its settings from its first fix.
+    /// The fixes come from `Fix.atLogResolution` (on the grid, within ±2^50 units): any rounding
+    /// to the nearest gives their integers back, so the cheapest one is taken, the FPU's own
+    /// (adding the bias rounds `v * scale` to an integer held in the low bits), with no check
+    /// of range.
+    @inline(__always)
+    private static func quantise(_ v: Double, _ scale: Double) -> Int64 {
+        Int64(bitPattern: (v * scale + integerBias).bitPattern) &- integerBiasBits
+    }
+
+    /// Adds a fix that passed `PointsEncoder.isValid`, at the log's resolution
+    /// (`Fix.atLogResolution`, as `TripRecorder` hands raw fixes out); at most `capacity` per
+    /// batch. The batch takes its settings from its first fix.
     func add(_ r: RawFix) {
         precondition(count < capacity)
         if settings == nil { settings = r.settings }
@@ -157,7 +171,7 @@ final class RawBatchEncoder {
         lastLag = lag
 
         add(r.fix)
-        count += 1
+        count &+= 1
     }
 
     /// Section 7's point: the mask of present fields, then one residual per present field, in
@@ -182,13 +196,13 @@ final class RawBatchEncoder {
         let body = self.body, history = self.history, seen = self.seen
         var n = bodyCount
         @inline(__always) func put(_ bit: Int, _ q: Int64) {
-            let last = history[2 * bit], before = history[2 * bit + 1]
+            let last = history[2 &* bit], before = history[2 &* bit &+ 1]
             let s = seen[bit]
             let prediction = s == 0 ? 0 : (s == 1 ? last : 2 &* last &- before)
             Self.putVarint(Varint.zigzag(q &- prediction), body, &n)
-            history[2 * bit + 1] = last
-            history[2 * bit] = q
-            if s < 2 { seen[bit] = s + 1 }
+            history[2 &* bit &+ 1] = last
+            history[2 &* bit] = q
+            if s < 2 { seen[bit] = s &+ 1 }
         }
         @inline(__always) func put(_ x: Double?, _ bit: Int, _ scale: Double) {
             if let x, x.isFinite { put(bit, Self.quantise(x, scale)) }

@@ -185,7 +185,7 @@ public final class TripLog {
     /// they wait for it).
     private func flushRaws(monoMs: Int64) {
         guard tripId != 0 else { return }
-        takeRawsBeforeTrip(monoMs: monoMs)
+        if !rawsBeforeTrip.isEmpty { takeRawsBeforeTrip(monoMs: monoMs) }
         guard rawBatch.count > 0 || rawsLeftOut > 0 else { return }
         var payload: [UInt8] = []
         rawBatch.finish(activity: activity, leftOutBefore: rawsLeftOut, into: &payload)
