@@ -130,16 +130,33 @@ extension Fix {
         return Int64(x < 0 ? x - 0.5 : x + 0.5)
     }
 
+    /// `Double(onGrid(v, units)) / units` to the bit, without the conversions to an integer and
+    /// back (and their range checks): the same clamp and half added, then the truncation done in
+    /// floating point. Adding 1.5 * 2^52 rounds to the nearest integer (the FPU's rounding, ties
+    /// to even); one step toward zero where that went past `t` makes it the truncation.
+    @inlinable @inline(__always)
+    public static func gridValue(_ v: Double, _ units: Double) -> Double {
+        let y = v * units
+        let t = y < 0 ? Swift.max(y, -0x1p50) - 0.5 : Swift.min(y, 0x1p50) + 0.5
+        var r = (t + 0x1.8p52) - 0x1.8p52
+        if t < 0 {
+            if r < t { r += 1 }
+        } else if r > t {
+            r -= 1
+        }
+        return r / units
+    }
+
     /// The fix as the log stores a raw fix (LOG_FORMAT.md section 7's integer units, speed in
     /// mm/s): what the rules judge when raw fixes are kept, so that a replay of the stored fixes
     /// judges exactly the same numbers. A non-finite optional value is absent, as in the log.
     public var atLogResolution: Fix {
         @inline(__always) func q(_ v: Double, _ units: Double) -> Double {
-            v.isFinite ? Double(Self.onGrid(v, units)) / units : .nan
+            v.isFinite ? Self.gridValue(v, units) : .nan
         }
         var f = self
-        f.lat = Double(Self.onGrid(lat, 1e7)) / 1e7
-        f.lon = Double(Self.onGrid(lon, 1e7)) / 1e7
+        f.lat = Self.gridValue(lat, 1e7)
+        f.lon = Self.gridValue(lon, 1e7)
         f.storedAltHAE = q(storedAltHAE, 100)
         f.storedAltMSL = q(storedAltMSL, 100)
         f.storedEph = q(storedEph, 100)

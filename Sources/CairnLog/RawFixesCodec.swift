@@ -98,7 +98,7 @@ final class RawBatchEncoder {
     private var eventCount = 0
     private var lastLag: Int64 = 0
     private var settings: RawSettings?
-    /// Per field: the last two values (section 7's prediction), and how many of them exist.
+    /// Per field: the last two values (section 7's prediction), and whether there is one yet.
     private let history: UnsafeMutablePointer<Int64>
     private let seen: UnsafeMutablePointer<UInt8>
     private var previousMask: UInt64 = .max
@@ -195,14 +195,14 @@ final class RawBatchEncoder {
         previousMask = mask
         let body = self.body, history = self.history, seen = self.seen
         var n = bodyCount
+        // Section 7's prediction (0, then the last value, then 2 * last - before) as one
+        // formula: before any value both are 0, and the first value is stored as both.
         @inline(__always) func put(_ bit: Int, _ q: Int64) {
             let last = history[2 &* bit], before = history[2 &* bit &+ 1]
-            let s = seen[bit]
-            let prediction = s == 0 ? 0 : (s == 1 ? last : 2 &* last &- before)
-            Self.putVarint(Varint.zigzag(q &- prediction), body, &n)
-            history[2 &* bit &+ 1] = last
+            Self.putVarint(Varint.zigzag(q &- (2 &* last &- before)), body, &n)
+            history[2 &* bit &+ 1] = seen[bit] == 0 ? q : last
             history[2 &* bit] = q
-            if s < 2 { seen[bit] = s &+ 1 }
+            seen[bit] = 1
         }
         @inline(__always) func put(_ x: Double?, _ bit: Int, _ scale: Double) {
             if let x, x.isFinite { put(bit, Self.quantise(x, scale)) }
@@ -227,29 +227,40 @@ final class RawBatchEncoder {
 
     /// Appends the record body and starts a new batch.
     func finish(activity: String, leftOutBefore: UInt64, into out: inout [UInt8]) {
+        out.append(contentsOf: finish(activity: activity, leftOutBefore: leftOutBefore))
+    }
+
+    /// The record body, and a new batch started: written in place, in one allocation.
+    func finish(activity: String, leftOutBefore: UInt64) -> [UInt8] {
         let s = settings ?? RawSettings(clockIsFix: false, closeAfterMs: 0)
         let name = activity.utf8
-        let head = 6 * 10 + 1 + name.count + eventCount * 11
-        out.reserveCapacity(out.count + head + count + lagsCount + bodyCount)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: head) { b in
+        let bound = 6 * 10 + 1 + name.count + count + 10 + events.count + lagsCount + bodyCount
+        let payload = [UInt8](unsafeUninitializedCapacity: bound) { b, written in
             let p = b.baseAddress!
             var n = 0
             Self.putVarint(UInt64(count), p, &n)
             p[n] = s.clockIsFix ? 1 : 0
-            n += 1
+            n &+= 1
             Self.putVarint(UInt64(name.count), p, &n)
-            for c in name { p[n] = c; n += 1 }
+            for c in name { p[n] = c; n &+= 1 }
             Self.putVarint(UInt64(max(0, s.closeAfterMs)), p, &n)
             Self.putVarint(leftOutBefore, p, &n)
-            out.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+            (p + n).initialize(from: verdicts, count: count)
+            n &+= count
+            Self.putVarint(UInt64(eventCount), p, &n)
+            events.withUnsafeBufferPointer { e in
+                if let base = e.baseAddress { (p + n).initialize(from: base, count: e.count) }
+                n &+= e.count
+            }
+            (p + n).initialize(from: lags, count: lagsCount)
+            n &+= lagsCount
+            Self.putVarint(UInt64(Varint.length(UInt64(count)) + bodyCount), p, &n)
+            Self.putVarint(UInt64(count), p, &n)
+            (p + n).initialize(from: body, count: bodyCount)
+            n &+= bodyCount
+            precondition(n <= bound)
+            written = n
         }
-        out.append(contentsOf: UnsafeBufferPointer(start: verdicts, count: count))
-        out.appendVarint(UInt64(eventCount))
-        if eventCount > 0 { out.append(contentsOf: events) }
-        out.append(contentsOf: UnsafeBufferPointer(start: lags, count: lagsCount))
-        out.appendVarint(UInt64(Varint.length(UInt64(count)) + bodyCount))
-        out.appendVarint(UInt64(count))
-        out.append(contentsOf: UnsafeBufferPointer(start: body, count: bodyCount))
         count = 0
         bodyCount = 0
         lagsCount = 0
@@ -259,6 +270,8 @@ final class RawBatchEncoder {
         settings = nil
         previousMask = .max
         seen.update(repeating: 0, count: PointField.count)
+        history.update(repeating: 0, count: 2 * PointField.count)
+        return payload
     }
 }
 

@@ -45,7 +45,7 @@ public final class TripLog {
     /// Raw fixes (`RecorderAction.raw`) of the open trip, not yet framed: written as one record
     /// at each sync, so they share the points' loss window. Before a trip opens they wait in the
     /// ring for it, the oldest left out (counted) when the wait is longer than the ring.
-    private var rawBatch = RawBatchEncoder()
+    private let rawBatch = RawBatchEncoder()
     private var rawsBeforeTrip = RingBuffer<RawFix>(capacity: 256)
     private var rawsLeftOut: UInt64 = 0
     /// Records that could not be written yet (no file: the card is full or failing).
@@ -187,8 +187,7 @@ public final class TripLog {
         guard tripId != 0 else { return }
         if !rawsBeforeTrip.isEmpty { takeRawsBeforeTrip(monoMs: monoMs) }
         guard rawBatch.count > 0 || rawsLeftOut > 0 else { return }
-        var payload: [UInt8] = []
-        rawBatch.finish(activity: activity, leftOutBefore: rawsLeftOut, into: &payload)
+        let payload = rawBatch.finish(activity: activity, leftOutBefore: rawsLeftOut)
         rawsLeftOut = 0
         put(.rawFixes(RawBatch(encoded: payload, activity: activity)), monoMs: monoMs)
     }
