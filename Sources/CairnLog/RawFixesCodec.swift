@@ -225,41 +225,42 @@ final class RawBatchEncoder {
         bodyCount = n
     }
 
-    /// Appends the record body and starts a new batch.
+    /// Appends the record body and starts a new batch. The body is written in place: `out`
+    /// grows once, by its size (not at all when it has the room, as a reused buffer has).
     func finish(activity: String, leftOutBefore: UInt64, into out: inout [UInt8]) {
-        out.append(contentsOf: finish(activity: activity, leftOutBefore: leftOutBefore))
-    }
-
-    /// The record body, and a new batch started: written in place, in one allocation.
-    func finish(activity: String, leftOutBefore: UInt64) -> [UInt8] {
         let s = settings ?? RawSettings(clockIsFix: false, closeAfterMs: 0)
         let name = activity.utf8
-        let bound = 6 * 10 + 1 + name.count + count + 10 + events.count + lagsCount + bodyCount
-        let payload = [UInt8](unsafeUninitializedCapacity: bound) { b, written in
-            let p = b.baseAddress!
+        let closeAfter = UInt64(max(0, s.closeAfterMs))
+        let bodyLength = UInt64(Varint.length(UInt64(count)) + bodyCount)
+        let size = Varint.length(UInt64(count)) + 1 + Varint.length(UInt64(name.count)) + name.count
+            + Varint.length(closeAfter) + Varint.length(leftOutBefore) + count
+            + Varint.length(UInt64(eventCount)) + events.count + lagsCount + Varint.length(bodyLength) + Int(bodyLength)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: size))
+        out.withUnsafeMutableBufferPointer { b in
+            let p = b.baseAddress! + start
             var n = 0
             Self.putVarint(UInt64(count), p, &n)
             p[n] = s.clockIsFix ? 1 : 0
             n &+= 1
             Self.putVarint(UInt64(name.count), p, &n)
             for c in name { p[n] = c; n &+= 1 }
-            Self.putVarint(UInt64(max(0, s.closeAfterMs)), p, &n)
+            Self.putVarint(closeAfter, p, &n)
             Self.putVarint(leftOutBefore, p, &n)
-            (p + n).initialize(from: verdicts, count: count)
+            (p + n).update(from: verdicts, count: count)
             n &+= count
             Self.putVarint(UInt64(eventCount), p, &n)
             events.withUnsafeBufferPointer { e in
-                if let base = e.baseAddress { (p + n).initialize(from: base, count: e.count) }
+                if let base = e.baseAddress { (p + n).update(from: base, count: e.count) }
                 n &+= e.count
             }
-            (p + n).initialize(from: lags, count: lagsCount)
+            (p + n).update(from: lags, count: lagsCount)
             n &+= lagsCount
-            Self.putVarint(UInt64(Varint.length(UInt64(count)) + bodyCount), p, &n)
+            Self.putVarint(bodyLength, p, &n)
             Self.putVarint(UInt64(count), p, &n)
-            (p + n).initialize(from: body, count: bodyCount)
+            (p + n).update(from: body, count: bodyCount)
             n &+= bodyCount
-            precondition(n <= bound)
-            written = n
+            precondition(n == size)
         }
         count = 0
         bodyCount = 0
@@ -271,7 +272,6 @@ final class RawBatchEncoder {
         previousMask = .max
         seen.update(repeating: 0, count: PointField.count)
         history.update(repeating: 0, count: 2 * PointField.count)
-        return payload
     }
 }
 

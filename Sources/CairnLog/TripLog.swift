@@ -48,6 +48,7 @@ public final class TripLog {
     private let rawBatch = RawBatchEncoder()
     private var rawsBeforeTrip = RingBuffer<RawFix>(capacity: 256)
     private var rawsLeftOut: UInt64 = 0
+    private var rawPayload: [UInt8] = []
     /// Records that could not be written yet (no file: the card is full or failing).
     private var waiting = RingBuffer<LogRecord>(capacity: 4096)
     private var lastAttemptMono: Int64 = Int64.min
@@ -187,9 +188,12 @@ public final class TripLog {
         guard tripId != 0 else { return }
         if !rawsBeforeTrip.isEmpty { takeRawsBeforeTrip(monoMs: monoMs) }
         guard rawBatch.count > 0 || rawsLeftOut > 0 else { return }
-        let payload = rawBatch.finish(activity: activity, leftOutBefore: rawsLeftOut)
+        // The last record's buffer, if the writer let go of it (at the sync after it): no
+        // allocation per record. While it is still held (unsynced), this takes a new one.
+        rawPayload.removeAll(keepingCapacity: true)
+        rawBatch.finish(activity: activity, leftOutBefore: rawsLeftOut, into: &rawPayload)
         rawsLeftOut = 0
-        put(.rawFixes(RawBatch(encoded: payload, activity: activity)), monoMs: monoMs)
+        put(.rawFixes(RawBatch(encoded: rawPayload, activity: activity)), monoMs: monoMs)
     }
 
     private func addRaw(_ r: RawFix, monoMs: Int64) {
