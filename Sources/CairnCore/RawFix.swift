@@ -75,7 +75,8 @@ struct RawQueue {
         decided.reserveCapacity(Self.capacity)
     }
 
-    private func slot(_ i: Int) -> Int { (head + i) % Self.capacity }
+    /// The capacity is a power of two: the ring's index is masked, not divided.
+    private func slot(_ i: Int) -> Int { (head &+ i) & (Self.capacity &- 1) }
 
     /// Adds an offered fix; a full queue first hands out its oldest fix, undecided, and the
     /// decided ones behind it.
@@ -100,15 +101,22 @@ struct RawQueue {
     /// change neither). A fix no longer waiting (handed out undecided) is not found. Returns
     /// whether the oldest fix is now decided (there is something to drain).
     mutating func decide(_ f: Fix, _ v: Verdict) -> Bool {
-        for i in 0..<count {
-            let s = slot(i)
-            if !decided[s], items[s].fix.timeMs == f.timeMs, items[s].fix.lat == f.lat, items[s].fix.lon == f.lon {
-                items[s].verdict = v
-                decided[s] = true
-                return i == 0
+        let found: Int? = items.withUnsafeBufferPointer { fixes in
+            decided.withUnsafeBufferPointer { done in
+                for i in 0..<count {
+                    let s = slot(i)
+                    if !done[s], fixes[s].fix.timeMs == f.timeMs, fixes[s].fix.lat == f.lat, fixes[s].fix.lon == f.lon {
+                        return i
+                    }
+                }
+                return nil
             }
         }
-        return false
+        guard let i = found else { return false }
+        let s = slot(i)
+        items[s].verdict = v
+        decided[s] = true
+        return i == 0
     }
 
     /// Hands out the decided fixes at the front, oldest first.
