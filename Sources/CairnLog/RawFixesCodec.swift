@@ -21,14 +21,14 @@ enum RawFixesCodec {
             return
         }
         // A fix the format cannot hold (see `PointsEncoder.isValid`) is counted as left out.
-        let b = RawBatchEncoder(capacity: batch.fixes.count)
+        let b = RawBatchEncoder(capacity: batch.fixes.count, activity: batch.activity)
         var leftOut = batch.leftOutBefore
         for var r in batch.fixes {
             guard PointsEncoder.isValid(r.fix) else { leftOut &+= 1; continue }
             r.fix = r.fix.atLogResolution
             b.add(r)
         }
-        b.finish(activity: batch.activity, leftOutBefore: leftOut, into: &out)
+        b.finish(leftOutBefore: leftOut, into: &out)
     }
 
     static func decode(_ r: inout ByteReader) throws(Malformed) -> RawBatch {
@@ -108,10 +108,13 @@ final class RawBatchEncoder {
     private static let maxFixBytes = 10 + 10 * PointField.count
 
     let capacity: Int
+    /// The `--activity` profile's name, as the record stores it.
+    private let activity: [UInt8]
 
-    init(capacity: Int = RawBatchLimits.batch) {
+    init(capacity: Int = RawBatchLimits.batch, activity: String) {
         let n = max(1, capacity)
         self.capacity = n
+        self.activity = Array(activity.utf8)
         body = .allocate(capacity: n * Self.maxFixBytes)
         verdicts = .allocate(capacity: n)
         lags = .allocate(capacity: n * 10)
@@ -227,9 +230,9 @@ final class RawBatchEncoder {
 
     /// Appends the record body and starts a new batch. The body is written in place: `out`
     /// grows once, by its size (not at all when it has the room, as a reused buffer has).
-    func finish(activity: String, leftOutBefore: UInt64, into out: inout [UInt8]) {
+    func finish(leftOutBefore: UInt64, into out: inout [UInt8]) {
         let s = settings ?? RawSettings(clockIsFix: false, closeAfterMs: 0)
-        let name = activity.utf8
+        let name = activity
         let closeAfter = UInt64(max(0, s.closeAfterMs))
         let bodyLength = UInt64(Varint.length(UInt64(count)) + bodyCount)
         let size = Varint.length(UInt64(count)) + 1 + Varint.length(UInt64(name.count)) + name.count
@@ -244,7 +247,10 @@ final class RawBatchEncoder {
             p[n] = s.clockIsFix ? 1 : 0
             n &+= 1
             Self.putVarint(UInt64(name.count), p, &n)
-            for c in name { p[n] = c; n &+= 1 }
+            name.withUnsafeBufferPointer { c in
+                if let base = c.baseAddress { (p + n).update(from: base, count: c.count) }
+            }
+            n &+= name.count
             Self.putVarint(closeAfter, p, &n)
             Self.putVarint(leftOutBefore, p, &n)
             (p + n).update(from: verdicts, count: count)

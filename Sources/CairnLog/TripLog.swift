@@ -45,7 +45,7 @@ public final class TripLog {
     /// Raw fixes (`RecorderAction.raw`) of the open trip, not yet framed: written as one record
     /// at each sync, so they share the points' loss window. Before a trip opens they wait in the
     /// ring for it, the oldest left out (counted) when the wait is longer than the ring.
-    private let rawBatch = RawBatchEncoder()
+    private let rawBatch: RawBatchEncoder
     private var rawsBeforeTrip = RingBuffer<RawFix>(capacity: 256)
     private var rawsLeftOut: UInt64 = 0
     private var rawPayload: [UInt8] = []
@@ -89,6 +89,7 @@ public final class TripLog {
         self.preallocation = preallocation
         self.directory = directory
         self.activity = activity
+        rawBatch = RawBatchEncoder(activity: activity)
         self.software = software
         self.syncIntervalMs = syncIntervalMs
         self.say = say
@@ -191,7 +192,7 @@ public final class TripLog {
         // The last record's buffer, if the writer let go of it (at the sync after it): no
         // allocation per record. While it is still held (unsynced), this takes a new one.
         rawPayload.removeAll(keepingCapacity: true)
-        rawBatch.finish(activity: activity, leftOutBefore: rawsLeftOut, into: &rawPayload)
+        rawBatch.finish(leftOutBefore: rawsLeftOut, into: &rawPayload)
         rawsLeftOut = 0
         put(.rawFixes(RawBatch(encoded: rawPayload, activity: activity)), monoMs: monoMs)
     }
