@@ -100,6 +100,10 @@ final class RawBatchEncoder {
     private var settings: RawSettings?
     /// Per field: the last two values (section 7's prediction), and whether there is one yet.
     private let history: UnsafeMutablePointer<Int64>
+    /// Where `finish` puts the record together, large enough for a full batch: the record
+    /// reaches its buffer in one copy.
+    private let record: UnsafeMutablePointer<UInt8>
+    private let recordCapacity: Int
     private let seen: UnsafeMutablePointer<UInt8>
     private var previousMask: UInt64 = .max
     private(set) var count = 0
@@ -115,6 +119,11 @@ final class RawBatchEncoder {
         let n = max(1, capacity)
         self.capacity = n
         self.activity = Array(activity.utf8)
+        // The head's eight varints and flags, the name, then per fix its verdict, lag, event
+        // pair and point.
+        recordCapacity = 8 * 10 + 1 + self.activity.count + n * (1 + 10 + 11 + Self.maxFixBytes)
+        record = .allocate(capacity: recordCapacity)
+        record.initialize(repeating: 0, count: recordCapacity)
         body = .allocate(capacity: n * Self.maxFixBytes)
         verdicts = .allocate(capacity: n)
         lags = .allocate(capacity: n * 10)
@@ -129,6 +138,7 @@ final class RawBatchEncoder {
         verdicts.deallocate()
         lags.deallocate()
         history.deallocate()
+        record.deallocate()
         seen.deallocate()
     }
 
@@ -228,8 +238,8 @@ final class RawBatchEncoder {
         bodyCount = n
     }
 
-    /// Appends the record body and starts a new batch. The body is written in place: `out`
-    /// grows once, by its size (not at all when it has the room, as a reused buffer has).
+    /// Appends the record body and starts a new batch: `out` grows once, by its size (not at
+    /// all when it has the room, as a reused buffer has).
     func finish(leftOutBefore: UInt64, into out: inout [UInt8]) {
         let s = settings ?? RawSettings(clockIsFix: false, closeAfterMs: 0)
         let name = activity
@@ -238,10 +248,9 @@ final class RawBatchEncoder {
         let size = Varint.length(UInt64(count)) + 1 + Varint.length(UInt64(name.count)) + name.count
             + Varint.length(closeAfter) + Varint.length(leftOutBefore) + count
             + Varint.length(UInt64(eventCount)) + events.count + lagsCount + Varint.length(bodyLength) + Int(bodyLength)
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: size))
-        out.withUnsafeMutableBufferPointer { b in
-            let p = b.baseAddress! + start
+        precondition(size <= recordCapacity)
+        do {
+            let p = record
             var n = 0
             Self.putVarint(UInt64(count), p, &n)
             p[n] = s.clockIsFix ? 1 : 0
@@ -268,6 +277,7 @@ final class RawBatchEncoder {
             n &+= bodyCount
             precondition(n == size)
         }
+        out.append(contentsOf: UnsafeBufferPointer(start: record, count: size))
         count = 0
         bodyCount = 0
         lagsCount = 0
