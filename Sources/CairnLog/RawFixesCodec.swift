@@ -238,9 +238,13 @@ final class RawBatchEncoder {
         bodyCount = n
     }
 
-    /// Appends the record body and starts a new batch: `out` grows once, by its size (not at
-    /// all when it has the room, as a reused buffer has).
+    /// Appends the record body and starts a new batch.
     func finish(leftOutBefore: UInt64, into out: inout [UInt8]) {
+        out.append(contentsOf: finish(leftOutBefore: leftOutBefore))
+    }
+
+    /// The record body (valid until the next `add`), and a new batch started.
+    func finish(leftOutBefore: UInt64) -> UnsafeBufferPointer<UInt8> {
         let s = settings ?? RawSettings(clockIsFix: false, closeAfterMs: 0)
         let name = activity
         let closeAfter = UInt64(max(0, s.closeAfterMs))
@@ -277,7 +281,6 @@ final class RawBatchEncoder {
             n &+= bodyCount
             precondition(n == size)
         }
-        out.append(contentsOf: UnsafeBufferPointer(start: record, count: size))
         count = 0
         bodyCount = 0
         lagsCount = 0
@@ -288,6 +291,7 @@ final class RawBatchEncoder {
         previousMask = .max
         seen.update(repeating: 0, count: PointField.count)
         history.update(repeating: 0, count: 2 * PointField.count)
+        return UnsafeBufferPointer(start: record, count: size)
     }
 }
 

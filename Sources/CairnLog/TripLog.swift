@@ -191,8 +191,7 @@ public final class TripLog {
         guard rawBatch.count > 0 || rawsLeftOut > 0 else { return }
         // The last record's buffer, if the writer let go of it (at the sync after it): no
         // allocation per record. While it is still held (unsynced), this takes a new one.
-        rawPayload.removeAll(keepingCapacity: true)
-        rawBatch.finish(leftOutBefore: rawsLeftOut, into: &rawPayload)
+        rawPayload.replaceSubrange(rawPayload.indices, with: rawBatch.finish(leftOutBefore: rawsLeftOut))
         rawsLeftOut = 0
         put(.rawFixes(RawBatch(encoded: rawPayload, activity: activity)), monoMs: monoMs)
     }
