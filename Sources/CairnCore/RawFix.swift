@@ -91,8 +91,9 @@ struct RawQueue {
             items.append(r)
             decided.append(false)
         } else {
-            items[slot(count)] = r
-            decided[slot(count)] = false
+            let s = slot(count)
+            items.withUnsafeMutableBufferPointer { $0[s] = r }
+            decided.withUnsafeMutableBufferPointer { $0[s] = false }
         }
         count += 1
     }
