@@ -98,13 +98,14 @@ final class RawBatchEncoder {
     private var eventCount = 0
     private var lastLag: Int64 = 0
     private var settings: RawSettings?
-    /// Per field: the last two values (section 7's prediction), and whether there is one yet.
+    /// Per field: the last two values (section 7's prediction).
     private let history: UnsafeMutablePointer<Int64>
     /// Where `finish` puts the record together, large enough for a full batch: the record
     /// reaches its buffer in one copy.
     private let record: UnsafeMutablePointer<UInt8>
     private let recordCapacity: Int
-    private let seen: UnsafeMutablePointer<UInt8>
+    /// Bit `field` set: the field has a value in this batch.
+    private var seen: UInt64 = 0
     private var previousMask: UInt64 = .max
     private(set) var count = 0
 
@@ -129,8 +130,6 @@ final class RawBatchEncoder {
         lags = .allocate(capacity: n * 10)
         history = .allocate(capacity: 2 * PointField.count)
         history.initialize(repeating: 0, count: 2 * PointField.count)
-        seen = .allocate(capacity: PointField.count)
-        seen.initialize(repeating: 0, count: PointField.count)
     }
 
     deinit {
@@ -139,7 +138,6 @@ final class RawBatchEncoder {
         lags.deallocate()
         history.deallocate()
         record.deallocate()
-        seen.deallocate()
     }
 
     @inline(__always)
@@ -206,16 +204,17 @@ final class RawBatchEncoder {
         has(f.temperatureC, PointField.temperature)
         Self.putVarint(mask == previousMask ? 0 : mask + 1, body, &bodyCount)
         previousMask = mask
-        let body = self.body, history = self.history, seen = self.seen
+        let body = self.body, history = self.history
+        var seen = self.seen
         var n = bodyCount
         // Section 7's prediction (0, then the last value, then 2 * last - before) as one
         // formula: before any value both are 0, and the first value is stored as both.
         @inline(__always) func put(_ bit: Int, _ q: Int64) {
             let last = history[2 &* bit], before = history[2 &* bit &+ 1]
             Self.putVarint(Varint.zigzag(q &- (2 &* last &- before)), body, &n)
-            history[2 &* bit &+ 1] = seen[bit] == 0 ? q : last
+            history[2 &* bit &+ 1] = seen & (1 &<< UInt64(bit)) == 0 ? q : last
             history[2 &* bit] = q
-            seen[bit] = 1
+            seen |= 1 &<< UInt64(bit)
         }
         @inline(__always) func put(_ x: Double?, _ bit: Int, _ scale: Double) {
             if let x, x.isFinite { put(bit, Self.quantise(x, scale)) }
@@ -236,6 +235,7 @@ final class RawBatchEncoder {
         put(f.pressurePa, PointField.pressure, 10)
         put(f.temperatureC, PointField.temperature, 100)
         bodyCount = n
+        self.seen = seen
     }
 
     /// Appends the record body and starts a new batch.
@@ -289,7 +289,7 @@ final class RawBatchEncoder {
         lastLag = 0
         settings = nil
         previousMask = .max
-        seen.update(repeating: 0, count: PointField.count)
+        seen = 0
         history.update(repeating: 0, count: 2 * PointField.count)
         return UnsafeBufferPointer(start: record, count: size)
     }
