@@ -44,7 +44,8 @@ public final class TripLog {
     private var tripIdFollowsFile = false
     /// Raw fixes (`RecorderAction.raw`) of the open trip, not yet framed: written as one record
     /// at each sync, so they share the points' loss window. Before a trip opens they wait in the
-    /// ring for it, the oldest left out (counted) when the wait is longer than the ring.
+    /// ring for it, the oldest left out (counted) when the wait is longer than the ring. They come
+    /// at the log's resolution, as `TripRecorder` hands them out (`RawBatchEncoder.add`).
     private let rawBatch: RawBatchEncoder
     private var rawsBeforeTrip = RingBuffer<RawFix>(capacity: 256)
     private var rawsLeftOut: UInt64 = 0
