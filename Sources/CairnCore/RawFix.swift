@@ -75,7 +75,8 @@ struct RawQueue {
         decided.reserveCapacity(Self.capacity)
     }
 
-    private func slot(_ i: Int) -> Int { (head + i) % Self.capacity }
+    /// The capacity is a power of two: the ring's index is masked, not divided.
+    private func slot(_ i: Int) -> Int { (head &+ i) & (Self.capacity &- 1) }
 
     /// Adds an offered fix; a full queue first hands out its oldest fix, undecided, and the
     /// decided ones behind it.
@@ -90,8 +91,9 @@ struct RawQueue {
             items.append(r)
             decided.append(false)
         } else {
-            items[slot(count)] = r
-            decided[slot(count)] = false
+            let s = slot(count)
+            items.withUnsafeMutableBufferPointer { $0[s] = r }
+            decided.withUnsafeMutableBufferPointer { $0[s] = false }
         }
         count += 1
     }
@@ -101,16 +103,23 @@ struct RawQueue {
     /// no longer waiting (handed out undecided) is not found. Returns whether the oldest fix is
     /// now decided (there is something to drain).
     mutating func decide(_ f: Fix, _ v: Verdict) -> Bool {
-        for i in 0..<count {
-            let s = slot(i)
-            if !decided[s], items[s].fix.timeMs == f.timeMs, items[s].fix.lat.bitPattern == f.lat.bitPattern,
-               items[s].fix.lon.bitPattern == f.lon.bitPattern {
-                items[s].verdict = v
-                decided[s] = true
-                return i == 0
+        let found: Int? = items.withUnsafeBufferPointer { fixes in
+            decided.withUnsafeBufferPointer { done in
+                for i in 0..<count {
+                    let s = slot(i)
+                    if !done[s], fixes[s].fix.timeMs == f.timeMs, fixes[s].fix.lat.bitPattern == f.lat.bitPattern,
+                       fixes[s].fix.lon.bitPattern == f.lon.bitPattern {
+                        return i
+                    }
+                }
+                return nil
             }
         }
-        return false
+        guard let i = found else { return false }
+        let s = slot(i)
+        items[s].verdict = v
+        decided[s] = true
+        return i == 0
     }
 
     /// Hands out the decided fixes at the front, oldest first.
@@ -132,6 +141,23 @@ extension Fix {
         return Int64(x < 0 ? x - 0.5 : x + 0.5)
     }
 
+    /// `Double(onGrid(v, units)) / units` to the bit, without the conversions to an integer and
+    /// back (and their range checks): the same clamp and half added, then the truncation done in
+    /// floating point. Adding 1.5 * 2^52 rounds to the nearest integer (the FPU's rounding, ties
+    /// to even); one step toward zero where that went past `t` makes it the truncation.
+    @inlinable @inline(__always)
+    public static func gridValue(_ v: Double, _ units: Double) -> Double {
+        let y = v * units
+        let t = y < 0 ? Swift.max(y, -0x1p50) - 0.5 : Swift.min(y, 0x1p50) + 0.5
+        var r = (t + 0x1.8p52) - 0x1.8p52
+        if t < 0 {
+            if r < t { r += 1 }
+        } else if r > t {
+            r -= 1
+        }
+        return r / units
+    }
+
     /// The fix as the log stores a raw fix (LOG_FORMAT.md section 7's integer units, speed in
     /// mm/s) and a reader gives it back: what the rules judge when raw fixes are kept, so that a
     /// replay of the stored fixes judges exactly the same numbers. A non-finite optional value,
@@ -142,15 +168,15 @@ extension Fix {
     public var atLogResolution: Fix {
         @inline(__always) func q(_ v: Double, _ units: Double, _ bounds: ClosedRange<Double>) -> Double {
             guard v.isFinite else { return .nan }
-            let x = Double(Self.onGrid(v, units)) / units
+            let x = Self.gridValue(v, units)
             return bounds.contains(x) ? x : .nan
         }
         @inline(__always) func e(_ v: Double) -> Double {
-            v > FixBounds.accuracy.upperBound ? FixBounds.accuracy.upperBound : q(v, 100, FixBounds.accuracy)
+            v.isFinite && v > FixBounds.accuracy.upperBound ? FixBounds.accuracy.upperBound : q(v, 100, FixBounds.accuracy)
         }
         var f = self
-        if lat.isFinite { f.lat = Double(Self.onGrid(lat, 1e7)) / 1e7 }
-        if lon.isFinite { f.lon = Double(Self.onGrid(lon, 1e7)) / 1e7 }
+        if lat.isFinite { f.lat = Self.gridValue(lat, 1e7) }
+        if lon.isFinite { f.lon = Self.gridValue(lon, 1e7) }
         f.storedAltHAE = q(storedAltHAE, 100, FixBounds.height)
         f.storedAltMSL = q(storedAltMSL, 100, FixBounds.height)
         f.storedEph = e(storedEph)

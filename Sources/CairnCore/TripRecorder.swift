@@ -22,8 +22,10 @@ public enum RecorderAction: Sendable {
     case startSegment(SegmentReason, timeMs: Int64)
     /// Append this point.
     case keep(Fix)
-    /// The trip ends (a long standstill): write its summary and close it.
-    case closeTrip(TripTotals)
+    /// The trip ends (a long standstill): write its summary and close it. Boxed: its figures
+    /// are several times the size of a fix, and every action (one or more per fix) would be
+    /// copied at their size.
+    indirect case closeTrip(TripTotals)
     /// A fix the rules were offered, with their verdict (`Config.keepsRaw`); in offer order,
     /// each once decided. Those before a trip opens belong to the next trip.
     case raw(RawFix)

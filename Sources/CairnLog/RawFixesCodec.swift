@@ -21,10 +21,14 @@ enum RawFixesCodec {
             return
         }
         // A fix the format cannot hold (see `PointsEncoder.isValid`) is counted as left out.
-        let b = RawBatchEncoder(capacity: batch.fixes.count)
+        let b = RawBatchEncoder(capacity: batch.fixes.count, activity: batch.activity)
         var leftOut = batch.leftOutBefore
-        for r in batch.fixes { if PointsEncoder.isValid(r.fix) { b.add(r) } else { leftOut &+= 1 } }
-        b.finish(activity: batch.activity, leftOutBefore: leftOut, into: &out)
+        for var r in batch.fixes {
+            guard PointsEncoder.isValid(r.fix) else { leftOut &+= 1; continue }
+            r.fix = r.fix.atLogResolution
+            b.add(r)
+        }
+        b.finish(leftOutBefore: leftOut, into: &out)
     }
 
     static func decode(_ r: inout ByteReader) throws(Malformed) -> RawBatch {
@@ -94,9 +98,14 @@ final class RawBatchEncoder {
     private var eventCount = 0
     private var lastLag: Int64 = 0
     private var settings: RawSettings?
-    /// Per field: the last two values (section 7's prediction), and how many of them exist.
+    /// Per field: the last two values (section 7's prediction).
     private let history: UnsafeMutablePointer<Int64>
-    private let seen: UnsafeMutablePointer<UInt8>
+    /// Where `finish` puts the record together, large enough for a full batch: the record
+    /// reaches its buffer in one copy.
+    private let record: UnsafeMutablePointer<UInt8>
+    private let recordCapacity: Int
+    /// Bit `field` set: the field has a value in this batch.
+    private var seen: UInt64 = 0
     private var previousMask: UInt64 = .max
     private(set) var count = 0
 
@@ -104,17 +113,23 @@ final class RawBatchEncoder {
     private static let maxFixBytes = 10 + 10 * PointField.count
 
     let capacity: Int
+    /// The `--activity` profile's name, as the record stores it.
+    private let activity: [UInt8]
 
-    init(capacity: Int = RawBatchLimits.batch) {
+    init(capacity: Int = RawBatchLimits.batch, activity: String) {
         let n = max(1, capacity)
         self.capacity = n
+        self.activity = Array(activity.utf8)
+        // The head's eight varints and flags, the name, then per fix its verdict, lag, event
+        // pair and point.
+        recordCapacity = 8 * 10 + 1 + self.activity.count + n * (1 + 10 + 11 + Self.maxFixBytes)
+        record = .allocate(capacity: recordCapacity)
+        record.initialize(repeating: 0, count: recordCapacity)
         body = .allocate(capacity: n * Self.maxFixBytes)
         verdicts = .allocate(capacity: n)
         lags = .allocate(capacity: n * 10)
         history = .allocate(capacity: 2 * PointField.count)
         history.initialize(repeating: 0, count: 2 * PointField.count)
-        seen = .allocate(capacity: PointField.count)
-        seen.initialize(repeating: 0, count: PointField.count)
     }
 
     deinit {
@@ -122,7 +137,7 @@ final class RawBatchEncoder {
         verdicts.deallocate()
         lags.deallocate()
         history.deallocate()
-        seen.deallocate()
+        record.deallocate()
     }
 
     @inline(__always)
@@ -130,19 +145,29 @@ final class RawBatchEncoder {
         var v = v
         while v >= 0x80 {
             p[n] = UInt8(truncatingIfNeeded: v) | 0x80
-            n += 1
+            n &+= 1
             v >>= 7
         }
         p[n] = UInt8(truncatingIfNeeded: v)
-        n += 1
+        n &+= 1
     }
 
-    /// The fixes come from `Fix.atLogResolution` (on the grid already): any rounding to the
-    /// nearest gives their integers back.
-    @inline(__always)
-    private static func quantise(_ v: Double, _ scale: Double) -> Int64 { Fix.onGrid(v, scale) }
+    /// 1.5 * 2^52: a double between 2^52 and 2^53 holds an integer in its low mantissa bits.
+    private static let integerBias = 0x1.8p52
+    private static let integerBiasBits = Int64(bitPattern: integerBias.bitPattern)
 
-    /// Adds a fix that passed `PointsEncoder.isValid` (at most `capacity` per batch). The batch takes its settings from its first fix.
+    /// The fixes come from `Fix.atLogResolution` (on the grid, within ±2^50 units): any rounding
+    /// to the nearest gives their integers back, so the cheapest one is taken, the FPU's own
+    /// (adding the bias rounds `v * scale` to an integer held in the low bits), with no check
+    /// of range.
+    @inline(__always)
+    private static func quantise(_ v: Double, _ scale: Double) -> Int64 {
+        Int64(bitPattern: (v * scale + integerBias).bitPattern) &- integerBiasBits
+    }
+
+    /// Adds a fix that passed `PointsEncoder.isValid`, at the log's resolution
+    /// (`Fix.atLogResolution`, as `TripRecorder` hands raw fixes out); at most `capacity` per
+    /// batch. The batch takes its settings from its first fix.
     func add(_ r: RawFix) {
         precondition(count < capacity)
         if settings == nil { settings = r.settings }
@@ -157,7 +182,7 @@ final class RawBatchEncoder {
         lastLag = lag
 
         add(r.fix)
-        count += 1
+        count &+= 1
     }
 
     /// Section 7's point: the mask of present fields, then one residual per present field, in
@@ -179,16 +204,17 @@ final class RawBatchEncoder {
         has(f.temperatureC, PointField.temperature)
         Self.putVarint(mask == previousMask ? 0 : mask + 1, body, &bodyCount)
         previousMask = mask
-        let body = self.body, history = self.history, seen = self.seen
+        let body = self.body, history = self.history
+        var seen = self.seen
         var n = bodyCount
+        // Section 7's prediction (0, then the last value, then 2 * last - before) as one
+        // formula: before any value both are 0, and the first value is stored as both.
         @inline(__always) func put(_ bit: Int, _ q: Int64) {
-            let last = history[2 * bit], before = history[2 * bit + 1]
-            let s = seen[bit]
-            let prediction = s == 0 ? 0 : (s == 1 ? last : 2 &* last &- before)
-            Self.putVarint(Varint.zigzag(q &- prediction), body, &n)
-            history[2 * bit + 1] = last
-            history[2 * bit] = q
-            if s < 2 { seen[bit] = s + 1 }
+            let last = history[2 &* bit], before = history[2 &* bit &+ 1]
+            Self.putVarint(Varint.zigzag(q &- (2 &* last &- before)), body, &n)
+            history[2 &* bit &+ 1] = seen & (1 &<< UInt64(bit)) == 0 ? q : last
+            history[2 &* bit] = q
+            seen |= 1 &<< UInt64(bit)
         }
         @inline(__always) func put(_ x: Double?, _ bit: Int, _ scale: Double) {
             if let x, x.isFinite { put(bit, Self.quantise(x, scale)) }
@@ -209,33 +235,52 @@ final class RawBatchEncoder {
         put(f.pressurePa, PointField.pressure, 10)
         put(f.temperatureC, PointField.temperature, 100)
         bodyCount = n
+        self.seen = seen
     }
 
     /// Appends the record body and starts a new batch.
-    func finish(activity: String, leftOutBefore: UInt64, into out: inout [UInt8]) {
+    func finish(leftOutBefore: UInt64, into out: inout [UInt8]) {
+        out.append(contentsOf: finish(leftOutBefore: leftOutBefore))
+    }
+
+    /// The record body (valid until the next `add`), and a new batch started.
+    func finish(leftOutBefore: UInt64) -> UnsafeBufferPointer<UInt8> {
         let s = settings ?? RawSettings(clockIsFix: false, closeAfterMs: 0)
-        let name = activity.utf8
-        let head = 6 * 10 + 1 + name.count + eventCount * 11
-        out.reserveCapacity(out.count + head + count + lagsCount + bodyCount)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: head) { b in
-            let p = b.baseAddress!
+        let name = activity
+        let closeAfter = UInt64(max(0, s.closeAfterMs))
+        let bodyLength = UInt64(Varint.length(UInt64(count)) + bodyCount)
+        let size = Varint.length(UInt64(count)) + 1 + Varint.length(UInt64(name.count)) + name.count
+            + Varint.length(closeAfter) + Varint.length(leftOutBefore) + count
+            + Varint.length(UInt64(eventCount)) + events.count + lagsCount + Varint.length(bodyLength) + Int(bodyLength)
+        precondition(size <= recordCapacity)
+        do {
+            let p = record
             var n = 0
             Self.putVarint(UInt64(count), p, &n)
             p[n] = s.clockIsFix ? 1 : 0
-            n += 1
+            n &+= 1
             Self.putVarint(UInt64(name.count), p, &n)
-            for c in name { p[n] = c; n += 1 }
-            Self.putVarint(UInt64(max(0, s.closeAfterMs)), p, &n)
+            name.withUnsafeBufferPointer { c in
+                if let base = c.baseAddress { (p + n).update(from: base, count: c.count) }
+            }
+            n &+= name.count
+            Self.putVarint(closeAfter, p, &n)
             Self.putVarint(leftOutBefore, p, &n)
-            out.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+            (p + n).update(from: verdicts, count: count)
+            n &+= count
+            Self.putVarint(UInt64(eventCount), p, &n)
+            events.withUnsafeBufferPointer { e in
+                if let base = e.baseAddress { (p + n).update(from: base, count: e.count) }
+                n &+= e.count
+            }
+            (p + n).update(from: lags, count: lagsCount)
+            n &+= lagsCount
+            Self.putVarint(bodyLength, p, &n)
+            Self.putVarint(UInt64(count), p, &n)
+            (p + n).update(from: body, count: bodyCount)
+            n &+= bodyCount
+            precondition(n == size)
         }
-        out.append(contentsOf: UnsafeBufferPointer(start: verdicts, count: count))
-        out.appendVarint(UInt64(eventCount))
-        if eventCount > 0 { out.append(contentsOf: events) }
-        out.append(contentsOf: UnsafeBufferPointer(start: lags, count: lagsCount))
-        out.appendVarint(UInt64(Varint.length(UInt64(count)) + bodyCount))
-        out.appendVarint(UInt64(count))
-        out.append(contentsOf: UnsafeBufferPointer(start: body, count: bodyCount))
         count = 0
         bodyCount = 0
         lagsCount = 0
@@ -244,7 +289,9 @@ final class RawBatchEncoder {
         lastLag = 0
         settings = nil
         previousMask = .max
-        seen.update(repeating: 0, count: PointField.count)
+        seen = 0
+        history.update(repeating: 0, count: 2 * PointField.count)
+        return UnsafeBufferPointer(start: record, count: size)
     }
 }
 

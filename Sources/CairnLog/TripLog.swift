@@ -44,10 +44,12 @@ public final class TripLog {
     private var tripIdFollowsFile = false
     /// Raw fixes (`RecorderAction.raw`) of the open trip, not yet framed: written as one record
     /// at each sync, so they share the points' loss window. Before a trip opens they wait in the
-    /// ring for it, the oldest left out (counted) when the wait is longer than the ring.
-    private var rawBatch = RawBatchEncoder()
+    /// ring for it, the oldest left out (counted) when the wait is longer than the ring. They come
+    /// at the log's resolution, as `TripRecorder` hands them out (`RawBatchEncoder.add`).
+    private let rawBatch: RawBatchEncoder
     private var rawsBeforeTrip = RingBuffer<RawFix>(capacity: 256)
     private var rawsLeftOut: UInt64 = 0
+    private var rawPayload: [UInt8] = []
     /// Records that could not be written yet (no file: the card is full or failing).
     private var waiting = RingBuffer<LogRecord>(capacity: 4096)
     private var lastAttemptMono: Int64 = Int64.min
@@ -88,6 +90,7 @@ public final class TripLog {
         self.preallocation = preallocation
         self.directory = directory
         self.activity = activity
+        rawBatch = RawBatchEncoder(activity: activity)
         self.software = software
         self.syncIntervalMs = syncIntervalMs
         self.say = say
@@ -185,12 +188,13 @@ public final class TripLog {
     /// they wait for it).
     private func flushRaws(monoMs: Int64) {
         guard tripId != 0 else { return }
-        takeRawsBeforeTrip(monoMs: monoMs)
+        if !rawsBeforeTrip.isEmpty { takeRawsBeforeTrip(monoMs: monoMs) }
         guard rawBatch.count > 0 || rawsLeftOut > 0 else { return }
-        var payload: [UInt8] = []
-        rawBatch.finish(activity: activity, leftOutBefore: rawsLeftOut, into: &payload)
+        // The last record's buffer, if the writer let go of it (at the sync after it): no
+        // allocation per record. While it is still held (unsynced), this takes a new one.
+        rawPayload.replaceSubrange(rawPayload.indices, with: rawBatch.finish(leftOutBefore: rawsLeftOut))
         rawsLeftOut = 0
-        put(.rawFixes(RawBatch(encoded: payload, activity: activity)), monoMs: monoMs)
+        put(.rawFixes(RawBatch(encoded: rawPayload, activity: activity)), monoMs: monoMs)
     }
 
     private func addRaw(_ r: RawFix, monoMs: Int64) {
