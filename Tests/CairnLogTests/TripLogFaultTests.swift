@@ -125,6 +125,33 @@ final class TripLogFaultTests: LogTestCase {
         return violations
     }
 
+    /// The log directory deleted mid-ride (`rm -r`): the open file lives on unlinked, and
+    /// syncing into it is no acknowledgement. The writer sees the name gone at its next sync,
+    /// the directory is made again, and every point from then on (the unsynced ones before
+    /// too) is in a new file of the same trip.
+    func testLogDirectoryRemovedMidRideIsMadeAgainAndLosesNothingAfter() throws {
+        let fio = FaultIO()
+        let run = try ride(fio, points: 60, dir: dir) { i in
+            if i == 32 { try? FileManager.default.removeItem(atPath: self.dir) }
+        }
+        XCTAssertTrue(run.said.contains { $0.contains("removed while being written") && $0.contains("ENOENT") }, "\(run.said)")
+        XCTAssertTrue(run.said.contains { $0.contains("created it again") }, "\(run.said)")
+        XCTAssertEqual(run.lost, 0)
+        let files = try LogDirectory.logFiles(in: dir)
+        XCTAssertEqual(files.count, 1, "the removed file is gone; the new one holds the rest")
+        let got = try pointTimes(dir)
+        let t0: Int64 = 1_700_000_000_000
+        for i in 32..<60 { XCTAssertTrue(got.times.contains(t0 + Int64(i) * 1000), "point \(i) lost") }
+        XCTAssertEqual(got.damaged, 0)
+        XCTAssertEqual(try LogReader(path: files[0].path).header.part, 1)
+        // No sync of the removed file counts as an acknowledgement once its name is gone: a sync
+        // every 5 points, so at most 7 for the 32 points before the removal (not 12 for 60).
+        let removedPath = (dir as NSString).appendingPathComponent("00000001.cairn")
+        let removedAcks = run.acks.filter { $0.0 == removedPath }.count
+        XCTAssertGreaterThan(removedAcks, 0)
+        XCTAssertLessThanOrEqual(removedAcks, 7)
+    }
+
     func testEIOFromFdatasyncContinuesInANewFileOfTheSameTrip() throws {
         let fio = FaultIO()
         var failAt: Int? = nil
