@@ -101,6 +101,8 @@ final class AppendFile {
     private let io: WriterIO
     /// False once a write of zeros failed (a full card): the file then only appends.
     private var preallocating: Bool
+    /// Whether the file system counts the file's links (see `sync`).
+    private var linked = false
     /// The O_DIRECT descriptor, or -1 when writing through the page cache.
     private var directFd: Int32 = -1
     /// The descriptor opened for direct writes, not yet taken into use (see `startDirect`).
@@ -126,6 +128,8 @@ final class AppendFile {
             fd = -1
             throw LogError.system(path, "cannot create log file", code)
         }
+        // A file system that reports no links (some FUSE ones) cannot tell a removal.
+        linked = io.linkCount(fd) > 0
         // Opened before the header, whose length depends on it (the writer's padding).
         directCandidate = preallocation > 0 ? io.openDirect(path) : -1
     }
@@ -272,7 +276,7 @@ final class AppendFile {
         guard dirty else { return }
         let r = io.fdatasync(fd)
         if r != 0 { throw .system(path, what, r) }
-        if io.linkCount(fd) == 0 { throw .system(path, "removed while being written", ENOENT) }
+        if linked && io.linkCount(fd) == 0 { throw .system(path, "removed while being written", ENOENT) }
         dirty = false
     }
 

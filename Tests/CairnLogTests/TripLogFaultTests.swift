@@ -21,6 +21,8 @@ final class TripLogFaultTests: LogTestCase {
         /// Per path: did its last fdatasync succeed, with nothing written since?
         var durable: [String: Bool] = [:]
         var ioAfterFailure = 0, injected = 0, syncs = 0
+        /// A file system that reports 0 links for every file (some FUSE ones).
+        var noLinks = false
 
         var io: WriterIO {
             var w = WriterIO(
@@ -47,6 +49,7 @@ final class TripLogFaultTests: LogTestCase {
                     if r == 0, let p = self.pathOf[fd] { self.durable[p] = true }
                     return r
                 })
+            if noLinks { w.linkCount = { _ in 0 } }
             w.create = { path in
                 if self.full { return -ENOSPC }
                 if Double.random(in: 0..<1, using: &self.g) < self.pCreateFail { self.injected += 1; return -EIO }
@@ -150,6 +153,16 @@ final class TripLogFaultTests: LogTestCase {
         let removedAcks = run.acks.filter { $0.0 == removedPath }.count
         XCTAssertGreaterThan(removedAcks, 0)
         XCTAssertLessThanOrEqual(removedAcks, 7)
+    }
+
+    /// A file system that reports no links is no removal: one file, every point, nothing said.
+    func testAFileSystemWithoutLinkCountsIsNotARemoval() throws {
+        let fio = FaultIO()
+        fio.noLinks = true
+        let run = try ride(fio, points: 60, dir: dir)
+        XCTAssertFalse(run.said.contains { $0.contains("removed") }, "\(run.said)")
+        XCTAssertEqual(try LogDirectory.logFiles(in: dir).count, 1)
+        XCTAssertEqual(try pointTimes(dir).times.count, 60)
     }
 
     func testEIOFromFdatasyncContinuesInANewFileOfTheSameTrip() throws {
