@@ -36,6 +36,7 @@ public final class GpsdSource {
     deinit {
         close()
         buffer.deallocate()
+        pfds.deallocate()
     }
 
     /// Connects and asks for JSON reports. Returns an error text on failure.
@@ -82,6 +83,11 @@ public final class GpsdSource {
         }
     }
 
+    /// A descriptor that is readable once `read`'s waits should end at once (-1: none): the
+    /// stop pipe (`StopSignals.wakeFd`), so that a stop signal that came just before a wait
+    /// (after the caller last looked) does not leave it to run its whole timeout.
+    public var stopFd: Int32 = -1
+
     public enum ReadResult {
         /// Nothing arrived within the timeout.
         case idle
@@ -104,15 +110,15 @@ public final class GpsdSource {
         // since waits for the next batch (two system calls fewer per batch).
         if takeQueued && timeoutUs == 0 && emptied { emptied = false; return .idle }
         emptied = false
-        var pfd = pollfd(fd: data.pointee.gps_fd, events: Int16(POLLIN), revents: 0)
+        pfds[0] = pollfd(fd: data.pointee.gps_fd, events: Int16(POLLIN), revents: 0)
+        pfds[1] = pollfd(fd: stopFd, events: Int16(POLLIN), revents: 0)
         // Not retried: a stop signal interrupts the wait, and the caller looks at it.
-        let r: Int32
-        switch valueOrErrno(retryOnInterrupt: false, { poll(&pfd, 1, max(0, timeoutUs / 1000)) }) {
-        case .success(let v): r = v
+        switch valueOrErrno(retryOnInterrupt: false, { poll(pfds, stopFd >= 0 ? 2 : 1, max(0, timeoutUs / 1000)) }) {
+        case .success: break
         case .failure(.interrupted): return .idle
         case .failure(let e): return .closed("poll failed: \(e)")
         }
-        if r == 0 && !takeQueued { return .idle }
+        if pfds[0].revents == 0 && !takeQueued { return .idle }
         let n: Int
         switch valueOrErrno(retryOnInterrupt: false, { recv(data.pointee.gps_fd, buffer, Self.bufferSize, Int32(MSG_DONTWAIT)) }) {
         case .success(let v): n = v
@@ -132,6 +138,8 @@ public final class GpsdSource {
     /// `partial`. A line longer than `maxLine` is dropped whole and counted.
     private static let bufferSize = Int(batchBytes)
     private let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bufferSize)
+    /// gpsd's socket and `stopFd`, for poll.
+    private let pfds = UnsafeMutablePointer<pollfd>.allocate(capacity: 2)
     private var pos = 0
     private var end = 0
     private var partial: [UInt8] = []

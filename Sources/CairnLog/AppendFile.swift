@@ -21,6 +21,11 @@ struct WriterIO: Sendable {
     }
     /// Sets the file's size: 0, or the errno of the failure.
     var truncate: @Sendable (Int32, Int) -> Int32 = { fd, size in sysFtruncate(fd, size) == 0 ? 0 : errno }
+    /// The file's link count (fstat's st_nlink), -1 when fstat fails: 0 once its name is gone.
+    var linkCount: @Sendable (Int32) -> Int = { fd in
+        var st = stat()
+        return fstat(fd, &st) == 0 ? Int(st.st_nlink) : -1
+    }
     /// Opens a second descriptor on the new file that writes past the page cache (O_DIRECT): a
     /// descriptor, or -errno. Refused by default, so that fakes write through the page cache.
     var openDirect: @Sendable (String) -> Int32 = { _ in -EINVAL }
@@ -96,6 +101,8 @@ final class AppendFile {
     private let io: WriterIO
     /// False once a write of zeros failed (a full card): the file then only appends.
     private var preallocating: Bool
+    /// Whether the file system counts the file's links (see `sync`).
+    private var linked = false
     /// The O_DIRECT descriptor, or -1 when writing through the page cache.
     private var directFd: Int32 = -1
     /// The descriptor opened for direct writes, not yet taken into use (see `startDirect`).
@@ -121,6 +128,8 @@ final class AppendFile {
             fd = -1
             throw LogError.system(path, "cannot create log file", code)
         }
+        // A file system that reports no links (some FUSE ones) cannot tell a removal.
+        linked = io.linkCount(fd) > 0
         // Opened before the header, whose length depends on it (the writer's padding).
         directCandidate = preallocation > 0 ? io.openDirect(path) : -1
     }
@@ -260,11 +269,14 @@ final class AppendFile {
     }
 
     /// fdatasync, when anything was written since the last one. Any failure, EINTR included,
-    /// is final: the descriptor is never synced again.
+    /// is final: the descriptor is never synced again. A file whose name was removed meanwhile
+    /// (its directory deleted under the recorder) fails too: its data is synced into a file no
+    /// reader will ever find, so it is no acknowledgement.
     func sync(_ what: String = "fdatasync failed") throws(LogError) {
         guard dirty else { return }
         let r = io.fdatasync(fd)
         if r != 0 { throw .system(path, what, r) }
+        if linked && io.linkCount(fd) == 0 { throw .system(path, "removed while being written", ENOENT) }
         dirty = false
     }
 

@@ -386,6 +386,7 @@ public final class TripLog {
         // A name that exists (a leftover or copied file) is skipped, never overwritten: the next
         // free number after every file there is taken at once.
         var taken = 0
+        var remade = false
         while true {
             if tripIdFollowsFile { tripId = UInt64(nextNumber) }
             let header = FileHeader(tripId: tripId, part: part, salt: LogDirectory.randomSalt())
@@ -399,6 +400,10 @@ public final class TripLog {
                 let next = (try? LogDirectory.nextNumber(in: directory)) ?? nextNumber + 1
                 say("log: \(path) exists already (not written by this recorder): left as it is, using \(LogDirectory.fileName(number: max(next, nextNumber + 1)))")
                 nextNumber = max(next, nextNumber + 1)
+            } catch let e as LogError where e.errno == ENOENT && !remade {
+                // The log directory was removed under the recorder: made again, as at the start.
+                remade = true
+                if (try? Self.prepare(directory)) != nil { say("log: \(directory) was gone: created it again") }
             } catch {
                 return openFailed(error)
             }

@@ -92,6 +92,7 @@ public final class RecordLoop {
     private var lastLiveMono: Int64 = .min
     private var lastUsableMono: Int64?
     private var standingSinceMono: Int64?
+    private var statusFailing = false
 
     // Batched reading (see `run`).
     private let readEveryMs: Int64
@@ -308,8 +309,13 @@ public final class RecordLoop {
         live.updatedMs = clock.wallClockMs()
         if let f = statusFile {
             live.seq += 1
-            if let err = f.write(live, monoMs: capMono, force: final), f.writes == 0 || live.seq % 60 == 1 {
-                say("status: \(err)")
+            let before = f.writes
+            if let err = f.write(live, monoMs: capMono, force: final) {
+                // Said as an outage begins, then once a minute while it lasts.
+                if !statusFailing || live.seq % 60 == 1 { say("status: \(err)") }
+                statusFailing = true
+            } else if f.writes > before {
+                statusFailing = false
             }
         }
         let summary = live.state + (recorder.tripOpen ? ": \(distanceText(recorder.stats.distanceM)), \(recorder.stats.points) points" : "")

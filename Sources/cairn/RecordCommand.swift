@@ -189,7 +189,9 @@ enum RecordCommand: Command {
         var settings = RecordLoop.Settings(readEverySeconds: readEverySeconds, pauseAfterMs: profile.pauseAfterMs)
         settings.verbose = verbose
         settings.zone = zone
-        let loop = RecordLoop(recorder: recorder, log: log, source: GpsdSource(host: host, port: port), barometer: barometer,
+        let source = GpsdSource(host: host, port: port)
+        source.stopFd = StopSignals.wakeFd
+        let loop = RecordLoop(recorder: recorder, log: log, source: source, barometer: barometer,
                               notify: notify, statusFile: statusFile, clock: SystemLoopClock(), settings: settings,
                               stopRequested: { StopSignals.requested }, afterTripClosed: prune,
                               say: { printErr("cairn: \($0)") }, distanceText: formatDistance)

@@ -119,4 +119,47 @@ final class GpsdSourceLinesTests: XCTestCase {
         let got = collect(source, 200, takeQueued: true)
         XCTAssertEqual(got.seconds, (0..<200).map { $0 % 60 })
     }
+    /// A stop that came before the wait (`stopFd` readable: the stop pipe after a SIGTERM that
+    /// arrived during a sync) ends the wait at once instead of after its whole timeout, and
+    /// what gpsd has queued is still taken.
+    func testAStopBeforeTheWaitEndsItAtOnce() throws {
+        let (gpsd, source) = try connected()
+        defer { source.close() }
+        var fds: [Int32] = [-1, -1]
+        XCTAssertEqual(pipe(&fds), 0)
+        defer { close(fds[0]); close(fds[1]) }
+        source.stopFd = fds[0]
+        _ = collect(source, 10)  // whatever libgps's handshake left
+
+        func timed(_ timeoutUs: Int32, takeQueued: Bool = false) -> (GpsdSource.ReadResult, Double) {
+            var t0 = timespec(), t1 = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &t0)
+            let r = source.read(timeoutUs: timeoutUs, takeQueued: takeQueued)
+            clock_gettime(CLOCK_MONOTONIC, &t1)
+            return (r, Double(t1.tv_sec - t0.tv_sec) + Double(t1.tv_nsec - t0.tv_nsec) / 1e9)
+        }
+        // No stop yet: the wait runs its time.
+        let (quiet, waited) = timed(300_000)
+        guard case .idle = quiet else { return XCTFail("expected idle, got \(quiet)") }
+        XCTAssertGreaterThan(waited, 0.25)
+
+        var byte: UInt8 = 1
+        XCTAssertEqual(write(fds[1], &byte, 1), 1)
+        let (stopped, took) = timed(5_000_000)
+        guard case .idle = stopped else { return XCTFail("expected idle, got \(stopped)") }
+        XCTAssertLessThan(took, 1.0, "a pending stop must end the wait at once, not after 5 s")
+
+        // What gpsd queued is still read: a report as it comes, and a batch below 16 KiB.
+        gpsd.send(Self.line(7) + "\r\n")
+        usleep(50_000)
+        XCTAssertEqual(collect(source, 1).seconds, [7])
+        source.wakeAtBytes = GpsdSource.batchBytes
+        gpsd.send(Self.line(8) + "\r\n" + Self.line(9) + "\r\n")
+        usleep(50_000)
+        let (batch, batchTook) = timed(5_000_000, takeQueued: true)
+        guard case .message(let r) = batch, case .fix(let f)? = r else { return XCTFail("expected the batch, got \(batch)") }
+        XCTAssertEqual(f.timeMs / 1000 % 60, 8)
+        XCTAssertLessThan(batchTook, 1.0)
+        XCTAssertEqual(collect(source, 1, takeQueued: true).seconds, [9])
+    }
 }

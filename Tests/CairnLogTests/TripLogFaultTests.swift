@@ -21,6 +21,8 @@ final class TripLogFaultTests: LogTestCase {
         /// Per path: did its last fdatasync succeed, with nothing written since?
         var durable: [String: Bool] = [:]
         var ioAfterFailure = 0, injected = 0, syncs = 0
+        /// A file system that reports 0 links for every file (some FUSE ones).
+        var noLinks = false
 
         var io: WriterIO {
             var w = WriterIO(
@@ -47,6 +49,7 @@ final class TripLogFaultTests: LogTestCase {
                     if r == 0, let p = self.pathOf[fd] { self.durable[p] = true }
                     return r
                 })
+            if noLinks { w.linkCount = { _ in 0 } }
             w.create = { path in
                 if self.full { return -ENOSPC }
                 if Double.random(in: 0..<1, using: &self.g) < self.pCreateFail { self.injected += 1; return -EIO }
@@ -163,6 +166,43 @@ final class TripLogFaultTests: LogTestCase {
             if !(1...s).allSatisfy({ seqs.contains($0) }) { violations += 1 }
         }
         return violations
+    }
+
+    /// The log directory deleted mid-ride (`rm -r`): the open file lives on unlinked, and
+    /// syncing into it is no acknowledgement. The writer sees the name gone at its next sync,
+    /// the directory is made again, and every point from then on (the unsynced ones before
+    /// too) is in a new file of the same trip.
+    func testLogDirectoryRemovedMidRideIsMadeAgainAndLosesNothingAfter() throws {
+        let fio = FaultIO()
+        let run = try ride(fio, points: 60, dir: dir) { i in
+            if i == 32 { try? FileManager.default.removeItem(atPath: self.dir) }
+        }
+        XCTAssertTrue(run.said.contains { $0.contains("removed while being written") && $0.contains("ENOENT") }, "\(run.said)")
+        XCTAssertTrue(run.said.contains { $0.contains("created it again") }, "\(run.said)")
+        XCTAssertEqual(run.lost, 0)
+        let files = try LogDirectory.logFiles(in: dir)
+        XCTAssertEqual(files.count, 1, "the removed file is gone; the new one holds the rest")
+        let got = try pointTimes(dir)
+        let t0: Int64 = 1_700_000_000_000
+        for i in 32..<60 { XCTAssertTrue(got.times.contains(t0 + Int64(i) * 1000), "point \(i) lost") }
+        XCTAssertEqual(got.damaged, 0)
+        XCTAssertEqual(try LogReader(path: files[0].path).header.part, 1)
+        // No sync of the removed file counts as an acknowledgement once its name is gone: a sync
+        // every 5 points, so at most 7 for the 32 points before the removal (not 12 for 60).
+        let removedPath = (dir as NSString).appendingPathComponent("00000001.cairn")
+        let removedAcks = run.acks.filter { $0.0 == removedPath }.count
+        XCTAssertGreaterThan(removedAcks, 0)
+        XCTAssertLessThanOrEqual(removedAcks, 7)
+    }
+
+    /// A file system that reports no links is no removal: one file, every point, nothing said.
+    func testAFileSystemWithoutLinkCountsIsNotARemoval() throws {
+        let fio = FaultIO()
+        fio.noLinks = true
+        let run = try ride(fio, points: 60, dir: dir)
+        XCTAssertFalse(run.said.contains { $0.contains("removed") }, "\(run.said)")
+        XCTAssertEqual(try LogDirectory.logFiles(in: dir).count, 1)
+        XCTAssertEqual(try pointTimes(dir).times.count, 60)
     }
 
     func testEIOFromFdatasyncContinuesInANewFileOfTheSameTrip() throws {

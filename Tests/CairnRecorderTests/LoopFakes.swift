@@ -268,9 +268,12 @@ final class FakeStatusFile: StatusOutput {
     private(set) var written: [(mono: Int64, status: LiveStatus)] = []
     private var lastWriteMs: Int64 = .min
     var writes: Int { written.count }
+    /// Writes fail during these moments (the status directory gone, say).
+    var failing: Range<Int64>?
     func write(_ status: LiveStatus, monoMs: Int64, force: Bool) -> String? {
         guard force || lastWriteMs == .min || monoMs - lastWriteMs >= 1000 else { return nil }
         lastWriteMs = monoMs
+        if failing?.contains(monoMs) == true { return "/run/cairn/status.tmp: cannot create: No such file or directory (ENOENT)" }
         written.append((monoMs, status))
         return nil
     }

@@ -277,6 +277,24 @@ final class RecordLoopTests: XCTestCase {
         XCTAssertEqual(b.last?.status.refreshS, 5)
     }
 
+    /// A status file that stops being writable mid-ride is said as the outage begins (not only
+    /// at every 60th write), then once a minute; a file that was never written likewise.
+    func testStatusFailureIsSaidAsItBeginsThenOnceAMinute() {
+        let rig = Rig(readEverySeconds: 0, syncSeconds: 1, status: true)
+        rig.gpsd.arrivals = Self.ride(seconds: 200)
+        rig.gpsd.stopAt = 200_000
+        rig.status!.failing = 10_000..<150_000
+        rig.run()
+        let said = rig.said.filter { $0.hasPrefix("status: ") }
+        XCTAssertEqual(said.count, 3, "the outage's start and once a minute during its 140 s: \(said)")
+        let never = Rig(readEverySeconds: 0, syncSeconds: 1, status: true)
+        never.gpsd.arrivals = Self.ride(seconds: 30)
+        never.gpsd.stopAt = 30_000
+        never.status!.failing = 0..<Int64.max
+        never.run()
+        XCTAssertEqual(never.said.filter { $0.hasPrefix("status: ") }.count, 1, "\(never.said)")
+    }
+
     // MARK: systemd
 
     /// READY=1 at once while gpsd is down, WATCHDOG=1 at its interval through the back-off
