@@ -125,8 +125,10 @@ public enum ExploredCells {
     enum Loaded { case missing, damaged(String), loaded(CellIndex) }
 
     static func loadIndex(_ path: String) -> Loaded {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        // Never followed: a link in the index's place (to a log, say) is no index.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
         if fd < 0 {
+            if errno == ELOOP { return .damaged("the index is a symbolic link, not a regular file") }
             return errno == ENOENT ? .missing : .damaged("cannot open the index: \(Errno.current)")
         }
         defer { close(fd) }
@@ -145,7 +147,7 @@ public enum ExploredCells {
     /// nil when saved; otherwise why not.
     static func saveIndex(_ index: CellIndex, _ path: String) -> String? {
         do {
-            let sink = try OutputSink(atomically: path, force: true)
+            let sink = try OutputSink(replacing: path)
             sink.append(index.encode())
             return sink.finish().map { "cannot save the index \($0)" }
         } catch {
