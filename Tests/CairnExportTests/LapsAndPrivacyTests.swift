@@ -335,6 +335,24 @@ final class LapsAndPrivacyTests: XCTestCase {
         try strava("fit", w.written[0])
     }
 
+    /// A pause and then a gap before the next point (the rider stopped, then the fix was lost):
+    /// a new lap, and the gap's chord is counted as distance. The lap used to end when the rider
+    /// set off (the next point) with its distance stopping at its last point, so the chord's
+    /// metres fell between the laps' ends: check-strava found the lap 10 m short of its records.
+    func testAPauseThenAGapEndsTheLapAtItsLastPoint() throws {
+        let a = line(100, step: 6)
+        let b = line(100, step: 6, from: a.last!.timeMs + 300_000, lon: a.last!.lon + 0.0003)  // a ~23 m chord
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, a), (.pause, []), (.gap, b)]), dir: dir)
+        let w = FITWriter(target: .directory(out), force: false, softwareVersion: "0.2.0", laps: .pause)
+        try convert(w, laps: .pause)
+        let r = try strava("fit", w.written[0])
+        XCTAssertEqual(r["laps"] as? Int, 2)
+        let ds = r["lap_distances"] as? [Double] ?? []
+        XCTAssertEqual(ds.first ?? -1, 99 * 6, accuracy: 0.15, "the first lap ends at its last point")
+        let total = TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) }).first.flatMap { try? TripCatalog.read($0).stats.distanceM }
+        XCTAssertEqual(ds.reduce(0, +), total ?? -1, accuracy: 0.15, "the chord is in the laps")
+    }
+
     // MARK: Lap numbers in the text formats
 
     func testCSVAndGeoJSONAndGPXNameEachPointsLap() throws {
