@@ -63,8 +63,11 @@ final class OutputFile {
         self.path = path
         var st = stat()
         if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { throw ExportError("\(path): is a directory") }
-        let tmp = Self.temporaryName(for: path)
-        unlink(tmp)  // a leftover of a run that was killed
+        // A temporary name of this write's own: two runs at once each rename a complete file
+        // into place (with one name, each removed the other's as a leftover and renamed a file
+        // still being written, or found none).
+        let tag = String(UInt32(truncatingIfNeeded: getpid()), radix: 16) + "-" + String(UInt32.random(in: .min ... .max), radix: 16)
+        let tmp = String(Self.temporaryName(for: path).dropLast(5)) + "." + tag + ".part"
         do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) } catch {
             throw ExportError("\(path): cannot create \(tmp): \(error)")
         }

@@ -37,8 +37,9 @@ public final class OutputSink {
         self.init(try OutputFile(atomically: path, force: force))
     }
 
-    /// Replaces `path`, a file the program owns (the cells index), whole: written under the
-    /// temporary name, synced, renamed over `path`. Unlike `init(atomically:force:)`, `path` is
+    /// Replaces `path`, a file the program owns (the cells index), whole: written under a
+    /// temporary name of this write's own (`.NAME.PID-RANDOM.part`), synced, renamed over `path`,
+    /// so two runs at once each put a complete file in place. Unlike `init(atomically:force:)`, `path` is
     /// never followed or opened: a link, FIFO or device in its place is replaced as a name, so
     /// nothing it leads to (a log) is ever written; a directory there fails.
     public convenience init(replacing path: String) throws(ExportError) {
