@@ -110,9 +110,10 @@ public enum TrackPicture {
                 if reason == .pause { pendingPause = true }
             case .point(let f):
                 guard f.lat.isFinite, f.lon.isFinite else { return }
-                survey.minLat = min(survey.minLat, f.lat); survey.maxLat = max(survey.maxLat, f.lat)
-                survey.minLon = min(survey.minLon, f.lon); survey.maxLon = max(survey.maxLon, f.lon)
                 if survey.first == nil { survey.first = f }
+                let lon = unwrap(f.lon, around: survey.first!.lon)
+                survey.minLat = min(survey.minLat, f.lat); survey.maxLat = max(survey.maxLat, f.lat)
+                survey.minLon = min(survey.minLon, lon); survey.maxLon = max(survey.maxLon, lon)
                 survey.last = f
                 let h = heights.next(f)
                 if let b = h.baro { survey.baroRange = Survey.widen(survey.baroRange, b) }
@@ -147,9 +148,12 @@ public enum TrackPicture {
         let mapTop = 44.0
         let ox = margin + (inner - mapW) / 2
         let centreLon = (survey.minLon + survey.maxLon) / 2, centreLat = (survey.minLat + survey.maxLat) / 2
-        func project(_ lat: Double, _ lon: Double) -> Simplify.Point {
+        // Longitudes as the first point's neighbours (`unwrap`): a trip across ±180° is drawn
+        // the short way, as the rider went, not stretched round the world.
+        func projectUnwrapped(_ lat: Double, _ lon: Double) -> Simplify.Point {
             Simplify.Point(ox + mapW / 2 + (lon - centreLon) * cosLat * scale, mapTop + mapH / 2 - (lat - centreLat) * scale)
         }
+        func project(_ lat: Double, _ lon: Double) -> Simplify.Point { projectUnwrapped(lat, unwrap(lon, around: first.lon)) }
         let profileTop = mapTop + mapH + 36
         let legendTop = profileTop + profileHeight + 24
         let height = legendTop + 24
@@ -166,9 +170,10 @@ public enum TrackPicture {
             let pad = 0.5 / scale
             for c in options.cells {
                 let b = Geohash.bounds(c.cell, precision: options.cellPrecision)
+                let west = unwrap(b.west, around: first.lon), east = west + (b.east - b.west)
                 guard b.north >= survey.minLat - pad, b.south <= survey.maxLat + pad,
-                      b.east >= survey.minLon - pad, b.west <= survey.maxLon + pad else { continue }
-                let nw = project(b.north, b.west), se = project(b.south, b.east)
+                      east >= survey.minLon - pad, west <= survey.maxLon + pad else { continue }
+                let nw = projectUnwrapped(b.north, west), se = projectUnwrapped(b.south, east)
                 out.write("<rect x=\"\(fmt(nw.x))\" y=\"\(fmt(nw.y))\" width=\"\(fmt(se.x - nw.x))\" height=\"\(fmt(se.y - nw.y))\"/>\n")
             }
             out.put("</g>\n")
@@ -321,6 +326,12 @@ public enum TrackPicture {
             columns[k].max = max(columns[k].max, height)
             columns[k].count += 1
         }
+    }
+
+    /// `lon` moved by whole turns to within 180° of `ref` (east of it up to +180°).
+    static func unwrap(_ lon: Double, around ref: Double) -> Double {
+        let d = (lon - ref).truncatingRemainder(dividingBy: 360)
+        return ref + (d > 180 ? d - 360 : (d <= -180 ? d + 360 : d))
     }
 
     static func fmt(_ v: Double) -> String { TextFormat.trimmed(v, 1) ?? "0" }

@@ -122,6 +122,39 @@ final class TrackPictureTests: XCTestCase {
         XCTAssertEqual(ogr.status, 0, ogr.stderr)
     }
 
+    /// A ride east across ±180° (Taveuni, Fiji): drawn the short way, finish right of the start,
+    /// the map as tall as the ride, its cells behind it. The map used to span the longitudes
+    /// from -180 to 180: the ride a flat line round the world, going west.
+    func testATripAcrossTheAntimeridianIsDrawnTheShortWay() throws {
+        let dir = ExportSupport.tempDir()
+        let fixes = (0..<40).map { i -> Fix in
+            var lon = 179.996 + Double(i) * 0.0002
+            if lon > 180 { lon -= 360 }
+            return Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: -16.8 + Double(i) * 0.0001, lon: lon, mode: 3,
+                       altMSL: 100, eph: 5, epv: 6, speed: 7, track: 80)
+        }
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, fixes)]), dir: dir)
+        var o = TrackPicture.Options.defaults(activity: "ride")
+        o.cells = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, saveIndex: false, settleNs: 0,
+                                        problem: { XCTFail($0) }, note: { _ in }).cells
+        let (svg, _) = try render(dir, o)
+        func number(after needle: String, _ attr: String) -> Double? {
+            guard let r = svg.range(of: needle) else { return nil }
+            let rest = svg[r.upperBound...]
+            guard let a = rest.range(of: attr + "=\"") else { return nil }
+            return Double(rest[a.upperBound...].prefix { $0 != "\"" })
+        }
+        let startX = number(after: "class=\"start\"", "cx") ?? -1, finishX = number(after: "class=\"finish\"", "x") ?? -1
+        XCTAssertLessThan(startX, finishX, "the ride went east: the finish is right of the start")
+        let ys = polylines(svg).flatMap(\.points).compactMap { Double($0.split(separator: ",").last ?? "") }
+        XCTAssertGreaterThan((ys.max() ?? 0) - (ys.min() ?? 0), 100, "the map is as tall as the ride")
+        let cellXs = svg.components(separatedBy: "<rect x=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
+        XCTAssertFalse(cellXs.isEmpty, "the cells on both sides of ±180° are drawn")
+        XCTAssertTrue(cellXs.allSatisfy { $0 > -50 && $0 < 1050 }, "\(cellXs)")
+        let r = try ExportSupport.run("/usr/bin/env", ["xmllint", "--noout", dir + "/trip.svg"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
     func testTripWithoutPointsIsAnError() throws {
         let dir = ExportSupport.tempDir()
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [], close: false), dir: dir)
