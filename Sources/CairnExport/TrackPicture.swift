@@ -54,6 +54,8 @@ public enum TrackPicture {
     static let profileHeight = 150.0
     static let margin = 20.0
     static let maxMapHeight = 700.0
+    /// Room for "finish" in bold at 13 px (a little more than it takes).
+    static let labelWidth = 46.0
 
     /// What the first pass learns.
     struct Survey {
@@ -168,13 +170,19 @@ public enum TrackPicture {
         if !options.cells.isEmpty {
             out.put("<g fill=\"#dfe7ef\" stroke=\"#c9d4df\" stroke-width=\"0.5\">\n")
             let pad = 0.5 / scale
+            // Cells are clipped to the map and a little around it: a ride along a parallel has a
+            // map thinner than one cell, whose rectangles would cover the summary line and the
+            // profile.
+            let left = margin, right = margin + inner, top = mapTop - 8, bottom = mapTop + mapH + 8
             for c in options.cells {
                 let b = Geohash.bounds(c.cell, precision: options.cellPrecision)
                 let west = unwrap(b.west, around: first.lon), east = west + (b.east - b.west)
                 guard b.north >= survey.minLat - pad, b.south <= survey.maxLat + pad,
                       east >= survey.minLon - pad, west <= survey.maxLon + pad else { continue }
                 let nw = projectUnwrapped(b.north, west), se = projectUnwrapped(b.south, east)
-                out.write("<rect x=\"\(fmt(nw.x))\" y=\"\(fmt(nw.y))\" width=\"\(fmt(se.x - nw.x))\" height=\"\(fmt(se.y - nw.y))\"/>\n")
+                let x0 = max(nw.x, left), x1 = min(se.x, right), y0 = max(nw.y, top), y1 = min(se.y, bottom)
+                guard x1 > x0, y1 > y0 else { continue }
+                out.write("<rect x=\"\(fmt(x0))\" y=\"\(fmt(y0))\" width=\"\(fmt(x1 - x0))\" height=\"\(fmt(y1 - y0))\"/>\n")
             }
             out.put("</g>\n")
         }
@@ -254,8 +262,18 @@ public enum TrackPicture {
         out.write("<circle class=\"start\" cx=\"\(fmt(s.x))\" cy=\"\(fmt(s.y))\" r=\"7\" fill=\"#2ca02c\" stroke=\"#ffffff\" stroke-width=\"2\"/>\n")
         out.write("<rect class=\"finish\" x=\"\(fmt(e.x - 6))\" y=\"\(fmt(e.y - 6))\" width=\"12\" height=\"12\" fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"2\"/>\n")
         // Start to the left and finish to the right: a round trip's two marks lie on each other.
-        out.write("<text x=\"\(fmt(s.x - 10))\" y=\"\(fmt(s.y + 4))\" font-weight=\"bold\" text-anchor=\"end\">start</text>\n")
-        out.write("<text x=\"\(fmt(e.x + 10))\" y=\"\(fmt(e.y + 4))\" font-weight=\"bold\">finish</text>\n")
+        // A label that would leave the picture goes to the other side, above the start's mark
+        // or below the finish's, so the two never meet.
+        if s.x - 10 - labelWidth >= 0 {
+            out.write("<text x=\"\(fmt(s.x - 10))\" y=\"\(fmt(s.y + 4))\" font-weight=\"bold\" text-anchor=\"end\">start</text>\n")
+        } else {
+            out.write("<text x=\"\(fmt(s.x + 10))\" y=\"\(fmt(s.y - 8))\" font-weight=\"bold\">start</text>\n")
+        }
+        if e.x + 10 + labelWidth <= width {
+            out.write("<text x=\"\(fmt(e.x + 10))\" y=\"\(fmt(e.y + 4))\" font-weight=\"bold\">finish</text>\n")
+        } else {
+            out.write("<text x=\"\(fmt(e.x - 10))\" y=\"\(fmt(e.y + 18))\" font-weight=\"bold\" text-anchor=\"end\">finish</text>\n")
+        }
         out.put("</g>\n")
 
         // The height profile against distance.
