@@ -58,13 +58,19 @@ public enum ExploredCells {
         // Counted apart from `report`, which `directoryCells` holds while it reports.
         var problems = 0
         func fail(_ m: String) { problem(m); problems += 1 }
+        // Each log once, however many of the paths lead to it (`d` and `d/`, a file in it).
+        var seen = Set<FileIdentity>()
         for p in paths {
             if POSIX.isDirectory(p) {
                 files += directoryCells(p, save: saveIndex, settleNs: settleNs, report: &report, problem: fail, note: note)
-            } else if let st = statFile(p), let e = readFile(p, name: basename(p), st: st, problem: fail, note: note) {
-                report.filesRead += 1
-                files.append(FileCells(entry: e, directory: POSIX.parent(of: p), path: p))
-            } else if statFile(p) == nil {
+                    .filter { f in FileIdentity(path: f.path).map { seen.insert($0).inserted } ?? true }
+            } else if let st = statFile(p) {
+                guard seen.insert(FileIdentity(st)).inserted else { continue }
+                if let e = readFile(p, name: basename(p), st: st, problem: fail, note: note) {
+                    report.filesRead += 1
+                    files.append(FileCells(entry: e, directory: POSIX.parent(of: p), path: p))
+                }
+            } else {
                 fail("\(p): cannot stat: \(Errno.current)")
             }
         }
