@@ -353,6 +353,27 @@ final class LapsAndPrivacyTests: XCTestCase {
         XCTAssertEqual(ds.reduce(0, +), total ?? -1, accuracy: 0.15, "the chord is in the laps")
     }
 
+    /// 10 m laps over 700 km: more laps than FIT holds (a lap's message_index has 12 bits for its
+    /// number). They wrapped (69,999 laps, num_laps 4,463, indices read as flags); now the last
+    /// lap holds the rest of the trip.
+    func testLapsStopAtFITsLimit() {
+        var s = LapSplitter(.distance(10))
+        var laps = Set<Int>()
+        var last = 0
+        for i in 0..<70_000 {
+            last = s.lap(of: Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 10, lon: -100 + Double(i) * 0.0001, mode: 3)) ?? 0
+            laps.insert(last)
+        }
+        XCTAssertEqual(last, 4_095, "FIT holds laps 0...4094 (FITWriter writes a lap where the number changes)")
+        XCTAssertEqual(laps.count, 4_095)
+        var p = LapSplitter(.pause)
+        for i in 0..<70_000 {
+            p.segment(.pause)
+            last = p.lap(of: Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 10, lon: -100, mode: 3)) ?? 0
+        }
+        XCTAssertEqual(last, 4_095)
+    }
+
     // MARK: Lap numbers in the text formats
 
     func testCSVAndGeoJSONAndGPXNameEachPointsLap() throws {
