@@ -70,16 +70,16 @@ final class ReadSideAttackTests: XCTestCase {
         let dir = try twoTrips()
         XCTAssertEqual(mkfifo(ExploredCells.indexPath(dir), 0o644), 0)
         let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var cells = 0
+        let cells = Box<Int>(0)
         Thread.detachNewThread {
             let r = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, settleNs: 0, problem: { _ in }, note: { _ in })
-            cells = r.cells.count
+            cells.set(r.cells.count)
             done.signal()
         }
         guard done.wait(timeout: .now() + 30) == .success else {
             return XCTFail("cells blocked on a FIFO named .cairn-cells")
         }
-        XCTAssertGreaterThan(cells, 0)
+        XCTAssertGreaterThan(cells.get(), 0)
         let attrs = try FileManager.default.attributesOfItem(atPath: ExploredCells.indexPath(dir))
         XCTAssertEqual(attrs[.type] as? FileAttributeType, .typeRegular, "the FIFO is replaced by the index")
     }
@@ -121,17 +121,14 @@ final class CellsConcurrencyAttackTests: XCTestCase {
                                        dir: dir, number: UInt32(n))
         }
         let index = ExploredCells.indexPath(dir)
-        let lock = NSLock()
-        nonisolated(unsafe) var notes: [String] = []
+        let notes = Box<[String]>([])
         for _ in 0..<25 {
             unlink(index)
             let group = DispatchGroup()
             for _ in 0..<2 {
                 group.enter()
                 Thread.detachNewThread {
-                    let r = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, settleNs: 0, problem: { _ in }, note: { n in
-                        lock.lock(); notes.append(n); lock.unlock()
-                    })
+                    let r = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, settleNs: 0, problem: { _ in }, note: { n in notes.update { $0.append(n) } })
                     XCTAssertFalse(r.cells.isEmpty)
                     group.leave()
                 }
@@ -140,7 +137,7 @@ final class CellsConcurrencyAttackTests: XCTestCase {
             guard case .loaded(let i) = ExploredCells.loadIndex(index) else { return XCTFail("the index left is not complete") }
             XCTAssertEqual(i.files.count, 12)
         }
-        XCTAssertEqual(notes, [], "no run failed to save its index")
+        XCTAssertEqual(notes.get(), [], "no run failed to save its index")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".part") }
         XCTAssertEqual(leftovers, [])
     }
@@ -163,4 +160,14 @@ final class PathsNamedTwiceAttackTests: XCTestCase {
         XCTAssertEqual(files.count, 2)
         XCTAssertEqual(TripCatalog.trips(files).map(\.id), [1, 2])
     }
+}
+
+/// A value shared with the threads of a test, behind a lock.
+final class Box<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T
+    init(_ v: T) { value = v }
+    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+    func set(_ v: T) { update { $0 = v } }
+    func update(_ f: (inout T) -> Void) { lock.lock(); f(&value); lock.unlock() }
 }
