@@ -27,7 +27,7 @@ public struct TimeZoneFile: Sendable {
 
     /// What the system's zone file (`/etc/localtime`) gives `record --timezone auto`.
     public enum Local: Sendable {
-        /// No such file: UTC, as for the C library.
+        /// No such file: UTC, as for the C library (a link to no file is `unusable`).
         case utc
         case zone(TimeZoneFile)
         /// There but unusable (unreadable, a directory, a FIFO, not TZif): the reason. The
@@ -36,7 +36,18 @@ public struct TimeZoneFile: Sendable {
     }
 
     public static func local(_ path: String = "/etc/localtime") -> Local {
-        if access(path, F_OK) != 0 && errno == ENOENT { return .utc }
+        if access(path, F_OK) != 0 && errno == ENOENT {
+            // A link to a zone file that is gone (tzdata removed) names a zone, not UTC: an
+            // offset of 0 would be a wrong local time, none lets the services place the ride.
+            var st = stat()
+            if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
+                var buf = [CChar](repeating: 0, count: 4096)
+                let n = readlink(path, &buf, buf.count - 1)
+                let target = n > 0 ? String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+                return .unusable("\(path): a link to \(target), which does not exist")
+            }
+            return .utc
+        }
         do {
             return .zone(try load(path))
         } catch {

@@ -58,13 +58,19 @@ public enum ExploredCells {
         // Counted apart from `report`, which `directoryCells` holds while it reports.
         var problems = 0
         func fail(_ m: String) { problem(m); problems += 1 }
+        // Each log once, however many of the paths lead to it (`d` and `d/`, a file in it).
+        var seen = Set<FileIdentity>()
         for p in paths {
             if POSIX.isDirectory(p) {
                 files += directoryCells(p, save: saveIndex, settleNs: settleNs, report: &report, problem: fail, note: note)
-            } else if let st = statFile(p), let e = readFile(p, name: basename(p), st: st, problem: fail, note: note) {
-                report.filesRead += 1
-                files.append(FileCells(entry: e, directory: POSIX.parent(of: p), path: p))
-            } else if statFile(p) == nil {
+                    .filter { f in FileIdentity(path: f.path).map { seen.insert($0).inserted } ?? true }
+            } else if let st = statFile(p) {
+                guard seen.insert(FileIdentity(st)).inserted else { continue }
+                if let e = readFile(p, name: basename(p), st: st, problem: fail, note: note) {
+                    report.filesRead += 1
+                    files.append(FileCells(entry: e, directory: POSIX.parent(of: p), path: p))
+                }
+            } else {
                 fail("\(p): cannot stat: \(Errno.current)")
             }
         }
@@ -125,8 +131,10 @@ public enum ExploredCells {
     enum Loaded { case missing, damaged(String), loaded(CellIndex) }
 
     static func loadIndex(_ path: String) -> Loaded {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        // Never followed: a link in the index's place (to a log, say) is no index.
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
         if fd < 0 {
+            if errno == ELOOP { return .damaged("the index is a symbolic link, not a regular file") }
             return errno == ENOENT ? .missing : .damaged("cannot open the index: \(Errno.current)")
         }
         defer { close(fd) }
@@ -145,7 +153,7 @@ public enum ExploredCells {
     /// nil when saved; otherwise why not.
     static func saveIndex(_ index: CellIndex, _ path: String) -> String? {
         do {
-            let sink = try OutputSink(atomically: path, force: true)
+            let sink = try OutputSink(replacing: path)
             sink.append(index.encode())
             return sink.finish().map { "cannot save the index \($0)" }
         } catch {

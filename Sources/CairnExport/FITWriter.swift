@@ -123,6 +123,9 @@ public final class FITWriter: TrackExporter {
     private var nextRecordLocal: UInt8 = 3
     private var started = false
     private var segmentPending = false
+    /// The pending segment's step is counted as distance (a gap, reconnect or resume: the last
+    /// reason decides, as for `TripStats`).
+    private var bridgePending = false
     private var firstMs: Int64 = 0
     private var lastMs: Int64 = 0
     private var firstPos: (Int32, Int32) = (0x7FFF_FFFF, 0x7FFF_FFFF)
@@ -203,6 +206,7 @@ public final class FITWriter: TrackExporter {
         nextRecordLocal = 3
         started = false
         segmentPending = false
+        bridgePending = false
         lap = nil
         lapCount = 0
         lapDefined = false
@@ -240,6 +244,7 @@ public final class FITWriter: TrackExporter {
         stats.startSegment(reason)
         lapStats.startSegment(reason)
         if started { segmentPending = true }
+        bridgePending = TripStats.bridges(reason)
     }
 
     private func timerEvent(_ ms: Int64, start: Bool) {
@@ -273,8 +278,10 @@ public final class FITWriter: TrackExporter {
             if newLap {
                 // A pause lap ends when the rider sets off again (the pause is its elapsed
                 // time); a distance lap at its last point, where the next one starts (a step
-                // across a gap from there, counted as distance, is the next lap's).
-                let setOff = segmentPending && laps == .pause
+                // across a gap from there, counted as distance, is the next lap's), and so does
+                // a pause lap whose pause a gap followed: the lap's figures stop at its last
+                // point, so the chord's time and distance are the next lap's.
+                let setOff = segmentPending && !bridgePending && laps == .pause
                 let endMs = setOff ? fix.timeMs : lastMs
                 writeLap(endMs: endMs, trigger: laps.fitTrigger)
                 lap = extras.lap
@@ -285,6 +292,7 @@ public final class FITWriter: TrackExporter {
             if segmentPending { timerEvent(fix.timeMs, start: true) }
         }
         segmentPending = false
+        bridgePending = false
         stats.add(fix)
         lapStats.add(fix)
         lastMs = fix.timeMs

@@ -55,6 +55,11 @@ public enum LapRule: Sendable, Equatable {
 /// Pause laps: the first point after a pause starts the next lap; the pause's time belongs to the
 /// lap it ends (elapsed time, as a device's lap counts a paused timer).
 public struct LapSplitter: Sendable {
+    /// The most laps a trip gets: a FIT lap's `message_index` holds its number in 12 bits (mask
+    /// 0x0FFF, the bits above are flags; readers print 4095 itself as "mask"), so laps 0...4094.
+    /// A 100 km ride in 10 m laps would have wrapped them. The last lap holds the rest.
+    public static let maxLaps = 4_095
+
     public let rule: LapRule
     private var lap = 1
     private var distanceM = 0.0
@@ -90,10 +95,13 @@ public struct LapSplitter: Sendable {
         case .none:
             return nil
         case .pause:
-            if pausePending && last != nil { lap += 1 }
+            if pausePending && last != nil && lap < Self.maxLaps { lap += 1 }
             return lap
         case .distance(let length):
-            if lapEndedAtLast { lap += 1; lapEndedAtLast = false }
+            if lapEndedAtLast {
+                if lap < Self.maxLaps { lap += 1 }
+                lapEndedAtLast = false
+            }
             if let prev = last, !segmentPending || bridgeNext { distanceM += Geodesy.distance(prev, fix) }
             if distanceM >= nextMarkM {
                 lapEndedAtLast = true

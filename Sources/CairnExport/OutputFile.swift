@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CairnSystem
+import CairnLog
 
 /// Where an export's bytes end up: standard output, a new file, or a file replaced atomically
 /// through a hidden temporary one. Unbuffered (`OutputSink` buffers); the first failure is kept
@@ -45,6 +46,7 @@ final class OutputFile {
             return
         }
         let final = Self.resolvingLink(path)
+        if Self.isLog(final) { throw Self.refusingLog(path) }
         let tmp = Self.temporaryName(for: final)
         unlink(tmp)  // a leftover of a run that was killed
         do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) } catch {
@@ -56,9 +58,29 @@ final class OutputFile {
         replace = force
     }
 
+    /// See `OutputSink.init(replacing:)`.
+    init(replacing path: String) throws(ExportError) {
+        self.path = path
+        var st = stat()
+        if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { throw ExportError("\(path): is a directory") }
+        // A temporary name of this write's own: two runs at once each rename a complete file
+        // into place (with one name, each removed the other's as a leftover and renamed a file
+        // still being written, or found none).
+        let tag = String(UInt32(truncatingIfNeeded: getpid()), radix: 16) + "-" + String(UInt32.random(in: .min ... .max), radix: 16)
+        let tmp = String(Self.temporaryName(for: path).dropLast(5)) + "." + tag + ".part"
+        do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) } catch {
+            throw ExportError("\(path): cannot create \(tmp): \(error)")
+        }
+        ownsFd = true
+        temporaryPath = tmp
+        finalPath = path
+        replace = true
+    }
+
     /// See `OutputSink.init(creating:force:)`.
     init(creating path: String, force: Bool) throws(ExportError) {
         self.path = path
+        if force && Self.isLog(path) { throw Self.refusingLog(path) }
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL)
         do throws(Errno) { fd = try POSIX.open(path, flags, 0o644) } catch {
             if error == .fileExists { throw ExportError("\(path): already exists (use --force to replace it)") }
@@ -91,6 +113,24 @@ final class OutputFile {
         guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK, let r = realpath(path, nil) else { return path }
         defer { free(r) }
         return String(cString: r)
+    }
+
+    /// Whether `path` (links followed) is a regular file that starts like a cairn log: an
+    /// export never replaces the record it is made from, whatever `-o` and `--force` say.
+    static func isLog(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
+        let magic = FileHeader.magic
+        var head = [UInt8](repeating: 0, count: magic.count)
+        let got = head.withUnsafeMutableBytes { b in (try? POSIX.readFully(fd, into: b, at: 0)) ?? 0 }
+        return got == magic.count && head == magic
+    }
+
+    static func refusingLog(_ path: String) -> ExportError {
+        ExportError("\(path): is a cairn log; an export never replaces a log (choose another output name)")
     }
 
     /// `.NAME.part` next to `path`.

@@ -37,6 +37,15 @@ public final class OutputSink {
         self.init(try OutputFile(atomically: path, force: force))
     }
 
+    /// Replaces `path`, a file the program owns (the cells index), whole: written under a
+    /// temporary name of this write's own (`.NAME.PID-RANDOM.part`), synced, renamed over `path`,
+    /// so two runs at once each put a complete file in place. Unlike `init(atomically:force:)`, `path` is
+    /// never followed or opened: a link, FIFO or device in its place is replaced as a name, so
+    /// nothing it leads to (a log) is ever written; a directory there fails.
+    public convenience init(replacing path: String) throws(ExportError) {
+        self.init(try OutputFile(replacing: path))
+    }
+
     /// Creates `path`; refuses to replace an existing file unless `force`. Not fsynced: an
     /// export is derived data, made again from the log at will (the log is the only primary
     /// record); a sync would double the time of a large export.

@@ -54,6 +54,8 @@ public enum TrackPicture {
     static let profileHeight = 150.0
     static let margin = 20.0
     static let maxMapHeight = 700.0
+    /// Room for "finish" in bold at 13 px (a little more than it takes).
+    static let labelWidth = 46.0
 
     /// What the first pass learns.
     struct Survey {
@@ -110,9 +112,10 @@ public enum TrackPicture {
                 if reason == .pause { pendingPause = true }
             case .point(let f):
                 guard f.lat.isFinite, f.lon.isFinite else { return }
-                survey.minLat = min(survey.minLat, f.lat); survey.maxLat = max(survey.maxLat, f.lat)
-                survey.minLon = min(survey.minLon, f.lon); survey.maxLon = max(survey.maxLon, f.lon)
                 if survey.first == nil { survey.first = f }
+                let lon = unwrap(f.lon, around: survey.first!.lon)
+                survey.minLat = min(survey.minLat, f.lat); survey.maxLat = max(survey.maxLat, f.lat)
+                survey.minLon = min(survey.minLon, lon); survey.maxLon = max(survey.maxLon, lon)
                 survey.last = f
                 let h = heights.next(f)
                 if let b = h.baro { survey.baroRange = Survey.widen(survey.baroRange, b) }
@@ -147,9 +150,12 @@ public enum TrackPicture {
         let mapTop = 44.0
         let ox = margin + (inner - mapW) / 2
         let centreLon = (survey.minLon + survey.maxLon) / 2, centreLat = (survey.minLat + survey.maxLat) / 2
-        func project(_ lat: Double, _ lon: Double) -> Simplify.Point {
+        // Longitudes as the first point's neighbours (`unwrap`): a trip across ±180° is drawn
+        // the short way, as the rider went, not stretched round the world.
+        func projectUnwrapped(_ lat: Double, _ lon: Double) -> Simplify.Point {
             Simplify.Point(ox + mapW / 2 + (lon - centreLon) * cosLat * scale, mapTop + mapH / 2 - (lat - centreLat) * scale)
         }
+        func project(_ lat: Double, _ lon: Double) -> Simplify.Point { projectUnwrapped(lat, unwrap(lon, around: first.lon)) }
         let profileTop = mapTop + mapH + 36
         let legendTop = profileTop + profileHeight + 24
         let height = legendTop + 24
@@ -164,12 +170,19 @@ public enum TrackPicture {
         if !options.cells.isEmpty {
             out.put("<g fill=\"#dfe7ef\" stroke=\"#c9d4df\" stroke-width=\"0.5\">\n")
             let pad = 0.5 / scale
+            // Cells are clipped to the map and a little around it: a ride along a parallel has a
+            // map thinner than one cell, whose rectangles would cover the summary line and the
+            // profile.
+            let left = margin, right = margin + inner, top = mapTop - 8, bottom = mapTop + mapH + 8
             for c in options.cells {
                 let b = Geohash.bounds(c.cell, precision: options.cellPrecision)
+                let west = unwrap(b.west, around: first.lon), east = west + (b.east - b.west)
                 guard b.north >= survey.minLat - pad, b.south <= survey.maxLat + pad,
-                      b.east >= survey.minLon - pad, b.west <= survey.maxLon + pad else { continue }
-                let nw = project(b.north, b.west), se = project(b.south, b.east)
-                out.write("<rect x=\"\(fmt(nw.x))\" y=\"\(fmt(nw.y))\" width=\"\(fmt(se.x - nw.x))\" height=\"\(fmt(se.y - nw.y))\"/>\n")
+                      east >= survey.minLon - pad, west <= survey.maxLon + pad else { continue }
+                let nw = projectUnwrapped(b.north, west), se = projectUnwrapped(b.south, east)
+                let x0 = max(nw.x, left), x1 = min(se.x, right), y0 = max(nw.y, top), y1 = min(se.y, bottom)
+                guard x1 > x0, y1 > y0 else { continue }
+                out.write("<rect x=\"\(fmt(x0))\" y=\"\(fmt(y0))\" width=\"\(fmt(x1 - x0))\" height=\"\(fmt(y1 - y0))\"/>\n")
             }
             out.put("</g>\n")
         }
@@ -249,8 +262,18 @@ public enum TrackPicture {
         out.write("<circle class=\"start\" cx=\"\(fmt(s.x))\" cy=\"\(fmt(s.y))\" r=\"7\" fill=\"#2ca02c\" stroke=\"#ffffff\" stroke-width=\"2\"/>\n")
         out.write("<rect class=\"finish\" x=\"\(fmt(e.x - 6))\" y=\"\(fmt(e.y - 6))\" width=\"12\" height=\"12\" fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"2\"/>\n")
         // Start to the left and finish to the right: a round trip's two marks lie on each other.
-        out.write("<text x=\"\(fmt(s.x - 10))\" y=\"\(fmt(s.y + 4))\" font-weight=\"bold\" text-anchor=\"end\">start</text>\n")
-        out.write("<text x=\"\(fmt(e.x + 10))\" y=\"\(fmt(e.y + 4))\" font-weight=\"bold\">finish</text>\n")
+        // A label that would leave the picture goes to the other side, above the start's mark
+        // or below the finish's, so the two never meet.
+        if s.x - 10 - labelWidth >= 0 {
+            out.write("<text x=\"\(fmt(s.x - 10))\" y=\"\(fmt(s.y + 4))\" font-weight=\"bold\" text-anchor=\"end\">start</text>\n")
+        } else {
+            out.write("<text x=\"\(fmt(s.x + 10))\" y=\"\(fmt(s.y - 8))\" font-weight=\"bold\">start</text>\n")
+        }
+        if e.x + 10 + labelWidth <= width {
+            out.write("<text x=\"\(fmt(e.x + 10))\" y=\"\(fmt(e.y + 4))\" font-weight=\"bold\">finish</text>\n")
+        } else {
+            out.write("<text x=\"\(fmt(e.x - 10))\" y=\"\(fmt(e.y + 18))\" font-weight=\"bold\" text-anchor=\"end\">finish</text>\n")
+        }
         out.put("</g>\n")
 
         // The height profile against distance.
@@ -321,6 +344,12 @@ public enum TrackPicture {
             columns[k].max = max(columns[k].max, height)
             columns[k].count += 1
         }
+    }
+
+    /// `lon` moved by whole turns to within 180° of `ref` (east of it up to +180°).
+    static func unwrap(_ lon: Double, around ref: Double) -> Double {
+        let d = (lon - ref).truncatingRemainder(dividingBy: 360)
+        return ref + (d > 180 ? d - 360 : (d <= -180 ? d + 360 : d))
     }
 
     static func fmt(_ v: Double) -> String { TextFormat.trimmed(v, 1) ?? "0" }

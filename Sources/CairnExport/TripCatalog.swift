@@ -35,6 +35,24 @@ public struct TripRef: Sendable {
     }
 }
 
+/// Which file a path leads to (device and inode): a log named twice on the command line (`d`
+/// and `./d`, a directory and a file in it, a link) is read once, not counted as two trips.
+public struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    public init(_ st: stat) {
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+    }
+
+    public init?(path: String) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        self.init(st)
+    }
+}
+
 /// A trip read back from its files, with statistics rebuilt from the points.
 public struct TripSummary: Sendable {
     public var id: UInt64
@@ -76,23 +94,26 @@ public enum TripEvent {
 }
 
 public enum TripCatalog {
-    /// Expands `paths` (log files, or directories of them) into log files. Files that are not
+    /// Expands `paths` (log files, or directories of them) into log files, each file once
+    /// however many of the paths lead to it (`FileIdentity`). Files that are not
     /// readable cairn logs are reported through `problem` (naming the file) and skipped. A file
     /// whose header was never completed (empty or all zeros: what a power cut while the recorder
     /// created it leaves) holds no record; it goes to `unfinished` when given, else to `problem`.
     public static func files(_ paths: [String], problem: (String) -> Void,
                              unfinished: ((String) -> Void)? = nil) -> [LogFileRef] {
         var out: [LogFileRef] = []
+        var seen = Set<FileIdentity>()
+        func once(_ path: String) -> Bool { FileIdentity(path: path).map { seen.insert($0).inserted } ?? true }
         for p in paths {
             if POSIX.isDirectory(p) {
                 do {
-                    for f in try LogDirectory.logFiles(in: p) {
+                    for f in try LogDirectory.logFiles(in: p) where once(f.path) {
                         if let r = ref(f.path, directory: p, problem: problem, unfinished: unfinished) { out.append(r) }
                     }
                 } catch {
                     problem("\(error)")
                 }
-            } else if let r = ref(p, directory: POSIX.parent(of: p), problem: problem, unfinished: unfinished) {
+            } else if once(p), let r = ref(p, directory: POSIX.parent(of: p), problem: problem, unfinished: unfinished) {
                 out.append(r)
             }
         }

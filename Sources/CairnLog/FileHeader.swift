@@ -148,6 +148,11 @@ public struct FileHeader: Equatable, Sendable {
     }
 }
 
+extension FileHeader {
+    /// The first bytes of every log file (`CAIRNLOG`): what tells a log apart from any other file.
+    public static var magic: [UInt8] { FrameFormat.magic }
+}
+
 /// Constants of the format. Version 2 added the compact points record (type 7); a version-1
 /// reader refuses version-2 files by name rather than skipping their points.
 enum FrameFormat {

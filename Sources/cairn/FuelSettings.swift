@@ -21,7 +21,7 @@ enum FuelSettings {
         var price: Double?
         if let pt = priceText {
             guard let p = StrictNumber.decimal(pt), p <= 1_000_000 else {
-                throw invalid("fuel_price", "The value '\(pt)' is invalid for 'fuel_price': use the price of a litre, a plain decimal number (e.g. 1.85)")
+                throw invalid("fuel_price", "The value '\(pt)' is invalid for 'fuel_price': use the price of a litre, a plain decimal number from 0 to 1000000 (e.g. 1.85)")
             }
             price = p
         }

@@ -71,7 +71,9 @@ final class CellWalkTests: XCTestCase {
         walk.add(lat: 47.0001, lon: west + w / 2, timeMs: 0)
         walk.add(lat: 47.0001, lon: west + 20.5 * w, timeMs: 20_000)
         XCTAssertEqual(walk.cells.count, 21)
-        let ordered = walk.cells.sorted { ($0.value.firstMs, $0.value.lastMs) < ($1.value.firstMs, $1.value.lastMs) }
+        // West to east: along one row the cell number grows with the column (times to the
+        // second tie, and the dictionary's order decided between equal times).
+        let ordered = walk.cells.sorted { $0.key < $1.key }
         // Cell i is entered at i - 0.5 s, and said to the second.
         for (i, c) in ordered.enumerated() {
             XCTAssertEqual(c.value.firstMs % 1000, 0)

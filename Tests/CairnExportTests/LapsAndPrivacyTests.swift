@@ -335,6 +335,45 @@ final class LapsAndPrivacyTests: XCTestCase {
         try strava("fit", w.written[0])
     }
 
+    /// A pause and then a gap before the next point (the rider stopped, then the fix was lost):
+    /// a new lap, and the gap's chord is counted as distance. The lap used to end when the rider
+    /// set off (the next point) with its distance stopping at its last point, so the chord's
+    /// metres fell between the laps' ends: check-strava found the lap 10 m short of its records.
+    func testAPauseThenAGapEndsTheLapAtItsLastPoint() throws {
+        let a = line(100, step: 6)
+        let b = line(100, step: 6, from: a.last!.timeMs + 300_000, lon: a.last!.lon + 0.0003)  // a ~23 m chord
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, a), (.pause, []), (.gap, b)]), dir: dir)
+        let w = FITWriter(target: .directory(out), force: false, softwareVersion: "0.2.0", laps: .pause)
+        try convert(w, laps: .pause)
+        let r = try strava("fit", w.written[0])
+        XCTAssertEqual(r["laps"] as? Int, 2)
+        let ds = r["lap_distances"] as? [Double] ?? []
+        XCTAssertEqual(ds.first ?? -1, 99 * 6, accuracy: 0.15, "the first lap ends at its last point")
+        let total = TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) }).first.flatMap { try? TripCatalog.read($0).stats.distanceM }
+        XCTAssertEqual(ds.reduce(0, +), total ?? -1, accuracy: 0.15, "the chord is in the laps")
+    }
+
+    /// 10 m laps over 700 km: more laps than FIT holds (a lap's message_index has 12 bits for its
+    /// number). They wrapped (69,999 laps, num_laps 4,463, indices read as flags); now the last
+    /// lap holds the rest of the trip.
+    func testLapsStopAtFITsLimit() {
+        var s = LapSplitter(.distance(10))
+        var laps = Set<Int>()
+        var last = 0
+        for i in 0..<70_000 {
+            last = s.lap(of: Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 10, lon: -100 + Double(i) * 0.0001, mode: 3)) ?? 0
+            laps.insert(last)
+        }
+        XCTAssertEqual(last, 4_095, "FIT holds laps 0...4094 (FITWriter writes a lap where the number changes)")
+        XCTAssertEqual(laps.count, 4_095)
+        var p = LapSplitter(.pause)
+        for i in 0..<70_000 {
+            p.segment(.pause)
+            last = p.lap(of: Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 10, lon: -100, mode: 3)) ?? 0
+        }
+        XCTAssertEqual(last, 4_095)
+    }
+
     // MARK: Lap numbers in the text formats
 
     func testCSVAndGeoJSONAndGPXNameEachPointsLap() throws {

@@ -122,6 +122,79 @@ final class TrackPictureTests: XCTestCase {
         XCTAssertEqual(ogr.status, 0, ogr.stderr)
     }
 
+    /// A ride east across ±180° (Taveuni, Fiji): drawn the short way, finish right of the start,
+    /// the map as tall as the ride, its cells behind it. The map used to span the longitudes
+    /// from -180 to 180: the ride a flat line round the world, going west.
+    func testATripAcrossTheAntimeridianIsDrawnTheShortWay() throws {
+        let dir = ExportSupport.tempDir()
+        let fixes = (0..<40).map { i -> Fix in
+            var lon = 179.996 + Double(i) * 0.0002
+            if lon > 180 { lon -= 360 }
+            return Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: -16.8 + Double(i) * 0.0001, lon: lon, mode: 3,
+                       altMSL: 100, eph: 5, epv: 6, speed: 7, track: 80)
+        }
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, fixes)]), dir: dir)
+        var o = TrackPicture.Options.defaults(activity: "ride")
+        o.cells = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, saveIndex: false, settleNs: 0,
+                                        problem: { XCTFail($0) }, note: { _ in }).cells
+        let (svg, _) = try render(dir, o)
+        func number(after needle: String, _ attr: String) -> Double? {
+            guard let r = svg.range(of: needle) else { return nil }
+            let rest = svg[r.upperBound...]
+            guard let a = rest.range(of: attr + "=\"") else { return nil }
+            return Double(rest[a.upperBound...].prefix { $0 != "\"" })
+        }
+        let startX = number(after: "class=\"start\"", "cx") ?? -1, finishX = number(after: "class=\"finish\"", "x") ?? -1
+        XCTAssertLessThan(startX, finishX, "the ride went east: the finish is right of the start")
+        let ys = polylines(svg).flatMap(\.points).compactMap { Double($0.split(separator: ",").last ?? "") }
+        XCTAssertGreaterThan((ys.max() ?? 0) - (ys.min() ?? 0), 100, "the map is as tall as the ride")
+        let cellXs = svg.components(separatedBy: "<rect x=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
+        XCTAssertFalse(cellXs.isEmpty, "the cells on both sides of ±180° are drawn")
+        XCTAssertTrue(cellXs.allSatisfy { $0 > -50 && $0 < 1050 }, "\(cellXs)")
+        let r = try ExportSupport.run("/usr/bin/env", ["xmllint", "--noout", dir + "/trip.svg"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    /// A ride due east along a road: the map is thinner than one 150 m cell. The cells used to
+    /// be drawn whole, over the summary line above and into the profile below, and the start's
+    /// label (left of the mark, at the left edge) and the finish's (right of it) were cut off.
+    func testARideAlongAParallelKeepsCellsAndLabelsInThePicture() throws {
+        let dir = ExportSupport.tempDir()
+        let fixes = (0..<400).map { i in
+            Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 47.0, lon: 8.0 + Double(i) * 0.0001, mode: 3,
+                altMSL: 400, eph: 5, epv: 6, speed: 7.6, track: 90)
+        }
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, fixes)]), dir: dir)
+        var o = TrackPicture.Options.defaults(activity: "ride")
+        o.cells = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, saveIndex: false, settleNs: 0,
+                                        problem: { XCTFail($0) }, note: { _ in }).cells
+        let (svg, _) = try render(dir, o)
+        func attr(_ tag: Substring, _ name: String) -> Double? {
+            guard let a = tag.range(of: " " + name + "=\"") else { return nil }
+            return Double(tag[a.upperBound...].prefix { $0 != "\"" })
+        }
+        let profileTop = attr(svg.components(separatedBy: "<g class=\"profile\"><rect").last![...], "y") ?? 0
+        let group = svg.components(separatedBy: "<g fill=\"#dfe7ef\"").last!.components(separatedBy: "</g>")[0]
+        let cells = group.components(separatedBy: "<rect x=\"").dropFirst()
+        XCTAssertGreaterThan(cells.count, 10)
+        for c in cells {
+            let tag = Substring(" x=\"" + c.prefix { $0 != ">" })
+            let y = attr(tag, "y") ?? -1, h = attr(tag, "height") ?? -1, x = attr(tag, "x") ?? -1, w = attr(tag, "width") ?? -1
+            XCTAssertGreaterThan(y, 30, "a cell over the summary line")
+            XCTAssertLessThan(y + h, profileTop, "a cell over the profile")
+            XCTAssertGreaterThanOrEqual(x, 0)
+            XCTAssertLessThanOrEqual(x + w, 1000)
+        }
+        for (label, width) in [("start", 34.0), ("finish", 42.0)] {
+            guard let r = svg.range(of: ">\(label)</text>") else { XCTFail("no \(label) label"); continue }
+            let tag = svg[..<r.lowerBound].components(separatedBy: "<text").last![...]
+            let x = attr(tag, "x") ?? -1
+            let (from, to) = tag.contains("text-anchor=\"end\"") ? (x - width, x) : (x, x + width)
+            XCTAssertGreaterThanOrEqual(from, 0, "\(label) is cut off on the left")
+            XCTAssertLessThanOrEqual(to, 1000, "\(label) is cut off on the right")
+        }
+    }
+
     func testTripWithoutPointsIsAnError() throws {
         let dir = ExportSupport.tempDir()
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [], close: false), dir: dir)

@@ -109,6 +109,13 @@ final class CellsRenderEndToEndTests: XCTestCase {
             }
         }
 
+        // A price over the limit says the limit (it said only "a plain decimal number").
+        try "fuel_l_per_100km = 7\nfuel_price = 1000000.1\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let over = try Harness.cairn("info", rec.dir, "--config", conf)
+        XCTAssertEqual(over.status, 64)
+        XCTAssertTrue(over.stderr.contains("cairn.conf:2") && over.stderr.contains("1000000"), over.stderr)
+        XCTAssertTrue(over.stderr.contains("from 0 to 1000000"), over.stderr)
+
         let svg = dir + "/drive.svg"
         XCTAssertEqual(try Harness.cairn("render", rec.dir, "-o", svg).status, 0)
         let body = try String(contentsOfFile: svg, encoding: .utf8)
