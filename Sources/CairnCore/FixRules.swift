@@ -230,7 +230,11 @@ public struct FixRules: FixFilter {
     // gets a copy of the whole rules value (self) for each call.
 
     /// The fix's 68 % horizontal uncertainty, metres.
-    @inline(__always) private func uncertainty(_ f: Fix) -> Double { Accuracy.horizontal68(f) ?? limits.unknownAccuracyM }
+    @inline(__always) private func uncertainty(_ f: Fix) -> Double { Self.uncertainty(f, unknownM: limits.unknownAccuracyM) }
+
+    /// The same, for the static tests: they need no more of the rules than `unknownM`, the
+    /// uncertainty assumed for a fix without one, so they are called without a copy of the rules.
+    private static func uncertainty(_ f: Fix, unknownM: Double) -> Double { Accuracy.horizontal68(f) ?? unknownM }
 
     public mutating func offer(_ f: Fix, nowMs: Int64, emit: (RuleOutput) -> Void) {
         offer(f, nowMs: nowMs, arrivalMs: nil, emit: emit)
@@ -723,31 +727,37 @@ public struct FixRules: FixFilter {
     /// The leg p → q is longer than the measured speed allows over its own time (50 % slack
     /// plus both ends' uncertainty). Without a measured speed, `fallback` is used.
     @inline(__always) private func tooFast(_ p: Fix, _ q: Fix, fallback: Double) -> Bool {
-        let dt = Double(q.timeMs - p.timeMs) / 1000
-        let v = max(p.speed ?? -1, q.speed ?? -1)
-        return Geodesy.distance(p, q) > 1.5 * (v >= 0 ? v : fallback) * dt + uncertainty(p) + uncertainty(q) + 2
+        Self.tooFast(p, q, fallback: fallback, unknownM: limits.unknownAccuracyM)
     }
 
-    @inline(__always) private func averageSpeed(_ a: Fix, _ c: Fix) -> Double {
+    private static func tooFast(_ p: Fix, _ q: Fix, fallback: Double, unknownM: Double) -> Bool {
+        let dt = Double(q.timeMs - p.timeMs) / 1000
+        let v = max(p.speed ?? -1, q.speed ?? -1)
+        return Geodesy.distance(p, q) > 1.5 * (v >= 0 ? v : fallback) * dt
+            + uncertainty(p, unknownM: unknownM) + uncertainty(q, unknownM: unknownM) + 2
+    }
+
+    private static func averageSpeed(_ a: Fix, _ c: Fix) -> Double {
         Geodesy.distance(a, c) / max(Double(c.timeMs - a.timeMs) / 1000, 0.001)
     }
 
     /// B stands off the way A → C (the detour exceeds twice its uncertainty, at least 10 m) and
     /// a leg to or from it is too fast: out and back (a leg that spans a stop is long in time,
     /// the other one is not).
-    @inline(__always) private func isSpike(_ a: Fix, _ b: Fix, _ c: Fix) -> Bool {
+    private static func isSpike(_ a: Fix, _ b: Fix, _ c: Fix, unknownM: Double) -> Bool {
         let ab = Geodesy.distance(a, b), bc = Geodesy.distance(b, c), ac = Geodesy.distance(a, c)
-        guard ab + bc - ac > max(10, 2 * uncertainty(b)) else { return false }
+        guard ab + bc - ac > max(10, 2 * uncertainty(b, unknownM: unknownM)) else { return false }
         let v = averageSpeed(a, c)
-        return tooFast(a, b, fallback: v) || tooFast(b, c, fallback: v)
+        return tooFast(a, b, fallback: v, unknownM: unknownM) || tooFast(b, c, fallback: v, unknownM: unknownM)
     }
 
     /// B and C both stand off the way A → D, the way out to B and the way back from C are too
     /// fast: a two-fix excursion.
-    @inline(__always) private func isExcursion(_ a: Fix, _ b: Fix, _ c: Fix, _ d: Fix) -> Bool {
+    private static func isExcursion(_ a: Fix, _ b: Fix, _ c: Fix, _ d: Fix, unknownM: Double) -> Bool {
         let v = averageSpeed(a, d)
-        guard tooFast(a, b, fallback: v), tooFast(c, d, fallback: v) else { return false }
-        return Self.offLine(b, a, d) > max(10, 2 * uncertainty(b)) && Self.offLine(c, a, d) > max(10, 2 * uncertainty(c))
+        guard tooFast(a, b, fallback: v, unknownM: unknownM), tooFast(c, d, fallback: v, unknownM: unknownM) else { return false }
+        return offLine(b, a, d) > max(10, 2 * uncertainty(b, unknownM: unknownM))
+            && offLine(c, a, d) > max(10, 2 * uncertainty(c, unknownM: unknownM))
     }
 
     private mutating func push(_ f: Fix, forced: Bool, emit: (RuleOutput) -> Void) {
@@ -762,7 +772,7 @@ public struct FixRules: FixFilter {
                 // the second afresh.
                 let cForced = secondHeldForced
                 secondHeld = nil
-                if !heldForced && !cForced && isExcursion(a, b, c, f) {
+                if !heldForced && !cForced && Self.isExcursion(a, b, c, f, unknownM: limits.unknownAccuracyM) {
                     emit(.drop(.spike, b))
                     emit(.drop(.spike, c))
                     held = f
@@ -774,10 +784,10 @@ public struct FixRules: FixFilter {
                 heldForced = cForced
                 return push(f, forced: forced, emit: emit)
             }
-            if !heldForced && isSpike(a, b, f) {
+            if !heldForced && Self.isSpike(a, b, f, unknownM: limits.unknownAccuracyM) {
                 emit(.drop(.spike, b))
-            } else if !heldForced && !forced && tooFast(a, b, fallback: averageSpeed(a, f))
-                        && !tooFast(b, f, fallback: averageSpeed(a, f)) {
+            } else if !heldForced && !forced && tooFast(a, b, fallback: Self.averageSpeed(a, f))
+                        && !tooFast(b, f, fallback: Self.averageSpeed(a, f)) {
                 // B arrived too fast but F sits by it: perhaps both are out; wait for one more.
                 secondHeld = f
                 secondHeldForced = forced
@@ -828,7 +838,7 @@ public struct FixRules: FixFilter {
         }
         // No successor will judge these: one whose way in was faster than the measured speed
         // allows is taken for a spike (an excursion nothing came back from); the rest is kept.
-        if let a = jumpRef, !bForced, tooFast(a, b, fallback: averageSpeed(a, b)) {
+        if let a = jumpRef, !bForced, tooFast(a, b, fallback: Self.averageSpeed(a, b)) {
             emit(.drop(.spike, b))
             if let c { emit(.drop(.spike, c)) }
             return
