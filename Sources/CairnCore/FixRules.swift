@@ -226,8 +226,9 @@ public struct FixRules: FixFilter {
     /// The recorder is standing still (for the live status).
     public var isStanding: Bool { standing }
 
-    // The non-mutating helpers are inlined: called from a mutating method, an out-of-line one
-    // gets a copy of the whole rules value (self) for each call.
+    // The non-mutating helpers are inlined, or static where the compiler still calls them out of
+    // line: an out-of-line instance method called from a mutating one gets a copy of the whole
+    // rules value (self) for each call.
 
     /// The fix's 68 % horizontal uncertainty, metres.
     @inline(__always) private func uncertainty(_ f: Fix) -> Double { Self.uncertainty(f, unknownM: limits.unknownAccuracyM) }
