@@ -226,8 +226,16 @@ public struct FixRules: FixFilter {
     /// The recorder is standing still (for the live status).
     public var isStanding: Bool { standing }
 
+    // The non-mutating helpers are inlined, or static where the compiler still calls them out of
+    // line: an out-of-line instance method called from a mutating one gets a copy of the whole
+    // rules value (self) for each call.
+
     /// The fix's 68 % horizontal uncertainty, metres.
-    private func uncertainty(_ f: Fix) -> Double { Accuracy.horizontal68(f) ?? limits.unknownAccuracyM }
+    @inline(__always) private func uncertainty(_ f: Fix) -> Double { Self.uncertainty(f, unknownM: limits.unknownAccuracyM) }
+
+    /// The same, for the static tests: they need no more of the rules than `unknownM`, the
+    /// uncertainty assumed for a fix without one, so they are called without a copy of the rules.
+    private static func uncertainty(_ f: Fix, unknownM: Double) -> Double { Accuracy.horizontal68(f) ?? unknownM }
 
     public mutating func offer(_ f: Fix, nowMs: Int64, emit: (RuleOutput) -> Void) {
         offer(f, nowMs: nowMs, arrivalMs: nil, emit: emit)
@@ -313,14 +321,14 @@ public struct FixRules: FixFilter {
 
     /// A time more than `timeJumpMs` ahead of where the arrival clock puts it, or more than
     /// `timeBackMs` behind the line.
-    private func isTimeJump(_ t: Int64, _ arrival: Int64?, from line: Int64, _ lineArrival: Int64?) -> Bool {
+    @inline(__always) private func isTimeJump(_ t: Int64, _ arrival: Int64?, from line: Int64, _ lineArrival: Int64?) -> Bool {
         var elapsed: Int64 = 0
         if let a = arrival, let b = lineArrival, a > b { elapsed = a - b }
         return t - line > elapsed + limits.timeJumpMs || line - t > limits.timeBackMs
     }
 
     /// `t` runs ahead of the line by more than a gap beyond the time that passed on arrival.
-    private func isAhead(_ t: Int64, _ arrival: Int64?, from line: Int64, _ lineArrival: Int64?) -> Bool {
+    @inline(__always) private func isAhead(_ t: Int64, _ arrival: Int64?, from line: Int64, _ lineArrival: Int64?) -> Bool {
         var elapsed: Int64 = 0
         if let a = arrival, let b = lineArrival, a > b { elapsed = a - b }
         return t - line > elapsed + gapMs
@@ -584,7 +592,7 @@ public struct FixRules: FixFilter {
     }
 
     /// Rule 1's accuracy test (the waiting time counts from the first usable fix).
-    private func goodFirstFix(_ f: Fix) -> Bool {
+    @inline(__always) private func goodFirstFix(_ f: Fix) -> Bool {
         guard let a = Accuracy.horizontal68(f) else { return true }
         let patient = f.timeMs - (waitingSinceMs ?? f.timeMs) >= limits.firstFixPatienceMs
         return a <= limits.firstFixM || (patient && a <= limits.firstFixPatientM)
@@ -685,13 +693,13 @@ public struct FixRules: FixFilter {
 
     /// The votes that make "n in a row" at one fix a second: a blip lasts about as long at any
     /// cadence, so a 10 Hz receiver needs ten times as many fixes (never fewer than `n`).
-    private func fixes(inSeconds n: Int) -> Int {
+    @inline(__always) private func fixes(inSeconds n: Int) -> Int {
         max(n, Int((Int64(n) * 1000 + intervalMs - 1) / intervalMs))
     }
 
     /// The way from `a` to `f` agrees with `f`'s doppler: its measured course points that way
     /// (within 45°), and it is at least a third as long as the measured speed says.
-    private func leavesAsDopplerSays(_ a: Fix, _ f: Fix) -> Bool {
+    @inline(__always) private func leavesAsDopplerSays(_ a: Fix, _ f: Fix) -> Bool {
         guard let t = f.track, let v = f.speed else { return false }
         let k = cosDeg(a.lat) * 111_195.0
         let e = (f.lon - a.lon) * k, n = (f.lat - a.lat) * 111_195.0
@@ -702,14 +710,14 @@ public struct FixRules: FixFilter {
 
     // MARK: - Rules 4 and 5
 
-    private func withinJump(_ a: Fix, _ b: Fix) -> Bool {
+    @inline(__always) private func withinJump(_ a: Fix, _ b: Fix) -> Bool {
         let dt = Double(b.timeMs - a.timeMs) / 1000
         return Geodesy.distance(a, b) <= profile.maxSpeedMps * dt + uncertainty(a) + uncertainty(b)
     }
 
     /// A start (no reference) is confirmed by a successor within the jump limit and displaced
     /// about as far as the measured speed says (a frozen stale position with a real speed fails).
-    private func confirms(_ b: Fix, _ c: Fix) -> Bool {
+    @inline(__always) private func confirms(_ b: Fix, _ c: Fix) -> Bool {
         guard c.timeMs - b.timeMs <= confirmWithinMs, withinJump(b, c) else { return false }
         guard let v = b.speed ?? c.speed else { return true }
         let dt = Double(c.timeMs - b.timeMs) / 1000
@@ -719,32 +727,38 @@ public struct FixRules: FixFilter {
 
     /// The leg p → q is longer than the measured speed allows over its own time (50 % slack
     /// plus both ends' uncertainty). Without a measured speed, `fallback` is used.
-    private func tooFast(_ p: Fix, _ q: Fix, fallback: Double) -> Bool {
-        let dt = Double(q.timeMs - p.timeMs) / 1000
-        let v = max(p.speed ?? -1, q.speed ?? -1)
-        return Geodesy.distance(p, q) > 1.5 * (v >= 0 ? v : fallback) * dt + uncertainty(p) + uncertainty(q) + 2
+    @inline(__always) private func tooFast(_ p: Fix, _ q: Fix, fallback: Double) -> Bool {
+        Self.tooFast(p, q, fallback: fallback, unknownM: limits.unknownAccuracyM)
     }
 
-    private func averageSpeed(_ a: Fix, _ c: Fix) -> Double {
+    private static func tooFast(_ p: Fix, _ q: Fix, fallback: Double, unknownM: Double) -> Bool {
+        let dt = Double(q.timeMs - p.timeMs) / 1000
+        let v = max(p.speed ?? -1, q.speed ?? -1)
+        return Geodesy.distance(p, q) > 1.5 * (v >= 0 ? v : fallback) * dt
+            + uncertainty(p, unknownM: unknownM) + uncertainty(q, unknownM: unknownM) + 2
+    }
+
+    private static func averageSpeed(_ a: Fix, _ c: Fix) -> Double {
         Geodesy.distance(a, c) / max(Double(c.timeMs - a.timeMs) / 1000, 0.001)
     }
 
     /// B stands off the way A → C (the detour exceeds twice its uncertainty, at least 10 m) and
     /// a leg to or from it is too fast: out and back (a leg that spans a stop is long in time,
     /// the other one is not).
-    private func isSpike(_ a: Fix, _ b: Fix, _ c: Fix) -> Bool {
+    private static func isSpike(_ a: Fix, _ b: Fix, _ c: Fix, unknownM: Double) -> Bool {
         let ab = Geodesy.distance(a, b), bc = Geodesy.distance(b, c), ac = Geodesy.distance(a, c)
-        guard ab + bc - ac > max(10, 2 * uncertainty(b)) else { return false }
+        guard ab + bc - ac > max(10, 2 * uncertainty(b, unknownM: unknownM)) else { return false }
         let v = averageSpeed(a, c)
-        return tooFast(a, b, fallback: v) || tooFast(b, c, fallback: v)
+        return tooFast(a, b, fallback: v, unknownM: unknownM) || tooFast(b, c, fallback: v, unknownM: unknownM)
     }
 
     /// B and C both stand off the way A → D, the way out to B and the way back from C are too
     /// fast: a two-fix excursion.
-    private func isExcursion(_ a: Fix, _ b: Fix, _ c: Fix, _ d: Fix) -> Bool {
+    private static func isExcursion(_ a: Fix, _ b: Fix, _ c: Fix, _ d: Fix, unknownM: Double) -> Bool {
         let v = averageSpeed(a, d)
-        guard tooFast(a, b, fallback: v), tooFast(c, d, fallback: v) else { return false }
-        return offLine(b, a, d) > max(10, 2 * uncertainty(b)) && offLine(c, a, d) > max(10, 2 * uncertainty(c))
+        guard tooFast(a, b, fallback: v, unknownM: unknownM), tooFast(c, d, fallback: v, unknownM: unknownM) else { return false }
+        return offLine(b, a, d) > max(10, 2 * uncertainty(b, unknownM: unknownM))
+            && offLine(c, a, d) > max(10, 2 * uncertainty(c, unknownM: unknownM))
     }
 
     private mutating func push(_ f: Fix, forced: Bool, emit: (RuleOutput) -> Void) {
@@ -759,7 +773,7 @@ public struct FixRules: FixFilter {
                 // the second afresh.
                 let cForced = secondHeldForced
                 secondHeld = nil
-                if !heldForced && !cForced && isExcursion(a, b, c, f) {
+                if !heldForced && !cForced && Self.isExcursion(a, b, c, f, unknownM: limits.unknownAccuracyM) {
                     emit(.drop(.spike, b))
                     emit(.drop(.spike, c))
                     held = f
@@ -771,10 +785,10 @@ public struct FixRules: FixFilter {
                 heldForced = cForced
                 return push(f, forced: forced, emit: emit)
             }
-            if !heldForced && isSpike(a, b, f) {
+            if !heldForced && Self.isSpike(a, b, f, unknownM: limits.unknownAccuracyM) {
                 emit(.drop(.spike, b))
-            } else if !heldForced && !forced && tooFast(a, b, fallback: averageSpeed(a, f))
-                        && !tooFast(b, f, fallback: averageSpeed(a, f)) {
+            } else if !heldForced && !forced && tooFast(a, b, fallback: Self.averageSpeed(a, f))
+                        && !tooFast(b, f, fallback: Self.averageSpeed(a, f)) {
                 // B arrived too fast but F sits by it: perhaps both are out; wait for one more.
                 secondHeld = f
                 secondHeldForced = forced
@@ -825,7 +839,7 @@ public struct FixRules: FixFilter {
         }
         // No successor will judge these: one whose way in was faster than the measured speed
         // allows is taken for a spike (an excursion nothing came back from); the rest is kept.
-        if let a = jumpRef, !bForced, tooFast(a, b, fallback: averageSpeed(a, b)) {
+        if let a = jumpRef, !bForced, tooFast(a, b, fallback: Self.averageSpeed(a, b)) {
             emit(.drop(.spike, b))
             if let c { emit(.drop(.spike, c)) }
             return
@@ -866,7 +880,7 @@ public struct FixRules: FixFilter {
             // Corners: the skipped fixes that stand off the straight line from the last kept
             // point to this one by more than the tolerance (Douglas-Peucker over the skipped ones).
             var keepIdx = [Bool](repeating: false, count: skipped.count)
-            markCorners(from: last, to: b, range: 0..<skipped.count, tolerance: cornerTolerance(b), keep: &keepIdx)
+            Self.markCorners(in: skipped, from: last, to: b, range: 0..<skipped.count, tolerance: cornerTolerance(b), keep: &keepIdx)
             for i in 0..<skipped.count {
                 if keepIdx[i] { emit(.keep(skipped[i])) } else { emit(.drop(.tooClose, skipped[i])) }
             }
@@ -880,21 +894,22 @@ public struct FixRules: FixFilter {
 
     /// The change of the measured course from `a` to `b`, in degrees, when both are moving fast
     /// enough for the receiver's course to mean something.
-    private func courseTurn(_ a: Fix, _ b: Fix) -> Double? {
+    @inline(__always) private func courseTurn(_ a: Fix, _ b: Fix) -> Double? {
         guard coursesKnown(a, b), let ca = a.track, let cb = b.track else { return nil }
         let d = abs(ca - cb).truncatingRemainder(dividingBy: 360)
         return d > 180 ? 360 - d : d
     }
 
-    private func coursesKnown(_ a: Fix, _ b: Fix) -> Bool {
+    @inline(__always) private func coursesKnown(_ a: Fix, _ b: Fix) -> Bool {
         a.track != nil && b.track != nil && (a.speed ?? 0) >= limits.courseSpeedMps && (b.speed ?? 0) >= limits.courseSpeedMps
     }
 
     /// How far a skipped fix must stand off the chord to be a corner: above the sideways
     /// jitter of nearby fixes (30 % of their uncertainty), at least 2 m.
-    private func cornerTolerance(_ b: Fix) -> Double { max(2, min(uncertainty(b), limits.maxAccuracyM)) }
+    @inline(__always) private func cornerTolerance(_ b: Fix) -> Double { max(2, min(uncertainty(b), limits.maxAccuracyM)) }
 
-    private func markCorners(from a: Fix, to c: Fix, range: Range<Int>, tolerance: Double, keep: inout [Bool]) {
+    private static func markCorners(in skipped: RingBuffer<Fix>, from a: Fix, to c: Fix, range: Range<Int>, tolerance: Double,
+                                    keep: inout [Bool]) {
         guard !range.isEmpty else { return }
         var best = -1
         var bestOff = tolerance
@@ -907,12 +922,12 @@ public struct FixRules: FixFilter {
         }
         guard best >= 0 else { return }
         keep[best] = true
-        markCorners(from: a, to: skipped[best], range: range.lowerBound..<best, tolerance: tolerance, keep: &keep)
-        markCorners(from: skipped[best], to: c, range: (best + 1)..<range.upperBound, tolerance: tolerance, keep: &keep)
+        markCorners(in: skipped, from: a, to: skipped[best], range: range.lowerBound..<best, tolerance: tolerance, keep: &keep)
+        markCorners(in: skipped, from: skipped[best], to: c, range: (best + 1)..<range.upperBound, tolerance: tolerance, keep: &keep)
     }
 
     /// Distance of `p` from the segment a–c, in metres (local flat approximation).
-    private func offLine(_ p: Fix, _ a: Fix, _ c: Fix) -> Double {
+    private static func offLine(_ p: Fix, _ a: Fix, _ c: Fix) -> Double {
         let k = cosDeg(a.lat) * 111_195.0
         let ax = 0.0, ay = 0.0
         let cx = (c.lon - a.lon) * k, cy = (c.lat - a.lat) * 111_195.0
@@ -928,7 +943,7 @@ public struct FixRules: FixFilter {
     /// uncertainty when that is larger. Position noise adds length to every short step (the
     /// sideways wobble of each step); spacing points by at least their uncertainty keeps that
     /// wobble a small fraction of the step, while corners are kept separately.
-    private func minDistance(_ b: Fix) -> Double {
+    @inline(__always) private func minDistance(_ b: Fix) -> Double {
         max(profile.minDistanceM, min(uncertainty(b) * limits.distanceFilterUncertainties, limits.maxDistanceFilterM))
     }
 
