@@ -14,7 +14,7 @@ let forSize: [SwiftSetting] = [.unsafeFlags(["-Osize", "-enforce-exclusivity=unc
 let package = Package(
     name: "cairn",
     products: [
-        .executable(name: "cairn", targets: ["cairn"]),
+        .executable(name: "cairn", targets: ["cairn"])
     ],
     targets: [
         // gps.h from libgps-dev, linked statically in release builds.
@@ -29,25 +29,30 @@ let package = Package(
         // Pure core: values and algorithms, no I/O.
         .target(name: "CairnCore", swiftSettings: hotPath),
         // The on-card log format.
-        .target(name: "CairnLog", dependencies: ["CairnCore", "CairnSystem"], exclude: ["LOG_FORMAT.md"],
-                swiftSettings: hotPath),
+        .target(
+            name: "CairnLog", dependencies: ["CairnCore", "CairnSystem"], exclude: ["LOG_FORMAT.md"],
+            swiftSettings: hotPath),
         // Streaming exporters.
-        .target(name: "CairnExport", dependencies: ["CairnCore", "CairnLog", "CairnSystem"], exclude: ["CELL_INDEX.md"],
-                swiftSettings: forSize),
+        .target(
+            name: "CairnExport", dependencies: ["CairnCore", "CairnLog", "CairnSystem"], exclude: ["CELL_INDEX.md"],
+            swiftSettings: forSize),
         // The edges: gpsd through libgps, signals, clocks.
         .target(name: "CairnDevice", dependencies: ["CairnCore", "CairnSystem", "CGPS", "CGPSShim"], swiftSettings: hotPath),
         // The record loop: gpsd's reports through the rules into the log, with the barometer,
         // the live status and systemd; its edges given, so that tests run it on fakes. For size,
         // as it was in the CLI: the per-fix work is in the rules and the log.
-        .target(name: "CairnRecorder", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnDevice"],
-                swiftSettings: forSize),
+        .target(
+            name: "CairnRecorder", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnDevice"],
+            swiftSettings: forSize),
         // The thin CLI.
-        .executableTarget(name: "cairn", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnExport", "CairnDevice", "CairnRecorder"],
-                          swiftSettings: forSize),
+        .executableTarget(
+            name: "cairn", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnExport", "CairnDevice", "CairnRecorder"],
+            swiftSettings: forSize),
 
         // libFuzzer target for the log reader and TPV decoding; see Tests/crash/fuzz.sh.
-        .executableTarget(name: "FuzzCairn", dependencies: ["CairnCore", "CairnLog", "CairnDevice", "CGPS"],
-                          swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
+            name: "FuzzCairn", dependencies: ["CairnCore", "CairnLog", "CairnDevice", "CGPS"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
         // Instructions per fix under callgrind: gpsd lines → rules → log; see Tests/bench/callgrind.sh.
         .executableTarget(name: "CairnBench", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnDevice"]),
 
@@ -58,6 +63,6 @@ let package = Package(
         .testTarget(name: "CairnSystemTests", dependencies: ["CairnSystem"]),
         .testTarget(name: "CairnRecorderTests", dependencies: ["CairnCore", "CairnLog", "CairnDevice", "CairnRecorder"]),
         // Runs the built `cairn` binary against a private gpsd; depends on the CLI so it is built.
-        .testTarget(name: "EndToEndTests", dependencies: ["cairn"], resources: []),
+        .testTarget(name: "EndToEndTests", dependencies: ["cairn"], resources: [])
     ]
 )

@@ -67,8 +67,9 @@ config.keepsRaw = true
 var recorder = TripRecorder(filter: FixRules(profile: profile), config: config)
 let log: TripLog
 do {
-    log = try TripLog(directory: outDir, activity: profile.name, software: "cairn bench",
-                      syncIntervalMs: 5000, padding: 512, say: { printErr($0) })
+    log = try TripLog(
+        directory: outDir, activity: profile.name, software: "cairn bench",
+        syncIntervalMs: 5000, padding: 512, say: { printErr($0) })
 } catch {
     fail("\(error)")
 }
@@ -115,9 +116,11 @@ while start < input.count && lines < maxLines {
 recorder.finish(wallClockMs: clockMs, emit: apply)
 if recorder.tripOpen {
     let s = recorder.stats
-    log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,
-                          movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
-                  drops: recorder.drops, monoMs: clockMs)
+    log.closeTrip(
+        TripEnd(
+            reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,
+            movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
+        drops: recorder.drops, monoMs: clockMs)
 } else {
     log.shutdown(monoMs: clockMs)
 }

@@ -24,18 +24,22 @@ public struct ActivityProfile: Sendable, Equatable {
     public var pauseAfterMs: Int64
     public var closeAfterMs: Int64
 
-    public static let walk = ActivityProfile(name: "walk", maxSpeedMps: 14 / 3.6, minDistanceM: 5,
-                                             standingSpeedMps: 0.28, movingSpeedMps: 0.6,
-                                             pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
-    public static let run = ActivityProfile(name: "run", maxSpeedMps: 32 / 3.6, minDistanceM: 5,
-                                            standingSpeedMps: 0.28, movingSpeedMps: 1.0,
-                                            pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
-    public static let ride = ActivityProfile(name: "ride", maxSpeedMps: 108 / 3.6, minDistanceM: 5,
-                                             standingSpeedMps: 0.28, movingSpeedMps: 1.0,
-                                             pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
-    public static let drive = ActivityProfile(name: "drive", maxSpeedMps: 250 / 3.6, minDistanceM: 10,
-                                              standingSpeedMps: 0.28, movingSpeedMps: 1.5,
-                                              pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+    public static let walk = ActivityProfile(
+        name: "walk", maxSpeedMps: 14 / 3.6, minDistanceM: 5,
+        standingSpeedMps: 0.28, movingSpeedMps: 0.6,
+        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+    public static let run = ActivityProfile(
+        name: "run", maxSpeedMps: 32 / 3.6, minDistanceM: 5,
+        standingSpeedMps: 0.28, movingSpeedMps: 1.0,
+        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+    public static let ride = ActivityProfile(
+        name: "ride", maxSpeedMps: 108 / 3.6, minDistanceM: 5,
+        standingSpeedMps: 0.28, movingSpeedMps: 1.0,
+        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+    public static let drive = ActivityProfile(
+        name: "drive", maxSpeedMps: 250 / 3.6, minDistanceM: 10,
+        standingSpeedMps: 0.28, movingSpeedMps: 1.5,
+        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
 
     public static func named(_ name: String) -> ActivityProfile? {
         switch name {

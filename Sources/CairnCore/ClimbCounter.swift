@@ -8,9 +8,9 @@ public struct ClimbCounter: Sendable {
     public private(set) var descent: Double = 0
     /// False until the first height has been seen: ascent is unknown (a dash), not zero.
     public private(set) var hasHeight = false
-    private var anchor = 0.0          // height at the last confirmed turn
-    private var direction = 0         // +1 climbing, -1 descending, 0 unknown
-    private var extreme = 0.0         // highest (climbing) or lowest (descending) since the anchor
+    private var anchor = 0.0  // height at the last confirmed turn
+    private var direction = 0  // +1 climbing, -1 descending, 0 unknown
+    private var extreme = 0.0  // highest (climbing) or lowest (descending) since the anchor
 
     public init(threshold: Double) { self.threshold = threshold }
 

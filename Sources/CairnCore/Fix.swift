@@ -21,32 +21,67 @@ public struct Fix: Equatable, Sendable {
     @usableFromInline var storedPressurePa = Double.nan, storedTemperatureC = Double.nan
 
     /// Height above the WGS 84 ellipsoid and above mean sea level (geoid), metres.
-    @inlinable public var altHAE: Double? { get { Self.value(storedAltHAE) } set { storedAltHAE = newValue ?? .nan } }
-    @inlinable public var altMSL: Double? { get { Self.value(storedAltMSL) } set { storedAltMSL = newValue ?? .nan } }
+    @inlinable public var altHAE: Double? {
+        get { Self.value(storedAltHAE) }
+        set { storedAltHAE = newValue ?? .nan }
+    }
+    @inlinable public var altMSL: Double? {
+        get { Self.value(storedAltMSL) }
+        set { storedAltMSL = newValue ?? .nan }
+    }
     /// gpsd's horizontal/vertical error estimates, metres, ~95 % (see `Accuracy`).
-    @inlinable public var eph: Double? { get { Self.value(storedEph) } set { storedEph = newValue ?? .nan } }
-    @inlinable public var epx: Double? { get { Self.value(storedEpx) } set { storedEpx = newValue ?? .nan } }
-    @inlinable public var epy: Double? { get { Self.value(storedEpy) } set { storedEpy = newValue ?? .nan } }
-    @inlinable public var epv: Double? { get { Self.value(storedEpv) } set { storedEpv = newValue ?? .nan } }
+    @inlinable public var eph: Double? {
+        get { Self.value(storedEph) }
+        set { storedEph = newValue ?? .nan }
+    }
+    @inlinable public var epx: Double? {
+        get { Self.value(storedEpx) }
+        set { storedEpx = newValue ?? .nan }
+    }
+    @inlinable public var epy: Double? {
+        get { Self.value(storedEpy) }
+        set { storedEpy = newValue ?? .nan }
+    }
+    @inlinable public var epv: Double? {
+        get { Self.value(storedEpv) }
+        set { storedEpv = newValue ?? .nan }
+    }
     /// Speed over ground (m/s), course over ground (degrees true), vertical speed (m/s).
-    @inlinable public var speed: Double? { get { Self.value(storedSpeed) } set { storedSpeed = newValue ?? .nan } }
-    @inlinable public var track: Double? { get { Self.value(storedTrack) } set { storedTrack = newValue ?? .nan } }
-    @inlinable public var climb: Double? { get { Self.value(storedClimb) } set { storedClimb = newValue ?? .nan } }
+    @inlinable public var speed: Double? {
+        get { Self.value(storedSpeed) }
+        set { storedSpeed = newValue ?? .nan }
+    }
+    @inlinable public var track: Double? {
+        get { Self.value(storedTrack) }
+        set { storedTrack = newValue ?? .nan }
+    }
+    @inlinable public var climb: Double? {
+        get { Self.value(storedClimb) }
+        set { storedClimb = newValue ?? .nan }
+    }
     /// Air pressure at the fix's time (Pa), from the barometer after spike rejection and a few
     /// seconds of averaging; nil without a working barometer. Not from the receiver, but stored
     /// with the point so climb can be recomputed from the log.
-    @inlinable public var pressurePa: Double? { get { Self.value(storedPressurePa) } set { storedPressurePa = newValue ?? .nan } }
+    @inlinable public var pressurePa: Double? {
+        get { Self.value(storedPressurePa) }
+        set { storedPressurePa = newValue ?? .nan }
+    }
     /// Air temperature (°C) from the barometer's own sensor, read with the pressure; nil without one.
     /// The sensor sits on the board: sun and the board's own heat read as warmer air.
-    @inlinable public var temperatureC: Double? { get { Self.value(storedTemperatureC) } set { storedTemperatureC = newValue ?? .nan } }
+    @inlinable public var temperatureC: Double? {
+        get { Self.value(storedTemperatureC) }
+        set { storedTemperatureC = newValue ?? .nan }
+    }
 
     @usableFromInline @inline(__always) static func value(_ v: Double) -> Double? { v.isNaN ? nil : v }
 
-    public init(timeMs: Int64, lat: Double, lon: Double, mode: Int,
-                altHAE: Double? = nil, altMSL: Double? = nil,
-                eph: Double? = nil, epx: Double? = nil, epy: Double? = nil, epv: Double? = nil,
-                speed: Double? = nil, track: Double? = nil, climb: Double? = nil, pressurePa: Double? = nil,
-                temperatureC: Double? = nil) {
+    public init(
+        timeMs: Int64, lat: Double, lon: Double, mode: Int,
+        altHAE: Double? = nil, altMSL: Double? = nil,
+        eph: Double? = nil, epx: Double? = nil, epy: Double? = nil, epv: Double? = nil,
+        speed: Double? = nil, track: Double? = nil, climb: Double? = nil, pressurePa: Double? = nil,
+        temperatureC: Double? = nil
+    ) {
         self.timeMs = timeMs
         self.lat = lat
         self.lon = lon

@@ -246,7 +246,8 @@ public struct FixRules: FixFilter {
     public mutating func offer(_ f: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
         // Rule 2 and sanity.
         guard f.lat.isFinite, f.lon.isFinite, abs(f.lat) <= 90, abs(f.lon) <= 180,
-              f.timeMs >= limits.earliestValidMs, f.timeMs < limits.latestValidMs else { return emit(.drop(.invalid, f)) }
+            f.timeMs >= limits.earliestValidMs, f.timeMs < limits.latestValidMs
+        else { return emit(.drop(.invalid, f)) }
         if !judgeAge(f, nowMs: nowMs) { return emit(.drop(.stale, f)) }
         // Rule 12: a fix time far off the time line is held until its successors say which is right.
         if !judgeTime(f, nowMs: nowMs, arrivalMs: arrivalMs, emit: emit) { return }
@@ -277,7 +278,8 @@ public struct FixRules: FixFilter {
             // (After a step back, a successor that runs a gap ahead again is no follower: two
             // time lines interleaved must not confirm each other.)
             if f.timeMs > last.fix.timeMs && !isTimeJump(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs)
-                && (timeSuspectsAreGap || !isAhead(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs)) {
+                && (timeSuspectsAreGap || !isAhead(f.timeMs, arrivalMs, from: last.fix.timeMs, last.arrivalMs))
+            {
                 timeSuspects.append((f, arrivalMs))
                 if timeSuspects.count >= limits.timeJumpConfirmations + 1 {
                     if timeSuspectsAreGap { acceptGap(emit: emit) } else { acceptTimeJump(nowMs: nowMs, emit: emit) }
@@ -429,8 +431,9 @@ public struct FixRules: FixFilter {
             releaseSkipped(emit: emit)
             let dt = Double(f.timeMs - prev.timeMs) / 1000
             if standing, prev.timeMs - standStartMs < profile.pauseAfterMs, let from = lastKept,
-               Geodesy.distance(from, f) / max(Double(f.timeMs - from.timeMs) / 1000, 0.001) >= profile.movingSpeedMps / 2,
-               (f.speed ?? profile.movingSpeedMps) >= profile.movingSpeedMps {
+                Geodesy.distance(from, f) / max(Double(f.timeMs - from.timeMs) / 1000, 0.001) >= profile.movingSpeedMps / 2,
+                (f.speed ?? profile.movingSpeedMps) >= profile.movingSpeedMps
+            {
                 // A short stop (a light) and then into the tunnel: it rode through the silence.
                 standing = false
                 dropLastStanding(emit: emit)
@@ -677,7 +680,10 @@ public struct FixRules: FixFilter {
             // standstill come singly or in pairs, and never carry the position away).
             if movingFixesInRow >= fixes(inSeconds: 4) { return false }
             if movingFixesInRow >= fixes(inSeconds: 2), let from = lastStill ?? stopAnchor,
-               Geodesy.distance(from, f) > max(3, 1.5 * uncertainty(f)), leavesAsDopplerSays(from, f) { return false }
+                Geodesy.distance(from, f) > max(3, 1.5 * uncertainty(f)), leavesAsDopplerSays(from, f)
+            {
+                return false
+            }
             // Below the walking-off speed nothing leaves: drift in bad sky wanders tens of metres
             // over an hour, and doppler blips come singly.
             if s < profile.movingSpeedMps { return true }
@@ -788,7 +794,8 @@ public struct FixRules: FixFilter {
             if !heldForced && Self.isSpike(a, b, f, unknownM: limits.unknownAccuracyM) {
                 emit(.drop(.spike, b))
             } else if !heldForced && !forced && tooFast(a, b, fallback: Self.averageSpeed(a, f))
-                        && !tooFast(b, f, fallback: Self.averageSpeed(a, f)) {
+                && !tooFast(b, f, fallback: Self.averageSpeed(a, f))
+            {
                 // B arrived too fast but F sits by it: perhaps both are out; wait for one more.
                 secondHeld = f
                 secondHeldForced = forced
@@ -869,8 +876,10 @@ public struct FixRules: FixFilter {
         // of the last one adds nothing.
         // A turn of the measured course (doppler) is a corner: kept whatever the distance.
         if let last = lastKept,
-           forced ? Geodesy.distance(last, b) < 1
-                  : travelledSinceKept < minDistance(b) && !(courseTurn(last, b).map { $0 >= limits.cornerDegrees } ?? false) {
+            forced
+                ? Geodesy.distance(last, b) < 1
+                : travelledSinceKept < minDistance(b) && !(courseTurn(last, b).map { $0 >= limits.cornerDegrees } ?? false)
+        {
             if let oldest = skipped.first, skipped.isFull { emit(.drop(.tooClose, oldest)) }
             skipped.append(b)
             return
@@ -908,8 +917,10 @@ public struct FixRules: FixFilter {
     /// jitter of nearby fixes (30 % of their uncertainty), at least 2 m.
     @inline(__always) private func cornerTolerance(_ b: Fix) -> Double { max(2, min(uncertainty(b), limits.maxAccuracyM)) }
 
-    private static func markCorners(in skipped: RingBuffer<Fix>, from a: Fix, to c: Fix, range: Range<Int>, tolerance: Double,
-                                    keep: inout [Bool]) {
+    private static func markCorners(
+        in skipped: RingBuffer<Fix>, from a: Fix, to c: Fix, range: Range<Int>, tolerance: Double,
+        keep: inout [Bool]
+    ) {
         guard !range.isEmpty else { return }
         var best = -1
         var bestOff = tolerance

@@ -76,7 +76,13 @@ public struct GapFiller {
     private mutating func fill(_ a: Fix, _ b: Fix, emit: (TrackItem) -> Void) {
         var chord = false
         var n = 0
-        guard Self.fill(a, b, chord: &chord, { n += 1; emit(.point($0, .interpolated)) }) else { return }
+        guard
+            Self.fill(
+                a, b, chord: &chord,
+                {
+                    n += 1; emit(.point($0, .interpolated))
+                })
+        else { return }
         gaps += 1
         points += n
         if chord { chords += 1 }
@@ -86,25 +92,27 @@ public struct GapFiller {
     private static func fill(_ a: Fix, _ b: Fix, chord: inout Bool, _ put: (Fix) -> Void) -> Bool {
         let plane = LocalPlane(lat: a.lat, lon: a.lon)
         let end = plane.local(lat: b.lat, lon: b.lon)
-        let T = Double(b.timeMs - a.timeMs) / 1000
-        guard T > Double(minGapMs) / 1000, end.east.isFinite, end.north.isFinite else { return false }
+        let gapS = Double(b.timeMs - a.timeMs) / 1000
+        guard gapS > Double(minGapMs) / 1000, end.east.isFinite, end.north.isFinite else { return false }
         let chordM = (end.east * end.east + end.north * end.north).squareRoot()
         let va = velocity(a), vb = velocity(b)
         if let sa = a.speed, let sb = b.speed, sa.isFinite, sb.isFinite {
             guard sa >= movingMps && sb >= movingMps else { return false }
         } else {
-            guard chordM / T >= movingMps else { return false }
+            guard chordM / gapS >= movingMps else { return false }
         }
         // Hermite basis at u in [0, 1] for position, and its derivative (per u).
         func hermite(_ u: Double, _ m0: (Double, Double), _ m1: (Double, Double)) -> (e: Double, n: Double, de: Double, dn: Double) {
             let u2 = u * u, u3 = u2 * u
             let h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2
             let d10 = 3 * u2 - 4 * u + 1, d01 = -6 * u2 + 6 * u, d11 = 3 * u2 - 2 * u
-            return (h10 * m0.0 + h01 * end.east + h11 * m1.0, h10 * m0.1 + h01 * end.north + h11 * m1.1,
-                    d10 * m0.0 + d01 * end.east + d11 * m1.0, d10 * m0.1 + d01 * end.north + d11 * m1.1)
+            return (
+                h10 * m0.0 + h01 * end.east + h11 * m1.0, h10 * m0.1 + h01 * end.north + h11 * m1.1,
+                d10 * m0.0 + d01 * end.east + d11 * m1.0, d10 * m0.1 + d01 * end.north + d11 * m1.1
+            )
         }
         let steps = Int((b.timeMs - a.timeMs - 1) / 1000)  // made-up points: one a second, strictly between
-        var m0 = (end.east, end.north), m1 = m0   // straight: the chord
+        var m0 = (end.east, end.north), m1 = m0  // straight: the chord
         // The curve's length, from samples along it (also the table that spaces the points).
         let samples = min(max(steps * 8, 64), 8192)
         var cumulative = [Double](repeating: 0, count: samples + 1)
@@ -132,10 +140,10 @@ public struct GapFiller {
             let arc = turn < 1e-6 ? 1 : 2 * tan(turn / 4) / sin(turn / 2)
             func tangent(_ v: (Double, Double)) -> (Double, Double) {
                 let s = (v.0 * v.0 + v.1 * v.1).squareRoot()
-                let m = s * T
+                let m = s * gapS
                 let cap = min(chordM * arc, s * tangentS)
                 let k = m > cap && m > 0 ? cap / m : 1
-                return (v.0 * T * k, v.1 * T * k)
+                return (v.0 * gapS * k, v.1 * gapS * k)
             }
             m0 = tangent(va)
             m1 = tangent(vb)
@@ -156,16 +164,16 @@ public struct GapFiller {
         var sample = 0
         for k in 1...steps {
             let t = Double(k)
-            let share = mean > 0 ? (speeds.0 * t + (speeds.1 - speeds.0) * t * t / (2 * T)) / (mean * T) : t / T
+            let share = mean > 0 ? (speeds.0 * t + (speeds.1 - speeds.0) * t * t / (2 * gapS)) / (mean * gapS) : t / gapS
             let target = min(max(share, 0), 1) * length
             while sample < samples && cumulative[sample + 1] < target { sample += 1 }
             let span = sample < samples ? cumulative[sample + 1] - cumulative[sample] : 0
             let u = (Double(sample) + (span > 0 ? (target - cumulative[sample]) / span : 0)) / Double(samples)
             let h = hermite(min(u, 1), m0, m1)
             let g = plane.global(east: h.e, north: h.n)
-            let speed = mean > 0 ? length / T * (speeds.0 + (speeds.1 - speeds.0) * t / T) / mean : length / T
+            let speed = mean > 0 ? length / gapS * (speeds.0 + (speeds.1 - speeds.0) * t / gapS) / mean : length / gapS
             var f = Fix(timeMs: a.timeMs + Int64(k) * 1000, lat: g.lat, lon: g.lon, mode: min(a.mode, b.mode))
-            let w = t / T
+            let w = t / gapS
             if let ha = a.altMSL, let hb = b.altMSL { f.altMSL = ha + (hb - ha) * w }
             if let ha = a.altHAE, let hb = b.altHAE { f.altHAE = ha + (hb - ha) * w }
             f.eph = larger(a.eph, b.eph)

@@ -108,7 +108,8 @@ struct RawQueue {
                 for i in 0..<count {
                     let s = slot(i)
                     if !done[s], fixes[s].fix.timeMs == f.timeMs, fixes[s].fix.lat.bitPattern == f.lat.bitPattern,
-                       fixes[s].fix.lon.bitPattern == f.lon.bitPattern {
+                        fixes[s].fix.lon.bitPattern == f.lon.bitPattern
+                    {
                         return i
                     }
                 }

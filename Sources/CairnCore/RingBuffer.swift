@@ -2,7 +2,7 @@
 /// grows with ride length; `overwritten` counts what was lost that way.
 public struct RingBuffer<Element> {
     private var storage: [Element?]
-    private var head = 0          // index of the oldest element
+    private var head = 0  // index of the oldest element
     public private(set) var count = 0
     public private(set) var overwritten: UInt64 = 0
 

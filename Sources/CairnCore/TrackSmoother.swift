@@ -66,9 +66,11 @@ public struct TrackSmoother {
         public var lagMs: Int64
         public var maxPoints: Int
 
-        public init(driftTauS: Double, driftShare: Double, speedSigma: Double, courseSigmaDeg: Double,
-                    turnShare: Double, speedChangeShare: Double, unknownVelocityMps: Double, courseMinMps: Double, standingMps: Double,
-                    unknownAccuracyM: Double, accuracyScale: Double, gateSigmas: Double, maxRejects: Int, lagMs: Int64, maxPoints: Int) {
+        public init(
+            driftTauS: Double, driftShare: Double, speedSigma: Double, courseSigmaDeg: Double,
+            turnShare: Double, speedChangeShare: Double, unknownVelocityMps: Double, courseMinMps: Double, standingMps: Double,
+            unknownAccuracyM: Double, accuracyScale: Double, gateSigmas: Double, maxRejects: Int, lagMs: Int64, maxPoints: Int
+        ) {
             self.driftTauS = driftTauS
             self.driftShare = driftShare
             self.speedSigma = speedSigma
@@ -90,9 +92,10 @@ public struct TrackSmoother {
         /// in how fast they go when the doppler says nothing, and from what speed the course holds.
         /// Receivers understate their error where the sky is poor (multipath): a point's own
         /// radius is taken at 1.5 times its value.
-        public static let ride = Tuning(driftTauS: 60, driftShare: 0.9, speedSigma: 0.1, courseSigmaDeg: 2,
-                                        turnShare: 0.1, speedChangeShare: 0.5, unknownVelocityMps: 8, courseMinMps: 1.5, standingMps: 0.3,
-                                        unknownAccuracyM: 10, accuracyScale: 1.5, gateSigmas: 5, maxRejects: 3, lagMs: 240_000, maxPoints: 2048)
+        public static let ride = Tuning(
+            driftTauS: 60, driftShare: 0.9, speedSigma: 0.1, courseSigmaDeg: 2,
+            turnShare: 0.1, speedChangeShare: 0.5, unknownVelocityMps: 8, courseMinMps: 1.5, standingMps: 0.3,
+            unknownAccuracyM: 10, accuracyScale: 1.5, gateSigmas: 5, maxRejects: 3, lagMs: 240_000, maxPoints: 2048)
 
         public static func forActivity(_ name: String?) -> Tuning {
             var t = Tuning.ride
@@ -162,7 +165,8 @@ public struct TrackSmoother {
             }
             add(fix)
             if let first = held.first, let last = held.last,
-               held.count >= tuning.maxPoints || last.fix.timeMs - first.fix.timeMs >= 2 * tuning.lagMs {
+                held.count >= tuning.maxPoints || last.fix.timeMs - first.fix.timeMs >= 2 * tuning.lagMs
+            {
                 flush(all: false, emit: emit)
             }
         }
@@ -195,8 +199,9 @@ public struct TrackSmoother {
         let sinC = ve / s, cosC = vn / s
         let along = tuning.speedSigma * tuning.speedSigma
         let across = (s * tuning.courseSigmaDeg * .pi / 180) * (s * tuning.courseSigmaDeg * .pi / 180)
-        return Velocity(east: ve, north: vn, varEast: along * sinC * sinC + across * cosC * cosC,
-                        varNorth: along * cosC * cosC + across * sinC * sinC, speed: s, course: c)
+        return Velocity(
+            east: ve, north: vn, varEast: along * sinC * sinC + across * cosC * cosC,
+            varNorth: along * cosC * cosC + across * sinC * sinC, speed: s, course: c)
     }
 
     /// The mean velocity over the step between two points and its variance, per axis. Between two
@@ -207,7 +212,7 @@ public struct TrackSmoother {
         let u = tuning.unknownVelocityMps * tuning.unknownVelocityMps
         let ramp = max(tuning.rampS, cadenceS)
         switch (a, b) {
-        case let (a?, b?) where (a.speed < tuning.standingMps) != (b.speed < tuning.standingMps) && stepS > 3 * ramp:
+        case (let a?, let b?) where (a.speed < tuning.standingMps) != (b.speed < tuning.standingMps) && stepS > 3 * ramp:
             // A long step from or to a standing point: the rider stood for most of it (the rules
             // keep the first fix of a stop and the first ones moving off), moving only within
             // `rampS` (or one of the receiver's intervals) of the moving end, at about half its speed.
@@ -216,7 +221,7 @@ public struct TrackSmoother {
             let k = moving / 2 / stepS
             let sd = tuning.rampSpeedShare * m.speed * moving / stepS
             return (m.east * k, m.north * k, (m.varEast + m.varNorth) / 4 * k * k + sd * sd, (m.varEast + m.varNorth) / 4 * k * k + sd * sd)
-        case let (a?, b?):
+        case (let a?, let b?):
             var me = (a.east + b.east) / 2, mn = (a.north + b.north) / 2
             let ds = tuning.speedChangeShare * (b.speed - a.speed)
             var model = ds * ds
@@ -231,8 +236,8 @@ public struct TrackSmoother {
                 model += t * t
             }
             return (me, mn, (a.varEast + b.varEast) / 4 + model, (a.varNorth + b.varNorth) / 4 + model)
-        case let (a?, nil): return (a.east, a.north, a.varEast + u, a.varNorth + u)
-        case let (nil, b?): return (b.east, b.north, b.varEast + u, b.varNorth + u)
+        case (let a?, nil): return (a.east, a.north, a.varEast + u, a.varNorth + u)
+        case (nil, let b?): return (b.east, b.north, b.varEast + u, b.varNorth + u)
         case (nil, nil): return (0, 0, u, u)
         }
     }
@@ -281,13 +286,14 @@ public struct TrackSmoother {
     }
 
     private static func predict(_ a: Axis, move: Double, moveVar: Double, phi: Double, driftVar: Double) -> Axis {
-        Axis(p: a.p + move, b: phi * a.b,
-             pp: a.pp + moveVar, pb: phi * a.pb, bb: phi * phi * a.bb + driftVar * (1 - phi * phi))
+        Axis(
+            p: a.p + move, b: phi * a.b,
+            pp: a.pp + moveVar, pb: phi * a.pb, bb: phi * phi * a.bb + driftVar * (1 - phi * phi))
     }
 
     /// A measurement of position + drift with white variance `r`.
     private static func update(_ a: inout Axis, _ z: Double, _ r: Double) {
-        let hp = a.pp + a.pb, hb = a.pb + a.bb   // P·Hᵀ
+        let hp = a.pp + a.pb, hb = a.pb + a.bb  // P·Hᵀ
         let s = hp + hb + r
         guard s > 0 else { return }
         let kp = hp / s, kb = hb / s

@@ -113,7 +113,8 @@ public struct TripRecorder<Filter: FixFilter> {
     /// Called about once a second: closes an open trip that has had no fix at all for too long.
     public mutating func tick(wallClockMs: Int64, emit: (RecorderAction) -> Void) {
         guard tripOpen, !config.clockIsFix, let last = lastFixClockMs,
-              wallClockMs - last >= config.closeWithoutFixMs else { return }
+            wallClockMs - last >= config.closeWithoutFixMs
+        else { return }
         finish(wallClockMs: wallClockMs, emit: emit)
         close(emit: emit)
         filter.tripClosed()

@@ -43,8 +43,7 @@ public enum GpsdLine {
                 if c == 92 {
                     i += 1
                     guard i < b.count else { return false }
-                    if b[i] == 117 { guard i + 4 < b.count else { return false }; i += 4 }
-                    else if !"\"\\/bfnrt".utf8.contains(b[i]) { return false }
+                    if b[i] == 117 { guard i + 4 < b.count else { return false }; i += 4 } else if !"\"\\/bfnrt".utf8.contains(b[i]) { return false }
                 }
                 i += 1
             }

@@ -271,9 +271,11 @@ public final class GpsdSource {
         guard set & UInt64(TIME_SET) != 0, f.time.tv_sec != 0 else { return .noTime }
         func v(_ x: Double) -> Double? { x.isFinite ? x : nil }
         let ms = Int64(f.time.tv_sec) * 1000 + Int64(f.time.tv_nsec) / 1_000_000
-        return .fix(Fix(timeMs: ms, lat: f.latitude, lon: f.longitude, mode: Int(f.mode),
-                        altHAE: v(f.altHAE), altMSL: v(f.altMSL),
-                        eph: v(f.eph), epx: v(f.epx), epy: v(f.epy), epv: v(f.epv),
-                        speed: v(f.speed), track: v(f.track), climb: v(f.climb)))
+        return .fix(
+            Fix(
+                timeMs: ms, lat: f.latitude, lon: f.longitude, mode: Int(f.mode),
+                altHAE: v(f.altHAE), altMSL: v(f.altMSL),
+                eph: v(f.eph), epx: v(f.epx), epy: v(f.epy), epv: v(f.epv),
+                speed: v(f.speed), track: v(f.track), climb: v(f.climb)))
     }
 }

@@ -45,15 +45,19 @@ enum GpsdTPV {
     }
 
     static let kindsByName: [(String, Kind)] = {
-        var t: [(String, Kind)] = [("class", .tpvClass), ("mode", .mode), ("time", .time), ("device", .string),
-                                   ("status", .integer), ("dgpsSta", .integer)]
+        var t: [(String, Kind)] = [
+            ("class", .tpvClass), ("mode", .mode), ("time", .time), ("device", .string),
+            ("status", .integer), ("dgpsSta", .integer)
+        ]
         for (k, name) in ["lat", "lon", "altHAE", "altMSL", "eph", "epx", "epy", "epv", "speed", "track", "climb"].enumerated() {
             t.append((name, .field(k)))
         }
-        for n in ["alt", "depth", "dgpsAge", "epc", "epd", "eps", "ept", "geoidSep", "magtrack", "magvar", "sep",
-                  "wanglem", "wangler", "wanglet", "wspeedr", "wspeedt",
-                  "ecefx", "ecefy", "ecefz", "ecefvx", "ecefvy", "ecefvz", "ecefpAcc", "ecefvAcc",
-                  "velN", "velE", "velD"] {
+        for n in [
+            "alt", "depth", "dgpsAge", "epc", "epd", "eps", "ept", "geoidSep", "magtrack", "magvar", "sep",
+            "wanglem", "wangler", "wanglet", "wspeedr", "wspeedt",
+            "ecefx", "ecefy", "ecefz", "ecefvx", "ecefvy", "ecefvz", "ecefpAcc", "ecefvAcc",
+            "velN", "velE", "velD"
+        ] {
             t.append((n, .number))
         }
         return t
@@ -93,8 +97,10 @@ enum GpsdTPV {
     /// The entry of `key`, or nil for a key not in `kindsByName`. `end`: how far the line may
     /// be read (8 bytes from the key's start are loaded at once when the line has them).
     @inline(__always)
-    static func entry(_ key: UnsafeBufferPointer<UInt8>, readableTo end: UnsafePointer<UInt8>,
-                      _ table: UnsafeBufferPointer<Entry>) -> Entry? {
+    static func entry(
+        _ key: UnsafeBufferPointer<UInt8>, readableTo end: UnsafePointer<UInt8>,
+        _ table: UnsafeBufferPointer<Entry>
+    ) -> Entry? {
         let n = key.count
         guard n >= 1, n <= 8, let start = key.baseAddress else { return nil }
         var p: UInt64
@@ -115,8 +121,10 @@ enum GpsdTPV {
         guard GpsdLine.hasTPVPrefix(b), let f = parse(b), let mode = f.mode, mode >= 1 else { return nil }
         guard mode >= 2, let lat = f.lat, let lon = f.lon else { return .noFix }
         guard let t = f.timeMs, t != 0 else { return .noTime }
-        return .fix(Fix(timeMs: t, lat: lat, lon: lon, mode: mode, altHAE: f.altHAE, altMSL: f.altMSL,
-                        eph: f.eph, epx: f.epx, epy: f.epy, epv: f.epv, speed: f.speed, track: f.track, climb: f.climb))
+        return .fix(
+            Fix(
+                timeMs: t, lat: lat, lon: lon, mode: mode, altHAE: f.altHAE, altMSL: f.altMSL,
+                eph: f.eph, epx: f.epx, epy: f.epy, epv: f.epv, speed: f.speed, track: f.track, climb: f.climb))
     }
 
     /// The fields of a strict-JSON TPV object line, or nil (libgps decides).
@@ -174,7 +182,8 @@ enum GpsdTPV {
     /// there, a fuzzer's find).
     static func isoTimeMs(_ t: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard t.count >= 20, t.count <= 30, t[4] == 45, t[7] == 45, t[10] == 84, t[13] == 58, t[16] == 58,
-              t[t.count - 1] == 90 else { return nil }
+            t[t.count - 1] == 90
+        else { return nil }
         func num(_ a: Int, _ n: Int) -> Int? {
             var v = 0
             for i in a..<(a + n) {
@@ -185,8 +194,9 @@ enum GpsdTPV {
             return v
         }
         guard let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
-              let sec = num(17, 2), (1970...2099).contains(y), (1...12).contains(mo), (1...28).contains(d) || d <= daysIn(mo, y), d >= 1,
-              h <= 23, mi <= 59, sec <= 59 else { return nil }
+            let sec = num(17, 2), (1970...2099).contains(y), (1...12).contains(mo), (1...28).contains(d) || d <= daysIn(mo, y), d >= 1,
+            h <= 23, mi <= 59, sec <= 59
+        else { return nil }
         var ms = 0
         if t.count > 20 {
             // ".d..." between the seconds and the Z: 1 to 9 digits.

@@ -15,7 +15,10 @@ import CairnSystem
 /// Temperature (`in_temp_input`, or raw × scale) is read when present: |v| < 150 is °C
 /// (mpl3115 reports °C), otherwise m°C.
 public final class IIOBarometer {
-    public enum Unit: String, Sendable { case kPa, hPa, Pa }
+    public enum Unit: String, Sendable {
+        case kPa, hPa
+        case pa = "Pa"
+    }
 
     public struct Reading: Sendable, Equatable {
         public var pressurePa: Double
@@ -83,7 +86,7 @@ public final class IIOBarometer {
         switch value {
         case 30...110: pa = value * 1000; unit = .kPa
         case 300...1100: pa = value * 100; unit = .hPa
-        case 30_000...110_000: pa = value; unit = .Pa
+        case 30_000...110_000: pa = value; unit = .pa
         default:
             let file = processed ? "in_pressure_input" : "in_pressure_raw × in_pressure_scale"
             return .failure(Failure("\(path)/\(file): \(value) is no plausible pressure in kPa, hPa or Pa"))
@@ -125,7 +128,8 @@ public final class IIOBarometer {
     static func number(_ p: String) throws(Failure) -> Double {
         let text = try readText(p).trimmingNewlines
         guard !text.isEmpty, text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 || $0 == 43 }),
-              let v = Double(text), v.isFinite else {
+            let v = Double(text), v.isFinite
+        else {
             throw Failure("\(p): '\(text.prefix(40))' is not a number")
         }
         return v

@@ -41,7 +41,8 @@ public final class SystemdNotify {
         }
         watchdogIntervalMs = interval
         guard let path = socketName, !path.isEmpty, path.hasPrefix("/") || path.hasPrefix("@"),
-              path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            path.utf8.count < MemoryLayout.size(ofValue: address.sun_path)
+        else {
             fd = -1
             socketPath = nil
             return

@@ -146,9 +146,13 @@ public struct TimeZoneFile: Sendable {
         var parts = [0, 0, 0], p = 0, digits = 0
         while i < s.count {
             let ch = s[i]
-            if ch >= 48, ch <= 57 { parts[p] = parts[p] * 10 + Int(ch - 48); digits += 1 }
-            else if ch == UInt8(ascii: ":"), p < 2 { p += 1 }
-            else { return nil }  // a summer-time name or rule follows
+            if ch >= 48, ch <= 57 {
+                parts[p] = parts[p] * 10 + Int(ch - 48); digits += 1
+            } else if ch == UInt8(ascii: ":"), p < 2 {
+                p += 1
+            } else {
+                return nil
+            }  // a summer-time name or rule follows
             i += 1
         }
         guard digits > 0, parts[0] <= 24, parts[1] < 60, parts[2] < 60 else { return nil }

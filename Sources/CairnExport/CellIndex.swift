@@ -16,8 +16,10 @@ public struct CellIndex: Sendable, Equatable {
         /// Sorted by cell.
         public var cells: [(cell: UInt64, visit: CellVisit)]
 
-        public init(name: String, size: Int64, mtimeNs: Int64, inode: UInt64, tripId: UInt64,
-                    part: UInt32, points: Int, cells: [(cell: UInt64, visit: CellVisit)]) {
+        public init(
+            name: String, size: Int64, mtimeNs: Int64, inode: UInt64, tripId: UInt64,
+            part: UInt32, points: Int, cells: [(cell: UInt64, visit: CellVisit)]
+        ) {
             self.name = name
             self.size = size
             self.mtimeNs = mtimeNs
@@ -93,7 +95,9 @@ public struct CellIndex: Sendable, Equatable {
         guard version == UInt64(Self.version) else { throw damaged("index format \(version), this cairn reads \(Self.version)") }
         guard precision == UInt64(Geohash.finest) else { throw damaged("index of precision \(precision)") }
         let length = readLE(bytes, 16, 8)
-        guard length == UInt64(bytes.count - headerLength) else { throw damaged("\(bytes.count - headerLength) payload bytes, the header says \(length)") }
+        guard length == UInt64(bytes.count - headerLength) else {
+            throw damaged("\(bytes.count - headerLength) payload bytes, the header says \(length)")
+        }
         let payload = bytes[headerLength...]
         guard checksum(payload) == readLE(bytes, 24, 8) else { throw damaged("checksum mismatch") }
         var r = Reader(bytes: payload, at: payload.startIndex)
@@ -124,10 +128,14 @@ public struct CellIndex: Sendable, Equatable {
                     let span = try r.varint(max: UInt64(Int64.max))
                     cells.append((cell, CellVisit(firstMs: first, lastMs: first &+ Int64(span))))
                 }
-                files.append(FileEntry(name: text, size: size, mtimeNs: mtime, inode: inode, tripId: trip,
-                                       part: part, points: points, cells: cells))
+                files.append(
+                    FileEntry(
+                        name: text, size: size, mtimeNs: mtime, inode: inode, tripId: trip,
+                        part: part, points: points, cells: cells))
             }
-            guard UInt64(files.count) == count, r.at == payload.endIndex else { throw damaged("\(payload.endIndex - r.at) bytes after the last file") }
+            guard UInt64(files.count) == count, r.at == payload.endIndex else {
+                throw damaged("\(payload.endIndex - r.at) bytes after the last file")
+            }
             return CellIndex(files: files)
         } catch let e as Damage {
             throw e

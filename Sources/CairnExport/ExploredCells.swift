@@ -50,9 +50,11 @@ public enum ExploredCells {
     ///   - note: what the reader should know but is no failure: an index rebuilt or not saved,
     ///     a trip without points, an unfinished file.
     ///   - settleNs: files modified more recently than this are not saved in the index (`settleNs`).
-    public static func collect(paths: [String], precision: Int, prefix: String?, saveIndex: Bool = true,
-                               settleNs: Int64 = ExploredCells.settleNs,
-                               problem: (String) -> Void, note: (String) -> Void) -> Report {
+    public static func collect(
+        paths: [String], precision: Int, prefix: String?, saveIndex: Bool = true,
+        settleNs: Int64 = ExploredCells.settleNs,
+        problem: (String) -> Void, note: (String) -> Void
+    ) -> Report {
         var report = Report()
         var files: [FileCells] = []
         // Counted apart from `report`, which `directoryCells` holds while it reports.
@@ -84,8 +86,10 @@ public enum ExploredCells {
         dir.hasSuffix("/") ? dir + CellIndex.fileName : dir + "/" + CellIndex.fileName
     }
 
-    static func directoryCells(_ dir: String, save: Bool, settleNs: Int64, report: inout Report, problem: (String) -> Void,
-                               note: (String) -> Void) -> [FileCells] {
+    static func directoryCells(
+        _ dir: String, save: Bool, settleNs: Int64, report: inout Report, problem: (String) -> Void,
+        note: (String) -> Void
+    ) -> [FileCells] {
         let logs: [(number: UInt32, path: String)]
         do { logs = try LogDirectory.logFiles(in: dir) } catch { problem("\(error)"); return [] }
         let path = indexPath(dir)
@@ -123,12 +127,18 @@ public enum ExploredCells {
         if !old.isEmpty { changed = true }
         if changed && save {
             let index = CellIndex(files: out.filter { !$0.settling }.map(\.entry))
-            if index != loaded, let why = saveIndex(index, path) { note("\(why); answered without saving the index (the next run reads the logs again)") }
+            if index != loaded, let why = saveIndex(index, path) {
+                note("\(why); answered without saving the index (the next run reads the logs again)")
+            }
         }
         return out
     }
 
-    enum Loaded { case missing, damaged(String), loaded(CellIndex) }
+    enum Loaded {
+        case missing
+        case damaged(String)
+        case loaded(CellIndex)
+    }
 
     static func loadIndex(_ path: String) -> Loaded {
         // Never followed: a link in the index's place (to a log, say) is no index.
@@ -188,9 +198,10 @@ public enum ExploredCells {
             problem("\(error)")
             return nil
         }
-        return CellIndex.FileEntry(name: name, size: Int64(st.st_size), mtimeNs: mtimeNs(st), inode: UInt64(st.st_ino),
-                                   tripId: header.tripId, part: header.part, points: summary.stats.points,
-                                   cells: walk.cells.map { ($0.key, $0.value) })
+        return CellIndex.FileEntry(
+            name: name, size: Int64(st.st_size), mtimeNs: mtimeNs(st), inode: UInt64(st.st_ino),
+            tripId: header.tripId, part: header.part, points: summary.stats.points,
+            cells: walk.cells.map { ($0.key, $0.value) })
     }
 
     /// Files into trips as `TripCatalog.trips` groups them: same directory and trip id, and a
@@ -209,7 +220,9 @@ public enum ExploredCells {
         for key in order {
             for chain in chains[key]! {
                 if chain.allSatisfy({ $0.entry.points == 0 }) {
-                    note("trip \(chain[0].entry.tripId) (\(chain.map(\.path).joined(separator: ", "))): no points (an empty or unfinished trip); skipped")
+                    note(
+                        "trip \(chain[0].entry.tripId) (\(chain.map(\.path).joined(separator: ", "))): no points (an empty or unfinished trip); skipped"
+                    )
                     continue
                 }
                 trips.append(chain)
@@ -239,7 +252,9 @@ public enum ExploredCells {
                 }
             }
             for (k, v) in mine {
-                if all[k] == nil { all[k] = ExploredCell(cell: k, trips: 1, visit: v) } else {
+                if all[k] == nil {
+                    all[k] = ExploredCell(cell: k, trips: 1, visit: v)
+                } else {
                     all[k]!.trips += 1
                     all[k]!.visit.merge(v)
                 }

@@ -62,9 +62,12 @@ public struct ExportStages: Sendable {
     /// exporter writes); with neither, the whole trip as recorded.
     /// `read` streams the trip's events (the recorded ones by default; `convert --refilter`
     /// gives the rules' new ones).
-    public static func summary(_ trip: TripRef, window: PrivacyWindow?, pipeline: TrackPipeline? = nil,
-                               read: (TripRef, (TripEvent) -> Void) throws -> TripSummary = { try TripCatalog.read($0, visit: $1) })
-        throws -> TripSummary {
+    public static func summary(
+        _ trip: TripRef, window: PrivacyWindow?, pipeline: TrackPipeline? = nil,
+        read: (TripRef, (TripEvent) -> Void) throws -> TripSummary = { try TripCatalog.read($0, visit: $1) }
+    )
+        throws -> TripSummary
+    {
         if window == nil && pipeline == nil { return try read(trip, { _ in }) }
         var kept = TripStats()
         var stages = ExportStages(window: window, laps: .none)

@@ -102,7 +102,7 @@ public final class FITWriter: TrackExporter {
     static let product: UInt16 = 1
     static let serial: UInt32 = 0xCA1E
     static let localDeviceBarometer: UInt8 = 4  // local_device_type.barometer
-    static let sourceLocal: UInt8 = 5            // source_type.local  // constant: convert does not know the recorder's board
+    static let sourceLocal: UInt8 = 5  // source_type.local  // constant: convert does not know the recorder's board
 
     private let target: Target
     private let force: Bool
@@ -119,7 +119,7 @@ public final class FITWriter: TrackExporter {
     private var msg: [UInt8] = []
     private var heading = TripHeading(id: 0, activity: nil)
     private var stats = TripStats()
-    private var recordLocal: [UInt8: UInt8] = [:]   // field mask -> local type
+    private var recordLocal: [UInt8: UInt8] = [:]  // field mask -> local type
     private var nextRecordLocal: UInt8 = 3
     private var started = false
     private var segmentPending = false
@@ -158,8 +158,10 @@ public final class FITWriter: TrackExporter {
     /// one the trip recorded; with neither, `local_timestamp` is left out (readers then take the
     /// zone from the start position).
     /// `laps`: the rule that numbered the points (`PointExtras.lap`), for each lap's `lap_trigger`.
-    public init(target: Target, force: Bool, softwareVersion: String, atomic: Bool = true, utcOffsetS: Int? = nil,
-                laps: LapRule = .none) {
+    public init(
+        target: Target, force: Bool, softwareVersion: String, atomic: Bool = true, utcOffsetS: Int? = nil,
+        laps: LapRule = .none
+    ) {
         self.target = target
         self.laps = laps
         self.utcOffsetS = utcOffsetS
@@ -403,7 +405,8 @@ public final class FITWriter: TrackExporter {
         (254, 2, 0x84), (253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (2, 4, 0x86),
         (3, 4, 0x85), (4, 4, 0x85), (5, 4, 0x85), (6, 4, 0x85), (7, 4, 0x86), (8, 4, 0x86),
         (9, 4, 0x86), (52, 4, 0x86), (13, 2, 0x84), (14, 2, 0x84), (110, 4, 0x86), (111, 4, 0x86),
-        (21, 2, 0x84), (22, 2, 0x84), (24, 1, 0x00), (25, 1, 0x00), (39, 1, 0x00)]
+        (21, 2, 0x84), (22, 2, 0x84), (24, 1, 0x00), (25, 1, 0x00), (39, 1, 0x00)
+    ]
 
     private func speed32(_ v: Double?) -> UInt32 { v.map { Self.scaled($0, 1000, max: 0xFFFF_FFFE) } ?? 0xFFFF_FFFF }
     private func speed16(_ v: Double?) -> UInt16 { v.flatMap { $0 * 1000 < 65534.5 ? UInt16(Self.scaled($0, 1000, max: 0xFFFE)) : nil } ?? 0xFFFF }
@@ -457,11 +460,15 @@ public final class FITWriter: TrackExporter {
         let (sport, subSport) = Self.sport(heading.activity)
 
         // session: one.
-        define(local: 15, global: 18, [(254, 2, 0x84), (253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (2, 4, 0x86),
-                                        (3, 4, 0x85), (4, 4, 0x85), (38, 4, 0x85), (39, 4, 0x85), (5, 1, 0x00), (6, 1, 0x00),
-                                        (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86), (59, 4, 0x86), (14, 2, 0x84), (15, 2, 0x84),
-                                        (124, 4, 0x86), (125, 4, 0x86), (22, 2, 0x84), (23, 2, 0x84), (25, 2, 0x84), (26, 2, 0x84),
-                                        (28, 1, 0x00)])
+        define(
+            local: 15, global: 18,
+            [
+                (254, 2, 0x84), (253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (2, 4, 0x86),
+                (3, 4, 0x85), (4, 4, 0x85), (38, 4, 0x85), (39, 4, 0x85), (5, 1, 0x00), (6, 1, 0x00),
+                (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86), (59, 4, 0x86), (14, 2, 0x84), (15, 2, 0x84),
+                (124, 4, 0x86), (125, 4, 0x86), (22, 2, 0x84), (23, 2, 0x84), (25, 2, 0x84), (26, 2, 0x84),
+                (28, 1, 0x00)
+            ])
         data(local: 15)
         u16(0); u32(end); u8(8); u8(1); u32(start)
         s32(firstPos.0); s32(firstPos.1); s32(lastPos.0); s32(lastPos.1)
@@ -491,11 +498,11 @@ public final class FITWriter: TrackExporter {
     /// The FIT sport and sub-sport for a recorder activity profile.
     static func sport(_ activity: String?) -> (UInt8, UInt8) {
         switch activity {
-        case "ride": return (2, 0)    // cycling, generic
-        case "run": return (1, 0)     // running
-        case "walk": return (11, 0)   // walking
+        case "ride": return (2, 0)  // cycling, generic
+        case "run": return (1, 0)  // running
+        case "walk": return (11, 0)  // walking
         case "drive": return (24, 0)  // driving
-        default: return (0, 0)        // generic
+        default: return (0, 0)  // generic
         }
     }
 

@@ -42,12 +42,13 @@ public final class GPXWriter: TrackExporter {
 
     public func begin() {
         out.put("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-        out.write("<gpx version=\"1.1\" creator=\"\(TextFormat.xmlEscaped(creator))\" "
-            + "xmlns=\"http://www.topografix.com/GPX/1/1\" "
-            + "xmlns:gpxtpx=\"\(Self.tpxNamespace)\" "
-            + "xmlns:cairn=\"\(Self.cairnNamespace)\" "
-            + "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
-            + "xsi:schemaLocation=\"http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd\">\n")
+        out.write(
+            "<gpx version=\"1.1\" creator=\"\(TextFormat.xmlEscaped(creator))\" "
+                + "xmlns=\"http://www.topografix.com/GPX/1/1\" "
+                + "xmlns:gpxtpx=\"\(Self.tpxNamespace)\" "
+                + "xmlns:cairn=\"\(Self.cairnNamespace)\" "
+                + "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+                + "xsi:schemaLocation=\"http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd\">\n")
     }
 
     public func beginTrip(_ heading: TripHeading) {
@@ -102,7 +103,8 @@ public final class GPXWriter: TrackExporter {
         let climb = PointValues.climb(fix)
         let interpolated = extras.origin == .interpolated
         if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil || extras.lap != nil || interpolated
-            || extras.verdict != nil {
+            || extras.verdict != nil
+        {
             out.put("<extensions>")
             if let t = temp {
                 // TrackPointExtension v1's sequence: atemp, wtemp, depth, hr, cad, Extensions.

@@ -242,15 +242,17 @@ public final class GeoJSONWriter: TrackExporter {
         out.put("},")
         let bands = r.bands
         let label = bands.label(runBand)
-        properties(nil, title: "Trip \(heading.id): \(label)", extra: [
-            ("segment", String(segments)),
-            ("speed_band", String(runBand)),
-            ("speed_band_label", TextFormat.jsonString(label)),
-            ("speed_kmh_avg", Self.plausibleKmh(kmh ?? r.runAverageKmh).flatMap { TextFormat.trimmed($0, 1) } ?? "null"),
-            ("stroke", TextFormat.jsonString(bands.cssColour(runBand))),
-            ("stroke-width", "4"),
-            ("stroke-opacity", "1"),
-        ])
+        properties(
+            nil, title: "Trip \(heading.id): \(label)",
+            extra: [
+                ("segment", String(segments)),
+                ("speed_band", String(runBand)),
+                ("speed_band_label", TextFormat.jsonString(label)),
+                ("speed_kmh_avg", Self.plausibleKmh(kmh ?? r.runAverageKmh).flatMap { TextFormat.trimmed($0, 1) } ?? "null"),
+                ("stroke", TextFormat.jsonString(bands.cssColour(runBand))),
+                ("stroke-width", "4"),
+                ("stroke-opacity", "1")
+            ])
         coordinateProperties(outer: false)
         out.put("}}")
     }
@@ -352,7 +354,8 @@ public final class GeoJSONWriter: TrackExporter {
     }
 
     private func raw(_ fix: Fix, _ extras: PointExtras) {
-        raw(lon: fix.lon, lat: fix.lat, ele: PointValues.height(fix), timeMs: fix.timeMs,
+        raw(
+            lon: fix.lon, lat: fix.lat, ele: PointValues.height(fix), timeMs: fix.timeMs,
             speed: Self.speed(fix), temperature: PointValues.finite(extras.temperatureC), lap: extras.lap,
             interpolated: extras.origin == .interpolated)
     }
@@ -366,8 +369,10 @@ public final class GeoJSONWriter: TrackExporter {
         return v
     }
 
-    private func raw(lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?, temperature: Double?, lap: Int?,
-                     interpolated made: Bool) {
+    private func raw(
+        lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?, temperature: Double?, lap: Int?,
+        interpolated made: Bool
+    ) {
         if linePoints > 0 { eachList { $0.byte(UInt8(ascii: ",")) } }
         linePoints += 1
         out.byte(UInt8(ascii: "["))

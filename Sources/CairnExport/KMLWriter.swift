@@ -47,7 +47,9 @@ public final class KMLWriter: TrackExporter {
         out.put("<kml xmlns=\"http://www.opengis.net/kml/2.2\" xmlns:gx=\"http://www.google.com/kml/ext/2.2\">\n<Document>\n")
         out.write("<name>\(TextFormat.xmlEscaped(creator))</name>\n")
         out.put("<Style id=\"track\"><LineStyle><color>ff1c19d7</color><width>4</width></LineStyle></Style>\n")
-        out.put("<Schema id=\"cairn-point\"><gx:SimpleArrayField name=\"height\" type=\"float\"><displayName>height (m)</displayName></gx:SimpleArrayField></Schema>\n")
+        out.put(
+            "<Schema id=\"cairn-point\"><gx:SimpleArrayField name=\"height\" type=\"float\"><displayName>height (m)</displayName></gx:SimpleArrayField></Schema>\n"
+        )
     }
 
     private func figures(_ s: TripSummary?) {

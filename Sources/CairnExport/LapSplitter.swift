@@ -19,14 +19,19 @@ public enum LapRule: Sendable, Equatable {
         }
         let unit: Double
         let digits: Substring
-        if text.hasSuffix("km") { unit = 1000; digits = text.dropLast(2) }
-        else if text.hasSuffix("mi") { unit = 1609.344; digits = text.dropLast(2) }
-        else { return nil }
+        if text.hasSuffix("km") {
+            unit = 1000; digits = text.dropLast(2)
+        } else if text.hasSuffix("mi") {
+            unit = 1609.344; digits = text.dropLast(2)
+        } else {
+            return nil
+        }
         let u = Array(digits.utf8)
         guard !u.isEmpty, u.count <= 12, u.filter({ $0 == 46 }).count <= 1,
-              u.contains(where: { $0 >= 48 && $0 <= 57 }),
-              u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }),
-              let n = Double(String(digits)), n > 0 else { return nil }
+            u.contains(where: { $0 >= 48 && $0 <= 57 }),
+            u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }),
+            let n = Double(String(digits)), n > 0
+        else { return nil }
         let m = n * unit
         guard m >= 10, m <= 1_000_000 else { return nil }
         return .distance(m)
@@ -35,8 +40,8 @@ public enum LapRule: Sendable, Equatable {
     /// FIT `lap_trigger` for a lap this rule ends (the trip's last lap is `session_end`).
     var fitTrigger: UInt8 {
         switch self {
-        case .none: return 7      // session_end
-        case .pause: return 0     // manual: FIT has no trigger for a pause; the rider stopped
+        case .none: return 7  // session_end
+        case .pause: return 0  // manual: FIT has no trigger for a pause; the rider stopped
         case .distance: return 2  // distance
         }
     }

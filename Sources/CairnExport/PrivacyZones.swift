@@ -50,8 +50,9 @@ public struct PrivacyZone: Sendable, Equatable {
         var u = Array(s.utf8)[...]
         if signed, u.first == 45 { u = u.dropFirst() }
         guard !u.isEmpty, u.count <= 20, u.filter({ $0 == 46 }).count <= 1,
-              u.contains(where: { $0 >= 48 && $0 <= 57 }),
-              u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }) else { return nil }
+            u.contains(where: { $0 >= 48 && $0 <= 57 }),
+            u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 })
+        else { return nil }
         return Double(s)
     }
 

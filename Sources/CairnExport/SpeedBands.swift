@@ -11,10 +11,10 @@ public struct SpeedBands: Sendable, Equatable {
     /// ride one colour. Each activity gets bands around its usual speeds.
     public static func defaults(activity: String?) -> SpeedBands {
         switch activity {
-        case "run": return SpeedBands(checked: [8, 10, 12])      // ~7:30, 6:00, 5:00 min/km
+        case "run": return SpeedBands(checked: [8, 10, 12])  // ~7:30, 6:00, 5:00 min/km
         case "walk": return SpeedBands(checked: [3, 5, 6])
         case "drive": return SpeedBands(checked: [50, 90, 110])  // the iOS tracker's bands
-        default: return SpeedBands(checked: [10, 20, 30])        // ride, and anything unknown
+        default: return SpeedBands(checked: [10, 20, 30])  // ride, and anything unknown
         }
     }
 
@@ -27,7 +27,8 @@ public struct SpeedBands: Sendable, Equatable {
                 throw ExportError("--speed-bands: '\(s)' is not a positive speed in km/h (use e.g. 10,20,30)")
             }
             if let last = limits.last, v <= last {
-                throw ExportError("--speed-bands: limits must increase (\(TextFormat.trimmed(last, 3) ?? "?") then \(TextFormat.trimmed(v, 3) ?? "?"))")
+                throw ExportError(
+                    "--speed-bands: limits must increase (\(TextFormat.trimmed(last, 3) ?? "?") then \(TextFormat.trimmed(v, 3) ?? "?"))")
             }
             limits.append(v)
         }
@@ -69,7 +70,7 @@ public struct SpeedBands: Sendable, Equatable {
         [0x4575b4, 0x91bfdb, 0xe0f3f8, 0xfee090, 0xfc8d59, 0xd73027],
         [0x4575b4, 0x91bfdb, 0xe0f3f8, 0xffffbf, 0xfee090, 0xfc8d59, 0xd73027],
         [0x4575b4, 0x74add1, 0xabd9e9, 0xe0f3f8, 0xfee090, 0xfdae61, 0xf46d43, 0xd73027],
-        [0x4575b4, 0x74add1, 0xabd9e9, 0xe0f3f8, 0xffffbf, 0xfee090, 0xfdae61, 0xf46d43, 0xd73027],
+        [0x4575b4, 0x74add1, 0xabd9e9, 0xe0f3f8, 0xffffbf, 0xfee090, 0xfdae61, 0xf46d43, 0xd73027]
     ]
 
     public func rgb(_ band: Int) -> UInt32 {

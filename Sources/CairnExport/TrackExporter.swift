@@ -36,8 +36,10 @@ public struct PointExtras: Sendable, Equatable {
     public var origin: PointOrigin
     /// The rules' verdict on a raw fix (`convert --raw`): GPX `cairn:verdict`, CSV `verdict`.
     public var verdict: Verdict?
-    public init(pressurePa: Double? = nil, temperatureC: Double? = nil, lap: Int? = nil, origin: PointOrigin = .measured,
-                verdict: Verdict? = nil) {
+    public init(
+        pressurePa: Double? = nil, temperatureC: Double? = nil, lap: Int? = nil, origin: PointOrigin = .measured,
+        verdict: Verdict? = nil
+    ) {
         self.pressurePa = pressurePa
         self.temperatureC = temperatureC
         self.lap = lap

@@ -134,7 +134,8 @@ public enum TrackPicture {
             }
         }
         guard let first = survey.first, let last = survey.last else {
-            throw ExportError("trip \(trip.id) (\(trip.files.map(\.path).joined(separator: ", "))): no points (an empty or unfinished trip); nothing to draw")
+            throw ExportError(
+                "trip \(trip.id) (\(trip.files.map(\.path).joined(separator: ", "))): no points (an empty or unfinished trip); nothing to draw")
         }
         survey.marks.sort { $0.seconds > $1.seconds }
         if survey.marks.count > maxMarks { survey.marks.removeLast(survey.marks.count - maxMarks) }
@@ -161,7 +162,9 @@ public enum TrackPicture {
         let height = legendTop + 24
 
         out.put("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
-        out.write("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(fmt(width))\" height=\"\(fmt(height))\" viewBox=\"0 0 \(fmt(width)) \(fmt(height))\" font-family=\"sans-serif\" font-size=\"13\">\n")
+        out.write(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(fmt(width))\" height=\"\(fmt(height))\" viewBox=\"0 0 \(fmt(width)) \(fmt(height))\" font-family=\"sans-serif\" font-size=\"13\">\n"
+        )
         out.write("<title>\(TextFormat.xmlEscaped("cairn trip \(trip.id)"))</title>\n")
         out.put("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
         out.write("<text x=\"\(fmt(margin))\" y=\"26\" font-size=\"15\" fill=\"#222222\">\(TextFormat.xmlEscaped(summaryLine(summary)))</text>\n")
@@ -178,7 +181,8 @@ public enum TrackPicture {
                 let b = Geohash.bounds(c.cell, precision: options.cellPrecision)
                 let west = unwrap(b.west, around: first.lon), east = west + (b.east - b.west)
                 guard b.north >= survey.minLat - pad, b.south <= survey.maxLat + pad,
-                      east >= survey.minLon - pad, west <= survey.maxLon + pad else { continue }
+                    east >= survey.minLon - pad, west <= survey.maxLon + pad
+                else { continue }
                 let nw = projectUnwrapped(b.north, west), se = projectUnwrapped(b.south, east)
                 let x0 = max(nw.x, left), x1 = min(se.x, right), y0 = max(nw.y, top), y1 = min(se.y, bottom)
                 guard x1 > x0, y1 > y0 else { continue }
@@ -231,7 +235,9 @@ public enum TrackPicture {
                 guard f.lat.isFinite, f.lon.isFinite else { return }
                 if let b = bridgeFrom {
                     let a = project(b.lat, b.lon), c = project(f.lat, f.lon)
-                    out.write("<line x1=\"\(fmt(a.x))\" y1=\"\(fmt(a.y))\" x2=\"\(fmt(c.x))\" y2=\"\(fmt(c.y))\" stroke=\"#888888\" stroke-width=\"1.5\" stroke-dasharray=\"4 4\"/>\n")
+                    out.write(
+                        "<line x1=\"\(fmt(a.x))\" y1=\"\(fmt(a.y))\" x2=\"\(fmt(c.x))\" y2=\"\(fmt(c.y))\" stroke=\"#888888\" stroke-width=\"1.5\" stroke-dasharray=\"4 4\"/>\n"
+                    )
                     bridgeFrom = nil
                 }
                 switch runner.add(f) {
@@ -255,12 +261,16 @@ public enum TrackPicture {
         for m in survey.marks {
             let p = project(m.lat, m.lon)
             let minutes = max(1, (m.seconds + 30) / 60)
-            out.write("<circle class=\"\(m.pause ? "pause" : "stop")\" cx=\"\(fmt(p.x))\" cy=\"\(fmt(p.y))\" r=\"5\" fill=\"#ffffff\" stroke=\"\(m.pause ? "#6a3d9a" : "#555555")\" stroke-width=\"2\"/>")
+            out.write(
+                "<circle class=\"\(m.pause ? "pause" : "stop")\" cx=\"\(fmt(p.x))\" cy=\"\(fmt(p.y))\" r=\"5\" fill=\"#ffffff\" stroke=\"\(m.pause ? "#6a3d9a" : "#555555")\" stroke-width=\"2\"/>"
+            )
             out.write("<text x=\"\(fmt(p.x + 7))\" y=\"\(fmt(p.y - 6))\">\(m.pause ? "pause" : "stop") \(minutes) min</text>\n")
         }
         let s = project(first.lat, first.lon), e = project(last.lat, last.lon)
         out.write("<circle class=\"start\" cx=\"\(fmt(s.x))\" cy=\"\(fmt(s.y))\" r=\"7\" fill=\"#2ca02c\" stroke=\"#ffffff\" stroke-width=\"2\"/>\n")
-        out.write("<rect class=\"finish\" x=\"\(fmt(e.x - 6))\" y=\"\(fmt(e.y - 6))\" width=\"12\" height=\"12\" fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"2\"/>\n")
+        out.write(
+            "<rect class=\"finish\" x=\"\(fmt(e.x - 6))\" y=\"\(fmt(e.y - 6))\" width=\"12\" height=\"12\" fill=\"#111111\" stroke=\"#ffffff\" stroke-width=\"2\"/>\n"
+        )
         // Start to the left and finish to the right: a round trip's two marks lie on each other.
         // A label that would leave the picture goes to the other side, above the start's mark
         // or below the finish's, so the two never meet.
@@ -278,7 +288,9 @@ public enum TrackPicture {
 
         // The height profile against distance.
         let range = profile.barometric ? survey.baroRange : survey.gpsRange
-        out.write("<g class=\"profile\"><rect x=\"\(fmt(margin))\" y=\"\(fmt(profileTop))\" width=\"\(fmt(inner))\" height=\"\(fmt(profileHeight))\" fill=\"#f6f6f6\" stroke=\"#cccccc\"/>\n")
+        out.write(
+            "<g class=\"profile\"><rect x=\"\(fmt(margin))\" y=\"\(fmt(profileTop))\" width=\"\(fmt(inner))\" height=\"\(fmt(profileHeight))\" fill=\"#f6f6f6\" stroke=\"#cccccc\"/>\n"
+        )
         if let (lo, hi) = range {
             let span = max(hi - lo, 10)
             let base = lo - (span - (hi - lo)) / 2
@@ -294,12 +306,19 @@ public enum TrackPicture {
                 out.write("<polyline fill=\"none\" stroke=\"#7f6a4f\" stroke-width=\"1.5\" points=\"\(pts.joined(separator: " "))\"/>\n")
             }
             let source = profile.barometric ? "barometer" : "GPS"
-            out.write("<text x=\"\(fmt(margin + 4))\" y=\"\(fmt(profileTop + 14))\" font-size=\"11\" fill=\"#555555\">\(fmt0(hi)) m (\(source))</text>\n")
-            out.write("<text x=\"\(fmt(margin + 4))\" y=\"\(fmt(profileTop + profileHeight - 4))\" font-size=\"11\" fill=\"#555555\">\(fmt0(lo)) m</text>\n")
+            out.write(
+                "<text x=\"\(fmt(margin + 4))\" y=\"\(fmt(profileTop + 14))\" font-size=\"11\" fill=\"#555555\">\(fmt0(hi)) m (\(source))</text>\n")
+            out.write(
+                "<text x=\"\(fmt(margin + 4))\" y=\"\(fmt(profileTop + profileHeight - 4))\" font-size=\"11\" fill=\"#555555\">\(fmt0(lo)) m</text>\n"
+            )
         } else {
-            out.write("<text x=\"\(fmt(margin + 4))\" y=\"\(fmt(profileTop + profileHeight / 2))\" font-size=\"11\" fill=\"#555555\">no trusted height: no profile</text>\n")
+            out.write(
+                "<text x=\"\(fmt(margin + 4))\" y=\"\(fmt(profileTop + profileHeight / 2))\" font-size=\"11\" fill=\"#555555\">no trusted height: no profile</text>\n"
+            )
         }
-        out.write("<text x=\"\(fmt(margin + inner - 4))\" y=\"\(fmt(profileTop + profileHeight + 14))\" font-size=\"11\" fill=\"#555555\" text-anchor=\"end\">\(TextFormat.fixed(survey.distanceM / 1000, 1) ?? "?") km</text>\n")
+        out.write(
+            "<text x=\"\(fmt(margin + inner - 4))\" y=\"\(fmt(profileTop + profileHeight + 14))\" font-size=\"11\" fill=\"#555555\" text-anchor=\"end\">\(TextFormat.fixed(survey.distanceM / 1000, 1) ?? "?") km</text>\n"
+        )
         out.put("</g>\n")
 
         // The legend.
@@ -311,7 +330,9 @@ public enum TrackPicture {
             out.write("<text x=\"\(fmt(x + 22))\" y=\"\(fmt(legendTop + 8))\">\(label)</text>\n")
             x += 30 + Double(label.count) * 6.5
         }
-        out.write("<text x=\"\(fmt(margin + inner))\" y=\"\(fmt(legendTop + 8))\" text-anchor=\"end\" fill=\"#888888\">cairn \(TextFormat.xmlEscaped(trip.files.first.map { basename($0.path) } ?? ""))</text>\n")
+        out.write(
+            "<text x=\"\(fmt(margin + inner))\" y=\"\(fmt(legendTop + 8))\" text-anchor=\"end\" fill=\"#888888\">cairn \(TextFormat.xmlEscaped(trip.files.first.map { basename($0.path) } ?? ""))</text>\n"
+        )
         out.put("</g>\n</svg>\n")
         return summary
     }
@@ -322,7 +343,8 @@ public enum TrackPicture {
         var parts = ["Trip \(s.id)"]
         if let a = s.activity { parts.append(a) }
         if let t = st.firstTimeMs { parts.append(String(TextFormat.isoTime(ms: t).prefix(16)).replacingT() + " UTC") }
-        parts.append(st.distanceM >= 1000 ? (TextFormat.fixed(st.distanceM / 1000, 2) ?? "?") + " km" : (TextFormat.fixed(st.distanceM, 0) ?? "?") + " m")
+        parts.append(
+            st.distanceM >= 1000 ? (TextFormat.fixed(st.distanceM / 1000, 2) ?? "?") + " km" : (TextFormat.fixed(st.distanceM, 0) ?? "?") + " m")
         parts.append("moving " + TripFigures.duration(st.movingTimeMs))
         parts.append("climb " + (st.ascentM.map { "+" + (TextFormat.fixed($0, 0) ?? "?") + " m" } ?? "-"))
         return parts.joined(separator: " · ")
@@ -357,6 +379,6 @@ public enum TrackPicture {
     static func basename(_ p: String) -> String { p.split(separator: "/").last.map(String.init) ?? p }
 }
 
-private extension String {
-    func replacingT() -> String { String(map { $0 == "T" ? " " : $0 }) }
+extension String {
+    fileprivate func replacingT() -> String { String(map { $0 == "T" ? " " : $0 }) }
 }

@@ -99,8 +99,10 @@ public enum TripCatalog {
     /// readable cairn logs are reported through `problem` (naming the file) and skipped. A file
     /// whose header was never completed (empty or all zeros: what a power cut while the recorder
     /// created it leaves) holds no record; it goes to `unfinished` when given, else to `problem`.
-    public static func files(_ paths: [String], problem: (String) -> Void,
-                             unfinished: ((String) -> Void)? = nil) -> [LogFileRef] {
+    public static func files(
+        _ paths: [String], problem: (String) -> Void,
+        unfinished: ((String) -> Void)? = nil
+    ) -> [LogFileRef] {
         var out: [LogFileRef] = []
         var seen = Set<FileIdentity>()
         func once(_ path: String) -> Bool { FileIdentity(path: path).map { seen.insert($0).inserted } ?? true }
@@ -120,8 +122,10 @@ public enum TripCatalog {
         return out
     }
 
-    private static func ref(_ path: String, directory: String, problem: (String) -> Void,
-                            unfinished: ((String) -> Void)?) -> LogFileRef? {
+    private static func ref(
+        _ path: String, directory: String, problem: (String) -> Void,
+        unfinished: ((String) -> Void)?
+    ) -> LogFileRef? {
         do {
             let r = try LogReader(path: path)
             return LogFileRef(path: path, header: r.header, directory: directory)
@@ -156,8 +160,9 @@ public enum TripCatalog {
                 chains.append([f])
             }
             if chains.count > 1, let other = chains[0].first(where: { $0.header.part == f.header.part }), other.path != f.path {
-                notes[key, default: []].append("two files claim trip \(f.header.tripId) part \(f.header.part): \(other.path) and \(f.path) "
-                    + "(two recorders on one directory, or a file left over); each is read as a trip of its own")
+                notes[key, default: []].append(
+                    "two files claim trip \(f.header.tripId) part \(f.header.part): \(other.path) and \(f.path) "
+                        + "(two recorders on one directory, or a file left over); each is read as a trip of its own")
             }
             groups[key] = chains
         }

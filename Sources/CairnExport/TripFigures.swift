@@ -19,7 +19,7 @@ public enum TripFigures {
             ("ascent_m", num(s.stats.ascentM, 1)),
             ("descent_m", num(s.stats.descentM, 1)),
             ("max_speed_mps", num(s.stats.maxSpeedMps, 2)),
-            ("status", TextFormat.jsonString(s.status)),
+            ("status", TextFormat.jsonString(s.status))
         ]
         // Only in conversions that changed the points: the figures are the exported track's.
         if s.smoothed { fields.append(("smoothed", "true")) }
@@ -42,14 +42,19 @@ public enum TripFigures {
     public static func line(_ s: TripSummary) -> String {
         let st = s.stats
         var parts: [String] = []
-        parts.append(st.distanceM >= 1000 ? (TextFormat.fixed(st.distanceM / 1000, 2) ?? "?") + " km" : (TextFormat.fixed(st.distanceM, 0) ?? "?") + " m")
+        parts.append(
+            st.distanceM >= 1000 ? (TextFormat.fixed(st.distanceM / 1000, 2) ?? "?") + " km" : (TextFormat.fixed(st.distanceM, 0) ?? "?") + " m")
         parts.append("moving \(duration(st.movingTimeMs)) of \(duration(st.elapsedMs))")
         if st.movingTimeMs > 0, let a = TextFormat.fixed(st.distanceM / (Double(st.movingTimeMs) / 1000) * 3.6, 1) { parts.append("avg \(a) km/h") }
         if let m = st.maxSpeedMps, let t = TextFormat.fixed(m * 3.6, 1) { parts.append("max \(t) km/h") }
-        if let up = st.ascentM, let down = st.descentM { parts.append("+\(TextFormat.fixed(up, 0) ?? "?") m / -\(TextFormat.fixed(down, 0) ?? "?") m") }
+        if let up = st.ascentM, let down = st.descentM {
+            parts.append("+\(TextFormat.fixed(up, 0) ?? "?") m / -\(TextFormat.fixed(down, 0) ?? "?") m")
+        }
         parts.append("\(st.points) points in \(st.segments) segment\(st.segments == 1 ? "" : "s")")
         if s.smoothed { parts.append("smoothed") }
-        if let g = s.filledGaps, let p = s.interpolatedPoints { parts.append("\(g) gap\(g == 1 ? "" : "s") filled with \(p) interpolated point\(p == 1 ? "" : "s")") }
+        if let g = s.filledGaps, let p = s.interpolatedPoints {
+            parts.append("\(g) gap\(g == 1 ? "" : "s") filled with \(p) interpolated point\(p == 1 ? "" : "s")")
+        }
         parts.append(s.status)
         return parts.joined(separator: ", ")
     }

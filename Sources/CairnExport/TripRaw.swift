@@ -12,11 +12,13 @@ public enum TripRaw {
         for f in trip.files {
             if let r = try? LogReader(path: f.path).scan() { unreadable += r.damaged.count + r.implausibleRecords + r.malformedRecords }
         }
-        let why = unreadable > 0
+        let why =
+            unreadable > 0
             ? "recorded by an older cairn or with 'record --raw off', or lost in the \(unreadable) damaged record\(unreadable == 1 ? "" : "s") 'cairn verify' reports"
             : "recorded by an older cairn or with 'record --raw off'"
-        return ExportError("no raw fixes in \(trip.files.map(\.path).joined(separator: ", ")) (\(why)): the trip cannot be re-filtered, "
-                           + "nor its fixes shown one by one")
+        return ExportError(
+            "no raw fixes in \(trip.files.map(\.path).joined(separator: ", ")) (\(why)): the trip cannot be re-filtered, "
+                + "nor its fixes shown one by one")
     }
 
     /// Whether the trip holds any raw fix (reads up to the first raw fixes record).

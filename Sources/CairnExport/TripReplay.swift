@@ -27,8 +27,10 @@ public enum TripReplay {
     /// before, and the ride went on) is judged by rules that remember that run's earlier trips
     /// (`Options.logTrips`): those are run through first, from the run's start, without output.
     @discardableResult
-    public static func read(_ trip: TripRef, options: Options = Options(), warn: (String) -> Void = { _ in },
-                            visit: (TripEvent) -> Void = { _ in }) throws -> TripSummary {
+    public static func read(
+        _ trip: TripRef, options: Options = Options(), warn: (String) -> Void = { _ in },
+        visit: (TripEvent) -> Void = { _ in }
+    ) throws -> TripSummary {
         var s = TripSummary(id: trip.id, files: trip.files.map(\.path))
         var recorder: TripRecorder<FixRules>?
         var lastTime: Int64?
@@ -97,9 +99,12 @@ public enum TripReplay {
             if !checkedStart {
                 checkedStart = true
                 if batch.leftOutBefore > 0 || !(raw.events.contains(.runStart) || warmedUp) {
-                    warn("trip \(trip.id): the rules had judged fixes before its first stored one "
-                         + (batch.leftOutBefore > 0 ? "(\(batch.leftOutBefore) waited longer than the recorder keeps them before a trip) " : "(a trip after another in one recording) ")
-                         + "that are not in the log: its first points may differ from a recording made anew")
+                    warn(
+                        "trip \(trip.id): the rules had judged fixes before its first stored one "
+                            + (batch.leftOutBefore > 0
+                                ? "(\(batch.leftOutBefore) waited longer than the recorder keeps them before a trip) "
+                                : "(a trip after another in one recording) ")
+                            + "that are not in the log: its first points may differ from a recording made anew")
                 }
             }
             if raw.events.contains(.runStart) || recorder == nil {

@@ -73,8 +73,11 @@ public enum TripTimeline {
                         segmentsDue(by: t)
                         if !r.events.isEmpty { closeRun() }
                         if r.events.contains(.runStart) { visit(.recorderStarted(atMs: t)) }
-                        if r.events.contains(.closedWithoutFix) { visit(.closedWithoutFix(atMs: t)) }
-                        else if r.events.contains(.rulesFlushed) { visit(.gpsdLost(atMs: t)) }
+                        if r.events.contains(.closedWithoutFix) {
+                            visit(.closedWithoutFix(atMs: t))
+                        } else if r.events.contains(.rulesFlushed) {
+                            visit(.gpsdLost(atMs: t))
+                        }
                         switch r.verdict {
                         case .kept:
                             closeRun()

@@ -187,9 +187,11 @@ struct CompactPointsEncoder {
         swap(&v, &values); swap(&p, &present); swap(&r, &residuals); swap(&pf, &perField); swap(&bytes, &stream)
     }
 
-    private static func encode(_ fixes: ArraySlice<Fix>, _ values: UnsafeMutableBufferPointer<Int64>,
-                               _ present: UnsafeMutableBufferPointer<Bool>, _ residuals: UnsafeMutableBufferPointer<UInt64>,
-                               _ perField: UnsafeMutableBufferPointer<Int64>, _ stream: inout [UInt8], into out: inout [UInt8]) {
+    private static func encode(
+        _ fixes: ArraySlice<Fix>, _ values: UnsafeMutableBufferPointer<Int64>,
+        _ present: UnsafeMutableBufferPointer<Bool>, _ residuals: UnsafeMutableBufferPointer<UInt64>,
+        _ perField: UnsafeMutableBufferPointer<Int64>, _ stream: inout [UInt8], into out: inout [UInt8]
+    ) {
         let n = fixes.count
         let count = PointField.count
         @inline(__always) func put(_ f: Int, _ i: Int, _ q: Int64) {
@@ -355,7 +357,8 @@ enum CompactPointsDecoder {
         let fields = try r.varint()
         let partial = try r.varint()
         guard fields & PointField.required == PointField.required, partial & fields == partial,
-              partial & PointField.required == 0 else { throw Malformed() }
+            partial & PointField.required == 0
+        else { throw Malformed() }
         // Presence runs of the partial fields: run boundaries, flipping presence at each.
         var runEnds: [[Int]] = Array(repeating: [], count: 64)
         var firstPresent = [Bool](repeating: true, count: 64)

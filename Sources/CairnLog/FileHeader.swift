@@ -92,18 +92,21 @@ public struct FileHeader: Equatable, Sendable {
         let n = prefix.count
         if n < 8 {
             if prefix.elementsEqual(magic.prefix(n)) || prefix.allSatisfy({ $0 == 0 }) {
-                throw LogError(path: path, message: n == 0
-                    ? "empty file (the recorder stopped while creating it)"
-                    : "truncated header (\(n) of 32 bytes; the recorder stopped while creating it)",
+                throw LogError(
+                    path: path,
+                    message: n == 0
+                        ? "empty file (the recorder stopped while creating it)"
+                        : "truncated header (\(n) of 32 bytes; the recorder stopped while creating it)",
                     kind: .truncatedHeader)
             }
             throw LogError(path: path, message: "not a cairn log (bad magic)", kind: .notALog)
         }
         if !prefix[0..<8].elementsEqual(magic) {
             if prefix.allSatisfy({ $0 == 0 }) {
-                throw LogError(path: path,
-                               message: "header is all zeros (the recorder stopped while creating it)",
-                               kind: .truncatedHeader)
+                throw LogError(
+                    path: path,
+                    message: "header is all zeros (the recorder stopped while creating it)",
+                    kind: .truncatedHeader)
             }
             throw LogError(path: path, message: "not a cairn log (bad magic)", kind: .notALog)
         }
@@ -112,14 +115,16 @@ public struct FileHeader: Equatable, Sendable {
             // recognised even if the rest of its header is laid out differently.
             let version = UInt16(prefix[8]) | UInt16(prefix[9]) << 8
             if version > FrameFormat.version {
-                throw LogError(path: path, message: "written by a newer cairn (format \(version))",
-                               kind: .newerVersion)
+                throw LogError(
+                    path: path, message: "written by a newer cairn (format \(version))",
+                    kind: .newerVersion)
             }
         }
         if n < FrameFormat.headerLength {
-            throw LogError(path: path,
-                           message: "truncated header (\(n) of 32 bytes; the recorder stopped while creating it)",
-                           kind: .truncatedHeader)
+            throw LogError(
+                path: path,
+                message: "truncated header (\(n) of 32 bytes; the recorder stopped while creating it)",
+                kind: .truncatedHeader)
         }
         func le<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
             var v: T = 0
@@ -139,8 +144,9 @@ public struct FileHeader: Equatable, Sendable {
             throw LogError(path: path, message: "damaged header (header length \(length))", kind: .damagedHeader)
         }
         if length > fileSize {
-            throw LogError(path: path, message: "truncated header (\(fileSize) of \(length) bytes)",
-                           kind: .truncatedHeader)
+            throw LogError(
+                path: path, message: "truncated header (\(fileSize) of \(length) bytes)",
+                kind: .truncatedHeader)
         }
         var h = FileHeader(tripId: le(16, UInt64.self), part: le(24, UInt32.self), salt: le(12, UInt32.self))
         h.version = version

@@ -57,8 +57,9 @@ public enum LogDirectory {
     public static func nextNumber(in dir: String) throws -> UInt32 {
         let last = try logFiles(in: dir).last?.number ?? 0
         guard last < maxNumber else {
-            throw LogError(path: dir, message: "log file numbers exhausted (\(fileName(number: last)) exists)",
-                           kind: .invalidArgument)
+            throw LogError(
+                path: dir, message: "log file numbers exhausted (\(fileName(number: last)) exists)",
+                kind: .invalidArgument)
         }
         return last + 1
     }

@@ -105,65 +105,68 @@ public struct LogReader {
     /// A record that does not decode (malformed, or holding impossible values) comes as `.unknown`.
     /// Streams: memory is one window and the current record, whatever the file's size.
     public func forEach(_ body: (LogEntry) throws -> Bool) throws {
-        _ = try walk(onFrame: { offset, type, payload in
-            if type == FrameFormat.RecordType.padding { return true }
-            var r = ByteReader(payload)
-            guard let seq = try? r.varint() else { return true }
-            let afterSeq = r.index
-            var leftOut = 0
-            var firstLeftOut: String?
-            let record = (try? RecordCodec.decodeBody(type: type, &r)).flatMap {
-                Self.screened($0, leftOut: &leftOut, firstLeftOut: &firstLeftOut).record
-            } ?? .unknown(type: type, payload: Array(UnsafeRawBufferPointer(rebasing: payload[afterSeq...])))
-            return try body(LogEntry(seq: seq, offset: offset, record: record))
-        }, onDamage: { _ in })
+        _ = try walk(
+            onFrame: { offset, type, payload in
+                if type == FrameFormat.RecordType.padding { return true }
+                var r = ByteReader(payload)
+                guard let seq = try? r.varint() else { return true }
+                let afterSeq = r.index
+                var leftOut = 0
+                var firstLeftOut: String?
+                let record =
+                    (try? RecordCodec.decodeBody(type: type, &r)).flatMap {
+                        Self.screened($0, leftOut: &leftOut, firstLeftOut: &firstLeftOut).record
+                    } ?? .unknown(type: type, payload: Array(UnsafeRawBufferPointer(rebasing: payload[afterSeq...])))
+                return try body(LogEntry(seq: seq, offset: offset, record: record))
+            }, onDamage: { _ in })
     }
 
     /// Full scan summary (for verify/list): counts and damage.
     public func scan() throws -> ScanReport {
         var report = ScanReport()
         var previous: UInt64 = 0
-        let tail = try walk(onFrame: { _, type, payload in
-            var r = ByteReader(payload)
-            let seq = try? r.varint()
-            if type == FrameFormat.RecordType.padding {
-                // Not a record; its sequence number (a padding writer numbers it) keeps the count.
-                report.paddingBytes += FrameFormat.frameHeaderLength + payload.count
-                if let seq {
-                    if seq != previous &+ 1 { report.sequenceGaps += 1 }
-                    previous = seq
+        let tail = try walk(
+            onFrame: { _, type, payload in
+                var r = ByteReader(payload)
+                let seq = try? r.varint()
+                if type == FrameFormat.RecordType.padding {
+                    // Not a record; its sequence number (a padding writer numbers it) keeps the count.
+                    report.paddingBytes += FrameFormat.frameHeaderLength + payload.count
+                    if let seq {
+                        if seq != previous &+ 1 { report.sequenceGaps += 1 }
+                        previous = seq
+                    }
+                    return true
+                }
+                guard let seq else {
+                    report.malformedRecords += 1
+                    return true
+                }
+                if seq != previous &+ 1 { report.sequenceGaps += 1 }
+                previous = seq
+                report.lastSeq = seq
+                guard let decoded = try? RecordCodec.decodeBody(type: type, &r) else {
+                    report.malformedRecords += 1
+                    return true
+                }
+                let (screened, problem) = Self.screened(decoded, leftOut: &report.valuesLeftOut, firstLeftOut: &report.firstLeftOut)
+                guard let record = screened else {
+                    report.implausibleRecords += 1
+                    if report.firstImplausible == nil { report.firstImplausible = problem }
+                    return true
+                }
+                report.records += 1
+                switch record {
+                case .points(let fixes):
+                    report.points += fixes.count
+                    if let f = fixes.first, report.firstTimeMs == nil { report.firstTimeMs = f.timeMs }
+                    if let l = fixes.last { report.lastTimeMs = l.timeMs }
+                case .tripEnd: report.hasTripEnd = true
+                case .unknown: report.unknownRecords += 1
+                default: break
                 }
                 return true
-            }
-            guard let seq else {
-                report.malformedRecords += 1
-                return true
-            }
-            if seq != previous &+ 1 { report.sequenceGaps += 1 }
-            previous = seq
-            report.lastSeq = seq
-            guard let decoded = try? RecordCodec.decodeBody(type: type, &r) else {
-                report.malformedRecords += 1
-                return true
-            }
-            let (screened, problem) = Self.screened(decoded, leftOut: &report.valuesLeftOut, firstLeftOut: &report.firstLeftOut)
-            guard let record = screened else {
-                report.implausibleRecords += 1
-                if report.firstImplausible == nil { report.firstImplausible = problem }
-                return true
-            }
-            report.records += 1
-            switch record {
-            case .points(let fixes):
-                report.points += fixes.count
-                if let f = fixes.first, report.firstTimeMs == nil { report.firstTimeMs = f.timeMs }
-                if let l = fixes.last { report.lastTimeMs = l.timeMs }
-            case .tripEnd: report.hasTripEnd = true
-            case .unknown: report.unknownRecords += 1
-            default: break
-            }
-            return true
-        }, onDamage: { report.damaged.append($0) })
+            }, onDamage: { report.damaged.append($0) })
         report.tornTailBytes = tail.torn
         report.unusedTailBytes = tail.unused
         return report
@@ -188,10 +191,13 @@ public struct LogReader {
 
     /// Runs the frame scanner over the file. Returns the tail after the last intact frame
     /// (an empty one if `onFrame` stopped the walk).
-    func walk(onFrame: (Int, UInt8, UnsafeRawBufferPointer) throws -> Bool,
-              onDamage: (Range<Int>) -> Void) throws -> FrameScanner.Tail {
-        let scanner = FrameScanner(file: file, path: path, start: dataOffset, end: fileSize,
-                                   saltRegister: CRC32C.saltRegister(header.salt))
+    func walk(
+        onFrame: (Int, UInt8, UnsafeRawBufferPointer) throws -> Bool,
+        onDamage: (Range<Int>) -> Void
+    ) throws -> FrameScanner.Tail {
+        let scanner = FrameScanner(
+            file: file, path: path, start: dataOffset, end: fileSize,
+            saltRegister: CRC32C.saltRegister(header.salt))
         return try scanner.run(onFrame: onFrame, onDamage: onDamage)
     }
 }
@@ -232,7 +238,7 @@ final class FrameScanner {
     private var end: Int
     private let saltRegister: UInt32
     private let buffer: UnsafeMutableRawBufferPointer
-    private var base = 0   // file offset of buffer[0]
+    private var base = 0  // file offset of buffer[0]
     private var count = 0  // valid bytes in buffer
     private var prefix: UnsafeMutableBufferPointer<UInt32>?
     private var prefixCount = 0  // prefix[0..<prefixCount] valid; prefix[i] = register over buffer[0..<i]
@@ -267,8 +273,9 @@ final class FrameScanner {
         prefixCount = 0
         let want = min(buffer.count, end - base)
         if count < want {
-            let got = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count..<want]),
-                                    at: base + count, path: path)
+            let got = try file.read(
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[count..<want]),
+                at: base + count, path: path)
             count += got
             if count < want { end = base + count }  // the file shrank under us
         }
@@ -323,8 +330,10 @@ final class FrameScanner {
 
     /// Delivers each intact frame (offset, type, payload) and each damaged range. Returns the
     /// tail after the last intact frame, or no tail if `onFrame` stopped the walk.
-    func run(onFrame: (Int, UInt8, UnsafeRawBufferPointer) throws -> Bool,
-             onDamage: (Range<Int>) -> Void) throws -> Tail {
+    func run(
+        onFrame: (Int, UInt8, UnsafeRawBufferPointer) throws -> Bool,
+        onDamage: (Range<Int>) -> Void
+    ) throws -> Tail {
         var pos = start
         while pos < end {
             try ensure(pos)

@@ -2,9 +2,9 @@ import CairnCore
 
 /// Why a trip ended.
 public enum TripEndReason: UInt8, Sendable, Equatable {
-    case shutdown = 0      // SIGTERM/SIGINT
-    case standstill = 1    // parked long enough to close the trip
-    case fault = 2         // the file was abandoned after an I/O error; the trip continues in the next file
+    case shutdown = 0  // SIGTERM/SIGINT
+    case standstill = 1  // parked long enough to close the trip
+    case fault = 2  // the file was abandoned after an I/O error; the trip continues in the next file
     case other = 255
 }
 
@@ -17,8 +17,10 @@ public struct TripEnd: Equatable, Sendable {
     public var movingTimeMs: Int64
     public var firstTimeMs: Int64?
     public var lastTimeMs: Int64?
-    public init(reason: TripEndReason, points: UInt64, distanceM: Double, movingTimeMs: Int64,
-                firstTimeMs: Int64?, lastTimeMs: Int64?) {
+    public init(
+        reason: TripEndReason, points: UInt64, distanceM: Double, movingTimeMs: Int64,
+        firstTimeMs: Int64?, lastTimeMs: Int64?
+    ) {
         self.reason = reason
         self.points = points
         self.distanceM = distanceM

@@ -66,25 +66,32 @@ public final class LogWriter {
     /// `preallocation`: 0, or the size of the chunks of zeros kept ahead of the data (≥ 4096).
     /// `padDirect`: when the writer writes direct, pad to at least `directSectorSize`, so that no
     /// sync rewrites a sector holding acknowledged bytes (see LOG_FORMAT.md, "Direct writes").
-    public convenience init(directory: String, number: UInt32, header: FileHeader, padding: Int = 0,
-                            preallocation: Int = 0, padDirect: Bool = false) throws {
-        try self.init(directory: directory, number: number, header: header, padding: padding,
-                      preallocation: preallocation, padDirect: padDirect, io: .system)
+    public convenience init(
+        directory: String, number: UInt32, header: FileHeader, padding: Int = 0,
+        preallocation: Int = 0, padDirect: Bool = false
+    ) throws {
+        try self.init(
+            directory: directory, number: number, header: header, padding: padding,
+            preallocation: preallocation, padDirect: padDirect, io: .system)
     }
 
-    init(directory: String, number: UInt32, header: FileHeader, padding: Int = 0, preallocation: Int = 0,
-         padDirect: Bool = false, io: WriterIO) throws {
+    init(
+        directory: String, number: UInt32, header: FileHeader, padding: Int = 0, preallocation: Int = 0,
+        padDirect: Bool = false, io: WriterIO
+    ) throws {
         let path = POSIX.join(directory, LogDirectory.fileName(number: number))
         guard number <= LogDirectory.maxNumber else {
             throw LogError(path: path, message: "file number \(number) has more than 8 digits", kind: .invalidArgument)
         }
         guard padding == 0 || (padding >= 64 && padding <= 32768 && padding & (padding - 1) == 0) else {
-            throw LogError(path: path, message: "padding \(padding) is not 0 or a power of two from 64 to 32768",
-                           kind: .invalidArgument)
+            throw LogError(
+                path: path, message: "padding \(padding) is not 0 or a power of two from 64 to 32768",
+                kind: .invalidArgument)
         }
         guard preallocation == 0 || preallocation >= 4096 else {
-            throw LogError(path: path, message: "preallocation \(preallocation) is not 0 or at least 4096",
-                           kind: .invalidArgument)
+            throw LogError(
+                path: path, message: "preallocation \(preallocation) is not 0 or at least 4096",
+                kind: .invalidArgument)
         }
         var h = header
         h.version = FrameFormat.version
@@ -143,8 +150,9 @@ public final class LogWriter {
             batch.framePendingPoints(into: &frames)
             let ok = frames.frame(type: type) { RecordCodec.encodeBody(record, into: &$0) }
             if !ok {
-                throw LogError(path: path, message: "record too large for one frame (max \(FrameFormat.maxPayload) bytes)",
-                               kind: .invalidArgument)
+                throw LogError(
+                    path: path, message: "record too large for one frame (max \(FrameFormat.maxPayload) bytes)",
+                    kind: .invalidArgument)
             }
             batch.didFrame(record)
             accepted(weight: 1)
@@ -152,8 +160,11 @@ public final class LogWriter {
     }
 
     private func invalidFix(_ f: Fix) -> LogError {
-        LogError(path: path, message: "invalid fix (lat \(f.lat), lon \(f.lon), time \(f.timeMs) ms): latitude and longitude must be finite and in range, the time between 2000 and 2100",
-                 kind: .invalidArgument)
+        LogError(
+            path: path,
+            message:
+                "invalid fix (lat \(f.lat), lon \(f.lon), time \(f.timeMs) ms): latitude and longitude must be finite and in range, the time between 2000 and 2100",
+            kind: .invalidArgument)
     }
 
     private func checkUsable() throws {
@@ -162,8 +173,9 @@ public final class LogWriter {
             throw f
         }
         if failed {
-            throw LogError(path: path, message: "writer failed earlier (\(failureMessage)); open a new file",
-                           kind: .writerFailed)
+            throw LogError(
+                path: path, message: "writer failed earlier (\(failureMessage)); open a new file",
+                kind: .writerFailed)
         }
         if !file.isOpen { throw LogError(path: path, message: "writer is closed", kind: .invalidArgument) }
     }

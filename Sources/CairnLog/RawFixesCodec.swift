@@ -75,8 +75,10 @@ enum RawFixesCodec {
         var raws: [RawFix] = []
         raws.reserveCapacity(n)
         for i in 0..<n {
-            raws.append(RawFix(fix: fixes[i], arrivalMs: fixes[i].timeMs &+ lags[i], verdict: verdicts[i],
-                               events: events[i], settings: settings))
+            raws.append(
+                RawFix(
+                    fix: fixes[i], arrivalMs: fixes[i].timeMs &+ lags[i], verdict: verdicts[i],
+                    events: events[i], settings: settings))
         }
         return RawBatch(activity: activity, fixes: raws, leftOutBefore: leftOut)
     }
@@ -249,7 +251,8 @@ final class RawBatchEncoder {
         let name = activity
         let closeAfter = UInt64(max(0, s.closeAfterMs))
         let bodyLength = UInt64(Varint.length(UInt64(count)) + bodyCount)
-        let size = Varint.length(UInt64(count)) + 1 + Varint.length(UInt64(name.count)) + name.count
+        let size =
+            Varint.length(UInt64(count)) + 1 + Varint.length(UInt64(name.count)) + name.count
             + Varint.length(closeAfter) + Varint.length(leftOutBefore) + count
             + Varint.length(UInt64(eventCount)) + events.count + lagsCount + Varint.length(bodyLength) + Int(bodyLength)
         precondition(size <= recordCapacity)

@@ -119,8 +119,10 @@ enum RecordCodec {
             let flags = try r.u8()
             let first: Int64? = flags & 1 != 0 ? try r.zigzag() : nil
             let last: Int64? = flags & 2 != 0 ? try r.zigzag() : nil
-            return .tripEnd(TripEnd(reason: reason, points: points, distanceM: Double(cm) / 100,
-                                    movingTimeMs: Int64(clamping: moving), firstTimeMs: first, lastTimeMs: last))
+            return .tripEnd(
+                TripEnd(
+                    reason: reason, points: points, distanceM: Double(cm) / 100,
+                    movingTimeMs: Int64(clamping: moving), firstTimeMs: first, lastTimeMs: last))
         case T.rawFixes:
             return .rawFixes(try RawFixesCodec.decode(&r))
         default:
@@ -155,7 +157,7 @@ public enum PointBounds {
     /// A raw fix's arrival (the recorder's system clock, ms since 1970), as far as any clock may
     /// be off (±35,000 years): the rules take differences of arrival times, which a crafted
     /// record's arrival beyond this would overflow. Outside, the record is damaged.
-    public static let arrival: ClosedRange<Int64> = -(1 << 50) ... (1 << 50)
+    public static let arrival: ClosedRange<Int64> = -(1 << 50)...(1 << 50)
 
     /// Whether a fix's time and position are possible (finite, |lat| ≤ 90, |lon| ≤ 180, a time
     /// in [2000, 2100)).
@@ -271,8 +273,10 @@ enum PointField {
     /// The optional fields (bits 4 and up), in bit order: what both point encoders write.
     static let optionals = altHAE..<count
     /// Field names for messages (index = bit).
-    static let names = ["time", "latitude", "longitude", "mode", "ellipsoid height", "sea-level height",
-                        "eph", "epx", "epy", "epv", "speed", "course", "vertical speed", "pressure", "temperature"]
+    static let names = [
+        "time", "latitude", "longitude", "mode", "ellipsoid height", "sea-level height",
+        "eph", "epx", "epy", "epv", "speed", "course", "vertical speed", "pressure", "temperature"
+    ]
 
     /// A fix's value of optional field `bit`, when present and finite.
     @inline(__always)
@@ -391,7 +395,9 @@ enum PointsDecoder {
                     let residual = try r.zigzag()
                     if bit < PointField.count {
                         let b = UInt16(1) << UInt16(bit)
-                        let prediction: Int64 = seen.1 & b != 0 ? 2 &* last[bit] &- before[bit]
+                        let prediction: Int64 =
+                            seen.1 & b != 0
+                            ? 2 &* last[bit] &- before[bit]
                             : seen.0 & b != 0 ? last[bit] : 0
                         let v = prediction &+ residual
                         before[bit] = last[bit]

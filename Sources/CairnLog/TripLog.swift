@@ -73,17 +73,22 @@ public final class TripLog {
     /// Called after each successful sync with (file path, highest durable sequence number).
     public var onSync: ((String, UInt64) -> Void)?
 
-    public convenience init(directory: String, activity: String, software: String, syncIntervalMs: Int64,
-                            padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk,
-                            padDirect: Bool = false, say: @escaping (String) -> Void) throws {
-        try self.init(directory: directory, activity: activity, software: software, syncIntervalMs: syncIntervalMs,
-                      padding: padding, preallocation: preallocation, padDirect: padDirect, io: .system, say: say)
+    public convenience init(
+        directory: String, activity: String, software: String, syncIntervalMs: Int64,
+        padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk,
+        padDirect: Bool = false, say: @escaping (String) -> Void
+    ) throws {
+        try self.init(
+            directory: directory, activity: activity, software: software, syncIntervalMs: syncIntervalMs,
+            padding: padding, preallocation: preallocation, padDirect: padDirect, io: .system, say: say)
     }
 
     /// `io` replaces the writer's write and fdatasync calls (fault injection in tests).
-    init(directory: String, activity: String, software: String, syncIntervalMs: Int64,
-         padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk, padDirect: Bool = false, io: WriterIO,
-         say: @escaping (String) -> Void) throws {
+    init(
+        directory: String, activity: String, software: String, syncIntervalMs: Int64,
+        padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk, padDirect: Bool = false, io: WriterIO,
+        say: @escaping (String) -> Void
+    ) throws {
         self.io = io
         self.padding = padding
         self.padDirect = padDirect
@@ -177,9 +182,11 @@ public final class TripLog {
             addRaw(r, monoMs: monoMs)
         case .closeTrip(let totals):
             let s = totals.stats
-            let lost = closeTrip(TripEnd(reason: .standstill, points: UInt64(s.points), distanceM: s.distanceM,
-                                         movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
-                                 drops: totals.drops, monoMs: monoMs)
+            let lost = closeTrip(
+                TripEnd(
+                    reason: .standstill, points: UInt64(s.points), distanceM: s.distanceM,
+                    movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
+                drops: totals.drops, monoMs: monoMs)
             if lost > 0 { say("log: trip closed at a standstill: \(s.points) points, \(lost) of them dropped for lack of room on the card") }
         }
     }
@@ -221,7 +228,9 @@ public final class TripLog {
     /// Milliseconds until `tick` will sync, so a caller can sleep until then; `.max` when
     /// nothing waits to be synced.
     public func msUntilSyncDue(monoMs: Int64) -> Int64 {
-        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty || (tripId != 0 && (rawBatch.count > 0 || !rawsBeforeTrip.isEmpty)) else { return .max }
+        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty || (tripId != 0 && (rawBatch.count > 0 || !rawsBeforeTrip.isEmpty)) else {
+            return .max
+        }
         return max(0, lastSyncMono + syncIntervalMs - monoMs)
     }
 
@@ -332,7 +341,9 @@ public final class TripLog {
         if waiting.isFull, let oldest = waiting.first {
             if droppingSince == nil {
                 droppingSince = (0, 0)
-                say("log: \(waiting.capacity) records waiting for the card; dropping the oldest from now on (counted, and said when the card takes records again)")
+                say(
+                    "log: \(waiting.capacity) records waiting for the card; dropping the oldest from now on (counted, and said when the card takes records again)"
+                )
             }
             droppingSince!.records += 1
             droppingSince!.points += Self.pointCount(oldest)
@@ -391,14 +402,17 @@ public final class TripLog {
             if tripIdFollowsFile { tripId = UInt64(nextNumber) }
             let header = FileHeader(tripId: tripId, part: part, salt: LogDirectory.randomSalt())
             do {
-                let w = try LogWriter(directory: directory, number: nextNumber, header: header, padding: padding,
-                                      preallocation: preallocation, padDirect: padDirect, io: io)
+                let w = try LogWriter(
+                    directory: directory, number: nextNumber, header: header, padding: padding,
+                    preallocation: preallocation, padDirect: padDirect, io: io)
                 return opened(w)
             } catch let e as LogError where e.errno == EEXIST && taken < 3 {
                 taken += 1
                 let path = POSIX.join(directory, LogDirectory.fileName(number: nextNumber))
                 let next = (try? LogDirectory.nextNumber(in: directory)) ?? nextNumber + 1
-                say("log: \(path) exists already (not written by this recorder): left as it is, using \(LogDirectory.fileName(number: max(next, nextNumber + 1)))")
+                say(
+                    "log: \(path) exists already (not written by this recorder): left as it is, using \(LogDirectory.fileName(number: max(next, nextNumber + 1)))"
+                )
                 nextNumber = max(next, nextNumber + 1)
             } catch let e as LogError where e.errno == ENOENT && !remade {
                 // The log directory was removed under the recorder: made again, as at the start.
@@ -418,9 +432,11 @@ public final class TripLog {
         reportedOpenFailure = false
         if !reportedWriteMode && preallocation > 0 {
             reportedWriteMode = true
-            say(w.writesDirect ? "log: writing in \(LogWriter.directSectorSize)-byte sectors past the page cache (O_DIRECT)"
-                                 + (w.padding > padding ? ", each sync padded to a sector" : "")
-                               : "log: writing through the page cache, not direct (O_DIRECT refused, or no room for zeros ahead)")
+            say(
+                w.writesDirect
+                    ? "log: writing in \(LogWriter.directSectorSize)-byte sectors past the page cache (O_DIRECT)"
+                        + (w.padding > padding ? ", each sync padded to a sector" : "")
+                    : "log: writing through the page cache, not direct (O_DIRECT refused, or no room for zeros ahead)")
         }
         if recovering {
             recovering = false
@@ -458,7 +474,8 @@ public final class TripLog {
         part += 1
         var moved = RingBuffer<LogRecord>(capacity: waiting.capacity)
         moved.append(.note("previous file abandoned after a write failure: \(error)"))
-        if let first = unacked.first, isSegmentStart(first) {} else {
+        if let first = unacked.first, isSegmentStart(first) {
+        } else {
             moved.append(.segmentStart(.resume, timeMs: lastPointTimeMs))
         }
         for r in unacked { moved.append(r) }

@@ -27,8 +27,10 @@ public struct LiveStatus: Sendable {
     public static let speedStaleMs: Int64 = 8_000
 
     /// The `state` field: from the recorder's own view (no decision is made here).
-    public static func state(tripOpen: Bool, standing: Bool, standingForMs: Int64, pauseAfterMs: Int64,
-                             sinceUsableFixMs: Int64?, gapMs: Int64) -> String {
+    public static func state(
+        tripOpen: Bool, standing: Bool, standingForMs: Int64, pauseAfterMs: Int64,
+        sinceUsableFixMs: Int64?, gapMs: Int64
+    ) -> String {
         guard tripOpen else { return "waiting" }
         if sinceUsableFixMs.map({ $0 >= gapMs }) ?? true { return "gap" }
         if standing { return standingForMs >= pauseAfterMs ? "paused" : "standing" }

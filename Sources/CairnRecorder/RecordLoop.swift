@@ -39,10 +39,12 @@ public final class RecordLoop {
 
     /// `afterTripClosed`: retention's turn. `say`: a message for the operator (stderr).
     /// `distanceText`: a distance as the messages and systemd's status line show it.
-    public init(recorder: TripRecorder<FixRules>, log: RecordLog, source: ReportSource, barometer: LoopBarometer,
-                notify: ServiceNotifier, statusFile: StatusOutput?, clock: LoopClock, settings: Settings,
-                stopRequested: @escaping () -> Bool, afterTripClosed: @escaping () -> Void,
-                say: @escaping (String) -> Void, distanceText: @escaping (Double) -> String) {
+    public init(
+        recorder: TripRecorder<FixRules>, log: RecordLog, source: ReportSource, barometer: LoopBarometer,
+        notify: ServiceNotifier, statusFile: StatusOutput?, clock: LoopClock, settings: Settings,
+        stopRequested: @escaping () -> Bool, afterTripClosed: @escaping () -> Void,
+        say: @escaping (String) -> Void, distanceText: @escaping (Double) -> String
+    ) {
         self.recorder = recorder
         self.log = log
         self.source = source
@@ -96,13 +98,13 @@ public final class RecordLoop {
 
     // Batched reading (see `run`).
     private let readEveryMs: Int64
-    private var batching = false            // reports taken in batches
-    private var arrival = ArrivalClock()    // when each report of a batch arrived
+    private var batching = false  // reports taken in batches
+    private var arrival = ArrivalClock()  // when each report of a batch arrived
     private var inBatch = false
     private var draining = false
     private var drained = 0
     private var nextBatchMono: Int64 = 0
-    private var batchGridMono: Int64 = 0    // the grid time of the last batch taken
+    private var batchGridMono: Int64 = 0  // the grid time of the last batch taken
 
     /// Records until `stopRequested`, then closes the trip and syncs.
     public func run() {
@@ -233,11 +235,14 @@ public final class RecordLoop {
         recorder.finish(wallClockMs: clock.wallClockMs(), emit: apply)
         if recorder.tripOpen {
             let s = recorder.stats
-            let lost = log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,
-                                             movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
-                                     drops: recorder.drops, monoMs: mono)
-            say("trip closed: \(s.points) points" + (lost > 0 ? ", \(lost) of them dropped for lack of room on the card" : "")
-                + ", \(distanceText(s.distanceM))")
+            let lost = log.closeTrip(
+                TripEnd(
+                    reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM,
+                    movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
+                drops: recorder.drops, monoMs: mono)
+            say(
+                "trip closed: \(s.points) points" + (lost > 0 ? ", \(lost) of them dropped for lack of room on the card" : "")
+                    + ", \(distanceText(s.distanceM))")
         } else {
             log.shutdown(monoMs: mono)
             say("stopped; no trip was open")
@@ -291,9 +296,12 @@ public final class RecordLoop {
         // Once a second at most (the status file's cap), and only when someone reads it.
         guard final || ((statusFile != nil || notify.isEnabled) && (lastLiveMono == .min || capMono - lastLiveMono >= 1000)) else { return }
         lastLiveMono = capMono
-        live.state = final ? "stopped" : LiveStatus.state(
-            tripOpen: recorder.tripOpen, standing: standing, standingForMs: standingSinceMono.map { mono - $0 } ?? 0,
-            pauseAfterMs: settings.pauseAfterMs, sinceUsableFixMs: lastUsableMono.map { mono - $0 }, gapMs: 10_000)
+        live.state =
+            final
+            ? "stopped"
+            : LiveStatus.state(
+                tripOpen: recorder.tripOpen, standing: standing, standingForMs: standingSinceMono.map { mono - $0 } ?? 0,
+                pauseAfterMs: settings.pauseAfterMs, sinceUsableFixMs: lastUsableMono.map { mono - $0 }, gapMs: 10_000)
         live.gpsdConnected = source.isOpen
         live.fixMode = lastMode
         live.accuracyM = lastMode >= 2 ? lastFix.flatMap { Accuracy.horizontal68($0) } : nil
@@ -318,7 +326,8 @@ public final class RecordLoop {
                 statusFailing = false
             }
         }
-        let summary = live.state + (recorder.tripOpen ? ": \(distanceText(recorder.stats.distanceM)), \(recorder.stats.points) points" : "")
+        let summary =
+            live.state + (recorder.tripOpen ? ": \(distanceText(recorder.stats.distanceM)), \(recorder.stats.points) points" : "")
             + (source.isOpen ? "" : " (gpsd down)")
         if notifiedReady && !final { notify.status(summary) }
     }

@@ -171,8 +171,9 @@ func fuzzTPV(_ input: UnsafeBufferPointer<UInt8>) {
     cbody.withUnsafeBytes { b in
         var r = ByteReader(b)
         guard let back = try? CompactPointsDecoder.decode(&r) else { preconditionFailure("a compact points record the writer made does not decode") }
-        precondition(back.count == 3 && quantisedEqual(back[0], fix, speedStep: 10) && quantisedEqual(back[1], moved, speedStep: 10)
-                     && quantisedEqual(back[2], fix, speedStep: 10), "compact round trip changed a fix")
+        precondition(
+            back.count == 3 && quantisedEqual(back[0], fix, speedStep: 10) && quantisedEqual(back[1], moved, speedStep: 10)
+                && quantisedEqual(back[2], fix, speedStep: 10), "compact round trip changed a fix")
     }
 }
 

@@ -13,8 +13,8 @@ struct UsageError: Error {
 }
 
 struct OptionSpec {
-    let name: String          // "--dir"
-    let valueName: String?    // "DIR"; nil for a flag
+    let name: String  // "--dir"
+    let valueName: String?  // "DIR"; nil for a flag
     let help: String
     var short: String? = nil  // "-o"
     /// May be given more than once; every value is kept (`ParsedArguments.all`).
@@ -100,7 +100,8 @@ func helpText(overview: String, usage: String, arguments: [(String, String)] = [
     var s = "OVERVIEW: \(overview)\n\nUSAGE: \(usage)\n"
     func row(_ left: String, _ right: String) -> String {
         let l = "  " + left
-        return l.count < 26 ? l + String(repeating: " ", count: 26 - l.count) + right + "\n" : l + "\n" + String(repeating: " ", count: 26) + right + "\n"
+        return l.count < 26
+            ? l + String(repeating: " ", count: 26 - l.count) + right + "\n" : l + "\n" + String(repeating: " ", count: 26) + right + "\n"
     }
     if !arguments.isEmpty {
         s += "\nARGUMENTS:\n"
@@ -132,7 +133,8 @@ enum StrictNumber {
         let u = Array(s.utf8)
         let dots = u.filter { $0 == 46 }.count
         guard u.count <= 30, dots <= 1, u.contains(where: { $0 >= 48 && $0 <= 57 }),
-              u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }) else { return nil }
+            u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 })
+        else { return nil }
         return Double(s)
     }
 }

@@ -12,9 +12,12 @@ enum CellsCommand: Command {
     static let options = [
         OptionSpec(name: "--precision", valueName: "N", help: "Cell size: 5 (~4.9 km), 6 (~1.2 × 0.6 km) or 7 (~150 m). (default: 7)"),
         OptionSpec(name: "--prefix", valueName: "GEOHASH", help: "Only cells inside this geohash (e.g. u0qj), at most --precision characters."),
-        OptionSpec(name: "--to", valueName: "FORMAT", help: "text (one line a cell) or geojson (a FeatureCollection of cell polygons). (default: text)"),
-        OptionSpec(name: "--output", valueName: "PATH", help: "A file (written under a temporary name, then renamed), or - for standard output. (default: -)", short: "-o"),
-        OptionSpec(name: "--force", valueName: nil, help: "Replace an existing output file."),
+        OptionSpec(
+            name: "--to", valueName: "FORMAT", help: "text (one line a cell) or geojson (a FeatureCollection of cell polygons). (default: text)"),
+        OptionSpec(
+            name: "--output", valueName: "PATH",
+            help: "A file (written under a temporary name, then renamed), or - for standard output. (default: -)", short: "-o"),
+        OptionSpec(name: "--force", valueName: nil, help: "Replace an existing output file.")
     ]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
@@ -27,10 +30,12 @@ enum CellsCommand: Command {
         if let p = a.value("--prefix") {
             let lower = p.lowercased()
             guard !p.isEmpty, lower.utf8.allSatisfy({ Geohash.alphabet.contains($0) }) else {
-                throw UsageError("The value '\(p)' is invalid for '--prefix <geohash>': a geohash has only the characters 0-9 and b-z without a, i, l, o")
+                throw UsageError(
+                    "The value '\(p)' is invalid for '--prefix <geohash>': a geohash has only the characters 0-9 and b-z without a, i, l, o")
             }
             guard lower.utf8.count <= precision else {
-                throw UsageError("The value '\(p)' is invalid for '--prefix <geohash>': \(lower.utf8.count) characters, longer than --precision \(precision)")
+                throw UsageError(
+                    "The value '\(p)' is invalid for '--prefix <geohash>': \(lower.utf8.count) characters, longer than --precision \(precision)")
             }
             prefix = lower
         }
@@ -45,8 +50,9 @@ enum CellsCommand: Command {
         let out: OutputSink
         do { out = outPath == "-" ? OutputSink() : try OutputSink(atomically: outPath, force: a.has("--force")) } catch { throw Failure("\(error)") }
 
-        let report = ExploredCells.collect(paths: paths, precision: precision, prefix: prefix,
-                                           problem: { printErr("cairn: \($0)") }, note: { printErr("cairn: \($0)") })
+        let report = ExploredCells.collect(
+            paths: paths, precision: precision, prefix: prefix,
+            problem: { printErr("cairn: \($0)") }, note: { printErr("cairn: \($0)") })
         if format == "geojson" {
             CellsWriter.geoJSON(report.cells, precision: precision, to: out)
         } else {

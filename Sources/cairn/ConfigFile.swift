@@ -47,7 +47,10 @@ struct ConfigFile {
             // In a file it would make every start of the service print the settings and exit.
             if key == "check" { throw UsageError("\(path):\(n): 'check' is a command-line flag only (cairn record --config \(path) --check)") }
             let readerKey = Self.readerKeys.contains(key)
-            guard let spec = allowed.first(where: { $0.name == "--" + key }) ?? (readerKey ? OptionSpec(name: "--" + key, valueName: "VALUE", help: "") : nil) else {
+            guard
+                let spec = allowed.first(where: { $0.name == "--" + key })
+                    ?? (readerKey ? OptionSpec(name: "--" + key, valueName: "VALUE", help: "") : nil)
+            else {
                 var msg = "\(path):\(n): unknown key '\(key)'"
                 let names = allowed.map(\.name) + Self.readerKeys.map { "--" + $0 }
                 if let near = nearestName("--" + key, names) { msg += " (did you mean '\(near.dropFirst(2))'?)" }
@@ -74,7 +77,7 @@ struct ConfigFile {
     /// Keys every config file may hold, for the commands that read the recorder's file
     /// (`convert --config`): one line per privacy zone, repeatable.
     static let sharedKeys = [
-        OptionSpec(name: "--privacy-zone", valueName: "LAT,LON,RADIUS_M", help: "", repeatable: true),
+        OptionSpec(name: "--privacy-zone", valueName: "LAT,LON,RADIUS_M", help: "", repeatable: true)
     ]
 
     /// The file's privacy zones (`privacy-zone = LAT,LON,RADIUS_M` lines, in order); a line
@@ -118,7 +121,9 @@ struct ConfigFile {
         func check(_ range: Range<Int>) throws(UsageError) {
             let b = bytes[range]
             if let bad = b.first(where: { ($0 < 0x20 && $0 != 0x09 && $0 != 0x0D) || $0 == 0x7F }) {
-                throw UsageError("\(path):\(line): a control character (byte 0x\(String(bad, radix: 16, uppercase: true).leftPadded(2))) in the line; only printable text and tabs are allowed")
+                throw UsageError(
+                    "\(path):\(line): a control character (byte 0x\(String(bad, radix: 16, uppercase: true).leftPadded(2))) in the line; only printable text and tabs are allowed"
+                )
             }
             var it = b.makeIterator()
             var decoder = UTF8()
@@ -165,8 +170,6 @@ private func trim<S: StringProtocol>(_ s: S) -> String {
     return String(a)
 }
 
-
-private extension String {
-    func leftPadded(_ n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
+extension String {
+    fileprivate func leftPadded(_ n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
 }
-

@@ -24,24 +24,58 @@ enum ConvertCommand: Command {
         points it holds. --smooth and --fill-gaps change the exported track (never the log):
         the points are flagged (CSV's origin column), and the figures are the exported track's.
         """
-    static let usage = "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--force]"
+    static let usage =
+        "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
-    static let options = [
-        OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx, fit, geojson, kml or csv."),
-        OptionSpec(name: "--output", valueName: "PATH", help: "A file, or - for standard output (default: -). fit: a directory (created if missing; YYYYMMDD-HHMMSS-tripID.fit per trip) or one .fit file for one trip.", short: "-o"),
-        OptionSpec(name: "--trip", valueName: "ID", help: "Only this trip (see 'cairn list'). (default: all trips)"),
-        OptionSpec(name: "--speed-bands", valueName: "BANDS", help: "geojson, kml: colour by speed. 'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110) or your limits in km/h: 12,24,36."),
-        OptionSpec(name: "--utc-offset", valueName: "OFFSET", help: "fit: the rider's zone for local times, e.g. +02:00 or -05:30, instead of the one the trip recorded. (default: the recorded one; none recorded: no local time)"),
-        OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
-        // The export-side stages (TrackPipeline).
-        OptionSpec(name: "--smooth", valueName: nil, help: "Smooth each segment with a Kalman filter and backward pass that weighs each point by its own uncertainty and follows its doppler speed and course; nothing is smoothed across a track break. (default: the points as recorded)"),
-        OptionSpec(name: "--fill-gaps", valueName: nil, help: "Across dropouts over 10 s inside a segment while moving, add a point a second on a curve that follows the speed and course at both ends (a straight chord when those are missing or the curve would overshoot), flagged as interpolated; the exported length follows the filled path. (default: no filling)"),
-        // Re-filtering and raw fixes (need a log recorded with 'record --raw on', the default).
-        OptionSpec(name: "--refilter", valueName: nil, help: "Run the fix rules again over every fix the trip logged, as if recorded anew (this version's rules; --activity and --close-after to judge by other limits)."),
-        OptionSpec(name: "--activity", valueName: "ACTIVITY", help: "With --refilter: judge by this activity's limits (ride, run, walk or drive). (default: the recorded one)"),
-        OptionSpec(name: "--close-after", valueName: "MINUTES", help: "With --refilter: a standstill this long ends the trip, 5 to 1440. (default: the recorded one)"),
-        OptionSpec(name: "--raw", valueName: nil, help: "gpx, csv: every fix the trip logged, kept or not, with the rules' verdict (GPX cairn:verdict, CSV column verdict: kept, the rule that dropped it, or undecided)."),
-    ] + ExportStageOptions.options
+    static let options =
+        [
+            OptionSpec(name: "--to", valueName: "FORMAT", help: "Output format: gpx, fit, geojson, kml or csv."),
+            OptionSpec(
+                name: "--output", valueName: "PATH",
+                help:
+                    "A file, or - for standard output (default: -). fit: a directory (created if missing; YYYYMMDD-HHMMSS-tripID.fit per trip) or one .fit file for one trip.",
+                short: "-o"),
+            OptionSpec(name: "--trip", valueName: "ID", help: "Only this trip (see 'cairn list'). (default: all trips)"),
+            OptionSpec(
+                name: "--speed-bands", valueName: "BANDS",
+                help:
+                    "geojson, kml: colour by speed. 'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110) or your limits in km/h: 12,24,36."
+            ),
+            OptionSpec(
+                name: "--utc-offset", valueName: "OFFSET",
+                help:
+                    "fit: the rider's zone for local times, e.g. +02:00 or -05:30, instead of the one the trip recorded. (default: the recorded one; none recorded: no local time)"
+            ),
+            OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
+            // The export-side stages (TrackPipeline).
+            OptionSpec(
+                name: "--smooth", valueName: nil,
+                help:
+                    "Smooth each segment with a Kalman filter and backward pass that weighs each point by its own uncertainty and follows its doppler speed and course; nothing is smoothed across a track break. (default: the points as recorded)"
+            ),
+            OptionSpec(
+                name: "--fill-gaps", valueName: nil,
+                help:
+                    "Across dropouts over 10 s inside a segment while moving, add a point a second on a curve that follows the speed and course at both ends (a straight chord when those are missing or the curve would overshoot), flagged as interpolated; the exported length follows the filled path. (default: no filling)"
+            ),
+            // Re-filtering and raw fixes (need a log recorded with 'record --raw on', the default).
+            OptionSpec(
+                name: "--refilter", valueName: nil,
+                help:
+                    "Run the fix rules again over every fix the trip logged, as if recorded anew (this version's rules; --activity and --close-after to judge by other limits)."
+            ),
+            OptionSpec(
+                name: "--activity", valueName: "ACTIVITY",
+                help: "With --refilter: judge by this activity's limits (ride, run, walk or drive). (default: the recorded one)"),
+            OptionSpec(
+                name: "--close-after", valueName: "MINUTES",
+                help: "With --refilter: a standstill this long ends the trip, 5 to 1440. (default: the recorded one)"),
+            OptionSpec(
+                name: "--raw", valueName: nil,
+                help:
+                    "gpx, csv: every fix the trip logged, kept or not, with the rules' verdict (GPX cairn:verdict, CSV column verdict: kept, the rule that dropped it, or undecided)."
+            )
+        ] + ExportStageOptions.options
 
     static let formats = ["gpx", "fit", "geojson", "kml", "csv"]
 
@@ -78,7 +112,9 @@ enum ConvertCommand: Command {
         let laps = !mode.isRaw && stageOptions.laps != .none
         if mode.isRaw {
             // Every fix as judged: nothing to smooth, fill or cut into laps.
-            for o in ["--smooth", "--fill-gaps"] where a.has(o) { throw UsageError("'\(o)' and '--raw' do not go together: --raw exports every fix as gpsd delivered it") }
+            for o in ["--smooth", "--fill-gaps"] where a.has(o) {
+                throw UsageError("'\(o)' and '--raw' do not go together: --raw exports every fix as gpsd delivered it")
+            }
             if a.value("--laps") != nil { throw UsageError("'--laps' and '--raw' do not go together: --raw exports every fix, kept or not") }
         }
         ignoreFileSizeLimitSignal()
@@ -89,7 +125,8 @@ enum ConvertCommand: Command {
                 throw UsageError("--to fit writes one file per trip: give a directory with '-o <dir>'")
             }
             if o == "-" {
-                throw UsageError("--to fit cannot write to standard output (a FIT header is completed after the data): give a directory with '-o <dir>'")
+                throw UsageError(
+                    "--to fit cannot write to standard output (a FIT header is completed after the data): give a directory with '-o <dir>'")
             }
         }
         let sel = try TripSelection(paths: a.positionals, trip: a.value("--trip"))
@@ -112,7 +149,8 @@ enum ConvertCommand: Command {
                 target = .directory(o)
             } else if o.hasSuffix(".fit") {
                 guard sel.trips.count == 1 else {
-                    throw Failure("-o \(o): one FIT file holds one trip, and \(sel.trips.count) are selected: give a directory, or choose one with --trip")
+                    throw Failure(
+                        "-o \(o): one FIT file holds one trip, and \(sel.trips.count) are selected: give a directory, or choose one with --trip")
                 }
                 target = .file(o)
             } else if pathExists(o) {
@@ -165,7 +203,9 @@ enum ConvertCommand: Command {
                         continue
                     }
                     if w.leftOutAtStart + w.leftOutAtEnd > 0 {
-                        printErr("cairn: trip \(t.id): privacy zones: left out \(w.leftOutAtStart) point\(w.leftOutAtStart == 1 ? "" : "s") at the start and \(w.leftOutAtEnd) at the end")
+                        printErr(
+                            "cairn: trip \(t.id): privacy zones: left out \(w.leftOutAtStart) point\(w.leftOutAtStart == 1 ? "" : "s") at the start and \(w.leftOutAtEnd) at the end"
+                        )
                     }
                 } catch {
                     printErr("cairn: trip \(t.id): \(error)")
@@ -180,9 +220,10 @@ enum ConvertCommand: Command {
                 // A first streamed pass for the figures the format puts before the points (those
                 // of the exported track: through the same stages as the points).
                 do {
-                    let s = try ExportStages.summary(t, window: window,
-                                                     pipeline: pipelined ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity) : nil,
-                                                     read: { t, visit in try mode.readTrack(t, visit: visit) })
+                    let s = try ExportStages.summary(
+                        t, window: window,
+                        pipeline: pipelined ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity) : nil,
+                        read: { t, visit in try mode.readTrack(t, visit: visit) })
                     heading.summary = s
                     heading.activity = s.activity
                 } catch {
@@ -224,13 +265,16 @@ enum ConvertCommand: Command {
             var exported: TripStats? = fillGaps ? TripStats() : nil
             // The exported track (through the pipeline) through the privacy window and the laps.
             func put(_ item: TrackItem) {
-                stages.feed(item, segment: { reason in
-                    exported?.startSegment(reason)
-                    if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
-                }, point: { f, extras in
-                    exported?.add(f)
-                    if beginTrip() { writer.point(f, extras) }
-                })
+                stages.feed(
+                    item,
+                    segment: { reason in
+                        exported?.startSegment(reason)
+                        if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
+                    },
+                    point: { f, extras in
+                        exported?.add(f)
+                        if beginTrip() { writer.point(f, extras) }
+                    })
             }
             do {
                 let s = try mode.read(t) { event in
@@ -246,9 +290,11 @@ enum ConvertCommand: Command {
                 }
                 pipeline.finish(emit: put)
                 if let f = pipeline.filled, let exported, tripBegun {
-                    printErr("cairn: trip \(t.id): filled \(f.gaps) gap\(f.gaps == 1 ? "" : "s") with \(f.points) interpolated point\(f.points == 1 ? "" : "s")"
-                        + (f.chords > 0 ? " (\(f.chords) as straight chords)" : "")
-                        + "; exported length \(TextFormat.fixed(exported.distanceM / 1000, 2) ?? "?") km, recorded \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km")
+                    printErr(
+                        "cairn: trip \(t.id): filled \(f.gaps) gap\(f.gaps == 1 ? "" : "s") with \(f.points) interpolated point\(f.points == 1 ? "" : "s")"
+                            + (f.chords > 0 ? " (\(f.chords) as straight chords)" : "")
+                            + "; exported length \(TextFormat.fixed(exported.distanceM / 1000, 2) ?? "?") km, recorded \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km"
+                    )
                 }
                 if s.stats.points == 0 && !writer.wantsSummaryFirst {
                     printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
@@ -300,9 +346,13 @@ enum ConvertCommand: Command {
                     throw UsageError("'\(o)' applies to --refilter (the limits the rules are run again with)")
                 }
             }
-            if refilter && raw { throw UsageError("'--refilter' and '--raw' do not go together: --raw exports the fixes with the verdicts they were recorded with") }
+            if refilter && raw {
+                throw UsageError("'--refilter' and '--raw' do not go together: --raw exports the fixes with the verdicts they were recorded with")
+            }
             if raw {
-                guard format == "gpx" || format == "csv" else { throw UsageError("'--raw' applies to gpx and csv (where each fix's verdict has a place), not \(format)") }
+                guard format == "gpx" || format == "csv" else {
+                    throw UsageError("'--raw' applies to gpx and csv (where each fix's verdict has a place), not \(format)")
+                }
                 self = .raw
                 return
             }
@@ -375,12 +425,14 @@ enum ConvertCommand: Command {
                     }
                 }
             case .refilter(let options):
-                var s = try TripReplay.read(t, options: options, warn: { printErr("cairn: \($0)") }) { e in
-                    switch e {
-                    case .segment(let r): visit(.segment(r))
-                    case .point(let f): visit(.point(f))
-                    }
-                }
+                var s = try TripReplay.read(
+                    t, options: options, warn: { printErr("cairn: \($0)") },
+                    visit: { e in
+                        switch e {
+                        case .segment(let r): visit(.segment(r))
+                        case .point(let f): visit(.point(f))
+                        }
+                    })
                 if options.activity == nil { s.activity = s.activity ?? activity }
                 return s
             case .raw:

@@ -28,12 +28,16 @@ import CairnExport
 enum ExportCommand: Command {
     static let name = "export"
     static let overview = "Copy finished trips (log files and conversions) to a card or stick; a second run copies nothing new."
-    static let usage = "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>]"
-    static let options = [
-        OptionSpec(name: "--to", valueName: "DIR", help: "Destination (a mounted card or stick); created if its parent exists."),
-        OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
-        OptionSpec(name: "--format", valueName: "FORMATS", help: "Conversions to write next to the logs: any of gpx, fit, geojson, kml, csv, comma-separated, or none. (default: gpx,fit)"),
-    ] + ExportStageOptions.options
+    static let usage =
+        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>]"
+    static let options =
+        [
+            OptionSpec(name: "--to", valueName: "DIR", help: "Destination (a mounted card or stick); created if its parent exists."),
+            OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
+            OptionSpec(
+                name: "--format", valueName: "FORMATS",
+                help: "Conversions to write next to the logs: any of gpx, fit, geojson, kml, csv, comma-separated, or none. (default: gpx,fit)")
+        ] + ExportStageOptions.options
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
@@ -60,8 +64,9 @@ enum ExportCommand: Command {
         } catch {
             switch error {
             case .held(_, let holder):
-                throw Failure("\(dir): another export from this directory is running" + (holder.map { " (PID \($0))" } ?? "")
-                    + "; run again once it is done")
+                throw Failure(
+                    "\(dir): another export from this directory is running" + (holder.map { " (PID \($0))" } ?? "")
+                        + "; run again once it is done")
             case .system(_, _, let code) where code == EACCES || code == EROFS || code == EPERM:
                 lock = nil
             case .system:
@@ -75,8 +80,12 @@ enum ExportCommand: Command {
         for f in formats { try ensureDirectory(POSIX.join(dest, f)) }
 
         var problems = 0
-        let trips = try finishedTrips(in: dir, say: { printErr("cairn: \($0)"); problems += 1 },
-                                      unfinished: { printErr("cairn: \($0)") })
+        let trips = try finishedTrips(
+            in: dir,
+            say: {
+                printErr("cairn: \($0)"); problems += 1
+            },
+            unfinished: { printErr("cairn: \($0)") })
         var state = ExportState(directory: dir)
         var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0, failedTrips = 0
         for (t, s) in trips {
@@ -95,7 +104,8 @@ enum ExportCommand: Command {
                 if pathExists(target) {
                     let theirs = try? LogReader(path: target).header.salt
                     if theirs != f.header.salt || fileSize(target) != fileSize(f.path) {
-                        printErr("cairn: \(target): exists and is another file (a log from another board?); not replaced: export to another directory")
+                        printErr(
+                            "cairn: \(target): exists and is another file (a log from another board?); not replaced: export to another directory")
                         tripProblem = true
                     }
                     continue
@@ -138,7 +148,9 @@ enum ExportCommand: Command {
             printErr("cairn: \(e.message)")
             problems += 1
         }
-        printErr("cairn: exported \(exportedTrips) trip\(exportedTrips == 1 ? "" : "s") to \(dest) (\(copiedFiles) log file\(copiedFiles == 1 ? "" : "s"), \(copiedBytes) bytes; \(wroteConversions) conversion\(wroteConversions == 1 ? "" : "s")); \(alreadyThere) already there")
+        printErr(
+            "cairn: exported \(exportedTrips) trip\(exportedTrips == 1 ? "" : "s") to \(dest) (\(copiedFiles) log file\(copiedFiles == 1 ? "" : "s"), \(copiedBytes) bytes; \(wroteConversions) conversion\(wroteConversions == 1 ? "" : "s")); \(alreadyThere) already there"
+        )
         if trips.isEmpty { printErr("cairn: no finished trips in \(dir) (an open trip is exported once it closes)") }
         if failedTrips > 0 {
             printErr("cairn: \(failedTrips) trip\(failedTrips == 1 ? "" : "s") not exported (see above); run again once fixed")

@@ -146,8 +146,10 @@ func ensureDirectory(_ d: String) throws {
 ///
 /// `unfinished`, when given, hears of files whose header was never completed (they hold no
 /// record) instead of `say`.
-func finishedTrips(in dir: String, say: (String) -> Void,
-                   unfinished: ((String) -> Void)? = nil) throws -> [(TripRef, TripSummary)] {
+func finishedTrips(
+    in dir: String, say: (String) -> Void,
+    unfinished: ((String) -> Void)? = nil
+) throws -> [(TripRef, TripSummary)] {
     let files = TripCatalog.files([dir], problem: { say($0) }, unfinished: unfinished)
     let trips = TripCatalog.trips(files)
     var out: [(TripRef, TripSummary)] = []

@@ -16,12 +16,17 @@ enum FuelSettings {
             return nil
         }
         guard let rate = StrictNumber.decimal(rt), rate > 0, rate <= 100 else {
-            throw invalid("fuel_l_per_100km", "The value '\(rt)' is invalid for 'fuel_l_per_100km': use litres per 100 km, a plain decimal number above 0 and at most 100 (e.g. 6.5)")
+            throw invalid(
+                "fuel_l_per_100km",
+                "The value '\(rt)' is invalid for 'fuel_l_per_100km': use litres per 100 km, a plain decimal number above 0 and at most 100 (e.g. 6.5)"
+            )
         }
         var price: Double?
         if let pt = priceText {
             guard let p = StrictNumber.decimal(pt), p <= 1_000_000 else {
-                throw invalid("fuel_price", "The value '\(pt)' is invalid for 'fuel_price': use the price of a litre, a plain decimal number from 0 to 1000000 (e.g. 1.85)")
+                throw invalid(
+                    "fuel_price",
+                    "The value '\(pt)' is invalid for 'fuel_price': use the price of a litre, a plain decimal number from 0 to 1000000 (e.g. 1.85)")
             }
             price = p
         }
@@ -38,5 +43,6 @@ enum FuelSettings {
         return try from(merged, origin: origin)
     }
 
-    static let option = OptionSpec(name: "--config", valueName: "FILE", help: "The record config file: a drive's fuel and its cost from its fuel_l_per_100km and fuel_price.")
+    static let option = OptionSpec(
+        name: "--config", valueName: "FILE", help: "The record config file: a drive's fuel and its cost from its fuel_l_per_100km and fuel_price.")
 }

@@ -11,25 +11,61 @@ import CairnRecorder
 enum RecordCommand: Command {
     static let name = "record"
     static let overview = "Record trips from gpsd into crash-safe log files until SIGTERM or SIGINT."
-    static let usage = "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--config <file>] [--check]"
+    static let usage =
+        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--config <file>] [--check]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
-        OptionSpec(name: "--baro", valueName: "AUTO|NONE|PATH", help: "Barometer for climb: auto (the first IIO pressure sensor), none, or an IIO device directory (the one holding in_pressure_input). (default: auto)"),
+        OptionSpec(
+            name: "--baro", valueName: "AUTO|NONE|PATH",
+            help:
+                "Barometer for climb: auto (the first IIO pressure sensor), none, or an IIO device directory (the one holding in_pressure_input). (default: auto)"
+        ),
         OptionSpec(name: "--sysfs-root", valueName: "DIR", help: "Where sysfs is mounted, for --baro auto (tests use a fake tree). (default: /sys)"),
-        OptionSpec(name: "--activity", valueName: "ACTIVITY", help: "ride, run, walk or drive: sets the jump limit, distance filter and stop speeds. (default: ride)"),
-        OptionSpec(name: "--clock", valueName: "SYSTEM|FIX", help: "Judge fix age by the system clock or by the newest fix time (no RTC, replays). (default: system)"),
-        OptionSpec(name: "--close-after", valueName: "MINUTES", help: "Standing still this long closes the trip (a bike left parked); shorter stops are pauses inside it. (default: 30)"),
-        OptionSpec(name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
-        OptionSpec(name: "--read-every", valueName: "SECONDS", help: "Take the reports gpsd has queued this often, 0 to the --sync interval; 0 reads each one as it comes (a live display). Every wake-up costs the board power. (default: the --sync interval, or the largest part of it up to 5 s that divides it: 60 -> 5)"),
-        OptionSpec(name: "--status", valueName: "FILE", help: "Write the live status here at most once a second (each time gpsd's reports are read), replaced atomically (read it with 'cairn status FILE'). (default: none)"),
-        OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Retention: at start-up and after each trip, delete exported trips that ended more than this many days ago. (default: keep all)"),
-        OptionSpec(name: "--max-mb", valueName: "MB", help: "Retention: delete the oldest exported trips while the logs take more than this. Never deletes a trip that was not exported. (default: no limit)"),
-        OptionSpec(name: "--timezone", valueName: "AUTO|ZONE|±HH:MM", help: "The zone whose UTC offset each trip records at its start (FIT's local time): auto (/etc/localtime), a zone name (Europe/Zurich, from /usr/share/zoneinfo), a TZif file, or a fixed offset like +02:00. (default: auto)"),
-        OptionSpec(name: "--raw", valueName: "ON|OFF", help: "Also log every fix gpsd delivered with the rules' verdict on it, so 'cairn info --why' can explain a trip and 'cairn convert --refilter' can run the rules again (about 30 bytes a fix; a 5 s sync padded to a 512-byte sector still fits one); off writes the logs of earlier versions. (default: on)"),
-        OptionSpec(name: "--config", valueName: "FILE", help: "Read options from this file (key = value, keys are these option names without '--'); the command line wins."),
+        OptionSpec(
+            name: "--activity", valueName: "ACTIVITY",
+            help: "ride, run, walk or drive: sets the jump limit, distance filter and stop speeds. (default: ride)"),
+        OptionSpec(
+            name: "--clock", valueName: "SYSTEM|FIX",
+            help: "Judge fix age by the system clock or by the newest fix time (no RTC, replays). (default: system)"),
+        OptionSpec(
+            name: "--close-after", valueName: "MINUTES",
+            help: "Standing still this long closes the trip (a bike left parked); shorter stops are pauses inside it. (default: 30)"),
+        OptionSpec(
+            name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
+        OptionSpec(
+            name: "--read-every", valueName: "SECONDS",
+            help:
+                "Take the reports gpsd has queued this often, 0 to the --sync interval; 0 reads each one as it comes (a live display). Every wake-up costs the board power. (default: the --sync interval, or the largest part of it up to 5 s that divides it: 60 -> 5)"
+        ),
+        OptionSpec(
+            name: "--status", valueName: "FILE",
+            help:
+                "Write the live status here at most once a second (each time gpsd's reports are read), replaced atomically (read it with 'cairn status FILE'). (default: none)"
+        ),
+        OptionSpec(
+            name: "--keep-days", valueName: "DAYS",
+            help: "Retention: at start-up and after each trip, delete exported trips that ended more than this many days ago. (default: keep all)"),
+        OptionSpec(
+            name: "--max-mb", valueName: "MB",
+            help:
+                "Retention: delete the oldest exported trips while the logs take more than this. Never deletes a trip that was not exported. (default: no limit)"
+        ),
+        OptionSpec(
+            name: "--timezone", valueName: "AUTO|ZONE|±HH:MM",
+            help:
+                "The zone whose UTC offset each trip records at its start (FIT's local time): auto (/etc/localtime), a zone name (Europe/Zurich, from /usr/share/zoneinfo), a TZif file, or a fixed offset like +02:00. (default: auto)"
+        ),
+        OptionSpec(
+            name: "--raw", valueName: "ON|OFF",
+            help:
+                "Also log every fix gpsd delivered with the rules' verdict on it, so 'cairn info --why' can explain a trip and 'cairn convert --refilter' can run the rules again (about 30 bytes a fix; a 5 s sync padded to a 512-byte sector still fits one); off writes the logs of earlier versions. (default: on)"
+        ),
+        OptionSpec(
+            name: "--config", valueName: "FILE",
+            help: "Read options from this file (key = value, keys are these option names without '--'); the command line wins."),
         OptionSpec(name: "--verbose", valueName: nil, help: "Also report each sync with the highest durable sequence number."),
-        OptionSpec(name: "--check", valueName: nil, help: "Check the options and the config file, print the settings in effect, and exit."),
+        OptionSpec(name: "--check", valueName: nil, help: "Check the options and the config file, print the settings in effect, and exit.")
     ]
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
@@ -73,13 +109,20 @@ enum RecordCommand: Command {
         }
         // Default: the sync interval, or the largest part of it up to 5 s that divides it, so
         // that the syncs fall on batches (60 -> 5, 8 -> 4, 7 -> 3.5).
-        let readText = a.value("--read-every") ?? {
-            let syncMs = Int64(syncSeconds * 1000), parts = (syncMs + 4999) / 5000
-            let ms = syncMs / parts
-            return ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
-        }()
-        guard let readEverySeconds = StrictNumber.decimal(readText), readEverySeconds == 0 || (readEverySeconds >= 1 && readEverySeconds <= syncSeconds) else {
-            throw invalid("--read-every", "The value '\(readText)' is invalid for '--read-every <seconds>': use 0, or a plain decimal number of seconds from 1 to the --sync interval (\(syncText))")
+        let readText =
+            a.value("--read-every")
+            ?? {
+                let syncMs = Int64(syncSeconds * 1000), parts = (syncMs + 4999) / 5000
+                let ms = syncMs / parts
+                return ms % 1000 == 0 ? String(ms / 1000) : String(Double(ms) / 1000)
+            }()
+        guard let readEverySeconds = StrictNumber.decimal(readText),
+            readEverySeconds == 0 || (readEverySeconds >= 1 && readEverySeconds <= syncSeconds)
+        else {
+            throw invalid(
+                "--read-every",
+                "The value '\(readText)' is invalid for '--read-every <seconds>': use 0, or a plain decimal number of seconds from 1 to the --sync interval (\(syncText))"
+            )
         }
         let baro = a.value("--baro") ?? "auto"
         let sysfsRoot = a.value("--sysfs-root") ?? "/sys"
@@ -101,20 +144,26 @@ enum RecordCommand: Command {
             // What `record` would say at start-up, as a warning: it records without them.
             var warnings: [String] = []
             if case .path(let p) = baroSource, let f = BarometerSampler.probe(path: p) {
-                warnings.append("warning: --baro" + (origin["--baro"].map { " (\($0))" } ?? "") + ": \(f); record would go on without it (climb from GPS heights) and take it when it appears")
+                warnings.append(
+                    "warning: --baro" + (origin["--baro"].map { " (\($0))" } ?? "")
+                        + ": \(f); record would go on without it (climb from GPS heights) and take it when it appears")
             }
-            func from(_ o: String) -> String { origin[o].map { "  (\($0))" } ?? (a.values[o] != nil || a.flags.contains(o) ? "  (command line)" : "  (default)") }
-            printOut([
-                "gpsd = \(GpsdSource.address(host: host, port: port))" + from("--gpsd"), "dir = \(dir)" + from("--dir"), "activity = \(activity)" + from("--activity"),
-                "close-after = \(closeMinutes)" + from("--close-after"),
-                "clock = \(clock)" + from("--clock"), "raw = \(raw)" + from("--raw"), "sync = \(syncText)" + from("--sync"),
-                "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
-                "sysfs-root = \(sysfsRoot)" + from("--sysfs-root"),
-                "status = \(statusPath ?? "-")" + from("--status"),
-                "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
-                "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
-                "timezone = \(a.value("--timezone") ?? "auto") (\(zoneText))" + from("--timezone"),
-            ].joined(separator: "\n"))
+            func from(_ o: String) -> String {
+                origin[o].map { "  (\($0))" } ?? (a.values[o] != nil || a.flags.contains(o) ? "  (command line)" : "  (default)")
+            }
+            printOut(
+                [
+                    "gpsd = \(GpsdSource.address(host: host, port: port))" + from("--gpsd"), "dir = \(dir)" + from("--dir"),
+                    "activity = \(activity)" + from("--activity"),
+                    "close-after = \(closeMinutes)" + from("--close-after"),
+                    "clock = \(clock)" + from("--clock"), "raw = \(raw)" + from("--raw"), "sync = \(syncText)" + from("--sync"),
+                    "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
+                    "sysfs-root = \(sysfsRoot)" + from("--sysfs-root"),
+                    "status = \(statusPath ?? "-")" + from("--status"),
+                    "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
+                    "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
+                    "timezone = \(a.value("--timezone") ?? "auto") (\(zoneText))" + from("--timezone")
+                ].joined(separator: "\n"))
             for w in warnings { printErr("cairn record: \(w)") }
             return ExitCode.ok
         }
@@ -149,37 +198,41 @@ enum RecordCommand: Command {
         defer { withExtendedLifetime(lock) {} }
         let (padding, fileSystem) = SyncPadding.forDirectory(dir)
         do {
-            log = try TripLog(directory: dir, activity: activity, software: "cairn \(cairnVersion)",
-                              syncIntervalMs: Int64(syncSeconds * 1000),
-                              // On FAT each sync ends on a 512-byte boundary, so an append never
-                              // shares a sector with acknowledged bytes: on a card without
-                              // power-safe overwrite the power-loss model loses acknowledged
-                              // records without this (Tests/crash/RESULTS.md). Through the page cache
-                              // ext4 rewrites whole 4 KiB blocks anyway (see SyncPadding); written
-                              // direct, in 512-byte sectors, padding protects there too, and costs
-                              // no more sectors on the card, only a bigger file. (tmpfs takes
-                              // O_DIRECT too, but has no card to protect.)
-                              padding: padding, padDirect: fileSystem != "tmpfs",
-                              say: { printErr("cairn: \($0)") })
+            log = try TripLog(
+                directory: dir, activity: activity, software: "cairn \(cairnVersion)",
+                syncIntervalMs: Int64(syncSeconds * 1000),
+                // On FAT each sync ends on a 512-byte boundary, so an append never
+                // shares a sector with acknowledged bytes: on a card without
+                // power-safe overwrite the power-loss model loses acknowledged
+                // records without this (Tests/crash/RESULTS.md). Through the page cache
+                // ext4 rewrites whole 4 KiB blocks anyway (see SyncPadding); written
+                // direct, in 512-byte sectors, padding protects there too, and costs
+                // no more sectors on the card, only a bigger file. (tmpfs takes
+                // O_DIRECT too, but has no card to protect.)
+                padding: padding, padDirect: fileSystem != "tmpfs",
+                say: { printErr("cairn: \($0)") })
         } catch {
             throw Failure("\(error)")
         }
 
         // The barometer is read with each batch (at most 5 s apart), or once a second when the
         // reports are read as they come: never a wake-up of its own at the default settings.
-        let barometer = BarometerSampler(source: baroSource,
-                                         sampleEveryMs: readEverySeconds > 0 ? min(5000, Int64(readEverySeconds * 1000)) : 1000) {
+        let barometer = BarometerSampler(
+            source: baroSource,
+            sampleEveryMs: readEverySeconds > 0 ? min(5000, Int64(readEverySeconds * 1000)) : 1000
+        ) {
             printErr("cairn: \($0)")
         }
         barometer.openNamedDevice(monoMs: SystemClock.monotonicMs())
 
         let notify = SystemdNotify()
         let statusFile = statusPath.map { LiveStatusFile(path: $0) }
-        printErr("cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(GpsdSource.address(host: host, port: port)) (sync every \(syncText) s"
-                 + (readEverySeconds > 0 ? ", reports read every \(readText) s" : ", reports read as they come")
-                 + (padding > 0 ? ", padded to \(padding) bytes)" : ")")
-                 + (statusPath.map { "; status in \($0)" } ?? "")
-                 + (notify.isEnabled ? "; notifying systemd" + (notify.watchdogIntervalMs.map { ", watchdog every \($0) ms" } ?? "") : ""))
+        printErr(
+            "cairn: recording to \(dir) (\(fileSystem)) from gpsd at \(GpsdSource.address(host: host, port: port)) (sync every \(syncText) s"
+                + (readEverySeconds > 0 ? ", reports read every \(readText) s" : ", reports read as they come")
+                + (padding > 0 ? ", padded to \(padding) bytes)" : ")")
+                + (statusPath.map { "; status in \($0)" } ?? "")
+                + (notify.isEnabled ? "; notifying systemd" + (notify.watchdogIntervalMs.map { ", watchdog every \($0) ms" } ?? "") : ""))
         func prune() {
             guard retention.isActive else { return }
             _ = retention.apply(directory: dir, wallClockMs: SystemClock.wallClockMs()) { printErr("cairn: \($0)") }
@@ -191,10 +244,11 @@ enum RecordCommand: Command {
         settings.zone = zone
         let source = GpsdSource(host: host, port: port)
         source.stopFd = StopSignals.wakeFd
-        let loop = RecordLoop(recorder: recorder, log: log, source: source, barometer: barometer,
-                              notify: notify, statusFile: statusFile, clock: SystemLoopClock(), settings: settings,
-                              stopRequested: { StopSignals.requested }, afterTripClosed: prune,
-                              say: { printErr("cairn: \($0)") }, distanceText: formatDistance)
+        let loop = RecordLoop(
+            recorder: recorder, log: log, source: source, barometer: barometer,
+            notify: notify, statusFile: statusFile, clock: SystemLoopClock(), settings: settings,
+            stopRequested: { StopSignals.requested }, afterTripClosed: prune,
+            say: { printErr("cairn: \($0)") }, distanceText: formatDistance)
         loop.run()
         return ExitCode.ok
     }

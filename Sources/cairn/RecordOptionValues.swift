@@ -29,10 +29,14 @@ extension RecordCommand {
             path = text
         } else {
             // A zone name: letters, digits, '_', '-', '+' and '/' (no '.', so never '..').
-            guard !text.isEmpty, text.utf8.allSatisfy({ c in
-                (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 95 || c == 45 || c == 43 || c == 47
-            }) else {
-                throw invalid("The value '\(text)' is invalid for '--timezone <auto|zone|±HH:MM>': use auto, a zone name like Europe/Zurich, a TZif file or an offset like +02:00")
+            guard !text.isEmpty,
+                text.utf8.allSatisfy({ c in
+                    (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c == 95 || c == 45 || c == 43 || c == 47
+                })
+            else {
+                throw invalid(
+                    "The value '\(text)' is invalid for '--timezone <auto|zone|±HH:MM>': use auto, a zone name like Europe/Zurich, a TZif file or an offset like +02:00"
+                )
             }
             path = "/usr/share/zoneinfo/" + text
         }
@@ -55,7 +59,9 @@ extension RecordCommand {
             guard let close = s.firstIndex(of: "]") else { throw invalid("no ']' after the IPv6 address") }
             host = String(s[s.index(after: s.startIndex)..<close])
             let rest = s[s.index(after: close)...]
-            if rest.hasPrefix(":") { port = String(rest.dropFirst()) } else if !rest.isEmpty {
+            if rest.hasPrefix(":") {
+                port = String(rest.dropFirst())
+            } else if !rest.isEmpty {
                 throw invalid("use [IPv6]:PORT")
             }
             var buf = [UInt8](repeating: 0, count: 16)
@@ -76,4 +82,3 @@ extension RecordCommand {
         return (host, String(p))
     }
 }
-

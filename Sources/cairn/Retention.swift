@@ -35,7 +35,9 @@ struct Retention {
         guard isActive else { return out }
         let trips: [(TripRef, TripSummary)]
         do {
-            trips = try finishedTrips(in: dir) { say("retention: \($0)"); out.problems += 1 }
+            trips = try finishedTrips(in: dir) {
+                say("retention: \($0)"); out.problems += 1
+            }
         } catch {
             say("retention: \(error)")
             out.problems += 1
@@ -56,7 +58,8 @@ struct Retention {
             let size = t.files.reduce(0) { $0 + (fileSize($1.path) ?? 0) }
             var why: String?
             if let days = keepDays, let end = s.stats.lastTimeMs ?? s.stats.firstTimeMs,
-               Double(now - end) > days * 86_400_000 {
+                Double(now - end) > days * 86_400_000
+            {
                 why = "ended \(TextFormat.isoTime(ms: end)), over \(TextFormat.trimmed(days, 2) ?? "?") days ago"
             } else if let limit = maxBytes, total > limit {
                 why = "the log directory holds \(total) bytes, over the limit of \(limit)"
@@ -66,7 +69,9 @@ struct Retention {
             if !force && !exported {
                 out.keptUnexported += 1
                 if !warnedUnexported {
-                    say("retention: trip \(t.id) (\(baseName(t.files[0].path))) is over the limit (\(reason)) but was never exported; kept (run 'cairn export', or 'cairn prune --force')")
+                    say(
+                        "retention: trip \(t.id) (\(baseName(t.files[0].path))) is over the limit (\(reason)) but was never exported; kept (run 'cairn export', or 'cairn prune --force')"
+                    )
                     warnedUnexported = true
                 }
                 continue
@@ -83,7 +88,9 @@ struct Retention {
                 if failed { out.problems += 1; continue }
                 state.forget(t)
                 changed = true
-                say("retention: deleted trip \(t.id) (\(names); \(size) bytes)" + (exported ? "" : " [--force: it was never exported]") + ": \(reason)")
+                say(
+                    "retention: deleted trip \(t.id) (\(names); \(size) bytes)" + (exported ? "" : " [--force: it was never exported]")
+                        + ": \(reason)")
             }
             out.deletedTrips += 1
             out.deletedBytes += size
@@ -108,11 +115,15 @@ struct Retention {
     static func from(keepDays: String?, maxMb: String?, invalid: (String, String) -> Error) throws -> Retention {
         var r = Retention()
         if let k = keepDays {
-            guard let d = StrictNumber.decimal(k), d > 0, d.isFinite else { throw invalid("--keep-days", "The value '\(k)' is invalid for '--keep-days <days>': use a number of days above 0") }
+            guard let d = StrictNumber.decimal(k), d > 0, d.isFinite else {
+                throw invalid("--keep-days", "The value '\(k)' is invalid for '--keep-days <days>': use a number of days above 0")
+            }
             r.keepDays = d
         }
         if let m = maxMb {
-            guard let v = StrictNumber.decimal(m), v > 0, v < 1e9 else { throw invalid("--max-mb", "The value '\(m)' is invalid for '--max-mb <mb>': use a number of megabytes above 0") }
+            guard let v = StrictNumber.decimal(m), v > 0, v < 1e9 else {
+                throw invalid("--max-mb", "The value '\(m)' is invalid for '--max-mb <mb>': use a number of megabytes above 0")
+            }
             r.maxBytes = Int(v * 1_000_000)
         }
         return r
@@ -128,7 +139,7 @@ enum PruneCommand: Command {
         OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Delete trips that ended more than this many days ago."),
         OptionSpec(name: "--max-mb", valueName: "MB", help: "Delete the oldest trips while the log files take more than this (1 MB = 10^6 bytes)."),
         OptionSpec(name: "--force", valueName: nil, help: "Also delete trips that were never exported."),
-        OptionSpec(name: "--dry-run", valueName: nil, help: "Say what would be deleted; delete nothing."),
+        OptionSpec(name: "--dry-run", valueName: nil, help: "Say what would be deleted; delete nothing.")
     ]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
@@ -140,8 +151,9 @@ enum PruneCommand: Command {
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
         let o = r.apply(directory: dir, wallClockMs: SystemClock.wallClockMs() / 1000 * 1000) { printErr("cairn: \($0)") }
-        printErr("cairn: retention: \(r.dryRun ? "would delete" : "deleted") \(o.deletedTrips) trip\(o.deletedTrips == 1 ? "" : "s") (\(o.deletedBytes) bytes)"
-                 + (o.keptUnexported > 0 ? "; kept \(o.keptUnexported) over the limit that were never exported" : ""))
+        printErr(
+            "cairn: retention: \(r.dryRun ? "would delete" : "deleted") \(o.deletedTrips) trip\(o.deletedTrips == 1 ? "" : "s") (\(o.deletedBytes) bytes)"
+                + (o.keptUnexported > 0 ? "; kept \(o.keptUnexported) over the limit that were never exported" : ""))
         return o.problems > 0 ? ExitCode.failure : ExitCode.ok
     }
 }

@@ -55,7 +55,7 @@ extension LiveStatus {
             ("updated", TextFormat.isoTime(ms: updatedMs - updatedMs % 1000)),
             ("seq", String(seq)),
             ("refresh_s", String(refreshS)),
-            ("pid", String(getpid())),
+            ("pid", String(getpid()))
         ]
         return "# cairn live status (cairn status FILE)\n" + fields.map { "\($0.0)=\($0.1)" }.joined(separator: "\n") + "\n"
     }
@@ -84,11 +84,12 @@ final class LiveStatusFile: StatusOutput {
 
 enum StatusCommand: Command {
     static let name = "status"
-    static let overview = "Show what a running recorder is doing, from the file it writes with 'record --status'. Exit status: 0 the recorder is running and the file is fresh; 2 the recorder has stopped, or the file is stale (not rewritten for over twice its refresh interval plus 5 s, or its recorder's process is gone); 1 the file cannot be read or is not a status file (a FIFO, a directory, another file)."
+    static let overview =
+        "Show what a running recorder is doing, from the file it writes with 'record --status'. Exit status: 0 the recorder is running and the file is fresh; 2 the recorder has stopped, or the file is stale (not rewritten for over twice its refresh interval plus 5 s, or its recorder's process is gone); 1 the file cannot be read or is not a status file (a FIFO, a directory, another file)."
     static let usage = "cairn status [<file>] [--raw]"
     static let arguments = [("<file>", "The status file. (default: /run/cairn/status)")]
     static let options = [
-        OptionSpec(name: "--raw", valueName: nil, help: "Print the file as it is (key=value lines)."),
+        OptionSpec(name: "--raw", valueName: nil, help: "Print the file as it is (key=value lines).")
     ]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
@@ -107,8 +108,11 @@ enum StatusCommand: Command {
         let staleAfter = 2 * Int64(StrictNumber.whole(g("refresh_s")) ?? 60) + 5
         let pidGone = StrictNumber.whole(g("pid")).map { $0 > 0 && kill(pid_t($0), 0) != 0 && errno == ESRCH } ?? false
         if state != "stopped" {
-            if pidGone { age = "  (stale: its recorder, PID \(g("pid")), is not running)" }
-            else if secs > staleAfter { age = "  (stale: not updated for \(secs) s; is the recorder running?)" }
+            if pidGone {
+                age = "  (stale: its recorder, PID \(g("pid")), is not running)"
+            } else if secs > staleAfter {
+                age = "  (stale: not updated for \(secs) s; is the recorder running?)"
+            }
         }
         let described: String
         switch state {
@@ -132,7 +136,7 @@ enum StatusCommand: Command {
             "dropped:    " + (g("dropped") == "-" ? "none" : g("dropped").replacingAll(",", ", ").replacingAll(":", " ")),
             "barometer:  \(g("baro"))",
             "log:        \(g("trip_file")), synced seq \(g("synced_seq"))" + (g("sync_age_s") == "-" ? "" : ", \(g("sync_age_s")) s ago"),
-            "updated:    \(g("updated")) (write \(g("seq")), pid \(g("pid")))",
+            "updated:    \(g("updated")) (write \(g("seq")), pid \(g("pid")))"
         ]
         if state == "stopped" { lines[0] = "state:      stopped (the recorder has exited)" }
         printOut(lines.joined(separator: "\n"))

@@ -18,10 +18,12 @@ struct TripSelection {
     init(paths: [String], trip: String?, naming: String = "--trip") throws {
         var problems = 0
         for p in paths where !pathExists(p) { throw Failure("\(p): no such file or directory") }
-        let files = TripCatalog.files(paths, problem: { msg in
-            printErr("cairn: \(msg)")
-            problems += 1
-        }, unfinished: { printErr("cairn: \($0)") })
+        let files = TripCatalog.files(
+            paths,
+            problem: { msg in
+                printErr("cairn: \(msg)")
+                problems += 1
+            }, unfinished: { printErr("cairn: \($0)") })
         var trips = TripCatalog.trips(files)
         all = trips
         if let t = trip {
@@ -61,16 +63,17 @@ func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil) -> String
         return "\(TextFormat.jsonString(name)): \(c.count)"
     }
     // The trip's figures are named once, in TripFigures (the exports carry the same keys).
-    let fields: [(String, String)] = [
-        ("id", String(s.id)),
-        ("file", TextFormat.jsonString(s.files.first ?? "")),
-        ("files", "[" + s.files.map(TextFormat.jsonString).joined(separator: ", ") + "]"),
-    ] + TripFigures.json(s).filter { $0.0 != "trip" } + [
-        ("dropped", "{" + drops.joined(separator: ", ") + "}"),
-        ("damaged_bytes", String(s.damagedBytes)),
-        ("damaged_records", String(s.damagedRecords)),
-        ("torn_tail_bytes", String(s.tornTailBytes)),
-    ] + fuelJSON(s, fuel)
+    let fields: [(String, String)] =
+        [
+            ("id", String(s.id)),
+            ("file", TextFormat.jsonString(s.files.first ?? "")),
+            ("files", "[" + s.files.map(TextFormat.jsonString).joined(separator: ", ") + "]")
+        ] + TripFigures.json(s).filter { $0.0 != "trip" } + [
+            ("dropped", "{" + drops.joined(separator: ", ") + "}"),
+            ("damaged_bytes", String(s.damagedBytes)),
+            ("damaged_records", String(s.damagedRecords)),
+            ("torn_tail_bytes", String(s.tornTailBytes))
+        ] + fuelJSON(s, fuel)
     return indent + "{\n" + fields.map { "\(indent)  \(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
 }
 
@@ -108,15 +111,18 @@ enum ListCommand: Command {
             }
         }
         if a.has("--json") {
-            printOut("[" + (summaries.isEmpty ? "" : "\n" + summaries.map { tripJSON($0, indent: "  ", fuel: fuel) }.joined(separator: ",\n") + "\n") + "]")
+            printOut(
+                "[" + (summaries.isEmpty ? "" : "\n" + summaries.map { tripJSON($0, indent: "  ", fuel: fuel) }.joined(separator: ",\n") + "\n") + "]"
+            )
         } else if summaries.isEmpty {
             printOut("no trips")
         } else {
             printOut(pad("ID", 6) + pad("START", 25) + pad("DISTANCE", 11) + pad("MOVING", 9) + pad("POINTS", 8) + "STATUS")
             for s in summaries {
-                printOut(pad(String(s.id), 6) + pad(s.stats.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-", 25)
-                    + pad(formatDistance(s.stats.distanceM), 11) + pad(formatDuration(ms: s.stats.movingTimeMs), 9)
-                    + pad(String(s.stats.points), 8) + s.status)
+                printOut(
+                    pad(String(s.id), 6) + pad(s.stats.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-", 25)
+                        + pad(formatDistance(s.stats.distanceM), 11) + pad(formatDuration(ms: s.stats.movingTimeMs), 9)
+                        + pad(String(s.stats.points), 8) + s.status)
             }
         }
         return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
@@ -134,7 +140,11 @@ enum InfoCommand: Command {
         OptionSpec(name: "--dir", valueName: "DIR", help: "Where to look up a trip id. (default: .)"),
         OptionSpec(name: "--json", valueName: nil, help: "Print JSON (the same keys as 'list --json')."),
         FuelSettings.option,
-        OptionSpec(name: "--why", valueName: nil, help: "Print the decisions that shaped the trip, in time order: when it started and why not earlier, every gap, pause and reset, every run of dropped fixes with its rule (needs a log recorded with 'record --raw on', the default)."),
+        OptionSpec(
+            name: "--why", valueName: nil,
+            help:
+                "Print the decisions that shaped the trip, in time order: when it started and why not earlier, every gap, pause and reset, every run of dropped fixes with its rule (needs a log recorded with 'record --raw on', the default)."
+        )
     ]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
@@ -163,7 +173,10 @@ enum InfoCommand: Command {
             }
         }
         if a.has("--json") {
-            printOut(out.count == 1 ? tripJSON(out[0], indent: "", fuel: fuel) : "[\n" + out.map { tripJSON($0, indent: "  ", fuel: fuel) }.joined(separator: ",\n") + "\n]")
+            printOut(
+                out.count == 1
+                    ? tripJSON(out[0], indent: "", fuel: fuel)
+                    : "[\n" + out.map { tripJSON($0, indent: "  ", fuel: fuel) }.joined(separator: ",\n") + "\n]")
         } else {
             if out.isEmpty { printOut("no trips") }
             for s in out { printOut(describe(s, fuel: fuel)) }
@@ -181,12 +194,13 @@ enum InfoCommand: Command {
             "  files:      \(s.files.joined(separator: ", "))",
             "  start:      \(st.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
             "  end:        \(st.lastTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
-            "  UTC offset: " + (s.utcOffsetS.map { UTCOffset.format($0) + " (recorded)" } ?? "- (not recorded; convert --utc-offset sets FIT's local time)"),
+            "  UTC offset: "
+                + (s.utcOffsetS.map { UTCOffset.format($0) + " (recorded)" } ?? "- (not recorded; convert --utc-offset sets FIT's local time)"),
             "  distance:   \(formatDistance(st.distanceM))",
             "  moving:     \(formatDuration(ms: st.movingTimeMs)) of \(formatDuration(ms: st.elapsedMs)) elapsed",
             "  speed:      avg \(kmh(avg)) moving, max \(kmh(st.maxSpeedMps))",
             "  climb:      " + (st.ascentM == nil ? "- (no trusted height)" : "+\(m(st.ascentM)) / -\(m(st.descentM))"),
-            "  points:     \(st.points) in \(st.segments) segment\(st.segments == 1 ? "" : "s")",
+            "  points:     \(st.points) in \(st.segments) segment\(st.segments == 1 ? "" : "s")"
         ]
         if let f = fuel, FuelRate.applies(to: s.activity) {
             let l = TextFormat.fixed(f.litres(distanceM: st.distanceM), 2) ?? "?"
@@ -200,7 +214,8 @@ enum InfoCommand: Command {
         if drops.isEmpty {
             lines.append("  dropped:    none")
         } else {
-            lines.append("  dropped:    " + drops.map { "\(DropReason(rawValue: $0.rule)?.name ?? "rule \($0.rule)") \($0.count)" }.joined(separator: ", "))
+            lines.append(
+                "  dropped:    " + drops.map { "\(DropReason(rawValue: $0.rule)?.name ?? "rule \($0.rule)") \($0.count)" }.joined(separator: ", "))
         }
         if s.damagedBytes > 0 || s.tornTailBytes > 0 || s.damagedRecords > 0 {
             var d = "  damage:     \(s.damagedBytes) damaged bytes skipped, torn tail \(s.tornTailBytes) bytes"

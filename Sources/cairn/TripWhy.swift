@@ -69,7 +69,9 @@ enum TripWhy {
         var thinned = 0, thinnedRuns = 0
         func flushThinned() {
             guard thinned > 0 else { return }
-            printOut("  \(pad("", 46))and, in this stretch, \(thinned) fix\(thinned == 1 ? "" : "es") in \(thinnedRuns) run\(thinnedRuns == 1 ? "" : "s") dropped: too_close (thinned by the distance filter)")
+            printOut(
+                "  \(pad("", 46))and, in this stretch, \(thinned) fix\(thinned == 1 ? "" : "es") in \(thinnedRuns) run\(thinnedRuns == 1 ? "" : "s") dropped: too_close (thinned by the distance filter)"
+            )
             thinned = 0
             thinnedRuns = 0
         }
@@ -82,7 +84,9 @@ enum TripWhy {
             case .recorderStarted(let at): line(time(at), "recorder started", breaks: true)
             case .gpsdLost(let at): line(time(at), "gpsd was lost before this fix: the rules released what they held")
             case .closedWithoutFix(let at): line(time(at), "no fix for too long before this fix: the trip was closed")
-            case .notLogged(let n, let before): line(time(before), "\(n) earlier fix\(n == 1 ? "" : "es") not in the log (a long wait before the trip, or values the log cannot hold)")
+            case .notLogged(let n, let before):
+                line(
+                    time(before), "\(n) earlier fix\(n == 1 ? "" : "es") not in the log (a long wait before the trip, or values the log cannot hold)")
             case .dropped(let r, let n, let from, let to, let beforeStart):
                 if r == .tooClose && !beforeStart {
                     thinned += n
@@ -90,7 +94,8 @@ enum TripWhy {
                     return
                 }
                 let span = n == 1 ? time(from) : time(from) + " - " + String(time(to).dropFirst(11))
-                line(span, "\(n) fix\(n == 1 ? "" : "es") dropped\(beforeStart ? " before the start" : ""): \(r?.name ?? "undecided") (\(meaning(r)))")
+                line(
+                    span, "\(n) fix\(n == 1 ? "" : "es") dropped\(beforeStart ? " before the start" : ""): \(r?.name ?? "undecided") (\(meaning(r)))")
             case .started(let at): line(time(at), "trip started: its first point", breaks: true)
             case .segment(let r, let at): line(time(at), "new segment: " + segmentText(r), breaks: true)
             case .ended(let r, let at):
@@ -109,8 +114,9 @@ enum TripWhy {
 
     static func print(_ t: TripRef, activity: String?, separator: String) throws {
         if !separator.isEmpty { printOut(separator) }
-        printOut("{\"trip\": \(t.id), \"activity\": \(activity.map(TextFormat.jsonString) ?? "null"), \"files\": ["
-                 + t.files.map { TextFormat.jsonString($0.path) }.joined(separator: ", ") + "], \"events\": [")
+        printOut(
+            "{\"trip\": \(t.id), \"activity\": \(activity.map(TextFormat.jsonString) ?? "null"), \"files\": ["
+                + t.files.map { TextFormat.jsonString($0.path) }.joined(separator: ", ") + "], \"events\": [")
         var firstEvent = true
         func emit(_ fields: [(String, String)]) {
             let obj = "{" + fields.map { "\(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
@@ -126,8 +132,10 @@ enum TripWhy {
             case .closedWithoutFix(let at): emit([("event", q("closed_without_fix")), ("time", tm(at))])
             case .notLogged(let n, let before): emit([("event", q("not_logged")), ("count", String(n)), ("time", tm(before))])
             case .dropped(let r, let n, let from, let to, let beforeStart):
-                emit([("event", q("dropped")), ("rule", q(r?.name ?? "undecided")), ("count", String(n)),
-                      ("from", tm(from)), ("to", tm(to)), ("before_start", beforeStart ? "true" : "false")])
+                emit([
+                    ("event", q("dropped")), ("rule", q(r?.name ?? "undecided")), ("count", String(n)),
+                    ("from", tm(from)), ("to", tm(to)), ("before_start", beforeStart ? "true" : "false")
+                ])
             case .started(let at): emit([("event", q("started")), ("time", tm(at))])
             case .segment(let r, let at): emit([("event", q("segment")), ("reason", q(segmentName(r))), ("time", tm(at))])
             case .ended(let r, let at): emit([("event", q("ended")), ("reason", q(endName(r))), ("time", tm(at))])

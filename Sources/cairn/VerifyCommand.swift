@@ -83,8 +83,9 @@ enum VerifyCommand: Command {
             }
         }
         if paths.count > 1 {
-            printOut("\(paths.count) files, \(trips.count) trip\(trips.count == 1 ? "" : "s"), \(records) records: "
-                + "\(clean) clean, \(torn) torn, \(damaged) damaged, \(unreadable) unreadable")
+            printOut(
+                "\(paths.count) files, \(trips.count) trip\(trips.count == 1 ? "" : "s"), \(records) records: "
+                    + "\(clean) clean, \(torn) torn, \(damaged) damaged, \(unreadable) unreadable")
         }
         return try checkedStdout(worst)
     }

@@ -19,33 +19,35 @@ extension Command {
     static var help: String { helpText(overview: overview, usage: usage, arguments: arguments, options: options) }
 }
 
-let allCommands: [any Command.Type] = [RecordCommand.self, ListCommand.self, InfoCommand.self,
-                                       ConvertCommand.self, VerifyCommand.self, StatusCommand.self, ExportCommand.self, PruneCommand.self,
-                                       CellsCommand.self, RenderCommand.self]
+let allCommands: [any Command.Type] = [
+    RecordCommand.self, ListCommand.self, InfoCommand.self,
+    ConvertCommand.self, VerifyCommand.self, StatusCommand.self, ExportCommand.self, PruneCommand.self,
+    CellsCommand.self, RenderCommand.self
+]
 
 let topHelp = """
-OVERVIEW: cairn records GPS trips from gpsd into a crash-safe log and converts them for other tools.
+    OVERVIEW: cairn records GPS trips from gpsd into a crash-safe log and converts them for other tools.
 
-USAGE: cairn <subcommand>
+    USAGE: cairn <subcommand>
 
-OPTIONS:
-  --version               Show the version.
-  -h, --help              Show help information.
+    OPTIONS:
+      --version               Show the version.
+      -h, --help              Show help information.
 
-SUBCOMMANDS:
-  record                  Record trips from gpsd until stopped.
-  list                    List the trips in log files or directories.
-  info                    Show one trip's figures, or every trip in a file.
-  convert                 Convert trips to GPX, FIT, GeoJSON, KML or CSV.
-  verify                  Check log files for damage.
-  status                  Show what a running recorder is doing (its --status file).
-  export                  Copy finished trips and their conversions to a card or stick.
-  prune                   Delete the oldest exported trips over an age or size limit.
-  cells                   The geohash cells your trips touched, with trips and first and last visit.
-  render                  Draw one trip as an SVG picture: speed colours, height profile, stops.
+    SUBCOMMANDS:
+      record                  Record trips from gpsd until stopped.
+      list                    List the trips in log files or directories.
+      info                    Show one trip's figures, or every trip in a file.
+      convert                 Convert trips to GPX, FIT, GeoJSON, KML or CSV.
+      verify                  Check log files for damage.
+      status                  Show what a running recorder is doing (its --status file).
+      export                  Copy finished trips and their conversions to a card or stick.
+      prune                   Delete the oldest exported trips over an age or size limit.
+      cells                   The geohash cells your trips touched, with trips and first and last visit.
+      render                  Draw one trip as an SVG picture: speed colours, height profile, stops.
 
-  See 'cairn help <subcommand>' for detailed help.
-"""
+      See 'cairn help <subcommand>' for detailed help.
+    """
 
 func usageFailure(_ message: String, usage: String, helpHint: String) -> Int32 {
     printErr("Error: \(message)\nUsage: \(usage)\n  See '\(helpHint)' for more information.")
@@ -98,7 +100,9 @@ func main(_ argv: [String], commands: [any Command.Type]) -> Int32 {
 }
 
 if let bad = argumentsNotUTF8(argc: CommandLine.argc, argv: CommandLine.unsafeArgv).first {
-    printErr("Error: the argument '\(bad)' is not valid UTF-8 (each \\xHH is a byte that is not): cairn reads paths as UTF-8 and would look for another name; rename the file or link to it under a UTF-8 name")
+    printErr(
+        "Error: the argument '\(bad)' is not valid UTF-8 (each \\xHH is a byte that is not): cairn reads paths as UTF-8 and would look for another name; rename the file or link to it under a UTF-8 name"
+    )
     exit(ExitCode.usage)
 }
 exit(main(CommandLine.arguments, commands: allCommands))

@@ -47,7 +47,7 @@ final class AccuracyTests: XCTestCase {
             (fix(0, epv: 55), false, "VDOP 2.4 is 8.4 m"),
             (fix(0, epv: nil), false, "no vertical error: not trusted"),
             (fix(0, mode: 2, epv: 5), false, "a 2-D fix has no height to trust"),
-            (fix(0, epv: 5, alt: nil), false, "no height at all"),
+            (fix(0, epv: 5, alt: nil), false, "no height at all")
         ]
         for (f, want, why) in cases { XCTAssertEqual(Accuracy.heightIsTrusted(f), want, why) }
     }

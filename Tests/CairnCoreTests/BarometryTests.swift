@@ -18,7 +18,7 @@ final class BarometryTests: XCTestCase {
         var out: [Double] = []
         for i in 0..<400 {
             var p = 95_000 + 3 * rng.gauss()
-            if i % 50 == 25 { p += 400 }      // an I2C glitch: 4 hPa for one sample
+            if i % 50 == 25 { p += 400 }  // an I2C glitch: 4 hPa for one sample
             out.append(f.add(pressurePa: p, timeMs: Int64(i) * 250)!)
         }
         XCTAssertEqual(f.rejected, 8)
@@ -42,21 +42,23 @@ final class BarometryTests: XCTestCase {
             worstGPS = max(worstGPS, abs(g))
             rows.append(String(format: "| %llu | %.1f | %.1f | %+.2f | %.1f | %+.2f | %.1f | %+.2f |", seed, truth, baro, b, baro5, b5, gps, g))
         }
-        let table = "| seed | true ascent m | barometer 1 s m | error % | barometer 5 s m | error % | GPS only m | error % |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n" + rows.joined(separator: "\n")
+        let table =
+            "| seed | true ascent m | barometer 1 s m | error % | barometer 5 s m | error % | GPS only m | error % |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            + rows.joined(separator: "\n")
         print(table)
         if let path = ProcessInfo.processInfo.environment["CAIRN_CLIMB_REPORT"] {
             let head = """
-            Ascent on a generated 2-hour ride (climbs of 150, 250 and 200 m, 8 m rollers every 3 minutes);
-            barometer: 3 Pa noise and a 3 hPa weather change over the ride, read once a second (reports
-            read as they come) or once in 5 s (with each batch of reports, the default; each 1 Hz fix
-            gets the line between the readings around it), through the pressure filter, the
-            GPS-calibrated altimeter and a 2 m hysteresis; GPS only: heights wandering σ 4 m
-            (correlated over a minute) plus 1.5 m white noise, averaged and counted with a hysteresis that
-            follow the heights' learnt noise (here about a 20 s average and 5 m).
-            Produced by `CAIRN_CLIMB_REPORT=Tests/bench/climb-results.md swift test --filter BarometryTests`.
+                Ascent on a generated 2-hour ride (climbs of 150, 250 and 200 m, 8 m rollers every 3 minutes);
+                barometer: 3 Pa noise and a 3 hPa weather change over the ride, read once a second (reports
+                read as they come) or once in 5 s (with each batch of reports, the default; each 1 Hz fix
+                gets the line between the readings around it), through the pressure filter, the
+                GPS-calibrated altimeter and a 2 m hysteresis; GPS only: heights wandering σ 4 m
+                (correlated over a minute) plus 1.5 m white noise, averaged and counted with a hysteresis that
+                follow the heights' learnt noise (here about a 20 s average and 5 m).
+                Produced by `CAIRN_CLIMB_REPORT=Tests/bench/climb-results.md swift test --filter BarometryTests`.
 
 
-            """
+                """
             try (head + table + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         }
         XCTAssertLessThanOrEqual(worstBaro, 3, "barometer within ±3 %, read every second or every 5 s")
@@ -100,12 +102,13 @@ final class BarometryTests: XCTestCase {
             while let f = pending.first, f.s <= t {
                 pending.removeFirst()
                 let ms = Int64(f.s) * 1000
-                withBaro.addBarometric(altitude: alti.climbAltitude(pressurePa: history.value(atMonoMs: ms, maxGapMs: Int64(readEveryS) * 1250 + 1000)!))
+                withBaro.addBarometric(
+                    altitude: alti.climbAltitude(pressurePa: history.value(atMonoMs: ms, maxGapMs: Int64(readEveryS) * 1250 + 1000)!))
                 alti.addGPS(height: f.gpsH, trusted: true, timeMs: ms)
             }
         }
         for s in 0..<7200 {
-            let p0 = 101_325 - 300 * Double(s) / 7200   // the weather: -3 hPa over the ride
+            let p0 = 101_325 - 300 * Double(s) / 7200  // the weather: -3 hPa over the ride
             let p = p0 * pow(1 - truth(Double(s)) / 44_330.77, 5.25588) + 3 * rng.gauss()
             gpsErr = a * gpsErr + q * rng.gauss()
             let gpsH = truth(Double(s)) + gpsErr + 1.5 * rng.gauss()
@@ -132,8 +135,10 @@ final class BarometryTests: XCTestCase {
     /// Still air at 950 hPa with 3 Pa of noise and a 4 hPa glitch every `glitchEvery` readings,
     /// through the filter: how many readings it rejected, and over the last `tail` outputs the
     /// largest distance from the true pressure and the standard deviation.
-    static func steadyAirWithGlitches(seed: UInt64, readings: Int, everyMs: Int64, glitchEvery: Int,
-                                      tail n: Int) -> (rejected: Int, worst: Double, sd: Double) {
+    static func steadyAirWithGlitches(
+        seed: UInt64, readings: Int, everyMs: Int64, glitchEvery: Int,
+        tail n: Int
+    ) -> (rejected: Int, worst: Double, sd: Double) {
         var f = PressureFilter()
         var rng = SplitMix(seed: seed)
         var out: [Double] = []
@@ -165,10 +170,13 @@ final class BarometryTests: XCTestCase {
         for k in 0..<36 {
             let t = Double(k) * 5
             let h = t < 120 ? 500 : 500 - 1.5 * (t - 120)
-            let v = d.add(pressurePa: ISA.seaLevel(pressurePa: 95_000, altitude: 0) * pow(1 - h / 44_330.77, 5.25588) + 3 * rng.gauss(),
-                          timeMs: Int64(t * 1000))!
+            let v = d.add(
+                pressurePa: ISA.seaLevel(pressurePa: 95_000, altitude: 0) * pow(1 - h / 44_330.77, 5.25588) + 3 * rng.gauss(),
+                timeMs: Int64(t * 1000))!
             if k == 23 { rejectedBefore = d.rejected }
-            if t >= 135 { worstLagM = max(worstLagM, abs(ISA.altitude(pressurePa: v, seaLevelPa: ISA.seaLevel(pressurePa: 95_000, altitude: 0)) - h)) }
+            if t >= 135 {
+                worstLagM = max(worstLagM, abs(ISA.altitude(pressurePa: v, seaLevelPa: ISA.seaLevel(pressurePa: 95_000, altitude: 0)) - h))
+            }
         }
         XCTAssertEqual(d.rejected, rejectedBefore, "no reading of the descent is taken for a glitch")
         XCTAssertLessThan(worstLagM, 6, "the filter trails the descent by about its 2.5 s time constant (3.75 m at 1.5 m/s)")
@@ -180,8 +188,8 @@ final class BarometryTests: XCTestCase {
         for (t, p) in [(1000, 95_000.0), (2000, 95_010.0), (3000, 95_030.0), (10_000, 95_100.0)] {
             h.add(monoMs: Int64(t), pressurePa: p)
         }
-        h.add(monoMs: 9000, pressurePa: 1)             // out of order: dropped
-        h.add(monoMs: 11_000, pressurePa: .nan)       // not a number: dropped
+        h.add(monoMs: 9000, pressurePa: 1)  // out of order: dropped
+        h.add(monoMs: 11_000, pressurePa: .nan)  // not a number: dropped
         XCTAssertEqual(h.value(atMonoMs: 1500, maxGapMs: 2500)!, 95_005, accuracy: 1e-9)
         XCTAssertEqual(h.value(atMonoMs: 2750, maxGapMs: 2500)!, 95_025, accuracy: 1e-9)
         XCTAssertEqual(h.value(atMonoMs: 2000, maxGapMs: 2500)!, 95_010, accuracy: 1e-9)

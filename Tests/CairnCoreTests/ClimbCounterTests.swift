@@ -9,7 +9,7 @@ final class ClimbCounterTests: XCTestCase {
             ([100, 130, 100], 30, 30, "up and down"),
             ([100, 104, 108, 104, 112], 12, 0, "a 4 m dip inside a climb is not a descent"),
             ([200, 150, 154, 140], 0, 60, "descent with a 4 m rise inside"),
-            ([200, 150, 160, 140], 10, 70, "a 10 m rise inside a descent counts both ways"),
+            ([200, 150, 160, 140], 10, 70, "a 10 m rise inside a descent counts both ways")
         ]
         for (hs, up, down, why) in cases {
             var c = ClimbCounter(threshold: 5)

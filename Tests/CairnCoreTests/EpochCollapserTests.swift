@@ -7,10 +7,10 @@ final class EpochCollapserTests: XCTestCase {
         var noAlt = fix(0, alt: nil)
         noAlt.lat += 0.0001
         XCTAssertNil(c.offer(fix(0)))
-        XCTAssertNil(c.offer(noAlt))             // less complete: the earlier one stays
+        XCTAssertNil(c.offer(noAlt))  // less complete: the earlier one stays
         let later = fix(0, north: 1)
-        XCTAssertNil(c.offer(later))             // as complete: the later one wins
-        XCTAssertEqual(c.offer(fix(1)), later)   // a new time releases the epoch
+        XCTAssertNil(c.offer(later))  // as complete: the later one wins
+        XCTAssertEqual(c.offer(fix(1)), later)  // a new time releases the epoch
         XCTAssertEqual(c.collapsed, 2)
         XCTAssertEqual(c.flush(), fix(1))
         XCTAssertNil(c.flush())

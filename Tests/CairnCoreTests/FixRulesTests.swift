@@ -70,7 +70,7 @@ final class FixRulesTests: XCTestCase {
             (nan, .invalid, "NaN longitude"),
             (y1980, .invalid, "a 1980 date"),
             (fix(-61, north: -6 * 71), .stale, "older than 60 s on arrival"),
-            (fix(10.5, north: 63, eph: 300), .rough, "eph 300 m (HDOP 15.8) is 55 m at 68 %"),
+            (fix(10.5, north: 63, eph: 300), .rough, "eph 300 m (HDOP 15.8) is 55 m at 68 %")
         ]
         for (x, reason, why) in cases {
             let r = run(ride(10) + [x] + ride(3, from: 11, north: 66))
@@ -87,7 +87,7 @@ final class FixRulesTests: XCTestCase {
             (fix(10, north: 60, eph: 8, alt: nil, speed: 6), false, "mode 3 without a height (gpsd's first epoch after losing 3-D)"),
             (fix(10, north: 60, eph: 8, epv: 80, speed: 6), false, "epv 80 m (VDOP 3.5) is 12.2 m at 68 %"),
             (fix(10, north: 60, eph: 8, epv: 46, speed: 6), true, "epv 46 m (VDOP 2) is 7 m"),
-            (fix(10, north: 60, eph: 8, epv: nil, speed: 6), false, "3-D without a vertical error: kept, never exported as trusted"),
+            (fix(10, north: 60, eph: 8, epv: nil, speed: 6), false, "3-D without a vertical error: kept, never exported as trusted")
         ]
         for (x, trusted, why) in cases {
             let r = run(ride(10) + [x] + ride(5, from: 11, north: 66))
@@ -148,7 +148,7 @@ final class FixRulesTests: XCTestCase {
         func gauss() -> Double {
             var u = [Double]()
             for _ in 0..<2 {
-                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 u.append(Double(seed >> 11) / Double(1 << 53) + 1e-12)
             }
             return (-2 * log(u[0])).squareRoot() * cos(2 * .pi * u[1])
@@ -211,7 +211,7 @@ final class FixRulesTests: XCTestCase {
     }
 
     func testRule7NoSpeedFixes() {
-        let near = fix(10, north: 55, eph: 8, speed: nil)       // 1 m from the last, uncertainty 1.5 m
+        let near = fix(10, north: 55, eph: 8, speed: nil)  // 1 m from the last, uncertainty 1.5 m
         let far = fix(11, north: 70, eph: 8, speed: nil)
         let r = run(ride(10) + [near, far] + ride(3, from: 12, north: 80))
         XCTAssertEqual(r.drops[.noSpeedNear], 1)

@@ -13,9 +13,11 @@ final class LogResolutionTests: XCTestCase {
 
     func testTiesNearTiesSignsAndTheClampGiveTheIntegerRoundingsBits() {
         let units: [Double] = [1e7, 1000, 100, 10]
-        var values: [Double] = [0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
-                                3.4999999999999996, -3.4999999999999996, 1e-300, -1e-300, .infinity, -.infinity,
-                                0x1p50, -0x1p50, 0x1p50 + 0.25, -0x1p50 - 0.25, 0x1p52, -0x1p52, 1e300, -1e300]
+        var values: [Double] = [
+            0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+            3.4999999999999996, -3.4999999999999996, 1e-300, -1e-300, .infinity, -.infinity,
+            0x1p50, -0x1p50, 0x1p50 + 0.25, -0x1p50 - 0.25, 0x1p52, -0x1p52, 1e300, -1e300
+        ]
         for k in stride(from: -2000, through: 2000, by: 1) {
             let half = Double(k) + 0.5
             values += [half, half.nextUp, half.nextDown, Double(k), Double(k).nextUp, Double(k).nextDown]
@@ -41,9 +43,10 @@ final class LogResolutionTests: XCTestCase {
     }
 
     func testAtLogResolutionIsTheGridOfEveryField() {
-        let f = Fix(timeMs: 1_750_000_000_123, lat: 52.123456789, lon: -0.00000005, mode: 3, altHAE: 12.345, altMSL: -0.005,
-                    eph: 2.5, epx: 1.0049999, epy: nil, epv: .infinity, speed: 0.0125, track: 359.995, climb: -0.0005,
-                    pressurePa: 101_325.05, temperatureC: 21.125)
+        let f = Fix(
+            timeMs: 1_750_000_000_123, lat: 52.123456789, lon: -0.00000005, mode: 3, altHAE: 12.345, altMSL: -0.005,
+            eph: 2.5, epx: 1.0049999, epy: nil, epv: .infinity, speed: 0.0125, track: 359.995, climb: -0.0005,
+            pressurePa: 101_325.05, temperatureC: 21.125)
         let r = f.atLogResolution
         XCTAssertEqual(r.lat.bitPattern, viaInteger(f.lat, 1e7).bitPattern)
         XCTAssertEqual(r.lon.bitPattern, viaInteger(f.lon, 1e7).bitPattern)

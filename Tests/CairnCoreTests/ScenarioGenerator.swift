@@ -13,9 +13,9 @@ import Foundation
 /// gpsd-style error figures: eph = HDOP × 19 m, epv = VDOP × 23 m.
 struct ScenarioGenerator {
     struct Sky {
-        var driftSigma: Double   // m, per axis
-        var driftTau: Double     // s
-        var whiteSigma: Double   // m, per axis
+        var driftSigma: Double  // m, per axis
+        var driftTau: Double  // s
+        var whiteSigma: Double  // m, per axis
         var hdop: Double
         static let open = Sky(driftSigma: 2.5, driftTau: 60, whiteSigma: 0.4, hdop: 0.9)
         static let buildings = Sky(driftSigma: 6, driftTau: 60, whiteSigma: 1.0, hdop: 2.0)
@@ -62,7 +62,7 @@ struct ScenarioGenerator {
     }
 
     static let lat0 = 47.3769, lon0 = 8.5417
-    static let t0Ms: Int64 = 1_748_764_800_000   // 2025-06-01T08:00:00Z
+    static let t0Ms: Int64 = 1_748_764_800_000  // 2025-06-01T08:00:00Z
 
     static func latLon(east: Double, north: Double) -> (Double, Double) {
         (lat0 + north / 111_195.0, lon0 + east / (111_195.0 * cos(lat0 * .pi / 180)))
@@ -179,7 +179,9 @@ struct ScenarioGenerator {
                 speed = max(0, p.speed + 0.08 * rng.gauss())
             } else {
                 speed = abs(0.04 * rng.gauss())
-                if rng.uniform() < x.blipRate { speed = x.blipSpeeds.lowerBound + rng.uniform() * (x.blipSpeeds.upperBound - x.blipSpeeds.lowerBound) }
+                if rng.uniform() < x.blipRate {
+                    speed = x.blipSpeeds.lowerBound + rng.uniform() * (x.blipSpeeds.upperBound - x.blipSpeeds.lowerBound)
+                }
             }
             if p.t < x.coldStartSeconds + x.convergeSeconds, x.coldStartSeconds > 0 {
                 // Stale position first, then sliding towards the truth.
@@ -195,11 +197,12 @@ struct ScenarioGenerator {
             let (lat, lon) = Self.latLon(east: e, north: n)
             let msl = p.up + du
             let twoD = p.twoD
-            let f = Fix(timeMs: Self.t0Ms + Int64(p.t) * 1000, lat: lat, lon: lon, mode: twoD ? 2 : 3,
-                        altHAE: twoD ? nil : msl + 47, altMSL: twoD ? nil : msl,
-                        eph: eph, epv: twoD ? nil : x.vdop * 23 * (0.9 + 0.2 * rng.uniform()),
-                        speed: speed, track: p.moving ? (p.heading + 2 * rng.gauss()).truncatingRemainder(dividingBy: 360) : nil,
-                        climb: nil)
+            let f = Fix(
+                timeMs: Self.t0Ms + Int64(p.t) * 1000, lat: lat, lon: lon, mode: twoD ? 2 : 3,
+                altHAE: twoD ? nil : msl + 47, altMSL: twoD ? nil : msl,
+                eph: eph, epv: twoD ? nil : x.vdop * 23 * (0.9 + 0.2 * rng.uniform()),
+                speed: speed, track: p.moving ? (p.heading + 2 * rng.gauss()).truncatingRemainder(dividingBy: 360) : nil,
+                climb: nil)
             out.append((p.t, f))
         }
         return out
@@ -208,9 +211,12 @@ struct ScenarioGenerator {
     mutating func scenario(_ name: String, _ legs: [Leg], _ errors: Errors, startHeading: Double = 30) -> Scenario {
         let tr = truth(legs, startHeading: startHeading)
         var d = 0.0
-        for (p, q) in zip(tr, tr.dropFirst()) { d += ((q.east - p.east) * (q.east - p.east) + (q.north - p.north) * (q.north - p.north)).squareRoot() }
-        return Scenario(name: name, truth: tr, reports: observe(tr, errors), trueDistance: d,
-                        trueMovingSeconds: zip(tr, tr.dropFirst()).filter { $1.moving }.count)
+        for (p, q) in zip(tr, tr.dropFirst()) {
+            d += ((q.east - p.east) * (q.east - p.east) + (q.north - p.north) * (q.north - p.north)).squareRoot()
+        }
+        return Scenario(
+            name: name, truth: tr, reports: observe(tr, errors), trueDistance: d,
+            trueMovingSeconds: zip(tr, tr.dropFirst()).filter { $1.moving }.count)
     }
 }
 

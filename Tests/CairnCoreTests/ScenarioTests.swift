@@ -33,7 +33,7 @@ final class ScenarioTests: XCTestCase {
         .bend(radius: 20, degrees: -120, speed: 4), .grade(percent: 5), .straight(metres: 500, speed: 5),
         .bend(radius: 50, degrees: 60, speed: 7), .grade(percent: -4), .straight(metres: 350, speed: 9),
         .stop(seconds: 60), .grade(percent: 0), .bend(radius: 15, degrees: 90, speed: 4),
-        .straight(metres: 600, speed: 7), .bend(radius: 40, degrees: -45, speed: 6), .straight(metres: 400, speed: 7),
+        .straight(metres: 600, speed: 7), .bend(radius: 40, degrees: -45, speed: 6), .straight(metres: 400, speed: 7)
     ]
 
     static func scenarios(seed: UInt64) -> [(G.Scenario, ClosedRange<Int>?)] {
@@ -62,9 +62,11 @@ final class ScenarioTests: XCTestCase {
         flat.insert(.flat2D(metres: 200, speed: 6), at: 2)
         flat.insert(.flat2D(metres: 300, speed: 7), at: 9)
         out.append((g.scenario("2-D stretches", flat, .init()), nil))
-        let hills: [G.Leg] = [.grade(percent: 8), .straight(metres: 1500, speed: 4), .grade(percent: -8),
-                              .straight(metres: 1500, speed: 10), .grade(percent: 6), .bend(radius: 60, degrees: 180, speed: 4),
-                              .straight(metres: 1200, speed: 4), .grade(percent: -6), .straight(metres: 1200, speed: 9)]
+        let hills: [G.Leg] = [
+            .grade(percent: 8), .straight(metres: 1500, speed: 4), .grade(percent: -8),
+            .straight(metres: 1500, speed: 10), .grade(percent: 6), .bend(radius: 60, degrees: 180, speed: 4),
+            .straight(metres: 1200, speed: 4), .grade(percent: -6), .straight(metres: 1200, speed: 9)
+        ]
         out.append((g.scenario("hills", hills, .init()), nil))
         // Conditions the rules were not first built on (issue: right on real receivers).
         var straight = route
@@ -73,8 +75,11 @@ final class ScenarioTests: XCTestCase {
         out.append((g.scenario("two straight 150 s tunnels", straight, .init()), nil))
         let hour: [G.Leg] = Array(route.prefix(8)) + [.stop(seconds: 60 * 60)] + Array(route.suffix(from: 8))
         let hourStart = g.truth(Array(route.prefix(8))).count
-        out.append((g.scenario("stop 60 min among buildings", hour, .init(sky: .cafe, blipRate: 0.05, blipSpeeds: 0.25...0.45)),
-                    (hourStart + 5)...(hourStart + 60 * 60 - 1)))
+        out.append(
+            (
+                g.scenario("stop 60 min among buildings", hour, .init(sky: .cafe, blipRate: 0.05, blipSpeeds: 0.25...0.45)),
+                (hourStart + 5)...(hourStart + 60 * 60 - 1)
+            ))
         var outage = route
         outage.insert(.tunnel(metres: 1080, speed: 6), at: 4)
         outage.insert(.tunnel(metres: 1260, speed: 7), at: 11)
@@ -125,8 +130,8 @@ final class ScenarioTests: XCTestCase {
     /// Runs the rules (or a raw keep-everything recorder) over a scenario.
     static func evaluate(_ s: G.Scenario, raw: Bool, window: ClosedRange<Int>?, profile: ActivityProfile = .ride) -> Outcome {
         var o = Outcome()
-        var kept: [(Fix, Bool)] = []   // point, starts a segment without a line to it
-        var breaks: [Bool] = []        // point starts a segment (a GPX reader draws no line to it)
+        var kept: [(Fix, Bool)] = []  // point, starts a segment without a line to it
+        var breaks: [Bool] = []  // point starts a segment (a GPX reader draws no line to it)
         if raw {
             var last: Int64 = .min
             for r in s.reports where r.fix.mode >= 2 && r.fix.timeMs > last {
@@ -226,26 +231,32 @@ final class ScenarioTests: XCTestCase {
             let asserted = !name.contains("not asserted")
             // The parked ride is 1.1 km: its distance is at the mercy of two endpoints' noise,
             // and what it is for is the park itself (asserted below).
-            if asserted && !name.hasPrefix("parked") && worst > limit { failures.append("\(name): distance error up to \(f2(worst)) % (limit \(limit) %)") }
+            if asserted && !name.hasPrefix("parked") && worst > limit {
+                failures.append("\(name): distance error up to \(f2(worst)) % (limit \(limit) %)")
+            }
             if asserted && spikes > 0 && !name.hasPrefix("poor sky") { failures.append("\(name): \(spikes) points farther than 30 m from the path") }
             if name.hasPrefix("parked") || name.hasPrefix("stop 60"), windowM > 5 || windowPts > 3 {
                 failures.append("\(name): the stop added \(f2(windowM)) m and \(windowPts) points")
             }
             // GPX readers measure inside segments only: a dropout must not cost them the chord.
             let readerWorst = readerErrs.map(abs).max()!
-            if name.hasPrefix("two straight") && readerWorst > 0.5 { failures.append("\(name): a GPX reader's length is off by up to \(f2(readerWorst)) %") }
-            rows.append("| \(name) | \(f2(errs.reduce(0, +) / n)) (\(f2(errs.min()!)) … \(f2(errs.max()!))) | \(spikes) | \(f1(still / n)) | \(Int((Double(points) / n).rounded())) | \(f2(movErr.reduce(0, +) / n)) | \(f2(rawErrs.reduce(0, +) / n)) | \(rawSpikes) | \(f1(rawStill / n)) | \(Int((Double(rawPoints) / n).rounded())) |"
-                + " \(f2(readerErrs.reduce(0, +) / n)) (\(f2(readerErrs.min()!)) … \(f2(readerErrs.max()!))) |"
-                + (name.hasPrefix("parked") || name.hasPrefix("stop 60") ? " stop: \(windowPts) points, \(f2(windowM)) m (worst seed)" : ""))
+            if name.hasPrefix("two straight") && readerWorst > 0.5 {
+                failures.append("\(name): a GPX reader's length is off by up to \(f2(readerWorst)) %")
+            }
+            rows.append(
+                "| \(name) | \(f2(errs.reduce(0, +) / n)) (\(f2(errs.min()!)) … \(f2(errs.max()!))) | \(spikes) | \(f1(still / n)) | \(Int((Double(points) / n).rounded())) | \(f2(movErr.reduce(0, +) / n)) | \(f2(rawErrs.reduce(0, +) / n)) | \(rawSpikes) | \(f1(rawStill / n)) | \(Int((Double(rawPoints) / n).rounded())) |"
+                    + " \(f2(readerErrs.reduce(0, +) / n)) (\(f2(readerErrs.min()!)) … \(f2(readerErrs.max()!))) |"
+                    + (name.hasPrefix("parked") || name.hasPrefix("stop 60") ? " stop: \(windowPts) points, \(f2(windowM)) m (worst seed)" : ""))
         }
         let table = """
-        | scenario | distance error % mean (min … max) | points > 30 m off | standstill m | points | moving-time error % | raw: distance error % | raw: > 30 m off | raw: standstill m | raw: points | GPX reader's distance error % mean (min … max) |
-        |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        \(rows.joined(separator: "\n"))
-        """
+            | scenario | distance error % mean (min … max) | points > 30 m off | standstill m | points | moving-time error % | raw: distance error % | raw: > 30 m off | raw: standstill m | raw: points | GPX reader's distance error % mean (min … max) |
+            |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+            \(rows.joined(separator: "\n"))
+            """
         print(table)
         if let path = ProcessInfo.processInfo.environment["CAIRN_RULES_REPORT"] {
-            let head = "Fix rules vs a raw recorder (every fix kept, like gpxlogger) on generated rides; \(Self.seeds.count) seeds each (sums of spikes, means otherwise). Produced by `Tests/bench/rules-report.sh`.\n\n"
+            let head =
+                "Fix rules vs a raw recorder (every fix kept, like gpxlogger) on generated rides; \(Self.seeds.count) seeds each (sums of spikes, means otherwise). Produced by `Tests/bench/rules-report.sh`.\n\n"
             try (head + table + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         }
         XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n"))

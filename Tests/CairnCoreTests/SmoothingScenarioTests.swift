@@ -147,7 +147,8 @@ final class SmoothingScenarioTests: XCTestCase {
     /// The tuning judged: `.ride`, or CAIRN_SMOOTH_TUNING="turnShare,tau,share,speedSigma,courseSigma,lagS[,accuracyScale,speedChangeShare,rampS,rampSpeedShare]" (for tuning runs).
     static let tuning: TrackSmoother.Tuning = {
         var t = TrackSmoother.Tuning.ride
-        guard let v = ProcessInfo.processInfo.environment["CAIRN_SMOOTH_TUNING"]?.split(separator: ",").compactMap({ Double($0) }), v.count >= 6 else { return t }
+        guard let v = ProcessInfo.processInfo.environment["CAIRN_SMOOTH_TUNING"]?.split(separator: ",").compactMap({ Double($0) }), v.count >= 6
+        else { return t }
         if v.count > 6 { t.accuracyScale = v[6] }
         if v.count > 7 { t.speedChangeShare = v[7] }
         if v.count > 8 { t.rampS = v[8] }
@@ -158,8 +159,10 @@ final class SmoothingScenarioTests: XCTestCase {
 
     /// The rides judged for smoothing: `ScenarioTests`' rides with the sky views the issue names,
     /// and the harder receivers.
-    static let smoothingScenarios = ["open sky", "open sky, jittery receiver", "between buildings", "urban canyon (not asserted)",
-                                     "spikes", "2-D stretches", "tunnels", "poor sky, DOP only (HDOP 5.4)", "one fix every 12 s"]
+    static let smoothingScenarios = [
+        "open sky", "open sky, jittery receiver", "between buildings", "urban canyon (not asserted)",
+        "spikes", "2-D stretches", "tunnels", "poor sky, DOP only (HDOP 5.4)", "one fix every 12 s"
+    ]
 
     func testSmoothingMeetsTheTargets() throws {
         var rows: [String] = []
@@ -169,7 +172,7 @@ final class SmoothingScenarioTests: XCTestCase {
             guard let k = all.firstIndex(of: name) else { XCTFail("no scenario \(name)"); continue }
             var raw: [Double] = [], sm: [Double] = [], lenChange: [Double] = [], errRaw: [Double] = [], errSm: [Double] = []
             var worstCut = -Double.infinity, worstCutH = 0.0, cutsOver = 0, cutsTotal = 0
-            var systematic: [Int: (Double, Double, Int)] = [:]   // per bend of the route, over seeds
+            var systematic: [Int: (Double, Double, Int)] = [:]  // per bend of the route, over seeds
             for seed in Self.seeds {
                 let s = ScenarioTests.scenarios(seed: seed)[k].0
                 let o = Self.judgeSmoothing(s, tuning: Self.tuning)
@@ -195,15 +198,19 @@ final class SmoothingScenarioTests: XCTestCase {
             if name.hasPrefix("urban canyon") && gain < 30 { failures.append("\(name): cross-track RMS down \(f1(gain)) % (target 30 %)") }
             if name == "between buildings" && gain < 28 { failures.append("\(name): cross-track RMS down \(f1(gain)) % (held at 28 %; target 30 %)") }
             if name == "open sky" && worstLen > 0.5 { failures.append("\(name): length changed by up to \(f2(worstLen)) % (limit 0.5 %)") }
-            if let w = worstSystematic, w.0 > w.1 { failures.append("\(name): a corner is cut by \(f1(w.0)) m on average, more than its points' 68 % radius \(f1(w.1)) m") }
-            rows.append("| \(name) | \(f2(rawRMS)) | \(f2(smRMS)) | \(f1(gain)) | \(f2(lenChange.reduce(0, +) / n)) (\(f2(lenChange.min()!)) … \(f2(lenChange.max()!))) | \(f2(errRaw.reduce(0, +) / n)) | \(f2(errSm.reduce(0, +) / n)) | "
-                        + "\(worstSystematic.map { "\(f1($0.0)) (\(f1($0.1)))" } ?? "–") | \(cutsTotal > 0 ? "\(f1(worstCut)) (\(f1(worstCutH)))" : "–") | \(cutsOver) of \(cutsTotal) |")
+            if let w = worstSystematic, w.0 > w.1 {
+                failures.append("\(name): a corner is cut by \(f1(w.0)) m on average, more than its points' 68 % radius \(f1(w.1)) m")
+            }
+            rows.append(
+                "| \(name) | \(f2(rawRMS)) | \(f2(smRMS)) | \(f1(gain)) | \(f2(lenChange.reduce(0, +) / n)) (\(f2(lenChange.min()!)) … \(f2(lenChange.max()!))) | \(f2(errRaw.reduce(0, +) / n)) | \(f2(errSm.reduce(0, +) / n)) | "
+                    + "\(worstSystematic.map { "\(f1($0.0)) (\(f1($0.1)))" } ?? "–") | \(cutsTotal > 0 ? "\(f1(worstCut)) (\(f1(worstCutH)))" : "–") | \(cutsOver) of \(cutsTotal) |"
+            )
         }
         let table = """
-        | scenario | cross-track RMS m, recorded | smoothed | RMS down % | length change % mean (min … max) | length error vs truth %, recorded | smoothed | worst corner's mean cut m (points' 68 % m) | worst single cut m (68 % m) | corners cut by more than their 68 % |
-        |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-        \(rows.joined(separator: "\n"))
-        """
+            | scenario | cross-track RMS m, recorded | smoothed | RMS down % | length change % mean (min … max) | length error vs truth %, recorded | smoothed | worst corner's mean cut m (points' 68 % m) | worst single cut m (68 % m) | corners cut by more than their 68 % |
+            |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+            \(rows.joined(separator: "\n"))
+            """
         print(table)
         if let path = ProcessInfo.processInfo.environment["CAIRN_SMOOTH_REPORT"] {
             try (table + "\n").write(toFile: path + ".smooth", atomically: true, encoding: .utf8)
@@ -224,13 +231,18 @@ final class SmoothingScenarioTests: XCTestCase {
             i += 1
         }
         var d = 0.0
-        for (p, q) in zip(truth, truth.dropFirst()) { d += ((q.east - p.east) * (q.east - p.east) + (q.north - p.north) * (q.north - p.north)).squareRoot() }
-        return G.Scenario(name: "dropouts over every bend", truth: truth, reports: g.observe(truth, .init()), trueDistance: d,
-                          trueMovingSeconds: zip(truth, truth.dropFirst()).filter { $1.moving }.count)
+        for (p, q) in zip(truth, truth.dropFirst()) {
+            d += ((q.east - p.east) * (q.east - p.east) + (q.north - p.north) * (q.north - p.north)).squareRoot()
+        }
+        return G.Scenario(
+            name: "dropouts over every bend", truth: truth, reports: g.observe(truth, .init()), trueDistance: d,
+            trueMovingSeconds: zip(truth, truth.dropFirst()).filter { $1.moving }.count)
     }
 
     /// The made-up points' distance from the truth, and the straight chord's at the same times.
-    static func judgeFilling(_ s: G.Scenario) -> (hermite: [Double], chord: [Double], lengthRecorded: Double, lengthFilled: Double, gaps: Int, chords: Int) {
+    static func judgeFilling(_ s: G.Scenario) -> (
+        hermite: [Double], chord: [Double], lengthRecorded: Double, lengthFilled: Double, gaps: Int, chords: Int
+    ) {
         let rec = recorded(s)
         let (out, filler) = filled(rec)
         var hermite: [Double] = [], chord: [Double] = []
@@ -266,7 +278,9 @@ final class SmoothingScenarioTests: XCTestCase {
         for name in ["dropouts over every bend"] + Self.fillingScenarios {
             var h: [Double] = [], c: [Double] = [], errRec: [Double] = [], errFill: [Double] = [], gaps = 0, chords = 0, worstH = 0.0
             for seed in Self.seeds {
-                let s = name == "dropouts over every bend" ? Self.bendDropouts(seed: seed) : ScenarioTests.scenarios(seed: seed)[all.firstIndex(of: name)!].0
+                let s =
+                    name == "dropouts over every bend"
+                    ? Self.bendDropouts(seed: seed) : ScenarioTests.scenarios(seed: seed)[all.firstIndex(of: name)!].0
                 let o = Self.judgeFilling(s)
                 h += o.hermite; c += o.chord
                 worstH = max(worstH, o.hermite.max() ?? 0)
@@ -280,13 +294,15 @@ final class SmoothingScenarioTests: XCTestCase {
                 if !(hr < 0.7 * cr) { failures.append("\(name): the curve is \(f2(hr)) m RMS off the road, the chord \(f2(cr)) m") }
                 if errFill.map(abs).max()! > errRec.map(abs).max()! { failures.append("\(name): filling made the length worse") }
             }
-            rows.append("| \(name) | \(gaps) | \(chords) | \(h.count) | \(f2(hr)) | \(f2(cr)) | \(f1(worstH)) | \(f2(errRec.reduce(0, +) / n)) | \(f2(errFill.reduce(0, +) / n)) |")
+            rows.append(
+                "| \(name) | \(gaps) | \(chords) | \(h.count) | \(f2(hr)) | \(f2(cr)) | \(f1(worstH)) | \(f2(errRec.reduce(0, +) / n)) | \(f2(errFill.reduce(0, +) / n)) |"
+            )
         }
         let table = """
-        | scenario | gaps filled | as straight chords | points made up | made-up points' RMS off the road m | a straight chord's m | worst made-up point m | length error vs truth %, recorded | filled |
-        |---|---:|---:|---:|---:|---:|---:|---:|---:|
-        \(rows.joined(separator: "\n"))
-        """
+            | scenario | gaps filled | as straight chords | points made up | made-up points' RMS off the road m | a straight chord's m | worst made-up point m | length error vs truth %, recorded | filled |
+            |---|---:|---:|---:|---:|---:|---:|---:|---:|
+            \(rows.joined(separator: "\n"))
+            """
         print(table)
         if let path = ProcessInfo.processInfo.environment["CAIRN_SMOOTH_REPORT"] {
             try (table + "\n").write(toFile: path + ".fill", atomically: true, encoding: .utf8)

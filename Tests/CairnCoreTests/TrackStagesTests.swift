@@ -10,9 +10,10 @@ final class TrackStagesTests: XCTestCase {
     /// A fix at east/north metres, with the receiver's own figures (eph: a DOP guess of `h68`).
     static func fix(_ t: Int, _ e: Double, _ n: Double, speed: Double?, course: Double?, h68: Double? = 3.5) -> Fix {
         let g = plane.global(east: e, north: n)
-        return Fix(timeMs: t0 + Int64(t) * 1000, lat: g.lat, lon: g.lon, mode: 3, altMSL: 420,
-                   eph: h68.map { $0 / Accuracy.rangeErrorM * Accuracy.gpsdHorizontalPerDOP }, epv: 30,
-                   speed: speed, track: course, pressurePa: 96_000, temperatureC: 18)
+        return Fix(
+            timeMs: t0 + Int64(t) * 1000, lat: g.lat, lon: g.lon, mode: 3, altMSL: 420,
+            eph: h68.map { $0 / Accuracy.rangeErrorM * Accuracy.gpsdHorizontalPerDOP }, epv: 30,
+            speed: speed, track: course, pressurePa: 96_000, temperatureC: 18)
     }
 
     static func en(_ f: Fix) -> (Double, Double) {
@@ -147,7 +148,7 @@ final class TrackStagesTests: XCTestCase {
         var emitted = 0, maxHeld = 0
         s.push(.segment(.start)) { _ in }
         for k in 0..<100_000 {
-            let e = 6 * Double(k % 20_000)   // a back-and-forth road: stays near the origin
+            let e = 6 * Double(k % 20_000)  // a back-and-forth road: stays near the origin
             s.push(.point(Self.fix(k, e, 0, speed: 6, course: 90), .measured)) { item in
                 if case .point = item { emitted += 1 }
             }
@@ -156,7 +157,7 @@ final class TrackStagesTests: XCTestCase {
         s.finish { _ in emitted += 1 }
         XCTAssertEqual(emitted, 100_000)
         XCTAssertLessThanOrEqual(maxHeld, TrackSmoother.Tuning.ride.maxPoints)
-        XCTAssertLessThanOrEqual(maxHeld, 2 * 241)   // twice the lag at 1 Hz
+        XCTAssertLessThanOrEqual(maxHeld, 2 * 241)  // twice the lag at 1 Hz
     }
 
     func testAnOutlierIsNotFollowed() {
@@ -179,8 +180,10 @@ final class TrackStagesTests: XCTestCase {
             let a = v * Double(t) / r
             return Self.fix(t, r * sin(a), r - r * cos(a), speed: v, course: (90 - a * 180 / .pi + 360).truncatingRemainder(dividingBy: 360))
         }
-        let items: [TrackItem] = [.segment(.start), .point(onCircle(0), .measured), .point(onCircle(10), .measured),
-                                  .point(onCircle(30), .measured), .point(onCircle(35), .measured)]
+        let items: [TrackItem] = [
+            .segment(.start), .point(onCircle(0), .measured), .point(onCircle(10), .measured),
+            .point(onCircle(30), .measured), .point(onCircle(35), .measured)
+        ]
         let (out, g) = Self.fill(items)
         let pts = Self.points(out)
         XCTAssertEqual(g.gaps, 1); XCTAssertEqual(g.chords, 0); XCTAssertEqual(g.points, 19)
@@ -204,8 +207,10 @@ final class TrackStagesTests: XCTestCase {
     }
 
     func testAStraightGapIsEvenInTime() {
-        let items: [TrackItem] = [.segment(.start), .point(Self.fix(0, 0, 0, speed: 8, course: 45), .measured),
-                                  .point(Self.fix(30, 8 * 30 * sin(.pi / 4), 8 * 30 * cos(.pi / 4), speed: 8, course: 45), .measured)]
+        let items: [TrackItem] = [
+            .segment(.start), .point(Self.fix(0, 0, 0, speed: 8, course: 45), .measured),
+            .point(Self.fix(30, 8 * 30 * sin(.pi / 4), 8 * 30 * cos(.pi / 4), speed: 8, course: 45), .measured)
+        ]
         let pts = Self.points(Self.fill(items).0)
         XCTAssertEqual(pts.count, 31)
         for (k, (f, o)) in pts[1..<30].enumerated() {
@@ -218,11 +223,13 @@ final class TrackStagesTests: XCTestCase {
 
     func testNothingIsFilledAcrossASegmentOrAStopOrAShortStep() {
         let a = Self.fix(0, 0, 0, speed: 6, course: 0)
-        let items: [TrackItem] = [.segment(.start), .point(a, .measured),
-                                  .segment(.gap), .point(Self.fix(60, 0, 360, speed: 6, course: 0), .measured),   // a break
-                                  .point(Self.fix(70, 0, 420, speed: 6, course: 0), .measured),                   // 10 s: no gap
-                                  .point(Self.fix(80, 0, 480, speed: 0.1, course: nil), .measured),               // 10 s
-                                  .point(Self.fix(130, 0, 500, speed: 6, course: 0), .measured)]                  // from a standing point
+        let items: [TrackItem] = [
+            .segment(.start), .point(a, .measured),
+            .segment(.gap), .point(Self.fix(60, 0, 360, speed: 6, course: 0), .measured),  // a break
+            .point(Self.fix(70, 0, 420, speed: 6, course: 0), .measured),  // 10 s: no gap
+            .point(Self.fix(80, 0, 480, speed: 0.1, course: nil), .measured),  // 10 s
+            .point(Self.fix(130, 0, 500, speed: 6, course: 0), .measured)
+        ]  // from a standing point
         let (out, g) = Self.fill(items)
         XCTAssertEqual(out.count, items.count)
         XCTAssertEqual(g.gaps, 0)
@@ -230,8 +237,10 @@ final class TrackStagesTests: XCTestCase {
 
     func testAnAbsurdCurveOrMissingSpeedsFallBackToTheChord() {
         // The ends point away from each other: the curve would loop.
-        var (out, g) = Self.fill([.segment(.start), .point(Self.fix(0, 0, 0, speed: 8, course: 180), .measured),
-                                  .point(Self.fix(20, 0, 100, speed: 8, course: 180), .measured)])
+        var (out, g) = Self.fill([
+            .segment(.start), .point(Self.fix(0, 0, 0, speed: 8, course: 180), .measured),
+            .point(Self.fix(20, 0, 100, speed: 8, course: 180), .measured)
+        ])
         XCTAssertEqual(g.gaps, 1); XCTAssertEqual(g.chords, 1)
         for (k, (f, _)) in Self.points(out)[1..<20].enumerated() {
             let (e, n) = Self.en(f)
@@ -240,13 +249,17 @@ final class TrackStagesTests: XCTestCase {
             XCTAssertEqual(f.speed ?? 0, 5, accuracy: 0.01)
         }
         // No doppler at one end: the chord, at the chord's speed.
-        (out, g) = Self.fill([.segment(.start), .point(Self.fix(0, 0, 0, speed: nil, course: nil), .measured),
-                              .point(Self.fix(20, 100, 0, speed: 5, course: 90), .measured)])
+        (out, g) = Self.fill([
+            .segment(.start), .point(Self.fix(0, 0, 0, speed: nil, course: nil), .measured),
+            .point(Self.fix(20, 100, 0, speed: 5, course: 90), .measured)
+        ])
         XCTAssertEqual(g.chords, 1)
         XCTAssertEqual(Self.points(out).count, 21)
         // No doppler at either end and not moving: nothing.
-        (out, g) = Self.fill([.segment(.start), .point(Self.fix(0, 0, 0, speed: nil, course: nil), .measured),
-                              .point(Self.fix(60, 3, 0, speed: nil, course: nil), .measured)])
+        (out, g) = Self.fill([
+            .segment(.start), .point(Self.fix(0, 0, 0, speed: nil, course: nil), .measured),
+            .point(Self.fix(60, 3, 0, speed: nil, course: nil), .measured)
+        ])
         XCTAssertEqual(g.gaps, 0)
     }
 }

@@ -24,8 +24,16 @@ final class TripRecorderTests: XCTestCase {
         range.map { i in .fix(fix(t0 + Double(i), north: north + 8 * Double(i), eph: 5, speed: 8 + 0.03 * sin(Double(i) * 1.7))) }
     }
 
-    func kept(_ a: [RecorderAction]) -> [Fix] { a.compactMap { if case .keep(let f) = $0 { return f }; return nil } }
-    func segments(_ a: [RecorderAction]) -> [SegmentReason] { a.compactMap { if case .startSegment(let r, _) = $0 { return r }; return nil } }
+    func kept(_ a: [RecorderAction]) -> [Fix] {
+        a.compactMap {
+            if case .keep(let f) = $0 { return f }; return nil
+        }
+    }
+    func segments(_ a: [RecorderAction]) -> [SegmentReason] {
+        a.compactMap {
+            if case .startSegment(let r, _) = $0 { return r }; return nil
+        }
+    }
 
     func testOpensTripAtFirstKeptFixAndCollapsesEpochs() {
         let (r, actions) = run([.noFix, .noTime, .fix(fix(0)), .fix(fix(0, north: 1))] + ride(1...10))
@@ -95,8 +103,12 @@ final class TripRecorderTests: XCTestCase {
         for i in 11...2410 { reports.append(.fix(fix(Double(i), north: 80, speed: 0.05))) }
         reports += ride(2411...2420, from: 80 - 8 * 2411)
         let (_, actions) = run(reports)
-        let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
-        let closes = actions.compactMap { if case .closeTrip(let t) = $0 { return t }; return nil }
+        let opens = actions.filter {
+            if case .openTrip = $0 { return true }; return false
+        }.count
+        let closes = actions.compactMap {
+            if case .closeTrip(let t) = $0 { return t }; return nil
+        }
         XCTAssertEqual(opens, 2)
         XCTAssertEqual(closes.count, 1)
         XCTAssertEqual(closes.first?.stats.points, 11, "the stop fix on top of the last point adds nothing")
@@ -126,7 +138,11 @@ final class HostileTimeTests: XCTestCase {
         return (r, actions)
     }
 
-    func kept(_ a: [RecorderAction]) -> Int { a.filter { if case .keep = $0 { return true }; return false }.count }
+    func kept(_ a: [RecorderAction]) -> Int {
+        a.filter {
+            if case .keep = $0 { return true }; return false
+        }.count
+    }
 
     func testOneFixTenYearsAheadIsDroppedAndTheRideGoesOn() {
         for clockIsFix in [false, true] {
@@ -147,7 +163,9 @@ final class HostileTimeTests: XCTestCase {
             for clockIsFix in [false, true] {
                 let times = (0..<60).map(Double.init) + (60..<120).map { Double($0) - back }
                 let (r, actions) = run(times, clockIsFix: clockIsFix)
-                let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
+                let opens = actions.filter {
+                    if case .openTrip = $0 { return true }; return false
+                }.count
                 XCTAssertEqual(opens, 2, "back \(back), clock fix \(clockIsFix): \(r.drops.nonzero)")
                 XCTAssertEqual(r.drops[.timeNotAfter] + r.drops[.jump], 0, "back \(back), clock fix \(clockIsFix)")
                 XCTAssertGreaterThanOrEqual(kept(actions), 115, "back \(back), clock fix \(clockIsFix)")
@@ -160,7 +178,9 @@ final class HostileTimeTests: XCTestCase {
         for clockIsFix in [false, true] {
             let times = (0..<120).map { Double($0) + ($0 % 3 == 0 ? 40 : 0) }
             let (r, actions) = run(times, clockIsFix: clockIsFix)
-            let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
+            let opens = actions.filter {
+                if case .openTrip = $0 { return true }; return false
+            }.count
             XCTAssertEqual(opens, 1, "clock fix \(clockIsFix): \(r.drops.nonzero)")
         }
     }
@@ -173,7 +193,9 @@ final class HostileTimeTests: XCTestCase {
                 var times = (0..<60).map(Double.init)
                 times[20] += ahead
                 let (r, actions) = run(times, clockIsFix: clockIsFix)
-                let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
+                let opens = actions.filter {
+                    if case .openTrip = $0 { return true }; return false
+                }.count
                 XCTAssertEqual(opens, 1, "ahead \(ahead), clock fix \(clockIsFix): \(r.drops.nonzero)")
                 XCTAssertEqual(r.drops[.timeJump], 1, "ahead \(ahead), clock fix \(clockIsFix): \(r.drops.nonzero)")
                 XCTAssertEqual(r.drops[.timeNotAfter] + r.drops[.stale], 0, "ahead \(ahead), clock fix \(clockIsFix)")
@@ -189,7 +211,9 @@ final class HostileTimeTests: XCTestCase {
             for clockIsFix in [false, true] {
                 let times = (0..<30).map(Double.init) + (30..<60).map { Double($0) - back }
                 let (r, actions) = run(times, clockIsFix: clockIsFix)
-                let opens = actions.filter { if case .openTrip = $0 { return true }; return false }.count
+                let opens = actions.filter {
+                    if case .openTrip = $0 { return true }; return false
+                }.count
                 XCTAssertEqual(opens, 2, "back \(back), clock fix \(clockIsFix): \(r.drops.nonzero)")
                 XCTAssertEqual(r.stats.lastTimeMs, fix(59 - back).timeMs, "recording goes on on the new time")
                 XCTAssertGreaterThan(r.stats.points, 20)

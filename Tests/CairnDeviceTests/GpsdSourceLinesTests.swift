@@ -8,7 +8,8 @@ import XCTest
 /// empty lines, a line too long to keep, many lines in one read, a batch taken whole. A
 /// listening socket on 127.0.0.1 stands in for gpsd.
 final class GpsdSourceLinesTests: XCTestCase {
-    static let tpv = #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2025-06-01T08:00:%02d.000Z","lat":47.376883333,"lon":8.541763333,"altHAE":467.100,"speed":6.436,"track":95.2000,"eph":4.512}"#
+    static let tpv =
+        #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2025-06-01T08:00:%02d.000Z","lat":47.376883333,"lon":8.541763333,"altHAE":467.100,"speed":6.436,"track":95.2000,"eph":4.512}"#
     static func line(_ second: Int) -> String { String(format: tpv, second) }
 
     /// A gpsd that accepts one client; `send` writes raw bytes to it.

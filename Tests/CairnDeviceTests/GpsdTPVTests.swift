@@ -49,10 +49,13 @@ final class GpsdTPVTests: XCTestCase {
     /// Variations of a real line: fields dropped, repeated, retyped, reordered, odd times and
     /// numbers. Wherever the fast path answers, libgps agrees; the odd ones go to libgps.
     func testAgreesWithLibgpsOnVariations() {
-        let base = #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2025-06-01T08:00:00.000Z","ept":0.005,"lat":47.376883333,"lon":8.541763333,"altHAE":467.100,"altMSL":420.100,"alt":420.100,"epx":2.871,"epy":3.470,"epv":6.831,"track":95.2000,"magtrack":97.1,"speed":6.436,"climb":-0.100,"eps":6.94,"epc":13.66,"geoidSep":47.000,"eph":4.512,"sep":8.203}"#
+        let base =
+            #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2025-06-01T08:00:00.000Z","ept":0.005,"lat":47.376883333,"lon":8.541763333,"altHAE":467.100,"altMSL":420.100,"alt":420.100,"epx":2.871,"epy":3.470,"epv":6.831,"track":95.2000,"magtrack":97.1,"speed":6.436,"climb":-0.100,"eps":6.94,"epc":13.66,"geoidSep":47.000,"eph":4.512,"sep":8.203}"#
         var variants: [String] = [base]
-        let fields = ["\"mode\":3,", "\"lat\":47.376883333,", "\"lon\":8.541763333,", "\"time\":\"2025-06-01T08:00:00.000Z\",",
-                      "\"altHAE\":467.100,", "\"speed\":6.436,", "\"track\":95.2000,"]
+        let fields = [
+            "\"mode\":3,", "\"lat\":47.376883333,", "\"lon\":8.541763333,", "\"time\":\"2025-06-01T08:00:00.000Z\",",
+            "\"altHAE\":467.100,", "\"speed\":6.436,", "\"track\":95.2000,"
+        ]
         for f in fields { variants.append(base.replacingOccurrences(of: f, with: "")) }
         let swaps: [(String, String)] = [
             ("\"mode\":3", "\"mode\":2"), ("\"mode\":3", "\"mode\":1"), ("\"mode\":3", "\"mode\":0"),
@@ -68,11 +71,14 @@ final class GpsdTPVTests: XCTestCase {
             ("\"speed\"", "\"sp\\u0065ed\""), (",\"sep\":8.203}", ",\"sep\":8.203,\"lat\":1.5}"), ("{", "{ "), ("}", " } "),
             ("\"ept\":0.005", "\"ept\":true"), ("\"ept\":0.005", "\"ept\":\"x\""), ("\"ept\":0.005", "\"newkey\":1"),
             ("\"device\":\"/dev/pts/1\"", "\"device\":7"), ("\"class\":\"TPV\",", "\"class\":\"TPV\",\"status\":2,"),
-            ("\"class\":\"TPV\",", "\"class\":\"TPV\",\"ecefx\":4283530.15,\"ecefy\":641062.06,\"ecefz\":4669834.3,\"ecefvx\":0.01,\"ecefvy\":-0.2,\"ecefvz\":0.05,\"ecefpAcc\":3.1,\"ecefvAcc\":0.4,"),
+            (
+                "\"class\":\"TPV\",",
+                "\"class\":\"TPV\",\"ecefx\":4283530.15,\"ecefy\":641062.06,\"ecefz\":4669834.3,\"ecefvx\":0.01,\"ecefvy\":-0.2,\"ecefvz\":0.05,\"ecefpAcc\":3.1,\"ecefvAcc\":0.4,"
+            ),
             ("\"class\":\"TPV\",", "\"class\":\"TPV\",\"velN\":1.5,\"velE\":-6.2,\"velD\":0.1,"),
             ("\"class\":\"TPV\",", "\"class\":\"TPV\",\"dgpsAge\":1.0,\"dgpsSta\":12,\"depth\":3.5,"),
             // libgps refuses a device name that does not fit its 128-byte buffer (found by the fuzzer).
-            ("/dev/pts/1", "/dev/" + String(repeating: "p", count: 122)), ("/dev/pts/1", "/dev/" + String(repeating: "p", count: 123)),
+            ("/dev/pts/1", "/dev/" + String(repeating: "p", count: 122)), ("/dev/pts/1", "/dev/" + String(repeating: "p", count: 123))
         ]
         for (a, b) in swaps { variants.append(base.replacingOccurrences(of: a, with: b)) }
         var answered = 0
@@ -83,8 +89,10 @@ final class GpsdTPVTests: XCTestCase {
         }
         XCTAssertGreaterThan(answered, variants.count / 2)
         // The fast path defers on what it cannot be sure of.
-        for odd in ["\"mode\":3.0", "\"lat\":\"47\"", "sp\\u0065ed", "08:00:60", ".000+00:00", "2023-02-29", "\"lat\":1.5}",
-                    "\"ept\":[1", "\"ept\":true", "\"newkey\":1", "\"device\":7", "{ ", String(repeating: "p", count: 123)] {
+        for odd in [
+            "\"mode\":3.0", "\"lat\":\"47\"", "sp\\u0065ed", "08:00:60", ".000+00:00", "2023-02-29", "\"lat\":1.5}",
+            "\"ept\":[1", "\"ept\":true", "\"newkey\":1", "\"device\":7", "{ ", String(repeating: "p", count: 123)
+        ] {
             let v = swaps.first { $0.1.contains(odd) }.map { base.replacingOccurrences(of: $0.0, with: $0.1) }!
             XCTAssertNil(Array(v.utf8).withUnsafeBufferPointer { GpsdTPV.report($0) }, odd)
         }
@@ -95,14 +103,17 @@ final class GpsdTPVTests: XCTestCase {
     /// the one-pass reader or by libgps; whitespace inside strings is kept. Other classes so
     /// laid out stay other lines; a spaced TPV that is not valid JSON is counted unreadable.
     func testTPVWithWhitespaceReadsLikeTheCompactLine() {
-        let compact = #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2025-06-01T08:00:00.000Z","lat":47.376883333,"lon":8.541763333,"altHAE":467.100,"eph":4.512,"speed":6.436,"track":95.2,"climb":-0.1}"#
+        let compact =
+            #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2025-06-01T08:00:00.000Z","lat":47.376883333,"lon":8.541763333,"altHAE":467.100,"eph":4.512,"speed":6.436,"track":95.2,"climb":-0.1}"#
         func decode(_ s: String) -> GpsdSource.LineResult { GpsdSource.decode(line: Array(s.utf8), state: state) }
         func fix(_ r: GpsdSource.LineResult) -> Fix? { if case .report(.fix(let f)) = r { return f }; return nil }
         guard let want = fix(decode(compact)) else { return XCTFail("the compact line is a fix") }
         let spaced = compact.replacingOccurrences(of: "\":", with: "\": ").replacingOccurrences(of: ",\"", with: ", \"")
         XCTAssertTrue(spaced.hasPrefix(#"{"class": "TPV", "device": "#), spaced)
-        for line in [spaced, "{ " + spaced.dropFirst(), spaced.replacingOccurrences(of: ": ", with: " :\t"),
-                     spaced.replacingOccurrences(of: "}", with: " }  ")] {
+        for line in [
+            spaced, "{ " + spaced.dropFirst(), spaced.replacingOccurrences(of: ": ", with: " :\t"),
+            spaced.replacingOccurrences(of: "}", with: " }  ")
+        ] {
             XCTAssertEqual(fix(decode(line)), want, line)
         }
         // A key the one-pass reader leaves to libgps (last: libgps stops reading at it): libgps

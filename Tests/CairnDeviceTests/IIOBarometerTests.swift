@@ -32,12 +32,22 @@ final class IIOBarometerTests: XCTestCase {
 
     func testUnitConventions() throws {
         let cases: [([String: String], Double, IIOBarometer.Unit, Double?, String)] = [
-            (["name": "bmp280\n", "in_pressure_input": "100.123456789\n", "in_temp_input": "23450\n"], 100_123.456789, .kPa, 23.45, "bmp280: kPa, m°C"),
+            (
+                ["name": "bmp280\n", "in_pressure_input": "100.123456789\n", "in_temp_input": "23450\n"], 100_123.456789, .kPa, 23.45,
+                "bmp280: kPa, m°C"
+            ),
             (["name": "bme680\n", "in_pressure_input": "1001.23\n"], 100_123, .hPa, nil, "old bme680 kernels: hPa"),
-            (["name": "oot\n", "in_pressure_input": "100123\n"], 100_123, .Pa, nil, "an out-of-tree driver in Pa"),
-            (["name": "lps22hb\n", "in_pressure_raw": "4101029\n", "in_pressure_scale": "0.000024414\n"], 4_101_029 * 0.000024414 * 1000, .kPa, nil, "st_pressure: raw × scale"),
-            (["name": "x\n", "in_pressure_raw": "400000\n", "in_pressure_scale": "0.00025\n", "in_pressure_offset": "1000\n",
-              "in_temp_raw": "360\n", "in_temp_scale": "0.0625\n"], 401_000 * 0.00025 * 1000, .kPa, 22.5, "(raw + offset) × scale; mpl3115 temperature in °C"),
+            (["name": "oot\n", "in_pressure_input": "100123\n"], 100_123, .pa, nil, "an out-of-tree driver in Pa"),
+            (
+                ["name": "lps22hb\n", "in_pressure_raw": "4101029\n", "in_pressure_scale": "0.000024414\n"], 4_101_029 * 0.000024414 * 1000, .kPa,
+                nil, "st_pressure: raw × scale"
+            ),
+            (
+                [
+                    "name": "x\n", "in_pressure_raw": "400000\n", "in_pressure_scale": "0.00025\n", "in_pressure_offset": "1000\n",
+                    "in_temp_raw": "360\n", "in_temp_scale": "0.0625\n"
+                ], 401_000 * 0.00025 * 1000, .kPa, 22.5, "(raw + offset) × scale; mpl3115 temperature in °C"
+            )
         ]
         for (i, (files, pa, unit, temp, why)) in cases.enumerated() {
             let dev = device(i, files)

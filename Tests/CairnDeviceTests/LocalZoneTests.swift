@@ -41,9 +41,11 @@ final class LocalZoneTests: XCTestCase {
     /// seconds read as the C library reads them.
     func testOddZonesAndFilesWithoutTransitions() throws {
         let july = Int64(1_751_371_200_000)  // 2025-07-01T12:00Z
-        let jan = Int64(1_735_732_800_000)   // 2025-01-01T12:00Z
-        for (zone, summer, winter) in [("Asia/Kathmandu", 20700, 20700), ("Australia/Lord_Howe", 37800, 39600),
-                                        ("America/St_Johns", -9000, -12600), ("right/Europe/Zurich", 7200, 3600)] {
+        let jan = Int64(1_735_732_800_000)  // 2025-01-01T12:00Z
+        for (zone, summer, winter) in [
+            ("Asia/Kathmandu", 20700, 20700), ("Australia/Lord_Howe", 37800, 39600),
+            ("America/St_Johns", -9000, -12600), ("right/Europe/Zurich", 7200, 3600)
+        ] {
             let path = "/usr/share/zoneinfo/" + zone
             guard FileManager.default.fileExists(atPath: path) else { continue }
             let z = try TimeZoneFile.load(path)
@@ -63,8 +65,10 @@ final class LocalZoneTests: XCTestCase {
             return b
         }
         let d = dir()
-        for (name, bytes) in [("v1", tzif(version: 0, footer: nil)), ("v2", tzif(version: 0x32, footer: "<+0545>-5:45")),
-                              ("v2-empty-footer", tzif(version: 0x32, footer: ""))] {
+        for (name, bytes) in [
+            ("v1", tzif(version: 0, footer: nil)), ("v2", tzif(version: 0x32, footer: "<+0545>-5:45")),
+            ("v2-empty-footer", tzif(version: 0x32, footer: ""))
+        ] {
             _ = FileManager.default.createFile(atPath: d + "/" + name, contents: Data(bytes))
             let z = try TimeZoneFile.load(d + "/" + name)
             XCTAssertEqual(z.offset(atUnixMs: july), 20700, name)
@@ -83,8 +87,10 @@ final class LocalZoneTests: XCTestCase {
         let zurich = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/Europe/Zurich"))
         _ = FileManager.default.createFile(atPath: d + "/cut", contents: zurich.prefix(60))
         let start = Date()
-        for (name, needle) in [("dir", "Is a directory"), ("fifo", "not a TZif zone file"), ("empty", "not a TZif zone file"),
-                               ("text", "no TZif magic"), ("cut", "not a TZif zone file")] {
+        for (name, needle) in [
+            ("dir", "Is a directory"), ("fifo", "not a TZif zone file"), ("empty", "not a TZif zone file"),
+            ("text", "no TZif magic"), ("cut", "not a TZif zone file")
+        ] {
             let why = reason(d + "/" + name)
             XCTAssertNotNil(why, name)
             XCTAssertTrue(why?.contains(d + "/" + name) == true, "names the file: \(why ?? "")")

@@ -33,8 +33,10 @@ final class TimeZoneFileTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let good = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/Europe/Zurich"))
-        for (name, bytes) in [("text", Data("Europe/Zurich\n".utf8)), ("empty", Data()), ("cut", good.prefix(200)),
-                              ("header", good.prefix(44))] {
+        for (name, bytes) in [
+            ("text", Data("Europe/Zurich\n".utf8)), ("empty", Data()), ("cut", good.prefix(200)),
+            ("header", good.prefix(44))
+        ] {
             let p = dir + "/" + name
             try bytes.write(to: URL(fileURLWithPath: p))
             XCTAssertThrowsError(try TimeZoneFile.load(p), name) { e in

@@ -53,8 +53,11 @@ final class BenchmarkLogTests: XCTestCase {
             if batch.count == 5 { try w.append(.points(batch)); batch.removeAll(keepingCapacity: true) }
         }
         if !batch.isEmpty { try w.append(.points(batch)) }
-        try w.append(.tripEnd(TripEnd(reason: .shutdown, points: UInt64(stats.points), distanceM: stats.distanceM,
-                                      movingTimeMs: stats.movingTimeMs, firstTimeMs: stats.firstTimeMs, lastTimeMs: stats.lastTimeMs)))
+        try w.append(
+            .tripEnd(
+                TripEnd(
+                    reason: .shutdown, points: UInt64(stats.points), distanceM: stats.distanceM,
+                    movingTimeMs: stats.movingTimeMs, firstTimeMs: stats.firstTimeMs, lastTimeMs: stats.lastTimeMs)))
         _ = try w.sync()
         w.close()
         return w.path

@@ -18,7 +18,8 @@ final class CellsBenchmarkLogTests: XCTestCase {
         let trips = Int(env["CAIRN_CELLS_TRIPS"] ?? "") ?? 12
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try Self.write(trips: trips, dir: dir)
-        let report = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, saveIndex: own, settleNs: 0, problem: { XCTFail($0) }, note: { _ in })
+        let report = ExploredCells.collect(
+            paths: [dir], precision: 7, prefix: nil, saveIndex: own, settleNs: 0, problem: { XCTFail($0) }, note: { _ in })
         XCTAssertEqual(report.filesRead, trips)
         XCTAssertGreaterThan(report.cells.map(\.trips).max() ?? 0, 1, "commutes share cells")
         print("cells benchmark logs: \(dir) \(trips) trips, \(report.cells.count) cells at precision 7")
@@ -43,8 +44,11 @@ final class CellsBenchmarkLogTests: XCTestCase {
                 if batch.count == 256 { try w.append(.points(batch)); batch.removeAll(keepingCapacity: true) }
             }
             if !batch.isEmpty { try w.append(.points(batch)) }
-            try w.append(.tripEnd(TripEnd(reason: .shutdown, points: UInt64(stats.points), distanceM: stats.distanceM,
-                                          movingTimeMs: stats.movingTimeMs, firstTimeMs: stats.firstTimeMs, lastTimeMs: stats.lastTimeMs)))
+            try w.append(
+                .tripEnd(
+                    TripEnd(
+                        reason: .shutdown, points: UInt64(stats.points), distanceM: stats.distanceM,
+                        movingTimeMs: stats.movingTimeMs, firstTimeMs: stats.firstTimeMs, lastTimeMs: stats.lastTimeMs)))
             _ = try w.sync()
             w.close()
         }

@@ -34,7 +34,7 @@ final class GeohashTests: XCTestCase {
     }
 
     func testParsing() {
-        XCTAssertNil(Geohash.cell("u4pa"))   // a, i, l, o are not geohash characters
+        XCTAssertNil(Geohash.cell("u4pa"))  // a, i, l, o are not geohash characters
         XCTAssertNil(Geohash.cell("u4p-"))
         XCTAssertEqual(Geohash.cell("U4PR"), Geohash.cell("u4pr"))
         XCTAssertEqual(Geohash.cell(""), 0)
@@ -115,8 +115,9 @@ final class CellIndexTests: XCTestCase {
                 let t = 1_748_764_800_000 + Int64(rng.next() % 10_000_000)
                 return (rng.next() >> 29, CellVisit(firstMs: t, lastMs: t + Int64(rng.next() % 100_000)))
             }
-            return CellIndex.FileEntry(name: LogDirectory.fileName(number: UInt32(n)), size: Int64(1000 * n), mtimeNs: 1_700_000_000_123_456_789,
-                                       inode: UInt64(n) + 100, tripId: UInt64(n), part: 0, points: 10 * n, cells: cells)
+            return CellIndex.FileEntry(
+                name: LogDirectory.fileName(number: UInt32(n)), size: Int64(1000 * n), mtimeNs: 1_700_000_000_123_456_789,
+                inode: UInt64(n) + 100, tripId: UInt64(n), part: 0, points: 10 * n, cells: cells)
         }
         return CellIndex(files: files)
     }
@@ -153,7 +154,8 @@ final class ExploredCellsTests: XCTestCase {
 
     func collect(_ dir: String, precision: Int = 7, prefix: String? = nil, notes: inout [String]) -> ExploredCells.Report {
         var n: [String] = []
-        let r = ExploredCells.collect(paths: [dir], precision: precision, prefix: prefix, settleNs: 0, problem: { XCTFail($0) }, note: { n.append($0) })
+        let r = ExploredCells.collect(
+            paths: [dir], precision: precision, prefix: prefix, settleNs: 0, problem: { XCTFail($0) }, note: { n.append($0) })
         notes += n
         return r
     }
@@ -164,7 +166,17 @@ final class ExploredCellsTests: XCTestCase {
         // Trips 1 and 2 ride the same road a day apart; trip 3 rides elsewhere.
         let road = ExportSupport.ride(600)
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, road)]), dir: dir, number: 1)
-        try ExportSupport.writeLog(TripSpec(id: 2, segments: [(.start, road.map { var f = $0; f.timeMs += day; return f })]), dir: dir, number: 2)
+        try ExportSupport.writeLog(
+            TripSpec(
+                id: 2,
+                segments: [
+                    (
+                        .start,
+                        road.map {
+                            var f = $0; f.timeMs += day; return f
+                        }
+                    )
+                ]), dir: dir, number: 2)
         try ExportSupport.writeLog(TripSpec(id: 3, segments: [(.start, ExportSupport.ride(300, seed: 5, lat: 46.2, lon: 6.1))]), dir: dir, number: 3)
         let before = bytes(dir)
         var notes: [String] = []
@@ -232,8 +244,9 @@ final class ExploredCellsTests: XCTestCase {
         let stamp = try FileManager.default.attributesOfItem(atPath: ExploredCells.indexPath(dir))[.modificationDate] as? Date
         usleep(20_000)
         _ = run()
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: ExploredCells.indexPath(dir))[.modificationDate] as? Date, stamp,
-                       "an index that would not change is not rewritten")
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: ExploredCells.indexPath(dir))[.modificationDate] as? Date, stamp,
+            "an index that would not change is not rewritten")
     }
 
     /// A file in the directory that is no log is named and counted; the rest is answered.

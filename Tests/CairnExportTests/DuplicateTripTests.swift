@@ -28,12 +28,15 @@ final class DuplicateTripTests: XCTestCase {
         XCTAssertEqual(trips.map { $0.files.map { String($0.path.suffix(14)) } }, [["00000001.cairn", "00000003.cairn"], ["00000002.cairn"]])
         XCTAssertEqual(trips.map(\.id), [1, 1])
         XCTAssertNil(trips[0].note)
-        XCTAssertEqual(trips[1].note, "two files claim trip 1 part 0: \(dir)/00000001.cairn and \(dir)/00000002.cairn "
-            + "(two recorders on one directory, or a file left over); each is read as a trip of its own")
+        XCTAssertEqual(
+            trips[1].note,
+            "two files claim trip 1 part 0: \(dir)/00000001.cairn and \(dir)/00000002.cairn "
+                + "(two recorders on one directory, or a file left over); each is read as a trip of its own")
         XCTAssertEqual(trips.map(\.nameSuffix), ["", "-00000002"])
         let s = try trips.map { try TripCatalog.read($0) }
         XCTAssertEqual(s.map(\.stats.points), [150, 280], "every point of both recordings")
-        XCTAssertEqual(FITWriter.fileName(tripId: 1, startMs: s[1].stats.firstTimeMs, suffix: trips[1].nameSuffix),
-                       "20250601-080000-trip1-00000002.fit")
+        XCTAssertEqual(
+            FITWriter.fileName(tripId: 1, startMs: s[1].stats.firstTimeMs, suffix: trips[1].nameSuffix),
+            "20250601-080000-trip1-00000002.fit")
     }
 }

@@ -55,11 +55,12 @@ struct SyntheticRide {
         alt = newAlt
         let hdop = 0.8 + 0.3 * rng.uniform()
         let trusted = (i / 60) % 5 != 4
-        let f = Fix(timeMs: t0 + Int64(i) * 1000,
-                    lat: lat + rng.gauss(1.5e-5), lon: lon + rng.gauss(2e-5), mode: 3,
-                    altHAE: alt + 47, altMSL: alt,
-                    eph: hdop * 19, epx: hdop * 12, epy: hdop * 14, epv: trusted ? 12 : 80,
-                    speed: speed, track: heading, climb: climb)
+        let f = Fix(
+            timeMs: t0 + Int64(i) * 1000,
+            lat: lat + rng.gauss(1.5e-5), lon: lon + rng.gauss(2e-5), mode: 3,
+            altHAE: alt + 47, altMSL: alt,
+            eph: hdop * 19, epx: hdop * 12, epy: hdop * 14, epv: trusted ? 12 : 80,
+            speed: speed, track: heading, climb: climb)
         i += 1
         return f
     }
@@ -105,8 +106,11 @@ enum ExportSupport {
             }
         }
         if trip.close {
-            try w.append(.tripEnd(TripEnd(reason: .shutdown, points: UInt64(stats.points), distanceM: stats.distanceM,
-                                          movingTimeMs: stats.movingTimeMs, firstTimeMs: stats.firstTimeMs, lastTimeMs: stats.lastTimeMs)))
+            try w.append(
+                .tripEnd(
+                    TripEnd(
+                        reason: .shutdown, points: UInt64(stats.points), distanceM: stats.distanceM,
+                        movingTimeMs: stats.movingTimeMs, firstTimeMs: stats.firstTimeMs, lastTimeMs: stats.lastTimeMs)))
         }
         _ = try w.sync()
         w.close()
@@ -142,8 +146,10 @@ enum ExportSupport {
     /// Runs Tests/tools/check-export.py; fails the test (never skips) when a reader rejects the
     /// file or is missing. Returns what the readers saw.
     @discardableResult
-    static func check(_ format: String, _ path: String, expectFailure: Bool = false,
-                      file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+    static func check(
+        _ format: String, _ path: String, expectFailure: Bool = false,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [String: Any] {
         var args = [checker, format, path]
         if format == "gpx" { args += ["--gpx-schema", gpxSchema] }
         let r = try run("/usr/bin/env", ["python3"] + args)
@@ -178,9 +184,10 @@ enum ExportSupport {
         p.waitUntilExit()
         try? o.close()
         try? e.close()
-        return Result(status: p.terminationStatus,
-                      stdout: String(decoding: FileManager.default.contents(atPath: d + "/o") ?? Data(), as: UTF8.self),
-                      stderr: String(decoding: FileManager.default.contents(atPath: d + "/e") ?? Data(), as: UTF8.self))
+        return Result(
+            status: p.terminationStatus,
+            stdout: String(decoding: FileManager.default.contents(atPath: d + "/o") ?? Data(), as: UTF8.self),
+            stderr: String(decoding: FileManager.default.contents(atPath: d + "/e") ?? Data(), as: UTF8.self))
     }
 
     static func ride(_ n: Int, seed: UInt64 = 1, startMs: Int64 = 1_748_764_800_000, lat: Double = 47.3769, lon: Double = 8.5417) -> [Fix] {

@@ -23,14 +23,16 @@ final class GPXWriterTests: XCTestCase {
             w.point(good)
             w.point(noisy)
             w.beginSegment()
-            w.beginSegment()   // an empty segment is never written
+            w.beginSegment()  // an empty segment is never written
             w.point(flat)
             w.endTrip()
             w.beginTrip(TripHeading(id: 8, activity: nil))
             w.endTrip()
         }
         XCTAssertTrue(gpx.contains("<trkpt lat=\"47.5\" lon=\"-180\"><ele>420.26</ele><time>2025-06-01T08:00:00Z</time><fix>3d</fix></trkpt>"), gpx)
-        XCTAssertTrue(gpx.contains("<trkpt lat=\"47.5001\" lon=\"8.5\"><time>2025-06-01T08:00:01Z</time><fix>3d</fix></trkpt>"), "no <ele> for an untrusted height")
+        XCTAssertTrue(
+            gpx.contains("<trkpt lat=\"47.5001\" lon=\"8.5\"><time>2025-06-01T08:00:01Z</time><fix>3d</fix></trkpt>"),
+            "no <ele> for an untrusted height")
         XCTAssertTrue(gpx.contains("<fix>2d</fix>"))
         XCTAssertEqual(gpx.components(separatedBy: "<trkseg>").count - 1, 2)
         XCTAssertEqual(gpx.components(separatedBy: "<trk>").count - 1, 2)

@@ -50,8 +50,8 @@ final class HostileValueTests: XCTestCase {
         for (lat, lon) in [(91.0, 8.0), (47.0, 181.0), (8e11, 8.0), (47.0, -0x1p52), (.nan, 8.0), (47.0, .infinity)] {
             bad.append(Fix(timeMs: good[5].timeMs + 100, lat: lat, lon: lon, mode: 3))
         }
-        bad.append(Fix(timeMs: 315_532_800_000, lat: 47, lon: 8, mode: 3))      // 1980
-        bad.append(Fix(timeMs: 10_413_792_000_000, lat: 47, lon: 8, mode: 3))   // 2300
+        bad.append(Fix(timeMs: 315_532_800_000, lat: 47, lon: 8, mode: 3))  // 1980
+        bad.append(Fix(timeMs: 10_413_792_000_000, lat: 47, lon: 8, mode: 3))  // 2300
         bad.append(Fix(timeMs: Int64.min, lat: 47, lon: 8, mode: 3))
         // Absurd optional values on a possible point: written clamped or left out, never empty.
         var wild = good[6]

@@ -57,7 +57,8 @@ final class LapsAndPrivacyTests: XCTestCase {
     func line(_ n: Int, step: Double, from t0: Int64 = 1_748_764_800_000, lat: Double = 47.0, lon: Double = 8.0, speed: Double? = nil) -> [Fix] {
         let dLon = step / (Geodesy.distance(lat1: lat, lon1: 0, lat2: lat, lon2: 1))
         return (0..<n).map { i in
-            Fix(timeMs: t0 + Int64(i) * 1000, lat: lat, lon: lon + Double(i) * dLon, mode: 3,
+            Fix(
+                timeMs: t0 + Int64(i) * 1000, lat: lat, lon: lon + Double(i) * dLon, mode: 3,
                 altMSL: 400, eph: 5, epv: 8, speed: speed ?? step)
         }
     }
@@ -83,7 +84,10 @@ final class LapsAndPrivacyTests: XCTestCase {
         XCTAssertEqual(LapRule.parse("1mi"), .distance(1609.344))
         XCTAssertEqual(LapRule.parse("5mi"), .distance(5 * 1609.344))
         XCTAssertEqual(LapRule.parse("2.5km"), .distance(2500))
-        for bad in ["", "km", "mi", "0km", "-1km", "+1km", "1e3km", "1 km", "5", "1KM", "1m", "0.001km", "1001km", "nankm", "infkm", "0x10km", "1.2.3km", "Pause"] {
+        for bad in [
+            "", "km", "mi", "0km", "-1km", "+1km", "1e3km", "1 km", "5", "1KM", "1m", "0.001km", "1001km", "nankm", "infkm", "0x10km", "1.2.3km",
+            "Pause"
+        ] {
             XCTAssertNil(LapRule.parse(bad), bad)
         }
     }
@@ -110,9 +114,9 @@ final class LapsAndPrivacyTests: XCTestCase {
     /// A step over two marks (a tunnel's chord) ends one lap; the distance across a pause does
     /// not count (as `TripStats`), across a gap it does.
     func testDistanceLapsCountWhatTripStatsCounts() {
-        let a = line(50, step: 10)                                 // 0 … 490 m
+        let a = line(50, step: 10)  // 0 … 490 m
         let b = line(40, step: 10, from: a.last!.timeMs + 120_000, lon: a.last!.lon + 0.04)  // ~3 km on, 390 m more
-        let c = line(8, step: 10, from: b.last!.timeMs + 300_000, lon: b.last!.lon + 0.5)    // a pause 38 km off, 70 m more
+        let c = line(8, step: 10, from: b.last!.timeMs + 300_000, lon: b.last!.lon + 0.5)  // a pause 38 km off, 70 m more
         let got = laps(.distance(1000), [(.start, a), (.gap, b), (.pause, c)])
         XCTAssertEqual(got[49], 1)
         XCTAssertEqual(got[50], 1, "the point after the gap is past the 1, 2 and 3 km marks: it ends lap 1")
@@ -127,8 +131,8 @@ final class LapsAndPrivacyTests: XCTestCase {
     /// A mark reached just before a gap, or just before a pause: the lap ends at that point, and
     /// the step across the gap (counted as distance) is the next lap's; the records say so.
     func testADistanceLapEndingBeforeAGapOrAPause() throws {
-        let a = line(101, step: 10)                                                            // point 100 at 1000 m
-        let b = line(60, step: 10, from: a.last!.timeMs + 60_000, lon: a.last!.lon + 0.005)   // a ~380 m chord
+        let a = line(101, step: 10)  // point 100 at 1000 m
+        let b = line(60, step: 10, from: a.last!.timeMs + 60_000, lon: a.last!.lon + 0.005)  // a ~380 m chord
         let c = line(40, step: 10, from: b.last!.timeMs + 300_000, lon: b.last!.lon + 0.01)
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, a), (.gap, b), (.pause, c)]), dir: dir)
         let w = FITWriter(target: .directory(out), force: false, softwareVersion: "0.2.0", laps: .distance(1000))
@@ -143,8 +147,9 @@ final class LapsAndPrivacyTests: XCTestCase {
         let a = line(20, step: 5), b = line(20, step: 5, from: a.last!.timeMs + 200_000), c = line(20, step: 5, from: b.last!.timeMs + 30_000)
         let d = line(20, step: 5, from: c.last!.timeMs + 400_000)
         let got = laps(.pause, [(.start, a), (.pause, b), (.gap, c), (.pause, d)])
-        XCTAssertEqual(got, Array(repeating: 1, count: 20) + Array(repeating: 2, count: 40) + Array(repeating: 3, count: 20),
-                       "a gap (a tunnel) is no pause: it starts no lap")
+        XCTAssertEqual(
+            got, Array(repeating: 1, count: 20) + Array(repeating: 2, count: 40) + Array(repeating: 3, count: 20),
+            "a gap (a tunnel) is no pause: it starts no lap")
         // A pause before the first point starts nothing.
         XCTAssertEqual(laps(.pause, [(.pause, a)]).first ?? nil, 1)
     }
@@ -154,10 +159,12 @@ final class LapsAndPrivacyTests: XCTestCase {
     func testPrivacyZonesParse() throws {
         XCTAssertEqual(try PrivacyZone.parse("47.3769,8.5417,300").get(), PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: 300))
         XCTAssertEqual(try PrivacyZone.parse(" -33.9 , 151.2 , 250.5 ").get(), PrivacyZone(lat: -33.9, lon: 151.2, radiusM: 250.5))
-        for (bad, needle) in [("47.3,8.5", "expected LAT,LON,RADIUS_M"), ("47.3,8.5,300,1", "expected"), ("", "expected"),
-                              ("91,8,300", "latitude '91'"), ("47,181,300", "longitude '181'"), ("47,8,0", "radius '0'"),
-                              ("47,8,-5", "radius '-5'"), ("47,8,60000", "radius '60000'"), ("1e1,8,300", "latitude"),
-                              ("47,8,nan", "radius"), ("47,8,inf", "radius"), ("47;8;300", "expected"), ("47,,300", "longitude ''")] {
+        for (bad, needle) in [
+            ("47.3,8.5", "expected LAT,LON,RADIUS_M"), ("47.3,8.5,300,1", "expected"), ("", "expected"),
+            ("91,8,300", "latitude '91'"), ("47,181,300", "longitude '181'"), ("47,8,0", "radius '0'"),
+            ("47,8,-5", "radius '-5'"), ("47,8,60000", "radius '60000'"), ("1e1,8,300", "latitude"),
+            ("47,8,nan", "radius"), ("47,8,inf", "radius"), ("47;8;300", "expected"), ("47,,300", "longitude ''")
+        ] {
             switch PrivacyZone.parse(bad) {
             case .success(let z): XCTFail("\(bad) parsed as \(z)")
             case .failure(let e): XCTAssertTrue(e.description.contains(needle), "\(bad): \(e)")
@@ -172,7 +179,7 @@ final class LapsAndPrivacyTests: XCTestCase {
         var back = line(400, step: 10, from: fixes.last!.timeMs + 1000, lon: fixes.last!.lon)
         let dLon = back[1].lon - back[0].lon
         for i in back.indices { back[i].lon = fixes.last!.lon - Double(i + 1) * dLon }
-        let home = PrivacyZone(lat: 47.0, lon: 8.0, radiusM: 205)      // the first 21 points, the last 21
+        let home = PrivacyZone(lat: 47.0, lon: 8.0, radiusM: 205)  // the first 21 points, the last 21
         let passing = PrivacyZone(lat: 47.0, lon: fixes[200].lon, radiusM: 100)
         return (fixes + back, home, passing)
     }
@@ -289,7 +296,8 @@ final class LapsAndPrivacyTests: XCTestCase {
             for (a, b) in zip(fits[0], fits[1]) {
                 let r = try strava("fit", a, "--same-id", b)
                 lapCounts.append(r["laps"] as? Int ?? -1)
-                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: a)), try Data(contentsOf: URL(fileURLWithPath: b)), "\(rule): the same bytes twice")
+                XCTAssertEqual(
+                    try Data(contentsOf: URL(fileURLWithPath: a)), try Data(contentsOf: URL(fileURLWithPath: b)), "\(rule): the same bytes twice")
                 if case .distance(let len) = rule {
                     // Each lap but the last ends at the first point past its mark.
                     let ds = r["lap_distances"] as? [Double] ?? []
@@ -313,7 +321,10 @@ final class LapsAndPrivacyTests: XCTestCase {
             XCTAssertEqual(g["laps"] as? Int, rule == .none ? 0 : lapCounts.reduce(0, +))
         }
         // The barometer ride's FIT names the barometer and carries its climb in the laps.
-        let b = try ExportSupport.check("fit", out + "/pause-0/" + (try FileManager.default.contentsOfDirectory(atPath: out + "/pause-0").sorted().first { $0.hasSuffix("trip1.fit") } ?? ""))
+        let b = try ExportSupport.check(
+            "fit",
+            out + "/pause-0/"
+                + (try FileManager.default.contentsOfDirectory(atPath: out + "/pause-0").sorted().first { $0.hasSuffix("trip1.fit") } ?? ""))
         XCTAssertEqual((b["device_infos"] as? [[String: Any]])?.count, 2)
         XCTAssertNotNil((b["lap_sums"] as? [String: Any])?["total_ascent"] as? Int)
     }

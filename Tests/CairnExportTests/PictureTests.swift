@@ -49,7 +49,10 @@ final class TrackPictureTests: XCTestCase {
             for _ in 0..<60 {
                 let v = kmh / 3.6
                 lat += v / 111_195
-                out.append(Fix(timeMs: t, lat: lat, lon: 8 + 0.002 * sin(lat * 3000), mode: 3, altMSL: 400 + (lat - 47) * 2000, eph: 8, epv: 6, speed: v, track: 0))
+                out.append(
+                    Fix(
+                        timeMs: t, lat: lat, lon: 8 + 0.002 * sin(lat * 3000), mode: 3, altMSL: 400 + (lat - 47) * 2000, eph: 8, epv: 6, speed: v,
+                        track: 0))
                 t += 1000
             }
         }
@@ -113,7 +116,8 @@ final class TrackPictureTests: XCTestCase {
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ExportSupport.ride(6 * 3600))]), dir: dir, batch: 256)
         var notes: [String] = []
         var o = TrackPicture.Options.defaults(activity: "ride")
-        o.cells = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, settleNs: 0, problem: { XCTFail($0) }, note: { notes.append($0) }).cells
+        o.cells =
+            ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, settleNs: 0, problem: { XCTFail($0) }, note: { notes.append($0) }).cells
         let (svg, s) = try render(dir, o)
         XCTAssertEqual(s.stats.points, 6 * 3600)
         XCTAssertLessThan(svg.utf8.count, 400_000, "a 6-hour ride is a few hundred KB at most")
@@ -130,13 +134,17 @@ final class TrackPictureTests: XCTestCase {
         let fixes = (0..<40).map { i -> Fix in
             var lon = 179.996 + Double(i) * 0.0002
             if lon > 180 { lon -= 360 }
-            return Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: -16.8 + Double(i) * 0.0001, lon: lon, mode: 3,
-                       altMSL: 100, eph: 5, epv: 6, speed: 7, track: 80)
+            return Fix(
+                timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: -16.8 + Double(i) * 0.0001, lon: lon, mode: 3,
+                altMSL: 100, eph: 5, epv: 6, speed: 7, track: 80)
         }
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, fixes)]), dir: dir)
         var o = TrackPicture.Options.defaults(activity: "ride")
-        o.cells = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, saveIndex: false, settleNs: 0,
-                                        problem: { XCTFail($0) }, note: { _ in }).cells
+        o.cells =
+            ExploredCells.collect(
+                paths: [dir], precision: 7, prefix: nil, saveIndex: false, settleNs: 0,
+                problem: { XCTFail($0) }, note: { _ in }
+            ).cells
         let (svg, _) = try render(dir, o)
         func number(after needle: String, _ attr: String) -> Double? {
             guard let r = svg.range(of: needle) else { return nil }
@@ -161,13 +169,17 @@ final class TrackPictureTests: XCTestCase {
     func testARideAlongAParallelKeepsCellsAndLabelsInThePicture() throws {
         let dir = ExportSupport.tempDir()
         let fixes = (0..<400).map { i in
-            Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 47.0, lon: 8.0 + Double(i) * 0.0001, mode: 3,
+            Fix(
+                timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 47.0, lon: 8.0 + Double(i) * 0.0001, mode: 3,
                 altMSL: 400, eph: 5, epv: 6, speed: 7.6, track: 90)
         }
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, fixes)]), dir: dir)
         var o = TrackPicture.Options.defaults(activity: "ride")
-        o.cells = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, saveIndex: false, settleNs: 0,
-                                        problem: { XCTFail($0) }, note: { _ in }).cells
+        o.cells =
+            ExploredCells.collect(
+                paths: [dir], precision: 7, prefix: nil, saveIndex: false, settleNs: 0,
+                problem: { XCTFail($0) }, note: { _ in }
+            ).cells
         let (svg, _) = try render(dir, o)
         func attr(_ tag: Substring, _ name: String) -> Double? {
             guard let a = tag.range(of: " " + name + "=\"") else { return nil }

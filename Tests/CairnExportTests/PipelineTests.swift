@@ -11,8 +11,9 @@ final class PipelineTests: XCTestCase {
 
     static func fix(_ t: Int, _ e: Double, _ n: Double, speed: Double = 6, course: Double = 90) -> Fix {
         let g = plane.global(east: e, north: n)
-        return Fix(timeMs: 1_748_764_800_000 + Int64(t) * 1000, lat: g.lat, lon: g.lon, mode: 3, altMSL: 420,
-                   eph: 19, epv: 30, speed: speed, track: course)
+        return Fix(
+            timeMs: 1_748_764_800_000 + Int64(t) * 1000, lat: g.lat, lon: g.lon, mode: 3, altMSL: 420,
+            eph: 19, epv: 30, speed: speed, track: course)
     }
 
     /// A segment east at 6 m/s with a 20 s dropout, a pause, and a second short segment.
@@ -57,7 +58,9 @@ final class PipelineTests: XCTestCase {
         XCTAssertNil(origins[.measured])
     }
 
-    func render(_ writer: (OutputSink) -> TrackExporter, summary: TripSummary? = nil, path: String = ExportSupport.tempDir() + "/out") throws -> String {
+    func render(_ writer: (OutputSink) -> TrackExporter, summary: TripSummary? = nil, path: String = ExportSupport.tempDir() + "/out") throws
+        -> String
+    {
         let sink = try OutputSink(creating: path, force: false)
         let w = writer(sink)
         w.begin()
@@ -112,11 +115,13 @@ final class PipelineTests: XCTestCase {
 
     func testEveryFormatWithFlaggedPointsPassesItsReaders() throws {
         let dir = ExportSupport.tempDir()
-        for (name, format, make) in [("a.gpx", "gpx", { GPXWriter(sink: $0, creator: "cairn test") as TrackExporter }),
-                                     ("a.csv", "csv", { CSVWriter(sink: $0, origins: true) }),
-                                     ("a.geojson", "geojson", { GeoJSONWriter(sink: $0) }),
-                                     ("b.geojson", "geojson", { GeoJSONWriter(sink: $0, colouring: .auto) }),
-                                     ("b.kml", "kml", { KMLWriter(sink: $0, creator: "cairn test", colouring: .auto) })] as [(String, String, (OutputSink) -> TrackExporter)] {
+        for (name, format, make) in [
+            ("a.gpx", "gpx", { GPXWriter(sink: $0, creator: "cairn test") as TrackExporter }),
+            ("a.csv", "csv", { CSVWriter(sink: $0, origins: true) }),
+            ("a.geojson", "geojson", { GeoJSONWriter(sink: $0) }),
+            ("b.geojson", "geojson", { GeoJSONWriter(sink: $0, colouring: .auto) }),
+            ("b.kml", "kml", { KMLWriter(sink: $0, creator: "cairn test", colouring: .auto) })
+        ] as [(String, String, (OutputSink) -> TrackExporter)] {
             _ = try render(make, summary: summary(), path: dir + "/" + name)
             let r = try ExportSupport.check(format, dir + "/" + name)
             if format == "gpx" { XCTAssertEqual(r["interpolated"] as? Int, 20) }

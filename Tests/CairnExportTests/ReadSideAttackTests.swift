@@ -35,8 +35,9 @@ final class ReadSideAttackTests: XCTestCase {
     func testAnIndexLinkedToALogNeverWritesTheLog() throws {
         let dir = try twoTrips()
         var notes: [String] = []
-        let truth = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, saveIndex: false, settleNs: 0,
-                                          problem: { XCTFail($0) }, note: { _ in })
+        let truth = ExploredCells.collect(
+            paths: [dir], precision: 7, prefix: nil, saveIndex: false, settleNs: 0,
+            problem: { XCTFail($0) }, note: { _ in })
         let before = logBytes(dir)
         let index = ExploredCells.indexPath(dir)
         try FileManager.default.createSymbolicLink(atPath: index, withDestinationPath: "00000001.cairn")
@@ -117,8 +118,9 @@ final class CellsConcurrencyAttackTests: XCTestCase {
     func testTwoRunsAtOnceEachSaveACompleteIndex() throws {
         let dir = ExportSupport.tempDir()
         for n in 1...12 {
-            try ExportSupport.writeLog(TripSpec(id: UInt64(n), segments: [(.start, ExportSupport.ride(300, seed: UInt64(n), lat: 40 + Double(n) / 10))]),
-                                       dir: dir, number: UInt32(n))
+            try ExportSupport.writeLog(
+                TripSpec(id: UInt64(n), segments: [(.start, ExportSupport.ride(300, seed: UInt64(n), lat: 40 + Double(n) / 10))]),
+                dir: dir, number: UInt32(n))
         }
         let index = ExploredCells.indexPath(dir)
         let notes = Box<[String]>([])
@@ -128,7 +130,8 @@ final class CellsConcurrencyAttackTests: XCTestCase {
             for _ in 0..<2 {
                 group.enter()
                 Thread.detachNewThread {
-                    let r = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, settleNs: 0, problem: { _ in }, note: { n in notes.update { $0.append(n) } })
+                    let r = ExploredCells.collect(
+                        paths: [dir], precision: 7, prefix: nil, settleNs: 0, problem: { _ in }, note: { n in notes.update { $0.append(n) } })
                     XCTAssertFalse(r.cells.isEmpty)
                     group.leave()
                 }

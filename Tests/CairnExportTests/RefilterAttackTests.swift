@@ -98,8 +98,9 @@ final class RefilterAttackTests: XCTestCase {
         for (k, lag) in [230, 1 << 62, 230, -(1 << 62) - 5, 230].enumerated() {
             let raws = (0..<12).map { j in
                 let f = fixes[k * 12 + j]
-                return RawFix(fix: f, arrivalMs: f.timeMs + Int64(lag), verdict: .kept, events: k == 0 && j == 0 ? .runStart : [],
-                              settings: settings)
+                return RawFix(
+                    fix: f, arrivalMs: f.timeMs + Int64(lag), verdict: .kept, events: k == 0 && j == 0 ? .runStart : [],
+                    settings: settings)
             }
             try w.append(.rawFixes(RawBatch(activity: "ride", fixes: raws)))
         }
@@ -109,8 +110,9 @@ final class RefilterAttackTests: XCTestCase {
         XCTAssertEqual(report.implausibleRecords, 2, "the two records with impossible arrivals")
         XCTAssertEqual(report.firstImplausible, "arrival time \(fixes[12].timeMs + (1 << 62)) ms since 1970 out of range")
         let again = try RefilterTests.replay(RefilterTests.trips(dir)[0])
-        XCTAssertEqual(again.points.count, 36 - again.summary.drops.nonzero.reduce(0) { $0 + Int($1.count) },
-                       "the other three records' fixes are judged")
+        XCTAssertEqual(
+            again.points.count, 36 - again.summary.drops.nonzero.reduce(0) { $0 + Int($1.count) },
+            "the other three records' fixes are judged")
         var counted = 0
         try TripRaw.read(RefilterTests.trips(dir)[0]) { _, _ in counted += 1 }
         XCTAssertEqual(counted, 36)
@@ -125,9 +127,13 @@ final class RefilterAttackTests: XCTestCase {
         try w.append(.tripStart(activity: "ride", software: "cairn tests", utcOffsetS: 0))
         try w.append(.points(fixes))
         let settings = RawSettings(clockIsFix: false, closeAfterMs: 1_800_000)
-        try w.append(.rawFixes(RawBatch(activity: "ride", fixes: fixes.map {
-            RawFix(fix: $0, arrivalMs: $0.timeMs + (1 << 62), verdict: .kept, events: .runStart, settings: settings)
-        })))
+        try w.append(
+            .rawFixes(
+                RawBatch(
+                    activity: "ride",
+                    fixes: fixes.map {
+                        RawFix(fix: $0, arrivalMs: $0.timeMs + (1 << 62), verdict: .kept, events: .runStart, settings: settings)
+                    })))
         _ = try w.sync()
         w.close()
         let trip = RefilterTests.trips(dir)[0]
@@ -205,9 +211,10 @@ final class RefilterAttackTests: XCTestCase {
         // Parked for six minutes from fix 700 (the close limit below is five).
         let park = ride[699]
         for i in 700..<1060 {
-            ride[i] = Fix(timeMs: ride[i].timeMs, lat: park.lat + Double(i % 3) * 1e-6, lon: park.lon, mode: 3,
-                          altHAE: park.altHAE, altMSL: park.altMSL, eph: ride[i].eph, epx: ride[i].epx, epy: ride[i].epy,
-                          epv: ride[i].epv, speed: 0.02, track: nil, climb: 0)
+            ride[i] = Fix(
+                timeMs: ride[i].timeMs, lat: park.lat + Double(i % 3) * 1e-6, lon: park.lon, mode: 3,
+                altHAE: park.altHAE, altMSL: park.altMSL, eph: ride[i].eph, epx: ride[i].epx, epy: ride[i].epy,
+                epv: ride[i].epv, speed: 0.02, track: nil, climb: 0)
         }
         var profile = ActivityProfile.ride
         profile.closeAfterMs = 5 * 60_000

@@ -22,15 +22,16 @@ final class RefilterTests: XCTestCase {
                 // Standing at a light for over three minutes: drift, zero speed.
                 if standAt == nil { standAt = out.last }
                 let s = standAt!
-                f = Fix(timeMs: f.timeMs, lat: s.lat + rng.gauss(2e-5), lon: s.lon + rng.gauss(2e-5), mode: 3,
-                        altHAE: s.altHAE, altMSL: s.altMSL, eph: f.eph, epx: f.epx, epy: f.epy, epv: f.epv,
-                        speed: abs(rng.gauss(0.05)), track: f.track, climb: 0)
+                f = Fix(
+                    timeMs: f.timeMs, lat: s.lat + rng.gauss(2e-5), lon: s.lon + rng.gauss(2e-5), mode: 3,
+                    altHAE: s.altHAE, altMSL: s.altMSL, eph: f.eph, epx: f.epx, epy: f.epy, epv: f.epv,
+                    speed: abs(rng.gauss(0.05)), track: f.track, climb: 0)
             case 900..<920:
                 continue  // a tunnel: twenty seconds without a fix
             default:
                 break
             }
-            if i % 97 == 50 { f.lat += 0.00036 }        // a 40 m spike out and back
+            if i % 97 == 50 { f.lat += 0.00036 }  // a 40 m spike out and back
             if i % 131 == 70 { f.eph = 400; f.epx = 250; f.epy = 260 }  // rough
             f.pressurePa = 96_000 - (f.altMSL ?? 400) * 11.3 + rng.gauss(3)
             f.temperatureC = 18.25
@@ -49,15 +50,18 @@ final class RefilterTests: XCTestCase {
     /// Records `fixes` as `cairn record` does (a TripRecorder into a TripLog, syncing every 5 s of
     /// the arrival clock), each arriving `lagMs` after its time; gpsd goes away before `lostAt`.
     @discardableResult
-    static func record(_ fixes: [Fix], dir: String, profile: ActivityProfile = .ride, raw: Bool = true,
-                       lagMs: Int64 = 230, lostAt: Set<Int> = [], clock arrival: ((Int, Fix) -> Int64)? = nil,
-                       crashes: Bool = false) throws -> Recording {
+    static func record(
+        _ fixes: [Fix], dir: String, profile: ActivityProfile = .ride, raw: Bool = true,
+        lagMs: Int64 = 230, lostAt: Set<Int> = [], clock arrival: ((Int, Fix) -> Int64)? = nil,
+        crashes: Bool = false
+    ) throws -> Recording {
         var config = TripRecorder<FixRules>.Config()
         config.closeWithoutFixMs = profile.closeAfterMs
         config.keepsRaw = raw
         var recorder = TripRecorder(filter: FixRules(profile: profile), config: config)
-        let log = try TripLog(directory: dir, activity: profile.name, software: "cairn tests", syncIntervalMs: 5000,
-                              say: { _ in })
+        let log = try TripLog(
+            directory: dir, activity: profile.name, software: "cairn tests", syncIntervalMs: 5000,
+            say: { _ in })
         recorder.resumeCandidate = log.resumable?.last
         var rec = Recording()
         var clock: Int64 = 0
@@ -83,8 +87,10 @@ final class RefilterTests: XCTestCase {
         rec.drops = recorder.drops
         if recorder.tripOpen {
             let s = recorder.stats
-            log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM, movingTimeMs: s.movingTimeMs,
-                                  firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs), drops: recorder.drops, monoMs: clock)
+            log.closeTrip(
+                TripEnd(
+                    reason: .shutdown, points: UInt64(s.points), distanceM: s.distanceM, movingTimeMs: s.movingTimeMs,
+                    firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs), drops: recorder.drops, monoMs: clock)
         } else {
             log.shutdown(monoMs: clock)
         }
@@ -95,14 +101,18 @@ final class RefilterTests: XCTestCase {
         TripCatalog.trips(TripCatalog.files([dir], problem: { XCTFail($0) }))
     }
 
-    static func replay(_ trip: TripRef, _ options: TripReplay.Options = .init()) throws -> (points: [Fix], segments: [SegmentReason], summary: TripSummary, warnings: [String]) {
+    static func replay(_ trip: TripRef, _ options: TripReplay.Options = .init()) throws -> (
+        points: [Fix], segments: [SegmentReason], summary: TripSummary, warnings: [String]
+    ) {
         var points: [Fix] = [], segments: [SegmentReason] = [], warnings: [String] = []
-        let s = try TripReplay.read(trip, options: options, warn: { warnings.append($0) }) { e in
-            switch e {
-            case .point(let f): points.append(f)
-            case .segment(let r): segments.append(r)
-            }
-        }
+        let s = try TripReplay.read(
+            trip, options: options, warn: { warnings.append($0) },
+            visit: { e in
+                switch e {
+                case .point(let f): points.append(f)
+                case .segment(let r): segments.append(r)
+                }
+            })
         return (points, segments, s, warnings)
     }
 
@@ -219,8 +229,10 @@ final class RefilterTests: XCTestCase {
         let settings = RawSettings(clockIsFix: true, closeAfterMs: 600_000)
         for (i, f) in Self.eventfulRide(count: 40).enumerated() {
             let v: Verdict = i % 3 == 0 ? .kept : (i % 3 == 1 ? .dropped(.tooClose) : .undecided)
-            raws.append(RawFix(fix: f.atLogResolution, arrivalMs: f.timeMs + 200 - Int64(i * 37 % 500), verdict: v,
-                               events: i == 0 ? .runStart : (i == 17 ? [.rulesFlushed, .closedWithoutFix] : []), settings: settings))
+            raws.append(
+                RawFix(
+                    fix: f.atLogResolution, arrivalMs: f.timeMs + 200 - Int64(i * 37 % 500), verdict: v,
+                    events: i == 0 ? .runStart : (i == 17 ? [.rulesFlushed, .closedWithoutFix] : []), settings: settings))
         }
         let batch = RawBatch(activity: "walk", fixes: raws, leftOutBefore: 12)
         var body: [UInt8] = []
@@ -276,7 +288,11 @@ final class TimelineTests: XCTestCase {
         var events: [TimelineEvent] = []
         try TripTimeline.read(trip) { events.append($0) }
         XCTAssertEqual(events.first, .recorderStarted(atMs: fixes[0].timeMs))
-        guard let startIndex = events.firstIndex(where: { if case .started = $0 { return true }; return false }) else {
+        guard
+            let startIndex = events.firstIndex(where: {
+                if case .started = $0 { return true }; return false
+            })
+        else {
             return XCTFail("no start in \(events)")
         }
         XCTAssertEqual(events[startIndex], .started(atMs: rec.kept[0].timeMs))
@@ -290,8 +306,14 @@ final class TimelineTests: XCTestCase {
             }
         }
         XCTAssertEqual(before, fixes.firstIndex { $0.timeMs == rec.kept[0].timeMs }!)
-        XCTAssertTrue(events[..<startIndex].contains { if case .dropped(.standing, _, _, _, true) = $0 { return true }; return false })
-        XCTAssertTrue(events[..<startIndex].contains { if case .dropped(.rough, 10, _, _, true) = $0 { return true }; return false })
+        XCTAssertTrue(
+            events[..<startIndex].contains {
+                if case .dropped(.standing, _, _, _, true) = $0 { return true }; return false
+            })
+        XCTAssertTrue(
+            events[..<startIndex].contains {
+                if case .dropped(.rough, 10, _, _, true) = $0 { return true }; return false
+            })
         // Every dropped fix is in exactly one run, runs never overlap and go forward in time.
         var dropped = 0
         var lastTo = Int64.min
@@ -317,8 +339,11 @@ final class TimelineTests: XCTestCase {
         XCTAssertEqual(segments, Array(rec.segments.dropFirst()), "every segment break after the start, with its reason")
         XCTAssertTrue(segments.contains(.pause))
         XCTAssertTrue(events.contains(.gpsdLost(atMs: fixes[1200].timeMs)))
-        XCTAssertTrue(events.contains { if case .dropped(.standing, let n, _, _, false) = $0 { return n > 100 }; return false },
-                      "the standstill is one long run")
+        XCTAssertTrue(
+            events.contains {
+                if case .dropped(.standing, let n, _, _, false) = $0 { return n > 100 }; return false
+            },
+            "the standstill is one long run")
         XCTAssertEqual(events.last, .ended(.shutdown, atMs: rec.kept.last!.timeMs))
     }
 }

@@ -29,12 +29,17 @@ final class SinkFormattingTests: XCTestCase {
                 XCTAssertEqual(String(line), "\(TextFormat.fixed(v, d) ?? "nil") \(TextFormat.trimmed(v, d) ?? "nil")", "\(v) with \(d) decimals")
             }
         }
-        XCTAssertEqual(try render { XCTAssertFalse($0.decimal(.nan, 2)); XCTAssertFalse($0.decimal(-.infinity, 2)) }, "")
+        XCTAssertEqual(
+            try render {
+                XCTAssertFalse($0.decimal(.nan, 2)); XCTAssertFalse($0.decimal(-.infinity, 2))
+            }, "")
     }
 
     func testIsoTimeAndIntegersMatch() throws {
         let times: [Int64] = [0, -1, 1_748_764_801_250, 951_782_400_000, 4_107_542_400_000, 1_748_764_859_999, 1_748_851_200_000, 1_748_851_199_001]
-        let text = try render { s in for t in times { s.isoTime(ms: t); s.byte(10) }; s.int(-42); s.byte(10); s.int(Int64.min); s.byte(10) }
+        let text = try render { s in
+            for t in times { s.isoTime(ms: t); s.byte(10) }; s.int(-42); s.byte(10); s.int(Int64.min); s.byte(10)
+        }
         XCTAssertEqual(text, times.map { TextFormat.isoTime(ms: $0) + "\n" }.joined() + "-42\n\(Int64.min)\n")
     }
 

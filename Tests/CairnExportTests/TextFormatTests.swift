@@ -12,7 +12,7 @@ final class TextFormatTests: XCTestCase {
             (0.005, 2, "0.01", "0.01"),
             (-179.99999995, 7, "-180.0000000", "-180"),
             (.nan, 2, nil, nil),
-            (.infinity, 2, nil, nil),
+            (.infinity, 2, nil, nil)
         ]
         for (v, d, fixed, trimmed) in cases {
             XCTAssertEqual(TextFormat.fixed(v, d), fixed, "\(v)")

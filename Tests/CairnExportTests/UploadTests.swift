@@ -64,8 +64,10 @@ final class UploadTests: XCTestCase {
     }
 
     func testUTCOffsetsParseAndFormat() {
-        for (text, seconds) in [("+02:00", 7200), ("-05:30", -19_800), ("+0545", 20_700), ("+2", 7200), ("-11", -39_600),
-                                ("Z", 0), ("UTC", 0), ("+00:00", 0), ("+18:00", 64_800)] {
+        for (text, seconds) in [
+            ("+02:00", 7200), ("-05:30", -19_800), ("+0545", 20_700), ("+2", 7200), ("-11", -39_600),
+            ("Z", 0), ("UTC", 0), ("+00:00", 0), ("+18:00", 64_800)
+        ] {
             XCTAssertEqual(UTCOffset.parse(text), seconds, text)
         }
         for bad in ["", "2", "+", "+25:00", "+18:01", "+02:60", "+2:00", "+02:00:00", "CET", "+0２:00", "- 02:00"] {
@@ -80,7 +82,8 @@ final class UploadTests: XCTestCase {
     /// when neither is known (never the converting machine's zone).
     func testFITLocalTimeComesFromTheTripOrTheOption() throws {
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ExportSupport.ride(30))], utcOffsetS: 7200), dir: dir, number: 1)
-        try ExportSupport.writeLog(TripSpec(id: 2, segments: [(.start, ExportSupport.ride(30, seed: 2, startMs: 1_750_000_000_000))]), dir: dir, number: 2)
+        try ExportSupport.writeLog(
+            TripSpec(id: 2, segments: [(.start, ExportSupport.ride(30, seed: 2, startMs: 1_750_000_000_000))]), dir: dir, number: 2)
         let t = trips()
         XCTAssertEqual(try TripCatalog.read(t[0]).utcOffsetS, 7200)
         XCTAssertNil(try TripCatalog.read(t[1]).utcOffsetS)

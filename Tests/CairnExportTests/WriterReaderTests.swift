@@ -51,7 +51,9 @@ final class WriterReaderTests: XCTestCase {
         XCTAssertEqual(r["lap"] as? Int, 1)
         XCTAssertEqual(r["activity"] as? Int, 1)
         XCTAssertEqual(r["file_type"] as? String, "activity")
-        XCTAssertEqual(r["order"] as? [String], ["file_id", "device_info", "event", "record", "event", "record", "event", "record", "event", "lap", "session", "activity"])
+        XCTAssertEqual(
+            r["order"] as? [String],
+            ["file_id", "device_info", "event", "record", "event", "record", "event", "record", "event", "lap", "session", "activity"])
         XCTAssertEqual(r["timer_starts"] as? Int, 3, "a timer start per segment")
         XCTAssertEqual(r["timer_stops"] as? Int, 3)
         let trusted = ExportSupport.ride(300).filter { Accuracy.heightIsTrusted($0) }.count
@@ -130,7 +132,10 @@ final class WriterReaderTests: XCTestCase {
         XCTAssertEqual(r["last_pressure_hpa"] as? Double, 1013.25)
         XCTAssertEqual((r["namespaces"] as? [String: String])?["pressure"], GPXWriter.cairnNamespace)
         let gpx = try String(contentsOfFile: path, encoding: .utf8)
-        XCTAssertTrue(gpx.contains("<extensions><gpxtpx:TrackPointExtension><gpxtpx:atemp>21.5</gpxtpx:atemp><gpxtpx:Extensions><cairn:sensor>barometer</cairn:sensor></gpxtpx:Extensions></gpxtpx:TrackPointExtension><cairn:speed>"), "TrackPointExtension v1 with atemp, then speed")
+        XCTAssertTrue(
+            gpx.contains(
+                "<extensions><gpxtpx:TrackPointExtension><gpxtpx:atemp>21.5</gpxtpx:atemp><gpxtpx:Extensions><cairn:sensor>barometer</cairn:sensor></gpxtpx:Extensions></gpxtpx:TrackPointExtension><cairn:speed>"
+            ), "TrackPointExtension v1 with atemp, then speed")
         XCTAssertTrue(gpx.contains("xmlns:gpxtpx=\"http://www.garmin.com/xmlschemas/TrackPointExtension/v1\""))
         XCTAssertTrue(gpx.contains("</cairn:course><cairn:pressure>1013.25</cairn:pressure><cairn:climb>"))
         // GDAL reads every point without a warning, speed as a number of its own.
@@ -172,8 +177,11 @@ final class WriterReaderTests: XCTestCase {
         XCTAssertFalse(text.contains("\"crs\""))
 
         let coloured = out + "/c.geojson"
-        try ExportSupport.export(dir, GeoJSONWriter(sink: try OutputSink(creating: coloured, force: false),
-                                                    colouring: .bands(try SpeedBands.parse("18,22,26"))))
+        try ExportSupport.export(
+            dir,
+            GeoJSONWriter(
+                sink: try OutputSink(creating: coloured, force: false),
+                colouring: .bands(try SpeedBands.parse("18,22,26"))))
         let c = try ExportSupport.check("geojson", coloured)
         XCTAssertEqual(c["null_geometries"] as? Int, 2, "one figures feature per trip")
         let bands = c["bands"] as? [Int] ?? []

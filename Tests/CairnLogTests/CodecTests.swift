@@ -64,12 +64,13 @@ final class CodecTests: LogTestCase {
     /// The example in LOG_FORMAT.md, byte for byte.
     func testGoldenExampleFromTheSpec() throws {
         let path = try write([.note("hi")], salt: 0x1234_5678, tripId: 7)
-        let expected: [UInt8] = Array("CAIRNLOG".utf8) + [
-            0x02, 0x00, 0x20, 0x00, 0x78, 0x56, 0x34, 0x12,
-            0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-            0x00, 0x00, 0x00, 0x00, 0xA8, 0xAB, 0x04, 0x63,
-            0xD2, 0x82, 0xD9, 0x05, 0x03, 0x00, 0x05, 0x01, 0x68, 0x69,
-        ]
+        let expected: [UInt8] =
+            Array("CAIRNLOG".utf8) + [
+                0x02, 0x00, 0x20, 0x00, 0x78, 0x56, 0x34, 0x12,
+                0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                0x00, 0x00, 0x00, 0x00, 0xA8, 0xAB, 0x04, 0x63,
+                0xD2, 0x82, 0xD9, 0x05, 0x03, 0x00, 0x05, 0x01, 0x68, 0x69
+            ]
         XCTAssertEqual(try bytes(path), expected)
     }
 
@@ -85,7 +86,8 @@ final class CodecTests: LogTestCase {
             var payload = (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }
             if i % 2 == 0 { payload = Self.varint(UInt64(i)) + payload }
             if i % 7 == 0 {  // a points record with random points
-                payload = Self.varint(UInt64(i)) + Self.varint(UInt64.random(in: 0...5, using: &g))
+                payload =
+                    Self.varint(UInt64(i)) + Self.varint(UInt64.random(in: 0...5, using: &g))
                     + (0..<Int.random(in: 0...60, using: &g)).map { _ in UInt8.random(in: 0...255, using: &g) }
                 b += Self.handFrame(salt: salt, type: 3, payload: payload)
                 verifiable += 1
@@ -97,7 +99,9 @@ final class CodecTests: LogTestCase {
         }
         let p = try put(b, "fuzz.cairn")
         var n = 0
-        try LogReader(path: p).forEach { _ in n += 1; return true }
+        try LogReader(path: p).forEach { _ in
+            n += 1; return true
+        }
         let r = try LogReader(path: p).scan()
         XCTAssertEqual(r.records + r.malformedRecords + r.implausibleRecords, verifiable)
         XCTAssertLessThanOrEqual(n, verifiable)
@@ -111,7 +115,7 @@ final class CodecTests: LogTestCase {
             (0, [0]), (1, [1]), (127, [0x7F]), (128, [0x80, 0x01]), (300, [0xAC, 0x02]),
             (16383, [0xFF, 0x7F]), (16384, [0x80, 0x80, 0x01]),
             (UInt64(UInt32.max), [0xFF, 0xFF, 0xFF, 0xFF, 0x0F]),
-            (UInt64.max, [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]),
+            (UInt64.max, [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
         ]
         for (v, enc) in cases {
             XCTAssertEqual(Self.varint(v), enc, "\(v)")
@@ -125,10 +129,10 @@ final class CodecTests: LogTestCase {
             XCTAssertEqual(decoded, v)
         }
         let bad: [[UInt8]] = [
-            [],                                                              // empty
-            [0x80],                                                          // truncated
-            [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02],    // > 64 bits
-            [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01],  // 11 bytes
+            [],  // empty
+            [0x80],  // truncated
+            [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02],  // > 64 bits
+            [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]  // 11 bytes
         ]
         for enc in bad {
             enc.withUnsafeBytes { p in
@@ -141,7 +145,7 @@ final class CodecTests: LogTestCase {
     func testZigzagEdgeCases() {
         let cases: [(Int64, UInt64)] = [
             (0, 0), (-1, 1), (1, 2), (-2, 3), (2, 4), (63, 126), (-64, 127),
-            (Int64.max, UInt64.max - 1), (Int64.min, UInt64.max),
+            (Int64.max, UInt64.max - 1), (Int64.min, UInt64.max)
         ]
         for (v, z) in cases {
             XCTAssertEqual(Varint.zigzag(v), z)
@@ -189,14 +193,20 @@ final class CodecTests: LogTestCase {
             .note(""),
             .note("write failed: ENOSPC — 日本"),
             .points([]),
-            .tripEnd(TripEnd(reason: .standstill, points: 0, distanceM: 0, movingTimeMs: 0,
-                             firstTimeMs: nil, lastTimeMs: nil)),
-            .tripEnd(TripEnd(reason: .fault, points: UInt64.max, distanceM: 42_195.01, movingTimeMs: Int64.max,
-                             firstTimeMs: -1, lastTimeMs: nil)),
-            .tripEnd(TripEnd(reason: .other, points: 1, distanceM: 0.5, movingTimeMs: 1,
-                             firstTimeMs: nil, lastTimeMs: 1_700_000_000_000)),
+            .tripEnd(
+                TripEnd(
+                    reason: .standstill, points: 0, distanceM: 0, movingTimeMs: 0,
+                    firstTimeMs: nil, lastTimeMs: nil)),
+            .tripEnd(
+                TripEnd(
+                    reason: .fault, points: UInt64.max, distanceM: 42_195.01, movingTimeMs: Int64.max,
+                    firstTimeMs: -1, lastTimeMs: nil)),
+            .tripEnd(
+                TripEnd(
+                    reason: .other, points: 1, distanceM: 0.5, movingTimeMs: 1,
+                    firstTimeMs: nil, lastTimeMs: 1_700_000_000_000)),
             .unknown(type: 200, payload: [1, 2, 3]),
-            .unknown(type: 100, payload: []),
+            .unknown(type: 100, payload: [])
         ]
         let path = try write(recs)
         let got = try entries(path)
@@ -210,13 +220,22 @@ final class CodecTests: LogTestCase {
     }
 
     func testTripEndClampsWhatItCannotStore() throws {
-        let path = try write([.tripEnd(TripEnd(reason: .shutdown, points: 3, distanceM: -.infinity,
-                                              movingTimeMs: -7, firstTimeMs: nil, lastTimeMs: nil))])
+        let path = try write([
+            .tripEnd(
+                TripEnd(
+                    reason: .shutdown, points: 3, distanceM: -.infinity,
+                    movingTimeMs: -7, firstTimeMs: nil, lastTimeMs: nil))
+        ])
         guard case .tripEnd(let e) = try records(path).first else { return XCTFail() }
         XCTAssertEqual(e.distanceM, 0)
         XCTAssertEqual(e.movingTimeMs, 0)
-        let nan = try write([.tripEnd(TripEnd(reason: .shutdown, points: 3, distanceM: .nan,
-                                              movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil))], number: 2)
+        let nan = try write(
+            [
+                .tripEnd(
+                    TripEnd(
+                        reason: .shutdown, points: 3, distanceM: .nan,
+                        movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil))
+            ], number: 2)
         guard case .tripEnd(let e2) = try records(nan).first else { return XCTFail() }
         XCTAssertEqual(e2.distanceM, 0)
     }
@@ -225,13 +244,15 @@ final class CodecTests: LogTestCase {
         let salt: UInt32 = 99
         let path = try write([], salt: salt)
         var b = try bytes(path)
-        b += Self.handFrame(salt: salt, type: 2, payload: Self.varint(1) + [77, 0])       // segment reason 77
+        b += Self.handFrame(salt: salt, type: 2, payload: Self.varint(1) + [77, 0])  // segment reason 77
         b += Self.handFrame(salt: salt, type: 6, payload: Self.varint(2) + [99, 0, 0, 0, 0])  // trip end reason 99
         let p = try put(b, "x.cairn")
-        XCTAssertEqual(try records(p), [
-            .segmentStart(.other, timeMs: nil),
-            .tripEnd(TripEnd(reason: .other, points: 0, distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil)),
-        ])
+        XCTAssertEqual(
+            try records(p),
+            [
+                .segmentStart(.other, timeMs: nil),
+                .tripEnd(TripEnd(reason: .other, points: 0, distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil))
+            ])
     }
 
     func testTrailingBytesAfterKnownFieldsAreIgnored() throws {
@@ -272,12 +293,14 @@ final class CodecTests: LogTestCase {
         for m in 0..<512 {
             let i = Double(m)
             func f(_ bit: Int, _ v: Double) -> Double? { m & (1 << bit) != 0 ? v : nil }
-            fixes.append(Fix(timeMs: 1_600_000_000_000 + Int64(m) * 1000,
-                             lat: -33.8688 + i * 1e-5, lon: 151.2093 - i * 1e-5, mode: m % 2 == 0 ? 3 : 2,
-                             altHAE: f(0, 20 + i * 0.01), altMSL: f(1, -3.5 - i), eph: f(2, 1.23),
-                             epx: f(3, 0.5 + i / 100), epy: f(4, 0.7), epv: f(5, 12.34),
-                             speed: f(6, i / 10), track: f(7, (i * 7).truncatingRemainder(dividingBy: 360)),
-                             climb: f(8, -i / 1000)))
+            fixes.append(
+                Fix(
+                    timeMs: 1_600_000_000_000 + Int64(m) * 1000,
+                    lat: -33.8688 + i * 1e-5, lon: 151.2093 - i * 1e-5, mode: m % 2 == 0 ? 3 : 2,
+                    altHAE: f(0, 20 + i * 0.01), altMSL: f(1, -3.5 - i), eph: f(2, 1.23),
+                    epx: f(3, 0.5 + i / 100), epy: f(4, 0.7), epv: f(5, 12.34),
+                    speed: f(6, i / 10), track: f(7, (i * 7).truncatingRemainder(dividingBy: 360)),
+                    climb: f(8, -i / 1000)))
         }
         let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 1))
         for (k, f) in fixes.enumerated() {
@@ -300,7 +323,7 @@ final class CodecTests: LogTestCase {
         let coords: [(Double, Double)] = [
             (-90, -180), (90, 180), (0, 0), (-0.0000001, -0.0000001),
             (-16.5, 179.9999999), (-16.5, -179.9999999), (-16.5, 179.9999998), (-16.5, -180),
-            (-54.8019, -68.3030), (71.1710, 25.7837), (-77.846, 166.676),
+            (-54.8019, -68.3030), (71.1710, 25.7837), (-77.846, 166.676)
         ]
         let fixes = coords.enumerated().map { i, c in
             Fix(timeMs: 1_700_000_000_000 + Int64(i) * 1000, lat: c.0, lon: c.1, mode: 3)
@@ -332,15 +355,16 @@ final class CodecTests: LogTestCase {
             Fix(timeMs: Int64.max, lat: 1, lon: 1, mode: 3),
             Fix(timeMs: 0, lat: 1, lon: 1, mode: Int.min),
             Fix(timeMs: Int64.min, lat: 1, lon: 1, mode: Int.max),
-            Fix(timeMs: -1, lat: 1, lon: 1, mode: 0, altHAE: 1e300, altMSL: -1e300, eph: 0x1p60,
+            Fix(
+                timeMs: -1, lat: 1, lon: 1, mode: 0, altHAE: 1e300, altMSL: -1e300, eph: 0x1p60,
                 epx: -0.0, epy: .leastNonzeroMagnitude, epv: 0.004999, speed: 1e9, track: 359.995, climb: -1e9),
-            Fix(timeMs: 1, lat: 1, lon: 1, mode: 3, altHAE: -1e300, altMSL: 1e300),
+            Fix(timeMs: 1, lat: 1, lon: 1, mode: 3, altHAE: -1e300, altMSL: 1e300)
         ]
         let got = try roundTrip(fixes)
         XCTAssertEqual(got.map(\.timeMs), fixes.map(\.timeMs))
         XCTAssertEqual(got.map(\.mode), fixes.map(\.mode))
         XCTAssertEqual(got, fixes.map(quantised))
-        XCTAssertEqual(got[4].altHAE, 0x1p50 / 100)      // clamped to ±2^50 units
+        XCTAssertEqual(got[4].altHAE, 0x1p50 / 100)  // clamped to ±2^50 units
         XCTAssertEqual(got[4].altMSL, -0x1p50 / 100)
         XCTAssertEqual(got[4].epy, 0)
         XCTAssertEqual(got[4].epv, 0)
@@ -351,13 +375,17 @@ final class CodecTests: LogTestCase {
     func testNonFiniteOptionalsAreAbsentAndBadPositionsRejected() throws {
         let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 1))
         let t: Int64 = 1_700_000_000_000
-        try w.append(point: Fix(timeMs: t + 5, lat: 1, lon: 2, mode: 3, altHAE: .nan, altMSL: .infinity,
-                                eph: -.infinity, speed: 1.5, track: .nan))
-        for bad in [Fix(timeMs: t, lat: .nan, lon: 0, mode: 3), Fix(timeMs: t, lat: 0, lon: .infinity, mode: 3),
-                    Fix(timeMs: t, lat: 90.0000001, lon: 0, mode: 3), Fix(timeMs: t, lat: 0, lon: -180.5, mode: 3),
-                    // Times a reader would take as damage (PointBounds) are refused too.
-                    Fix(timeMs: 0, lat: 1, lon: 2, mode: 3), Fix(timeMs: 946_684_799_999, lat: 1, lon: 2, mode: 3),
-                    Fix(timeMs: 4_102_444_800_000, lat: 1, lon: 2, mode: 3)] {
+        try w.append(
+            point: Fix(
+                timeMs: t + 5, lat: 1, lon: 2, mode: 3, altHAE: .nan, altMSL: .infinity,
+                eph: -.infinity, speed: 1.5, track: .nan))
+        for bad in [
+            Fix(timeMs: t, lat: .nan, lon: 0, mode: 3), Fix(timeMs: t, lat: 0, lon: .infinity, mode: 3),
+            Fix(timeMs: t, lat: 90.0000001, lon: 0, mode: 3), Fix(timeMs: t, lat: 0, lon: -180.5, mode: 3),
+            // Times a reader would take as damage (PointBounds) are refused too.
+            Fix(timeMs: 0, lat: 1, lon: 2, mode: 3), Fix(timeMs: 946_684_799_999, lat: 1, lon: 2, mode: 3),
+            Fix(timeMs: 4_102_444_800_000, lat: 1, lon: 2, mode: 3)
+        ] {
             XCTAssertThrowsError(try w.append(point: bad)) {
                 XCTAssertEqual(($0 as? LogError)?.kind, .invalidArgument)
             }
@@ -376,8 +404,10 @@ final class CodecTests: LogTestCase {
             lat += 5e-5 + 1e-6 * g.gaussian()
             lon += -3e-5 + 1e-6 * g.gaussian()
             t += Int64.random(in: 900...1100, using: &g)
-            fixes.append(Fix(timeMs: t, lat: lat, lon: lon, mode: 3, altMSL: 500 + g.gaussian(),
-                             speed: 6 + g.gaussian(), track: Double.random(in: 0..<360, using: &g)))
+            fixes.append(
+                Fix(
+                    timeMs: t, lat: lat, lon: lon, mode: 3, altMSL: 500 + g.gaussian(),
+                    speed: 6 + g.gaussian(), track: Double.random(in: 0..<360, using: &g)))
         }
         let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 77))
         for f in fixes { try w.append(point: f) }
@@ -410,10 +440,14 @@ final class CodecTests: LogTestCase {
         body += Self.varint(UInt64.max) + [0]
         b += Self.handFrame(salt: salt, type: 3, payload: body)
         let p = try put(b, "x.cairn")
-        XCTAssertEqual(try records(p), [.points([
-            Fix(timeMs: 1_700_000_001_000, lat: 100e-7, lon: -200e-7, mode: 0),
-            Fix(timeMs: 1_700_000_001_005, lat: 101e-7, lon: -198e-7, mode: 0),
-        ])])
+        XCTAssertEqual(
+            try records(p),
+            [
+                .points([
+                    Fix(timeMs: 1_700_000_001_000, lat: 100e-7, lon: -200e-7, mode: 0),
+                    Fix(timeMs: 1_700_000_001_005, lat: 101e-7, lon: -198e-7, mode: 0)
+                ])
+            ])
     }
 
     func testSecondOrderPredictionMakesSteadyMotionCheap() throws {

@@ -71,8 +71,9 @@ final class CompactPointsTests: LogTestCase {
         for (round, batch) in Self.randomBatches().enumerated() {
             var body: [UInt8] = []
             e.encode(batch.fixes[...], into: &body)
-            XCTAssertEqual(try decode(body), batch.fixes.map(quantised),
-                           "round \(round), n \(batch.fixes.count), plan \(batch.plan)")
+            XCTAssertEqual(
+                try decode(body), batch.fixes.map(quantised),
+                "round \(round), n \(batch.fixes.count), plan \(batch.plan)")
         }
     }
 
@@ -102,8 +103,9 @@ final class CompactPointsTests: LogTestCase {
         for n in [1, 2, 7, 40] {
             for shape in 0..<3 {
                 let fixes: [Fix] = (0..<n).map { i in
-                    var f = Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3,
-                                pressurePa: 95_000 - Double(i))
+                    var f = Fix(
+                        timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3,
+                        pressurePa: 95_000 - Double(i))
                     if shape == 1 || (shape == 2 && i % 3 != 1) { f.temperatureC = 23.45 - Double(i) * 0.01 }
                     return f
                 }
@@ -134,16 +136,22 @@ final class CompactPointsTests: LogTestCase {
     func testExtremeValuesRoundTrip() throws {
         let cases: [[Fix]] = [
             // Times at the ends of Int64, going backwards, all equal.
-            [Fix(timeMs: .min, lat: -90, lon: -180, mode: 0), Fix(timeMs: .max, lat: 90, lon: 180, mode: .max),
-             Fix(timeMs: 0, lat: 0, lon: 0, mode: .min)],
+            [
+                Fix(timeMs: .min, lat: -90, lon: -180, mode: 0), Fix(timeMs: .max, lat: 90, lon: 180, mode: .max),
+                Fix(timeMs: 0, lat: 0, lon: 0, mode: .min)
+            ],
             (0..<50).map { Fix(timeMs: 5, lat: 1, lon: 2, mode: 3, speed: Double($0)) },
             (0..<50).map { Fix(timeMs: Int64(100 - $0) * 1000, lat: 1, lon: 2, mode: 3) },
             // Across the antimeridian and the poles, then a jump across the globe (escape codes).
-            [Fix(timeMs: 0, lat: 89.9999999, lon: 179.9999999, mode: 3), Fix(timeMs: 1000, lat: 90, lon: -180, mode: 3),
-             Fix(timeMs: 2000, lat: -90, lon: 179.5, mode: 3), Fix(timeMs: 3000, lat: 0.0000001, lon: -0.0000001, mode: 3)],
+            [
+                Fix(timeMs: 0, lat: 89.9999999, lon: 179.9999999, mode: 3), Fix(timeMs: 1000, lat: 90, lon: -180, mode: 3),
+                Fix(timeMs: 2000, lat: -90, lon: 179.5, mode: 3), Fix(timeMs: 3000, lat: 0.0000001, lon: -0.0000001, mode: 3)
+            ],
             // Quantised magnitudes at the clamp; altMSL without altHAE (no separation).
-            [Fix(timeMs: 1, lat: 1, lon: 1, mode: 3, altMSL: 1e300, climb: -1e300),
-             Fix(timeMs: 2, lat: 1, lon: 1, mode: 3, altHAE: 10, altMSL: -1e300, climb: 1e300)],
+            [
+                Fix(timeMs: 1, lat: 1, lon: 1, mode: 3, altMSL: 1e300, climb: -1e300),
+                Fix(timeMs: 2, lat: 1, lon: 1, mode: 3, altHAE: 10, altMSL: -1e300, climb: 1e300)
+            ]
         ]
         for (i, fixes) in cases.enumerated() {
             XCTAssertEqual(try decode(encode(fixes)), fixes.map(quantised), "case \(i)")
@@ -203,10 +211,15 @@ final class CompactPointsTests: LogTestCase {
         let r = try LogReader(path: path)
         XCTAssertEqual(r.header.version, 1)
         var fixes: [Fix] = []
-        try r.forEach { if case .points(let p) = $0.record { fixes += p }; return true }
+        try r.forEach {
+            if case .points(let p) = $0.record { fixes += p }; return true
+        }
         XCTAssertEqual(fixes.count, 1819)
-        XCTAssertEqual(fixes.first, Fix(timeMs: 1_748_764_800_000, lat: 47.3768833, lon: 8.5417633, mode: 3,
-                                        altHAE: 467.10, altMSL: 420.10, eph: 19.00, epv: 29.90, speed: 6.436, track: 95.20))
+        XCTAssertEqual(
+            fixes.first,
+            Fix(
+                timeMs: 1_748_764_800_000, lat: 47.3768833, lon: 8.5417633, mode: 3,
+                altHAE: 467.10, altMSL: 420.10, eph: 19.00, epv: 29.90, speed: 6.436, track: 95.20))
         XCTAssertEqual(fixes.last?.climb, 1.5)
         func sum(_ bit: Int, _ v: (Fix) -> Double?) -> Int64 {
             fixes.reduce(0) { $0 + (v($1).map { PointField.quantise($0, bit) } ?? 0) }

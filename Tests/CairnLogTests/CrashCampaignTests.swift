@@ -20,8 +20,10 @@ final class CrashCampaignTests: LogTestCase {
     /// A reference file written by the real writer (deterministic except for the salt, which is
     /// fixed here): ~600 records of mixed types and sizes, and one record larger than 24 KiB.
     /// Returns the path, its bytes, the entries, and each frame's byte range.
-    func reference(records: Int = 600, salt: UInt32 = 0x5EED_0001, number: UInt32 = 1, tripId: UInt64 = 3,
-                   seed: UInt64 = 1) throws -> (path: String, bytes: [UInt8], entries: [LogEntry], frames: [Range<Int>]) {
+    func reference(
+        records: Int = 600, salt: UInt32 = 0x5EED_0001, number: UInt32 = 1, tripId: UInt64 = 3,
+        seed: UInt64 = 1
+    ) throws -> (path: String, bytes: [UInt8], entries: [LogEntry], frames: [Range<Int>]) {
         var g = SplitMix64(seed: seed)
         let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: tripId, part: 0, salt: salt))
         var t: Int64 = 1_748_764_800_000
@@ -40,8 +42,10 @@ final class CrashCampaignTests: LogTestCase {
                     t += 1000
                     lat += Double.random(in: -1e-4...1e-4, using: &g)
                     lon += Double.random(in: -1e-4...1e-4, using: &g)
-                    fixes.append(Fix(timeMs: t, lat: lat, lon: lon, mode: 3, altMSL: 400 + Double(k), eph: 4.5,
-                                     speed: Double(k) / 10, track: Double(k * 3)))
+                    fixes.append(
+                        Fix(
+                            timeMs: t, lat: lat, lon: lon, mode: 3, altMSL: 400 + Double(k), eph: 4.5,
+                            speed: Double(k) / 10, track: Double(k * 3)))
                 }
                 try w.append(.points(fixes))
                 if k % 3 == 0 {
@@ -49,8 +53,9 @@ final class CrashCampaignTests: LogTestCase {
                     // campaign's damage must cost it no more than any other record.
                     let settings = RawSettings(clockIsFix: false, closeAfterMs: 1_800_000)
                     let raws = fixes.enumerated().map { i, f in
-                        RawFix(fix: f.atLogResolution, arrivalMs: f.timeMs + 180 + Int64(i), verdict: i % 2 == 0 ? .kept : .dropped(.tooClose),
-                               events: n == 2 && i == 0 ? .runStart : [], settings: settings)
+                        RawFix(
+                            fix: f.atLogResolution, arrivalMs: f.timeMs + 180 + Int64(i), verdict: i % 2 == 0 ? .kept : .dropped(.tooClose),
+                            events: n == 2 && i == 0 ? .runStart : [], settings: settings)
                     }
                     try w.append(.rawFixes(RawBatch(activity: "ride", fixes: raws)))
                 }
@@ -124,7 +129,9 @@ final class CrashCampaignTests: LogTestCase {
         let p = try scratchFile(b)
         guard let r = try? LogReader(path: p) else { return nil }
         var out: [LogEntry] = []
-        try r.forEach { out.append($0); return true }
+        try r.forEach {
+            out.append($0); return true
+        }
         return (out, try r.scan())
     }
 
@@ -163,9 +170,13 @@ final class CrashCampaignTests: LogTestCase {
             if got.entries.count != want || got.entries.last?.seq != (want == 0 ? nil : UInt64(want)) { mismatches += 1 }
             if !got.scan.damaged.isEmpty || got.scan.sequenceGaps != 0 { falseCorruption += 1 }
         }
-        figure("A1", ["s1_bytes": s1.bytes.count, "s1_records": s1.entries.count, "s1_cases": cases,
-                      "s2_bytes": s2.bytes.count, "s2_records": s2.entries.count, "s2_cases": cases2,
-                      "mismatches": mismatches, "false_corruption_reports": falseCorruption])
+        figure(
+            "A1",
+            [
+                "s1_bytes": s1.bytes.count, "s1_records": s1.entries.count, "s1_cases": cases,
+                "s2_bytes": s2.bytes.count, "s2_records": s2.entries.count, "s2_cases": cases2,
+                "mismatches": mismatches, "false_corruption_reports": falseCorruption
+            ])
         XCTAssertEqual(mismatches, 0)
         XCTAssertEqual(falseCorruption, 0)
     }
@@ -199,10 +210,14 @@ final class CrashCampaignTests: LogTestCase {
         }
         lost.sort()
         let mean = lost.isEmpty ? 0 : Double(lost.reduce(0, +)) / Double(lost.count)
-        figure("A2", ["cases": cases, "header_flips_refused": headerFlips, "fabricated": fabricatedTotal,
-                      "failed_resyncs": failedResyncs, "unreported_damage": unreported,
-                      "lost_mean": String(format: "%.3f", mean), "lost_p99": lost.isEmpty ? 0 : lost[lost.count * 99 / 100],
-                      "lost_max": lost.last ?? 0])
+        figure(
+            "A2",
+            [
+                "cases": cases, "header_flips_refused": headerFlips, "fabricated": fabricatedTotal,
+                "failed_resyncs": failedResyncs, "unreported_damage": unreported,
+                "lost_mean": String(format: "%.3f", mean), "lost_p99": lost.isEmpty ? 0 : lost[lost.count * 99 / 100],
+                "lost_max": lost.last ?? 0
+            ])
         XCTAssertEqual(fabricatedTotal, 0)
         XCTAssertEqual(failedResyncs, 0)
         XCTAssertEqual(unreported, 0)
@@ -217,9 +232,11 @@ final class CrashCampaignTests: LogTestCase {
         var g = SplitMix64(seed: 33)
         let sectors = s.bytes.count / 512
         struct Row { var name: String; var trials: Int; var fabricated = 0; var unconfined = 0; var lost: [Int] = [] }
-        var rows = [Row(name: "sector512", trials: Self.full ? 10_000 : 30),
-                    Row(name: "page4k", trials: Self.full ? 1_000 : 8),
-                    Row(name: "sectors2to5", trials: Self.full ? 1_000 : 8)]
+        var rows = [
+            Row(name: "sector512", trials: Self.full ? 10_000 : 30),
+            Row(name: "page4k", trials: Self.full ? 1_000 : 8),
+            Row(name: "sectors2to5", trials: Self.full ? 1_000 : 8)
+        ]
         for r in rows.indices {
             for trial in 0..<rows[r].trials {
                 // Data sectors only: damage to sector 0 (the header) is A-hdr below.
@@ -246,9 +263,13 @@ final class CrashCampaignTests: LogTestCase {
         }
         for row in rows {
             let mean = Double(row.lost.reduce(0, +)) / Double(max(1, row.lost.count))
-            figure("A3", ["damage": row.name, "trials": row.trials, "file_bytes": s.bytes.count, "fabricated": row.fabricated,
-                          "lost_outside_damage": row.unconfined, "lost_mean": String(format: "%.2f", mean),
-                          "lost_max": row.lost.max() ?? 0])
+            figure(
+                "A3",
+                [
+                    "damage": row.name, "trials": row.trials, "file_bytes": s.bytes.count, "fabricated": row.fabricated,
+                    "lost_outside_damage": row.unconfined, "lost_mean": String(format: "%.2f", mean),
+                    "lost_max": row.lost.max() ?? 0
+                ])
             XCTAssertEqual(row.fabricated, 0, row.name)
             XCTAssertEqual(row.unconfined, 0, row.name)
         }
@@ -289,8 +310,12 @@ final class CrashCampaignTests: LogTestCase {
                 staleAccepted += extra
             }
         }
-        figure("A4", ["trials": trials, "valid_lost": lostValid, "stale_accepted": staleAccepted,
-                      "same_file_copies_delivered": sameFileDelivered, "same_file_copies_unflagged": sameFileUnflagged])
+        figure(
+            "A4",
+            [
+                "trials": trials, "valid_lost": lostValid, "stale_accepted": staleAccepted,
+                "same_file_copies_delivered": sameFileDelivered, "same_file_copies_unflagged": sameFileUnflagged
+            ])
         XCTAssertEqual(lostValid, 0)
         XCTAssertEqual(staleAccepted, 0)
         XCTAssertEqual(sameFileUnflagged, 0)

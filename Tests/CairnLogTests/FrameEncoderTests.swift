@@ -10,8 +10,10 @@ final class FrameEncoderTests: XCTestCase {
         XCTAssertTrue(e.frame(type: 9) { $0 += [1, 2, 3] })
         XCTAssertTrue(e.frame(type: 9) { $0 += [4] })
         XCTAssertEqual(e.lastSeq, 2)
-        XCTAssertEqual(e.bytes, LogTestCase.handFrame(salt: 0xABCD_0123, type: 9, payload: LogTestCase.varint(1) + [1, 2, 3])
-                                + LogTestCase.handFrame(salt: 0xABCD_0123, type: 9, payload: LogTestCase.varint(2) + [4]))
+        XCTAssertEqual(
+            e.bytes,
+            LogTestCase.handFrame(salt: 0xABCD_0123, type: 9, payload: LogTestCase.varint(1) + [1, 2, 3])
+                + LogTestCase.handFrame(salt: 0xABCD_0123, type: 9, payload: LogTestCase.varint(2) + [4]))
     }
 
     func testAnOversizedBodyLeavesNoTrace() {

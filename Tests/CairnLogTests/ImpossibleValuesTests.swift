@@ -28,7 +28,7 @@ final class ImpossibleValuesTests: LogTestCase {
             PointField.time: time ?? t0 + Int64(i) * 1000,
             PointField.lat: lat ?? 470_000_000 + Int64(i) * 200,
             PointField.lon: lon ?? 85_000_000 + Int64(i) * 200,
-            PointField.mode: 3,
+            PointField.mode: 3
         ]
         for (k, x) in extra { v[k] = x }
         return onePoint(v)
@@ -44,12 +44,13 @@ final class ImpossibleValuesTests: LogTestCase {
         ("time-2300", point(15, time: 10_413_792_000_000), true),
         ("time-int64-min", point(16, time: Int64.min), true),
         ("height-2p52", point(17, extra: [PointField.altMSL: 1 << 52, PointField.epv: 300]), false),
-        ("speed-2p62", point(18, extra: [PointField.speed: 1 << 62, PointField.track: -(1 << 40)]), false),
+        ("speed-2p62", point(18, extra: [PointField.speed: 1 << 62, PointField.track: -(1 << 40)]), false)
     ]
 
     static func good(_ range: Range<Int>) -> [Fix] {
         range.map { i in
-            Fix(timeMs: t0 + Int64(i) * 1000, lat: 47 + Double(i) * 2e-5, lon: 8.5 + Double(i) * 2e-5, mode: 3,
+            Fix(
+                timeMs: t0 + Int64(i) * 1000, lat: 47 + Double(i) * 2e-5, lon: 8.5 + Double(i) * 2e-5, mode: 3,
                 altHAE: 500 + Double(i), altMSL: 450 + Double(i), eph: 4, epv: 6, speed: 5, track: 45)
         }
     }
@@ -75,8 +76,13 @@ final class ImpossibleValuesTests: LogTestCase {
         add(T.compactPoints, body(.points(good(0..<10))))
         for c in cases where only == nil || c.name == only { add(T.compactPoints, c.body) }
         add(T.compactPoints, body(.points(good(20..<30))))
-        add(T.tripEnd, body(.tripEnd(TripEnd(reason: .shutdown, points: 20, distanceM: 0, movingTimeMs: 0,
-                                              firstTimeMs: t0, lastTimeMs: t0 + 29_000))))
+        add(
+            T.tripEnd,
+            body(
+                .tripEnd(
+                    TripEnd(
+                        reason: .shutdown, points: 20, distanceM: 0, movingTimeMs: 0,
+                        firstTimeMs: t0, lastTimeMs: t0 + 29_000))))
         return out
     }
 

@@ -21,7 +21,11 @@ import XCTest
 /// Invariants checked after each crash: I1 every acknowledged record is read back, equal to what
 /// was appended; nothing fabricated; I3 every break in the sequence is reported.
 final class PowerLossModelTests: LogTestCase {
-    enum Model: String, CaseIterable { case m1 = "M1", m2 = "M2", m3 = "M3" }
+    enum Model: String, CaseIterable {
+        case m1 = "M1"
+        case m2 = "M2"
+        case m3 = "M3"
+    }
 
     /// The simulated disk behind one writer. The power goes off before system call number
     /// `crashAtCall` (0-based; the header's write and fdatasync are calls 0 and 1): from then on
@@ -125,7 +129,13 @@ final class PowerLossModelTests: LogTestCase {
         }
     }
 
-    enum Op { case point(Fix), note(String), segment, raw([RawFix]), sync }
+    enum Op {
+        case point(Fix)
+        case note(String)
+        case segment
+        case raw([RawFix])
+        case sync
+    }
 
     /// A deterministic workload: points at 1 Hz with notes and segment starts, synced every
     /// 1-40 operations (the recorder syncs every few seconds); before each sync, as the recorder
@@ -140,11 +150,14 @@ final class PowerLossModelTests: LogTestCase {
             let k = Int.random(in: 0..<100, using: &g)
             if k < 88 {
                 t += 1000
-                let f = Fix(timeMs: t, lat: 47 + Double(i) * 1e-5, lon: 8.5 + Double(k) * 1e-6, mode: 3,
-                            altMSL: 400, eph: 5, speed: 6, track: Double(k))
+                let f = Fix(
+                    timeMs: t, lat: 47 + Double(i) * 1e-5, lon: 8.5 + Double(k) * 1e-6, mode: 3,
+                    altMSL: 400, eph: 5, speed: 6, track: Double(k))
                 out.append(.point(f))
-                raws.append(RawFix(fix: f.atLogResolution, arrivalMs: t + 250, verdict: k % 3 == 0 ? .dropped(.tooClose) : .kept,
-                                   settings: settings))
+                raws.append(
+                    RawFix(
+                        fix: f.atLogResolution, arrivalMs: t + 250, verdict: k % 3 == 0 ? .dropped(.tooClose) : .kept,
+                        settings: settings))
             } else if k < 94 {
                 out.append(.note(String(repeating: "e", count: k)))
             } else {
@@ -178,15 +191,18 @@ final class PowerLossModelTests: LogTestCase {
 
     /// One crash: run `ops` until system call `crashAt`, cut the power, read back, check.
     /// Acknowledged = what the last sync that completed before the cut returned.
-    func crashTrial(ops: [Op], crashAt: Int, model: Model, padding: Int, preallocation: Int, direct: Bool, salt: UInt32,
-                    g: inout SplitMix64, reference: Reference, tally: inout Tally) throws {
+    func crashTrial(
+        ops: [Op], crashAt: Int, model: Model, padding: Int, preallocation: Int, direct: Bool, salt: UInt32,
+        g: inout SplitMix64, reference: Reference, tally: inout Tally
+    ) throws {
         let disk = SimDisk()
         disk.crashAtCall = crashAt
         disk.direct = direct
         let name: UInt32 = 1
         unlink(scratch + "/" + LogDirectory.fileName(number: name))
-        let w = try LogWriter(directory: scratch, number: name, header: FileHeader(tripId: 1, part: 0, salt: salt),
-                              padding: padding, preallocation: preallocation, io: disk.io)
+        let w = try LogWriter(
+            directory: scratch, number: name, header: FileHeader(tripId: 1, part: 0, salt: salt),
+            padding: padding, preallocation: preallocation, io: disk.io)
         XCTAssertEqual(w.writesDirect, direct && preallocation > 0)
         var acked: UInt64 = 0
         for op in ops {
@@ -233,14 +249,17 @@ final class PowerLossModelTests: LogTestCase {
         let disk = SimDisk()
         disk.direct = direct
         unlink(scratch + "/00000002.cairn")
-        let w = try LogWriter(directory: scratch, number: 2, header: FileHeader(tripId: 1, part: 0, salt: salt),
-                              padding: padding, preallocation: preallocation, io: disk.io)
+        let w = try LogWriter(
+            directory: scratch, number: 2, header: FileHeader(tripId: 1, part: 0, salt: salt),
+            padding: padding, preallocation: preallocation, io: disk.io)
         for op in ops { try apply(op, w) }
         try w.sync()
         let path = scratch + "/ref.cairn"
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(disk.durable)))
         var out = Reference()
-        try LogReader(path: path).forEach { out.records[$0.seq] = $0.record; out.seqs.append($0.seq); return true }
+        try LogReader(path: path).forEach {
+            out.records[$0.seq] = $0.record; out.seqs.append($0.seq); return true
+        }
         for (a, b) in zip(out.seqs, out.seqs.dropFirst()) { out.next[a] = b }
         out.calls = disk.calls
         return out
@@ -264,8 +283,10 @@ final class PowerLossModelTests: LogTestCase {
         // their syncs into zeros they wrote and synced before.
         // Direct writes (the recorder's writer where the file system takes O_DIRECT) only
         // preallocate.
-        for (padding, preallocation, direct) in [(0, 0, false), (512, 0, false), (4096, 0, false), (0, 4096, false),
-                                                 (512, 4096, false), (0, 4096, true), (512, 4096, true)] {
+        for (padding, preallocation, direct) in [
+            (0, 0, false), (512, 0, false), (4096, 0, false), (0, 4096, false),
+            (512, 4096, false), (0, 4096, true), (512, 4096, true)
+        ] {
             for model in Model.allCases {
                 var tally = Tally()
                 // Sweep: every crash point of one workload (TH3-style), 3 draws each.
@@ -275,9 +296,10 @@ final class PowerLossModelTests: LogTestCase {
                 let ref = try referenceRecords(sweepOps, padding: padding, preallocation: preallocation, direct: direct, salt: salt)
                 for crashAt in 0...ref.calls {
                     for _ in 0..<(full ? 20 : 4) {
-                        try crashTrial(ops: sweepOps, crashAt: crashAt, model: model, padding: padding,
-                                       preallocation: preallocation, direct: direct, salt: salt,
-                                       g: &g, reference: ref, tally: &tally)
+                        try crashTrial(
+                            ops: sweepOps, crashAt: crashAt, model: model, padding: padding,
+                            preallocation: preallocation, direct: direct, salt: salt,
+                            g: &g, reference: ref, tally: &tally)
                     }
                 }
                 let swept = tally.trials
@@ -290,9 +312,10 @@ final class PowerLossModelTests: LogTestCase {
                     let salt2 = UInt32(truncatingIfNeeded: g.next()) | 1
                     let ref2 = try referenceRecords(ops, padding: padding, preallocation: preallocation, direct: direct, salt: salt2)
                     for _ in 0..<20 where done < random {
-                        try crashTrial(ops: ops, crashAt: Int.random(in: 0...ref2.calls, using: &g), model: model,
-                                       padding: padding, preallocation: preallocation, direct: direct, salt: salt2, g: &g,
-                                       reference: ref2, tally: &tally)
+                        try crashTrial(
+                            ops: ops, crashAt: Int.random(in: 0...ref2.calls, using: &g), model: model,
+                            padding: padding, preallocation: preallocation, direct: direct, salt: salt2, g: &g,
+                            reference: ref2, tally: &tally)
                         done += 1
                     }
                 }
@@ -308,10 +331,11 @@ final class PowerLossModelTests: LogTestCase {
     }
 
     func figure(model: Model, padding: Int, preallocation: Int, direct: Bool, swept: Int, _ t: Tally) {
-        print("FIGURE C model=\(model.rawValue) padding=\(padding) preallocation=\(preallocation) direct=\(direct) "
-            + "trials=\(t.trials) swept=\(swept) "
-            + "acked_records=\(t.ackedRecords) i1_violations=\(t.i1) fabricated=\(t.fabricated) i3_violations=\(t.i3) "
-            + "header_unreadable=\(t.headerLost)")
+        print(
+            "FIGURE C model=\(model.rawValue) padding=\(padding) preallocation=\(preallocation) direct=\(direct) "
+                + "trials=\(t.trials) swept=\(swept) "
+                + "acked_records=\(t.ackedRecords) i1_violations=\(t.i1) fabricated=\(t.fabricated) i3_violations=\(t.i3) "
+                + "header_unreadable=\(t.headerLost)")
     }
 
     /// What padding costs on the card: a 1 Hz ride synced every 5 s, for one hour.
@@ -319,8 +343,9 @@ final class PowerLossModelTests: LogTestCase {
         let ride = SizeTests.ride(points: 3600)
         var sizes: [Int: (Int, Int)] = [:]
         for (i, padding) in [0, 512, 4096].enumerated() {
-            let w = try LogWriter(directory: scratch, number: UInt32(10 + i),
-                                  header: FileHeader(tripId: 1, part: 0, salt: 5), padding: padding)
+            let w = try LogWriter(
+                directory: scratch, number: UInt32(10 + i),
+                header: FileHeader(tripId: 1, part: 0, salt: 5), padding: padding)
             for (k, f) in ride.enumerated() {
                 try w.append(point: f)
                 if k % 5 == 4 { try w.sync() }

@@ -35,7 +35,9 @@ final class ReaderTests: LogTestCase {
     func testForEachStopsEarly() throws {
         let s = try sample()
         var n = 0
-        try LogReader(path: s.path).forEach { _ in n += 1; return n < 3 }
+        try LogReader(path: s.path).forEach { _ in
+            n += 1; return n < 3
+        }
         XCTAssertEqual(n, 3)
     }
 
@@ -352,8 +354,10 @@ final class ReaderTests: LogTestCase {
     }
 
     func testTruncatedAndZeroHeaders() throws {
-        for b in [[], Array("CAIRN".utf8), Array("CAIRNLOG".utf8) + [1, 0, 32], [UInt8](repeating: 0, count: 32),
-                  [UInt8](repeating: 0, count: 4096)] {
+        for b in [
+            [], Array("CAIRN".utf8), Array("CAIRNLOG".utf8) + [1, 0, 32], [UInt8](repeating: 0, count: 32),
+            [UInt8](repeating: 0, count: 4096)
+        ] {
             let p = try put(b, "t.cairn")
             XCTAssertThrowsError(try LogReader(path: p), "\(b.count) bytes") {
                 XCTAssertEqual(($0 as? LogError)?.kind, .truncatedHeader)

@@ -34,12 +34,14 @@ final class SizeTests: LogTestCase {
             let fixLat = lat + nN / 111_195
             let fixLon = lon + nE / (111_195 * cos(lat * .pi / 180))
             let msl = alt + nU
-            fixes.append(Fix(timeMs: t0 + Int64(i) * 1000, lat: fixLat, lon: fixLon, mode: 3,
-                             altHAE: msl + 48.27, altMSL: msl,
-                             eph: eph, epx: eph * 0.61, epy: eph * 0.74, epv: epv,
-                             speed: speed + 0.03 * g.gaussian(),
-                             track: (heading + 0.4 * g.gaussian() + 360).truncatingRemainder(dividingBy: 360),
-                             climb: speed * grade + 0.05 * g.gaussian()))
+            fixes.append(
+                Fix(
+                    timeMs: t0 + Int64(i) * 1000, lat: fixLat, lon: fixLon, mode: 3,
+                    altHAE: msl + 48.27, altMSL: msl,
+                    eph: eph, epx: eph * 0.61, epy: eph * 0.74, epv: epv,
+                    speed: speed + 0.03 * g.gaussian(),
+                    track: (heading + 0.4 * g.gaussian() + 360).truncatingRemainder(dividingBy: 360),
+                    climb: speed * grade + 0.05 * g.gaussian()))
         }
         return fixes
     }
@@ -80,8 +82,10 @@ final class SizeTests: LogTestCase {
         let withAlt = full.map { Fix(timeMs: $0.timeMs, lat: $0.lat, lon: $0.lon, mode: $0.mode, altMSL: $0.altMSL) }
         var n: UInt32 = 0
         var lines: [String] = []
-        for (name, fixes) in [("all 13 TPV fields", full), ("time+lat+lon+mode+altMSL", withAlt),
-                              ("time+lat+lon+mode", minimal)] {
+        for (name, fixes) in [
+            ("all 13 TPV fields", full), ("time+lat+lon+mode+altMSL", withAlt),
+            ("time+lat+lon+mode", minimal)
+        ] {
             var cols: [String] = []
             for batch in [1, 5, 60, 256] {
                 n += 1

@@ -9,7 +9,8 @@ class LogTestCase: XCTestCase {
     var dir: String = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory
+        dir =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("cairnlog-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     }
@@ -32,7 +33,9 @@ class LogTestCase: XCTestCase {
 
     func entries(_ path: String) throws -> [LogEntry] {
         var out: [LogEntry] = []
-        try LogReader(path: path).forEach { out.append($0); return true }
+        try LogReader(path: path).forEach {
+            out.append($0); return true
+        }
         return out
     }
 
@@ -40,10 +43,13 @@ class LogTestCase: XCTestCase {
 
     /// Writes `records` (points appended one by one via `append(point:)` when `pointsOneByOne`),
     /// syncs, closes, and returns the path.
-    func write(_ records: [LogRecord], number: UInt32 = 1, salt: UInt32 = 0x1234_5678,
-               tripId: UInt64 = 7, syncEach: Bool = false) throws -> String {
-        let w = try LogWriter(directory: dir, number: number,
-                              header: FileHeader(tripId: tripId, part: 0, salt: salt))
+    func write(
+        _ records: [LogRecord], number: UInt32 = 1, salt: UInt32 = 0x1234_5678,
+        tripId: UInt64 = 7, syncEach: Bool = false
+    ) throws -> String {
+        let w = try LogWriter(
+            directory: dir, number: number,
+            header: FileHeader(tripId: tripId, part: 0, salt: salt))
         for r in records {
             try w.append(r)
             if syncEach { try w.sync() }
@@ -84,7 +90,8 @@ class LogTestCase: XCTestCase {
     static func sampleRecords() -> [LogRecord] {
         let t0: Int64 = 1_700_000_000_000
         func fix(_ i: Int) -> Fix {
-            Fix(timeMs: t0 + Int64(i) * 1000, lat: 47.0 + Double(i) * 1e-5, lon: 8.5 + Double(i) * 2e-5, mode: 3,
+            Fix(
+                timeMs: t0 + Int64(i) * 1000, lat: 47.0 + Double(i) * 1e-5, lon: 8.5 + Double(i) * 2e-5, mode: 3,
                 altMSL: 400 + Double(i) * 0.1, eph: 3.5, speed: 6.0, track: 45)
         }
         return [
@@ -97,8 +104,10 @@ class LogTestCase: XCTestCase {
             .points((9..<20).map(fix)),
             .dropped([DropCount(rule: 1, count: 3), DropCount(rule: 7, count: 300)]),
             .points([fix(20)]),
-            .tripEnd(TripEnd(reason: .shutdown, points: 21, distanceM: 1234.56, movingTimeMs: 20_000,
-                             firstTimeMs: t0, lastTimeMs: t0 + 20_000)),
+            .tripEnd(
+                TripEnd(
+                    reason: .shutdown, points: 21, distanceM: 1234.56, movingTimeMs: 20_000,
+                    firstTimeMs: t0, lastTimeMs: t0 + 20_000))
         ]
     }
 }
@@ -129,10 +138,11 @@ func quantised(_ f: Fix) -> Fix {
         let r = (v * scale).rounded(.toNearestOrAwayFromZero)
         return Double(Int64(min(max(r, -0x1p50), 0x1p50))) / scale
     }
-    return Fix(timeMs: f.timeMs, lat: q(f.lat, 1e7)!, lon: q(f.lon, 1e7)!, mode: f.mode,
-               altHAE: q(f.altHAE, 100), altMSL: q(f.altMSL, 100),
-               eph: q(f.eph, 100), epx: q(f.epx, 100), epy: q(f.epy, 100), epv: q(f.epv, 100),
-               // The writer keeps speed to whole cm/s (LOG_FORMAT.md 7b); the unit stays mm/s.
-               speed: q(f.speed, 100), track: q(f.track, 100), climb: q(f.climb, 1000),
-               pressurePa: q(f.pressurePa, 10), temperatureC: q(f.temperatureC, 100))
+    return Fix(
+        timeMs: f.timeMs, lat: q(f.lat, 1e7)!, lon: q(f.lon, 1e7)!, mode: f.mode,
+        altHAE: q(f.altHAE, 100), altMSL: q(f.altMSL, 100),
+        eph: q(f.eph, 100), epx: q(f.epx, 100), epy: q(f.epy, 100), epv: q(f.epv, 100),
+        // The writer keeps speed to whole cm/s (LOG_FORMAT.md 7b); the unit stays mm/s.
+        speed: q(f.speed, 100), track: q(f.track, 100), climb: q(f.climb, 1000),
+        pressurePa: q(f.pressurePa, 10), temperatureC: q(f.temperatureC, 100))
 }

@@ -75,12 +75,15 @@ final class TripLogFaultTests: LogTestCase {
     }
 
     /// A ride through TripLog: `points` fixes, one every 200 ms, sync every second.
-    func ride(_ fio: FaultIO, points: Int, dir: String, raw: Bool = false, during: ((Int) -> Void)? = nil,
-              beforeClose: (() -> Void)? = nil) throws -> Run {
+    func ride(
+        _ fio: FaultIO, points: Int, dir: String, raw: Bool = false, during: ((Int) -> Void)? = nil,
+        beforeClose: (() -> Void)? = nil
+    ) throws -> Run {
         var run = Run()
         var said: [String] = []
-        let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 1000,
-                              io: fio.io, say: { said.append($0) })
+        let log = try TripLog(
+            directory: dir, activity: "ride", software: "test", syncIntervalMs: 1000,
+            io: fio.io, say: { said.append($0) })
         log.onSync = { path, seq in
             run.acks.append((path, seq))
             if fio.durable[path] != true { run.ackWithoutDurability += 1 }
@@ -95,14 +98,18 @@ final class TripLogFaultTests: LogTestCase {
             log.apply(.keep(f), monoMs: mono)
             if raw {
                 // What the recorder hands out with raw fixes on: the fix and its verdict.
-                log.apply(.raw(RawFix(fix: f, arrivalMs: f.timeMs + 300, verdict: .kept, events: i == 0 ? .runStart : [],
-                                      settings: RawSettings(clockIsFix: false, closeAfterMs: 1_800_000))), monoMs: mono)
+                log.apply(
+                    .raw(
+                        RawFix(
+                            fix: f, arrivalMs: f.timeMs + 300, verdict: .kept, events: i == 0 ? .runStart : [],
+                            settings: RawSettings(clockIsFix: false, closeAfterMs: 1_800_000))), monoMs: mono)
             }
             log.tick(monoMs: mono)
         }
         beforeClose?()
-        run.lost = log.closeTrip(TripEnd(reason: .shutdown, points: UInt64(points), distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
-                                 drops: DropCounts(), monoMs: mono + 200)
+        run.lost = log.closeTrip(
+            TripEnd(reason: .shutdown, points: UInt64(points), distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
+            drops: DropCounts(), monoMs: mono + 200)
         run.said = said
         return run
     }
@@ -226,7 +233,10 @@ final class TripLogFaultTests: LogTestCase {
         XCTAssertEqual(h.map(\.part), [0, 1])
         XCTAssertTrue(run.said.contains { $0.contains("EIO") && $0.contains("new file") }, "\(run.said)")
         let second = try records(files[1].path)
-        XCTAssertTrue(second.contains { if case .note(let t) = $0 { return t.contains("EIO") }; return false })
+        XCTAssertTrue(
+            second.contains {
+                if case .note(let t) = $0 { return t.contains("EIO") }; return false
+            })
     }
 
     func testDirectWriteRefusedMidFileIsToldOnceAndLosesNothing() throws {
@@ -247,8 +257,9 @@ final class TripLogFaultTests: LogTestCase {
             return plain(fd, buf, offset)
         }
         var said: [String] = []
-        let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 1000, padDirect: true,
-                              io: io, say: { said.append($0) })
+        let log = try TripLog(
+            directory: dir, activity: "ride", software: "test", syncIntervalMs: 1000, padDirect: true,
+            io: io, say: { said.append($0) })
         var mono: Int64 = 0
         log.apply(.openTrip(resume: false), monoMs: mono)
         log.apply(.startSegment(.start, timeMs: 1_700_000_000_000), monoMs: mono)
@@ -257,8 +268,9 @@ final class TripLogFaultTests: LogTestCase {
             log.apply(.keep(Fix(timeMs: 1_700_000_000_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
             log.tick(monoMs: mono)
         }
-        log.closeTrip(TripEnd(reason: .shutdown, points: 40, distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
-                      drops: DropCounts(), monoMs: mono + 200)
+        log.closeTrip(
+            TripEnd(reason: .shutdown, points: 40, distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
+            drops: DropCounts(), monoMs: mono + 200)
         XCTAssertEqual(direct.writes, 6)  // five taken, the sixth refused, none after it
         XCTAssertTrue(said.first?.contains("sectors past the page cache") ?? false, "\(said)")
         XCTAssertEqual(said.filter { $0.contains("writing through the page cache from here") }.count, 1, "\(said)")
@@ -289,15 +301,18 @@ final class TripLogFaultTests: LogTestCase {
             log.apply(.keep(Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 47 + Double(i) * 1e-5, lon: 8, mode: 3)), monoMs: mono)
             log.tick(monoMs: mono)
         }
-        log.closeTrip(TripEnd(reason: .shutdown, points: 20, distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
-                      drops: DropCounts(), monoMs: mono + 200)
+        log.closeTrip(
+            TripEnd(reason: .shutdown, points: 20, distanceM: 0, movingTimeMs: 0, firstTimeMs: nil, lastTimeMs: nil),
+            drops: DropCounts(), monoMs: mono + 200)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/00000001.cairn")), before, "the existing file is untouched")
         let files = try LogDirectory.logFiles(in: dir)
         XCTAssertEqual(files.map(\.number), [1, 2])
         let h = try LogReader(path: files[1].path).header
         XCTAssertEqual(h.tripId, 2, "the new trip takes the number of its own first file")
         XCTAssertEqual(h.part, 0)
-        let points = try records(files[1].path).reduce(0) { n, r in if case .points(let p) = r { return n + p.count }; return n }
+        let points = try records(files[1].path).reduce(0) { n, r in
+            if case .points(let p) = r { return n + p.count }; return n
+        }
         XCTAssertEqual(points, 20, "nothing waited for a retry")
         XCTAssertTrue(said.contains { $0.contains("00000001.cairn exists already") && $0.contains("00000002.cairn") }, "\(said)")
         XCTAssertFalse(said.contains { $0.contains("will retry") }, "\(said)")
@@ -390,7 +405,10 @@ final class TripLogFaultTests: LogTestCase {
         let files = try LogDirectory.logFiles(in: dir)
         XCTAssertEqual(files.count, 2)
         guard files.count == 2 else { return }
-        XCTAssertTrue(try records(files[1].path).contains { if case .tripEnd = $0 { return true }; return false })
+        XCTAssertTrue(
+            try records(files[1].path).contains {
+                if case .tripEnd = $0 { return true }; return false
+            })
         XCTAssertFalse(run.said.contains { $0.contains("could not be written") }, "\(run.said)")
     }
 
@@ -408,7 +426,7 @@ final class TripLogFaultTests: LogTestCase {
             ("fdatasync_eio_p0.02", full ? 200 : 20, { $0.pSyncFail = 0.02 }),
             ("write_short_p0.05", full ? 200 : 20, { $0.pShort = 0.05 }),
             ("write_eio_p0.01", full ? 200 : 20, { $0.pWriteFail = 0.01 }),
-            ("create_eio_p0.1", full ? 100 : 10, { $0.pCreateFail = 0.1 }),
+            ("create_eio_p0.1", full ? 100 : 10, { $0.pCreateFail = 0.1 })
         ]
         for (name, runs, setup) in configs {
             var injected = 0, acks = 0, noDurability = 0, afterFailure = 0, ackLost = 0, pointsLost = 0, damaged = 0
@@ -428,8 +446,9 @@ final class TripLogFaultTests: LogTestCase {
                 pointsLost += 120 - got.times.count
                 damaged += got.damaged
             }
-            print("FIGURE D2 faults=\(name) runs=\(runs) injected=\(injected) acks=\(acks) ack_without_durability=\(noDurability) "
-                + "io_after_failed_fdatasync=\(afterFailure) acked_records_lost=\(ackLost) points_lost=\(pointsLost) damaged_ranges=\(damaged)")
+            print(
+                "FIGURE D2 faults=\(name) runs=\(runs) injected=\(injected) acks=\(acks) ack_without_durability=\(noDurability) "
+                    + "io_after_failed_fdatasync=\(afterFailure) acked_records_lost=\(ackLost) points_lost=\(pointsLost) damaged_ranges=\(damaged)")
             XCTAssertEqual(noDurability, 0, name)
             XCTAssertEqual(afterFailure, 0, name)
             XCTAssertEqual(ackLost, 0, name)

@@ -255,8 +255,9 @@ final class WriterTests: LogTestCase {
     func testPaddedDirectSyncsNeverRewriteAnAcknowledgedSector() throws {
         let fake = FakeIO()
         fake.direct = true
-        let w = try LogWriter(directory: dir, number: 1, header: header, preallocation: 65_536, padDirect: true,
-                              io: fake.io)
+        let w = try LogWriter(
+            directory: dir, number: 1, header: header, preallocation: 65_536, padDirect: true,
+            io: fake.io)
         XCTAssertTrue(w.writesDirect)
         XCTAssertEqual(w.padding, 512)
         XCTAssertEqual(w.bytesWritten, 512)  // the header, padded
@@ -276,8 +277,9 @@ final class WriterTests: LogTestCase {
         XCTAssertTrue(scan.isClean)
         XCTAssertEqual(scan.points, 100)
         // Where the file system refuses O_DIRECT, padDirect pads nothing.
-        let buffered = try LogWriter(directory: dir, number: 2, header: header, preallocation: 65_536, padDirect: true,
-                                     io: FakeIO().io)
+        let buffered = try LogWriter(
+            directory: dir, number: 2, header: header, preallocation: 65_536, padDirect: true,
+            io: FakeIO().io)
         XCTAssertFalse(buffered.writesDirect)
         XCTAssertEqual(buffered.padding, 0)
         buffered.close()
@@ -393,8 +395,9 @@ final class WriterTests: LogTestCase {
         XCTAssertEqual(w.unacknowledged.count, 3)
 
         // The caller rewrites them into a new file of the same trip.
-        let w2 = try LogWriter(directory: dir, number: 2,
-                               header: FileHeader(tripId: 5, part: 1, salt: LogDirectory.randomSalt()))
+        let w2 = try LogWriter(
+            directory: dir, number: 2,
+            header: FileHeader(tripId: 5, part: 1, salt: LogDirectory.randomSalt()))
         for r in w.unacknowledged { try w2.append(r) }
         XCTAssertEqual(try w2.sync(), 3)
         XCTAssertEqual(try records(w2.path), [.points([fix(0)]), .note("b"), .points([fix(1)])])
@@ -450,10 +453,11 @@ final class WriterTests: LogTestCase {
         XCTAssertLessThan(w.pendingBytes, LogWriter.spillBytes + FrameFormat.maxFrame)
         // The unacknowledged backlog is bounded: append synced by itself at the limit.
         XCTAssertGreaterThan(w.lastSyncedSeq, 0)
-        XCTAssertLessThanOrEqual(w.unacknowledged.reduce(0) { n, r in
-            if case .points(let p) = r { return n + p.count }
-            return n + 1
-        }, LogWriter.maxUnacknowledged)
+        XCTAssertLessThanOrEqual(
+            w.unacknowledged.reduce(0) { n, r in
+                if case .points(let p) = r { return n + p.count }
+                return n + 1
+            }, LogWriter.maxUnacknowledged)
         try w.sync()
         XCTAssertEqual(try LogReader(path: w.path).scan().points, 20_000)
         // One huge `.points` record is written out batch by batch, not buffered whole.
@@ -495,8 +499,9 @@ final class WriterTests: LogTestCase {
             ro = "/sys"
         } else {
             ro = dir + "/ro"
-            try FileManager.default.createDirectory(atPath: ro, withIntermediateDirectories: false,
-                                                    attributes: [.posixPermissions: 0o555])
+            try FileManager.default.createDirectory(
+                atPath: ro, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o555])
         }
         XCTAssertThrowsError(try LogWriter(directory: ro, number: 1, header: header)) {
             let e = $0 as? LogError

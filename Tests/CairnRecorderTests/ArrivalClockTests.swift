@@ -7,11 +7,11 @@ final class ArrivalClockTests: XCTestCase {
     /// order between the batches' reads.
     func testArrivalClockForBatchedReports() {
         var c = ArrivalClock()
-        let offset: Int64 = 1_700_000_000_000   // GPS time − monotonic time
+        let offset: Int64 = 1_700_000_000_000  // GPS time − monotonic time
         var worst: Int64 = 0
         var t: Int64 = 0
         for batch in 1...20 {
-            let read = Int64(batch) * 5000 + 300   // the batch is read a little after its last report
+            let read = Int64(batch) * 5000 + 300  // the batch is read a little after its last report
             while t <= read - 300 {
                 let got = c.arrival(fixTimeMs: offset + t, readMonoMs: read)
                 if batch > 1 { worst = max(worst, abs(got - t)) }

@@ -19,8 +19,10 @@ final class RecordLoopTests: XCTestCase {
         var afterTripClosed = 0
         let readEverySeconds: Double
 
-        init(readEverySeconds: Double, syncSeconds: Double = 5, barometerEveryMs: Int64? = nil,
-             notify: Bool = false, watchdogIntervalMs: Int64? = nil, status: Bool = false) {
+        init(
+            readEverySeconds: Double, syncSeconds: Double = 5, barometerEveryMs: Int64? = nil,
+            notify: Bool = false, watchdogIntervalMs: Int64? = nil, status: Bool = false
+        ) {
             gpsd = FakeGpsd(clock: clock)
             log = FakeLog(syncIntervalMs: Int64(syncSeconds * 1000))
             barometer = barometerEveryMs.map { FakeBarometer(everyMs: $0) } ?? NoBarometer()
@@ -35,11 +37,12 @@ final class RecordLoopTests: XCTestCase {
             settings.verbose = true
             settings.zone = zone
             let recorder = TripRecorder(filter: FixRules(profile: .ride))
-            let loop = RecordLoop(recorder: recorder, log: log, source: gpsd, barometer: barometer, notify: notifier,
-                                  statusFile: status, clock: clock, settings: settings,
-                                  stopRequested: { [clock, gpsd] in clock.mono >= gpsd.stopAt },
-                                  afterTripClosed: { [unowned self] in self.afterTripClosed += 1 },
-                                  say: { [unowned self] in self.said.append($0) }, distanceText: { "\(Int($0)) m" })
+            let loop = RecordLoop(
+                recorder: recorder, log: log, source: gpsd, barometer: barometer, notify: notifier,
+                statusFile: status, clock: clock, settings: settings,
+                stopRequested: { [clock, gpsd] in clock.mono >= gpsd.stopAt },
+                afterTripClosed: { [unowned self] in self.afterTripClosed += 1 },
+                say: { [unowned self] in self.said.append($0) }, distanceText: { "\(Int($0)) m" })
             loop.run()
         }
 
@@ -53,8 +56,9 @@ final class RecordLoopTests: XCTestCase {
         var out: [FakeGpsd.Arrival] = []
         for i in 0..<seconds {
             let t = startMs + Int64(i) * 1000
-            let f = Fix(timeMs: t + FakeClock.wallOffset, lat: 48 + Double(i) * 8 / 111_195, lon: 11, mode: 3,
-                        altHAE: 147, altMSL: 100, eph: 5, epv: 8, speed: 8, track: 0)
+            let f = Fix(
+                timeMs: t + FakeClock.wallOffset, lat: 48 + Double(i) * 8 / 111_195, lon: 11, mode: 3,
+                altHAE: 147, altMSL: 100, eph: 5, epv: 8, speed: 8, track: 0)
             for k in 0..<perEpoch { out.append(.init(mono: t + latencyMs + Int64(k) * 20, report: .fix(f))) }
         }
         return out
@@ -91,8 +95,9 @@ final class RecordLoopTests: XCTestCase {
         let syncs = batched.log.syncs.filter { $0 < 90_000 }
         XCTAssertTrue(syncs.allSatisfy { $0 % 5000 == 0 }, "\(syncs)")
         XCTAssertEqual(Set(syncs).count, syncs.count)
-        XCTAssertTrue(batched.said.contains("trip closed: \(live.log.closed?.end.points ?? 0) points, \(Int(live.log.closed?.end.distanceM ?? 0)) m"),
-                      "\(batched.said)")
+        XCTAssertTrue(
+            batched.said.contains("trip closed: \(live.log.closed?.end.points ?? 0) points, \(Int(live.log.closed?.end.distanceM ?? 0)) m"),
+            "\(batched.said)")
     }
 
     /// More than 16 KiB queued wakes the loop before the batch is due, and the grid stays: no
@@ -137,12 +142,13 @@ final class RecordLoopTests: XCTestCase {
         live.run()
         let batched = Rig(readEverySeconds: 5)
         batched.gpsd.arrivals = ride
-        batched.gpsd.stopAt = 42_500   // the batch due at 45 s holds the last 2 s of the ride
+        batched.gpsd.stopAt = 42_500  // the batch due at 45 s holds the last 2 s of the ride
         batched.run()
         XCTAssertEqual(batched.gpsd.recvs.last?.mono, 42_500, "the stop reads the queued batch")
         XCTAssertEqual(batched.keptTimes, live.keptTimes)
-        XCTAssertEqual(batched.keptTimes.last, ride.last.flatMap { if case .fix(let f) = $0.report { return f.timeMs } else { return nil } },
-                       "the ride's last fix is in the trip")
+        XCTAssertEqual(
+            batched.keptTimes.last, ride.last.flatMap { if case .fix(let f) = $0.report { return f.timeMs } else { return nil } },
+            "the ride's last fix is in the trip")
         XCTAssertEqual(batched.log.closed?.end.points, live.log.closed?.end.points)
         XCTAssertNotNil(batched.log.closed)
         XCTAssertEqual(batched.notifier.sent.count, 0, "notify is off")
@@ -169,8 +175,9 @@ final class RecordLoopTests: XCTestCase {
         // After the last report: nothing for 1.2 s, then the flush at the next wake-up, long
         // before the stop (the rules may keep the very last fix back until then).
         XCTAssertFalse(kept.contains { $0.mono > lastReport && $0.mono <= lastReport + 1200 }, "\(kept.map(\.mono))")
-        XCTAssertTrue(kept.contains { $0.mono > lastReport + 1200 && $0.mono <= lastReport + 1201 + 5000 },
-                      "the flush releases the held epoch: \(kept.map(\.mono)) after \(lastReport)")
+        XCTAssertTrue(
+            kept.contains { $0.mono > lastReport + 1200 && $0.mono <= lastReport + 1201 + 5000 },
+            "the flush releases the held epoch: \(kept.map(\.mono)) after \(lastReport)")
         XCTAssertEqual(kept.last?.fix.timeMs, 20_000 + FakeClock.wallOffset, "the last epoch is in the trip")
 
         // Batched, only a batch that finds the socket empty releases it: not the one that took
@@ -183,8 +190,9 @@ final class RecordLoopTests: XCTestCase {
         let released = batched.log.kept.filter { $0.mono > lastBatch }
         XCTAssertEqual(batched.keptTimes, rig.keptTimes)
         XCTAssertFalse(released.isEmpty)
-        XCTAssertTrue(released.first.map { $0.mono % 5000 == 0 && $0.mono < 40_000 } ?? false,
-                      "released by a batch, before the stop: \(released.map(\.mono)) after \(lastBatch)")
+        XCTAssertTrue(
+            released.first.map { $0.mono % 5000 == 0 && $0.mono < 40_000 } ?? false,
+            "released by a batch, before the stop: \(released.map(\.mono)) after \(lastBatch)")
         XCTAssertEqual(rig.log.closed?.end.points, UInt64(kept.count))
     }
 
@@ -205,10 +213,11 @@ final class RecordLoopTests: XCTestCase {
         let batches = rig.gpsd.recvs.map(\.mono)
         for b in batches where b < 70_000 { XCTAssertTrue(reads.contains(b), "no reading at the batch of \(b): \(reads)") }
         XCTAssertTrue(zip(reads, reads.dropFirst()).allSatisfy { $1 - $0 >= 3750 }, "readings closer than the sampler allows: \(reads)")
-        let arrivedAt = Dictionary(ride.map { a -> (Int64, Int64) in
-            guard case .fix(let f) = a.report else { fatalError() }
-            return (f.timeMs, a.mono)
-        }, uniquingKeysWith: min)
+        let arrivedAt = Dictionary(
+            ride.map { a -> (Int64, Int64) in
+                guard case .fix(let f) = a.report else { fatalError() }
+                return (f.timeMs, a.mono)
+            }, uniquingKeysWith: min)
         var previous: Int64 = .min
         XCTAssertGreaterThan(rig.log.kept.count, 50)
         for k in rig.log.kept {
@@ -330,10 +339,12 @@ final class RecordLoopTests: XCTestCase {
         rig.gpsd.arrivals = Self.ride(seconds: 20)
         rig.gpsd.stopAt = 30_000
         rig.run()
-        XCTAssertEqual(rig.notifier.sent.filter { $0.message.hasPrefix("READY=1") }.map(\.message),
-                       ["READY=1\nSTATUS=connected to gpsd at 127.0.0.1:2947"])
-        XCTAssertTrue(rig.notifier.sent.contains { $0.message.hasPrefix("STATUS=recording: ") && $0.message.hasSuffix(" points") },
-                      "\(rig.notifier.sent.map(\.message))")
+        XCTAssertEqual(
+            rig.notifier.sent.filter { $0.message.hasPrefix("READY=1") }.map(\.message),
+            ["READY=1\nSTATUS=connected to gpsd at 127.0.0.1:2947"])
+        XCTAssertTrue(
+            rig.notifier.sent.contains { $0.message.hasPrefix("STATUS=recording: ") && $0.message.hasSuffix(" points") },
+            "\(rig.notifier.sent.map(\.message))")
         XCTAssertFalse(rig.notifier.sent.contains { $0.message == "WATCHDOG=1" }, "no watchdog asked for")
     }
 
@@ -348,13 +359,19 @@ final class RecordLoopTests: XCTestCase {
         rig.gpsd.closeAt = [30_000]
         rig.gpsd.stopAt = 45_000
         rig.run()
-        XCTAssertEqual(rig.gpsd.opens, [0, 250, 750, 1750, 3750, 7750, 15_750, 23_750,
-                                        30_000, 30_250, 30_750, 31_750, 33_750, 37_750])
-        XCTAssertEqual(rig.said.filter { $0.hasPrefix("cannot connect") },
-                       ["cannot connect to gpsd at 127.0.0.1:2947: Connection refused; retrying"], "the outage is said once")
+        XCTAssertEqual(
+            rig.gpsd.opens,
+            [
+                0, 250, 750, 1750, 3750, 7750, 15_750, 23_750,
+                30_000, 30_250, 30_750, 31_750, 33_750, 37_750
+            ])
+        XCTAssertEqual(
+            rig.said.filter { $0.hasPrefix("cannot connect") },
+            ["cannot connect to gpsd at 127.0.0.1:2947: Connection refused; retrying"], "the outage is said once")
         XCTAssertEqual(rig.said.filter { $0.hasPrefix("connected to gpsd") }.count, 2)
-        XCTAssertEqual(rig.said.filter { $0.hasPrefix("gpsd connection lost") },
-                       ["gpsd connection lost (gpsd closed the connection); reconnecting"])
+        XCTAssertEqual(
+            rig.said.filter { $0.hasPrefix("gpsd connection lost") },
+            ["gpsd connection lost (gpsd closed the connection); reconnecting"])
         XCTAssertEqual(rig.log.notes, ["gpsd connection lost: gpsd closed the connection"])
         XCTAssertEqual(rig.said.last, "stopped; no trip was open")
         XCTAssertTrue(rig.log.shutDown)

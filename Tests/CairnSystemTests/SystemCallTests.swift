@@ -18,17 +18,23 @@ final class SystemCallTests: XCTestCase {
         XCTAssertEqual(calls, 3)
 
         calls = 0
-        let once = valueOrErrno(retryOnInterrupt: false) { () -> Int32 in calls += 1; errno = EINTR; return -1 }
+        let once = valueOrErrno(retryOnInterrupt: false) { () -> Int32 in
+            calls += 1; errno = EINTR; return -1
+        }
         XCTAssertEqual(calls, 1)
         XCTAssertThrowsError(try once.get()) { XCTAssertEqual($0 as? Errno, .interrupted) }
 
-        let full = valueOrErrno { () -> Int in errno = ENOSPC; return -1 }
+        let full = valueOrErrno { () -> Int in
+            errno = ENOSPC; return -1
+        }
         XCTAssertThrowsError(try full.get()) { XCTAssertEqual($0 as? Errno, .noSpace) }
     }
 
     func testNegatedErrnoCalls() {
         var calls = 0
-        let r = valueOrNegatedErrno { calls += 1; return calls < 2 ? -Int(EINTR) : 5 }
+        let r = valueOrNegatedErrno {
+            calls += 1; return calls < 2 ? -Int(EINTR) : 5
+        }
         XCTAssertEqual(try r.get(), 5)
         XCTAssertEqual(calls, 2)
         XCTAssertThrowsError(try valueOrNegatedErrno { -Int(EIO) }.get()) { XCTAssertEqual($0 as? Errno, .ioError) }

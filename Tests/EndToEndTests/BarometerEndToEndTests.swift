@@ -7,7 +7,7 @@ final class BarometerEndToEndTests: XCTestCase {
     /// Writes a pressure profile into the fake device as time passes, on its own thread.
     final class PressureScript: @unchecked Sendable {
         let dir: String
-        let profile: (Double) -> Double     // seconds since start → metres above the start
+        let profile: (Double) -> Double  // seconds since start → metres above the start
         private let lock = NSLock()
         private var running = true
         private var hiddenFrom: Double = .infinity, hiddenTo: Double = .infinity
@@ -89,8 +89,12 @@ final class BarometerEndToEndTests: XCTestCase {
         // trusted, so the altimeter's slow pull towards trusted GPS heights (which takes out the
         // weather on a real ride) does not bend the air's profile here.
         let ride = Harness.tempDir() + "/ride.nmea"
-        let r0 = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path,
-                                                  "0.22", ride, "--seed", "7", "--vdop", "4"])
+        let r0 = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path,
+                "0.22", ride, "--seed", "7", "--vdop", "4"
+            ])
         XCTAssertEqual(r0.status, 0, r0.stderr, file: file, line: line)
         let script = PressureScript(dir: dev, profile: profile)
         script.hide(from: 32 * k, to: 32 * k + 1.5 * k * k)
@@ -115,8 +119,9 @@ final class BarometerEndToEndTests: XCTestCase {
         let csv = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "csv"])
         XCTAssertEqual(csv.status, 0, csv.stderr, file: file, line: line)
         let rows = csv.stdout.split(separator: "\n").dropFirst()
-        XCTAssertGreaterThan(rows.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[7].hasPrefix("9") }.count, 10,
-                             "hPa values in the pressure column", file: file, line: line)
+        XCTAssertGreaterThan(
+            rows.filter { $0.split(separator: ",", omittingEmptySubsequences: false)[7].hasPrefix("9") }.count, 10,
+            "hPa values in the pressure column", file: file, line: line)
         // Uploads keep the barometer's climb: Strava's "with barometer" creator, FIT's barometer device.
         let out = Harness.tempDir()
         let gpx = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "gpx", "-o", out + "/t.gpx"])
@@ -159,8 +164,9 @@ final class BarometerEndToEndTests: XCTestCase {
         // --check says what record would do with a path that is no pressure sensor: a warning.
         let check = try Harness.cairn("record", "--check", "--baro", empty)
         XCTAssertEqual(check.status, 0, check.stderr)
-        XCTAssertTrue(check.stderr.contains("warning: --baro") && check.stderr.contains(empty)
-                      && check.stderr.contains("not an IIO pressure sensor"), check.stderr)
+        XCTAssertTrue(
+            check.stderr.contains("warning: --baro") && check.stderr.contains(empty)
+                && check.stderr.contains("not an IIO pressure sensor"), check.stderr)
         let conf = Harness.tempDir() + "/cairn.conf"
         try "baro = \(empty)/gone\n".write(toFile: conf, atomically: true, encoding: .utf8)
         let fromFile = try Harness.cairn("record", "--check", "--config", conf)

@@ -70,8 +70,12 @@ final class CellsRenderEndToEndTests: XCTestCase {
         XCTAssertLessThan(size, 300_000)
         let body = try String(contentsOfFile: svg, encoding: .utf8)
         XCTAssertTrue(body.contains("41.3") && body.contains("km"), "the summary line")
-        let c = try Harness.run("/usr/bin/env", ["python3", Self.tool("check-picture.py"), svg, dir + "/ride.png",
-                                                 "--colour", "#d7191c", "--colour", "#fdae61", "--colour", "#dfe7ef", "--colour", "#2ca02c"])
+        let c = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", Self.tool("check-picture.py"), svg, dir + "/ride.png",
+                "--colour", "#d7191c", "--colour", "#fdae61", "--colour", "#dfe7ef", "--colour", "#2ca02c"
+            ])
         XCTAssertEqual(c.status, 0, c.stderr)
         // By trip id too; an existing file is refused without --force.
         XCTAssertEqual(try Harness.cairn("render", "1", "--dir", rec.dir, "-o", svg).status, 1)
@@ -85,7 +89,8 @@ final class CellsRenderEndToEndTests: XCTestCase {
         XCTAssertEqual(rec.status, 0, rec.stderr)
         let dir = Harness.tempDir()
         let conf = dir + "/cairn.conf"
-        try "gpsd = 127.0.0.1:2947\nactivity = drive\nfuel_l_per_100km = 8\nfuel_price = 2.00\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        try "gpsd = 127.0.0.1:2947\nactivity = drive\nfuel_l_per_100km = 8\nfuel_price = 2.00\n".write(
+            toFile: conf, atomically: true, encoding: .utf8)
         XCTAssertEqual(try Harness.cairn("record", "--config", conf, "--check").status, 0, "record takes the fuel keys")
         let info = try Harness.cairn("info", rec.dir, "--config", conf)
         XCTAssertEqual(info.status, 0, info.stderr)
@@ -99,8 +104,10 @@ final class CellsRenderEndToEndTests: XCTestCase {
         // Without --config, no fuel keys.
         XCTAssertFalse(try Harness.cairn("list", rec.dir, "--json").stdout.contains("fuel_l"))
 
-        for (text, needle) in [("fuel_l_per_100km = -3\n", "cairn.conf:1"), ("fuel_l_per_100km = 1e1\n", "cairn.conf:1"),
-                               ("activity = drive\nfuel_price = 2\n", "cairn.conf:2"), ("fuel_l_per_100km = 7\nfuel_price = cheap\n", "cairn.conf:2")] {
+        for (text, needle) in [
+            ("fuel_l_per_100km = -3\n", "cairn.conf:1"), ("fuel_l_per_100km = 1e1\n", "cairn.conf:1"),
+            ("activity = drive\nfuel_price = 2\n", "cairn.conf:2"), ("fuel_l_per_100km = 7\nfuel_price = cheap\n", "cairn.conf:2")
+        ] {
             try text.write(toFile: conf, atomically: true, encoding: .utf8)
             for args in [["info", rec.dir, "--config", conf], ["list", rec.dir, "--config", conf], ["record", "--config", conf, "--check"]] {
                 let r = try Harness.run(Harness.cairn, args)
@@ -126,8 +133,12 @@ final class CellsRenderEndToEndTests: XCTestCase {
     func testGeneratedRideWithAStop() throws {
         let dir = Harness.tempDir()
         let nmea = dir + "/ride.nmea"
-        let g = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path,
-                                                 "0.5", nmea, "--stop", "600:240", "--seed", "4"])
+        let g = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path,
+                "0.5", nmea, "--stop", "600:240", "--seed", "4"
+            ])
         XCTAssertEqual(g.status, 0, g.stderr)
         let rec = try Harness.record(nmea)
         XCTAssertEqual(rec.status, 0, rec.stderr)
@@ -161,14 +172,17 @@ final class CellsRenderEndToEndTests: XCTestCase {
         XCTAssertEqual(rec.status, 0, rec.stderr)
         let card = Harness.tempDir() + "/card"
         try FileManager.default.createDirectory(atPath: card, withIntermediateDirectories: true)
-        guard try Harness.run("/bin/mount", ["--bind", rec.dir, card]).status == 0 else { throw XCTSkip("no bind mounts here (needs root with CAP_SYS_ADMIN)") }
+        guard try Harness.run("/bin/mount", ["--bind", rec.dir, card]).status == 0 else {
+            throw XCTSkip("no bind mounts here (needs root with CAP_SYS_ADMIN)")
+        }
         defer { _ = try? Harness.run("/bin/umount", [card]) }
         guard try Harness.run("/bin/mount", ["-o", "remount,ro,bind", card]).status == 0 else { throw XCTSkip("cannot remount read-only here") }
         let before = logBytes(card)
         let r = try Harness.cairn("cells", card)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stderr.contains(card + "/.cairn-cells") && r.stderr.contains("Read-only file system")
-                      && r.stderr.contains("answered without saving the index"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains(card + "/.cairn-cells") && r.stderr.contains("Read-only file system")
+                && r.stderr.contains("answered without saving the index"), r.stderr)
         XCTAssertTrue(r.stdout.contains("cells at precision 7") && !r.stdout.hasPrefix("0 cells"), r.stdout)
         XCTAssertFalse(FileManager.default.fileExists(atPath: card + "/.cairn-cells"))
         XCTAssertEqual(logBytes(card), before)
@@ -234,12 +248,17 @@ final class CellsRenderEndToEndTests: XCTestCase {
         let src = try XCTUnwrap(before.keys.first)
         // The walk's log cut before its first points record (Tests/crash/cairnlog.py, the
         // independent reader, finds it): a header and a trip start, no point.
-        let cut = try Harness.run("/usr/bin/env", ["python3", "-c", """
-            import sys; sys.path.insert(0, sys.argv[1]); import cairnlog
-            f = cairnlog.LogFile(sys.argv[2])
-            off = next(o for o, t, _ in f.frames if t in (3, 7))
-            open(sys.argv[3], "wb").write(f.data[:off])
-            """, Harness.repoRoot.appendingPathComponent("Tests/crash").path, rec.dir + "/" + src, empty + "/00000001.cairn"])
+        let cut = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import sys; sys.path.insert(0, sys.argv[1]); import cairnlog
+                f = cairnlog.LogFile(sys.argv[2])
+                off = next(o for o, t, _ in f.frames if t in (3, 7))
+                open(sys.argv[3], "wb").write(f.data[:off])
+                """, Harness.repoRoot.appendingPathComponent("Tests/crash").path, rec.dir + "/" + src, empty + "/00000001.cairn"
+            ])
         XCTAssertEqual(cut.status, 0, cut.stderr)
         let r = try Harness.cairn("render", empty, "-o", empty + "/x.svg")
         XCTAssertEqual(r.status, 1, r.stderr)

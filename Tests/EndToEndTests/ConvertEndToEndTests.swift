@@ -16,7 +16,8 @@ final class ConvertEndToEndTests: XCTestCase {
         if let r = Self.recorded { return r }
         let work = Harness.tempDir()
         let nmea = work + "/ride.nmea"
-        let mk = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path, "0.1", nmea, "--stop", "60:150"])
+        let mk = try Harness.run(
+            "/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path, "0.1", nmea, "--stop", "60:150"])
         XCTAssertEqual(mk.status, 0, mk.stderr)
         let dir = work + "/logs"
         let a = try Harness.record(nmea, dir: dir, restartAt: [0.5])
@@ -47,9 +48,11 @@ final class ConvertEndToEndTests: XCTestCase {
         for f in try FileManager.default.contentsOfDirectory(atPath: out + "/fit") {
             XCTAssertEqual(try check("fit", out + "/fit/" + f)["local_offset_s"] as? Int, -19_800, f)
         }
-        for (args, needle) in [(["--to", "fit", "--utc-offset", "+25:00"], "'--utc-offset <offset>'"),
-                               (["--to", "fit", "--utc-offset", "CET"], "'--utc-offset <offset>'"),
-                               (["--to", "gpx", "--utc-offset", "+02:00"], "'--utc-offset' applies to fit")] {
+        for (args, needle) in [
+            (["--to", "fit", "--utc-offset", "+25:00"], "'--utc-offset <offset>'"),
+            (["--to", "fit", "--utc-offset", "CET"], "'--utc-offset <offset>'"),
+            (["--to", "gpx", "--utc-offset", "+02:00"], "'--utc-offset' applies to fit")
+        ] {
             let r = try Harness.run(Harness.cairn, ["convert", dir] + args + ["-o", out + "/bad"])
             XCTAssertEqual(r.status, 64, r.stderr)
             XCTAssertTrue(r.stderr.contains(needle), r.stderr)
@@ -102,7 +105,8 @@ final class ConvertEndToEndTests: XCTestCase {
                 XCTAssertEqual(figures["total_moving_time"] as? Double ?? -1, t["moving_time_s"] as? Double ?? 0, accuracy: 0.0005, "\(k): \(f)")
                 XCTAssertEqual(figures["total_distance"] as? Double ?? -1, t["distance_m"] as? Double ?? 0, accuracy: 0.0005, "\(k): \(f)")
             }
-            XCTAssertEqual((r["activity_figures"] as? [String: Any])?["total_timer_time"] as? Double ?? -1, t["moving_time_s"] as? Double ?? 0, accuracy: 0.0005)
+            XCTAssertEqual(
+                (r["activity_figures"] as? [String: Any])?["total_timer_time"] as? Double ?? -1, t["moving_time_s"] as? Double ?? 0, accuracy: 0.0005)
             // `info` prints the same figures (its speeds from list's distance, moving time and maximum).
             let info = try Harness.cairn("info", String(t["id"] as? Int ?? 0), "--dir", dir)
             XCTAssertEqual(info.status, 0, info.stderr)
@@ -215,8 +219,10 @@ final class ConvertEndToEndTests: XCTestCase {
         XCTAssertEqual(try check("kml", out + "/both.kml")["whens"] as? Int, points + made)
 
         XCTAssertEqual(try Harness.cairn("list", dir, "--json").stdout, before, "the log is read, never changed")
-        for (args, needle) in [(["--smooth=yes"], "The flag '--smooth' takes no value"),
-                               (["--fill-gap"], "Unknown option '--fill-gap'. Did you mean '--fill-gaps'?")] {
+        for (args, needle) in [
+            (["--smooth=yes"], "The flag '--smooth' takes no value"),
+            (["--fill-gap"], "Unknown option '--fill-gap'. Did you mean '--fill-gaps'?")
+        ] {
             let r = try Harness.run(Harness.cairn, ["convert", dir, "--to", "gpx"] + args + ["-o", out + "/bad.gpx"])
             XCTAssertEqual(r.status, 64, r.stderr)
             XCTAssertTrue(r.stderr.contains(needle), r.stderr)
@@ -290,7 +296,7 @@ final class ConvertEndToEndTests: XCTestCase {
             (["convert", dir], "Missing expected option '--to <format>'"),
             // An empty -o wrote the whole conversion into `..part` and then failed to rename it.
             (["convert", dir, "--to", "gpx", "-o", ""], "The value '' is invalid for '-o, --output <path>'"),
-            (["convert", dir, "--to", "fit", "-o", ""], "The value '' is invalid for '-o, --output <path>'"),
+            (["convert", dir, "--to", "fit", "-o", ""], "The value '' is invalid for '-o, --output <path>'")
         ]
         for (args, message) in cases {
             let r = try Harness.run(Harness.cairn, args)

@@ -30,7 +30,9 @@ extension ConvertEndToEndTests {
             for (a, b) in zip(try fitFiles("\(out)/\(laps)-a"), try fitFiles("\(out)/\(laps)-b")) {
                 let r = try strava("fit", a, "--same-id", b)
                 lapCount += r["laps"] as? Int ?? 0
-                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: a)), try Data(contentsOf: URL(fileURLWithPath: b)), "\(laps): converted twice, the same file")
+                XCTAssertEqual(
+                    try Data(contentsOf: URL(fileURLWithPath: a)), try Data(contentsOf: URL(fileURLWithPath: b)),
+                    "\(laps): converted twice, the same file")
                 // One trip per GPX here: check each FIT against a GPX of its own trip.
                 let id = a.split(separator: "-").last.map { String($0.dropFirst(4).dropLast(4)) } ?? ""
                 let one = "\(out)/\(laps)-\(id).gpx"
@@ -50,8 +52,11 @@ extension ConvertEndToEndTests {
         }
         // CSV: the lap column with laps, none without.
         let csv = try Harness.cairn("convert", dir, "--to", "csv", "--laps", "1km")
-        XCTAssertTrue(csv.stdout.hasPrefix("time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,lap\n"), csv.stdout.prefix(100).description)
-        XCTAssertTrue(try Harness.cairn("convert", dir, "--to", "csv", "--laps", "none").stdout.hasPrefix("time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip\n"))
+        XCTAssertTrue(
+            csv.stdout.hasPrefix("time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,lap\n"), csv.stdout.prefix(100).description)
+        XCTAssertTrue(
+            try Harness.cairn("convert", dir, "--to", "csv", "--laps", "none").stdout.hasPrefix(
+                "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip\n"))
     }
 
     /// A zone around the start of the synthetic ride (also where it ends: the ride comes back):
@@ -79,7 +84,8 @@ extension ConvertEndToEndTests {
         XCTAssertLessThan(kept, t["points"] as? Int ?? 0)
         XCTAssertGreaterThan(kept, (t["points"] as? Int ?? 0) / 2)
         let session = r["session"] as? [String: Any] ?? [:]
-        XCTAssertLessThan(session["total_distance"] as? Double ?? .infinity, (t["distance_m"] as? Double ?? 0) - 100, "the left-out runs add no distance")
+        XCTAssertLessThan(
+            session["total_distance"] as? Double ?? .infinity, (t["distance_m"] as? Double ?? 0) - 100, "the left-out runs add no distance")
         // Every format keeps the same points; the first written is outside the zone.
         let csv = try Harness.cairn("convert", dir, "--trip", id, "--to", "csv", "--privacy-zone", zone)
         let keptRows = csv.stdout.split(separator: "\n").dropFirst()
@@ -95,7 +101,8 @@ extension ConvertEndToEndTests {
 
         // The recorder's config file: its privacy-zone lines (either spelling), its other keys checked and ignored.
         let conf = out + "/cairn.conf"
-        try "gpsd = 127.0.0.1:2947\nactivity = ride\nprivacy_zone = \(zone)\nprivacy-zone = -33.9,151.2,300\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        try "gpsd = 127.0.0.1:2947\nactivity = ride\nprivacy_zone = \(zone)\nprivacy-zone = -33.9,151.2,300\n".write(
+            toFile: conf, atomically: true, encoding: .utf8)
         let viaConfig = try Harness.cairn("convert", dir, "--trip", id, "--to", "csv", "--config", conf)
         XCTAssertEqual(viaConfig.status, 0, viaConfig.stderr)
         XCTAssertEqual(viaConfig.stdout, csv.stdout)
@@ -124,15 +131,17 @@ extension ConvertEndToEndTests {
         try "activity = ride\nprivacy-zone = 47.1,8.5\n".write(toFile: conf, atomically: true, encoding: .utf8)
         let unknown = out + "/unknown.conf"
         try "privacy-zones = 47.1,8.5,300\n".write(toFile: unknown, atomically: true, encoding: .utf8)
-        for (args, needle) in [(["--laps", "3furlongs"], "'--laps <laps>'"),
-                               (["--laps", "0km"], "'--laps <laps>'"),
-                               (["--laps", ""], "'--laps <laps>'"),
-                               (["--privacy-zone", "47.1,8.5"], "'--privacy-zone <lat,lon,radius_m>': expected LAT,LON,RADIUS_M"),
-                               (["--privacy-zone", "95,8.5,300"], "latitude '95'"),
-                               (["--privacy-zone", "47,8.5,0"], "radius '0'"),
-                               (["--privacy-zone", "47,8.5,300", "--privacy-zone", "x,y,z"], "'x,y,z'"),
-                               (["--config", conf], "\(conf):2: privacy-zone: expected LAT,LON,RADIUS_M"),
-                               (["--config", unknown], "\(unknown):1: unknown key 'privacy-zones' (did you mean 'privacy-zone'?)")] {
+        for (args, needle) in [
+            (["--laps", "3furlongs"], "'--laps <laps>'"),
+            (["--laps", "0km"], "'--laps <laps>'"),
+            (["--laps", ""], "'--laps <laps>'"),
+            (["--privacy-zone", "47.1,8.5"], "'--privacy-zone <lat,lon,radius_m>': expected LAT,LON,RADIUS_M"),
+            (["--privacy-zone", "95,8.5,300"], "latitude '95'"),
+            (["--privacy-zone", "47,8.5,0"], "radius '0'"),
+            (["--privacy-zone", "47,8.5,300", "--privacy-zone", "x,y,z"], "'x,y,z'"),
+            (["--config", conf], "\(conf):2: privacy-zone: expected LAT,LON,RADIUS_M"),
+            (["--config", unknown], "\(unknown):1: unknown key 'privacy-zones' (did you mean 'privacy-zone'?)")
+        ] {
             for format in ["fit", "gpx"] {
                 let target = out + "/bad." + format
                 let r = try Harness.run(Harness.cairn, ["convert", dir, "--to", format] + args + ["-o", target])

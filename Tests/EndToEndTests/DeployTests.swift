@@ -17,9 +17,11 @@ final class DeployTests: XCTestCase {
     /// unit is verified as shipped, with only the binary's path pointed at the build under test.
     func testUnitPassesSystemdAnalyzeVerify() throws {
         let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
-        for line in ["Type=notify", "NotifyAccess=main", "Restart=always", "User=cairn", "StateDirectory=cairn",
-                     "ProtectSystem=strict", "ProtectHome=yes", "NoNewPrivileges=yes", "PrivateTmp=yes",
-                     "ReadWritePaths=/var/lib/cairn", "RestartPreventExitStatus=64 73 78"] {
+        for line in [
+            "Type=notify", "NotifyAccess=main", "Restart=always", "User=cairn", "StateDirectory=cairn",
+            "ProtectSystem=strict", "ProtectHome=yes", "NoNewPrivileges=yes", "PrivateTmp=yes",
+            "ReadWritePaths=/var/lib/cairn", "RestartPreventExitStatus=64 73 78"
+        ] {
             XCTAssertTrue(text.components(separatedBy: "\n").contains(line), "the unit lacks \(line)")
         }
         XCTAssertTrue(text.contains("\nWatchdogSec="), "the unit sets no watchdog")
@@ -67,7 +69,7 @@ final class DeployTests: XCTestCase {
             ("dir =\n", ":1: 'dir' has no value"),
             ("config = /etc/other.conf\n", ":1: 'config' cannot be set in a config file"),
             ("gpsd = gps.example.org\n", ":1: The value 'gps.example.org' is invalid for '--gpsd"),
-            ("keep-days = -3\n", ":1: The value '-3' is invalid for '--keep-days <days>'"),
+            ("keep-days = -3\n", ":1: The value '-3' is invalid for '--keep-days <days>'")
         ]
         for (text, expected) in cases {
             let p = write(text)
@@ -105,9 +107,11 @@ final class DeployTests: XCTestCase {
         let l = try Harness.cairn("record", "--config", long, "--check")
         XCTAssertEqual(l.status, 0, l.stderr)
         XCTAssertTrue(l.stdout.contains("activity = run  (\(long):90002)"), l.stdout)
-        for (bytes, line, what) in [(Array("sync = 2\ndir = /tmp/a\u{0}b\n".utf8), 2, "control character (byte 0x00)"),
-                                    (Array("gpsd = 127.0.0.1\u{1b}[2J\n".utf8), 1, "control character (byte 0x1B)"),
-                                    (Array("sync = 2\n\ndir = /tmp/".utf8) + [0xFF, 0x0A], 3, "not valid UTF-8")] {
+        for (bytes, line, what) in [
+            (Array("sync = 2\ndir = /tmp/a\u{0}b\n".utf8), 2, "control character (byte 0x00)"),
+            (Array("gpsd = 127.0.0.1\u{1b}[2J\n".utf8), 1, "control character (byte 0x1B)"),
+            (Array("sync = 2\n\ndir = /tmp/".utf8) + [0xFF, 0x0A], 3, "not valid UTF-8")
+        ] {
             let p = Harness.tempDir() + "/c.conf"
             XCTAssertTrue(FileManager.default.createFile(atPath: p, contents: Data(bytes)))
             let r = try Harness.cairn("record", "--config", p, "--check")

@@ -8,20 +8,29 @@ final class DurabilityEndToEndTests: XCTestCase {
 
     func testKill9SliceLosesNothingAcknowledged() throws {
         let out = Harness.tempDir() + "/kill9.json"
-        let r = try Harness.run("/usr/bin/env", ["python3", Self.crash + "/kill9.py", "--bin", Harness.cairn,
-                                                 "--trials", "16", "--jobs", "2", "--seed", "7", "--json", out], timeout: 240)
+        let r = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", Self.crash + "/kill9.py", "--bin", Harness.cairn,
+                "--trials", "16", "--jobs", "2", "--seed", "7", "--json", out
+            ], timeout: 240)
         XCTAssertEqual(r.status, 0, r.stdout.suffix(3000) + r.stderr)
         print(r.stdout.split(separator: "\n").last ?? "")
     }
 
     func testSyscallAudit() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else { throw XCTSkip("strace is not installed") }
-        let r = try Harness.run("/usr/bin/env", ["python3", Self.crash + "/audit.py", "--bin", Harness.cairn,
-                                                 "--seconds", "11", "--sync", "2"], timeout: 90)
+        let r = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", Self.crash + "/audit.py", "--bin", Harness.cairn,
+                "--seconds", "11", "--sync", "2"
+            ], timeout: 90)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         guard let json = r.stdout.range(of: "{").map({ String(r.stdout[$0.lowerBound...]) }),
-              let end = json.range(of: "}"),
-              let obj = try JSONSerialization.jsonObject(with: Data(json[...end.lowerBound].utf8)) as? [String: Any] else {
+            let end = json.range(of: "}"),
+            let obj = try JSONSerialization.jsonObject(with: Data(json[...end.lowerBound].utf8)) as? [String: Any]
+        else {
             return XCTFail("no audit figures: \(r.stdout)")
         }
         XCTAssertEqual(obj["renames_truncates_unlinks_on_logs"] as? Int, 0)

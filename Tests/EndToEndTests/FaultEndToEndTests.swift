@@ -38,8 +38,11 @@ final class FaultEndToEndTests: XCTestCase {
         let err: Harness.Lines
         init(port: Int, dir: String, extra: [String] = []) throws {
             process.executableURL = URL(fileURLWithPath: Harness.cairn)
-            process.arguments = ["record", "--gpsd", "127.0.0.1:\(port)", "--dir", dir, "--baro", "none",
-                                 "--clock", "fix", "--sync", "1", "--verbose"] + extra
+            process.arguments =
+                [
+                    "record", "--gpsd", "127.0.0.1:\(port)", "--dir", dir, "--baro", "none",
+                    "--clock", "fix", "--sync", "1", "--verbose"
+                ] + extra
             let e = Pipe()
             process.standardError = e
             process.standardOutput = FileHandle.nullDevice
@@ -59,11 +62,16 @@ final class FaultEndToEndTests: XCTestCase {
 
     /// TPV i of fake-gpsd's ride (see ride_tpv there).
     static func rideLines(_ range: Range<Int>) throws -> [String] {
-        let r = try Harness.run("/usr/bin/env", ["python3", "-c", """
-            import importlib.util, sys
-            s = importlib.util.spec_from_file_location("f", "\(fake)"); f = importlib.util.module_from_spec(s); s.loader.exec_module(f)
-            for i in range(\(range.lowerBound), \(range.upperBound)): print(f.ride_tpv(i))
-            """])
+        let r = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import importlib.util, sys
+                s = importlib.util.spec_from_file_location("f", "\(fake)"); f = importlib.util.module_from_spec(s); s.loader.exec_module(f)
+                for i in range(\(range.lowerBound), \(range.upperBound)): print(f.ride_tpv(i))
+                """
+            ])
         return r.stdout.split(separator: "\n").map(String.init)
     }
 
@@ -86,11 +94,11 @@ final class FaultEndToEndTests: XCTestCase {
         var lines = try Self.rideLines(0..<10)  // 08:00:00 ... 08:00:09
         lines += [
             "{\"class\":\"TPV\",\"device\":\"/dev/fake\",\"mode\":3,\"time\":\"2025-06-01T08:00:10.000Z\",\"lat\":NaN,\"lon\":8.5}",
-            Self.tpv("2025-06-01T08:00:10.200Z", lat: "91.0", lon: "8.5"),        // latitude out of range
-            Self.tpv("2025-06-01T08:00:10.400Z", lat: "47.0", lon: "181.0"),      // longitude out of range
-            Self.tpv("2025-06-01T08:00:03.000Z", lat: "47.0", lon: "8.5"),        // time going backwards
-            Self.tpv("1980-01-06T00:00:00.000Z", lat: "47.0", lon: "8.5"),        // year 1980
-            Self.tpv("2025-06-01T08:00:10.600Z", lat: "47.0", lon: "8.5", eph: "1e308"),         // absurd uncertainty
+            Self.tpv("2025-06-01T08:00:10.200Z", lat: "91.0", lon: "8.5"),  // latitude out of range
+            Self.tpv("2025-06-01T08:00:10.400Z", lat: "47.0", lon: "181.0"),  // longitude out of range
+            Self.tpv("2025-06-01T08:00:03.000Z", lat: "47.0", lon: "8.5"),  // time going backwards
+            Self.tpv("1980-01-06T00:00:00.000Z", lat: "47.0", lon: "8.5"),  // year 1980
+            Self.tpv("2025-06-01T08:00:10.600Z", lat: "47.0", lon: "8.5", eph: "1e308"),  // absurd uncertainty
             "{\"class\":\"TPV\",\"device\":\"/dev/fake\",\"mode\":3,\"time\":\"2025-06-01T08:00:10.700Z\",\"lat\":47.",
             "$GPGGA,080000.00,4700.000,N,00830.000,E,1,08,0.9,420.0,M,48.0,M,,*47",
             "\u{01}\u{02} binary junk \u{7f}",
@@ -101,7 +109,7 @@ final class FaultEndToEndTests: XCTestCase {
             // cairn must never hand them to libgps.
             "{\"c\"class\":\"RTCM2\":mod",
             "{\"class\":\"TPV\",ic {\"class\":\"TPV\":o3idSep\":46.803.00\u{0}cl}",
-            String(repeating: "x", count: 100_000),   // a 100 kB line: dropped whole
+            String(repeating: "x", count: 100_000)  // a 100 kB line: dropped whole
         ]
         // 19 reports for one time (gpsd does this with many NMEA talkers): one point.
         let nineteen = try Self.rideLines(10..<11)[0]
@@ -162,7 +170,8 @@ final class FaultEndToEndTests: XCTestCase {
             let t = 1_748_764_800 + mm * 60 + ss + shift
             var tm = tm(), tt = time_t(t)
             gmtime_r(&tt, &tm)
-            let stamp = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec)
+            let stamp = String(
+                format: "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec)
             return line.replacingOccurrences(of: String(line[line.index(r.lowerBound, offsetBy: 8)...].prefix(19)), with: stamp)
         }
     }
@@ -290,8 +299,9 @@ final class FaultEndToEndTests: XCTestCase {
         let syncsBefore = Harness.count("cairn: synced", in: rec.err.text)
         kill(rec.process.processIdentifier, SIGHUP)
         XCTAssertNotNil(gpsd.lines.wait(prefix: "DONE", timeout: 20))
-        XCTAssertTrue(Harness.waitUntil(timeout: 10) { Harness.count("cairn: synced", in: rec.err.text) > syncsBefore },
-                      "it goes on syncing after SIGHUP: \(rec.err.text)")
+        XCTAssertTrue(
+            Harness.waitUntil(timeout: 10) { Harness.count("cairn: synced", in: rec.err.text) > syncsBefore },
+            "it goes on syncing after SIGHUP: \(rec.err.text)")
         XCTAssertTrue(rec.process.isRunning, "SIGHUP must not stop the recorder: \(rec.err.text)")
         XCTAssertTrue(rec.stop())
         XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
@@ -342,9 +352,10 @@ final class FaultEndToEndTests: XCTestCase {
         try FileManager.default.removeItem(atPath: filler)
         XCTAssertNotNil(rec.err.wait(prefix: "cairn: log: writing again", timeout: 10), rec.err.text)
         // Recording goes on: a sync after the card took writes again.
-        XCTAssertTrue(Harness.waitUntil(timeout: 10) {
-            rec.err.text.components(separatedBy: "cairn: log: writing again").last?.contains("cairn: synced") ?? false
-        }, rec.err.text)
+        XCTAssertTrue(
+            Harness.waitUntil(timeout: 10) {
+                rec.err.text.components(separatedBy: "cairn: log: writing again").last?.contains("cairn: synced") ?? false
+            }, rec.err.text)
         XCTAssertTrue(rec.stop())
         XCTAssertEqual(rec.process.terminationStatus, 0, rec.err.text)
         XCTAssertTrue(rec.err.text.contains("ENOSPC"), rec.err.text)
@@ -383,7 +394,8 @@ final class FaultEndToEndTests: XCTestCase {
         let rec = try Recorder(port: 1, dir: mnt + "/logs")
         XCTAssertNotNil(rec.err.wait(prefix: "cairn: cannot connect to gpsd", timeout: 10), rec.err.text)
         XCTAssertFalse(Harness.waitUntil(timeout: 1) { !rec.process.isRunning }, rec.err.text)
-        XCTAssertTrue(rec.err.text.contains(".cairn.lock: cannot open the lock file") && rec.err.text.contains("recording without the check"), rec.err.text)
+        XCTAssertTrue(
+            rec.err.text.contains(".cairn.lock: cannot open the lock file") && rec.err.text.contains("recording without the check"), rec.err.text)
         XCTAssertTrue(rec.stop())
         XCTAssertEqual(rec.process.terminationStatus, 0)
     }
@@ -402,8 +414,9 @@ final class FaultEndToEndTests: XCTestCase {
         // setpriv execs the binary itself (no wrapper process to take the signals).
         let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups", "--"]
         func asNobody() throws -> Harness.Result {
-            try Harness.run("/usr/bin/setpriv", nobody + [Harness.cairn, "record", "--gpsd", "127.0.0.1:1", "--dir", dir, "--baro", "none"],
-                            timeout: 10)
+            try Harness.run(
+                "/usr/bin/setpriv", nobody + [Harness.cairn, "record", "--gpsd", "127.0.0.1:1", "--dir", dir, "--baro", "none"],
+                timeout: 10)
         }
         let refused = try asNobody()
         XCTAssertEqual(refused.status, 73, refused.stderr)
@@ -472,7 +485,7 @@ final class FaultEndToEndTests: XCTestCase {
             ("random", (0..<100_000).map { _ in UInt8.random(in: 0...255, using: &g) }, 1, "not a cairn log"),
             ("length-65535", bigLength, 3, "DAMAGED"),
             ("header-then-garbage", Array(b[0..<32]) + (0..<1_000_000).map { _ in UInt8.random(in: 0...255, using: &g) }, 2, "torn"),
-            ("text", Array("hello, I am not a log\n".utf8), 1, "not a cairn log"),
+            ("text", Array("hello, I am not a log\n".utf8), 1, "not a cairn log")
         ]
         for (name, bytes, want, words) in cases {
             let p = file(name + ".cairn", bytes)

@@ -5,7 +5,8 @@ import Foundation
 /// the rules judged end to end, with gpsd's own error model (eph = HDOP × 19 m) in between.
 final class GeneratedRideEndToEndTests: XCTestCase {
     struct Truth: Decodable {
-        var distance_m: Double
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        var distance_m: Double  // make-ride.py's key
         var start: Double
         var stops: [[Int]]
         var track: [[Double]]
@@ -16,8 +17,12 @@ final class GeneratedRideEndToEndTests: XCTestCase {
     func make(_ minutes: Double, _ args: [String]) throws -> (String, Truth) {
         let dir = Harness.tempDir()
         let log = dir + "/ride.nmea", truth = dir + "/truth.json"
-        let r = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path,
-                                                 String(minutes / 60), log, "--truth", truth] + args)
+        let r = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path,
+                String(minutes / 60), log, "--truth", truth
+            ] + args)
         XCTAssertEqual(r.status, 0, r.stderr)
         return (log, try JSONDecoder().decode(Truth.self, from: Data(contentsOf: URL(fileURLWithPath: truth))))
     }

@@ -137,9 +137,11 @@ enum Harness {
 
     /// Replays `log` through a private gpsd into `cairn record --clock fix`, stops the recorder
     /// with SIGTERM once the replay is done, and returns what it left.
-    static func record(_ log: String, dir: String? = nil, restartAt: [Double] = [], rate: Double = 0,
-                       extra: [String] = [], stopSignal: Int32 = SIGTERM,
-                       file: StaticString = #filePath, line: UInt = #line) throws -> Recording {
+    static func record(
+        _ log: String, dir: String? = nil, restartAt: [Double] = [], rate: Double = 0,
+        extra: [String] = [], stopSignal: Int32 = SIGTERM,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> Recording {
         let dir = dir ?? tempDir() + "/logs"
         let replay = Process()
         replay.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -184,8 +186,9 @@ enum Harness {
         XCTAssertFalse(rec.isRunning, "cairn record must exit after SIGTERM", file: file, line: line)
         rec.waitUntilExit()
         usleep(50_000)
-        return Recording(dir: dir, status: rec.terminationStatus, stderr: recErr.text, stopSeconds: stop,
-                         replayOutput: replayLines.text + replayErr.text)
+        return Recording(
+            dir: dir, status: rec.terminationStatus, stderr: recErr.text, stopSeconds: stop,
+            replayOutput: replayLines.text + replayErr.text)
     }
 
     /// `cairn list DIR --json`, parsed.

@@ -18,8 +18,9 @@ final class HostileFileEndToEndTests: XCTestCase {
     /// impossible optional values).
     func craftedDir() throws -> String {
         let d = Harness.tempDir()
-        try FileManager.default.copyItem(atPath: Harness.repoRoot.appendingPathComponent("Tests/Fixtures/logs/crafted-values/00000001.cairn").path,
-                                         toPath: d + "/00000001.cairn")
+        try FileManager.default.copyItem(
+            atPath: Harness.repoRoot.appendingPathComponent("Tests/Fixtures/logs/crafted-values/00000001.cairn").path,
+            toPath: d + "/00000001.cairn")
         return d
     }
 
@@ -95,21 +96,23 @@ final class HostileFileEndToEndTests: XCTestCase {
         XCTAssertEqual(try check("gpx", out + "/all.gpx")["points"] as? Int, 44)
         let f = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/fit")
         XCTAssertEqual(f.status, 0, f.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/fit").sorted(),
-                       ["20250601-080000-trip1-00000002.fit", "20250601-080000-trip1.fit"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: out + "/fit").sorted(),
+            ["20250601-080000-trip1-00000002.fit", "20250601-080000-trip1.fit"])
         let dest = Harness.tempDir() + "/stick"
         let e = try Harness.cairn("export", "--dir", dir, "--to", dest)
         XCTAssertEqual(e.status, 0, e.stderr)
         XCTAssertTrue(e.stderr.contains("exported 2 trips"), e.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dest + "/gpx").sorted(),
-                       ["20250601-080000-trip1-00000002.gpx", "20250601-080000-trip1.gpx"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dest + "/gpx").sorted(),
+            ["20250601-080000-trip1-00000002.gpx", "20250601-080000-trip1.gpx"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dest + "/logs").sorted(), ["00000001.cairn", "00000002.cairn"])
     }
 
     func testUnfinishedAndEmptyFilesAreSaidOnceAndNotFailures() throws {
         let dir = try craftedDir()
-        _ = FileManager.default.createFile(atPath: dir + "/00000002.cairn", contents: Data())                       // created, nothing written
-        _ = FileManager.default.createFile(atPath: dir + "/00000003.cairn", contents: Data(count: 4096))            // zeros only
+        _ = FileManager.default.createFile(atPath: dir + "/00000002.cairn", contents: Data())  // created, nothing written
+        _ = FileManager.default.createFile(atPath: dir + "/00000003.cairn", contents: Data(count: 4096))  // zeros only
         _ = FileManager.default.createFile(atPath: dir + "/00000004.cairn", contents: try fixture(trip: 2).prefix(32))  // a header, no record
         try fixture(trip: 3).write(to: URL(fileURLWithPath: dir + "/00000005.cairn"))
         for args in [["list", dir], ["list", dir, "--json"], ["info", dir], ["info", "1", "--dir", dir]] {
@@ -165,8 +168,12 @@ final class HostileFileEndToEndTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: target), old)
         // With --force and a write that fails (file size limit, SIGXFSZ ignored): the old file stays.
         for format in ["gpx", "csv", "kml", "geojson"] {
-            let r = try Harness.run("/bin/bash", ["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" convert \"$1\" --to \(format) -o \"$2\" --force",
-                                                  Harness.cairn, dir, target])
+            let r = try Harness.run(
+                "/bin/bash",
+                [
+                    "-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" convert \"$1\" --to \(format) -o \"$2\" --force",
+                    Harness.cairn, dir, target
+                ])
             XCTAssertEqual(r.status, 1, r.stderr)
             XCTAssertTrue(r.stderr.contains("File too large"), r.stderr)
             XCTAssertEqual(FileManager.default.contents(atPath: target), old, "\(format): the old file was touched")
@@ -174,7 +181,8 @@ final class HostileFileEndToEndTests: XCTestCase {
         }
         // FIT: a failed write leaves no file under the trip's name.
         let fit = out + "/fit"
-        let r = try Harness.run("/bin/bash", ["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" convert \"$1\" --to fit -o \"$2\"", Harness.cairn, dir, fit])
+        let r = try Harness.run(
+            "/bin/bash", ["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" convert \"$1\" --to fit -o \"$2\"", Harness.cairn, dir, fit])
         XCTAssertEqual(r.status, 1, r.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: fit), [], r.stderr)
         // And a success replaces it whole.
@@ -196,7 +204,8 @@ final class HostileFileEndToEndTests: XCTestCase {
         XCTAssertTrue(e.stderr.contains("exported 2 trips"), e.stderr)
         XCTAssertTrue(e.stderr.contains("1 trip not exported"), e.stderr)
         XCTAssertEqual(Harness.count("00000002.cairn: exists and is another file", in: e.stderr), 1, e.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dest + "/logs").sorted(), ["00000001.cairn", "00000002.cairn", "00000003.cairn"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dest + "/logs").sorted(), ["00000001.cairn", "00000002.cairn", "00000003.cairn"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dest + "/fit").count, 3, "conversions of every trip are written")
         for sub in ["logs", "gpx", "fit"] {
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dest + "/" + sub).filter { $0.hasSuffix(".part") }, [], sub)
@@ -230,12 +239,15 @@ final class HostileFileEndToEndTests: XCTestCase {
         let dir = try craftedDir()
         XCTAssertEqual(mkfifo(dir + "/00000002.cairn", 0o644), 0)
         let out = Harness.tempDir()
-        for args in [["list", dir], ["verify", dir], ["info", dir], ["convert", dir, "--to", "gpx", "-o", out + "/t.gpx"],
-                     ["export", "--dir", dir, "--to", out + "/stick"]] {
+        for args in [
+            ["list", dir], ["verify", dir], ["info", dir], ["convert", dir, "--to", "gpx", "-o", out + "/t.gpx"],
+            ["export", "--dir", dir, "--to", out + "/stick"]
+        ] {
             let r = try Harness.run(Harness.cairn, args, timeout: 20)
             XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
-            XCTAssertTrue(r.stderr.contains("\(dir)/00000002.cairn: not a regular file") || r.stdout.contains("\(dir)/00000002.cairn: not a regular file"),
-                          "\(args): \(r.stderr)")
+            XCTAssertTrue(
+                r.stderr.contains("\(dir)/00000002.cairn: not a regular file") || r.stdout.contains("\(dir)/00000002.cairn: not a regular file"),
+                "\(args): \(r.stderr)")
         }
         XCTAssertEqual(try check("gpx", out + "/t.gpx")["points"] as? Int, 22)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/stick/logs"), ["00000001.cairn"])
@@ -285,7 +297,8 @@ final class HostileFileEndToEndTests: XCTestCase {
         let dest = Harness.tempDir() + "/stick"
         let held = try Harness.run(Harness.cairn, ["export", "--dir", dir, "--to", dest], timeout: 20)
         XCTAssertEqual(held.status, 1, held.stderr)
-        XCTAssertTrue(held.stderr.contains("\(dir): another export from this directory is running (PID 4242); run again once it is done"), held.stderr)
+        XCTAssertTrue(
+            held.stderr.contains("\(dir): another export from this directory is running (PID 4242); run again once it is done"), held.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dest), "nothing written while the other export runs")
         close(fd)
         let e = try Harness.cairn("export", "--dir", dir, "--to", dest)
@@ -326,7 +339,8 @@ final class HostileFileEndToEndTests: XCTestCase {
         }
         func zigzag(_ v: Int64) -> [UInt8] { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
         let point = varint(1) + [0] + varint(7) + varint(0) + zigzag(1_748_764_800_000) + zigzag(470_000_000) + zigzag(85_000_000)
-        let b = h + frame(1, 1, varint(UInt64(activity.count)) + activity + varint(1) + [65])
+        let b =
+            h + frame(1, 1, varint(UInt64(activity.count)) + activity + varint(1) + [65])
             + frame(2, 2, [0, 0]) + frame(7, 3, point)
         return Data(b)
     }
@@ -347,17 +361,27 @@ final class HostileFileEndToEndTests: XCTestCase {
     /// Over a file size limit (`ulimit -f`) convert and export were killed by SIGXFSZ without a
     /// word, leaving `.part` files; now the write fails, is reported, and nothing is left behind.
     func testFileSizeLimitIsReportedNotFatal() throws {
-        try XCTSkipIf(Harness.isEmulated, "under qemu-user the emulator itself takes SIGXFSZ (the guest's SIG_IGN does not reach the host process), so this tests qemu, not cairn")
+        try XCTSkipIf(
+            Harness.isEmulated,
+            "under qemu-user the emulator itself takes SIGXFSZ (the guest's SIG_IGN does not reach the host process), so this tests qemu, not cairn")
         let dir = try craftedDir()
         let out = Harness.tempDir()
         try "old".write(toFile: out + "/t.gpx", atomically: false, encoding: .utf8)
-        let c = try Harness.run("/bin/sh", ["-c", "ulimit -f 1 && exec \"$0\" \"$@\"", Harness.cairn,
-                                            "convert", dir, "--to", "gpx", "-o", out + "/t.gpx", "--force"])
+        let c = try Harness.run(
+            "/bin/sh",
+            [
+                "-c", "ulimit -f 1 && exec \"$0\" \"$@\"", Harness.cairn,
+                "convert", dir, "--to", "gpx", "-o", out + "/t.gpx", "--force"
+            ])
         XCTAssertEqual(c.status, 1, c.stderr)
         XCTAssertTrue(c.stderr.contains("\(out)/t.gpx: write failed: File too large"), c.stderr)
         XCTAssertEqual(try String(contentsOfFile: out + "/t.gpx", encoding: .utf8), "old")
-        let e = try Harness.run("/bin/sh", ["-c", "ulimit -f 1 && exec \"$0\" \"$@\"", Harness.cairn,
-                                            "export", "--dir", dir, "--to", out + "/stick", "--format", "gpx"])
+        let e = try Harness.run(
+            "/bin/sh",
+            [
+                "-c", "ulimit -f 1 && exec \"$0\" \"$@\"", Harness.cairn,
+                "export", "--dir", dir, "--to", out + "/stick", "--format", "gpx"
+            ])
         XCTAssertEqual(e.status, 1, e.stderr)
         XCTAssertTrue(e.stderr.contains("gpx not written: \(out)/stick/gpx/.20250601-080000-trip1.gpx.part: write failed: File too large"), e.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out + "/stick/gpx"), [])

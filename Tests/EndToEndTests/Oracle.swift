@@ -9,7 +9,8 @@ enum Oracle {
     struct Point { var t: Double; var lat: Double; var lon: Double }
 
     static func keptPoints(_ log: String, maxEph: Double = .infinity) throws -> [Point] {
-        let path = Harness.repoRoot.appendingPathComponent("Tests/Fixtures/gpsd/expected/\(log.replacingOccurrences(of: ".log", with: "")).tpv.json").path
+        let path = Harness.repoRoot.appendingPathComponent("Tests/Fixtures/gpsd/expected/\(log.replacingOccurrences(of: ".log", with: "")).tpv.json")
+            .path
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -17,9 +18,10 @@ enum Oracle {
         var epochs: [(t: Double, o: [String: Any], score: Int)] = []
         for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("{") {
             guard let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  o["class"] as? String == "TPV", let mode = o["mode"] as? Int, mode >= 2,
-                  let ts = o["time"] as? String, o["lat"] != nil, o["lon"] != nil,
-                  let date = iso.date(from: ts) ?? isoPlain.date(from: ts) else { continue }
+                o["class"] as? String == "TPV", let mode = o["mode"] as? Int, mode >= 2,
+                let ts = o["time"] as? String, o["lat"] != nil, o["lon"] != nil,
+                let date = iso.date(from: ts) ?? isoPlain.date(from: ts)
+            else { continue }
             let t = date.timeIntervalSince1970
             let score = mode * 100 + ["altHAE", "altMSL", "eph", "epx", "epy", "epv", "speed", "track", "climb"].filter { o[$0] != nil }.count
             if let last = epochs.last, last.t == t {

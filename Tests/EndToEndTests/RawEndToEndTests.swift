@@ -11,7 +11,8 @@ final class RawEndToEndTests: XCTestCase {
         if let r = Self.recorded { return r }
         let work = Harness.tempDir()
         let nmea = work + "/ride.nmea"
-        let mk = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path, "0.1", nmea, "--stop", "60:150"])
+        let mk = try Harness.run(
+            "/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path, "0.1", nmea, "--stop", "60:150"])
         XCTAssertEqual(mk.status, 0, mk.stderr)
         let rec = try Harness.record(nmea, dir: work + "/logs", restartAt: [0.5])
         XCTAssertEqual(rec.status, 0, rec.stderr)
@@ -21,7 +22,9 @@ final class RawEndToEndTests: XCTestCase {
 
     /// CSV rows without the header.
     func rows(_ path: String) throws -> [[String]] {
-        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
     }
 
     func testRefilterWithTheRecordedSettingsExportsTheRecordedTrack() throws {
@@ -46,10 +49,12 @@ final class RawEndToEndTests: XCTestCase {
         XCTAssertNotEqual(walk, recorded)
         XCTAssertGreaterThan(Set(walk.map { $0[9] }).count, 2, "a walk's jump limit resets the line again and again")
 
-        for (args, needle) in [(["--activity", "walk"], "'--activity' applies to --refilter"),
-                               (["--refilter", "--activity", "skate"], "'--activity <activity>'"),
-                               (["--refilter", "--raw"], "do not go together"),
-                               (["--raw", "--to", "kml"], "'--raw' applies to gpx and csv")] {
+        for (args, needle) in [
+            (["--activity", "walk"], "'--activity' applies to --refilter"),
+            (["--refilter", "--activity", "skate"], "'--activity <activity>'"),
+            (["--refilter", "--raw"], "do not go together"),
+            (["--raw", "--to", "kml"], "'--raw' applies to gpx and csv")
+        ] {
             var argv = ["convert", dir]
             if !args.contains("--to") { argv += ["--to", "csv"] }
             let r = try Harness.run(Harness.cairn, argv + args + ["-o", out + "/bad"])
@@ -133,8 +138,12 @@ final class RawEndToEndTests: XCTestCase {
     /// every verdict code, truncated bodies, records before the trip start and in a part file)
     /// against every read-side command that reads them: no signal, files untouched.
     func testHostileRawFixesRecordsNeverCrashTheReaders() throws {
-        let r = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/crash/hostile-raw.py").path,
-                                                 Harness.repoRoot.path, Harness.cairn, "12"], timeout: 300)
+        let r = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", Harness.repoRoot.appendingPathComponent("Tests/crash/hostile-raw.py").path,
+                Harness.repoRoot.path, Harness.cairn, "12"
+            ], timeout: 300)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("\"files\": 12"), r.stdout)
     }

@@ -8,8 +8,9 @@ final class RecordEndToEndTests: XCTestCase {
         let out = Harness.tempDir() + "/ride.gpx"
         let c = try Harness.run(Harness.cairn, ["convert", dir, "--to", "gpx", "-o", out])
         XCTAssertEqual(c.status, 0, c.stderr, file: file, line: line)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: Harness.gpxSchema),
-                      "GPX schema missing: run Tests/tools/install-deps.sh", file: file, line: line)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: Harness.gpxSchema),
+            "GPX schema missing: run Tests/tools/install-deps.sh", file: file, line: line)
         let v = try Harness.run("/usr/bin/xmllint", ["--noout", "--schema", Harness.gpxSchema, out])
         XCTAssertEqual(v.status, 0, "xmllint: \(v.stderr)", file: file, line: line)
         let gpx = try String(contentsOfFile: out, encoding: .utf8)
@@ -81,10 +82,13 @@ final class RecordEndToEndTests: XCTestCase {
         // through the HDOP 7.5 ones it would be mostly jitter.
         let better = try Oracle.keptPoints("haicom-305N.log", maxEph: 80)
         XCTAssertEqual(better.count, 37)
-        XCTAssertEqual(t["distance_m"] as! Double, Oracle.distance(better), accuracy: Oracle.distance(better) * 0.25,
-                       "within a quarter of the path through the better fixes")
-        for key in ["id", "file", "start", "end", "points", "segments", "distance_m", "moving_time_s", "elapsed_s",
-                    "ascent_m", "descent_m", "max_speed_mps", "status"] {
+        XCTAssertEqual(
+            t["distance_m"] as! Double, Oracle.distance(better), accuracy: Oracle.distance(better) * 0.25,
+            "within a quarter of the path through the better fixes")
+        for key in [
+            "id", "file", "start", "end", "points", "segments", "distance_m", "moving_time_s", "elapsed_s",
+            "ascent_m", "descent_m", "max_speed_mps", "status"
+        ] {
             XCTAssertNotNil(t[key], "list --json lacks \(key)")
         }
         XCTAssertTrue((t["start"] as! String).hasSuffix("Z"))
@@ -110,8 +114,9 @@ final class RecordEndToEndTests: XCTestCase {
         XCTAssertEqual(trips.count, 1)
         let usable = try Oracle.keptPoints("bundg_zeus_9.log")
         XCTAssertLessThanOrEqual(trips.first?["points"] as? Int ?? 999, usable.count, "one point per distinct time at most")
-        XCTAssertEqual(trips.first?["distance_m"] as? Double ?? 0, Oracle.distance(usable), accuracy: Oracle.distance(usable) * 0.1,
-                       "a 427 m walk")
+        XCTAssertEqual(
+            trips.first?["distance_m"] as? Double ?? 0, Oracle.distance(usable), accuracy: Oracle.distance(usable) * 0.1,
+            "a 427 m walk")
         try checkGPX(r.dir, trips: trips)
         try checkInvariants("bundg_zeus_9.log", r.dir)
     }
@@ -243,9 +248,11 @@ final class RecorderFaultTests: XCTestCase {
     /// IPv6 needs brackets to carry a port; without them every colon is the address's. Every
     /// number an option takes is plain decimal: no hex, exponent or sign.
     func testGpsdAddressesAndStrictNumbers() throws {
-        for (arg, shown) in [("::1:2947", "[::1:2947]:2947"), ("[::1]:2947", "[::1]:2947"), ("::1", "[::1]:2947"),
-                             ("[::1]:3000", "[::1]:3000"), ("[::1]", "[::1]:2947"), ("127.0.0.1:3000", "127.0.0.1:3000"),
-                             ("localhost", "127.0.0.1:2947")] {
+        for (arg, shown) in [
+            ("::1:2947", "[::1:2947]:2947"), ("[::1]:2947", "[::1]:2947"), ("::1", "[::1]:2947"),
+            ("[::1]:3000", "[::1]:3000"), ("[::1]", "[::1]:2947"), ("127.0.0.1:3000", "127.0.0.1:3000"),
+            ("localhost", "127.0.0.1:2947")
+        ] {
             let r = try Harness.cairn("record", "--check", "--gpsd", arg)
             XCTAssertEqual(r.status, 0, "\(arg): \(r.stderr)")
             XCTAssertTrue(r.stdout.hasPrefix("gpsd = \(shown)  (command line)"), "\(arg): \(r.stdout)")
@@ -255,9 +262,11 @@ final class RecorderFaultTests: XCTestCase {
             XCTAssertEqual(r.status, 64, "\(arg): \(r.stdout)")
             XCTAssertTrue(r.stderr.contains("'\(arg)' is invalid for '--gpsd"), r.stderr)
         }
-        for (option, value) in [("--sync", "0x10"), ("--sync", "1e1"), ("--sync", "+5"), ("--sync", "inf"), ("--sync", " 5"),
-                                ("--read-every", "1e0"), ("--close-after", "0x1e"), ("--close-after", "30.0"),
-                                ("--keep-days", "1e3"), ("--max-mb", "0x100"), ("--keep-days", "nan")] {
+        for (option, value) in [
+            ("--sync", "0x10"), ("--sync", "1e1"), ("--sync", "+5"), ("--sync", "inf"), ("--sync", " 5"),
+            ("--read-every", "1e0"), ("--close-after", "0x1e"), ("--close-after", "30.0"),
+            ("--keep-days", "1e3"), ("--max-mb", "0x100"), ("--keep-days", "nan")
+        ] {
             let r = try Harness.cairn("record", "--check", option, value)
             XCTAssertEqual(r.status, 64, "\(option) \(value): \(r.stdout)")
             XCTAssertTrue(r.stderr.contains("'\(value)' is invalid for '\(option)"), r.stderr)
@@ -319,7 +328,8 @@ final class RecorderFaultTests: XCTestCase {
     /// be reported missing: it is refused by name, its bad bytes shown as \\xHH.
     func testArgumentThatIsNotUTF8IsNamedNotReportedMissing() throws {
         let dir = Harness.tempDir()
-        let r = try Harness.run("/bin/bash", ["-c", #"mkdir "$1/a$(printf '\377')b" && exec "$0" record --check --dir "$1/a$(printf '\377')b""#, Harness.cairn, dir])
+        let r = try Harness.run(
+            "/bin/bash", ["-c", #"mkdir "$1/a$(printf '\377')b" && exec "$0" record --check --dir "$1/a$(printf '\377')b""#, Harness.cairn, dir])
         XCTAssertEqual(r.status, 64, r.stderr)
         XCTAssertTrue(r.stderr.contains("'\(dir)/a\\xFFb' is not valid UTF-8"), r.stderr)
         XCTAssertFalse(r.stderr.contains("no such file"), r.stderr)

@@ -65,8 +65,9 @@ final class ServiceTests: XCTestCase {
     func testNotifyMessagesReadyWatchdogStatusStopping() throws {
         let sock = NotifySocket()
         let dir = Harness.tempDir() + "/logs"
-        let p = try start(["record", "--gpsd", "127.0.0.1:1", "--dir", dir, "--baro", "none"],
-                          env: ["NOTIFY_SOCKET": sock.path, "WATCHDOG_USEC": "400000"])
+        let p = try start(
+            ["record", "--gpsd", "127.0.0.1:1", "--dir", dir, "--baro", "none"],
+            env: ["NOTIFY_SOCKET": sock.path, "WATCHDOG_USEC": "400000"])
         let msgs = sock.receive(for: 2.5)
         XCTAssertTrue(p.isRunning)
         let stopT = stop(p)
@@ -87,8 +88,9 @@ final class ServiceTests: XCTestCase {
         XCTAssertTrue(tail.contains { $0.1.hasPrefix("STOPPING=1") }, "\(tail)")
 
         // A watchdog meant for another process (WATCHDOG_PID) is not pinged.
-        let p2 = try start(["record", "--gpsd", "127.0.0.1:1", "--dir", dir, "--baro", "none"],
-                           env: ["NOTIFY_SOCKET": sock.path, "WATCHDOG_USEC": "400000", "WATCHDOG_PID": "1"])
+        let p2 = try start(
+            ["record", "--gpsd", "127.0.0.1:1", "--dir", dir, "--baro", "none"],
+            env: ["NOTIFY_SOCKET": sock.path, "WATCHDOG_USEC": "400000", "WATCHDOG_PID": "1"])
         let m2 = sock.receive(for: 1.2)
         _ = stop(p2)
         XCTAssertTrue(m2.contains { $0.1.hasPrefix("READY=1") })
@@ -100,8 +102,9 @@ final class ServiceTests: XCTestCase {
         let sock = NotifySocket()
         let (replay, port) = try startReplay(Harness.fixture("haicom-305N.log"), rate: 40)
         defer { if replay.0.isRunning { replay.0.terminate() } }
-        let p = try start(["record", "--gpsd", "127.0.0.1:\(port)", "--dir", Harness.tempDir() + "/logs", "--baro", "none", "--clock", "fix"],
-                          env: ["NOTIFY_SOCKET": sock.path])
+        let p = try start(
+            ["record", "--gpsd", "127.0.0.1:\(port)", "--dir", Harness.tempDir() + "/logs", "--baro", "none", "--clock", "fix"],
+            env: ["NOTIFY_SOCKET": sock.path])
         let msgs = sock.receive(for: 5) { $0.contains { $0.1.hasPrefix("READY=1") } }
         _ = stop(p)
         XCTAssertTrue(msgs.contains { $0.1 == "READY=1\nSTATUS=connected to gpsd at 127.0.0.1:\(port)" }, "\(msgs)")
@@ -128,8 +131,12 @@ final class ServiceTests: XCTestCase {
 
     func makeRide(_ hours: Double, _ args: [String]) throws -> String {
         let out = Harness.tempDir() + "/ride.nmea"
-        let r = try Harness.run("/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path,
-                                                 String(hours), out] + args)
+        let r = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path,
+                String(hours), out
+            ] + args)
         XCTAssertEqual(r.status, 0, r.stderr)
         return out
     }
@@ -142,15 +149,17 @@ final class ServiceTests: XCTestCase {
         return d
     }
 
-    static let statusKeys = ["state", "gpsd", "fix", "accuracy_m", "fix_age_s", "speed_kmh", "trip_file", "distance_m",
-                             "moving_time_s", "ascent_m", "descent_m", "points", "segments", "dropped", "baro",
-                             "synced_seq", "sync_age_s", "updated", "seq", "pid"]
+    static let statusKeys = [
+        "state", "gpsd", "fix", "accuracy_m", "fix_age_s", "speed_kmh", "trip_file", "distance_m",
+        "moving_time_s", "ascent_m", "descent_m", "points", "segments", "dropped", "baro",
+        "synced_seq", "sync_age_s", "updated", "seq", "pid"
+    ]
 
     /// Batched reading (the default: gpsd's reports wait in the socket and are taken every 5 s,
     /// or once 16 KiB are queued) records exactly what reading each report as it comes records,
     /// even when SIGTERM arrives while a batch still waits in the socket: the stop takes it.
     func testBatchedReadingKeepsEveryReportThroughTheStop() throws {
-        let ride = try makeRide(0.1, ["--seed", "3"])   // 360 epochs, ~120 kB of reports
+        let ride = try makeRide(0.1, ["--seed", "3"])  // 360 epochs, ~120 kB of reports
         let ((replay, lines), port) = try startReplay(ride, rate: 0, extra: ["--clients", "2", "--linger", "30"])
         defer { if replay.isRunning { replay.terminate() } }
         let root = Harness.tempDir()
@@ -196,8 +205,10 @@ final class ServiceTests: XCTestCase {
         defer { if replay.isRunning { replay.terminate() } }
         let dir = Harness.tempDir()
         let status = dir + "/status"
-        let p = try start(["record", "--gpsd", "127.0.0.1:\(port)", "--dir", dir + "/logs", "--baro", "none", "--clock", "fix",
-                           "--sync", "1", "--status", status])
+        let p = try start([
+            "record", "--gpsd", "127.0.0.1:\(port)", "--dir", dir + "/logs", "--baro", "none", "--clock", "fix",
+            "--sync", "1", "--status", status
+        ])
         var samples: [(Double, [String: String])] = []
         var partial = 0
         let t0 = Date()
@@ -313,11 +324,16 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(try logs.map { try Data(contentsOf: URL(fileURLWithPath: r.dir + "/" + $0)) }, before, "logs are never modified")
 
         // Idempotent: the second run copies nothing and changes nothing on the stick.
-        let mtimes = try (fm.subpathsOfDirectory(atPath: stick)).sorted().map { ($0, try fm.attributesOfItem(atPath: stick + "/" + $0)[.modificationDate] as! Date) }
+        let mtimes = try (fm.subpathsOfDirectory(atPath: stick)).sorted().map {
+            ($0, try fm.attributesOfItem(atPath: stick + "/" + $0)[.modificationDate] as! Date)
+        }
         let e2 = try Harness.cairn("export", "--dir", r.dir, "--to", stick)
         XCTAssertEqual(e2.status, 0, e2.stderr)
-        XCTAssertTrue(e2.stderr.contains("exported 0 trips") && e2.stderr.contains("(0 log files, 0 bytes; 0 conversions); 2 already there"), e2.stderr)
-        let mtimes2 = try (fm.subpathsOfDirectory(atPath: stick)).sorted().map { ($0, try fm.attributesOfItem(atPath: stick + "/" + $0)[.modificationDate] as! Date) }
+        XCTAssertTrue(
+            e2.stderr.contains("exported 0 trips") && e2.stderr.contains("(0 log files, 0 bytes; 0 conversions); 2 already there"), e2.stderr)
+        let mtimes2 = try (fm.subpathsOfDirectory(atPath: stick)).sorted().map {
+            ($0, try fm.attributesOfItem(atPath: stick + "/" + $0)[.modificationDate] as! Date)
+        }
         XCTAssertEqual(mtimes.map(\.0), mtimes2.map(\.0))
         XCTAssertEqual(mtimes.map(\.1), mtimes2.map(\.1))
 
@@ -350,9 +366,10 @@ final class ServiceTests: XCTestCase {
         _ = fm.createFile(atPath: out, contents: nil)
         rec.standardError = FileHandle(forWritingAtPath: out)
         try rec.run()
-        XCTAssertTrue(Harness.waitUntil(timeout: 10) {
-            (try? String(contentsOfFile: out, encoding: .utf8))?.contains("cairn: cannot connect to gpsd") ?? false
-        }, "record started")
+        XCTAssertTrue(
+            Harness.waitUntil(timeout: 10) {
+                (try? String(contentsOfFile: out, encoding: .utf8))?.contains("cairn: cannot connect to gpsd") ?? false
+            }, "record started")
         _ = stop(rec)
         let said = try String(contentsOfFile: out, encoding: .utf8)
         XCTAssertTrue(said.contains("retention: deleted trip \(trips[0]["id"]!) ("), said)

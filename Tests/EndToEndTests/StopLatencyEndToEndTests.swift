@@ -25,8 +25,10 @@ final class StopLatencyEndToEndTests: XCTestCase {
         let dir = Harness.tempDir() + "/logs"
         let p = Process()
         p.executableURL = URL(fileURLWithPath: strace)
-        p.arguments = ["-f", "-o", "/dev/null", "-e", "trace=fdatasync", "-e", "inject=fdatasync:delay_enter=1000000",
-                       Harness.cairn, "record", "--gpsd", "127.0.0.1:\(gpsd.port)", "--dir", dir, "--baro", "none", "--clock", "fix"]
+        p.arguments = [
+            "-f", "-o", "/dev/null", "-e", "trace=fdatasync", "-e", "inject=fdatasync:delay_enter=1000000",
+            Harness.cairn, "record", "--gpsd", "127.0.0.1:\(gpsd.port)", "--dir", dir, "--baro", "none", "--clock", "fix"
+        ]
         var env = ProcessInfo.processInfo.environment
         env["NOTIFY_SOCKET"] = sock.path
         p.environment = env
@@ -43,11 +45,12 @@ final class StopLatencyEndToEndTests: XCTestCase {
             let s = (try? String(contentsOfFile: "/proc/\(cairnPid)/syscall", encoding: .utf8)) ?? ""
             return s.split(separator: " ").first.map(String.init) == Self.fdatasyncNumber
         }
-        XCTAssertTrue(Harness.waitUntil(timeout: 10) {
-            let kids = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(p.processIdentifier)/children", encoding: .utf8)) ?? ""
-            cairnPid = kids.split(separator: " ").first.flatMap { Int32($0) } ?? 0
-            return cairnPid > 0
-        }, "cairn did not start under strace")
+        XCTAssertTrue(
+            Harness.waitUntil(timeout: 10) {
+                let kids = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(p.processIdentifier)/children", encoding: .utf8)) ?? ""
+                cairnPid = kids.split(separator: " ").first.flatMap { Int32($0) } ?? 0
+                return cairnPid > 0
+            }, "cairn did not start under strace")
         // Past the start (the trip open and synced a few times), then the moment a sync begins.
         usleep(7_000_000)
         XCTAssertTrue(Harness.waitUntil(timeout: 20) { inFdatasync() }, "no sync seen")
