@@ -404,6 +404,10 @@ final class FaultEndToEndTests: XCTestCase {
     /// service's user from recording, nor from being refused while a root recorder runs.
     func testLockFileOfAnotherUserStillLocks() throws {
         guard getuid() == 0 else { throw XCTSkip("needs root to run as nobody") }
+        // Under qemu-user the emulator runs as nobody after the change of user, non-dumpable, so
+        // the guest cannot read /proc/self/exe and the Swift runtime stops at once ("Unable to
+        // obtain Swift runtime path", exit 6) before cairn runs: the native run tests the lock.
+        if Harness.isEmulated { throw XCTSkip("qemu-user as another user: the runtime cannot find its path") }
         let top = Harness.tempDir()
         let dir = top + "/logs"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

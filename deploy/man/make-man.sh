@@ -14,11 +14,13 @@ subs=$(run --help | awk '/^SUBCOMMANDS:/ {on = 1; next} on && /^  [a-z]/ {print 
 
 section() {
     # Help layout: OVERVIEW:, USAGE:, then ARGUMENTS:/OPTIONS: rows (left column padded to 26).
-    # roff-safe text: backslashes, and '-' as a real minus.
+    # roff-safe text: backslashes, '-' as a real minus, no line read as a request.
     awk '
         function e(s) { gsub(/\\/, "\\e", s); gsub(/-/, "\\-", s); return s }
-        function flush() { if (left != "") { print ".TP"; print ".B " e(left); print e(text); left = ""; text = "" } }
-        /^OVERVIEW: / { sub(/^OVERVIEW: /, ""); print e($0); next }
+        # A text line that starts with a quote or a dot would be a request: \& keeps it text.
+        function t(s) { s = e(s); c = substr(s, 1, 1); return (c == "\047" || c == ".") ? "\\&" s : s }
+        function flush() { if (left != "") { print ".TP"; print ".B " e(left); print t(text); left = ""; text = "" } }
+        /^OVERVIEW: / { sub(/^OVERVIEW: /, ""); print t($0); next }
         /^USAGE: / { sub(/^USAGE: /, ""); print ".PP"; print ".nf"; print ".B " e($0); print ".fi"; next }
         /^[A-Z]+:$/ { flush(); print ".PP"; print ".I " substr($0, 1, length($0) - 1) ":"; next }
         /^  [^ ]/ {
