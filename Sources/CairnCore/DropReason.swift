@@ -34,6 +34,10 @@ public enum DropReason: UInt8, CaseIterable, Sendable {
     /// A fix time far off the time line that its successors did not confirm (rule 12).
     case timeJump = 16
 
+    /// The fix was measured as well as any kept one and left out only to thin the track (close
+    /// to the last point, standing, near without a speed): what the smoother may still learn from.
+    public var onlyThins: Bool { self == .tooClose || self == .standing || self == .noSpeedNear }
+
     public var name: String {
         switch self {
         case .noFix: return "no_fix"

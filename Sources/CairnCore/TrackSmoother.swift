@@ -22,6 +22,11 @@ import Musl
 /// measures a zero velocity; a point without a usable doppler leaves its step free (by
 /// `Tuning.unknownVelocityMps`), so a track without doppler is barely changed.
 ///
+/// Aids (`aid`): the fixes the rules left out only to thin the track (`DropReason.onlyThins`,
+/// from the log's raw fixes through `SmoothingInput`) are measured like points and not written.
+/// Where the rules keep one fix in several, their dopplers are what carries the filter through
+/// the bends between the points, and their positions average the white noise.
+///
 /// Streaming: points are filtered as they come and held until `Tuning.lagMs` of later points
 /// (or `Tuning.maxPoints` points) are in; then the backward pass runs over what is held and the
 /// points older than the lag are written. Each point's estimate therefore sees the whole past of
@@ -127,6 +132,9 @@ public struct TrackSmoother {
 
     struct Entry {
         var fix: Fix
+        /// A point of the track (written), or a fix the rules only thinned out (`aid`: it informs
+        /// the estimate and is not written).
+        var isPoint: Bool
         var velocity: Velocity?
         /// The drift's decay since the previous held point of the segment.
         var phi: Double
@@ -163,13 +171,26 @@ public struct TrackSmoother {
                 emit(item)
                 return
             }
-            add(fix)
-            if let first = held.first, let last = held.last,
-                held.count >= tuning.maxPoints || last.fix.timeMs - first.fix.timeMs >= 2 * tuning.lagMs
-            {
-                flush(all: false, emit: emit)
-            }
+            add(fix, isPoint: true)
+            flushIfFull(emit: emit)
         }
+    }
+
+    private mutating func flushIfFull(emit: (TrackItem) -> Void) {
+        if let first = held.first, let last = held.last,
+            held.count >= tuning.maxPoints || last.fix.timeMs - first.fix.timeMs >= 2 * tuning.lagMs
+        {
+            flush(all: false, emit: emit)
+        }
+    }
+
+    /// A fix the rules measured and left out only to thin the track (too close to the last point,
+    /// or standing): its position and doppler inform the points around it, and it is not written.
+    /// Ignored before a segment's first point and when not after the newest fix held.
+    public mutating func aid(_ fix: Fix, emit: (TrackItem) -> Void) {
+        guard let last = held.last, fix.timeMs > last.fix.timeMs, fix.lat.isFinite, fix.lon.isFinite, abs(fix.lat) <= 90 else { return }
+        add(fix, isPoint: false)
+        flushIfFull(emit: emit)
     }
 
     /// Writes every point still held (the end of the trip).
@@ -242,7 +263,7 @@ public struct TrackSmoother {
         }
     }
 
-    private mutating func add(_ fix: Fix) {
+    private mutating func add(_ fix: Fix, isPoint: Bool) {
         if plane == nil { plane = LocalPlane(lat: fix.lat, lon: fix.lon) }
         let z = plane!.local(lat: fix.lat, lon: fix.lon)
         let sigma = positionSigma(fix)
@@ -282,7 +303,8 @@ public struct TrackSmoother {
             Self.update(&e, z.east, whiteVar)
             Self.update(&n, z.north, whiteVar)
         }
-        held.append(Entry(fix: fix, velocity: vel, phi: phi, east: e, north: n, eastPredicted: predictedE, northPredicted: predictedN))
+        held.append(
+            Entry(fix: fix, isPoint: isPoint, velocity: vel, phi: phi, east: e, north: n, eastPredicted: predictedE, northPredicted: predictedN))
     }
 
     private static func predict(_ a: Axis, move: Double, moveVar: Double, phi: Double, driftVar: Double) -> Axis {
@@ -336,7 +358,7 @@ public struct TrackSmoother {
             k -= 1
         }
         let p = plane!
-        for i in 0..<write {
+        for i in 0..<write where held[i].isPoint {
             var f = held[i].fix
             let g = p.global(east: smoothed[i].0, north: smoothed[i].1)
             f.lat = min(max(g.lat, -90), 90)

@@ -192,6 +192,7 @@ public enum ExploredCells {
                 switch event {
                 case .segment: walk.breakLine()
                 case .point(let f): walk.add(lat: f.lat, lon: f.lon, timeMs: f.timeMs)
+                case .raw: break  // not asked for
                 }
             }
         } catch {

@@ -23,6 +23,7 @@ public struct ExportStages: Sendable {
         switch event {
         case .segment(let r): feed(TrackItem.segment(r), segment: segment, point: point)
         case .point(let f): feed(TrackItem.point(f, .measured), segment: segment, point: point)
+        case .raw: break  // what the pipeline learns from, never exported
         }
     }
 

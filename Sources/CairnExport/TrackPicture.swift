@@ -131,6 +131,7 @@ public enum TrackPicture {
                 }
                 pendingPause = false
                 prev = f
+            case .raw: break  // not asked for
             }
         }
         guard let first = survey.first, let last = survey.last else {
@@ -251,6 +252,7 @@ public enum TrackPicture {
                 let h = profileHeights.next(f)
                 if let v = profile.barometric ? h.baro : h.gps { profile.add(along: along, total: survey.distanceM, height: v) }
                 lastPoint = f
+            case .raw: break  // not asked for
             }
         }
         endSegment()

@@ -91,6 +91,9 @@ public struct TripSummary: Sendable {
 public enum TripEvent {
     case segment(SegmentReason)
     case point(Fix)
+    /// A raw fix (record type 8), in the order the log holds them; only when asked for
+    /// (`TripCatalog.read(_:raw:visit:)`): they trail the points they judged.
+    case raw(RawFix)
 }
 
 public enum TripCatalog {
@@ -179,10 +182,11 @@ public enum TripCatalog {
         return out
     }
 
-    /// Streams one trip: calls `visit` for each segment start and point, in order, and returns
-    /// the rebuilt summary. Memory is bounded by one record, whatever the trip's length.
+    /// Streams one trip: calls `visit` for each segment start and point, in order (with `raw`, its
+    /// raw fixes too, as they come), and returns the rebuilt summary. Memory is bounded by one
+    /// record, whatever the trip's length.
     @discardableResult
-    public static func read(_ trip: TripRef, visit: (TripEvent) -> Void = { _ in }) throws -> TripSummary {
+    public static func read(_ trip: TripRef, raw: Bool = false, visit: (TripEvent) -> Void = { _ in }) throws -> TripSummary {
         var s = TripSummary(id: trip.id, files: trip.files.map(\.path))
         var lastTime: Int64?
         for f in trip.files {
@@ -219,7 +223,9 @@ public enum TripCatalog {
                     s.notes += 1
                 case .tripEnd:
                     s.closed = true
-                case .unknown, .rawFixes:
+                case .rawFixes(let batch):
+                    if raw { for r in batch.fixes { visit(.raw(r)) } }
+                case .unknown:
                     break
                 }
                 return true

@@ -13,13 +13,16 @@ public enum TripReplay {
         /// The trips of the logs being read (`TripCatalog.trips`): where the trips recorded
         /// before a trip in its directory are found.
         public var logTrips: [TripRef] = []
+        /// Also stream each fix the replay judged, with its new verdict (`TripEvent.raw`).
+        public var judged = false
         public init(activity: ActivityProfile? = nil, closeAfterMs: Int64? = nil) {
             self.activity = activity
             self.closeAfterMs = closeAfterMs
         }
     }
 
-    /// Streams the re-filtered trip: `visit` gets its segment starts and points as
+    /// Streams the re-filtered trip: `visit` gets its segment starts and points (and with
+    /// `Options.judged` the fixes with their new verdicts) as
     /// `TripCatalog.read` gives the recorded ones (at the points record's resolution); the summary's figures and drop counts are the
     /// new rules'. `warn` is told when the replay cannot be exact (the rules' state before the
     /// first stored fix is unknown).
@@ -57,7 +60,9 @@ public enum TripReplay {
                 visit(.point(fix))
             case .closeTrip(let totals):
                 add(totals.drops)
-            case .openTrip, .raw:
+            case .raw(let r):
+                visit(.raw(r))
+            case .openTrip:
                 break
             }
         }
@@ -73,6 +78,7 @@ public enum TripReplay {
             var config = TripRecorder<FixRules>.Config()
             config.clockIsFix = raw.settings.clockIsFix
             config.closeWithoutFixMs = profile.closeAfterMs
+            config.keepsRaw = options.judged
             return TripRecorder(filter: FixRules(profile: profile, limits: options.limits), config: config)
         }
         // The run this trip continues, from its start: the earlier trips' raw fixes.

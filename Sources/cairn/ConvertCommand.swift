@@ -216,14 +216,25 @@ enum ConvertCommand: Command {
             var stages = ExportStages(window: window, laps: mode.isRaw ? .none : stageOptions.laps)
             // The smoother's tuning follows the activity, which the trip's first record names.
             let stageActivity = pipelined ? (mode.activity ?? activity(of: t)) : nil
+            // The smoother learns from the fixes the rules thinned out where the log holds them
+            // (a re-filtered trip always has them: the replay judges them anew).
+            var thinned = false
+            if smooth {
+                if case .refilter = mode { thinned = true } else { thinned = (try? TripRaw.has(t)) == true }
+                if !thinned {
+                    printErr(
+                        "cairn: trip \(t.id): no raw fixes (recorded with 'record --raw off' or by an older cairn): smoothed from its points alone, which corrects less"
+                    )
+                }
+            }
             if writer.wantsSummaryFirst {
                 // A first streamed pass for the figures the format puts before the points (those
                 // of the exported track: through the same stages as the points).
                 do {
                     let s = try ExportStages.summary(
                         t, window: window,
-                        pipeline: pipelined ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity) : nil,
-                        read: { t, visit in try mode.readTrack(t, visit: visit) })
+                        pipeline: pipelined ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned) : nil,
+                        read: { t, visit in try mode.readTrack(t, thinned: thinned, visit: visit) })
                     heading.summary = s
                     heading.activity = s.activity
                 } catch {
@@ -260,7 +271,7 @@ enum ConvertCommand: Command {
                 return true
             }
             var readFailed = false
-            let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity)
+            let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned)
             // The exported track's figures, for the line that says what the filling did.
             var exported: TripStats? = fillGaps ? TripStats() : nil
             // The exported track (through the pipeline) through the privacy window and the laps.
@@ -277,8 +288,9 @@ enum ConvertCommand: Command {
                     })
             }
             do {
-                let s = try mode.read(t) { event in
+                let s = try mode.read(t, thinned: thinned) { event in
                     switch event {
+                    case .judged(let r): pipeline.push(.raw(r), emit: put)
                     case .segment(let reason) where mode.isRaw:
                         if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
                     case .segment(let reason): pipeline.push(.segment(reason), emit: put)
@@ -387,12 +399,13 @@ enum ConvertCommand: Command {
         /// The trip's track as this mode exports it (recorded or re-filtered points; a raw
         /// export's kept points), for the figures and the privacy window.
         @discardableResult
-        func readTrack(_ t: TripRef, visit: (TripEvent) -> Void) throws -> TripSummary {
+        func readTrack(_ t: TripRef, thinned: Bool = false, visit: (TripEvent) -> Void) throws -> TripSummary {
             if case .raw = self { return try TripCatalog.read(t, visit: visit) }
-            return try read(t) { e in
+            return try read(t, thinned: thinned) { e in
                 switch e {
                 case .segment(let r): visit(.segment(r))
                 case .point(let f): visit(.point(f))
+                case .judged(let r): visit(.raw(r))
                 case .raw: break
                 }
             }
@@ -410,27 +423,34 @@ enum ConvertCommand: Command {
         enum Event {
             case segment(SegmentReason)
             case point(Fix)
+            /// A fix to export with its verdict (`--raw`).
             case raw(RawFix)
+            /// A raw fix for the smoother to learn from (`TrackPipeline.usesRaw`), not exported.
+            case judged(RawFix)
         }
 
-        /// Streams one trip's events and returns its summary.
+        /// Streams one trip's events and returns its summary; with `thinned`, the raw fixes
+        /// behind the points too (`Event.judged`), as the recording or the replay judged them.
         @discardableResult
-        func read(_ t: TripRef, visit: (Event) -> Void = { _ in }) throws -> TripSummary {
+        func read(_ t: TripRef, thinned: Bool = false, visit: (Event) -> Void = { _ in }) throws -> TripSummary {
             switch self {
             case .recorded:
-                return try TripCatalog.read(t) { e in
+                return try TripCatalog.read(t, raw: thinned) { e in
                     switch e {
                     case .segment(let r): visit(.segment(r))
                     case .point(let f): visit(.point(f))
+                    case .raw(let r): visit(.judged(r))
                     }
                 }
-            case .refilter(let options):
+            case .refilter(var options):
+                options.judged = thinned
                 var s = try TripReplay.read(
                     t, options: options, warn: { printErr("cairn: \($0)") },
                     visit: { e in
                         switch e {
                         case .segment(let r): visit(.segment(r))
                         case .point(let f): visit(.point(f))
+                        case .raw(let r): visit(.judged(r))
                         }
                     })
                 if options.activity == nil { s.activity = s.activity ?? activity }

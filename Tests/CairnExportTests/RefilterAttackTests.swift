@@ -164,6 +164,7 @@ final class RefilterAttackTests: XCTestCase {
                 switch e {
                 case .point(let f): recorded.append(f)
                 case .segment(let r): segments.append(r)
+                case .raw: break  // not asked for
                 }
             }
             let again = try RefilterTests.replay(trip)

@@ -134,6 +134,50 @@ final class RawEndToEndTests: XCTestCase {
         XCTAssertTrue(off.stdout.contains("raw = off"), off.stdout)
     }
 
+    /// `convert --smooth` learns from the fixes the rules thinned out where the log holds them
+    /// (the Edge 810's road ride: 1,679 points kept, 2,961 fixes thinned): the same points come out,
+    /// moved otherwise than from the points alone; a re-filtered trip's new verdicts are used
+    /// alike (the same file as from the recorded ones); a log recorded with `--raw off` says it
+    /// was smoothed from its points alone.
+    func testSmoothingLearnsFromTheRawFixes() throws {
+        let real = Harness.repoRoot.appendingPathComponent("Tests/Fixtures/real/edge810.nmea").path
+        let on = try Harness.record(real)
+        XCTAssertEqual(on.status, 0, on.stderr)
+        let off = try Harness.record(real, extra: ["--raw", "off"])
+        XCTAssertEqual(off.status, 0, off.stderr)
+        let out = Harness.tempDir()
+        func smooth(_ dir: String, _ name: String, _ more: [String] = []) throws -> (rows: [[String]], stderr: String) {
+            let r = try Harness.run(Harness.cairn, ["convert", dir, "--to", "csv", "--smooth", "-o", out + "/" + name] + more)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return (try rows(out + "/" + name), r.stderr)
+        }
+        let withRaw = try smooth(on.dir, "on.csv")
+        XCTAssertFalse(withRaw.stderr.contains("no raw fixes"), withRaw.stderr)
+        let alone = try smooth(off.dir, "off.csv")
+        XCTAssertTrue(alone.stderr.contains("trip 1: no raw fixes") && alone.stderr.contains("'record --raw off'"), alone.stderr)
+        XCTAssertTrue(alone.stderr.contains("smoothed from its points alone"), alone.stderr)
+        let recorded = try Harness.trips(on.dir).reduce(0) { $0 + ($1["points"] as? Int ?? 0) }
+        XCTAssertEqual(withRaw.rows.count, recorded, "every point, and only the points")
+        XCTAssertTrue(withRaw.rows.allSatisfy { $0.last == "smoothed" })
+        // Where both recordings kept a point at the same time, the thinned fixes moved it otherwise.
+        let aloneAt = Dictionary(alone.rows.map { ($0[0], ($0[1], $0[2])) }, uniquingKeysWith: { a, _ in a })
+        let common = withRaw.rows.filter { aloneAt[$0[0]] != nil }
+        XCTAssertGreaterThan(common.count, recorded / 2)
+        let moved = common.filter { aloneAt[$0[0]]! != ($0[1], $0[2]) }
+        XCTAssertGreaterThan(moved.count, common.count / 2, "the raw fixes changed the estimate")
+        // The device's own total (Tests/Fixtures/real/SOURCES.md): 41.34 km.
+        let geo = try Harness.cairn("convert", on.dir, "--to", "geojson", "--smooth", "-o", out + "/s.geojson")
+        XCTAssertEqual(geo.status, 0, geo.stderr)
+        let j = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/s.geojson"))) as? [String: Any]
+        let feature = (j?["features"] as? [[String: Any]])?.first?["properties"] as? [String: Any]
+        let km = (feature?["distance_m"] as? Double ?? 0) / 1000
+        XCTAssertEqual(km, 41.34, accuracy: 41.34 * 0.005, "smoothed length against the Edge 810's own")
+        XCTAssertEqual(feature?["smoothed"] as? Bool, true)
+        let refiltered = try smooth(on.dir, "refilter.csv", ["--refilter"])
+        XCTAssertEqual(refiltered.rows, withRaw.rows, refiltered.stderr)
+        XCTAssertFalse(refiltered.stderr.contains("no raw fixes"), refiltered.stderr)
+    }
+
     /// CRC-valid hostile raw fixes records (Tests/crash/hostile-raw.py: absurd counts and lags,
     /// every verdict code, truncated bodies, records before the trip start and in a part file)
     /// against every read-side command that reads them: no signal, files untouched.
