@@ -45,12 +45,16 @@ public struct GapFiller {
 
     public init() {}
 
-    public mutating func push(_ item: TrackItem, emit: (TrackItem) -> Void) {
+    /// Passes an item on, after the points made up before it. `silenceMs`, for a point: the
+    /// longest time since the point before during which the receiver gave no usable fix (from the
+    /// log's raw fixes: a step the rules only thinned is no dropout); nil when not known (the
+    /// step between the two points is taken).
+    public mutating func push(_ item: TrackItem, silenceMs: Int64? = nil, emit: (TrackItem) -> Void) {
         switch item {
         case .segment:
             last = nil
         case .point(let fix, _):
-            if let a = last, fix.timeMs - a.timeMs > Self.minGapMs { fill(a, fix, emit: emit) }
+            if let a = last, fix.timeMs - a.timeMs > Self.minGapMs, (silenceMs ?? .max) > Self.minGapMs { fill(a, fix, emit: emit) }
             last = fix
         }
         emit(item)

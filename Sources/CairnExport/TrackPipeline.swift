@@ -5,27 +5,33 @@ import CairnCore
 /// pipeline holds at most the smoother's lag, whatever the trip's length. With neither stage,
 /// points pass through as measured.
 ///
-/// Given the trip's raw fixes (`usesRaw`: the log holds them), the smoother also learns from the
-/// fixes the rules only thinned out (`SmoothingInput`): between buildings the rules keep about
-/// one fix in several, and the ones between carry the doppler that tells the receiver's wander
-/// from the road.
+/// Given the trip's raw fixes (`usesRaw`: the log holds them), the fixes the rules only thinned
+/// out come in time order with the points (`SmoothingInput`): the smoother learns from them (where
+/// the rules keep one fix in several, the ones between carry the doppler that tells the
+/// receiver's wander from the road), and the filler fills only real dropouts, not a long step
+/// the rules thinned (`GapFiller.push(_:silenceMs:emit:)`).
 public final class TrackPipeline {
     private var smoother: TrackSmoother?
     private var filler: GapFiller?
     private var input: SmoothingInput?
+    /// Per point on its way through the smoother, in order: the longest silence before it (the
+    /// smoother holds at most `Tuning.maxPoints` entries).
+    private var silences = RingBuffer<Int64>(capacity: 4096)
+    private var lastFixMs: Int64?
+    private var longestSilenceMs: Int64 = 0
     public let smooths: Bool
     public let fillsGaps: Bool
+    /// Whether the pipeline wants the trip's raw fixes (`TripEvent.raw`).
+    public let usesRaw: Bool
 
     public init(smooth: Bool, fillGaps: Bool, activity: String?, usesRaw: Bool = false) {
         smooths = smooth
         fillsGaps = fillGaps
         smoother = smooth ? TrackSmoother(tuning: .forActivity(activity)) : nil
         filler = fillGaps ? GapFiller() : nil
-        input = smooth && usesRaw ? SmoothingInput() : nil
+        self.usesRaw = (smooth || fillGaps) && usesRaw
+        input = self.usesRaw ? SmoothingInput() : nil
     }
-
-    /// Whether the pipeline wants the trip's raw fixes (`TripEvent.raw`).
-    public var usesRaw: Bool { input != nil }
 
     /// What the filler did so far (gaps, of them straight chords, points made up); nil when off.
     public var filled: (gaps: Int, chords: Int, points: Int)? {
@@ -44,13 +50,14 @@ public final class TrackPipeline {
             input = i
             return
         }
-        guard smoother != nil else { return fill(item, emit: emit) }
         if var i = input {
             input = nil
             i.push(item) { smooth($0, emit: emit) }
             input = i
-        } else {
+        } else if smoother != nil {
             smooth(.item(item), emit: emit)
+        } else {
+            fill(item, emit: emit)
         }
     }
 
@@ -68,8 +75,12 @@ public final class TrackPipeline {
     }
 
     private func smooth(_ x: SmoothingInput.Output, emit: (TrackItem) -> Void) {
+        if usesRaw && filler != nil { noteSilence(x) }
         // Taken out while it runs, so that its buffer stays uniquely referenced (no copy).
-        guard var s = smoother else { return }
+        guard var s = smoother else {
+            if case .item(let item) = x { fill(item, emit: emit) }
+            return
+        }
         smoother = nil
         switch x {
         case .item(let item): s.push(item) { fill($0, emit: emit) }
@@ -78,10 +89,29 @@ public final class TrackPipeline {
         smoother = s
     }
 
+    /// Counts the longest time without a usable fix before each point (the points and the thinned
+    /// fixes in time order), for the filler.
+    private func noteSilence(_ x: SmoothingInput.Output) {
+        switch x {
+        case .item(.segment):
+            lastFixMs = nil
+            longestSilenceMs = 0
+        case .item(.point(let f, _)):
+            silences.append(lastFixMs.map { max(longestSilenceMs, f.timeMs - $0) } ?? .max)
+            lastFixMs = f.timeMs
+            longestSilenceMs = 0
+        case .aid(let f):
+            if let t = lastFixMs { longestSilenceMs = max(longestSilenceMs, f.timeMs - t) }
+            lastFixMs = f.timeMs
+        }
+    }
+
     private func fill(_ item: TrackItem, emit: (TrackItem) -> Void) {
         guard var f = filler else { return emit(item) }
         filler = nil
-        f.push(item, emit: emit)
+        var silence: Int64?
+        if usesRaw, case .point = item { silence = silences.popFirst() }
+        f.push(item, silenceMs: silence, emit: emit)
         filler = f
     }
 }

@@ -216,12 +216,13 @@ enum ConvertCommand: Command {
             var stages = ExportStages(window: window, laps: mode.isRaw ? .none : stageOptions.laps)
             // The smoother's tuning follows the activity, which the trip's first record names.
             let stageActivity = pipelined ? (mode.activity ?? activity(of: t)) : nil
-            // The smoother learns from the fixes the rules thinned out where the log holds them
-            // (a re-filtered trip always has them: the replay judges them anew).
+            // The smoother learns from the fixes the rules thinned out where the log holds them,
+            // and the filler tells a dropout from a thinned step by them (a re-filtered trip
+            // always has them: the replay judges them anew).
             var thinned = false
-            if smooth {
+            if pipelined && !mode.isRaw {
                 if case .refilter = mode { thinned = true } else { thinned = (try? TripRaw.has(t)) == true }
-                if !thinned {
+                if smooth && !thinned {
                     printErr(
                         "cairn: trip \(t.id): no raw fixes (recorded with 'record --raw off' or by an older cairn): smoothed from its points alone, which corrects less"
                     )

@@ -58,6 +58,50 @@ final class PipelineTests: XCTestCase {
         XCTAssertNil(origins[.measured])
     }
 
+    /// With the trip's raw fixes, a long step the rules only thinned (too_close fixes every
+    /// second between its points) is no dropout: nothing is filled there, smoothed or not; a real
+    /// dropout (no fix, or only fixes dropped as bad) is filled as without them.
+    func testThinnedStepsAreNotFilledWhenTheRawFixesSaySo() {
+        let settings = RawSettings(clockIsFix: true, closeAfterMs: 1_800_000)
+        func judged(_ t: Int, _ v: Verdict) -> TripEvent {
+            .raw(RawFix(fix: Self.fix(t, 6 * Double(t), 0), arrivalMs: 0, verdict: v, settings: settings))
+        }
+        var events: [TripEvent] = [.segment(.start)]
+        var raw: [TripEvent] = []
+        // Points at 0, 15 (thinned between), 30, 50 (a 20 s dropout: spikes only), 51..60.
+        for t in [0, 15, 30, 50] + Array(51...60) {
+            events.append(.point(Self.fix(t, 6 * Double(t), 0)))
+        }
+        for t in 0...60 {
+            if [0, 15, 30, 50].contains(t) || t > 50 {
+                raw.append(judged(t, .kept))
+            } else if t < 30 {
+                raw.append(judged(t, .dropped(.tooClose)))
+            } else if t % 5 == 0 {
+                raw.append(judged(t, .dropped(.spike)))
+            }
+        }
+        for smooth in [false, true] {
+            for usesRaw in [false, true] {
+                let p = TrackPipeline(smooth: smooth, fillGaps: true, activity: "ride", usesRaw: usesRaw)
+                var out: [TrackItem] = []
+                // The raw fixes after the points, as a sync writes them.
+                for e in events + raw { p.push(e) { out.append($0) } }
+                p.finish { out.append($0) }
+                let made = out.compactMap { i -> Int64? in
+                    if case .point(let f, .interpolated) = i { return (f.timeMs - Self.fix(0, 0, 0).timeMs) / 1000 } else { return nil }
+                }
+                let kept = out.filter { if case .point(_, let o) = $0 { return o != .interpolated } else { return false } }.count
+                XCTAssertEqual(kept, 14, "smooth \(smooth), raw \(usesRaw): every point once")
+                if usesRaw {
+                    XCTAssertEqual(made, Array(31...49), "smooth \(smooth): only the dropout")
+                } else {
+                    XCTAssertEqual(made, Array(1...14) + Array(16...29) + Array(31...49), "smooth \(smooth): every long step")
+                }
+            }
+        }
+    }
+
     func render(_ writer: (OutputSink) -> TrackExporter, summary: TripSummary? = nil, path: String = ExportSupport.tempDir() + "/out") throws
         -> String
     {

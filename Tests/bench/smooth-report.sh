@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs `convert --smooth` (TrackSmoother) and `--fill-gaps` (GapFiller) over the generated rides,
-# recorded through the fix rules, and writes the results tables to Tests/bench/smooth-results.md.
+# Runs `convert --smooth` (TrackSmoother, with and without the log's raw fixes) and `--fill-gaps`
+# (GapFiller) over the generated rides, recorded through the fix rules, and writes the results
+# tables to Tests/bench/smooth-results.md.
 # The suite tunes on seeds 1-8; the report is on 50 others (9-58), so it judges stages that never
 # saw its rides. A target the report's seeds miss is said under the tables (the run goes on).
 # Usage: Tests/bench/smooth-report.sh [SEEDS] [FIRST_SEED]
@@ -10,11 +11,11 @@ if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then export
 seeds=${1:-50} first=${2:-9}
 out=Tests/bench/smooth-results.new
 log=$(mktemp)
-trap 'rm -f "$log" "$out".smooth "$out".fill Tests/bench/smooth-results.tmp' EXIT
+trap 'rm -f "$log" "$out".smooth "$out".points "$out".fill Tests/bench/smooth-results.tmp' EXIT
 status=0
 CAIRN_SCENARIO_SEEDS=$seeds CAIRN_SCENARIO_FIRST_SEED=$first CAIRN_SMOOTH_REPORT="$PWD/$out" \
   swift test --disable-swift-testing --filter SmoothingScenarioTests >"$log" 2>&1 || status=$?
-[ -s "$out.smooth" ] && [ -s "$out.fill" ] || { tail -30 "$log" >&2; exit 1; }
+[ -s "$out.smooth" ] && [ -s "$out.points" ] && [ -s "$out.fill" ] || { tail -30 "$log" >&2; exit 1; }
 last=$((first + seeds - 1))
 {
   echo "Export-side stages on generated rides with a known truth (Tests/CairnCoreTests/ScenarioGenerator.swift), recorded through the fix rules as \`cairn record\` keeps them; seeds $first-$last ($seeds each; the stages were tuned on seeds 1-8). Produced by \`Tests/bench/smooth-report.sh\`."
@@ -25,7 +26,15 @@ last=$((first + seeds - 1))
   echo
   echo "Cross-track: each point's distance from the true path. Length: cairn's own figure (the distance \`list\` and the exports give). Corners: the points on a bend of the truth, by their offset towards its inside; a corner's cut is the mean over its points (per seed), set against those points' own 68 % radius."
   echo
+  echo "### A log as \`record\` writes it (raw fixes on, the default)"
+  echo
+  echo "The smoother also learns from the fixes the rules left out only to thin the track (too_close, standing, no_speed_near: \`SmoothingInput\`); it writes the recorded points only."
+  echo
   cat "$out.smooth"
+  echo
+  echo "### A log without raw fixes (\`record --raw off\`, or an older cairn): the points alone"
+  echo
+  cat "$out.points"
   echo
   echo "## --fill-gaps"
   echo

@@ -2,10 +2,12 @@
 """Writes a synthetic NMEA 0183 ride: 1 Hz RMC + GGA + GSA epochs of a bike riding 4-9 m/s along
 a wandering path over rolling hills, with small receiver noise.
 
-Usage: make-ride.py HOURS OUT.nmea [--seed N] [--stop AT:SECONDS ...] [--spikes RATE] [--truth OUT.json]
+Usage: make-ride.py HOURS OUT.nmea [--seed N] [--stop AT:SECONDS ...] [--dropout AT:SECONDS ...]
+                    [--spikes RATE] [--truth OUT.json]
 
   --stop AT:SECONDS   stand still from second AT for SECONDS (doppler ~0 with odd blips, the
                       position wandering a little): a light, a café, a parked bike
+  --dropout AT:SECONDS  no fix from second AT for SECONDS while riding on: a tunnel
   --spikes RATE       per riding second, the chance of one fix 40-160 m to the side
   --truth FILE        write the truth: distance ridden, stops, and the noise-free track
 
@@ -35,12 +37,14 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--stop", action="append", default=[])
+    ap.add_argument("--dropout", action="append", default=[])
     ap.add_argument("--spikes", type=float, default=0.0)
     ap.add_argument("--truth")
     ap.add_argument("--vdop", type=float, default=None, help="a fixed VDOP (default 1.3 x HDOP)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     stops = [tuple(int(x) for x in s.split(":")) for s in a.stop]
+    dropouts = [tuple(int(x) for x in s.split(":")) for s in a.dropout]
     lat, lon = 47.3769, 8.5417
     heading, speed = 90.0, 6.0
     t0 = 1748764800  # 2025-06-01T08:00:00Z
@@ -60,6 +64,8 @@ def main():
                 lon += v * math.sin(math.radians(heading)) / (m_per_deg * math.cos(math.radians(lat)))
                 distance += v if i > 0 else 0.0
             track.append((round(lat, 8), round(lon, 8)))
+            if any(at <= i < at + n for at, n in dropouts):
+                continue
             alt = 420 + 60 * math.sin(i / 600.0) + rnd.gauss(0, 1.5)
             nlat, nlon = lat + rnd.gauss(0, 1.5e-5), lon + rnd.gauss(0, 2e-5)
             doppler = v
