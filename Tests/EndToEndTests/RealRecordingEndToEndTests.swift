@@ -87,4 +87,40 @@ final class RealRecordingEndToEndTests: XCTestCase {
         XCTAssertLessThan(t["max_speed_mps"] as? Double ?? 99, 13.5, "the car never went faster than 12 m/s: \(t)")
         XCTAssertEqual(t["segments"] as? Int, 1)
     }
+
+    /// `convert --smooth --fill-gaps` on each real recording, to every format: every file passes
+    /// its readers, every recorded point comes out once (smoothed), and smoothing changes the
+    /// length by under 1 % (these receivers smooth their own output: little noise to take off).
+    func testEveryRealRecordingSmoothsAndFillsInEveryFormat() throws {
+        for (name, activity) in [("edge810.nmea", "ride"), ("dashcam-spb.nmea", "drive"), ("pixel6-walk.nmea", "walk")] {
+            let rec = try Harness.record(Self.real(name), extra: ["--activity", activity])
+            XCTAssertEqual(rec.status, 0, rec.stderr)
+            let trips = try Harness.trips(rec.dir)
+            let points = trips.reduce(0) { $0 + ($1["points"] as? Int ?? 0) }
+            let recorded = trips.reduce(0.0) { $0 + ($1["distance_m"] as? Double ?? 0) }
+            let out = Harness.tempDir()
+            for format in ["gpx", "csv", "geojson", "kml", "fit"] {
+                let path = out + "/" + (format == "fit" ? "fit" : "t." + format)
+                let r = try Harness.run(Harness.cairn, ["convert", rec.dir, "--to", format, "--smooth", "--fill-gaps", "-o", path])
+                XCTAssertEqual(r.status, 0, "\(name) \(format): \(r.stderr)")
+                XCTAssertFalse(r.stderr.contains("no raw fixes"), r.stderr)
+                let files = format == "fit" ? try FileManager.default.contentsOfDirectory(atPath: path).map { path + "/" + $0 } : [path]
+                for f in files {
+                    var args = ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/check-export.py").path, format, f]
+                    if format == "gpx" { args += ["--gpx-schema", Harness.gpxSchema] }
+                    let c = try Harness.run("/usr/bin/env", args)
+                    XCTAssertEqual(c.status, 0, "\(name) \(format) rejected: \(c.stderr)")
+                    if format == "gpx", let j = try JSONSerialization.jsonObject(with: Data(c.stdout.utf8)) as? [String: Any] {
+                        XCTAssertEqual((j["src"] as? [String: Int])?["cairn smoothed"], points, "\(name): every point smoothed, once")
+                    }
+                }
+                if format == "geojson" {
+                    let j = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+                    let props = ((j?["features"] as? [[String: Any]]) ?? []).compactMap { $0["properties"] as? [String: Any] }
+                    let smoothed = props.reduce(0.0) { $0 + ($1["distance_m"] as? Double ?? 0) }
+                    XCTAssertEqual(smoothed, recorded, accuracy: recorded * 0.01, "\(name): smoothed and filled length against the recorded")
+                }
+            }
+        }
+    }
 }
