@@ -4,7 +4,7 @@
 # given instead), records it with `cairn record`,
 # stops it like systemd would (SIGTERM), then lists and verifies the log, prints the trip's
 # summary, converts it to every export format (GPX checked against the official GPX 1.1 schema,
-# FIT, speed-coloured GeoJSON, KML, CSV), draws its picture (SVG, and PNG when rsvg-convert is
+# FIT, speed-coloured GeoJSON, KML, CSV) and to a smoothed, gap-filled GPX, draws its picture (SVG, and PNG when rsvg-convert is
 # there), lists the geohash cells it explored, and says where each file is. Installs what is
 # missing first.
 set -euo pipefail
@@ -51,6 +51,9 @@ xmllint --noout --schema Tests/Fixtures/schemas/gpx.xsd "$out/ride.gpx"
 "$cairn" convert "$out/logs" --to geojson --speed-bands auto -o "$out/ride.geojson"
 "$cairn" convert "$out/logs" --to kml --speed-bands auto -o "$out/ride.kml"
 "$cairn" convert "$out/logs" --to csv -o "$out/ride.csv"
+echo "== cairn convert --smooth --fill-gaps (the log stays as measured)"
+"$cairn" convert "$out/logs" --to gpx --smooth --fill-gaps -o "$out/ride-smoothed.gpx"
+xmllint --noout --schema Tests/Fixtures/schemas/gpx.xsd "$out/ride-smoothed.gpx"
 echo "== cairn render"
 "$cairn" render "$out/logs" --cells -o "$out/ride.svg"
 png=
@@ -60,5 +63,5 @@ echo "== cairn cells"
 "$cairn" cells "$out/logs" --to geojson -o "$out/cells.geojson"
 echo
 echo "demo: the log is in $out/logs/"
-echo "demo: exports: $out/ride.gpx, $out/fit/$(ls "$out/fit" | head -1), $out/ride.geojson, $out/ride.kml, $out/ride.csv"
+echo "demo: exports: $out/ride.gpx, $out/fit/$(ls "$out/fit" | head -1), $out/ride.geojson, $out/ride.kml, $out/ride.csv; smoothed: $out/ride-smoothed.gpx"
 echo "demo: picture: $out/ride.svg${png:+ and $png}; explored cells: $out/cells.geojson"

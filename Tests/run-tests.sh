@@ -35,6 +35,12 @@ swift test --disable-swift-testing 2>&1 | tee .build/swift-test.log
 status=${PIPESTATUS[0]}
 set -e
 
+# The README's first command, as a user runs it (the static binary is built already).
+echo "== the demo (bash Tests/demo.sh)"
+demo_status=0
+bash Tests/demo.sh > .build/demo.log 2>&1 || demo_status=$?
+tail -4 .build/demo.log
+
 # No skipping: when the Debian archive cannot be reached, this fails (build-aarch64 says why).
 x86_seconds=$SECONDS
 echo "== aarch64: deploy/build-aarch64.sh (Debian 13, Swift 6.0.3)"
@@ -93,6 +99,7 @@ fi
 if [ "$ran" = no ] && [ "$status" = 0 ] && [ "$e2e_status" = 0 ]; then echo "run-tests: no tests ran" >&2; exit 1; fi
 echo "run-tests: wall time: x86_64 build and suite ${x86_seconds} s, build-aarch64.sh ${build_seconds} s, aarch64 end-to-end under qemu-user ${e2e_seconds} s, package test ${deb_seconds} s"
 [ "$status" = 0 ] || exit "$status"
+[ "$demo_status" = 0 ] || { echo "run-tests: the demo failed (exit $demo_status): .build/demo.log" >&2; exit 1; }
 [ "$format_status" = 0 ] || { echo "run-tests: swift format lint found the above (swift format -i -r Sources Tests Package.swift)" >&2; exit 1; }
 [ "$aarch64_status" = 0 ] || exit "$aarch64_status"
 [ "$e2e_status" = 0 ] || exit "$e2e_status"
