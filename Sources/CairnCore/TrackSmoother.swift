@@ -291,7 +291,13 @@ public struct TrackSmoother {
         let sn = n.pp + 2 * n.pb + n.bb + whiteVar
         let d2 = ye * ye / se + yn * yn / sn
         let gate = tuning.gateSigmas * tuning.gateSigmas
-        if d2 > gate && rejects < tuning.maxRejects {
+        if !isPoint {
+            // A thinned fix off the track informs nothing, and never restarts the filter: only
+            // the points decide that the track moved on.
+            guard d2 <= gate else { return }
+            Self.update(&e, z.east, whiteVar)
+            Self.update(&n, z.north, whiteVar)
+        } else if d2 > gate && rejects < tuning.maxRejects {
             rejects += 1
         } else {
             if d2 > gate {

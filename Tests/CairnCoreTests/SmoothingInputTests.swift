@@ -134,4 +134,33 @@ final class SmoothingInputTests: XCTestCase {
         let written = out.compactMap { i -> Int64? in if case .point(let f, _) = i { return f.timeMs } else { return nil } }
         XCTAssertEqual(written, stride(from: 1, to: 200, by: 8).map { fix(Double($0)).timeMs })
     }
+
+    /// Thinned fixes far off the track (a crafted log: the rules never thinned such a fix), many
+    /// in a row, neither pull the points nor restart the filter there.
+    func testThinnedFixesOffTheTrackAreNotFollowed() {
+        func smooth(crafted: Bool) -> [Fix] {
+            var s = TrackSmoother()
+            var out: [Fix] = []
+            let emit: (TrackItem) -> Void = { if case .point(let f, _) = $0 { out.append(f) } }
+            s.push(.segment(.start), emit: emit)
+            for t in stride(from: 0.0, to: 120, by: 1) {
+                let f = fix(t, north: 5 * t, speed: 5)
+                if Int(t) % 8 == 0 {
+                    s.push(.point(f, .measured), emit: emit)
+                } else if crafted && t > 40 && t < 80 {
+                    s.aid(fix(t, north: 5 * t, east: 1000, speed: 5), emit: emit)
+                } else {
+                    s.aid(f, emit: emit)
+                }
+            }
+            s.finish(emit: emit)
+            return out
+        }
+        let plain = smooth(crafted: false), crafted = smooth(crafted: true)
+        XCTAssertEqual(plain.count, 15)
+        XCTAssertEqual(crafted.count, 15)
+        for (a, b) in zip(plain, crafted) {
+            XCTAssertLessThan(Geodesy.distance(a, b), 2, "at \(a.timeMs): the crafted fixes 1 km east moved the point")
+        }
+    }
 }
