@@ -64,7 +64,8 @@ public struct TrackSmoother {
         public var unknownAccuracyM: Double
         public var accuracyScale: Double
         /// A position more than this many sigmas off the prediction (both axes) is not used,
-        /// up to `maxRejects` in a row (then the filter takes it and starts over from there).
+        /// up to `maxRejects` in a row (then the filter takes it and starts over from there, if
+        /// it is a point: an aid off the gate is never used).
         public var gateSigmas: Double
         public var maxRejects: Int
         /// How much of the future a point's estimate waits for, and the most points held.
@@ -291,7 +292,9 @@ public struct TrackSmoother {
         let sn = n.pp + 2 * n.pb + n.bb + whiteVar
         let d2 = ye * ye / se + yn * yn / sn
         let gate = tuning.gateSigmas * tuning.gateSigmas
-        if d2 > gate && rejects < tuning.maxRejects {
+        // An aid off the gate is never taken (it counts towards the rejects in a row): the filter
+        // starts over only from a point, which is written, never from a fix the rules thinned out.
+        if d2 > gate && (rejects < tuning.maxRejects || !isPoint) {
             rejects += 1
         } else {
             if d2 > gate {

@@ -171,6 +171,28 @@ final class TrackStagesTests: XCTestCase {
         XCTAssertLessThan(abs(Self.en(pts[29].0).1), 1)
     }
 
+    /// Aids (the fixes the rules only thinned out, `aid`) far off the road, more in a row than
+    /// `maxRejects` (a 10 Hz receiver's nine between two points; a crafted log's): the filter
+    /// never starts over from an aid, which is not written, so the points stay on the road.
+    func testAidsFarOffInARowAreNotFollowed() {
+        var s = TrackSmoother()
+        var out: [TrackItem] = []
+        s.push(.segment(.start)) { out.append($0) }
+        for k in 0..<600 {
+            if k % 10 == 0 {
+                s.push(.point(Self.fix(k, 6 * Double(k), 0, speed: 6, course: 90), .measured)) { out.append($0) }
+            } else {
+                let far = (300..<400).contains(k) ? 300.0 : 0
+                s.aid(Self.fix(k, 6 * Double(k), far, speed: 6, course: 90)) { out.append($0) }
+            }
+        }
+        s.finish { out.append($0) }
+        let pts = Self.points(out)
+        XCTAssertEqual(pts.count, 60)
+        let worst = pts.map { abs(Self.en($0.0).1) }.max() ?? .infinity
+        XCTAssertLessThan(worst, 3, "no point is pulled towards the aids 300 m off the road")
+    }
+
     // MARK: - Gap filler
 
     func testAGapOnACurveFollowsTheCurve() {
