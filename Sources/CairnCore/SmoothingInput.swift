@@ -4,7 +4,8 @@
 /// The log writes a fix's verdict when the rules have decided it, which can be after later points
 /// were written (the rules hold some fixes back): the raw fixes trail the points, or lead them
 /// within a sync. A point is handed on once a raw fix at or after its time has been read (every
-/// kept point is among the raw fixes too), with the thinned fixes before it; a segment start waits
+/// kept point is among the raw fixes too; only a kept or thinned one counts, a fix dropped for
+/// its time may lie far ahead), with the thinned fixes before it; a segment start waits
 /// for the point after it, so the thinned fixes before that point stay with the segment they
 /// follow. Bounded: past `capacity` waiting points or thinned fixes the oldest is handed on
 /// anyway (a trip whose raw fixes stop: recorded partly with `--raw off`).
@@ -36,10 +37,14 @@ public struct SmoothingInput: Sendable {
     /// One of the trip's raw fixes, in the order the log holds them.
     public mutating func push(raw: RawFix, release: (Output) -> Void) {
         let t = raw.fix.timeMs
-        if case .dropped(let why) = raw.verdict, why.onlyThins, t > releasedMs, t > (aids.last.map(\.timeMs) ?? .min) || aidsHead == aids.count {
+        var thins = false
+        if case .dropped(let why) = raw.verdict { thins = why.onlyThins }
+        if thins, t > releasedMs, t > (aids.last.map(\.timeMs) ?? .min) || aidsHead == aids.count {
             aids.append(raw.fix)
         }
-        if t > rawMs { rawMs = t }
+        // Only a fix on the time line says how far the raw fixes got: one the rules dropped for
+        // its time (a week rollover's, rule 12) or never decided may lie years ahead.
+        if t > rawMs && (thins || raw.verdict == .kept) { rawMs = t }
         drain(release)
         while aids.count - aidsHead > Self.capacity { releaseOldest(release) }
     }

@@ -92,6 +92,26 @@ final class SmoothingInputTests: XCTestCase {
         XCTAssertEqual(Self.trace(out), ["s", "p5", "a7", "p9"])
     }
 
+    /// A receiver's fix dated far ahead (rule 12 drops it: `time_jump`; a GPS week rollover) says
+    /// nothing about how far the raw fixes got: the points after it still wait for their thinned
+    /// fixes, which trail them.
+    func testAFixOffTheTimeLineDoesNotReleaseThePointsEarly() {
+        var input = SmoothingInput()
+        var out: [SmoothingInput.Output] = []
+        input.push(.segment(.start)) { out.append($0) }
+        input.push(.point(fix(0), .measured)) { out.append($0) }
+        input.push(raw: Self.raw(0, .kept)) { out.append($0) }
+        input.push(raw: Self.raw(20 * 365 * 86400, .dropped(.timeJump))) { out.append($0) }
+        for t in stride(from: 4.0, through: 12, by: 4) {
+            input.push(.point(fix(t, north: 5 * t), .measured)) { out.append($0) }
+            for a in [t - 3, t - 2, t - 1] { input.push(raw: Self.raw(a, .dropped(.tooClose))) { out.append($0) } }
+            input.push(raw: Self.raw(t, .kept)) { out.append($0) }
+        }
+        input.finish { out.append($0) }
+        XCTAssertEqual(
+            Self.trace(out), ["s", "p0", "a1", "a2", "a3", "p4", "a5", "a6", "a7", "p8", "a9", "a10", "a11", "p12"])
+    }
+
     /// A log whose raw fixes stop (recorded partly with `--raw off`): the points still come out,
     /// in order, never more than `capacity` behind.
     func testPointsWithoutRawFixesFlowAfterTheCapacity() {
