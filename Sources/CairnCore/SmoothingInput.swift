@@ -21,6 +21,10 @@ public struct SmoothingInput: Sendable {
     private var itemsHead = 0
     private var aids: [Fix] = []
     private var aidsHead = 0
+    /// The times of the points waiting in `items`, oldest first: the next one is found at once,
+    /// however many segment starts wait before it.
+    private var pointTimes: [Int64] = []
+    private var pointTimesHead = 0
     /// The newest raw fix's time read so far, and the newest time handed on.
     private var rawMs = Int64.min
     private var releasedMs = Int64.min
@@ -30,6 +34,7 @@ public struct SmoothingInput: Sendable {
     /// A point or segment start of the trip, as recorded.
     public mutating func push(_ item: TrackItem, release: (Output) -> Void) {
         items.append(item)
+        if case .point(let f, _) = item { pointTimes.append(f.timeMs) }
         drain(release)
         while items.count - itemsHead > Self.capacity { releaseOldest(release) }
     }
@@ -54,18 +59,15 @@ public struct SmoothingInput: Sendable {
         while itemsHead < items.count || aidsHead < aids.count { releaseOldest(release) }
         items.removeAll(keepingCapacity: true)
         aids.removeAll(keepingCapacity: true)
+        pointTimes.removeAll(keepingCapacity: true)
         itemsHead = 0
         aidsHead = 0
+        pointTimesHead = 0
     }
 
     /// The time of the first waiting point (segment starts before it wait with it), if any.
     private var nextPointMs: Int64? {
-        var i = itemsHead
-        while i < items.count {
-            if case .point(let f, _) = items[i] { return f.timeMs }
-            i += 1
-        }
-        return nil
+        pointTimesHead < pointTimes.count ? pointTimes[pointTimesHead] : nil
     }
 
     private mutating func drain(_ release: (Output) -> Void) {
@@ -82,6 +84,7 @@ public struct SmoothingInput: Sendable {
             itemsHead += 1
             release(.item(item))
             if case .point(let f, _) = item {
+                pointTimesHead += 1
                 releasedMs = max(releasedMs, f.timeMs)
                 break
             }
@@ -123,6 +126,10 @@ public struct SmoothingInput: Sendable {
         if aidsHead > 0 && aidsHead * 2 >= aids.count {
             aids.removeFirst(aidsHead)
             aidsHead = 0
+        }
+        if pointTimesHead > 0 && pointTimesHead * 2 >= pointTimes.count {
+            pointTimes.removeFirst(pointTimesHead)
+            pointTimesHead = 0
         }
     }
 }
