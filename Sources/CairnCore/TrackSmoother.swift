@@ -53,6 +53,11 @@ public struct TrackSmoother {
         /// distance uniform, whose sigma is 1/√12 of its range.
         public var rampS = 5.0
         public var rampSpeedShare = (1.0 / 12).squareRoot()
+        /// The activity's fastest plausible speed (m/s, `ActivityProfile.maxSpeedMps`): an aid's
+        /// doppler above it is not used (its position still is). A thinned fix's speed is not
+        /// judged by the rules, and an absurd one (a crafted log's 900 m/s) made the step to it
+        /// so uncertain that a position kilometres off passed the gate after it.
+        public var maxAidSpeedMps = ActivityProfile.ride.maxSpeedMps
         /// The velocity uncertainty (m/s) over a step one of whose ends has no usable doppler.
         public var unknownVelocityMps: Double
         /// Below this speed (m/s) the course is not used; below `standingMps` the point measures
@@ -105,6 +110,7 @@ public struct TrackSmoother {
 
         public static func forActivity(_ name: String?) -> Tuning {
             var t = Tuning.ride
+            t.maxAidSpeedMps = (name.flatMap(ActivityProfile.named) ?? .ride).maxSpeedMps
             switch name {
             case "walk": t.unknownVelocityMps = 2; t.courseMinMps = 0.8
             case "run": t.unknownVelocityMps = 4; t.courseMinMps = 1.2
@@ -210,8 +216,8 @@ public struct TrackSmoother {
     /// nothing usable (no speed; a moving speed without a course). The speed/course error
     /// ellipse is taken by its axis-aligned variances (its tilt dropped), which keeps east and
     /// north apart.
-    private func velocityMeasurement(_ fix: Fix) -> Velocity? {
-        guard let s = fix.speed, s.isFinite, s >= 0 else { return nil }
+    private func velocityMeasurement(_ fix: Fix, isPoint: Bool) -> Velocity? {
+        guard let s = fix.speed, s.isFinite, s >= 0, isPoint || s <= tuning.maxAidSpeedMps else { return nil }
         if s < tuning.standingMps {
             let v = max(tuning.speedSigma, tuning.standingMps)
             return Velocity(east: 0, north: 0, varEast: v * v, varNorth: v * v, speed: 0, course: nil)
@@ -270,7 +276,7 @@ public struct TrackSmoother {
         let sigma = positionSigma(fix)
         let driftVar = tuning.driftShare * sigma * sigma
         let whiteVar = max((1 - tuning.driftShare) * sigma * sigma, 0.01)
-        let vel = velocityMeasurement(fix)
+        let vel = velocityMeasurement(fix, isPoint: isPoint)
 
         var e: Axis, n: Axis, phi = 0.0
         if let prev = held.last {

@@ -193,6 +193,29 @@ final class TrackStagesTests: XCTestCase {
         XCTAssertLessThan(worst, 3, "no point is pulled towards the aids 300 m off the road")
     }
 
+    /// An aid with an absurd doppler (a crafted log's 900 m/s; the rules do not judge a thinned
+    /// fix's speed) does not open the gate for an aid kilometres off after it: its doppler is not
+    /// used above the activity's fastest plausible speed, and the points stay on the road.
+    func testAnAidsAbsurdSpeedDoesNotOpenTheGate() {
+        var s = TrackSmoother()
+        var out: [TrackItem] = []
+        s.push(.segment(.start)) { out.append($0) }
+        for k in 0..<120 {
+            if k % 4 == 0 {
+                s.push(.point(Self.fix(k, 6 * Double(k), 0, speed: 6, course: 90), .measured)) { out.append($0) }
+            } else if k == 21 {
+                s.aid(Self.fix(k, 6 * Double(k), 0, speed: 900, course: 107)) { out.append($0) }
+            } else if k != 22 {
+                s.aid(Self.fix(k, 6 * Double(k), k == 23 ? -3300 : 0, speed: 6, course: 90)) { out.append($0) }
+            }
+        }
+        s.finish { out.append($0) }
+        let pts = Self.points(out)
+        XCTAssertEqual(pts.count, 30)
+        let worst = pts.map { abs(Self.en($0.0).1) }.max() ?? .infinity
+        XCTAssertLessThan(worst, 3, "no point is pulled towards the aid 3.3 km off")
+    }
+
     // MARK: - Gap filler
 
     func testAGapOnACurveFollowsTheCurve() {
