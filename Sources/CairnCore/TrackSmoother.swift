@@ -70,7 +70,7 @@ public struct TrackSmoother {
         public var accuracyScale: Double
         /// A position more than this many sigmas off the prediction (both axes) is not used,
         /// up to `maxRejects` in a row (then the filter takes it and starts over from there, if
-        /// it is a point: an aid off the gate is never used).
+        /// it is a point: an aid off the gate is not used at all, nor held).
         public var gateSigmas: Double
         public var maxRejects: Int
         /// How much of the future a point's estimate waits for, and the most points held.
@@ -279,6 +279,7 @@ public struct TrackSmoother {
         let vel = velocityMeasurement(fix, isPoint: isPoint)
 
         var e: Axis, n: Axis, phi = 0.0
+        let cadenceBefore = cadenceS
         if let prev = held.last {
             let dt = max(Double(fix.timeMs - prev.fix.timeMs) / 1000, 0.001)
             cadenceS = cadenceS == 0 ? dt : min(cadenceS, dt)
@@ -298,9 +299,15 @@ public struct TrackSmoother {
         let sn = n.pp + 2 * n.pb + n.bb + whiteVar
         let d2 = ye * ye / se + yn * yn / sn
         let gate = tuning.gateSigmas * tuning.gateSigmas
-        // An aid off the gate is never taken (it counts towards the rejects in a row): the filter
-        // starts over only from a point, which is written, never from a fix the rules thinned out.
-        if d2 > gate && (rejects < tuning.maxRejects || !isPoint) {
+        if d2 > gate && !isPoint {
+            // An aid off the gate is not used at all (it counts towards the rejects in a row): the
+            // filter starts over only from a point, which is written, never from a fix the rules
+            // thinned out, and a rejected aid's doppler does not steer the points after it.
+            rejects += 1
+            cadenceS = cadenceBefore
+            return
+        }
+        if d2 > gate && rejects < tuning.maxRejects {
             rejects += 1
         } else {
             if d2 > gate {

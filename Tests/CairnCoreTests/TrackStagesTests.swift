@@ -216,6 +216,29 @@ final class TrackStagesTests: XCTestCase {
         XCTAssertLessThan(worst, 3, "no point is pulled towards the aid 3.3 km off")
     }
 
+    /// An aid off the gate is not used at all, its doppler neither: a crafted log's thinned fix
+    /// with another fix's time (its position far back, its course across the road) steered the
+    /// prediction with that course and pulled the points after it off the road.
+    func testAnAidOffTheGateDoesNotSteerWithItsDoppler() {
+        var s = TrackSmoother()
+        var out: [TrackItem] = []
+        s.push(.segment(.start)) { out.append($0) }
+        for k in 0..<300 {
+            // Riding north at 8 m/s; points every 20 s.
+            if k % 20 == 0 {
+                s.push(.point(Self.fix(k, 0, 8 * Double(k), speed: 8, course: 0), .measured)) { out.append($0) }
+            } else if k == 191 {
+                // Another fix's: 1.5 km back, heading east.
+                s.aid(Self.fix(k, 0, -1500, speed: 8, course: 90)) { out.append($0) }
+            }
+        }
+        s.finish { out.append($0) }
+        let pts = Self.points(out)
+        XCTAssertEqual(pts.count, 15)
+        let worst = pts.map { abs(Self.en($0.0).0) }.max() ?? .infinity
+        XCTAssertLessThan(worst, 3, "no point is steered east by the rejected aid's course")
+    }
+
     // MARK: - Gap filler
 
     func testAGapOnACurveFollowsTheCurve() {
