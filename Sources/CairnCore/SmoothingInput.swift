@@ -4,7 +4,8 @@
 /// The log writes a fix's verdict when the rules have decided it, which can be after later points
 /// were written (the rules hold some fixes back): the raw fixes trail the points, or lead them
 /// within a sync. A point is handed on once a raw fix at or after its time has been read (every
-/// kept point is among the raw fixes too), with the thinned fixes before it; a segment start waits
+/// kept point is among the raw fixes too; only a kept or thinned one counts, a fix dropped for
+/// its time may lie far ahead), with the thinned fixes before it; a segment start waits
 /// for the point after it, so the thinned fixes before that point stay with the segment they
 /// follow. Bounded: past `capacity` waiting points or thinned fixes the oldest is handed on
 /// anyway (a trip whose raw fixes stop: recorded partly with `--raw off`).
@@ -20,6 +21,10 @@ public struct SmoothingInput: Sendable {
     private var itemsHead = 0
     private var aids: [Fix] = []
     private var aidsHead = 0
+    /// The times of the points waiting in `items`, oldest first: the next one is found at once,
+    /// however many segment starts wait before it.
+    private var pointTimes: [Int64] = []
+    private var pointTimesHead = 0
     /// The newest raw fix's time read so far, and the newest time handed on.
     private var rawMs = Int64.min
     private var releasedMs = Int64.min
@@ -29,6 +34,7 @@ public struct SmoothingInput: Sendable {
     /// A point or segment start of the trip, as recorded.
     public mutating func push(_ item: TrackItem, release: (Output) -> Void) {
         items.append(item)
+        if case .point(let f, _) = item { pointTimes.append(f.timeMs) }
         drain(release)
         while items.count - itemsHead > Self.capacity { releaseOldest(release) }
     }
@@ -36,10 +42,14 @@ public struct SmoothingInput: Sendable {
     /// One of the trip's raw fixes, in the order the log holds them.
     public mutating func push(raw: RawFix, release: (Output) -> Void) {
         let t = raw.fix.timeMs
-        if case .dropped(let why) = raw.verdict, why.onlyThins, t > releasedMs, t > (aids.last.map(\.timeMs) ?? .min) || aidsHead == aids.count {
+        var thins = false
+        if case .dropped(let why) = raw.verdict { thins = why.onlyThins }
+        if thins, t > releasedMs, t > (aids.last.map(\.timeMs) ?? .min) || aidsHead == aids.count {
             aids.append(raw.fix)
         }
-        if t > rawMs { rawMs = t }
+        // Only a fix on the time line says how far the raw fixes got: one the rules dropped for
+        // its time (a week rollover's, rule 12) or never decided may lie years ahead.
+        if t > rawMs && (thins || raw.verdict == .kept) { rawMs = t }
         drain(release)
         while aids.count - aidsHead > Self.capacity { releaseOldest(release) }
     }
@@ -49,18 +59,15 @@ public struct SmoothingInput: Sendable {
         while itemsHead < items.count || aidsHead < aids.count { releaseOldest(release) }
         items.removeAll(keepingCapacity: true)
         aids.removeAll(keepingCapacity: true)
+        pointTimes.removeAll(keepingCapacity: true)
         itemsHead = 0
         aidsHead = 0
+        pointTimesHead = 0
     }
 
     /// The time of the first waiting point (segment starts before it wait with it), if any.
     private var nextPointMs: Int64? {
-        var i = itemsHead
-        while i < items.count {
-            if case .point(let f, _) = items[i] { return f.timeMs }
-            i += 1
-        }
-        return nil
+        pointTimesHead < pointTimes.count ? pointTimes[pointTimesHead] : nil
     }
 
     private mutating func drain(_ release: (Output) -> Void) {
@@ -77,6 +84,7 @@ public struct SmoothingInput: Sendable {
             itemsHead += 1
             release(.item(item))
             if case .point(let f, _) = item {
+                pointTimesHead += 1
                 releasedMs = max(releasedMs, f.timeMs)
                 break
             }
@@ -118,6 +126,10 @@ public struct SmoothingInput: Sendable {
         if aidsHead > 0 && aidsHead * 2 >= aids.count {
             aids.removeFirst(aidsHead)
             aidsHead = 0
+        }
+        if pointTimesHead > 0 && pointTimesHead * 2 >= pointTimes.count {
+            pointTimes.removeFirst(pointTimesHead)
+            pointTimesHead = 0
         }
     }
 }

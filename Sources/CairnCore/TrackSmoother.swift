@@ -53,6 +53,11 @@ public struct TrackSmoother {
         /// distance uniform, whose sigma is 1/√12 of its range.
         public var rampS = 5.0
         public var rampSpeedShare = (1.0 / 12).squareRoot()
+        /// The activity's fastest plausible speed (m/s, `ActivityProfile.maxSpeedMps`): an aid's
+        /// doppler above it is not used (its position still is). A thinned fix's speed is not
+        /// judged by the rules, and an absurd one (a crafted log's 900 m/s) made the step to it
+        /// so uncertain that a position kilometres off passed the gate after it.
+        public var maxAidSpeedMps = ActivityProfile.ride.maxSpeedMps
         /// The velocity uncertainty (m/s) over a step one of whose ends has no usable doppler.
         public var unknownVelocityMps: Double
         /// Below this speed (m/s) the course is not used; below `standingMps` the point measures
@@ -64,7 +69,8 @@ public struct TrackSmoother {
         public var unknownAccuracyM: Double
         public var accuracyScale: Double
         /// A position more than this many sigmas off the prediction (both axes) is not used,
-        /// up to `maxRejects` in a row (then the filter takes it and starts over from there).
+        /// up to `maxRejects` in a row (then the filter takes it and starts over from there, if
+        /// it is a point: an aid off the gate is not used at all, nor held).
         public var gateSigmas: Double
         public var maxRejects: Int
         /// How much of the future a point's estimate waits for, and the most points held.
@@ -104,6 +110,7 @@ public struct TrackSmoother {
 
         public static func forActivity(_ name: String?) -> Tuning {
             var t = Tuning.ride
+            t.maxAidSpeedMps = (name.flatMap(ActivityProfile.named) ?? .ride).maxSpeedMps
             switch name {
             case "walk": t.unknownVelocityMps = 2; t.courseMinMps = 0.8
             case "run": t.unknownVelocityMps = 4; t.courseMinMps = 1.2
@@ -209,8 +216,8 @@ public struct TrackSmoother {
     /// nothing usable (no speed; a moving speed without a course). The speed/course error
     /// ellipse is taken by its axis-aligned variances (its tilt dropped), which keeps east and
     /// north apart.
-    private func velocityMeasurement(_ fix: Fix) -> Velocity? {
-        guard let s = fix.speed, s.isFinite, s >= 0 else { return nil }
+    private func velocityMeasurement(_ fix: Fix, isPoint: Bool) -> Velocity? {
+        guard let s = fix.speed, s.isFinite, s >= 0, isPoint || s <= tuning.maxAidSpeedMps else { return nil }
         if s < tuning.standingMps {
             let v = max(tuning.speedSigma, tuning.standingMps)
             return Velocity(east: 0, north: 0, varEast: v * v, varNorth: v * v, speed: 0, course: nil)
@@ -269,9 +276,10 @@ public struct TrackSmoother {
         let sigma = positionSigma(fix)
         let driftVar = tuning.driftShare * sigma * sigma
         let whiteVar = max((1 - tuning.driftShare) * sigma * sigma, 0.01)
-        let vel = velocityMeasurement(fix)
+        let vel = velocityMeasurement(fix, isPoint: isPoint)
 
         var e: Axis, n: Axis, phi = 0.0
+        let cadenceBefore = cadenceS
         if let prev = held.last {
             let dt = max(Double(fix.timeMs - prev.fix.timeMs) / 1000, 0.001)
             cadenceS = cadenceS == 0 ? dt : min(cadenceS, dt)
@@ -291,13 +299,15 @@ public struct TrackSmoother {
         let sn = n.pp + 2 * n.pb + n.bb + whiteVar
         let d2 = ye * ye / se + yn * yn / sn
         let gate = tuning.gateSigmas * tuning.gateSigmas
-        if !isPoint {
-            // A thinned fix off the track informs nothing, and never restarts the filter: only
-            // the points decide that the track moved on.
-            guard d2 <= gate else { return }
-            Self.update(&e, z.east, whiteVar)
-            Self.update(&n, z.north, whiteVar)
-        } else if d2 > gate && rejects < tuning.maxRejects {
+        if d2 > gate && !isPoint {
+            // An aid off the gate is not used at all (it counts towards the rejects in a row): the
+            // filter starts over only from a point, which is written, never from a fix the rules
+            // thinned out, and a rejected aid's doppler does not steer the points after it.
+            rejects += 1
+            cadenceS = cadenceBefore
+            return
+        }
+        if d2 > gate && rejects < tuning.maxRejects {
             rejects += 1
         } else {
             if d2 > gate {

@@ -223,9 +223,7 @@ enum ConvertCommand: Command {
             if pipelined && !mode.isRaw {
                 if case .refilter = mode { thinned = true } else { thinned = (try? TripRaw.has(t)) == true }
                 if smooth && !thinned {
-                    printErr(
-                        "cairn: trip \(t.id): no raw fixes (recorded with 'record --raw off' or by an older cairn): smoothed from its points alone, which corrects less"
-                    )
+                    printErr("cairn: trip \(t.id): no raw fixes (\(TripRaw.whyMissing(t))): smoothed from its points alone, which corrects less")
                 }
             }
             if writer.wantsSummaryFirst {

@@ -92,6 +92,45 @@ final class SmoothingInputTests: XCTestCase {
         XCTAssertEqual(Self.trace(out), ["s", "p5", "a7", "p9"])
     }
 
+    /// A receiver's fix dated far ahead (rule 12 drops it: `time_jump`; a GPS week rollover) says
+    /// nothing about how far the raw fixes got: the points after it still wait for their thinned
+    /// fixes, which trail them.
+    func testAFixOffTheTimeLineDoesNotReleaseThePointsEarly() {
+        var input = SmoothingInput()
+        var out: [SmoothingInput.Output] = []
+        input.push(.segment(.start)) { out.append($0) }
+        input.push(.point(fix(0), .measured)) { out.append($0) }
+        input.push(raw: Self.raw(0, .kept)) { out.append($0) }
+        input.push(raw: Self.raw(20 * 365 * 86400, .dropped(.timeJump))) { out.append($0) }
+        for t in stride(from: 4.0, through: 12, by: 4) {
+            input.push(.point(fix(t, north: 5 * t), .measured)) { out.append($0) }
+            for a in [t - 3, t - 2, t - 1] { input.push(raw: Self.raw(a, .dropped(.tooClose))) { out.append($0) } }
+            input.push(raw: Self.raw(t, .kept)) { out.append($0) }
+        }
+        input.finish { out.append($0) }
+        XCTAssertEqual(
+            Self.trace(out), ["s", "p0", "a1", "a2", "a3", "p4", "a5", "a6", "a7", "p8", "a9", "a10", "a11", "p12"])
+    }
+
+    /// A crafted log's flood of segment starts with no point after them (300,000 records of 9
+    /// bytes took `convert --smooth` 33 s, 1 s without the raw fixes): finding the next waiting
+    /// point costs the same however many segment starts wait before it, so the work stays
+    /// linear in the records (about 0.1 s here; 20 s when each push looked through them all).
+    func testAFloodOfSegmentStartsStaysLinear() {
+        var input = SmoothingInput()
+        var out = 0
+        let start = ContinuousClock.now
+        input.push(.segment(.start)) { _ in out += 1 }
+        input.push(.point(fix(0), .measured)) { _ in out += 1 }
+        input.push(raw: Self.raw(0, .kept)) { _ in out += 1 }
+        for _ in 0..<SmoothingInput.capacity - 1 { input.push(.segment(.pause)) { _ in out += 1 } }
+        input.push(.point(fix(1), .measured)) { _ in out += 1 }
+        for _ in 0..<200_000 { input.push(.segment(.pause)) { _ in out += 1 } }
+        input.finish { _ in out += 1 }
+        XCTAssertEqual(out, 2 + SmoothingInput.capacity - 1 + 1 + 200_000)
+        XCTAssertLessThan(start.duration(to: .now), .seconds(4))
+    }
+
     /// A log whose raw fixes stop (recorded partly with `--raw off`): the points still come out,
     /// in order, never more than `capacity` behind.
     func testPointsWithoutRawFixesFlowAfterTheCapacity() {

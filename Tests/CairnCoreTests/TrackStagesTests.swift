@@ -171,6 +171,74 @@ final class TrackStagesTests: XCTestCase {
         XCTAssertLessThan(abs(Self.en(pts[29].0).1), 1)
     }
 
+    /// Aids (the fixes the rules only thinned out, `aid`) far off the road, more in a row than
+    /// `maxRejects` (a 10 Hz receiver's nine between two points; a crafted log's): the filter
+    /// never starts over from an aid, which is not written, so the points stay on the road.
+    func testAidsFarOffInARowAreNotFollowed() {
+        var s = TrackSmoother()
+        var out: [TrackItem] = []
+        s.push(.segment(.start)) { out.append($0) }
+        for k in 0..<600 {
+            if k % 10 == 0 {
+                s.push(.point(Self.fix(k, 6 * Double(k), 0, speed: 6, course: 90), .measured)) { out.append($0) }
+            } else {
+                let far = (300..<400).contains(k) ? 300.0 : 0
+                s.aid(Self.fix(k, 6 * Double(k), far, speed: 6, course: 90)) { out.append($0) }
+            }
+        }
+        s.finish { out.append($0) }
+        let pts = Self.points(out)
+        XCTAssertEqual(pts.count, 60)
+        let worst = pts.map { abs(Self.en($0.0).1) }.max() ?? .infinity
+        XCTAssertLessThan(worst, 3, "no point is pulled towards the aids 300 m off the road")
+    }
+
+    /// An aid with an absurd doppler (a crafted log's 900 m/s; the rules do not judge a thinned
+    /// fix's speed) does not open the gate for an aid kilometres off after it: its doppler is not
+    /// used above the activity's fastest plausible speed, and the points stay on the road.
+    func testAnAidsAbsurdSpeedDoesNotOpenTheGate() {
+        var s = TrackSmoother()
+        var out: [TrackItem] = []
+        s.push(.segment(.start)) { out.append($0) }
+        for k in 0..<120 {
+            if k % 4 == 0 {
+                s.push(.point(Self.fix(k, 6 * Double(k), 0, speed: 6, course: 90), .measured)) { out.append($0) }
+            } else if k == 21 {
+                s.aid(Self.fix(k, 6 * Double(k), 0, speed: 900, course: 107)) { out.append($0) }
+            } else if k != 22 {
+                s.aid(Self.fix(k, 6 * Double(k), k == 23 ? -3300 : 0, speed: 6, course: 90)) { out.append($0) }
+            }
+        }
+        s.finish { out.append($0) }
+        let pts = Self.points(out)
+        XCTAssertEqual(pts.count, 30)
+        let worst = pts.map { abs(Self.en($0.0).1) }.max() ?? .infinity
+        XCTAssertLessThan(worst, 3, "no point is pulled towards the aid 3.3 km off")
+    }
+
+    /// An aid off the gate is not used at all, its doppler neither: a crafted log's thinned fix
+    /// with another fix's time (its position far back, its course across the road) steered the
+    /// prediction with that course and pulled the points after it off the road.
+    func testAnAidOffTheGateDoesNotSteerWithItsDoppler() {
+        var s = TrackSmoother()
+        var out: [TrackItem] = []
+        s.push(.segment(.start)) { out.append($0) }
+        for k in 0..<300 {
+            // Riding north at 8 m/s; points every 20 s.
+            if k % 20 == 0 {
+                s.push(.point(Self.fix(k, 0, 8 * Double(k), speed: 8, course: 0), .measured)) { out.append($0) }
+            } else if k == 191 {
+                // Another fix's: 1.5 km back, heading east.
+                s.aid(Self.fix(k, 0, -1500, speed: 8, course: 90)) { out.append($0) }
+            }
+        }
+        s.finish { out.append($0) }
+        let pts = Self.points(out)
+        XCTAssertEqual(pts.count, 15)
+        let worst = pts.map { abs(Self.en($0.0).0) }.max() ?? .infinity
+        XCTAssertLessThan(worst, 3, "no point is steered east by the rejected aid's course")
+    }
+
     // MARK: - Gap filler
 
     func testAGapOnACurveFollowsTheCurve() {

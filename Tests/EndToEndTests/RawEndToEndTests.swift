@@ -178,6 +178,34 @@ final class RawEndToEndTests: XCTestCase {
         XCTAssertFalse(refiltered.stderr.contains("no raw fixes"), refiltered.stderr)
     }
 
+    /// A log whose raw fixes records are all damaged (one byte of each flipped: the CRC fails)
+    /// says so when smoothed from its points alone, as `--refilter` does: not "recorded with
+    /// --raw off", which it was not.
+    func testSmoothingWithTheRawFixesDamagedSaysWhereTheyWent() throws {
+        let dir = Harness.tempDir() + "/damaged"
+        XCTAssertEqual(mkdir(dir, 0o755), 0)
+        var damaged = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: try logs()) where name.hasSuffix(".cairn") {
+            var b = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try logs() + "/" + name)))
+            // LOG_FORMAT.md section 3: after the header, frames of CRC, u16 length, type, payload.
+            var p = Int(b[10]) | Int(b[11]) << 8
+            while p + 7 <= b.count, b[p + 6] != 0 {
+                let n = Int(b[p + 4]) | Int(b[p + 5]) << 8
+                if b[p + 6] == 8 && n > 2 {
+                    b[p + 7 + n / 2] ^= 0xFF
+                    damaged += 1
+                }
+                p += 7 + n
+            }
+            try Data(b).write(to: URL(fileURLWithPath: dir + "/" + name))
+        }
+        XCTAssertGreaterThan(damaged, 0)
+        let r = try Harness.cairn("convert", dir, "--to", "csv", "--smooth", "-o", dir + "/out.csv")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("no raw fixes") && r.stderr.contains("lost in the \(damaged) damaged records"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("smoothed from its points alone"), r.stderr)
+    }
+
     /// CRC-valid hostile raw fixes records (Tests/crash/hostile-raw.py: absurd counts and lags,
     /// every verdict code, truncated bodies, records before the trip start and in a part file)
     /// against every read-side command that reads them: no signal, files untouched.
