@@ -53,6 +53,12 @@ public struct TrackSmoother {
         /// distance uniform, whose sigma is 1/√12 of its range.
         public var rampS = 5.0
         public var rampSpeedShare = (1.0 / 12).squareRoot()
+        /// A silence longer than `silenceS` (or three of the receiver's intervals) between two
+        /// moving points: how the path went in it is not known (a stop whose fixes were all
+        /// dropped, a turn in a tunnel), so the step's move is uncertain by `silenceSpeedShare` of
+        /// the faster end's speed for every second beyond.
+        public var silenceS = 10.0
+        public var silenceSpeedShare = 0.5
         /// The activity's fastest plausible speed (m/s, `ActivityProfile.maxSpeedMps`): an aid's
         /// doppler above it is not used (its position still is). A thinned fix's speed is not
         /// judged by the rules, and an absurd one (a crafted log's 900 m/s) made the step to it
@@ -270,6 +276,16 @@ public struct TrackSmoother {
         }
     }
 
+    /// The uncertainty (m, per axis) a long silence adds to a step's move: none within
+    /// `Tuning.silenceS` (or three intervals), then `silenceSpeedShare` of the faster end's speed
+    /// (the activity's unknown speed for an end without one) for every second beyond.
+    private func silenceSigma(_ a: Velocity?, _ b: Velocity?, stepS: Double) -> Double {
+        let beyond = stepS - max(tuning.silenceS, 3 * cadenceS)
+        guard beyond > 0 else { return 0 }
+        let speed = max(a?.speed ?? tuning.unknownVelocityMps, b?.speed ?? tuning.unknownVelocityMps)
+        return tuning.silenceSpeedShare * speed * beyond
+    }
+
     private mutating func add(_ fix: Fix, isPoint: Bool) {
         if plane == nil { plane = LocalPlane(lat: fix.lat, lon: fix.lon) }
         let z = plane!.local(lat: fix.lat, lon: fix.lon)
@@ -285,8 +301,9 @@ public struct TrackSmoother {
             cadenceS = cadenceS == 0 ? dt : min(cadenceS, dt)
             phi = exp(-dt / tuning.driftTauS)
             let u = stepVelocity(prev.velocity, vel, stepS: dt)
-            e = Self.predict(prev.east, move: u.e * dt, moveVar: u.varE * dt * dt, phi: phi, driftVar: driftVar)
-            n = Self.predict(prev.north, move: u.n * dt, moveVar: u.varN * dt * dt, phi: phi, driftVar: driftVar)
+            let unknown = silenceSigma(prev.velocity, vel, stepS: dt)
+            e = Self.predict(prev.east, move: u.e * dt, moveVar: u.varE * dt * dt + unknown * unknown, phi: phi, driftVar: driftVar)
+            n = Self.predict(prev.north, move: u.n * dt, moveVar: u.varN * dt * dt + unknown * unknown, phi: phi, driftVar: driftVar)
         } else {
             // A segment's first point: nothing known but what it measures.
             e = Axis(p: z.east, b: 0, pp: 1e8, pb: 0, bb: driftVar)

@@ -241,6 +241,28 @@ final class TrackStagesTests: XCTestCase {
 
     // MARK: - Gap filler
 
+    /// A long silence while moving at both ends (a stop whose fixes were all dropped, a turn in a
+    /// tunnel): the ends' dopplers say nothing of the path between, so the points after it are
+    /// not pulled towards where riding on at that speed would have put them.
+    func testALongSilenceIsAnUnknownPath() {
+        for (gap, stood) in [(340, 300), (600, 560), (120, 0), (60, 30)] {
+            var items: [TrackItem] = [.segment(.start)]
+            for t in 0..<60 { items.append(.point(Self.fix(t, 6.6 * Double(t), 0, speed: 6.6, course: 90), .measured)) }
+            // Silent for `gap` s, standing `stood` of them, then on east as before: both ends'
+            // dopplers agree, and riding on at their speed would have gone much farther.
+            for t in 0..<60 {
+                items.append(.point(Self.fix(59 + gap + t, 6.6 * Double(59 + gap - stood + t), 0, speed: 6.6, course: 90), .measured))
+            }
+            let out = Self.points(Self.run(items))
+            XCTAssertEqual(out.count, 120)
+            for ((f, _), item) in zip(out, items.dropFirst()) {
+                guard case .point(let r, _) = item else { continue }
+                let (e, n) = Self.en(f), (re, rn) = Self.en(r)
+                XCTAssertLessThan(((e - re) * (e - re) + (n - rn) * (n - rn)).squareRoot(), 3, "gap \(gap) s: a point at \(re), \(rn) written at \(e), \(n)")
+            }
+        }
+    }
+
     func testAGapOnACurveFollowsTheCurve() {
         // A circle of radius 100 m at 10 m/s (course turning 5.7°/s); 20 s missing.
         let r = 100.0, v = 10.0
