@@ -258,7 +258,8 @@ final class TrackStagesTests: XCTestCase {
             for ((f, _), item) in zip(out, items.dropFirst()) {
                 guard case .point(let r, _) = item else { continue }
                 let (e, n) = Self.en(f), (re, rn) = Self.en(r)
-                XCTAssertLessThan(((e - re) * (e - re) + (n - rn) * (n - rn)).squareRoot(), 3, "gap \(gap) s: a point at \(re), \(rn) written at \(e), \(n)")
+                XCTAssertLessThan(
+                    ((e - re) * (e - re) + (n - rn) * (n - rn)).squareRoot(), 3, "gap \(gap) s: a point at \(re), \(rn) written at \(e), \(n)")
             }
         }
     }
