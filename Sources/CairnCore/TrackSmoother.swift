@@ -281,7 +281,8 @@ public struct TrackSmoother {
     /// (the activity's unknown speed for an end without one) for every second beyond.
     private func silenceSigma(_ a: Velocity?, _ b: Velocity?, stepS: Double) -> Double {
         let beyond = stepS - max(tuning.silenceS, 3 * cadenceS)
-        guard beyond > 0 else { return 0 }
+        // From or to a standing point the step is a stop (`stepVelocity`'s ramp), not a silence.
+        guard beyond > 0, (a?.speed ?? .infinity) >= tuning.standingMps, (b?.speed ?? .infinity) >= tuning.standingMps else { return 0 }
         let speed = max(a?.speed ?? tuning.unknownVelocityMps, b?.speed ?? tuning.unknownVelocityMps)
         return tuning.silenceSpeedShare * speed * beyond
     }
