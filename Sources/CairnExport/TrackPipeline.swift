@@ -19,12 +19,18 @@ public final class TrackPipeline {
     private var silences = RingBuffer<Int64>(capacity: 4096)
     private var lastFixMs: Int64?
     private var longestSilenceMs: Int64 = 0
+    /// The privacy window the export goes through after the pipeline (`ExportStages`): a gap
+    /// from or to a point it leaves out is not filled, since none of its made-up points would be
+    /// written (they lie in time between the two ends), and the counts say what the export holds.
+    private let window: PrivacyWindow?
+    private var lastKept = false
     public let smooths: Bool
     public let fillsGaps: Bool
     /// Whether the pipeline wants the trip's raw fixes (`TripEvent.raw`).
     public let usesRaw: Bool
 
-    public init(smooth: Bool, fillGaps: Bool, activity: String?, usesRaw: Bool = false) {
+    public init(smooth: Bool, fillGaps: Bool, activity: String?, usesRaw: Bool = false, window: PrivacyWindow? = nil) {
+        self.window = window
         smooths = smooth
         fillsGaps = fillGaps
         smoother = smooth ? TrackSmoother(tuning: .forActivity(activity)) : nil
@@ -111,6 +117,11 @@ public final class TrackPipeline {
         filler = nil
         var silence: Int64?
         if usesRaw, case .point = item { silence = silences.popFirst() }
+        if let w = window, case .point(let p, _) = item {
+            let kept = w.keeps(p)
+            if !kept || !lastKept { silence = 0 }  // no step to fill that the export keeps
+            lastKept = kept
+        }
         f.push(item, silenceMs: silence, emit: emit)
         filler = f
     }

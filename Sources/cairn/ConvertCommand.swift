@@ -232,7 +232,8 @@ enum ConvertCommand: Command {
                 do {
                     let s = try ExportStages.summary(
                         t, window: window,
-                        pipeline: pipelined ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned) : nil,
+                        pipeline: pipelined
+                            ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window) : nil,
                         read: { t, visit in try mode.readTrack(t, thinned: thinned, visit: visit) })
                     heading.summary = s
                     heading.activity = s.activity
@@ -270,7 +271,7 @@ enum ConvertCommand: Command {
                 return true
             }
             var readFailed = false
-            let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned)
+            let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window)
             // The exported track's figures, for the line that says what the filling did.
             var exported: TripStats? = fillGaps ? TripStats() : nil
             // The exported track (through the pipeline) through the privacy window and the laps.

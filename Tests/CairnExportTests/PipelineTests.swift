@@ -102,6 +102,27 @@ final class PipelineTests: XCTestCase {
         }
     }
 
+    /// A dropout at the edge of a privacy zone (its start point left out, its end the first point
+    /// kept): its made-up points lie before the kept stretch and none is written, so it is not
+    /// filled, and the counts (the stderr line, GeoJSON's figures) say what the export holds.
+    /// Was: "filled 1 gap with 20 interpolated points" for a file without any.
+    func testADropoutIntoAPrivacyZoneIsNotCounted() {
+        var w = PrivacyWindow(zones: [PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: 200)])
+        for case .point(let f) in Self.events { w.see(f) }
+        XCTAssertEqual(w.leftOutAtStart, 30)
+        for smooth in [false, true] {
+            let p = TrackPipeline(smooth: smooth, fillGaps: true, activity: "ride", window: w)
+            var written: [PointOrigin] = []
+            var stages = ExportStages(window: w, laps: .none)
+            func put(_ i: TrackItem) { stages.feed(i, segment: { _ in }, point: { _, x in written.append(x.origin) }) }
+            for e in Self.events { p.push(e, emit: put) }
+            p.finish(emit: put)
+            XCTAssertEqual(written.count, 40, "smooth \(smooth)")
+            XCTAssertEqual(p.filled?.points, written.filter { $0 == .interpolated }.count, "smooth \(smooth)")
+            XCTAssertEqual(p.filled?.gaps, 0, "smooth \(smooth)")
+        }
+    }
+
     func render(_ writer: (OutputSink) -> TrackExporter, summary: TripSummary? = nil, path: String = ExportSupport.tempDir() + "/out") throws
         -> String
     {
