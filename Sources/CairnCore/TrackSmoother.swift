@@ -299,10 +299,12 @@ public struct TrackSmoother {
         let cadenceBefore = cadenceS
         if let prev = held.last {
             let dt = max(Double(fix.timeMs - prev.fix.timeMs) / 1000, 0.001)
+            // Judged by the interval the steps before showed: a segment's first step does not
+            // tell the receiver's interval from a silence (one point, then minutes of nothing).
+            let unknown = silenceSigma(prev.velocity, vel, stepS: dt)
             cadenceS = cadenceS == 0 ? dt : min(cadenceS, dt)
             phi = exp(-dt / tuning.driftTauS)
             let u = stepVelocity(prev.velocity, vel, stepS: dt)
-            let unknown = silenceSigma(prev.velocity, vel, stepS: dt)
             e = Self.predict(prev.east, move: u.e * dt, moveVar: u.varE * dt * dt + unknown * unknown, phi: phi, driftVar: driftVar)
             n = Self.predict(prev.north, move: u.n * dt, moveVar: u.varN * dt * dt + unknown * unknown, phi: phi, driftVar: driftVar)
         } else {

@@ -264,6 +264,25 @@ final class TrackStagesTests: XCTestCase {
         }
     }
 
+    /// The same silence as the segment's first step (one point, then nothing for minutes): the
+    /// receiver's interval is not known from that step alone, so it is not taken for one.
+    func testALongSilenceAsTheFirstStepIsAnUnknownPath() {
+        for (gap, stood) in [(340, 300), (120, 100), (60, 30)] {
+            var items: [TrackItem] = [.segment(.start), .point(Self.fix(0, 0, 0, speed: 6.6, course: 90), .measured)]
+            for t in 0..<60 {
+                items.append(.point(Self.fix(gap + t, 6.6 * Double(gap - stood + t), 0, speed: 6.6, course: 90), .measured))
+            }
+            let out = Self.points(Self.run(items))
+            XCTAssertEqual(out.count, 61)
+            for ((f, _), item) in zip(out, items.dropFirst()) {
+                guard case .point(let r, _) = item else { continue }
+                let (e, n) = Self.en(f), (re, rn) = Self.en(r)
+                XCTAssertLessThan(
+                    ((e - re) * (e - re) + (n - rn) * (n - rn)).squareRoot(), 3, "gap \(gap) s: a point at \(re), \(rn) written at \(e), \(n)")
+            }
+        }
+    }
+
     func testAGapOnACurveFollowsTheCurve() {
         // A circle of radius 100 m at 10 m/s (course turning 5.7°/s); 20 s missing.
         let r = 100.0, v = 10.0
