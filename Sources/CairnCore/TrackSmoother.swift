@@ -197,8 +197,8 @@ public struct TrackSmoother {
         }
     }
 
-    /// A fix the rules measured and left out only to thin the track (too close to the last point,
-    /// or standing): its position and doppler inform the points around it, and it is not written.
+    /// A fix the rules measured and left out only to thin the track (`DropReason.onlyThins`): its
+    /// position and doppler inform the points around it, and it is not written.
     /// Ignored before a segment's first point and when not after the newest fix held.
     public mutating func aid(_ fix: Fix, emit: (TrackItem) -> Void) {
         guard let last = held.last, fix.timeMs > last.fix.timeMs, fix.lat.isFinite, fix.lon.isFinite, abs(fix.lat) <= 90 else { return }
