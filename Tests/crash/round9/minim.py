@@ -11,28 +11,7 @@ r = random.Random(seed)
 ke = r.choice([2, 4, 6, 10, 20])
 fx = ride(r.randint(200, 2500), seed=seed, keep_every=ke, stand=((r.randint(0, 1500), r.randint(0, 900)),) if r.random() < .5 else ())
 chunks = {}
-def mut(i, items):
-    out = []
-    for f, v, e, l in items:
-        f = dict(f)
-        x = r.random()
-        if v != KEPT and x < 0.3:
-            k = r.randrange(8)
-            if k == 0: f["lat"] += r.randint(-10**6, 10**6)
-            elif k == 1: f["lon"] += r.randint(-10**5, 10**5)
-            elif k == 2: f["time"] += r.randint(-600000, 600000)
-            elif k == 3: f["speed"] = r.randint(0, 999999)
-            elif k == 4: f["eph"] = r.choice([0, 1, 10**8]); f["epx"] = f["eph"]; f["epy"] = f["eph"]
-            elif k == 5: f["track"] = r.randint(0, 36000)
-            elif k == 6: f.pop("speed", None); f.pop("track", None)
-            else: f["time"] = T0 + r.randint(0, 4000000000000 - T0)
-        if r.random() < 0.1: v = r.randrange(256)
-        out.append((f, v, e, l))
-        if r.random() < 0.05: out.append((f, v, e, l))
-    if r.random() < 0.1: out.reverse()
-    if r.random() < 0.05: out = out + items
-    chunks[i] = (items, out)
-    return out
+mut = fuzz_mutator(r, chunks)
 lead = r.random() < 0.3; sync = r.choice([1, 5, 30])
 write("mn0.cairn", fx, raw_mut=mut, lead=lead, sync=sync)
 print("ke", ke, "lead", lead, "sync", sync, "n", len(fx))

@@ -55,3 +55,32 @@ def write(path, fixes, sync=5, raw=True, lead=False, raw_mut=None, trip=1, part=
 
 def truth(fixes, path):
     json.dump([(f["time"], la, lo) for f, (la, lo), _ in fixes], open(path, "w"))
+
+
+def fuzz_mutator(r, chunks=None):
+    """The raw-record mutation of fuzz.py (and minim.py, which replays a seed of it): 30 % of the
+    thinned fixes moved, re-timed, sped up, given absurd accuracy or course; verdict bytes, copies,
+    reversed and repeated records. `chunks`, when given, gets each record's (items, mutated)."""
+    def mut(i, items):
+        out = []
+        for f, v, e, l in items:
+            f = dict(f)
+            x = r.random()
+            if v != KEPT and x < 0.3:
+                k = r.randrange(8)
+                if k == 0: f["lat"] += r.randint(-10**6, 10**6)
+                elif k == 1: f["lon"] += r.randint(-10**5, 10**5)
+                elif k == 2: f["time"] += r.randint(-600000, 600000)
+                elif k == 3: f["speed"] = r.randint(0, 999999)
+                elif k == 4: f["eph"] = r.choice([0, 1, 10**8]); f["epx"] = f["eph"]; f["epy"] = f["eph"]
+                elif k == 5: f["track"] = r.randint(0, 36000)
+                elif k == 6: f.pop("speed", None); f.pop("track", None)
+                else: f["time"] = T0 + r.randint(0, 4000000000000 - T0)
+            if r.random() < 0.1: v = r.randrange(256)
+            out.append((f, v, e, l))
+            if r.random() < 0.05: out.append((f, v, e, l))
+        if r.random() < 0.1: out.reverse()
+        if r.random() < 0.05: out = out + items
+        if chunks is not None: chunks[i] = (items, out)
+        return out
+    return mut
