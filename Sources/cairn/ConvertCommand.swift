@@ -308,6 +308,9 @@ enum ConvertCommand: Command {
                             + "; exported length \(TextFormat.fixed(exported.distanceM / 1000, 2) ?? "?") km, recorded \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km"
                     )
                 }
+                if let u = pipeline.unfilled, u.tooLong + u.overBudget > 0, tripBegun {
+                    printErr("cairn: trip \(t.id): " + GapFiller.unfilledNote(tooLong: u.tooLong, overBudget: u.overBudget))
+                }
                 if s.stats.points == 0 && !writer.wantsSummaryFirst {
                     printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
                 } else if s.status == "recovered" && tripBegun {
