@@ -383,7 +383,7 @@ enum ConvertCommand: Command {
                 options.activity = p
             }
             if let text = a.value("--close-after") {
-                guard let m = Int(text), m >= 5, m <= 1440 else {
+                guard let m = StrictNumber.whole(text), m >= 5, m <= 1440 else {
                     throw UsageError("The value '\(text)' is invalid for '--close-after <minutes>': use whole minutes from 5 to 1440")
                 }
                 options.closeAfterMs = Int64(m) * 60_000
