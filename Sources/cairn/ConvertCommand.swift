@@ -135,6 +135,7 @@ enum ConvertCommand: Command {
         }
         if case .refilter(var o) = mode {
             o.logTrips = sel.all
+            o.carry = TripReplay.Carry()  // trips in order: each run replayed once
             mode = .refilter(o)
         }
         let creator = "cairn \(cairnVersion)"
