@@ -135,6 +135,7 @@ enum ConvertCommand: Command {
         }
         if case .refilter(var o) = mode {
             o.logTrips = sel.all
+            o.carry = TripReplay.Carry()  // trips in order: each run replayed once
             mode = .refilter(o)
         }
         let creator = "cairn \(cairnVersion)"
@@ -308,6 +309,9 @@ enum ConvertCommand: Command {
                             + "; exported length \(TextFormat.fixed(exported.distanceM / 1000, 2) ?? "?") km, recorded \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km"
                     )
                 }
+                if let u = pipeline.unfilled, u.tooLong + u.overBudget > 0, tripBegun {
+                    printErr("cairn: trip \(t.id): " + GapFiller.unfilledNote(tooLong: u.tooLong, overBudget: u.overBudget))
+                }
                 if s.stats.points == 0 && !writer.wantsSummaryFirst {
                     printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
                 } else if s.status == "recovered" && tripBegun {
@@ -380,7 +384,7 @@ enum ConvertCommand: Command {
                 options.activity = p
             }
             if let text = a.value("--close-after") {
-                guard let m = Int(text), m >= 5, m <= 1440 else {
+                guard let m = StrictNumber.whole(text), m >= 5, m <= 1440 else {
                     throw UsageError("The value '\(text)' is invalid for '--close-after <minutes>': use whole minutes from 5 to 1440")
                 }
                 options.closeAfterMs = Int64(m) * 60_000

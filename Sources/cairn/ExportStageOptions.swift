@@ -29,7 +29,7 @@ struct ExportStageOptions {
         if let l = a.value("--laps") {
             guard let rule = LapRule.parse(l) else {
                 throw UsageError(
-                    "The value '\(l)' is invalid for '--laps <laps>': use pause, none, or a distance from 0.01 to 1000 km such as 1km, 5km, 10km, 1mi or 5mi"
+                    "The value '\(l)' is invalid for '--laps <laps>': use pause, none, or a distance from 0.01 to 1000 km or mi such as 1km, 5km, 10km, 1mi or 5mi"
                 )
             }
             o.laps = rule
