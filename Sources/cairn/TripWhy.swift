@@ -56,6 +56,7 @@ enum TripWhy {
         case .reconnect: return "reconnect (gpsd came back)"
         case .resume: return "resume (the trip goes on in a new file after a restart or a write failure)"
         case .reset: return "reset (five impossible jumps in a row: the last point was the bad one)"
+        case .hidden: return "hidden (points in a privacy zone left out: no line across)"
         case .other: return "other"
         }
     }
@@ -152,6 +153,7 @@ enum TripWhy {
         case .reconnect: return "reconnect"
         case .resume: return "resume"
         case .reset: return "reset"
+        case .hidden: return "hidden"
         case .other: return "other"
         }
     }
