@@ -267,3 +267,30 @@ public struct PrivacyWindow: Sendable {
     /// Every point seen was inside a zone: the export holds nothing of the trip.
     public var hidesAll: Bool { seen > 0 && leftOut == seen }
 }
+
+/// A trip's events as a view that shows positions sees them (`render`): the points inside a
+/// zone's cut left out, and a segment start (`SegmentReason.hidden`) before the first point
+/// after a left-out stretch, so nothing draws a line through a zone. Counts what it left out.
+public struct PrivacyFilter: Sendable {
+    public let window: PrivacyWindow?
+    private var wrote = false
+    private var hiding = false
+    public private(set) var leftOut = 0
+    public private(set) var stretches = 0
+
+    public init(window: PrivacyWindow?) { self.window = window }
+
+    public mutating func pass(_ event: TripEvent, to visit: (TripEvent) -> Void) {
+        guard let w = window, case .point(let f) = event else { return visit(event) }
+        if !w.keeps(f) {
+            leftOut += 1
+            if !hiding { stretches += 1 }
+            hiding = true
+            return
+        }
+        if hiding && wrote { visit(.segment(.hidden)) }
+        hiding = false
+        wrote = true
+        visit(event)
+    }
+}

@@ -14,13 +14,14 @@ struct ExportStageOptions {
     /// The zones, with the board's key once there is a zone.
     var zones = PrivacyZones()
 
-    static let options = [
-        OptionSpec(
-            name: "--laps", valueName: "LAPS",
-            help:
-                "Laps: pause (one per part between pauses), a distance (1km, 5km, 10km, 1mi, 5mi: a lap ends at the first point at or past each mark) or none (one lap). FIT lap messages; the lap number in GPX cairn:lap, GeoJSON coordinateProperties.laps, CSV lap. (default: pause)"
-        )
-    ] + zoneOptions
+    static let options =
+        [
+            OptionSpec(
+                name: "--laps", valueName: "LAPS",
+                help:
+                    "Laps: pause (one per part between pauses), a distance (1km, 5km, 10km, 1mi, 5mi: a lap ends at the first point at or past each mark) or none (one lap). FIT lap messages; the lap number in GPX cairn:lap, GeoJSON coordinateProperties.laps, CSV lap. (default: pause)"
+            )
+        ] + zoneOptions
 
     /// The options of the commands that show positions without laps (render, cells, info).
     static let zoneOptions = [
@@ -93,7 +94,8 @@ struct ExportStageOptions {
                 path = b
             } else {
                 guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else {
-                    throw Failure("no privacy key beside \(firstInput ?? "the input") and no HOME for ~/.config/cairn/\(keyFileName): give --privacy-key FILE")
+                    throw Failure(
+                        "no privacy key beside \(firstInput ?? "the input") and no HOME for ~/.config/cairn/\(keyFileName): give --privacy-key FILE")
                 }
                 let dir = POSIX.join(POSIX.join(home, ".config"), "cairn")
                 for d in [POSIX.join(home, ".config"), dir] where mkdir(d, 0o700) != 0 && errno != EEXIST {
