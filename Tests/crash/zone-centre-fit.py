@@ -112,18 +112,26 @@ def ride(rnd, reach, t0, stop_at_home=0, jitter=0.0):
     def polar(b, r):
         return r * math.sin(b), r * math.cos(b)
 
-    legs = [(out_b, 0, out_b, reach), (out_b, reach, back_b, reach), (back_b, reach, back_b, 0)]
-    if stop_at_home:
-        mid = rnd.uniform(0, 2 * math.pi)
-        legs = legs[:2] + [(back_b, reach, back_b, 0)]
-        second = [(mid, 0, mid, reach), (mid, reach, out_b, reach), (out_b, reach, out_b, 0)]
-    for lg in legs:
-        leg(*lg)
+    def arc(b_from, r, b_to):
+        """Round at `r` metres from home, the short way: never through the zone."""
+        span = (b_to - b_from + math.pi) % (2 * math.pi) - math.pi
+        n = max(1, int(abs(span) * r / 6))
+        for i in range(n):
+            b = b_from + span * i / n
+            x, y = polar(b, r)
+            (nx, ny) = polar(b + span / n, r)
+            pts.append((x + rnd.gauss(0, 1.5), y + rnd.gauss(0, 1.5), nx - x, ny - y))
+
+    leg(out_b, 0, out_b, reach)
+    arc(out_b, reach, back_b)
+    leg(back_b, reach, back_b, 0)
     if stop_at_home:
         for _ in range(stop_at_home):  # standing at the door, the position wandering a little
             pts.append((rnd.gauss(0, 2), rnd.gauss(0, 2), 0, 0))
-        for lg in second:
-            leg(*lg)
+        mid = rnd.uniform(0, 2 * math.pi)
+        leg(mid, 0, mid, reach)
+        arc(mid, reach, out_b)
+        leg(out_b, reach, out_b, 0)
     fixes = []
     for i, (x, y, dx, dy) in enumerate(pts):
         if jitter and i % 2 == 0 and (dx or dy):
