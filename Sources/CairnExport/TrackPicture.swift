@@ -248,6 +248,7 @@ public enum TrackPicture {
                     endSegment()
                     // Across a dropout the rider went on: a thin dashed line, not a coloured one.
                     bridgeFrom = (reason == .gap || reason == .reconnect || reason == .resume) ? lastPoint : nil
+                    if reason == .hidden { lastPoint = nil }  // as pass 1: no distance across
                 case .point(let f):
                     guard f.lat.isFinite, f.lon.isFinite else { return }
                     if let b = bridgeFrom {

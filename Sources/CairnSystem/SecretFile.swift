@@ -9,6 +9,13 @@ public enum SecretFile {
     /// Why a secret could not be read or made, naming the file.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let description: String
+        /// The directory cannot take a new file (read-only, or not ours).
+        public var readOnly = false
+
+        public init(description: String, readOnly: Bool = false) {
+            self.description = description
+            self.readOnly = readOnly
+        }
     }
 
     /// `count` bytes from the system's generator (the standard library's, which is getrandom(2)
@@ -46,7 +53,8 @@ public enum SecretFile {
         let tmp = path + ".tmp\(getpid())"
         let fd: Int32
         do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) } catch {
-            throw Failure(description: "\(path): cannot create the privacy key: \(error)")
+            let r = error.rawValue
+            throw Failure(description: "\(path): cannot create the privacy key: \(error)", readOnly: r == EROFS || r == EACCES || r == EPERM)
         }
         let bytes = randomBytes(count)
         var failed: Errno?

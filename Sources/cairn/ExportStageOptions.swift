@@ -81,40 +81,46 @@ struct ExportStageOptions {
     }
 
     /// The key's file: `--privacy-key`, else the log directory's, else (convert) the one beside
-    /// the first input when there is one there, else the user's. Made when missing (said once).
+    /// the first input when there is one there, else the user's. Made when missing (said once);
+    /// a log directory that cannot hold it (a card mounted read-only) falls back to the user's.
     static func key(_ a: ParsedArguments, logDirectory: String?, firstInput: String?) throws -> PrivacyKey {
-        var path: String
+        let hint = "; give --privacy-key FILE"
         if let p = a.value("--privacy-key") {
-            path = p
-        } else if let d = logDirectory {
-            path = POSIX.join(d, keyFileName)
-        } else {
-            let beside = firstInput.map { POSIX.isDirectory($0) ? POSIX.join($0, keyFileName) : POSIX.join(POSIX.parent(of: $0), keyFileName) }
-            if let b = beside, pathExists(b) {
-                path = b
-            } else {
-                guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else {
-                    throw Failure(
-                        "no privacy key beside \(firstInput ?? "the input") and no HOME for ~/.config/cairn/\(keyFileName): give --privacy-key FILE")
-                }
-                let dir = POSIX.join(POSIX.join(home, ".config"), "cairn")
-                for d in [POSIX.join(home, ".config"), dir] where mkdir(d, 0o700) != 0 && errno != EEXIST {
-                    throw Failure("\(d): cannot create directory for the privacy key: \(Errno.current); give --privacy-key FILE")
-                }
-                path = POSIX.join(dir, keyFileName)
+            do { return try load(p) } catch { throw Failure(error.description) }
+        }
+        if let d = logDirectory {
+            let path = POSIX.join(d, keyFileName)
+            do {
+                return try load(path)
+            } catch  where error.readOnly && !pathExists(path) {
+                printErr("cairn: \(error.description); using the user's key instead")
+            } catch {
+                throw Failure(error.description + hint)
+            }
+        } else if let first = firstInput {
+            let beside = POSIX.join(POSIX.isDirectory(first) ? first : POSIX.parent(of: first), keyFileName)
+            if pathExists(beside) {
+                do { return try load(beside) } catch { throw Failure(error.description + hint) }
             }
         }
-        do {
-            if let bytes = try SecretFile.read(path, count: PrivacyKey.byteCount), let k = PrivacyKey(bytes: bytes) { return k }
-            let made = try SecretFile.create(path, count: PrivacyKey.byteCount)
-            if made.created {
-                printErr(
-                    "cairn: made a new privacy key \(path) (keep it: it places the zones' cuts; one board, one key)")
-            }
-            guard let k = PrivacyKey(bytes: made.bytes) else { throw Failure("\(path): not a privacy key") }
-            return k
-        } catch let e as SecretFile.Failure {
-            throw Failure(e.description + (a.value("--privacy-key") == nil ? "; give --privacy-key FILE" : ""))
+        guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else {
+            throw Failure("no privacy key in the log directory and no HOME for ~/.config/cairn/\(keyFileName)" + hint)
         }
+        let dir = POSIX.join(POSIX.join(home, ".config"), "cairn")
+        for d in [POSIX.join(home, ".config"), dir] where mkdir(d, 0o700) != 0 && errno != EEXIST {
+            throw Failure("\(d): cannot create directory for the privacy key: \(Errno.current)" + hint)
+        }
+        do { return try load(POSIX.join(dir, keyFileName)) } catch { throw Failure(error.description + hint) }
+    }
+
+    /// Reads the key at `path`, or makes it there (said once).
+    static func load(_ path: String) throws(SecretFile.Failure) -> PrivacyKey {
+        if let bytes = try SecretFile.read(path, count: PrivacyKey.byteCount), let k = PrivacyKey(bytes: bytes) { return k }
+        let made = try SecretFile.create(path, count: PrivacyKey.byteCount)
+        if made.created {
+            printErr("cairn: made a new privacy key \(path) (keep it: it places the zones' cuts; one board, one key)")
+        }
+        guard let k = PrivacyKey(bytes: made.bytes) else { throw SecretFile.Failure(description: "\(path): not a privacy key") }
+        return k
     }
 }

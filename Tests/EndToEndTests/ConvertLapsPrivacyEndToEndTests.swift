@@ -126,6 +126,36 @@ extension ConvertEndToEndTests {
         XCTAssertEqual(try logFiles(), logsBefore, "the logs are untouched")
     }
 
+    /// A zone in the middle of a recorded ride (finding 4's rule, and `--raw`, `--smooth`,
+    /// `--refilter`): no written fix or point within its radius, the ride split there.
+    func testAZoneInTheMiddleIsLeftOutOfEveryExport() throws {
+        let (dir, trips) = try logs()
+        let t = trips.max { ($0["points"] as? Int ?? 0) < ($1["points"] as? Int ?? 0) }!
+        let id = String(t["id"] as? Int ?? 0)
+        let rows = try Harness.cairn("convert", dir, "--to", "csv", "--trip", id).stdout.split(separator: "\n").dropFirst()
+        let mid = Array(rows)[rows.count / 2].split(separator: ",")
+        let (lat, lon) = (Double(mid[1])!, Double(mid[2])!)
+        let key = Harness.tempDir() + "/key"
+        for opts in [["--raw"], ["--smooth"], ["--refilter", "--smooth", "--fill-gaps"], []] {
+            let c = try Harness.run(
+                Harness.cairn, ["convert", dir, "--trip", id, "--to", "csv", "--privacy-zone", "\(lat),\(lon),100", "--privacy-key", key] + opts)
+            XCTAssertEqual(c.status, 0, "\(opts): \(c.stderr)")
+            XCTAssertTrue(c.stderr.contains(" in 1 stretch"), "\(opts): \(c.stderr)")
+            var nearest = Double.infinity
+            for r in c.stdout.split(separator: "\n").dropFirst() {
+                let f = r.split(separator: ",")
+                let dLat = (Double(f[1])! - lat) * 111_195, dLon = (Double(f[2])! - lon) * 111_195 * cos(lat * .pi / 180)
+                nearest = min(nearest, (dLat * dLat + dLon * dLon).squareRoot())
+            }
+            XCTAssertGreaterThan(nearest, 100, "\(opts)")
+        }
+        let gpx = try Harness.cairn("convert", dir, "--trip", id, "--to", "gpx", "--raw", "--privacy-zone", "\(lat),\(lon),100", "--privacy-key", key)
+        let plain = try Harness.cairn("convert", dir, "--trip", id, "--to", "gpx", "--raw")
+        XCTAssertEqual(
+            gpx.stdout.components(separatedBy: "<trkseg>").count, plain.stdout.components(separatedBy: "<trkseg>").count + 1,
+            "split at the zone: no line through it")
+    }
+
     func checkExportJSON(_ format: String, _ path: String) throws -> [String: Any] { try check(format, path) }
 
     /// A malformed lap rule or privacy zone, on the command line or in the config file, is a usage
