@@ -80,6 +80,12 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         let stamp = firstTime.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "T", with: "-")
         let names = try FileManager.default.contentsOfDirectory(atPath: out + "/fit")
         XCTAssertTrue(names.contains("\(stamp)-trip1.fit"), "\(names) named by the first written point \(firstTime)")
+        // The summary pass sees the points the second pass writes: FIT's records, GeoJSON's count.
+        let strava = Harness.repoRoot.appendingPathComponent("Tests/tools/check-strava.py").path
+        let check = try Harness.run("/usr/bin/env", ["python3", strava, "fit", out + "/fit/" + names.first { $0.hasSuffix("trip1.fit") }!])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        let fitSummary = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any] ?? [:]
+        XCTAssertEqual(fitSummary["records"] as? Int, csv.stdout.split(separator: "\n").count - 1)
     }
 
     /// Finding 4: a ride that comes home, stands 20 minutes and leaves again wrote the stop (41
