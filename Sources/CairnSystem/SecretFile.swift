@@ -29,13 +29,13 @@ public enum SecretFile {
     /// there is no file.
     public static func read(_ path: String, count: Int) throws(Failure) -> [UInt8]? {
         let fd: Int32
-        do { fd = try POSIX.open(path, O_RDONLY | O_CLOEXEC) } catch {
+        do throws(Errno) { fd = try POSIX.open(path, O_RDONLY | O_CLOEXEC) } catch {
             if error == Errno(rawValue: ENOENT) { return nil }
             throw Failure(description: "\(path): cannot read the privacy key: \(error)")
         }
         defer { _ = POSIX.close(fd) }
         let bytes: [UInt8]
-        do { bytes = try POSIX.readToEnd(fd, limit: count + 1) } catch {
+        do throws(Errno) { bytes = try POSIX.readToEnd(fd, limit: count + 1) } catch {
             throw Failure(description: "\(path): cannot read the privacy key: \(error)")
         }
         guard bytes.count == count else {
@@ -52,13 +52,13 @@ public enum SecretFile {
     public static func create(_ path: String, count: Int) throws(Failure) -> (bytes: [UInt8], created: Bool) {
         let tmp = path + ".tmp\(getpid())"
         let fd: Int32
-        do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) } catch {
+        do throws(Errno) { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) } catch {
             let r = error.rawValue
             throw Failure(description: "\(path): cannot create the privacy key: \(error)", readOnly: r == EROFS || r == EACCES || r == EPERM)
         }
         let bytes = randomBytes(count)
         var failed: Errno?
-        do { try POSIX.writeAll(fd, bytes) } catch { failed = error }
+        do throws(Errno) { try POSIX.writeAll(fd, bytes) } catch { failed = error }
         if failed == nil && fsync(fd) != 0 { failed = Errno.current }
         _ = POSIX.close(fd)
         if let e = failed {

@@ -86,21 +86,20 @@ struct ExportStageOptions {
     static func key(_ a: ParsedArguments, logDirectory: String?, firstInput: String?) throws -> PrivacyKey {
         let hint = "; give --privacy-key FILE"
         if let p = a.value("--privacy-key") {
-            do { return try load(p) } catch { throw Failure(error.description) }
+            do throws(SecretFile.Failure) { return try load(p) } catch { throw Failure(error.description) }
         }
         if let d = logDirectory {
             let path = POSIX.join(d, keyFileName)
-            do {
+            do throws(SecretFile.Failure) {
                 return try load(path)
-            } catch  where error.readOnly && !pathExists(path) {
-                printErr("cairn: \(error.description); using the user's key instead")
             } catch {
-                throw Failure(error.description + hint)
+                guard error.readOnly && !pathExists(path) else { throw Failure(error.description + hint) }
+                printErr("cairn: \(error.description); using the user's key instead")
             }
         } else if let first = firstInput {
             let beside = POSIX.join(POSIX.isDirectory(first) ? first : POSIX.parent(of: first), keyFileName)
             if pathExists(beside) {
-                do { return try load(beside) } catch { throw Failure(error.description + hint) }
+                do throws(SecretFile.Failure) { return try load(beside) } catch { throw Failure(error.description + hint) }
             }
         }
         guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else {
@@ -110,7 +109,7 @@ struct ExportStageOptions {
         for d in [POSIX.join(home, ".config"), dir] where mkdir(d, 0o700) != 0 && errno != EEXIST {
             throw Failure("\(d): cannot create directory for the privacy key: \(Errno.current)" + hint)
         }
-        do { return try load(POSIX.join(dir, keyFileName)) } catch { throw Failure(error.description + hint) }
+        do throws(SecretFile.Failure) { return try load(POSIX.join(dir, keyFileName)) } catch { throw Failure(error.description + hint) }
     }
 
     /// Reads the key at `path`, or makes it there (said once).
