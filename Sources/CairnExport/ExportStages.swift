@@ -21,6 +21,8 @@ public struct ExportStages: Sendable {
     public private(set) var stretches = 0
     /// The first point written (its time names files; nil until one is).
     public private(set) var firstWritten: Fix?
+    /// Made-up points (`--fill-gaps`) written: a chord across a zone loses those inside it.
+    public private(set) var interpolatedWritten = 0
 
     public init(window: PrivacyWindow?, laps: LapRule) {
         self.window = window
@@ -65,6 +67,7 @@ public struct ExportStages: Sendable {
             var extras = PointExtras(f, origin: origin)
             extras.lap = laps.lap(of: f)
             if firstWritten == nil { firstWritten = f }
+            if origin == .interpolated { interpolatedWritten += 1 }
             wrote = true
             point(f, extras)
         }
@@ -111,7 +114,7 @@ public struct ExportStages: Sendable {
             s.smoothed = pipeline.smooths
             if let f = pipeline.filled {
                 s.filledGaps = f.gaps
-                s.interpolatedPoints = f.points
+                s.interpolatedPoints = window == nil ? f.points : stages.interpolatedWritten
             }
         } else {
             s = try read(trip) { e in stages.feed(e, segment: { kept.startSegment($0) }, point: { f, _ in kept.add(f) }) }

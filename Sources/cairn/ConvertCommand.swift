@@ -303,7 +303,8 @@ enum ConvertCommand: Command {
                             ? "cairn: trip \(t.id): privacy zones: left out \(leftOut) point\(leftOut == 1 ? "" : "s") in \(stretches) stretch\(stretches == 1 ? "" : "es")"
                             : "cairn: trip \(t.id): every point is inside a privacy zone; nothing written for it")
                 }
-                if let f = pipeline.filled, let exported, tripBegun {
+                if var f = pipeline.filled, let exported, tripBegun {
+                    if window != nil { f.points = stages.interpolatedWritten }  // what the zones left of them
                     printErr(
                         "cairn: trip \(t.id): filled \(f.gaps) gap\(f.gaps == 1 ? "" : "s") with \(f.points) interpolated point\(f.points == 1 ? "" : "s")"
                             + (f.chords > 0 ? " (\(f.chords) as straight chords)" : "")

@@ -232,6 +232,29 @@ final class LapsAndPrivacyTests: XCTestCase {
         XCTAssertLessThan(stats.distanceM, Double(written.count - 2) * 10 + 1, "no distance across the hidden stop")
     }
 
+    /// A 30 s dropout whose filled chord crosses a zone: the made-up points inside are not
+    /// written, and the count says so (it said every point the filler made).
+    func testAFilledChordAcrossAZoneCountsWhatIsWritten() {
+        let a = line(30, step: 10)
+        let dLon = a[1].lon - a[0].lon
+        let b = line(30, step: 10, from: a.last!.timeMs + 31_000, lon: a.last!.lon + 31 * dLon)
+        let zone = PrivacyZone(lat: 47.0, lon: a.last!.lon + 15.5 * dLon, radiusM: 60)
+        let w = PrivacyWindow(zones: [zone])
+        let p = TrackPipeline(smooth: false, fillGaps: true, activity: "ride", window: w)
+        var stages = ExportStages(window: w, laps: .none)
+        var written: [(Fix, PointOrigin)] = [], segments: [SegmentReason] = []
+        func put(_ i: TrackItem) { stages.feed(i, segment: { segments.append($0) }, point: { written.append(($0, $1.origin)) }) }
+        p.push(.segment(.start), emit: put)
+        for f in a + b { p.push(.point(f), emit: put) }
+        p.finish(emit: put)
+        XCTAssertEqual(p.filled?.gaps, 1)
+        XCTAssertGreaterThan(p.filled?.points ?? 0, stages.interpolatedWritten, "some made-up points lie in the zone")
+        XCTAssertGreaterThan(stages.interpolatedWritten, 0)
+        XCTAssertEqual(stages.interpolatedWritten, written.filter { $0.1 == .interpolated }.count)
+        XCTAssertFalse(written.contains { zone.contains($0.0) })
+        XCTAssertEqual(segments, [.start, .hidden], "no line across the zone")
+    }
+
     /// The FIT of a trimmed trip counts what it holds: its records, session and laps; nothing of
     /// the left-out runs; the log itself is untouched.
     func testPrivacyTrimmedFITCountsWhatItHolds() throws {
