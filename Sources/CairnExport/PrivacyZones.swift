@@ -221,6 +221,17 @@ public struct PrivacyZones: Sendable {
         PrivacyWindow(cuts: cuts(tripId: trip.id, salt: trip.files.first?.header.salt ?? 0))
     }
 
+    /// The name of the cells index walked with these zones left out (`.cairn-cells-` and a keyed
+    /// hash of the zones, which says nothing of them): another zone set, another index.
+    public var cellIndexName: String {
+        var h = SipHash24(key: key?.bytes ?? [UInt8](repeating: 0, count: PrivacyKey.byteCount))
+        h.add("cairn cells index")
+        for z in zones { z.identity(into: &h) }
+        let x = h.finalize()
+        let digits = Array("0123456789abcdef".utf8)
+        return ".cairn-cells-" + String(decoding: (0..<16).map { digits[Int((x >> (60 - 4 * UInt64($0))) & 0xf)] }, as: UTF8.self)
+    }
+
     /// Whether an explored cell (its bounds) touches any zone's widest cut.
     public func hidesCell(south: Double, west: Double, north: Double, east: Double) -> Bool {
         widest.contains { $0.touches(south: south, west: west, north: north, east: east) }

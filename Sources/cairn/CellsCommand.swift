@@ -57,7 +57,7 @@ enum CellsCommand: Command {
         do { out = outPath == "-" ? OutputSink() : try OutputSink(atomically: outPath, force: a.has("--force")) } catch { throw Failure("\(error)") }
 
         var report = ExploredCells.collect(
-            paths: paths, precision: precision, prefix: prefix,
+            paths: paths, precision: precision, prefix: prefix, hide: zones,
             problem: { printErr("cairn: \($0)") }, note: { printErr("cairn: \($0)") })
         let before = report.cells.count
         report.cells = outsideZones(report.cells, precision: precision, zones: zones)
@@ -74,10 +74,9 @@ enum CellsCommand: Command {
         return report.problems > 0 ? ExitCode.failure : ExitCode.ok
     }
 
-    /// The cells that touch no zone's widest cut (the largest circle any trip is cut by): a
-    /// zone hides its cells however the index was built (filtered here, at output, so a zone
-    /// added after the index was made hides too), and no cell a walk across a left-out stretch
-    /// passed (that walk lies inside the cut) is shown.
+    /// The cells that touch no zone's widest cut (the largest circle any trip is cut by). The
+    /// walk itself left the zones out (`ExploredCells.collect(hide:)`, an index of its own per
+    /// zone set); this also drops the cells a walk only grazed at the cut's edge.
     static func outsideZones(_ cells: [ExploredCell], precision: Int, zones: PrivacyZones) -> [ExploredCell] {
         guard !zones.isEmpty else { return cells }
         return cells.filter { c in

@@ -72,7 +72,7 @@ enum RenderCommand: Command {
         if a.has("--cells") {
             let dirs = Array(Set(trip.files.map(\.directory)))
             let report = ExploredCells.collect(
-                paths: dirs, precision: precision, prefix: nil,
+                paths: dirs, precision: precision, prefix: nil, hide: zones,
                 problem: { printErr("cairn: \($0)") }, note: { printErr("cairn: \($0)") })
             options.cells = CellsCommand.outsideZones(report.cells, precision: precision, zones: zones)
             options.cellPrecision = precision

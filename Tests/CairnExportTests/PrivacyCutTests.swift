@@ -100,6 +100,39 @@ final class PrivacyCutTests: XCTestCase {
         XCTAssertFalse(zones.hidesCell(south: far.south, west: far.west, north: far.north, east: far.east))
     }
 
+    /// A ride through a zone: `cells` with the zone walks nothing inside its widest cut (not even
+    /// the line across the left-out stretch), in an index of its own; without it, home's cell.
+    func testCellsWalkNothingInsideAZoneInAnIndexOfTheirOwn() throws {
+        let dir = ExportSupport.tempDir()
+        let dLon = 10 / Geodesy.distance(lat1: 47, lon1: 0, lat2: 47, lon2: 1)
+        let ride = (0..<600).map { i in Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 47, lon: 8 + Double(i) * dLon, mode: 3) }
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ride)]), dir: dir)
+        let zone = PrivacyZone(lat: 47, lon: ride[300].lon, radiusM: 300)
+        let zones = PrivacyZones([zone], key: key(9))
+        let homeCell = Geohash.cell(lat: zone.lat, lon: zone.lon, precision: 7)
+        let plain = ExploredCells.collect(paths: [dir], precision: 7, prefix: nil, problem: { XCTFail($0) }, note: { _ in })
+        XCTAssertTrue(plain.cells.contains { $0.cell == homeCell })
+        XCTAssertFalse(plain.cells.isEmpty)
+        let hidden = ExploredCells.collect(
+            paths: [dir], precision: 7, prefix: nil, settleNs: 0, hide: zones, problem: { XCTFail($0) }, note: { _ in })
+        XCTAssertFalse(hidden.cells.contains { $0.cell == homeCell })
+        let widest = zones.widest[0]
+        for c in hidden.cells {
+            let b = Geohash.bounds(c.cell, precision: 7)
+            // A cell the ride touched just outside the cut reaches into it by at most its size.
+            let inner = CutCircle(lat: widest.lat, lon: widest.lon, radiusM: widest.radiusM - 160)
+            XCTAssertFalse(inner.touches(south: b.south, west: b.west, north: b.north, east: b.east), "a cell walked inside the cut")
+        }
+        XCTAssertLessThan(hidden.cells.count, plain.cells.count)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: ExploredCells.indexPath(dir, name: zones.cellIndexName)))
+        XCTAssertNotEqual(zones.cellIndexName, PrivacyZones([zone], key: key(10)).cellIndexName)
+        // Answered from its own index the second time, the same.
+        let again = ExploredCells.collect(
+            paths: [dir], precision: 7, prefix: nil, settleNs: 0, hide: zones, problem: { XCTFail($0) }, note: { _ in })
+        XCTAssertEqual(again.filesFromIndex, 1)
+        XCTAssertEqual(again.cells, hidden.cells)
+    }
+
     /// Kasa's algebraic circle fit: the centre.
     static func fitCentre(_ p: [(Double, Double)]) -> (Double, Double) {
         var m = [[Double]](repeating: [0, 0, 0, 0], count: 3)

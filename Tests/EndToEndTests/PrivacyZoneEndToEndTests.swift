@@ -139,6 +139,13 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         XCTAssertEqual(try nearestCell(out + "/before.geojson"), 0, "without a zone, home's cell is there")
         XCTAssertGreaterThan(try nearestCell(out + "/cells.geojson"), 300, "no cell touches the zone")
         XCTAssertTrue(cells.stderr.contains("privacy zones: left out "), cells.stderr)
+        let indexes = try FileManager.default.contentsOfDirectory(atPath: d).filter { $0.hasPrefix(".cairn-cells") }.sorted()
+        XCTAssertEqual(indexes.count, 2, "the plain index and one of the zone set's: \(indexes)")
+        let again = try Harness.cairn("cells", d, "--to", "geojson", "--privacy-zone", zone(300), "-o", out + "/again.geojson", "--force")
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: out + "/again.geojson")), try Data(contentsOf: URL(fileURLWithPath: out + "/cells.geojson")),
+            "answered from the zone set's index, the same")
 
         // render: the points drawn are the points an export writes (same key: the directory's).
         let key = d + "/privacy-key"
