@@ -143,7 +143,7 @@ enum TripWhy {
         flushThinned()
         if let h = hidden {
             printOut(
-                "  privacy zones: \(h.points) point\(h.points == 1 ? "" : "s") in \(h.stretches) stretch\(h.stretches == 1 ? "" : "es") in a privacy zone (left out of every export)"
+                "  privacy zones: \(h.points) point\(h.points == 1 ? "" : "s") in \(h.stretches) stretch\(h.stretches == 1 ? "" : "es") left out of every export"
                     + (h.stretches > h.listed.count ? "; the first \(h.listed.count):" : (h.listed.isEmpty ? "" : ":")))
             for s in h.listed {
                 line(
