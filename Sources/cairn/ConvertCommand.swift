@@ -311,7 +311,7 @@ enum ConvertCommand: Command {
                             + "; exported length \(TextFormat.fixed(exported.distanceM / 1000, 2) ?? "?") km, recorded \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km"
                     )
                 }
-                if s.stats.points == 0 && !writer.wantsSummaryFirst && !(window != nil && leftOut > 0) {
+                if s.stats.points == 0 && !writer.wantsSummaryFirst {
                     printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
                 } else if s.status == "recovered" && tripBegun {
                     printErr("cairn: trip \(t.id): recovered from a damaged or interrupted log; converted what is intact (\(s.stats.points) points)")
