@@ -51,11 +51,17 @@ public enum ExploredCells {
     ///   - note: what the reader should know but is no failure: an index rebuilt or not saved,
     ///     a trip without points, an unfinished file.
     ///   - settleNs: files modified more recently than this are not saved in the index (`settleNs`).
+    ///   - hide: privacy zones: no point inside a zone's widest cut is walked, nor a line across
+    ///     a left-out stretch; their index is one of its own, named by a keyed hash of the zones
+    ///     (`PrivacyZones.cellIndexName`), so a zone added later is never answered from cells
+    ///     walked without it.
     public static func collect(
         paths: [String], precision: Int, prefix: String?, saveIndex: Bool = true,
-        settleNs: Int64 = ExploredCells.settleNs,
+        settleNs: Int64 = ExploredCells.settleNs, hide: PrivacyZones = PrivacyZones(),
         problem: (String) -> Void, note: (String) -> Void
     ) -> Report {
+        let cuts = hide.widest
+        let indexName = hide.isEmpty ? CellIndex.fileName : hide.cellIndexName
         var report = Report()
         var files: [FileCells] = []
         // Counted apart from `report`, which `directoryCells` holds while it reports.
@@ -65,11 +71,13 @@ public enum ExploredCells {
         var seen = Set<FileIdentity>()
         for p in paths {
             if POSIX.isDirectory(p) {
-                files += directoryCells(p, save: saveIndex, settleNs: settleNs, report: &report, problem: fail, note: note)
-                    .filter { f in FileIdentity(path: f.path).map { seen.insert($0).inserted } ?? true }
+                files += directoryCells(
+                    p, save: saveIndex, settleNs: settleNs, cuts: cuts, indexName: indexName, report: &report, problem: fail, note: note
+                )
+                .filter { f in FileIdentity(path: f.path).map { seen.insert($0).inserted } ?? true }
             } else if let st = statFile(p) {
                 guard seen.insert(FileIdentity(st)).inserted else { continue }
-                if let e = readFile(p, name: basename(p), st: st, problem: fail, note: note) {
+                if let e = readFile(p, name: basename(p), st: st, cuts: cuts, problem: fail, note: note) {
                     report.filesRead += 1
                     files.append(FileCells(entry: e.entry, directory: POSIX.parent(of: p), path: p))
                 }
@@ -89,17 +97,17 @@ public enum ExploredCells {
     }
 
     /// The index path for a log directory.
-    public static func indexPath(_ dir: String) -> String {
-        dir.hasSuffix("/") ? dir + CellIndex.fileName : dir + "/" + CellIndex.fileName
+    public static func indexPath(_ dir: String, name: String = CellIndex.fileName) -> String {
+        dir.hasSuffix("/") ? dir + name : dir + "/" + name
     }
 
     static func directoryCells(
-        _ dir: String, save: Bool, settleNs: Int64, report: inout Report, problem: (String) -> Void,
-        note: (String) -> Void
+        _ dir: String, save: Bool, settleNs: Int64, cuts: [CutCircle] = [], indexName: String = CellIndex.fileName,
+        report: inout Report, problem: (String) -> Void, note: (String) -> Void
     ) -> [FileCells] {
         let logs: [(number: UInt32, path: String)]
         do { logs = try LogDirectory.logFiles(in: dir) } catch { problem("\(error)"); return [] }
-        let path = indexPath(dir)
+        let path = indexPath(dir, name: indexName)
         var old: [String: CellIndex.FileEntry] = [:]
         var loaded: CellIndex?
         var changed = false
@@ -125,7 +133,7 @@ public enum ExploredCells {
             }
             changed = true
             old[name] = nil
-            if let e = readFile(log.path, name: name, st: st, problem: problem, note: note) {
+            if let e = readFile(log.path, name: name, st: st, cuts: cuts, problem: problem, note: note) {
                 report.filesRead += 1
                 out.append(FileCells(entry: e.entry, directory: dir, path: log.path, settling: e.cut || nowNs() - e.entry.mtimeNs < settleNs))
             }
@@ -207,7 +215,7 @@ public enum ExploredCells {
 
     /// Reads one log file's points into its cells; nil (said) when it cannot be read.
     static func readFile(
-        _ path: String, name: String, st: stat, problem: (String) -> Void, note: (String) -> Void
+        _ path: String, name: String, st: stat, cuts: [CutCircle] = [], problem: (String) -> Void, note: (String) -> Void
     ) -> (entry: CellIndex.FileEntry, cut: Bool)? {
         let header: FileHeader
         do {
@@ -222,13 +230,16 @@ public enum ExploredCells {
         let ref = LogFileRef(path: path, header: header, directory: POSIX.parent(of: path))
         guard let trip = TripCatalog.trips([ref]).first else { return nil }
         var walk = CellWalk()
+        var zones = PrivacyFilter(window: cuts.isEmpty ? nil : PrivacyWindow(cuts: cuts))
         let summary: TripSummary
         do {
-            summary = try TripCatalog.read(trip) { event in
-                switch event {
-                case .segment: walk.breakLine()
-                case .point(let f): walk.add(lat: f.lat, lon: f.lon, timeMs: f.timeMs)
-                case .raw: break  // not asked for
+            summary = try TripCatalog.read(trip) { e in
+                zones.pass(e) { event in
+                    switch event {
+                    case .segment: walk.breakLine()
+                    case .point(let f): walk.add(lat: f.lat, lon: f.lon, timeMs: f.timeMs)
+                    case .raw: break  // not asked for
+                    }
                 }
             }
         } catch {

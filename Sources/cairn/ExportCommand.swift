@@ -53,7 +53,7 @@ enum ExportCommand: Command {
                 if !formats.contains(f) { formats.append(f) }
             }
         }
-        let stageOptions = try ExportStageOptions.parse(a)
+        let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
         ignoreFileSizeLimitSignal()
         try refuseNesting(dest: dest, logs: dir)
