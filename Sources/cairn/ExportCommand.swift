@@ -178,6 +178,7 @@ enum ExportCommand: Command {
             // Conversions, one file per trip and format, named by the first point they hold.
             var window: PrivacyWindow?
             var s = whole
+            var zonesRead = true
             if !formats.isEmpty && !stageOptions.zones.isEmpty {
                 do {
                     let w = try ExportStages.window(t, zones: stageOptions.zones)
@@ -186,9 +187,10 @@ enum ExportCommand: Command {
                 } catch {
                     printErr("cairn: \(label): \(error)")
                     tripProblem = true
+                    zonesRead = false  // never a conversion without its zones' cut
                 }
             }
-            for format in formats where !tripProblem {
+            for format in formats where zonesRead {
                 if window?.hidesAll == true {
                     printErr("cairn: \(label): every point is inside a privacy zone; no \(format) written")
                     continue
