@@ -49,7 +49,8 @@ enum ExportCommand: Command {
                 help:
                     "Copy the raw log files to DIR/logs. They hold every point, the privacy zones' too, so with zones in effect the default is no; a trip exported without its logs is not safe to delete, and retention keeps it. (default: yes, or no with privacy zones)"
             )
-        ] + ExportStageOptions.options.map { o in
+        ]
+        + ExportStageOptions.options.map { o in
             guard o.name == "--config" else { return o }
             return OptionSpec(
                 name: "--config", valueName: "FILE",

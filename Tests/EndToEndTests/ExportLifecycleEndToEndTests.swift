@@ -58,7 +58,9 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         let e2 = try Harness.cairn("export", "--dir", dir, "--to", stick)
         XCTAssertEqual(e2.status, 0, e2.stderr)
         XCTAssertEqual(names(stick + "/logs"), ["00000001.cairn", "00000002.cairn"], e2.stderr)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: stick + "/logs/00000001.cairn")), try Data(contentsOf: URL(fileURLWithPath: dir + "/00000001.cairn")))
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: stick + "/logs/00000001.cairn")),
+            try Data(contentsOf: URL(fileURLWithPath: dir + "/00000001.cairn")))
         XCTAssertEqual(try gpxPoints(stick + "/gpx/20250601-080000-trip1.gpx"), 82)
     }
 
@@ -156,7 +158,8 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         XCTAssertTrue(
             e.stderr.contains("\(stick)/logs/00000001.cairn: exists and is another file (") && e.stderr.contains("not replaced"), e.stderr)
         XCTAssertEqual(
-            try Data(contentsOf: URL(fileURLWithPath: stick + "/logs/00000002.cairn")), try Data(contentsOf: URL(fileURLWithPath: dir + "/00000002.cairn")),
+            try Data(contentsOf: URL(fileURLWithPath: stick + "/logs/00000002.cairn")),
+            try Data(contentsOf: URL(fileURLWithPath: dir + "/00000002.cairn")),
             "the earlier copy of the grown log is replaced")
         XCTAssertEqual(try gpxPoints(stick + "/gpx/20250601-080000-trip2.gpx"), 45)
         let p2 = try Harness.cairn("prune", "--dir", dir, "--keep-days", "1")
