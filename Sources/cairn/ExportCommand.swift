@@ -84,7 +84,9 @@ enum ExportCommand: Command {
         }
         let stageOptions = try ExportStageOptions.parse(a)
         // The raw logs hold every point, home too: with zones they stay off the stick unless asked.
-        let copyLogs = logsText.map { $0 == "yes" } ?? stageOptions.zones.isEmpty
+        // `--format none` asks for the logs alone, zones or not.
+        let copyLogs = logsText.map { $0 == "yes" } ?? (stageOptions.zones.isEmpty || formats.isEmpty)
+        if !copyLogs && formats.isEmpty { throw UsageError("'--format none' with '--logs no' leaves nothing to export") }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
         ignoreFileSizeLimitSignal()
         try refuseNesting(dest: dest, logs: dir)
