@@ -20,7 +20,7 @@ public enum TripFinish {
     ) -> String? {
         if closed { return nil }
         switch recorder {
-        case .none:
+        case .absent:
             return nil
         case .running(let pid, let files?, _):
             guard let f = lastFile, !files.contains(f) else { return "the recorder (PID \(pid)) is writing it" }

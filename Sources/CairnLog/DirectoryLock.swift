@@ -88,7 +88,7 @@ public final class DirectoryLock {
     /// export` needs to tell a trip still being written from one whose recorder is gone.
     public enum Recorder: Equatable, Sendable {
         /// No process holds the lock (or there is no lock file): nothing appends to any log.
-        case none
+        case absent
         /// `pid` holds the lock; `openFiles` are the files it has open (nil: not readable, a
         /// recorder of another user); `since` is when it took the lock (the lock file's mtime, ns).
         case running(pid: Int32, openFiles: Set<FileKey>?, since: Int64?)
@@ -102,7 +102,7 @@ public final class DirectoryLock {
     public static func recorder(in directory: String, locks: String = "/proc/locks", proc: String = "/proc") -> Recorder {
         let path = POSIX.join(directory, fileName)
         var st = stat()
-        guard lstat(path, &st) == 0 else { return .none }
+        guard lstat(path, &st) == 0 else { return .absent }
         let since = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
         let fd = open(locks, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .unknown(since: since) }
@@ -113,7 +113,7 @@ public final class DirectoryLock {
         // Linux's dev_t split (glibc's gnu_dev_major/minor), as /proc/locks prints it.
         let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~UInt64(0xfff))
         let minor = (dev & 0xff) | ((dev >> 12) & ~UInt64(0xff))
-        guard let pid = holder(in: table, major: major, minor: minor, inode: UInt64(st.st_ino)) else { return .none }
+        guard let pid = holder(in: table, major: major, minor: minor, inode: UInt64(st.st_ino)) else { return .absent }
         return .running(pid: pid, openFiles: openFiles(of: pid, proc: proc), since: since)
     }
 

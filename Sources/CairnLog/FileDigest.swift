@@ -45,7 +45,7 @@ public struct FileDigest: Equatable, Sendable {
     /// card or stick rather than from what was just written to the cache.
     public static func of(_ path: String, limit: Int? = nil, fromMedium: Bool = false) throws(LogError) -> FileDigest {
         let fd: Int32
-        do { fd = try POSIX.open(path, O_RDONLY | O_CLOEXEC) } catch { throw LogError.system(path, "cannot open", error.rawValue) }
+        do throws(Errno) { fd = try POSIX.open(path, O_RDONLY | O_CLOEXEC) } catch { throw LogError.system(path, "cannot open", error.rawValue) }
         defer { POSIX.close(fd) }
         if fromMedium {
             _ = fsync(fd)
@@ -58,7 +58,7 @@ public struct FileDigest: Equatable, Sendable {
             let want = limit.map { min(buf.count, $0 - acc.size) } ?? buf.count
             if want <= 0 { break }
             let n: Int
-            do { n = try POSIX.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buf[0..<want])) } catch {
+            do throws(Errno) { n = try POSIX.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buf[0..<want])) } catch {
                 throw LogError.system(path, "read failed", error.rawValue)
             }
             if n == 0 { break }

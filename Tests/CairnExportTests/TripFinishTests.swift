@@ -16,7 +16,7 @@ final class TripFinishTests: XCTestCase {
 
     func testTable() {
         XCTAssertTrue(finished(closed: true, .running(pid: 7, openFiles: [file], since: 0)), "closed: over, whoever runs")
-        XCTAssertTrue(finished(.none), "no recorder: a pulled battery's trip is over")
+        XCTAssertTrue(finished(.absent), "no recorder: a pulled battery's trip is over")
         XCTAssertFalse(finished(.running(pid: 7, openFiles: [file], since: 0)), "the recorder writes it")
         XCTAssertTrue(finished(.running(pid: 7, openFiles: [other], since: 0)), "the recorder writes another file")
         XCTAssertTrue(finished(.running(pid: 7, openFiles: [], since: 0)), "the recorder waits for a fix")

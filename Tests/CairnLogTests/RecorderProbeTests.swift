@@ -24,7 +24,7 @@ final class RecorderProbeTests: XCTestCase {
         let dir = NSTemporaryDirectory() + "cairn-probe-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        XCTAssertEqual(DirectoryLock.recorder(in: dir), .none, "no lock file")
+        XCTAssertEqual(DirectoryLock.recorder(in: dir), .absent, "no lock file")
         let log = dir + "/00000001.cairn"
         XCTAssertTrue(FileManager.default.createFile(atPath: log, contents: Data([1])))
         var lock: DirectoryLock? = try DirectoryLock(directory: dir)
@@ -38,7 +38,7 @@ final class RecorderProbeTests: XCTestCase {
         XCTAssertEqual(files?.contains(DirectoryLock.FileKey(path: log)!), true)
         withExtendedLifetime(lock) {}
         lock = nil
-        XCTAssertEqual(DirectoryLock.recorder(in: dir), .none, "released: no recorder")
+        XCTAssertEqual(DirectoryLock.recorder(in: dir), .absent, "released: no recorder")
         // The probe never took the lock: a recorder can still start.
         XCTAssertNoThrow(try DirectoryLock(directory: dir))
     }
