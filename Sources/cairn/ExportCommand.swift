@@ -112,6 +112,8 @@ enum ExportCommand: Command {
         if copyLogs { try ensureDirectory(logsDir) }
         for f in formats { try ensureDirectory(POSIX.join(dest, f)) }
         let destination = absolute(dest)
+        // A stick unmounted (or swapped) mid-export: the path then leads elsewhere.
+        let destIdentity = DirectoryLock.FileKey(path: dest)
 
         var problems = 0
         let all = try catalogTrips(
@@ -221,6 +223,9 @@ enum ExportCommand: Command {
             if copyLogs { try syncDirectory(logsDir) }
             for f in formats { try syncDirectory(POSIX.join(dest, f)) }
             try syncDirectory(dest)
+            guard let current = DirectoryLock.FileKey(path: dest), current == destIdentity else {
+                throw Failure("\(dest): is no longer the directory this export wrote to (the stick unmounted or replaced?)")
+            }
             try state.save()
         } catch let e as Failure {
             printErr("cairn: \(e.message); no trip marked as exported")

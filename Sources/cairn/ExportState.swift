@@ -48,7 +48,8 @@ struct ExportState {
 
     init(directory: String) {
         self.directory = directory
-        guard let text = readSmallFile(path) else { return }
+        // Up to 64 MiB: tens of thousands of trips; a longer file is not this state file.
+        guard let text = readSmallFile(path, limit: 64 << 20) else { return }
         for l in text.split(separator: "\n") where !l.hasPrefix("#") {
             let parts = l.split(separator: " ", maxSplits: 3)
             guard parts.count >= 3, let id = UInt64(parts[1]), let salt = UInt32(parts[2], radix: 16) else { continue }
@@ -239,11 +240,14 @@ func catalogTrips(
     for t in trips {
         let s: TripSummary
         do { s = try TripCatalog.read(t) } catch { say("trip \(t.id): \(error)"); continue }
-        let last = t.files[t.files.count - 1].path
-        var st = stat()
-        let modified = stat(last, &st) == 0 ? Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) : nil
+        var modified: Int64? = Int64.min
+        for f in t.files {
+            var st = stat()
+            let m = stat(f.path, &st) == 0 ? Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) : nil
+            modified = m.flatMap { m in modified.map { max($0, m) } }
+        }
         let why = TripFinish.openReason(
-            closed: s.closed, lastFile: DirectoryLock.FileKey(path: last), lastModifiedNs: modified, recorder: recorder)
+            closed: s.closed, files: t.files.map { DirectoryLock.FileKey(path: $0.path) }, lastModifiedNs: modified, recorder: recorder)
         out.append((t, s, why))
     }
     return out

@@ -64,6 +64,25 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         XCTAssertEqual(try gpxPoints(stick + "/gpx/20250601-080000-trip1.gpx"), 82)
     }
 
+    /// A file from another board claiming a later part of the trip being recorded (same trip id,
+    /// part 1) joined that trip as its last file: the trip is still being written, so it waits.
+    func testCopiedInLaterPartDoesNotFinishTheRecordingTrip() throws {
+        let dir = logDir()
+        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x11, points: 31, closed: false), dir + "/00000001.cairn")
+        try CraftedLog.write(
+            CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 - 86_400_000, points: 5, closed: true), dir + "/00000002.cairn")
+        try CraftedLog.write(
+            CraftedLog.file(trip: 1, part: 1, salt: 0x99, startMs: CraftedLog.june1 + 60_000, points: 5, northOffset: 60, closed: true),
+            dir + "/00000003.cairn")
+        let release = recorderHolds(dir, writing: dir + "/00000001.cairn")
+        defer { release() }
+        let stick = Harness.tempDir() + "/stick"
+        let e = try Harness.cairn("export", "--dir", dir, "--to", stick)
+        XCTAssertEqual(e.status, 0, e.stderr)
+        XCTAssertTrue(e.stderr.contains("trip 1 (00000001.cairn, 00000003.cairn): still open"), e.stderr)
+        XCTAssertEqual(names(stick + "/logs"), ["00000002.cairn"], e.stderr)
+    }
+
     /// A battery pulled mid-ride: trip 1 never got its close record, and it is the newest file.
     /// With no recorder running it is over: exported (it never was, as "the newest trip"). With
     /// the next boot's recorder writing trip 3 in a new file, trip 1 is exported and trip 3 not.
