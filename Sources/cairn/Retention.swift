@@ -149,7 +149,9 @@ enum PruneCommand: Command {
         OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
         OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Delete trips that ended more than this many days ago."),
         OptionSpec(name: "--max-mb", valueName: "MB", help: "Delete the oldest trips while the log files take more than this (1 MB = 10^6 bytes)."),
-        OptionSpec(name: "--force", valueName: nil, help: "Also delete trips that were never exported."),
+        OptionSpec(
+            name: "--force", valueName: nil, help: "Also delete trips that are not exported: never, without their logs (--logs no), or changed since."
+        ),
         OptionSpec(name: "--dry-run", valueName: nil, help: "Say what would be deleted; delete nothing.")
     ]
 
@@ -164,7 +166,7 @@ enum PruneCommand: Command {
         let o = r.apply(directory: dir, wallClockMs: SystemClock.wallClockMs() / 1000 * 1000) { printErr("cairn: \($0)") }
         printErr(
             "cairn: retention: \(r.dryRun ? "would delete" : "deleted") \(o.deletedTrips) trip\(o.deletedTrips == 1 ? "" : "s") (\(o.deletedBytes) bytes)"
-                + (o.keptUnexported > 0 ? "; kept \(o.keptUnexported) over the limit that were never exported" : ""))
+                + (o.keptUnexported > 0 ? "; kept \(o.keptUnexported) over the limit that are not safely exported (see above)" : ""))
         return o.problems > 0 ? ExitCode.failure : ExitCode.ok
     }
 }
