@@ -83,10 +83,15 @@ public enum RetentionPlan {
         }
     }
 
+    /// How far the clock may read behind the newest trip's end and still count ages: a clock a
+    /// few seconds or minutes behind GPS time (no time sync yet) is not wrong enough to stop
+    /// retention, and reading behind only makes trips younger.
+    public static let clockSlackMs: Int64 = 86_400_000
+
     /// `trips` oldest first, `totalBytes` the log files' total (more than the trips' sum when other
     /// files count), `nowMs` the wall clock. Ages count only when the clock is not behind the newest
-    /// trip's end: a clock that reads earlier than a recorded ride is wrong, or the ride's time is,
-    /// and neither may make a trip old. `verdict` is asked only for trips over a limit (checking a
+    /// trip's end (by more than `clockSlackMs`): a clock that reads earlier than a recorded ride is
+    /// wrong, or the ride's time is, and neither may make a trip old. `verdict` is asked only for trips over a limit (checking a
     /// trip reads its files).
     public static func plan(
         trips: [Trip], totalBytes: Int, nowMs: Int64, limits: Limits, verdict: (Int) -> ExportVerdict
@@ -94,7 +99,7 @@ public enum RetentionPlan {
         var out = Result()
         var total = totalBytes
         var ageUsable = limits.keepDays != nil
-        if ageUsable, let newest = trips.compactMap(\.endMs).max(), nowMs < newest {
+        if ageUsable, let newest = trips.compactMap(\.endMs).max(), nowMs < newest &- clockSlackMs {
             ageUsable = false
             out.clockBehind = (nowMs, newest)
         }

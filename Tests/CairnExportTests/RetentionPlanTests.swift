@@ -61,6 +61,9 @@ final class RetentionPlanTests: XCTestCase {
                 name: "one ride dated in the future stops ages", ends: [j, j + 1 * day, j + 9000 * day, j + 2 * day], verdicts: all,
                 now: j + 40 * day, limits: .init(keepDays: 30), deleted: [], clockBehind: true),
             Row(
+                name: "a clock a few minutes behind GPS time still counts ages", ends: [j, j + day, j + 40 * day, j + 40 * day + 600_000],
+                verdicts: all, now: j + 40 * day, limits: .init(keepDays: 30), deleted: [0, 1]),
+            Row(
                 name: "size still applies with the clock behind", ends: [j, j + day, j + 2 * day, j + 3 * day], verdicts: all,
                 now: 0, limits: .init(keepDays: 30, maxBytes: 250), total: 400, deleted: [0, 1], clockBehind: true),
             Row(
