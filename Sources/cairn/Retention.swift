@@ -14,8 +14,9 @@ import CairnDevice
 /// and never a trip that is not exported (see `ExportState.verdict`: every file unchanged since
 /// its copy was verified, logs included) unless `force`. The newest file's trip is never touched
 /// (its file number keeps the counter going), nor a trip still being recorded. Ages count from
-/// the system clock, and only while it is not over a day behind the newest trip's end (a board without a
-/// real-time clock at 1970, a clock set back: then nothing is old; `--max-mb` still applies).
+/// the system clock, and only while it is not over a day behind the newest trip's end (a board
+/// without a real-time clock at 1970, a clock set back: then nothing is old; `--max-mb` still
+/// applies).
 /// The plan is `RetentionPlan`'s; every deletion is reported through `say`, naming the trip, its
 /// files and why.
 struct Retention {
