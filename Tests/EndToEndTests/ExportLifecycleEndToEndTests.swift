@@ -218,6 +218,35 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         XCTAssertTrue(p2.stderr.contains("deleted 0 trips"), p2.stderr)
     }
 
+    /// The stick vanishes mid-export and another directory takes its path (a stick swapped, or
+    /// unmounted under a directory the export then writes on): every trip was marked, though the
+    /// first ones went to the stick that is gone. Now nothing is marked.
+    func testDestinationReplacedMidExportMarksNothing() throws {
+        let dir = logDir()
+        for i in 1...30 {
+            try CraftedLog.write(
+                CraftedLog.file(trip: UInt64(i), salt: UInt32(i), startMs: CraftedLog.june1 + Int64(i) * 86_400_000, points: 3000, closed: true),
+                dir + String(format: "/%08d.cairn", i))
+        }
+        let base = Harness.tempDir()
+        let stick = base + "/stick"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Harness.cairn)
+        p.arguments = ["export", "--dir", dir, "--to", stick, "--format", "gpx"]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let started = Harness.waitUntil(timeout: 30) { !names(stick + "/gpx").isEmpty }
+        XCTAssertTrue(started)
+        XCTAssertEqual(rename(stick, base + "/gone"), 0)
+        for d in ["", "/logs", "/gpx"] { try fm.createDirectory(atPath: stick + d, withIntermediateDirectories: true) }
+        p.waitUntilExit()
+        try XCTSkipIf(names(stick + "/gpx").isEmpty, "the export was done before the swap: nothing tested")
+        XCTAssertEqual(p.terminationStatus, 1)
+        XCTAssertFalse(state(dir).contains(" v2 "), state(dir))
+        let prune = try Harness.cairn("prune", "--dir", dir, "--keep-days", "1")
+        XCTAssertTrue(prune.stderr.contains("deleted 0 trips"), prune.stderr)
+    }
+
     /// Rides dated after the wall clock (a clock set back, a board without a real-time clock):
     /// "now" was taken as the newest trip's end, so trip 1 looked 150 days old and went. Now the
     /// age of no trip counts while the clock is behind the newest ride.
