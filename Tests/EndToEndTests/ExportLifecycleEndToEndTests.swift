@@ -109,6 +109,32 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         XCTAssertTrue(e2.stderr.contains("trip 2 (00000002.cairn): still open"), e2.stderr)
     }
 
+    /// Export run by another user than the recorder's cannot see the recorder's open files: a trip
+    /// without a close written since the recorder started waits; one last written before (the
+    /// pulled battery's, from the boot before) goes.
+    func testRecorderOfAnotherUserFallsBackToFileTimes() throws {
+        try XCTSkipIf(getuid() != 0 || !fm.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv to run export as nobody")
+        let dir = logDir()
+        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x11, points: 20, closed: false), dir + "/00000001.cairn")
+        var old = [timeval(tv_sec: time(nil) - 3600, tv_usec: 0), timeval(tv_sec: time(nil) - 3600, tv_usec: 0)]
+        XCTAssertEqual(utimes(dir + "/00000001.cairn", &old), 0)
+        let two = CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 + 86_400_000, points: 20, closed: false)
+        try CraftedLog.write(two.prefix(200), dir + "/00000002.cairn")
+        let release = recorderHolds(dir, writing: dir + "/00000002.cairn")
+        defer { release() }
+        usleep(20_000)
+        try CraftedLog.write(two, dir + "/00000002.cairn")  // written since the recorder started
+        chmod(dir, 0o777)
+        let stick = Harness.tempDir() + "/stick"
+        try fm.createDirectory(atPath: stick, withIntermediateDirectories: true)
+        chmod(stick, 0o777)
+        let e = try Harness.run(
+            "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Harness.cairn, "export", "--dir", dir, "--to", stick])
+        XCTAssertEqual(e.status, 0, e.stderr)
+        XCTAssertTrue(e.stderr.contains("trip 2 (00000002.cairn): still open (the recorder (PID \(getpid())) may be writing it"), e.stderr)
+        XCTAssertEqual(names(stick + "/logs"), ["00000001.cairn"], e.stderr)
+    }
+
     /// Trip 1 exported after a power cut (part 0, no close), then resumed in a new part
     /// (00000003). Prune deleted it by the old mark, new part and all, though the stick never
     /// got the part; now it is kept until an export copies the part and rewrites the GPX.
