@@ -156,7 +156,9 @@ enum ExportCommand: Command {
                         printErr("cairn: \(target): exists and is another file (\(why)); not replaced: export to another directory")
                         tripProblem = true
                         continue
-                    case .earlierCopy, .none: break
+                    case .earlierCopy:
+                        printErr("cairn: \(target): an earlier copy of this log, which has grown since; replaced")
+                    case .none: break
                     }
                     do {
                         let copied = try copyFileAtomically(f.path, target)

@@ -206,6 +206,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
             try Data(contentsOf: URL(fileURLWithPath: stick + "/logs/00000002.cairn")),
             try Data(contentsOf: URL(fileURLWithPath: dir + "/00000002.cairn")),
             "the earlier copy of the grown log is replaced")
+        XCTAssertTrue(e.stderr.contains("\(stick)/logs/00000002.cairn: an earlier copy of this log, which has grown since; replaced"), e.stderr)
         XCTAssertEqual(try gpxPoints(stick + "/gpx/20250601-080000-trip2.gpx"), 45)
         let p2 = try Harness.cairn("prune", "--dir", dir, "--keep-days", "1")
         XCTAssertTrue(p2.stderr.contains("retention: deleted trip 2 ("), p2.stderr)
