@@ -5,15 +5,15 @@ import CairnLog
 ///
 /// - A trip one of whose files the running recorder has open is being written, whatever its files
 ///   hold (a part copied in from another board may carry a trip end of its own).
-/// - Otherwise a trip with a trip-end record is finished.
+/// - Otherwise, once the holder's open files are known, a trip with a trip-end record is finished.
 /// - Otherwise (a battery pulled mid-ride, a recorder killed) it is finished once no recorder can
 ///   be appending to any of its files: no process holds the directory's recorder lock, or the
 ///   holder has none of them open. A recorder never appends to a file it did not create in its
 ///   own run (it creates each file exclusively); resuming a trip after a restart writes a new
 ///   part in a new file, which makes the trip "changed" for `ExportState`: it is exported again.
-/// - When the holder's open files cannot be read (a recorder of another user, no /proc): a trip
-///   without a trip end counts as being written unless all its files were last modified before
-///   the recorder took the lock. A clock set back at boot makes that answer "still open": the
+/// - When the holder's open files cannot be read (a recorder of another user, no /proc): a trip,
+///   closed or not (a copied-in part may carry a trip end), counts as being written unless all its
+///   files were last modified before the recorder took the lock. A clock set back at boot makes that answer "still open": the
 ///   trip is then exported later, never half.
 public enum TripFinish {
     /// Why the trip is not finished yet (a sentence), or nil when it is. `files`: the trip's files
@@ -33,7 +33,8 @@ public enum TripFinish {
         default:
             break
         }
-        if closed { return nil }
+        // With the holder's open files unknown, a trip end proves nothing (a part copied in from
+        // another board carries its own): only the files' times tell, closed or not.
         switch recorder {
         case .absent, .running(_, _?, _):
             return nil

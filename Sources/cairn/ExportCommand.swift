@@ -123,6 +123,7 @@ enum ExportCommand: Command {
             },
             unfinished: { printErr("cairn: \($0)") })
         var state = ExportState(directory: dir)
+        if let p = state.problem { printErr("cairn: \(p)") }
         var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0, failedTrips = 0, openTrips = 0
         for (t, whole, openBecause) in all {
             let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
@@ -138,10 +139,11 @@ enum ExportCommand: Command {
                 problems += 1; failedTrips += 1
                 continue
             }
-            guard whole.stats.points > 0 else {
-                printErr("cairn: \(label): no points (an empty or unfinished trip); nothing to export")
-                state.mark(t, files: now, logs: true, destination: destination)
-                continue
+            // A trip without a point has no conversion; its log is still copied (with --logs
+            // yes), since retention deletes only what has a verified copy.
+            let empty = whole.stats.points == 0
+            if empty {
+                printErr("cairn: \(label): no points (an empty or damaged trip); no conversion" + (copyLogs ? ", its log copied" : ""))
             }
             let verified = state.isExported(t, to: destination, now: now, logs: copyLogs)
             var tripProblem = false
@@ -150,10 +152,12 @@ enum ExportCommand: Command {
             if copyLogs {
                 for (f, c) in zip(t.files, now) {
                     let target = POSIX.join(logsDir, c.name)
-                    switch existingCopy(target, of: f.path, c.digest, trusted: verified) {
+                    switch existingCopy(target, of: f.path, c.digest) {
                     case .same: continue
                     case .other(let why):
                         printErr("cairn: \(target): exists and is another file (\(why)); not replaced: export to another directory")
+                        // An earlier verified export to here no longer holds (a copy damaged since).
+                        state.forget(t, destination: destination)
                         tripProblem = true
                         continue
                     case .earlierCopy:
@@ -186,7 +190,7 @@ enum ExportCommand: Command {
             var window: PrivacyWindow?
             var s = whole
             var zonesRead = true
-            if !formats.isEmpty && !stageOptions.zones.isEmpty {
+            if !empty && !formats.isEmpty && !stageOptions.zones.isEmpty {
                 do {
                     let w = try ExportStages.window(t, zones: stageOptions.zones)
                     window = w
@@ -197,7 +201,7 @@ enum ExportCommand: Command {
                     zonesRead = false  // never a conversion without its zones' cut
                 }
             }
-            for format in formats where zonesRead {
+            for format in formats where zonesRead && !empty {
                 if window?.hidesAll == true {
                     printErr("cairn: \(label): every point is inside a privacy zone; no \(format) written")
                     continue
@@ -222,6 +226,12 @@ enum ExportCommand: Command {
         // One directory sync per directory covers every rename into it; the state is saved only
         // after them, so a stick that fills or vanishes on the way marks nothing.
         do {
+            // The board's privacy key goes with its logs (never without them: they hold every
+            // point anyway), so a laptop's `convert` of the copies cuts the zones as the board
+            // does; a second key would give home away where two cuts' rings cross.
+            if copyLogs, let key = stageOptions.zones.key {
+                try writeFileAtomically(POSIX.join(logsDir, ExportStageOptions.keyFileName), key.bytes, mode: 0o600)
+            }
             if copyLogs { try syncDirectory(logsDir) }
             for f in formats { try syncDirectory(POSIX.join(dest, f)) }
             try syncDirectory(dest)
@@ -259,11 +269,10 @@ enum ExportCommand: Command {
         case other(String)
     }
 
-    /// What is at `target` already, against the log `source` whose bytes are `digest`. `trusted`:
-    /// this trip's copy was verified here and the log has not changed since, so its size will do.
-    static func existingCopy(_ target: String, of source: String, _ digest: FileDigest, trusted: Bool) -> ExistingCopy {
-        guard let size = fileSize(target) else { return .none }
-        if trusted && size == digest.size { return .same }
+    /// What is at `target` already, against the log `source` whose bytes are `digest`. Always
+    /// read whole: a copy verified by an earlier export may have been damaged on the stick since.
+    static func existingCopy(_ target: String, of source: String, _ digest: FileDigest) -> ExistingCopy {
+        guard fileSize(target) != nil else { return .none }
         guard let theirs = try? FileDigest.of(target) else { return .other("cannot be read") }
         if theirs == digest { return .same }
         if theirs.size < digest.size, let prefix = try? FileDigest.of(source, limit: theirs.size), prefix == theirs { return .earlierCopy }

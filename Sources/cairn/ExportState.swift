@@ -45,14 +45,27 @@ struct ExportState {
 
     let directory: String
     private(set) var entries: [Entry] = []
+    /// What was wrong with the file as read (said by the commands), or nil.
+    private(set) var problem: String?
 
     init(directory: String) {
         self.directory = directory
         // Up to 64 MiB: tens of thousands of trips; a longer file is not this state file.
-        guard let text = readSmallFile(path, limit: 64 << 20) else { return }
+        guard let text = readSmallFile(path, limit: 64 << 20) else {
+            if pathExists(path) {
+                problem = "\(path): cannot be read (or is over 64 MiB): every trip counts as never exported; the next export rewrites it"
+            }
+            return
+        }
+        var ignored = 0
+        defer {
+            if ignored > 0 {
+                problem = "\(path): \(ignored) line\(ignored == 1 ? "" : "s") not understood, ignored (those trips count as never exported)"
+            }
+        }
         for l in text.split(separator: "\n") where !l.hasPrefix("#") {
             let parts = l.split(separator: " ", maxSplits: 3)
-            guard parts.count >= 3, let id = UInt64(parts[1]), let salt = UInt32(parts[2], radix: 16) else { continue }
+            guard parts.count >= 3, let id = UInt64(parts[1]), let salt = UInt32(parts[2], radix: 16) else { ignored += 1; continue }
             let rest = parts.count > 3 ? parts[3] : "-"
             let v2 = rest.split(separator: " ", maxSplits: 3)
             if v2.count == 4, v2[0] == Self.version, v2[1] == "logs" || v2[1] == "nologs", let files = Self.parseFiles(v2[2]) {
@@ -121,6 +134,11 @@ struct ExportState {
 
     mutating func forget(_ t: TripRef) { entries.removeAll { Self.same($0, t) } }
 
+    /// Forgets the export of `t` to `destination` only (its copy there no longer matches).
+    mutating func forget(_ t: TripRef, destination: String) {
+        entries.removeAll { Self.same($0, t) && $0.destination == destination }
+    }
+
     func save() throws {
         var text =
             "# trips copied off this directory by 'cairn export': first-file trip-id salt v2 logs|nologs name/salt/size/crc32c,... destination\n"
@@ -166,10 +184,11 @@ func syncFile(_ path: String) throws {
 func temporaryName(for path: String) -> String { OutputSink.temporaryName(for: path) }
 
 /// Writes `bytes` to `path` through a temporary name: write, fsync, rename, fsync the directory.
-func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
+func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
     let tmp = temporaryName(for: path)
     let fd: Int32
-    do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } catch { throw Failure("\(tmp): cannot create: \(error)") }
+    unlink(tmp)  // a leftover of another mode
+    do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) } catch { throw Failure("\(tmp): cannot create: \(error)") }
     var failure: Errno?
     do throws(Errno) {
         try POSIX.writeAll(fd, bytes)

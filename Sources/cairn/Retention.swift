@@ -48,6 +48,7 @@ struct Retention {
             return out
         }
         var state = ExportState(directory: dir)
+        if let p = state.problem { say("retention: \(p)") }
         var total = 0
         let files = (try? LogDirectory.logFiles(in: dir)) ?? []
         for f in files { total += fileSize(f.path) ?? 0 }

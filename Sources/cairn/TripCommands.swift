@@ -64,18 +64,21 @@ func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil, privacy: 
         return "\(TextFormat.jsonString(name)): \(c.count)"
     }
     // The trip's figures are named once, in TripFigures (the exports carry the same keys).
-    let fields: [(String, String)] =
-        [
-            ("id", String(s.id)),
-            ("file", TextFormat.jsonString(s.files.first ?? "")),
-            ("files", "[" + s.files.map(TextFormat.jsonString).joined(separator: ", ") + "]")
-        ] + TripFigures.json(s).filter { $0.0 != "trip" } + [
-            ("dropped", "{" + drops.joined(separator: ", ") + "}"),
-            ("damaged_bytes", String(s.damagedBytes)),
-            ("damaged_records", String(s.damagedRecords)),
-            ("torn_tail_bytes", String(s.tornTailBytes))
-        ] + fuelJSON(s, fuel)
-        + (privacy.map { [("privacy_left_out", "{\"points\": \($0.points), \"stretches\": \($0.stretches)}")] } ?? [])
+    // Built in steps: one expression of it is too much for Swift 6.0's type checker.
+    var fields: [(String, String)] = [
+        ("id", String(s.id)),
+        ("file", TextFormat.jsonString(s.files.first ?? "")),
+        ("files", "[" + s.files.map(TextFormat.jsonString).joined(separator: ", ") + "]")
+    ]
+    fields += TripFigures.json(s).filter { $0.0 != "trip" }
+    fields += [
+        ("dropped", "{" + drops.joined(separator: ", ") + "}"),
+        ("damaged_bytes", String(s.damagedBytes)),
+        ("damaged_records", String(s.damagedRecords)),
+        ("torn_tail_bytes", String(s.tornTailBytes))
+    ]
+    fields += fuelJSON(s, fuel)
+    if let p = privacy { fields.append(("privacy_left_out", "{\"points\": \(p.points), \"stretches\": \(p.stretches)}")) }
     return indent + "{\n" + fields.map { "\(indent)  \(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
 }
 

@@ -317,7 +317,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         // Asked for, the logs go too; then the trip may go.
         let e2 = try Harness.cairn("export", "--dir", dir, "--to", stick, "--privacy-zone", "47.0,8.5,100", "--format", "gpx", "--logs", "yes")
         XCTAssertEqual(e2.status, 0, e2.stderr)
-        XCTAssertEqual(names(stick + "/logs"), ["00000001.cairn", "00000002.cairn"])
+        XCTAssertEqual(names(stick + "/logs"), ["00000001.cairn", "00000002.cairn", "privacy-key"], "the key goes with the logs")
         XCTAssertEqual(names(stick + "/gpx"), gpx, "the conversions were there already")
         let p2 = try Harness.cairn("prune", "--dir", dir, "--keep-days", "1")
         XCTAssertTrue(p2.stderr.contains("retention: deleted trip 1 ("), p2.stderr)

@@ -184,16 +184,26 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         let c = try Harness.cairn("convert", d, "--to", "gpx", "--privacy-zone", zone(200), "--privacy-key", out + "/other-key")
         XCTAssertNotEqual(a.stdout, c.stdout)
         // export keeps the board's key in the log directory.
-        let ex = try Harness.cairn("export", "--dir", d, "--to", out + "/stick", "--privacy-zone", zone(200), "--format", "gpx")
+        let ex = try Harness.cairn("export", "--dir", d, "--to", out + "/stick", "--privacy-zone", zone(200), "--format", "gpx", "--logs", "yes")
         XCTAssertEqual(ex.status, 0, ex.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: d + "/privacy-key"), ex.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/stick/logs/privacy-key"), "the key never goes to the stick")
+        // The key goes with the logs (a laptop's convert of them cuts as the board does), 0600.
+        let boardKey = try Data(contentsOf: URL(fileURLWithPath: d + "/privacy-key"))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/stick/logs/privacy-key")), boardKey)
+        var st = stat()
+        XCTAssertEqual(stat(out + "/stick/logs/privacy-key", &st), 0)
+        XCTAssertEqual(st.st_mode & 0o777, 0o600)
+        // Without the logs, no key.
+        let nologs = try Harness.cairn("export", "--dir", d, "--to", out + "/stick2", "--privacy-zone", zone(200), "--format", "gpx")
+        XCTAssertEqual(nologs.status, 0, nologs.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/stick2/logs/privacy-key"), "the key goes only with the logs")
         // A damaged key.
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: key))
         let bad = try Harness.cairn("convert", d, "--to", "gpx", "--privacy-zone", zone(200), "--privacy-key", key)
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("\(key): not a privacy key"), bad.stderr)
         // No zone: no key wanted, none made.
+        try FileManager.default.removeItem(atPath: out + "/stick/logs/privacy-key")
         let none = try Harness.cairn("cells", out + "/stick/logs")
         XCTAssertEqual(none.status, 0, none.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/stick/logs/privacy-key"))
