@@ -123,9 +123,16 @@ enum ExportCommand: Command {
                 problems += 1; failedTrips += 1
                 continue
             }
-            // A trip without a point has no conversion; its log is still copied (with --logs
-            // yes), since retention deletes only what has a verified copy.
+            // A trip without a point has no conversion. One that holds nothing but a header has
+            // nothing to lose either: marked done, so retention may delete its file. One whose
+            // records are damaged still has bytes someone may recover: its log is copied (with
+            // --logs yes) before retention may delete it.
             let empty = whole.stats.points == 0
+            if empty && whole.damagedBytes == 0 {
+                printErr("cairn: \(label): no points (an empty or unfinished trip); nothing to export")
+                state.mark(t, files: now, logs: true, destination: destination)
+                continue
+            }
             if empty {
                 printErr("cairn: \(label): no points (an empty or damaged trip); no conversion" + (copyLogs ? ", its log copied" : ""))
             }
