@@ -72,6 +72,9 @@ public struct RuleLimits: Sendable, Equatable {
     public var convergeAfterMs: Int64 = 30_000
     public var convergeWindowMs: Int64 = 8_000
     public var convergeGiveUpMs: Int64 = 90_000
+    /// Rule 6: movement is judged by the displacement over this window (or three intervals)
+    /// against the doppler's path over it.
+    public var displacementWindowMs: Int64 = 20_000
     public init() {}
 }
 
@@ -191,7 +194,10 @@ public struct FixRules: FixFilter {
     /// The newest still fix of the current standstill, and a newer one with some speed (the
     /// rider already rolling, not yet confirmed): where the way on starts. Not yet judged.
     private var lastStill: Fix?
-    private var lastRolling: Fix?
+    private var rolling = RingBuffer<Fix>(capacity: 32)
+    /// The positions confirmed the way out of a standstill before the trip: its first fixes
+    /// need no further confirmation than the jump limit.
+    private var startConfirmed = false
     /// Fixes in a row at the walking-off speed during a standstill (rule 6).
     private var movingFixesInRow = 0
     /// Rule 12: fixes held because their time left the line, with their arrival times; the line's
@@ -217,6 +223,27 @@ public struct FixRules: FixFilter {
     /// Rule 13: the fixes since an outage ended, while their positions are not yet trusted.
     private var convergingFixes = RingBuffer<Fix>(capacity: 128)
     private var isConverging = false
+    /// Rule 6: about one fix a second of the recent past (place, uncertainty, doppler velocity),
+    /// to judge movement by displacement.
+    private var recent = RingBuffer<Sample>(capacity: 48)
+    /// How far, over a window, the positions' displacement and the doppler's path disagree on
+    /// this receiver (a running mean square, m²): its position noise as it really is, or a
+    /// doppler that lies.
+    private var windowDisagreement2: Double?
+    private var windowsLearnt = 0
+
+    private struct Sample {
+        var timeMs: Int64
+        var lat: Double
+        var lon: Double
+        var u: Double
+        /// The measured speed (negative: none), and its velocity east and north when the course
+        /// is known.
+        var v: Double
+        var ve: Double
+        var vn: Double
+        var directed: Bool
+    }
 
     public init(profile: ActivityProfile = .ride, limits: RuleLimits = RuleLimits()) {
         self.profile = profile
@@ -368,6 +395,7 @@ public struct FixRules: FixFilter {
         intervals.removeAll()
         intervalMs = 1000
         lastTimeMs = nil
+        recent.removeAll()
         timeLineChecked = true
         if let first = held.first, abs(nowMs - first.fix.timeMs) <= limits.maxAgeMs { clockOffsetMs = 0 }
         for (f, a) in held {
@@ -459,6 +487,17 @@ public struct FixRules: FixFilter {
         // Rule 13: after a long outage, positions are taken once they move as the doppler says.
         if isConverging, !converged(f) { return emit(.drop(.converging, f)) }
 
+        if recent.last.map({ f.timeMs - $0.timeMs >= 900 }) ?? true {
+            let v = f.speed ?? -1
+            let directed = v >= 0.3 && f.track != nil
+            let t = f.track ?? 0
+            recent.append(
+                Sample(
+                    timeMs: f.timeMs, lat: f.lat, lon: f.lon, u: uncertainty(f), v: v,
+                    ve: directed ? v * sinDeg(t) : 0, vn: directed ? v * cosDeg(t) : 0, directed: directed))
+            learnWindowDisagreement(f)
+        }
+
         // Rule 6 (and rule 7's position test while standing without a speed).
         var forced = false
         if standing {
@@ -476,9 +515,8 @@ public struct FixRules: FixFilter {
                 return
             }
             standing = false
-            let still = lastStill, rolling = lastRolling
+            let still = lastStill
             lastStill = nil
-            lastRolling = nil
             let pause = tripStarted && f.timeMs - standStartMs >= profile.pauseAfterMs
             if pause {
                 releaseHeld(emit: emit)
@@ -487,18 +525,35 @@ public struct FixRules: FixFilter {
                 jumpRef = nil
                 jumpsInRow = 0
             }
+            // The way out was confirmed by displacement some seconds after it began: the rolling
+            // fixes that lead consistently to this one (each within the jump limit of the next
+            // and displaced about as its speed says) are the metres ridden meanwhile, and kept.
+            var chain = 0
+            var next = f
+            while chain < rolling.count {
+                let p = rolling[rolling.count - 1 - chain]
+                guard next.timeMs - p.timeMs <= gapMs, confirms(p, next) else { break }
+                next = p
+                chain += 1
+            }
+            for i in 0..<(rolling.count - chain) { emit(.drop(.standing, rolling[i])) }
+            if !tripStarted { startConfirmed = true }
             // After a pause (a new segment) or before the trip, the way on starts where the
-            // receiver last stood still, so the metres ridden while the speed was building up
-            // are not lost. After a short stop the line from the stop fix already covers them.
-            for (i, d) in [still, rolling].enumerated() {
-                guard let d else { continue }
+            // receiver last stood still. After a short stop the line from the stop fix does (the
+            // rolling fixes beside it would add their noise to a step of a few metres).
+            if let d = still {
                 if (pause && tripStarted) || (!tripStarted && goodFirstFix(d)) {
-                    push(d, forced: i == 0, emit: emit)
+                    push(d, forced: true, emit: emit)
                 } else {
                     emit(.drop(.standing, d))
                 }
             }
-        } else if let s = f.speed, s < profile.standingSpeedMps {
+            for i in (rolling.count - chain)..<rolling.count {
+                let d = rolling[i]
+                if pause || (!tripStarted && goodFirstFix(d)) { push(d, forced: false, emit: emit) } else { emit(.drop(.standing, d)) }
+            }
+            rolling.removeAll()
+        } else if (f.speed.map { $0 < profile.standingSpeedMps } ?? false) || (tripStarted && standsByDisplacement(f)) {
             standing = true
             standStartMs = f.timeMs
             stopAnchor = f
@@ -525,7 +580,9 @@ public struct FixRules: FixFilter {
         if !tripStarted && held == nil {
             let since = waitingSinceMs ?? f.timeMs
             waitingSinceMs = since
-            if !goodFirstFix(f) {
+            // A trip opens only where the positions have moved as the doppler says, over some
+            // seconds (rule 6): a receiver standing under trees may report 1-4 m/s.
+            if !goodFirstFix(f) || !movedByDisplacement(f) {
                 if let oldest = waitingForStart.first, waitingForStart.isFull { emit(.drop(.firstFix, oldest)) }
                 waitingForStart.append(f)
                 return
@@ -577,7 +634,8 @@ public struct FixRules: FixFilter {
         // (Waiting fixes are dropped by the caller's flush; a closed trip forgets them.)
         waitingForStart.removeAll()
         lastStill = nil
-        lastRolling = nil
+        rolling.removeAll()
+        startConfirmed = false
         lastKept = nil
         jumpRef = nil
         held = nil
@@ -653,16 +711,16 @@ public struct FixRules: FixFilter {
 
     private mutating func dropLastStanding(emit: (RuleOutput) -> Void) {
         if let s = lastStill { emit(.drop(.standing, s)) }
-        if let s = lastRolling { emit(.drop(.standing, s)) }
+        for i in 0..<rolling.count { emit(.drop(.standing, rolling[i])) }
         lastStill = nil
-        lastRolling = nil
+        rolling.removeAll()
     }
 
-    /// Keeps back the newest still fix, and the newest rolling one after it; drops the rest.
+    /// Keeps back the newest still fix, and the rolling ones after it; drops the rest.
     private mutating func holdStanding(_ f: Fix, emit: (RuleOutput) -> Void) {
         if let s = f.speed, s >= profile.standingSpeedMps {
-            if let s = lastRolling { emit(.drop(.standing, s)) }
-            lastRolling = f
+            if let s = rolling.first, rolling.isFull { emit(.drop(.standing, s)) }
+            rolling.append(f)
         } else {
             dropLastStanding(emit: emit)
             lastStill = f
@@ -678,11 +736,11 @@ public struct FixRules: FixFilter {
             // Two rolling fixes in a row that have also left the spot where the receiver last
             // stood still; or four in a row whatever the position says (doppler blips at a
             // standstill come singly or in pairs, and never carry the position away).
-            if movingFixesInRow >= fixes(inSeconds: 4) { return false }
+            if movingFixesInRow >= fixes(inSeconds: 4) { return !movedByDisplacement(f) }
             if movingFixesInRow >= fixes(inSeconds: 2), let from = lastStill ?? stopAnchor,
                 Geodesy.distance(from, f) > max(3, 1.5 * uncertainty(f)), leavesAsDopplerSays(from, f)
             {
-                return false
+                return !movedByDisplacement(f)
             }
             // Below the walking-off speed nothing leaves: drift in bad sky wanders tens of metres
             // over an hour, and doppler blips come singly.
@@ -692,9 +750,124 @@ public struct FixRules: FixFilter {
         // the measured speed and course agree that something moves that way (a receiver
         // converging after a cold start "moves" kilometres at zero speed).
         if let a = stopAnchor, Geodesy.distance(a, f) > max(2 * uncertainty(f), 10), f.speed == nil || leavesAsDopplerSays(a, f) {
-            return false
+            return !movedByDisplacement(f)
         }
         return true
+    }
+
+    /// The recent samples over the displacement window before `f`: the oldest one's index, or
+    /// nil when they span less than two seconds (or one interval).
+    @inline(__always) private func windowStart(_ f: Fix) -> Int? {
+        let w = max(limits.displacementWindowMs, 3 * intervalMs)
+        var i = recent.count - 1
+        guard i >= 0, f.timeMs - recent[i].timeMs <= w else { return nil }
+        while i > 0 && f.timeMs - recent[i - 1].timeMs <= w { i -= 1 }
+        return f.timeMs - recent[i].timeMs >= max(2000, intervalMs) ? i : nil
+    }
+
+    /// The positions have moved over the recent window as the doppler says something moves: the
+    /// displacement is beyond the noise (`displacementFloor`), at least half the path the measured
+    /// speeds add up to (70 % over less than half the window), and, where the course is known, the course is steady enough to point somewhere (its
+    /// vector at least half its path) and the displacement goes that way (within 45°). A doppler
+    /// that reports 1-4 m/s while the positions wander within their noise is a receiver standing.
+    private func movedByDisplacement(_ f: Fix) -> Bool {
+        guard let i = windowStart(f) else { return false }
+        let from = recent[i]
+        let k = cosDeg(from.lat) * 111_195.0
+        let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
+        let d = (de * de + dn * dn).squareRoot()
+        let floor = displacementFloor(from, f)
+        guard d >= floor else { return false }
+        let (p, pd, pe, pn) = dopplerPath(from: i, to: f)
+        // Over less than half the window, the displacement must be most of the doppler's path.
+        let w = max(limits.displacementWindowMs, 3 * intervalMs)
+        if d < (2 * (f.timeMs - from.timeMs) >= w ? 0.5 : 0.7) * p { return false }
+        if pd > 0.5 * p, p > 0 {
+            let pv = (pe * pe + pn * pn).squareRoot()
+            guard pv >= 0.5 * pd, de * pe + dn * pn >= 0.707 * d * pv else { return false }
+        }
+        return true
+    }
+
+    /// The noise under displacement over a window: twice what this receiver's displacements and
+    /// doppler paths disagree by, at least 10 m; until that is learnt, also 1.5 × both ends'
+    /// uncertainty.
+    @inline(__always) private func displacementFloor(_ from: Sample, _ f: Fix) -> Double {
+        let learnt = 2 * (windowDisagreement2 ?? 0).squareRoot()
+        // Once learnt over some windows, the receiver's own disagreement is the better figure:
+        // the uncertainties it reports may be far from its real noise, either way.
+        if windowsLearnt >= 10 { return max(10, learnt) }
+        return max(10, 1.5 * (from.u + uncertainty(f)), learnt)
+    }
+
+    /// Learns the disagreement from every full window whose speeds are known and whose path
+    /// has a course (or barely moves): the vector of the doppler path against the displacement.
+    private mutating func learnWindowDisagreement(_ f: Fix) {
+        guard f.speed != nil, let i = windowStart(f) else { return }
+        let from = recent[i]
+        let w = max(limits.displacementWindowMs, 3 * intervalMs)
+        guard f.timeMs - from.timeMs >= w - intervalMs else { return }
+        let (p, pd, pe, pn) = dopplerPath(from: i, to: f)
+        guard p - pd <= 5 else { return }
+        let k = cosDeg(from.lat) * 111_195.0
+        let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
+        // (A jump no ride makes is a stale position or a reset, not noise.)
+        guard (de * de + dn * dn).squareRoot() <= profile.maxSpeedMps * Double(f.timeMs - from.timeMs) / 1000 else { return }
+        let ee = de - pe, en = dn - pn
+        // A cold start's stale position or a spike at either end is no noise (other rules judge
+        // those): each window counts for at most three times the noise so far (at least 15 m),
+        // and the first for at most 30 m.
+        let cap = windowDisagreement2.map { max(9 * $0, 225) } ?? 900
+        let e2 = min(ee * ee + en * en, cap)
+        windowDisagreement2 = windowDisagreement2.map { $0 + (e2 - $0) / 20 } ?? e2
+        windowsLearnt += 1
+    }
+
+    /// Moving by the doppler (or without one) while the positions over a whole window stayed
+    /// within their noise: the receiver stands. With a doppler, it must claim more than the
+    /// positions show by more than that noise.
+    private func standsByDisplacement(_ f: Fix) -> Bool {
+        guard let i = windowStart(f) else { return false }
+        let from = recent[i]
+        let w = max(limits.displacementWindowMs, 3 * intervalMs)
+        guard f.timeMs - from.timeMs >= w - intervalMs else { return false }
+        let d = Geodesy.distance(lat1: from.lat, lon1: from.lon, lat2: f.lat, lon2: f.lon)
+        let floor = displacementFloor(from, f)
+        guard d < floor else { return false }
+        guard f.speed != nil else { return true }
+        return dopplerPath(from: i, to: f).path > d + floor
+    }
+
+    /// The path the measured speeds add up to from sample `i` to `f`, the part of it with a known
+    /// course, and that part's vector east and north.
+    private func dopplerPath(from i: Int, to f: Fix) -> (path: Double, directed: Double, east: Double, north: Double) {
+        var p = 0.0, pd = 0.0, pe = 0.0, pn = 0.0
+        var j = i
+        while j < recent.count {
+            let a = recent[j]
+            let b: Sample
+            if j + 1 < recent.count {
+                b = recent[j + 1]
+            } else {
+                guard f.timeMs > a.timeMs else { break }
+                let v = f.speed ?? -1
+                let directed = v >= 0.3 && f.track != nil
+                b = Sample(
+                    timeMs: f.timeMs, lat: f.lat, lon: f.lon, u: 0, v: v, ve: directed ? v * sinDeg(f.track!) : 0,
+                    vn: directed ? v * cosDeg(f.track!) : 0, directed: directed)
+            }
+            j += 1
+            guard a.v >= 0, b.v >= 0 else { continue }
+            let dt = Double(b.timeMs - a.timeMs) / 1000
+            let step = (a.v + b.v) / 2 * dt
+            p += step
+            if a.directed && b.directed {
+                pd += step
+                pe += (a.ve + b.ve) / 2 * dt
+                pn += (a.vn + b.vn) / 2 * dt
+            }
+        }
+        return (p, pd, pe, pn)
     }
 
     /// The votes that make "n in a row" at one fix a second: a blip lasts about as long at any
@@ -803,7 +976,7 @@ public struct FixRules: FixFilter {
             } else {
                 keep(b, forced: heldForced, emit: emit)
             }
-        } else if confirms(b, f) {
+        } else if confirms(b, f) || (startConfirmed && withinJump(b, f)) {
             if !tripStarted { backfill(before: b, emit: emit) }
             keep(b, forced: heldForced || !tripStarted || lastKept == nil, emit: emit)
         } else {
@@ -859,6 +1032,7 @@ public struct FixRules: FixFilter {
 
     private mutating func keep(_ b: Fix, forced: Bool, emit: (RuleOutput) -> Void) {
         tripStarted = true
+        startConfirmed = false
         jumpRef = b
         // How far the rider went since the last kept point, by the measured speed where there is
         // one: choosing points by their distance from the last one would prefer the fixes thrown
