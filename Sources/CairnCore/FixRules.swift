@@ -231,6 +231,12 @@ public struct FixRules: FixFilter {
     /// doppler that lies.
     private var windowDisagreement2: Double?
     private var windowsLearnt = 0
+    /// Rule 7: the last two position-only fixes of this stretch, and the running mean size of
+    /// their second differences (m): the positions' own scatter, whatever the receiver claims.
+    private var positionOnly1: Fix?
+    private var positionOnly2: Fix?
+    private var positionOnlyMeanD2 = 0.0
+    private var positionOnlyD2Count = 0
 
     private struct Sample {
         var timeMs: Int64
@@ -450,6 +456,17 @@ public struct FixRules: FixFilter {
         var f = fix
         learn(&f)
         if let a = Accuracy.horizontal68(f), !(a <= limits.maxAccuracyM) { return emit(.drop(.rough, f)) }
+        // Rule 7: a position-only stretch whose scatter the distance filter cannot hide (6.5 ×
+        // its 68 % figure beyond the filter's 100 m) cannot be placed: it is a gap (rule 9).
+        if f.speed == nil {
+            learnPositionScatter(f)
+            if positionScatter68 * limits.distanceFilterUncertainties > limits.maxDistanceFilterM { return emit(.drop(.rough, f)) }
+        } else if positionOnly1 != nil {
+            positionOnly1 = nil
+            positionOnly2 = nil
+            positionOnlyMeanD2 = 0
+            positionOnlyD2Count = 0
+        }
         // Rule 3: the position and the height are judged apart. A height that is not trusted is
         // never exported (`Accuracy.heightIsTrusted`), but its position is still a position.
 
@@ -570,7 +587,7 @@ public struct FixRules: FixFilter {
         }
 
         // Rule 7.
-        if f.speed == nil, let ref = secondHeld ?? held ?? lastKept, Geodesy.distance(ref, f) <= uncertainty(f) {
+        if f.speed == nil, let ref = secondHeld ?? held ?? lastKept, Geodesy.distance(ref, f) <= positionOnlyUncertainty(f) {
             return emit(.drop(.noSpeedNear, f))
         }
 
@@ -1041,6 +1058,10 @@ public struct FixRules: FixFilter {
             let dt = Double(b.timeMs - c.timeMs) / 1000
             if let v1 = c.speed, let v2 = b.speed {
                 travelledSinceKept += (v1 + v2) / 2 * dt
+            } else if let last = lastKept {
+                // Without speeds, the chord from the last point: summing noisy steps adds their
+                // scatter to every one of them.
+                travelledSinceKept = Geodesy.distance(last, b)
             } else {
                 travelledSinceKept += Geodesy.distance(c, b)
             }
@@ -1089,7 +1110,7 @@ public struct FixRules: FixFilter {
 
     /// How far a skipped fix must stand off the chord to be a corner: above the sideways
     /// jitter of nearby fixes (30 % of their uncertainty), at least 2 m.
-    @inline(__always) private func cornerTolerance(_ b: Fix) -> Double { max(2, min(uncertainty(b), limits.maxAccuracyM)) }
+    @inline(__always) private func cornerTolerance(_ b: Fix) -> Double { max(2, min(positionOnlyUncertainty(b), limits.maxAccuracyM)) }
 
     private static func markCorners(
         in skipped: RingBuffer<Fix>, from a: Fix, to c: Fix, range: Range<Int>, tolerance: Double,
@@ -1129,7 +1150,34 @@ public struct FixRules: FixFilter {
     /// sideways wobble of each step); spacing points by at least their uncertainty keeps that
     /// wobble a small fraction of the step, while corners are kept separately.
     @inline(__always) private func minDistance(_ b: Fix) -> Double {
-        max(profile.minDistanceM, min(uncertainty(b) * limits.distanceFilterUncertainties, limits.maxDistanceFilterM))
+        max(profile.minDistanceM, min(positionOnlyUncertainty(b) * limits.distanceFilterUncertainties, limits.maxDistanceFilterM))
+    }
+
+    /// A fix's uncertainty, or for one without a speed the scatter its stretch shows when larger.
+    @inline(__always) private func positionOnlyUncertainty(_ f: Fix) -> Double {
+        f.speed == nil ? max(uncertainty(f), positionScatter68) : uncertainty(f)
+    }
+
+    /// The 68 % radius of the position-only fixes' scatter, from the mean size of their second
+    /// differences at a steady cadence of up to 2 s (white noise σ per axis gives a mean |Δ²| of
+    /// 3.07 σ; a steady or turning ride almost none): 0 until two are known.
+    private var positionScatter68: Double {
+        positionOnlyD2Count >= 2 ? 2.0.squareRoot() * positionOnlyMeanD2 / 3.07 : 0
+    }
+
+    private mutating func learnPositionScatter(_ f: Fix) {
+        if let p1 = positionOnly1, let p2 = positionOnly2 {
+            let dt1 = f.timeMs - p1.timeMs, dt2 = p1.timeMs - p2.timeMs
+            if dt1 > 0, dt1 <= 2000, abs(dt1 - dt2) * 10 <= dt1 {
+                let k = cosDeg(p1.lat) * 111_195.0
+                let e = ((f.lon - p1.lon) - (p1.lon - p2.lon)) * k, n = ((f.lat - p1.lat) - (p1.lat - p2.lat)) * 111_195.0
+                let d2 = (e * e + n * n).squareRoot()
+                positionOnlyMeanD2 = positionOnlyD2Count == 0 ? d2 : positionOnlyMeanD2 + (d2 - positionOnlyMeanD2) / 8
+                positionOnlyD2Count += 1
+            }
+        }
+        positionOnly2 = positionOnly1
+        positionOnly1 = f
     }
 
     /// Keeps the last skipped fix (the track reaches where the rider stopped) and drops the rest.
