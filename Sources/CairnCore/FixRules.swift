@@ -231,10 +231,11 @@ public struct FixRules: FixFilter {
     /// doppler that lies.
     private var windowDisagreement2: Double?
     private var windowsLearnt = 0
-    /// Rule 7: the last two position-only fixes of this stretch, and the running mean size of
-    /// their second differences (m): the positions' own scatter, whatever the receiver claims.
+    /// Rule 7: the last three position-only fixes of this stretch, and the running mean size of
+    /// their third differences (m): the positions' own scatter, whatever the receiver claims.
     private var positionOnly1: Fix?
     private var positionOnly2: Fix?
+    private var positionOnly3: Fix?
     private var positionOnlyMeanD2 = 0.0
     private var positionOnlyD2Count = 0
 
@@ -464,6 +465,7 @@ public struct FixRules: FixFilter {
         } else if positionOnly1 != nil {
             positionOnly1 = nil
             positionOnly2 = nil
+            positionOnly3 = nil
             positionOnlyMeanD2 = 0
             positionOnlyD2Count = 0
         }
@@ -808,8 +810,11 @@ public struct FixRules: FixFilter {
 
     /// The noise under displacement over a window: twice what this receiver's displacements and
     /// doppler paths disagree by, at least 10 m; until that is learnt, also 1.5 × both ends'
-    /// uncertainty.
+    /// uncertainty. Without a doppler, three times the positions' own scatter, at least 10 m.
     @inline(__always) private func displacementFloor(_ from: Sample, _ f: Fix) -> Double {
+        // Without a doppler, by the scatter the positions show (rule 7): a receiver's claimed
+        // figure would stop a car crawling in traffic.
+        if f.speed == nil { return max(10, 3 * positionScatter68) }
         let learnt = 2 * (windowDisagreement2 ?? 0).squareRoot()
         // Once learnt over some windows, the receiver's own disagreement is the better figure:
         // the uncertainties it reports may be far from its real noise, either way.
@@ -1158,24 +1163,28 @@ public struct FixRules: FixFilter {
         f.speed == nil ? max(uncertainty(f), positionScatter68) : uncertainty(f)
     }
 
-    /// The 68 % radius of the position-only fixes' scatter, from the mean size of their second
-    /// differences at a steady cadence of up to 2 s (white noise σ per axis gives a mean |Δ²| of
-    /// 3.07 σ; a steady or turning ride almost none): 0 until two are known.
+    /// The 68 % radius of the position-only fixes' scatter, from the mean size of their third
+    /// differences at a steady cadence of up to 2 s: white noise σ per axis gives a mean |Δ³| of
+    /// 5.6 σ, while a ride's own motion gives almost none (a turn or a braking is a steady
+    /// acceleration, which second differences would take for noise): 0 until two are known.
     private var positionScatter68: Double {
-        positionOnlyD2Count >= 2 ? 2.0.squareRoot() * positionOnlyMeanD2 / 3.07 : 0
+        positionOnlyD2Count >= 2 ? 2.0.squareRoot() * positionOnlyMeanD2 / 5.6 : 0
     }
 
     private mutating func learnPositionScatter(_ f: Fix) {
-        if let p1 = positionOnly1, let p2 = positionOnly2 {
-            let dt1 = f.timeMs - p1.timeMs, dt2 = p1.timeMs - p2.timeMs
-            if dt1 > 0, dt1 <= 2000, abs(dt1 - dt2) * 10 <= dt1 {
+        if let p1 = positionOnly1, let p2 = positionOnly2, let p3 = positionOnly3 {
+            let dt = f.timeMs - p1.timeMs
+            if dt > 0, dt <= 2000, abs(p1.timeMs - p2.timeMs - dt) * 10 <= dt, abs(p2.timeMs - p3.timeMs - dt) * 10 <= dt {
+                // f - 3 p1 + 3 p2 - p3, in local metres about p1.
                 let k = cosDeg(p1.lat) * 111_195.0
-                let e = ((f.lon - p1.lon) - (p1.lon - p2.lon)) * k, n = ((f.lat - p1.lat) - (p1.lat - p2.lat)) * 111_195.0
-                let d2 = (e * e + n * n).squareRoot()
-                positionOnlyMeanD2 = positionOnlyD2Count == 0 ? d2 : positionOnlyMeanD2 + (d2 - positionOnlyMeanD2) / 8
+                let e = ((f.lon - p1.lon) - 2 * (p1.lon - p2.lon) + (p2.lon - p3.lon)) * k
+                let n = ((f.lat - p1.lat) - 2 * (p1.lat - p2.lat) + (p2.lat - p3.lat)) * 111_195.0
+                let d3 = (e * e + n * n).squareRoot()
+                positionOnlyMeanD2 = positionOnlyD2Count == 0 ? d3 : positionOnlyMeanD2 + (d3 - positionOnlyMeanD2) / 8
                 positionOnlyD2Count += 1
             }
         }
+        positionOnly3 = positionOnly2
         positionOnly2 = positionOnly1
         positionOnly1 = f
     }
