@@ -113,11 +113,42 @@ public struct RuleLimits: Sendable, Equatable {
 ///    speed says; or a displacement from the stop of twice the uncertainty (at least 10 m) that
 ///    agrees with the doppler likewise. Drift among buildings wanders tens of metres in an hour
 ///    and doppler blips come singly: neither leaves the stop.
+///    **Displacement decides, not the doppler alone** (issue 28). Phones standing under canopy
+///    report 0.5-4 m/s for minutes while their positions wander 10-30 m (a tablet on a surveyed
+///    point said up to 2 m/s with HDOP 1, i.e. a 3.5 m claim, and wandered 10-30 m); the rules
+///    kept trips of 19-233 m that never happened. So, over the last 20 s (or three intervals) of
+///    fixes, about one a second: a trip opens, and a stop ends, only when the displacement is
+///    beyond the noise, at least half the path the measured speeds add up to, and, with a course,
+///    goes where a steady course points (the course vector at least 70 % of its path, the
+///    displacement within 45° of it and within half of it of its end); before a trip the
+///    confirming fix must agree too. Inside a trip, speeds that add up to more than the
+///    displacement by the noise over a whole window mean standing, whatever they say. The noise
+///    is learnt per receiver: the running mean square of how far each window's displacement
+///    and the doppler's path vector disagree (honest receivers: a few metres; a lying doppler
+///    raises it, so its own lies keep it standing), at least 10 m, and until ten windows are
+///    learnt at least 1.5 × both ends' claimed uncertainty. A stale start or a spike counts for
+///    at most three times the noise so far, a jump no ride makes not at all. A start so
+///    confirmed keeps the rolling fixes that lead consistently to it (rule 1's back-fill); after
+///    a short stop the line from the stop fix covers the seconds the confirmation took.
+///    Evidence: on generated stands of 5-60 minutes with such a doppler (tuning seeds 1-8) trips
+///    went from one per stand (4.3 km of wander on average) to none; a ride with such a stop
+///    from +44.7 % to +4.4 %; every earlier target held (Tests/bench/rules-results.md).
 ///    A stop longer than the pause limit starts a new segment (nothing drawn across); one longer
 ///    than the close limit ends the trip (`RuleOutput.closeTrip`), and the next movement starts
 ///    a new one under rule 1.
 /// 7. **No-speed fixes** are added only once farther from the last point than their own
-///    uncertainty (`no_speed_near`).
+///    uncertainty (`no_speed_near`). Their uncertainty is what they show, where that is larger
+///    than what the receiver claims: the scatter of a stretch of position-only fixes is learnt
+///    from the mean size of their third differences at a steady cadence (white noise σ per axis
+///    gives 5.6 σ; a turn or a braking, a steady acceleration, almost nothing). It serves rule 7,
+///    the distance filter and the corner tolerance; the distance filter then measures the chord
+///    from the last point (summing noisy steps adds the scatter to every one). A stretch whose
+///    scatter the distance filter cannot hide (6.5 × its 68 % radius beyond 100 m, i.e. over
+///    15.4 m) cannot be placed: its fixes are dropped (`rough`) and the gap rule (9) counts its
+///    chord once. Evidence: 2-D walks of 1-10 minutes without speed at σ 15-50 m (claiming
+///    eph 55-90) made a ride +54 % long with 211 points over 30 m off; now +0.8 % (worst 2.2 %)
+///    and 4. Without a doppler, standing (rule 6) is judged against three times this scatter
+///    (at least 10 m), not the receiver's claim: a car crawling in traffic is not standing.
 /// 8. **Distance filter.** A fix closer than the activity's minimum distance to the last kept
 ///    point is skipped (`too_close`). The minimum is the activity's (5 m for a ride) or, when
 ///    larger, twice the fix's own uncertainty: position jitter adds length to every short step,
@@ -786,9 +817,11 @@ public struct FixRules: FixFilter {
 
     /// The positions have moved over the recent window as the doppler says something moves: the
     /// displacement is beyond the noise (`displacementFloor`), at least half the path the measured
-    /// speeds add up to (70 % over less than half the window), and, where the course is known, the course is steady enough to point somewhere (its
-    /// vector at least half its path) and the displacement goes that way (within 45°). A doppler
-    /// that reports 1-4 m/s while the positions wander within their noise is a receiver standing.
+    /// speeds add up to (70 % over less than half the window), and, where the course is known,
+    /// the course is steady enough to point somewhere (its vector at least 70 % of its path: a
+    /// U-turn in the window is not enough), the displacement goes that way (within 45°) and ends
+    /// within half that vector (or half the noise) of where it points. A doppler that reports
+    /// 1-4 m/s while the positions wander within their noise is a receiver standing.
     private func movedByDisplacement(_ f: Fix) -> Bool {
         guard let i = windowStart(f) else { return false }
         let from = recent[i]
@@ -803,7 +836,10 @@ public struct FixRules: FixFilter {
         if d < (2 * (f.timeMs - from.timeMs) >= w ? 0.5 : 0.7) * p { return false }
         if pd > 0.5 * p, p > 0 {
             let pv = (pe * pe + pn * pn).squareRoot()
-            guard pv >= 0.5 * pd, de * pe + dn * pn >= 0.707 * d * pv else { return false }
+            let ee = de - pe, en = dn - pn
+            guard pv >= 0.7 * pd, de * pe + dn * pn >= 0.707 * d * pv, (ee * ee + en * en).squareRoot() <= 0.5 * max(pv, floor) else {
+                return false
+            }
         }
         return true
     }
@@ -998,7 +1034,9 @@ public struct FixRules: FixFilter {
             } else {
                 keep(b, forced: heldForced, emit: emit)
             }
-        } else if confirms(b, f) || (startConfirmed && withinJump(b, f)) {
+        } else if (confirms(b, f) && (tripStarted || movedByDisplacement(f))) || (startConfirmed && withinJump(b, f)) {
+            // (Before the trip, the confirming fix too must have moved as its doppler says: one
+            // short window agreeing by chance does not start a trip.)
             if !tripStarted { backfill(before: b, emit: emit) }
             keep(b, forced: heldForced || !tripStarted || lastKept == nil, emit: emit)
         } else {

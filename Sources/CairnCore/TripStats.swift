@@ -18,7 +18,8 @@ public struct TripStats: Sendable {
     private var movingDistanceM = 0.0
     public private(set) var firstTimeMs: Int64?
     public private(set) var lastTimeMs: Int64?
-    /// The fastest measured (or, without a measurement, ridden) speed.
+    /// The fastest speed held for `supportMs`: measured, or without measurements ridden (issue
+    /// 28: a GGA-only receiver's speed derived from one jump made a city drive 170 km/h).
     private var supportedMaxMps: Double?
     /// Until a speed has held for `supportMs` (a trip of a few seconds), the best there is.
     private var unsupportedMaxMps: Double?

@@ -273,16 +273,27 @@ final class ScenarioTests: XCTestCase {
             // The product's target for poor sky is keeping the ride (≥ 85 % of its length); its
             // drift alone (σ 9 m per axis) puts the odd fix 30 m out.
             if name.hasPrefix("poor sky") { limit = 15 }
-            // Issue 28's conditions are measured, not yet asserted.
-            let asserted = !name.contains("not asserted") && k < 18
+            // Issue 28's conditions: position-only stretches, own estimates and GGA-only within 4 %,
+            // a ride with a stand under a lying doppler within 8 % (its first 20 s are ridden, by
+            // all the rules can tell); standing alone is judged by its trips and metres below.
+            if name.hasPrefix("2-D without") || name.hasPrefix("poor sky, own") || name.hasPrefix("GGA only") { limit = 4 }
+            if name.hasPrefix("stop 5-60") { limit = 8 }
+            let asserted = !name.contains("not asserted") && !name.hasPrefix("standing")
             // The parked ride is 1.1 km: its distance is at the mercy of two endpoints' noise,
             // and what it is for is the park itself (asserted below).
             if asserted && !name.hasPrefix("parked") && worst > limit {
                 failures.append("\(name): distance error up to \(f2(worst)) % (limit \(limit) %)")
             }
-            if asserted && spikes > 0 && !name.hasPrefix("poor sky") { failures.append("\(name): \(spikes) points farther than 30 m from the path") }
-            if name.hasPrefix("parked") || name.hasPrefix("stop 60"), windowM > 5 || windowPts > 3 {
+            if asserted && spikes > 0 && !name.hasPrefix("poor sky") && !name.hasPrefix("2-D without") && !name.hasPrefix("stop 5-60") {
+                failures.append("\(name): \(spikes) points farther than 30 m from the path")
+            }
+            if name.hasPrefix("parked") || name.hasPrefix("stop 60") || name.hasPrefix("standing"), windowM > 5 || windowPts > 3 {
                 failures.append("\(name): the stop added \(f2(windowM)) m and \(windowPts) points")
+            }
+            if name.hasPrefix("standing") && trips > 0 { failures.append("\(name): \(trips) trips that never happened") }
+            // A top speed is one held for seconds: never a third over the truth's.
+            if let top = topSpeeds.max(), top > 1.3 * trueTop, trueTop > 0 {
+                failures.append("\(name): top speed \(f1(top)) m/s against a true \(f1(trueTop))")
             }
             // GPX readers measure inside segments only: a dropout must not cost them the chord.
             let readerWorst = readerErrs.map(abs).max()!
