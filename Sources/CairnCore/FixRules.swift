@@ -262,6 +262,7 @@ public struct FixRules: FixFilter {
     /// doppler that lies.
     private var windowDisagreement2: Double?
     private var windowsLearnt = 0
+    private var standsInRow = 0
     /// Rule 7: the last three position-only fixes of this stretch, and the running mean size of
     /// their third differences (m): the positions' own scatter, whatever the receiver claims.
     private var positionOnly1: Fix?
@@ -603,8 +604,9 @@ public struct FixRules: FixFilter {
                 if pause || (!tripStarted && goodFirstFix(d)) { push(d, forced: false, emit: emit) } else { emit(.drop(.standing, d)) }
             }
             rolling.removeAll()
-        } else if (f.speed.map { $0 < profile.standingSpeedMps } ?? false) || (tripStarted && standsByDisplacement(f)) {
+        } else if (f.speed.map { $0 < profile.standingSpeedMps } ?? false) || (tripStarted && standsByDisplacementInRow(f)) {
             standing = true
+            standsInRow = 0
             standStartMs = f.timeMs
             stopAnchor = f
             movingFixesInRow = 0
@@ -881,19 +883,35 @@ public struct FixRules: FixFilter {
         windowsLearnt += 1
     }
 
+    /// `standsByDisplacement` for three fixes in a row with a doppler: a spike at the window's
+    /// end (out and back along the way) is one or two fixes.
+    private mutating func standsByDisplacementInRow(_ f: Fix) -> Bool {
+        standsInRow = standsByDisplacement(f) ? standsInRow + 1 : 0
+        return standsInRow >= (f.speed == nil ? 1 : 3)
+    }
+
     /// Moving by the doppler (or without one) while the positions over a whole window stayed
     /// within their noise: the receiver stands. With a doppler, it must claim more than the
-    /// positions show by more than that noise.
+    /// positions show by more than their noise, and the displacement must disagree with the
+    /// doppler's path vector by more than that noise too (an honest doppler through a U-turn
+    /// agrees with its positions; a lying one does not). The noise here is the positions' (1.5 ×
+    /// both ends' claimed uncertainty, at least 10 m), never the learnt disagreement, which a
+    /// lying doppler raises until nothing would be "within" it.
     private func standsByDisplacement(_ f: Fix) -> Bool {
         guard let i = windowStart(f) else { return false }
         let from = recent[i]
         let w = max(limits.displacementWindowMs, 3 * intervalMs)
         guard f.timeMs - from.timeMs >= w - intervalMs else { return false }
-        let d = Geodesy.distance(lat1: from.lat, lon1: from.lon, lat2: f.lat, lon2: f.lon)
-        let floor = displacementFloor(from, f)
-        guard d < floor else { return false }
-        guard f.speed != nil else { return true }
-        return dopplerPath(from: i, to: f).path > d + floor
+        let k = cosDeg(from.lat) * 111_195.0
+        let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
+        let d = (de * de + dn * dn).squareRoot()
+        guard f.speed != nil else { return d < displacementFloor(from, f) }
+        let floor = max(10, 1.5 * (from.u + uncertainty(f)))
+        let (p, pd, pe, pn) = dopplerPath(from: i, to: f)
+        guard p > d + floor else { return false }
+        if pd < 0.5 * p { return true }
+        let ee = de - pe, en = dn - pn
+        return (ee * ee + en * en).squareRoot() > floor
     }
 
     /// The path the measured speeds add up to from sample `i` to `f`, the part of it with a known
