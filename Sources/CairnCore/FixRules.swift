@@ -908,6 +908,9 @@ public struct FixRules: FixFilter {
         guard f.speed != nil else { return d < displacementFloor(from, f) }
         let floor = max(10, 1.5 * (from.u + uncertainty(f)))
         let (p, pd, pe, pn) = dopplerPath(from: i, to: f)
+        // A course that points nowhere over 20 s (its vector under half its path) while the
+        // positions stay put: a slow lie (0.5-1.5 m/s) that never adds up to the noise.
+        if d < floor, pd >= 0.5 * p, p >= floor, (pe * pe + pn * pn).squareRoot() < 0.5 * pd { return true }
         guard p > d + floor else { return false }
         if pd < 0.5 * p { return true }
         let ee = de - pe, en = dn - pn
