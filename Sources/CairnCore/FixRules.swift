@@ -489,6 +489,8 @@ public struct FixRules: FixFilter {
         var f = fix
         learn(&f)
         if let a = Accuracy.horizontal68(f), !(a <= limits.maxAccuracyM) { return emit(.drop(.rough, f)) }
+        // A receiver saying "worse than 10 km" (u-blox: 4,295 km without a fix) is rough, not unknown.
+        if let e = f.eph, e.isFinite, e > Accuracy.absurdM { return emit(.drop(.rough, f)) }
         // Rule 7: a position-only stretch whose scatter the distance filter cannot hide (6.5 ×
         // its 68 % figure beyond the filter's 100 m) cannot be placed: it is a gap (rule 9).
         if f.speed == nil {
