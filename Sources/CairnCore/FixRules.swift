@@ -282,6 +282,23 @@ public struct FixRules: FixFilter {
         var ve: Double
         var vn: Double
         var directed: Bool
+        /// Metres per degree of longitude here.
+        var k = 0.0
+        /// The doppler's path up to this sample since the ring began (all of it, the part with
+        /// a course, and that part's vector): a window's path is a difference of two.
+        var path = 0.0
+        var directedPath = 0.0
+        var east = 0.0
+        var north = 0.0
+    }
+
+    /// The doppler's path from `a` to `b`: (all, with a course, east, north).
+    @inline(__always) private static func step(_ a: Sample, _ b: Sample) -> (Double, Double, Double, Double) {
+        guard a.v >= 0, b.v >= 0 else { return (0, 0, 0, 0) }
+        let dt = Double(b.timeMs - a.timeMs) / 1000
+        let p = (a.v + b.v) / 2 * dt
+        guard a.directed && b.directed else { return (p, 0, 0, 0) }
+        return (p, p, (a.ve + b.ve) / 2 * dt, (a.vn + b.vn) / 2 * dt)
     }
 
     public init(profile: ActivityProfile = .ride, limits: RuleLimits = RuleLimits()) {
@@ -544,10 +561,19 @@ public struct FixRules: FixFilter {
             let v = f.speed ?? -1
             let directed = v >= 0.3 && f.track != nil
             let t = f.track ?? 0
-            recent.append(
-                Sample(
-                    timeMs: f.timeMs, lat: f.lat, lon: f.lon, u: uncertainty(f), v: v,
-                    ve: directed ? v * sinDeg(t) : 0, vn: directed ? v * cosDeg(t) : 0, directed: directed))
+            var sample = Sample(
+                timeMs: f.timeMs, lat: f.lat, lon: f.lon, u: uncertainty(f), v: v,
+                ve: directed ? v * sinDeg(t) : 0, vn: directed ? v * cosDeg(t) : 0, directed: directed)
+            // (The latitude changes too little over a window for its own cosine to matter.)
+            sample.k = recent.last.map { abs($0.lat - f.lat) < 0.01 ? $0.k : cosDeg(f.lat) * 111_195.0 } ?? cosDeg(f.lat) * 111_195.0
+            if let last = recent.last {
+                let (p, pd, pe, pn) = Self.step(last, sample)
+                sample.path = last.path + p
+                sample.directedPath = last.directedPath + pd
+                sample.east = last.east + pe
+                sample.north = last.north + pn
+            }
+            recent.append(sample)
             learnWindowDisagreement(f)
         }
 
@@ -829,7 +855,7 @@ public struct FixRules: FixFilter {
     private func movedByDisplacement(_ f: Fix) -> Bool {
         guard let i = windowStart(f) else { return false }
         let from = recent[i]
-        let k = cosDeg(from.lat) * 111_195.0
+        let k = from.k
         let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
         let d = (de * de + dn * dn).squareRoot()
         let floor = displacementFloor(from, f)
@@ -871,7 +897,7 @@ public struct FixRules: FixFilter {
         guard f.timeMs - from.timeMs >= w - intervalMs else { return }
         let (p, pd, pe, pn) = dopplerPath(from: i, to: f)
         guard p - pd <= 5 else { return }
-        let k = cosDeg(from.lat) * 111_195.0
+        let k = from.k
         let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
         // (A jump no ride makes is a stale position or a reset, not noise.)
         guard (de * de + dn * dn).squareRoot() <= profile.maxSpeedMps * Double(f.timeMs - from.timeMs) / 1000 else { return }
@@ -904,7 +930,7 @@ public struct FixRules: FixFilter {
         let from = recent[i]
         let w = max(limits.displacementWindowMs, 3 * intervalMs)
         guard f.timeMs - from.timeMs >= w - intervalMs else { return false }
-        let k = cosDeg(from.lat) * 111_195.0
+        let k = from.k
         let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
         let d = (de * de + dn * dn).squareRoot()
         guard f.speed != nil else { return d < displacementFloor(from, f) }
@@ -922,31 +948,21 @@ public struct FixRules: FixFilter {
     /// The path the measured speeds add up to from sample `i` to `f`, the part of it with a known
     /// course, and that part's vector east and north.
     private func dopplerPath(from i: Int, to f: Fix) -> (path: Double, directed: Double, east: Double, north: Double) {
-        var p = 0.0, pd = 0.0, pe = 0.0, pn = 0.0
-        var j = i
-        while j < recent.count {
-            let a = recent[j]
-            let b: Sample
-            if j + 1 < recent.count {
-                b = recent[j + 1]
-            } else {
-                guard f.timeMs > a.timeMs else { break }
-                let v = f.speed ?? -1
-                let directed = v >= 0.3 && f.track != nil
-                b = Sample(
-                    timeMs: f.timeMs, lat: f.lat, lon: f.lon, u: 0, v: v, ve: directed ? v * sinDeg(f.track!) : 0,
-                    vn: directed ? v * cosDeg(f.track!) : 0, directed: directed)
-            }
-            j += 1
-            guard a.v >= 0, b.v >= 0 else { continue }
-            let dt = Double(b.timeMs - a.timeMs) / 1000
-            let step = (a.v + b.v) / 2 * dt
-            p += step
-            if a.directed && b.directed {
-                pd += step
-                pe += (a.ve + b.ve) / 2 * dt
-                pn += (a.vn + b.vn) / 2 * dt
-            }
+        let a = recent[i], last = recent[recent.count - 1]
+        var p = last.path - a.path, pd = last.directedPath - a.directedPath
+        var pe = last.east - a.east, pn = last.north - a.north
+        if f.timeMs > last.timeMs {
+            // `f` was not sampled (under a second after the last sample): its piece too.
+            let v = f.speed ?? -1
+            let directed = v >= 0.3 && f.track != nil
+            let b = Sample(
+                timeMs: f.timeMs, lat: f.lat, lon: f.lon, u: 0, v: v, ve: directed ? v * sinDeg(f.track!) : 0,
+                vn: directed ? v * cosDeg(f.track!) : 0, directed: directed)
+            let (sp, spd, spe, spn) = Self.step(last, b)
+            p += sp
+            pd += spd
+            pe += spe
+            pn += spn
         }
         return (p, pd, pe, pn)
     }
