@@ -24,6 +24,11 @@ import Musl
 ///   overshoot). An end without a speed is filled only when the chord itself moves at
 ///   `movingMps`.
 ///
+/// Bounded: a step longer than `maxGapMs` is not filled (a tunnel or an urban canyon is
+/// minutes; a receiver silent for longer lost the ride, and a curve across it would invent the
+/// route), and a trip gets at most `maxPointsPerTrip` made-up points (a gap that would pass it
+/// is left as it is). What was left out is counted (`tooLong`, `overBudget`) for the caller to say.
+///
 /// The made-up points carry the ends' lower fix mode, the larger of the ends' error figures, a
 /// height linear in time between two heights, the curve's speed and course, and no barometer
 /// values (nothing is invented that a reader could take for a measurement). They are
@@ -35,13 +40,29 @@ public struct GapFiller {
     public static let maxExcessM = 20.0
     /// The most riding time a tangent stands for (s).
     public static let tangentS = 30.0
+    /// The longest step filled: 10 minutes.
+    public static let maxGapMs: Int64 = 600_000
+    /// The most points made up in one trip: an hour of riding through dropouts.
+    public static let maxPointsPerTrip = 3600
 
     /// What was filled so far: gaps, those filled by a straight chord, and points made up.
     public private(set) var gaps = 0
     public private(set) var chords = 0
     public private(set) var points = 0
+    /// Gaps left unfilled: longer than `maxGapMs`, or past the trip's `maxPointsPerTrip`.
+    public private(set) var tooLong = 0
+    public private(set) var overBudget = 0
 
     private var last: Fix?
+
+    /// What a caller says about the gaps left unfilled.
+    public static func unfilledNote(tooLong: Int, overBudget: Int) -> String {
+        func gaps(_ n: Int) -> String { "\(n) gap\(n == 1 ? "" : "s")" }
+        var parts: [String] = []
+        if tooLong > 0 { parts.append("\(gaps(tooLong)) longer than \(maxGapMs / 60_000) min (not a dropout: the ride was lost there)") }
+        if overBudget > 0 { parts.append("\(gaps(overBudget)) past the \(maxPointsPerTrip) interpolated points a trip may get") }
+        return "left unfilled: " + parts.joined(separator: "; ")
+    }
 
     public init() {}
 
@@ -54,7 +75,18 @@ public struct GapFiller {
         case .segment:
             last = nil
         case .point(let fix, _):
-            if let a = last, fix.timeMs - a.timeMs > Self.minGapMs, (silenceMs ?? .max) > Self.minGapMs { fill(a, fix, emit: emit) }
+            if let a = last, fix.timeMs - a.timeMs > Self.minGapMs, (silenceMs ?? .max) > Self.minGapMs {
+                // Checked before any point is made: the step's length, and the trip's budget
+                // (one point a second, strictly between the ends).
+                let span = fix.timeMs - a.timeMs
+                if span > Self.maxGapMs {
+                    tooLong += 1
+                } else if Int((span - 1) / 1000) > Self.maxPointsPerTrip - points {
+                    overBudget += 1
+                } else {
+                    fill(a, fix, emit: emit)
+                }
+            }
             last = fix
         }
         emit(item)

@@ -13,5 +13,9 @@ public enum SegmentReason: UInt8, Sendable, Equatable {
     /// Five fixes in a row were impossible jumps from the last kept point: that point was the
     /// bad one, and no line is drawn from it to where the receiver really is.
     case reset = 5
+    /// Written by exports only, never recorded: points inside a privacy zone were left out here
+    /// (a stop at home in the middle of a ride). No line across and no distance: the export
+    /// counts what it holds.
+    case hidden = 6
     case other = 255
 }

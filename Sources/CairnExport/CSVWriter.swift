@@ -60,9 +60,9 @@ public final class CSVWriter: TrackExporter {
         let comma = UInt8(ascii: ",")
         out.isoTime(ms: fix.timeMs)
         out.byte(comma)
-        out.decimal(fix.lat, 7)
+        out.decimal(TextFormat.latitude(fix.lat), 7)
         out.byte(comma)
-        out.decimal(fix.lon, 7)
+        out.decimal(TextFormat.longitude(fix.lon, decimals: 7), 7)
         out.byte(comma)
         if let h = PointValues.height(fix) { out.decimal(h, 2) }
         out.byte(comma)

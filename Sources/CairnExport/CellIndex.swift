@@ -87,24 +87,72 @@ public struct CellIndex: Sendable, Equatable {
     }
 
     /// Decodes an index; anything wrong (magic, version, precision, length, checksum, a field
-    /// that does not parse, cells out of order) is `Damage`: the index is never partly trusted.
+    /// that does not parse, cells out of order, more cells than the entry's points can cross)
+    /// is `Damage`: the index is never partly trusted.
     public static func decode(_ bytes: [UInt8]) throws(Damage) -> CellIndex {
+        var at = 0
+        return try decode(
+            length: bytes.count, keeps: { _ in true },
+            read: { buffer in
+                let n = min(buffer.count, bytes.count - at)
+                for i in 0..<n { buffer[i] = bytes[at + i] }
+                at += n
+                return n
+            })
+    }
+
+    /// The most bytes an index of log files of these sizes can take: per file, the entry's
+    /// fixed fields and name, and the cells its walk can hold (`CellWalk.maxCells(points:)`) for
+    /// the most points a log of that size holds, at the most bytes a cell takes. An index any
+    /// larger is damaged, whatever it holds; it is not read.
+    public static func maxBytes(logSizes: [Int64]) -> UInt64 {
+        var total = UInt64(headerLength + 10)
+        for size in logSizes {
+            let cells = CellWalk.maxCells(points: maxPoints(logSize: size))
+            total = total.addingReportingOverflow(UInt64(maxEntryBytes + cells * maxCellBytes)).partialValue
+        }
+        return total
+    }
+
+    /// A name (at most 4,096 bytes and its length) and seven varints.
+    static let maxEntryBytes = 4096 + 2 + 7 * 10
+    /// A cell's three varints: its difference (35 bits), a first-visit difference and a span.
+    static let maxCellBytes = 5 + 10 + 10
+    /// The most points a log file of `size` bytes can hold: a frame takes at least 6 bytes
+    /// (its header: LOG_FORMAT.md) and holds at most 4,096 points (a compact points record).
+    static func maxPoints(logSize size: Int64) -> Int {
+        Int(min(max(size, 0) / 6 + 1, Int64(Int32.max))) * 4096
+    }
+
+    /// Decodes an index of `length` bytes read in chunks: `read` fills the start of the buffer
+    /// it is given and returns how many bytes it put (0 at the end or on a read error). Memory
+    /// is the entries kept: an entry whose name `keeps` refuses (a file no longer there) is
+    /// checked and skipped.
+    public static func decode(
+        length: Int, keeps: (String) -> Bool, read: @escaping (inout [UInt8]) -> Int
+    ) throws(Damage) -> CellIndex {
         func damaged(_ why: String) -> Damage { Damage(description: why) }
-        guard bytes.count >= headerLength, Array(bytes[0..<8]) == magic else { throw damaged("not a cairn cell index") }
-        let version = readLE(bytes, 8, 4), precision = readLE(bytes, 12, 4)
+        guard length >= headerLength else { throw damaged("not a cairn cell index") }
+        var r = StreamReader(read: read)
+        let header: [UInt8]
+        do { header = try r.bytes(headerLength) } catch { throw damaged("not a cairn cell index") }
+        guard Array(header[0..<8]) == magic else { throw damaged("not a cairn cell index") }
+        let version = readLE(header, 8, 4), precision = readLE(header, 12, 4)
         guard version == UInt64(Self.version) else { throw damaged("index format \(version), this cairn reads \(Self.version)") }
         guard precision == UInt64(Geohash.finest) else { throw damaged("index of precision \(precision)") }
-        let length = readLE(bytes, 16, 8)
-        guard length == UInt64(bytes.count - headerLength) else {
-            throw damaged("\(bytes.count - headerLength) payload bytes, the header says \(length)")
+        let payloadLength = length - headerLength
+        let declared = readLE(header, 16, 8)
+        guard declared == UInt64(payloadLength) else {
+            throw damaged("\(payloadLength) payload bytes, the header says \(declared)")
         }
-        let payload = bytes[headerLength...]
-        guard checksum(payload) == readLE(bytes, 24, 8) else { throw damaged("checksum mismatch") }
-        var r = Reader(bytes: payload, at: payload.startIndex)
+        r.hashing = true
+        r.limit = payloadLength
         do {
             let count = try r.varint()
             var files: [FileEntry] = []
-            for _ in 0..<min(count, UInt64(payload.count)) {
+            var read: UInt64 = 0
+            while read < count && r.consumed < payloadLength {
+                read += 1
                 let nameLength = Int(try r.varint(max: 4096))
                 let name = try r.bytes(nameLength)
                 guard let text = String(validating: name, as: UTF8.self) else { throw damaged("a file name is not UTF-8") }
@@ -114,9 +162,14 @@ public struct CellIndex: Sendable, Equatable {
                 let trip = try r.varint()
                 let part = UInt32(try r.varint(max: UInt64(UInt32.max)))
                 let points = Int(try r.varint(max: UInt64(Int32.max)))
-                let cellCount = try r.varint(max: UInt64(payload.count))
+                let most = CellWalk.maxCells(points: points)
+                let cellCount = try r.varint(max: UInt64(payloadLength))
+                guard cellCount <= UInt64(most) else {
+                    throw damaged("\(text): \(cellCount) cells, more than \(points) points can cross (\(most))")
+                }
+                let keep = keeps(text)
                 var cells: [(cell: UInt64, visit: CellVisit)] = []
-                cells.reserveCapacity(Int(cellCount))
+                if keep { cells.reserveCapacity(Int(cellCount)) }
                 var cell: UInt64 = 0, first: Int64 = 0
                 for k in 0..<cellCount {
                     let delta = try r.varint()
@@ -126,16 +179,19 @@ public struct CellIndex: Sendable, Equatable {
                     cell = c
                     first = first &+ unzigzag(try r.varint())
                     let span = try r.varint(max: UInt64(Int64.max))
-                    cells.append((cell, CellVisit(firstMs: first, lastMs: first &+ Int64(span))))
+                    if keep { cells.append((cell, CellVisit(firstMs: first, lastMs: first &+ Int64(span)))) }
                 }
-                files.append(
-                    FileEntry(
-                        name: text, size: size, mtimeNs: mtime, inode: inode, tripId: trip,
-                        part: part, points: points, cells: cells))
+                if keep {
+                    files.append(
+                        FileEntry(
+                            name: text, size: size, mtimeNs: mtime, inode: inode, tripId: trip,
+                            part: part, points: points, cells: cells))
+                }
             }
-            guard UInt64(files.count) == count, r.at == payload.endIndex else {
-                throw damaged("\(payload.endIndex - r.at) bytes after the last file")
+            guard read == count, r.consumed == payloadLength, r.atEnd() else {
+                throw damaged("\(payloadLength - r.consumed) bytes after the last file")
             }
+            guard r.hash == readLE(header, 24, 8) else { throw damaged("checksum mismatch") }
             return CellIndex(files: files)
         } catch let e as Damage {
             throw e
@@ -174,17 +230,50 @@ public struct CellIndex: Sendable, Equatable {
 
     struct Truncated: Error {}
 
-    struct Reader {
-        let bytes: ArraySlice<UInt8>
-        var at: Int
+    /// Bytes pulled from `read` in chunks, counted, hashed (FNV-1a, once `hashing`) and never
+    /// past `limit`.
+    struct StreamReader {
+        let read: (inout [UInt8]) -> Int
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var at = 0
+        var end = 0
+        var consumed = 0
+        var limit = Int.max
+        var hashing = false
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+
+        init(read: @escaping (inout [UInt8]) -> Int) { self.read = read }
+
+        mutating func byte() throws -> UInt8 {
+            guard consumed < limit else { throw Truncated() }
+            if at == end {
+                end = read(&buffer)
+                at = 0
+                guard end > 0 else { throw Truncated() }
+            }
+            let b = buffer[at]
+            at += 1
+            if hashing {
+                consumed += 1
+                hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3
+            }
+            return b
+        }
+
+        /// True when the source has nothing more.
+        mutating func atEnd() -> Bool {
+            if at < end { return false }
+            end = read(&buffer)
+            at = 0
+            return end == 0
+        }
 
         mutating func varint(max: UInt64 = .max) throws -> UInt64 {
             var v: UInt64 = 0
             var shift: UInt64 = 0
             while true {
-                guard at < bytes.endIndex, shift < 64 else { throw Truncated() }
-                let b = bytes[at]
-                at += 1
+                guard shift < 64 else { throw Truncated() }
+                let b = try byte()
                 v |= UInt64(b & 0x7F) << shift
                 if b & 0x80 == 0 { break }
                 shift += 7
@@ -194,9 +283,11 @@ public struct CellIndex: Sendable, Equatable {
         }
 
         mutating func bytes(_ n: Int) throws -> [UInt8] {
-            guard n >= 0, bytes.endIndex - at >= n else { throw Truncated() }
-            defer { at += n }
-            return Array(bytes[at..<at + n])
+            guard n >= 0 else { throw Truncated() }
+            var out: [UInt8] = []
+            out.reserveCapacity(n)
+            for _ in 0..<n { out.append(try byte()) }
+            return out
         }
     }
 }

@@ -23,10 +23,33 @@ public struct CellWalk: Sendable {
     /// A step crossing more cells than this (a line over ~600 km at precision 7: no ride, a
     /// receiver's jump the rules did not see) marks only its two ends.
     public static let maxCellsPerStep = 4096
+    /// The cells a walk may pass through (new or already marked), growing with its points: a
+    /// ride at 1 Hz crosses a cell or two a point, a tunnel's chord a few dozen once. A step
+    /// that would pass the budget marks only its two ends (`stepsCut`). Without it a crafted log
+    /// of cheap points each 4,000 cells from the last (a few bytes for thousands of points)
+    /// made `cells` walk and print millions of cells.
+    public static let baseVisits = 4096
+    public static let visitsPerPoint = 32
+    /// The most distinct cells one walk (one log file) holds: 100,000 cells of 153 m, over
+    /// 15,000 km of new road at the equator, far more than one trip rides. More are left out
+    /// (`cellsLeftOut`).
+    public static let maxCells = 100_000
+
+    /// The most cells a walk over `points` points can hold (what an index entry may hold).
+    public static func maxCells(points: Int) -> Int {
+        // Within the budget a step marks one cell more than it crosses; a step cut or too long
+        // marks its two ends whatever the budget.
+        min(maxCells, baseVisits + 1 + (visitsPerPoint + 2) * min(max(points, 0), maxCells))
+    }
 
     public let grid: Geohash.Grid
     public private(set) var cells: [UInt64: CellVisit] = [:]
+    /// Steps that marked only their ends for want of budget, and new cells left out past `maxCells`.
+    public private(set) var stepsCut = 0
+    public private(set) var cellsLeftOut = 0
     private var last: (x: Double, y: Double, t: Int64)?
+    public private(set) var points = 0
+    private var visits = 0
 
     public init(precision: Int = Geohash.finest) { grid = Geohash.Grid(precision: precision) }
 
@@ -36,13 +59,21 @@ public struct CellWalk: Sendable {
     public mutating func add(lat: Double, lon: Double, timeMs: Int64) {
         guard lat.isFinite, lon.isFinite else { return }
         let x = grid.x(lon: lon), y = grid.y(lat: lat)
+        points += 1
         if let p = last { walk(from: p, to: (x, y, timeMs)) } else { mark(grid.cell(x: x, y: y), timeMs, timeMs) }
         last = (x, y, timeMs)
     }
 
     private mutating func mark(_ cell: UInt64, _ first: Int64, _ last: Int64) {
         let v = CellVisit(firstMs: min(first, last), lastMs: max(first, last))
-        if cells[cell] == nil { cells[cell] = v } else { cells[cell]!.merge(v) }
+        visits += 1
+        if cells[cell] != nil {
+            cells[cell]!.merge(v)
+        } else if cells.count < Self.maxCells {
+            cells[cell] = v
+        } else {
+            cellsLeftOut += 1
+        }
     }
 
     /// Amanatides and Woo's grid traversal over the segment, its end unwrapped across the
@@ -56,7 +87,10 @@ public struct CellWalk: Sendable {
         let steps = abs(endX - ix) + abs(endY - iy)
         let endCell = cellAt(endX, endY)
         if steps == 0 { mark(endCell, a.t, b.t); return }
-        if steps >= Int64(Self.maxCellsPerStep) {
+        let budget = Self.baseVisits + Self.visitsPerPoint * points
+        let overBudget = steps > Int64(budget - visits)
+        if overBudget && steps < Int64(Self.maxCellsPerStep) { stepsCut += 1 }
+        if steps >= Int64(Self.maxCellsPerStep) || overBudget {
             mark(cellAt(ix, iy), a.t, a.t)
             mark(endCell, b.t, b.t)
             return

@@ -33,7 +33,8 @@ public enum ExploredCells {
         var entry: CellIndex.FileEntry
         var directory: String
         var path: String
-        /// Kept out of the saved index: see `settleNs`.
+        /// Kept out of the saved index: see `settleNs`; and a file whose walk was cut
+        /// (`CellWalk.stepsCut`), read again each run so each run says so.
         var settling = false
     }
 
@@ -50,11 +51,17 @@ public enum ExploredCells {
     ///   - note: what the reader should know but is no failure: an index rebuilt or not saved,
     ///     a trip without points, an unfinished file.
     ///   - settleNs: files modified more recently than this are not saved in the index (`settleNs`).
+    ///   - hide: privacy zones: no point inside a zone's widest cut is walked, nor a line across
+    ///     a left-out stretch; their index is one of its own, named by a keyed hash of the zones
+    ///     (`PrivacyZones.cellIndexName`), so a zone added later is never answered from cells
+    ///     walked without it.
     public static func collect(
         paths: [String], precision: Int, prefix: String?, saveIndex: Bool = true,
-        settleNs: Int64 = ExploredCells.settleNs,
+        settleNs: Int64 = ExploredCells.settleNs, hide: PrivacyZones = PrivacyZones(),
         problem: (String) -> Void, note: (String) -> Void
     ) -> Report {
+        let cuts = hide.widest
+        let indexName = hide.isEmpty ? CellIndex.fileName : hide.cellIndexName
         var report = Report()
         var files: [FileCells] = []
         // Counted apart from `report`, which `directoryCells` holds while it reports.
@@ -64,39 +71,47 @@ public enum ExploredCells {
         var seen = Set<FileIdentity>()
         for p in paths {
             if POSIX.isDirectory(p) {
-                files += directoryCells(p, save: saveIndex, settleNs: settleNs, report: &report, problem: fail, note: note)
-                    .filter { f in FileIdentity(path: f.path).map { seen.insert($0).inserted } ?? true }
+                files += directoryCells(
+                    p, save: saveIndex, settleNs: settleNs, cuts: cuts, indexName: indexName, report: &report, problem: fail, note: note
+                )
+                .filter { f in FileIdentity(path: f.path).map { seen.insert($0).inserted } ?? true }
             } else if let st = statFile(p) {
                 guard seen.insert(FileIdentity(st)).inserted else { continue }
-                if let e = readFile(p, name: basename(p), st: st, problem: fail, note: note) {
+                if let e = readFile(p, name: basename(p), st: st, cuts: cuts, problem: fail, note: note) {
                     report.filesRead += 1
-                    files.append(FileCells(entry: e, directory: POSIX.parent(of: p), path: p))
+                    files.append(FileCells(entry: e.entry, directory: POSIX.parent(of: p), path: p))
                 }
             } else {
                 fail("\(p): cannot stat: \(Errno.current)")
             }
         }
         report.problems = problems
-        report.cells = count(trips: group(files, note: note), precision: precision, prefix: prefix)
+        var leftOut = 0
+        report.cells = count(trips: group(files, note: note), precision: precision, prefix: prefix, leftOut: &leftOut)
+        if leftOut > 0 {
+            note(
+                "\(leftOut) cell\(leftOut == 1 ? "" : "s") left out: more than the \(maxCells) a listing holds (a damaged or crafted log, or narrow it with a prefix)"
+            )
+        }
         return report
     }
 
     /// The index path for a log directory.
-    public static func indexPath(_ dir: String) -> String {
-        dir.hasSuffix("/") ? dir + CellIndex.fileName : dir + "/" + CellIndex.fileName
+    public static func indexPath(_ dir: String, name: String = CellIndex.fileName) -> String {
+        dir.hasSuffix("/") ? dir + name : dir + "/" + name
     }
 
     static func directoryCells(
-        _ dir: String, save: Bool, settleNs: Int64, report: inout Report, problem: (String) -> Void,
-        note: (String) -> Void
+        _ dir: String, save: Bool, settleNs: Int64, cuts: [CutCircle] = [], indexName: String = CellIndex.fileName,
+        report: inout Report, problem: (String) -> Void, note: (String) -> Void
     ) -> [FileCells] {
         let logs: [(number: UInt32, path: String)]
         do { logs = try LogDirectory.logFiles(in: dir) } catch { problem("\(error)"); return [] }
-        let path = indexPath(dir)
+        let path = indexPath(dir, name: indexName)
         var old: [String: CellIndex.FileEntry] = [:]
         var loaded: CellIndex?
         var changed = false
-        switch loadIndex(path) {
+        switch loadIndex(path, logs: logs.map(\.path)) {
         case .missing:
             changed = true
         case .damaged(let why):
@@ -118,9 +133,9 @@ public enum ExploredCells {
             }
             changed = true
             old[name] = nil
-            if let e = readFile(log.path, name: name, st: st, problem: problem, note: note) {
+            if let e = readFile(log.path, name: name, st: st, cuts: cuts, problem: problem, note: note) {
                 report.filesRead += 1
-                out.append(FileCells(entry: e, directory: dir, path: log.path, settling: nowNs() - e.mtimeNs < settleNs))
+                out.append(FileCells(entry: e.entry, directory: dir, path: log.path, settling: e.cut || nowNs() - e.entry.mtimeNs < settleNs))
             }
         }
         // What is left was removed (or is now unreadable): it leaves the index.
@@ -140,7 +155,11 @@ public enum ExploredCells {
         case loaded(CellIndex)
     }
 
-    static func loadIndex(_ path: String) -> Loaded {
+    /// Reads the index in a stream, never whole: its size is checked first against the most
+    /// the logs beside it can produce (`CellIndex.maxBytes`), and entries of files no longer
+    /// there are skipped unkept. A damaged index of any size costs one read, then a rebuild.
+    /// - Parameter logs: the log files beside it (nil: those in its directory now).
+    static func loadIndex(_ path: String, logs: [String]? = nil) -> Loaded {
         // Never followed: a link in the index's place (to a log, say) is no index.
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
         if fd < 0 {
@@ -150,14 +169,37 @@ public enum ExploredCells {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return .damaged("the index is not a regular file") }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size))
-        let read = bytes.withUnsafeMutableBytes { b in Result { () throws(Errno) -> Int in try POSIX.readFully(fd, into: b, at: 0) } }
-        guard case .success(let got) = read else {
-            if case .failure(let error) = read { return .damaged("cannot read the index: \(error)") }
-            return .damaged("cannot read the index")
+        var sizes: [String: Int64] = [:]
+        let logs = logs ?? ((try? LogDirectory.logFiles(in: POSIX.parent(of: path)))?.map(\.path) ?? [])
+        for p in logs { if let s = statFile(p) { sizes[basename(p)] = Int64(s.st_size) } }
+        let bound = CellIndex.maxBytes(logSizes: Array(sizes.values))
+        let size = Int64(st.st_size)
+        if size < 0 || UInt64(size) > bound {
+            return .damaged("the index is \(size) bytes, more than its \(sizes.count) log file\(sizes.count == 1 ? "" : "s") can produce (\(bound))")
         }
-        if got < bytes.count { return .damaged("the index shrank while read") }
-        do { return .loaded(try CellIndex.decode(bytes)) } catch { return .damaged("damaged index (\(error.description))") }
+        var offset = 0
+        var failure: Errno?
+        let chunk = 1 << 16
+        do {
+            let index = try CellIndex.decode(
+                length: Int(size), keeps: { sizes[$0] != nil },
+                read: { buffer in
+                    do {
+                        let got = try buffer.withUnsafeMutableBytes { b throws(Errno) -> Int in
+                            try POSIX.readFully(fd, into: UnsafeMutableRawBufferPointer(rebasing: b[0..<min(chunk, b.count)]), at: offset)
+                        }
+                        offset += got
+                        return got
+                    } catch {
+                        failure = (error as? Errno) ?? Errno(rawValue: EIO)
+                        return 0
+                    }
+                })
+            return .loaded(index)
+        } catch {
+            if let e = failure { return .damaged("cannot read the index: \(e)") }
+            return .damaged("damaged index (\(error.description))")
+        }
     }
 
     /// nil when saved; otherwise why not.
@@ -172,7 +214,9 @@ public enum ExploredCells {
     }
 
     /// Reads one log file's points into its cells; nil (said) when it cannot be read.
-    static func readFile(_ path: String, name: String, st: stat, problem: (String) -> Void, note: (String) -> Void) -> CellIndex.FileEntry? {
+    static func readFile(
+        _ path: String, name: String, st: stat, cuts: [CutCircle] = [], problem: (String) -> Void, note: (String) -> Void
+    ) -> (entry: CellIndex.FileEntry, cut: Bool)? {
         let header: FileHeader
         do {
             header = try LogReader(path: path).header
@@ -186,23 +230,36 @@ public enum ExploredCells {
         let ref = LogFileRef(path: path, header: header, directory: POSIX.parent(of: path))
         guard let trip = TripCatalog.trips([ref]).first else { return nil }
         var walk = CellWalk()
+        var zones = PrivacyFilter(window: cuts.isEmpty ? nil : PrivacyWindow(cuts: cuts))
         let summary: TripSummary
         do {
-            summary = try TripCatalog.read(trip) { event in
-                switch event {
-                case .segment: walk.breakLine()
-                case .point(let f): walk.add(lat: f.lat, lon: f.lon, timeMs: f.timeMs)
-                case .raw: break  // not asked for
+            summary = try TripCatalog.read(trip) { e in
+                zones.pass(e) { event in
+                    switch event {
+                    case .segment: walk.breakLine()
+                    case .point(let f): walk.add(lat: f.lat, lon: f.lon, timeMs: f.timeMs)
+                    case .raw: break  // not asked for
+                    }
                 }
             }
         } catch {
             problem("\(error)")
             return nil
         }
-        return CellIndex.FileEntry(
+        let cut = walk.stepsCut > 0 || walk.cellsLeftOut > 0
+        if cut {
+            var what: [String] = []
+            if walk.stepsCut > 0 { what.append("\(walk.stepsCut) step\(walk.stepsCut == 1 ? "" : "s") marked by their ends only") }
+            if walk.cellsLeftOut > 0 { what.append("\(walk.cellsLeftOut) cell\(walk.cellsLeftOut == 1 ? "" : "s") left out") }
+            note(
+                "\(path): crosses more cells than its \(summary.stats.points) points can ride (a damaged or crafted log): "
+                    + what.joined(separator: ", ") + "; not kept in the index")
+        }
+        let entry = CellIndex.FileEntry(
             name: name, size: Int64(st.st_size), mtimeNs: mtimeNs(st), inode: UInt64(st.st_ino),
-            tripId: header.tripId, part: header.part, points: summary.stats.points,
+            tripId: header.tripId, part: header.part, points: max(summary.stats.points, walk.points),
             cells: walk.cells.map { ($0.key, $0.value) })
+        return (entry, cut)
     }
 
     /// Files into trips as `TripCatalog.trips` groups them: same directory and trip id, and a
@@ -233,7 +290,11 @@ public enum ExploredCells {
     }
 
     /// Each trip's cells at `precision`, counted once per trip, with the earliest and latest visit.
-    static func count(trips: [[FileCells]], precision: Int, prefix: String?) -> [ExploredCell] {
+    /// The most cells one listing holds (500,000 lines of text, about 30 MB); more are
+    /// counted in `leftOut` and said.
+    public static let maxCells = 500_000
+
+    static func count(trips: [[FileCells]], precision: Int, prefix: String?, leftOut: inout Int) -> [ExploredCell] {
         let shift = UInt64(5 * (Geohash.finest - precision))
         var prefixCell: UInt64 = 0, prefixShift: UInt64 = 0
         if let p = prefix, !p.isEmpty, let c = Geohash.cell(p) {
@@ -254,6 +315,10 @@ public enum ExploredCells {
             }
             for (k, v) in mine {
                 if all[k] == nil {
+                    guard all.count < maxCells else {
+                        leftOut += 1
+                        continue
+                    }
                     all[k] = ExploredCell(cell: k, trips: 1, visit: v)
                 } else {
                     all[k]!.trips += 1

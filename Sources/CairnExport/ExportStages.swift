@@ -2,16 +2,27 @@ import CairnCore
 import CairnLog
 
 /// What stands between a trip's exported track (as recorded, or through `TrackPipeline`) and a
-/// writer: the privacy window (the runs inside a privacy zone at the start and the end left
-/// out) and the lap numbering, in that order, so laps and figures count what the export holds. Streamed: constant memory whatever the trip's length.
+/// writer: the privacy window (no point inside a zone's cut circle is written, wherever in the
+/// ride) and the lap numbering, in that order, so laps and figures count what the export holds.
+/// Streamed: constant memory whatever the trip's length.
 ///
 /// Segment starts are passed on just before the next point that is written (several in a row
-/// as one, the last: what every writer makes of them), so a segment that lies wholly inside the
-/// left-out runs leaves no trace.
+/// as one, the last: what every writer makes of them), so a segment that lies wholly inside a
+/// zone leaves no trace. A stretch left out between written points starts a new segment
+/// (`SegmentReason.hidden`): never a line drawn through the zone, no distance counted across it.
 public struct ExportStages: Sendable {
     public let window: PrivacyWindow?
     public private(set) var laps: LapSplitter
     private var pendingSegment: SegmentReason?
+    private var wrote = false
+    private var hiding = false
+    /// Points left out by the privacy window, and the stretches they make (each run of them).
+    public private(set) var leftOut = 0
+    public private(set) var stretches = 0
+    /// The first point written (its time names files; nil until one is).
+    public private(set) var firstWritten: Fix?
+    /// Made-up points (`--fill-gaps`) written: a chord across a zone loses those inside it.
+    public private(set) var interpolatedWritten = 0
 
     public init(window: PrivacyWindow?, laps: LapRule) {
         self.window = window
@@ -37,35 +48,56 @@ public struct ExportStages: Sendable {
             laps.segment(r)
             pendingSegment = r
         case .point(let f, let origin):
-            if let w = window, !w.keeps(f) { return }
+            if let w = window, !w.keeps(f) {
+                leftOut += 1
+                if !hiding { stretches += 1 }
+                hiding = true
+                return
+            }
+            if hiding && wrote {
+                // A left-out stretch between written points: a break, whatever was recorded in it.
+                laps.segment(.hidden)
+                pendingSegment = .hidden
+            }
+            hiding = false
             if let r = pendingSegment {
                 pendingSegment = nil
                 segment(r)
             }
             var extras = PointExtras(f, origin: origin)
             extras.lap = laps.lap(of: f)
+            if firstWritten == nil { firstWritten = f }
+            if origin == .interpolated { interpolatedWritten += 1 }
+            wrote = true
             point(f, extras)
         }
     }
 
-    /// The first pass for privacy zones: reads the trip to find the stretch the export keeps.
-    public static func window(_ trip: TripRef, zones: [PrivacyZone]) throws -> PrivacyWindow {
-        var w = PrivacyWindow(zones: zones)
+    /// A first pass for privacy zones: reads the trip to count what its window leaves out.
+    public static func window(_ trip: TripRef, zones: PrivacyZones) throws -> PrivacyWindow {
+        var w = zones.window(for: trip)
         try TripCatalog.read(trip) { e in
             if case .point(let f) = e { w.see(f) }
         }
         return w
     }
 
+    /// The same with the zones cut as asked (no key): tests.
+    public static func window(_ trip: TripRef, zones: [PrivacyZone]) throws -> PrivacyWindow {
+        try window(trip, zones: PrivacyZones(zones))
+    }
+
     /// The trip's summary (`TripCatalog.read`) with its figures counted over what the export
     /// holds: the track after `pipeline` (smoothing, gap filling), and with a privacy window the
-    /// kept stretch only (the left-out runs add no distance, time or climb to any figure an
-    /// exporter writes); with neither, the whole trip as recorded.
+    /// written points only (the left-out stretches add no distance, time or climb to any figure
+    /// an exporter writes); with neither, the whole trip as recorded. The points go through the
+    /// same stages as the export's second pass, so both see the same final points.
     /// `read` streams the trip's events (the recorded ones by default; `convert --refilter`
-    /// gives the rules' new ones).
+    /// gives the rules' new ones). `leftOut` is told how many points the window left out.
     public static func summary(
         _ trip: TripRef, window: PrivacyWindow?, pipeline: TrackPipeline? = nil,
-        read: (TripRef, (TripEvent) -> Void) throws -> TripSummary = { try TripCatalog.read($0, visit: $1) }
+        read: (TripRef, (TripEvent) -> Void) throws -> TripSummary = { try TripCatalog.read($0, visit: $1) },
+        leftOut: (Int) -> Void = { _ in }
     )
         throws -> TripSummary
     {
@@ -82,12 +114,13 @@ public struct ExportStages: Sendable {
             s.smoothed = pipeline.smooths
             if let f = pipeline.filled {
                 s.filledGaps = f.gaps
-                s.interpolatedPoints = f.points
+                s.interpolatedPoints = window == nil ? f.points : stages.interpolatedWritten
             }
         } else {
             s = try read(trip) { e in stages.feed(e, segment: { kept.startSegment($0) }, point: { f, _ in kept.add(f) }) }
         }
         s.stats = kept
+        leftOut(stages.leftOut)
         return s
     }
 }

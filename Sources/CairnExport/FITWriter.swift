@@ -408,7 +408,12 @@ public final class FITWriter: TrackExporter {
         (21, 2, 0x84), (22, 2, 0x84), (24, 1, 0x00), (25, 1, 0x00), (39, 1, 0x00)
     ]
 
-    private func speed32(_ v: Double?) -> UInt32 { v.map { Self.scaled($0, 1000, max: 0xFFFF_FFFE) } ?? 0xFFFF_FFFF }
+    /// A speed beyond the field (a hostile trip's jump over a timer of a second) is no speed: a
+    /// saturated value would not be distance / timer.
+    static func speed32(_ v: Double?) -> UInt32 {
+        v.flatMap { $0 * 1000 < 4_294_967_294.5 ? Self.scaled($0, 1000, max: 0xFFFF_FFFE) : nil } ?? 0xFFFF_FFFF
+    }
+    private func speed32(_ v: Double?) -> UInt32 { Self.speed32(v) }
     private func speed16(_ v: Double?) -> UInt16 { v.flatMap { $0 * 1000 < 65534.5 ? UInt16(Self.scaled($0, 1000, max: 0xFFFE)) : nil } ?? 0xFFFF }
 
     /// A lap message for the records since the last one, ending at `endMs`.

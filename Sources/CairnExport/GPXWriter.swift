@@ -73,10 +73,10 @@ public final class GPXWriter: TrackExporter {
             inSegment = true
             segmentRequested = false
         }
-        // GPX longitudes are in [-180, 180): 180 is written as -180.
-        let lon = fix.lon >= 180 ? fix.lon - 360 : fix.lon
+        // GPX longitudes are in [-180, 180) as written: what rounds to 180 is written as -180.
+        let lon = TextFormat.longitude(fix.lon, decimals: 7)
         out.put("      <trkpt lat=\"")
-        if !out.decimal(fix.lat, 7) { out.byte(UInt8(ascii: "0")) }
+        if !out.decimal(TextFormat.latitude(fix.lat), 7) { out.byte(UInt8(ascii: "0")) }
         out.put("\" lon=\"")
         if !out.decimal(lon, 7) { out.byte(UInt8(ascii: "0")) }
         out.put("\">")

@@ -192,9 +192,9 @@ public final class KMLWriter: TrackExporter {
         out.put("</when>\n")
         let c = coords.out
         c.put("<gx:coord>")
-        c.decimal(fix.lon, 7)
+        c.decimal(TextFormat.longitude(fix.lon, decimals: 7), 7)
         c.byte(UInt8(ascii: " "))
-        c.decimal(fix.lat, 7)
+        c.decimal(TextFormat.latitude(fix.lat), 7)
         let h = PointValues.height(fix)
         if threeD, let h {
             c.byte(UInt8(ascii: " "))

@@ -10,7 +10,8 @@ public enum LapRule: Sendable, Equatable {
     case distance(Double)
 
     /// "pause", "none", or a distance in km or mi ("1km", "5km", "10km", "1mi", "2.5mi"):
-    /// plain decimal digits, more than 0 and at most 1000 km. nil for anything else.
+    /// plain decimal digits, from 0.01 to 1000 of its unit (README: "any distance from 0.01 to
+    /// 1000 km or mi"). nil for anything else.
     public static func parse(_ text: String) -> LapRule? {
         switch text {
         case "pause": return .pause
@@ -30,11 +31,9 @@ public enum LapRule: Sendable, Equatable {
         guard !u.isEmpty, u.count <= 12, u.filter({ $0 == 46 }).count <= 1,
             u.contains(where: { $0 >= 48 && $0 <= 57 }),
             u.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 46 }),
-            let n = Double(String(digits)), n > 0
+            let n = Double(String(digits)), n >= 0.01, n <= 1000
         else { return nil }
-        let m = n * unit
-        guard m >= 10, m <= 1_000_000 else { return nil }
-        return .distance(m)
+        return .distance(n * unit)
     }
 
     /// FIT `lap_trigger` for a lap this rule ends (the trip's last lap is `session_end`).

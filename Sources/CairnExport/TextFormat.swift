@@ -67,12 +67,36 @@ public enum TextFormat {
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
             default:
-                // XML 1.0 forbids most control characters even when escaped.
+                // XML 1.0 forbids most control characters even when escaped, and the two
+                // noncharacters U+FFFE and U+FFFF (no parser reads a file holding one): those
+                // are shown as U+FFFD, the controls dropped.
                 if c.value < 0x20 && c != "\n" && c != "\t" && c != "\r" { continue }
-                out.unicodeScalars.append(c)
+                out.unicodeScalars.append(c.value == 0xFFFE || c.value == 0xFFFF ? "\u{FFFD}" : c)
             }
         }
         return out
+    }
+
+    /// A longitude as a writer prints it with `decimals` decimals, in [-180, 180) after the
+    /// rounding (GPX 1.1's range; KML and GeoJSON take it too): a value the rounding would make
+    /// 180 (179.99999996 at 7 decimals, a smoothed point past the antimeridian) is written
+    /// 360° lower, and one outside the range is brought into it. Not finite: unchanged.
+    public static func longitude(_ lon: Double, decimals: Int) -> Double {
+        guard lon.isFinite else { return lon }
+        var x = lon
+        if x >= 180 || x < -180 {
+            x = (x + 180).truncatingRemainder(dividingBy: 360)
+            if x < 0 { x += 360 }
+            x -= 180
+        }
+        var half = 0.5
+        for _ in 0..<max(0, decimals) { half /= 10 }
+        return x >= 180 - half ? x - 360 : x
+    }
+
+    /// A latitude held in [-90, 90] (a smoothed point cannot pass a pole).
+    public static func latitude(_ lat: Double) -> Double {
+        lat.isFinite ? min(max(lat, -90), 90) : lat
     }
 
     /// The digits of a finite `value` whose magnitude times 10^decimals is too large for a

@@ -21,6 +21,9 @@ public enum TrackPicture {
         public var cells: [ExploredCell] = []
         public var cellPrecision = Geohash.finest
         public var width = 1000.0
+        /// Privacy zones' cut for this trip: no point, mark or line inside it is drawn, and the
+        /// figures count what is drawn. (The caller leaves out the cells that touch a zone.)
+        public var privacy: PrivacyWindow?
 
         public init(bands: SpeedBands, colours: [String]) {
             self.bands = bands
@@ -106,35 +109,46 @@ public enum TrackPicture {
         var heights = Heights()
         var prev: Fix?
         var pendingPause = false
-        let summary = try TripCatalog.read(trip) { event in
-            switch event {
-            case .segment(let reason):
-                if reason == .pause { pendingPause = true }
-            case .point(let f):
-                guard f.lat.isFinite, f.lon.isFinite else { return }
-                if survey.first == nil { survey.first = f }
-                let lon = unwrap(f.lon, around: survey.first!.lon)
-                survey.minLat = min(survey.minLat, f.lat); survey.maxLat = max(survey.maxLat, f.lat)
-                survey.minLon = min(survey.minLon, lon); survey.maxLon = max(survey.maxLon, lon)
-                survey.last = f
-                let h = heights.next(f)
-                if let b = h.baro { survey.baroRange = Survey.widen(survey.baroRange, b) }
-                if let g = h.gps { survey.gpsRange = Survey.widen(survey.gpsRange, g) }
-                if let p = prev {
-                    let d = Geodesy.distance(p, f), dt = f.timeMs - p.timeMs
-                    survey.distanceM += d
-                    if pendingPause {
-                        survey.mark(Mark(lat: p.lat, lon: p.lon, seconds: dt / 1000, pause: true))
-                    } else if dt >= stopMs, d / (Double(dt) / 1000) < TripStats.movingSpeedMps {
-                        survey.mark(Mark(lat: p.lat, lon: p.lon, seconds: dt / 1000, pause: false))
+        var pass1 = PrivacyFilter(window: options.privacy)
+        var shown = TripStats()
+        var summary = try TripCatalog.read(trip) { e in
+            pass1.pass(e) { event in
+                switch event {
+                case .segment(let reason):
+                    if reason == .pause { pendingPause = true }
+                    shown.startSegment(reason)
+                case .point(let f):
+                    shown.add(f)
+                    guard f.lat.isFinite, f.lon.isFinite else { return }
+                    if survey.first == nil { survey.first = f }
+                    let lon = unwrap(f.lon, around: survey.first!.lon)
+                    survey.minLat = min(survey.minLat, f.lat); survey.maxLat = max(survey.maxLat, f.lat)
+                    survey.minLon = min(survey.minLon, lon); survey.maxLon = max(survey.maxLon, lon)
+                    survey.last = f
+                    let h = heights.next(f)
+                    if let b = h.baro { survey.baroRange = Survey.widen(survey.baroRange, b) }
+                    if let g = h.gps { survey.gpsRange = Survey.widen(survey.gpsRange, g) }
+                    if let p = prev {
+                        let d = Geodesy.distance(p, f), dt = f.timeMs - p.timeMs
+                        survey.distanceM += d
+                        if pendingPause {
+                            survey.mark(Mark(lat: p.lat, lon: p.lon, seconds: dt / 1000, pause: true))
+                        } else if dt >= stopMs, d / (Double(dt) / 1000) < TripStats.movingSpeedMps {
+                            survey.mark(Mark(lat: p.lat, lon: p.lon, seconds: dt / 1000, pause: false))
+                        }
                     }
+                    pendingPause = false
+                    prev = f
+                case .raw: break  // not asked for
                 }
-                pendingPause = false
-                prev = f
-            case .raw: break  // not asked for
             }
         }
+        if options.privacy != nil { summary.stats = shown }
         guard let first = survey.first, let last = survey.last else {
+            if pass1.leftOut > 0 {
+                throw ExportError(
+                    "trip \(trip.id) (\(trip.files.map(\.path).joined(separator: ", "))): every point is inside a privacy zone; nothing to draw")
+            }
             throw ExportError(
                 "trip \(trip.id) (\(trip.files.map(\.path).joined(separator: ", "))): no points (an empty or unfinished trip); nothing to draw")
         }
@@ -226,33 +240,37 @@ public enum TrackPicture {
                 out.write("<circle cx=\"\(fmt(p.x))\" cy=\"\(fmt(p.y))\" r=\"2\" fill=\"\(colour(lone.band))\" stroke=\"none\"/>\n")
             }
         }
-        _ = try TripCatalog.read(trip) { event in
-            switch event {
-            case .segment(let reason):
-                endSegment()
-                // Across a dropout the rider went on: a thin dashed line, not a coloured one.
-                bridgeFrom = (reason == .gap || reason == .reconnect || reason == .resume) ? lastPoint : nil
-            case .point(let f):
-                guard f.lat.isFinite, f.lon.isFinite else { return }
-                if let b = bridgeFrom {
-                    let a = project(b.lat, b.lon), c = project(f.lat, f.lon)
-                    out.write(
-                        "<line x1=\"\(fmt(a.x))\" y1=\"\(fmt(a.y))\" x2=\"\(fmt(c.x))\" y2=\"\(fmt(c.y))\" stroke=\"#888888\" stroke-width=\"1.5\" stroke-dasharray=\"4 4\"/>\n"
-                    )
-                    bridgeFrom = nil
+        var pass2 = PrivacyFilter(window: options.privacy)
+        _ = try TripCatalog.read(trip) { e in
+            pass2.pass(e) { event in
+                switch event {
+                case .segment(let reason):
+                    endSegment()
+                    // Across a dropout the rider went on: a thin dashed line, not a coloured one.
+                    bridgeFrom = (reason == .gap || reason == .reconnect || reason == .resume) ? lastPoint : nil
+                    if reason == .hidden { lastPoint = nil }  // as pass 1: no distance across
+                case .point(let f):
+                    guard f.lat.isFinite, f.lon.isFinite else { return }
+                    if let b = bridgeFrom {
+                        let a = project(b.lat, b.lon), c = project(f.lat, f.lon)
+                        out.write(
+                            "<line x1=\"\(fmt(a.x))\" y1=\"\(fmt(a.y))\" x2=\"\(fmt(c.x))\" y2=\"\(fmt(c.y))\" stroke=\"#888888\" stroke-width=\"1.5\" stroke-dasharray=\"4 4\"/>\n"
+                        )
+                        bridgeFrom = nil
+                    }
+                    switch runner.add(f) {
+                    case .hold: break
+                    case .extend: emit(stream.add(project(f.lat, f.lon)))
+                    case .open(let band, let from, _):
+                        openPath(band, from)
+                        emit(stream.add(project(f.lat, f.lon)))
+                    }
+                    if let p = lastPoint { along += Geodesy.distance(p, f) }
+                    let h = profileHeights.next(f)
+                    if let v = profile.barometric ? h.baro : h.gps { profile.add(along: along, total: survey.distanceM, height: v) }
+                    lastPoint = f
+                case .raw: break  // not asked for
                 }
-                switch runner.add(f) {
-                case .hold: break
-                case .extend: emit(stream.add(project(f.lat, f.lon)))
-                case .open(let band, let from, _):
-                    openPath(band, from)
-                    emit(stream.add(project(f.lat, f.lon)))
-                }
-                if let p = lastPoint { along += Geodesy.distance(p, f) }
-                let h = profileHeights.next(f)
-                if let v = profile.barometric ? h.baro : h.gps { profile.add(along: along, total: survey.distanceM, height: v) }
-                lastPoint = f
-            case .raw: break  // not asked for
             }
         }
         endSegment()

@@ -44,6 +44,11 @@ public final class TrackPipeline {
         filler.map { ($0.gaps, $0.chords, $0.points) }
     }
 
+    /// Gaps the filler left unfilled (`GapFiller.tooLong`, `overBudget`); nil when off.
+    public var unfilled: (tooLong: Int, overBudget: Int)? {
+        filler.map { ($0.tooLong, $0.overBudget) }
+    }
+
     public func push(_ event: TripEvent, emit: (TrackItem) -> Void) {
         let item: TrackItem
         switch event {

@@ -15,10 +15,22 @@ public enum TripReplay {
         public var logTrips: [TripRef] = []
         /// Also stream each fix the replay judged, with its new verdict (`TripEvent.raw`).
         public var judged = false
+        /// The rules' state at the end of the trip replayed last, for the trip after it in the
+        /// same run: given, trips read in order replay their run once (linear), instead of
+        /// every earlier trip of the run again for each.
+        public var carry: Carry?
         public init(activity: ActivityProfile? = nil, closeAfterMs: Int64? = nil) {
             self.activity = activity
             self.closeAfterMs = closeAfterMs
         }
+    }
+
+    /// The rules as the last trip read left them (`Options.carry`); only a state the replay of
+    /// the run from its start would reach is kept.
+    public final class Carry: @unchecked Sendable {
+        var afterTrip: (id: UInt64, path: String)?
+        var recorder: TripRecorder<FixRules>?
+        public init() {}
     }
 
     /// Streams the re-filtered trip: `visit` gets its segment starts and points (and with
@@ -83,7 +95,14 @@ public enum TripReplay {
         }
         // The run this trip continues, from its start: the earlier trips' raw fixes.
         var warmedUp = false
-        if try !startsRun(trip), let run = try runBefore(earlier(trip, options.logTrips)) {
+        let startsARun = try startsRun(trip)
+        let before = startsARun ? [] : earlier(trip, options.logTrips)
+        if !startsARun, let carry = options.carry, let r = carry.recorder, let p = before.last,
+            let after = carry.afterTrip, after.id == p.id, after.path == p.files.first?.path
+        {
+            recorder = r
+            warmedUp = true
+        } else if !startsARun, let run = try runBefore(before) {
             for (k, t) in run.trips.enumerated() {
                 var index = 0
                 try TripRaw.read(t) { raw, batch in
@@ -123,6 +142,13 @@ public enum TripReplay {
             }
             if s.activity == nil { s.activity = recorder!.filter.profile.name }
             recorder!.replay(raw, emit: act)
+        }
+        if let carry = options.carry {
+            // The state the next trip's warm-up would reach: this trip continued its run (or
+            // started one) and no restart inside it made a recorder resume from a point.
+            let genuine = (warmedUp || startsARun) && runStarts == 0
+            carry.recorder = genuine ? recorder : nil
+            carry.afterTrip = genuine ? trip.files.first.map { (trip.id, $0.path) } : nil
         }
         endRun()
         // The trip's own facts: its recorded UTC offset.

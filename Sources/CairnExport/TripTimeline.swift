@@ -52,16 +52,28 @@ public enum TripTimeline {
                 segment(s)
             }
         }
+        // The end record is written when the trip closes, but the raw fixes judged before it
+        // (a standstill's, say) reach the log at the next sync, after it: the end is told once
+        // its file has been read, after everything that came before it.
+        var ended: TripEnd?
+        func tellEnd() {
+            guard let end = ended else { return }
+            ended = nil
+            segmentsDue(by: nil)
+            closeRun()
+            visit(.ended(end.reason, atMs: end.lastTimeMs))
+        }
         for f in trip.files {
+            defer { tellEnd() }
             try LogReader(path: f.path).forEach { entry in
                 switch entry.record {
                 case .segmentStart(let reason, let t):
+                    tellEnd()
                     if segments.isFull, let s = segments.popFirst() { segment(s) }
                     segments.append((reason, t))
                 case .tripEnd(let end):
-                    segmentsDue(by: nil)
-                    closeRun()
-                    visit(.ended(end.reason, atMs: end.lastTimeMs))
+                    tellEnd()
+                    ended = end
                 case .rawFixes(let batch):
                     if batch.leftOutBefore > 0 {
                         closeRun()

@@ -68,4 +68,81 @@ public final class DirectoryLock {
         let digits = buf[0..<n].prefix { $0 >= 48 && $0 <= 57 }
         return digits.isEmpty || digits.count > 10 ? nil : String(decoding: digits, as: UTF8.self)
     }
+
+    /// Which file a path leads to (device and inode).
+    public struct FileKey: Hashable, Sendable {
+        public let device: UInt64
+        public let inode: UInt64
+        public init(device: UInt64, inode: UInt64) {
+            self.device = device
+            self.inode = inode
+        }
+        public init?(path: String) {
+            var st = stat()
+            guard stat(path, &st) == 0 else { return nil }
+            self.init(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+        }
+    }
+
+    /// Whether a recorder holds a directory's lock, and which files it has open: what `cairn
+    /// export` needs to tell a trip still being written from one whose recorder is gone.
+    public enum Recorder: Equatable, Sendable {
+        /// No process holds the lock (or there is no lock file): nothing appends to any log.
+        case absent
+        /// `pid` holds the lock; `openFiles` are the files it has open (nil: not readable, a
+        /// recorder of another user); `since` is when it took the lock (the lock file's mtime, ns).
+        case running(pid: Int32, openFiles: Set<FileKey>?, since: Int64?)
+        /// The kernel's lock table could not be read: assume a recorder started at `since`.
+        case unknown(since: Int64?)
+    }
+
+    /// Looks without locking: taking the lock, even for an instant, could make a recorder that
+    /// starts at that moment exit as "another recorder is recording" (and systemd does not restart
+    /// that exit). Reads /proc/locks for a flock on the lock file, then /proc/PID/fd for its files.
+    public static func recorder(in directory: String, locks: String = "/proc/locks", proc: String = "/proc") -> Recorder {
+        let path = POSIX.join(directory, fileName)
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .absent }
+        let since = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        let fd = open(locks, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return .unknown(since: since) }
+        let table = (try? POSIX.readToEnd(fd, limit: 16 << 20)).map { String(decoding: $0, as: UTF8.self) }
+        POSIX.close(fd)
+        guard let table else { return .unknown(since: since) }
+        let dev = UInt64(st.st_dev)
+        // Linux's dev_t split (glibc's gnu_dev_major/minor), as /proc/locks prints it.
+        let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~UInt64(0xfff))
+        let minor = (dev & 0xff) | ((dev >> 12) & ~UInt64(0xff))
+        guard let pid = holder(in: table, major: major, minor: minor, inode: UInt64(st.st_ino)) else { return .absent }
+        return .running(pid: pid, openFiles: openFiles(of: pid, proc: proc), since: since)
+    }
+
+    /// The PID of an exclusive flock on (major, minor, inode) in a /proc/locks text.
+    static func holder(in table: String, major: UInt64, minor: UInt64, inode: UInt64) -> Int32? {
+        for line in table.split(separator: "\n") {
+            // "1: FLOCK  ADVISORY  WRITE 8231 fe:00:16220973 0 EOF"; a "->" line is a waiter.
+            let f = line.split(separator: " ")
+            guard f.count >= 6, f[1] == "FLOCK", f[3] == "WRITE", let pid = Int32(f[4]) else { continue }
+            let id = f[5].split(separator: ":")
+            guard id.count == 3, let ma = UInt64(id[0], radix: 16), let mi = UInt64(id[1], radix: 16), let ino = UInt64(id[2]) else { continue }
+            if ma == major && mi == minor && ino == inode { return pid }
+        }
+        return nil
+    }
+
+    /// The files `pid` has open (nil when its fd directory cannot be read).
+    static func openFiles(of pid: Int32, proc: String) -> Set<FileKey>? {
+        let dir = POSIX.join(POSIX.join(proc, String(pid)), "fd")
+        guard let d = opendir(dir) else { return nil }
+        defer { closedir(d) }
+        var out = Set<FileKey>()
+        while let entry = readdir(d) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) { String(cString: $0) }
+            }
+            guard name.first?.isNumber == true, let k = FileKey(path: POSIX.join(dir, name)) else { continue }
+            out.insert(k)
+        }
+        return out
+    }
 }

@@ -1,3 +1,4 @@
+import CairnSystem
 import CairnExport
 
 enum CellsCommand: Command {
@@ -7,18 +8,20 @@ enum CellsCommand: Command {
         and first and last visit. A log directory keeps an index beside the logs (.cairn-cells),
         so later runs read only new or changed log files; the logs themselves are never written.
         """
-    static let usage = "cairn cells [<path> ...] [--precision <5|6|7>] [--prefix <geohash>] [--to <text|geojson>] [-o <file|->] [--force]"
+    static let usage =
+        "cairn cells [<path> ...] [--precision <5|6|7>] [--prefix <geohash>] [--to <text|geojson>] [-o <file|->] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--privacy-key <file>] [--force]"
     static let arguments = [("<path>", "Log directories or files. (default: .)")]
-    static let options = [
-        OptionSpec(name: "--precision", valueName: "N", help: "Cell size: 5 (~4.9 km), 6 (~1.2 × 0.6 km) or 7 (~150 m). (default: 7)"),
-        OptionSpec(name: "--prefix", valueName: "GEOHASH", help: "Only cells inside this geohash (e.g. u0qj), at most --precision characters."),
-        OptionSpec(
-            name: "--to", valueName: "FORMAT", help: "text (one line a cell) or geojson (a FeatureCollection of cell polygons). (default: text)"),
-        OptionSpec(
-            name: "--output", valueName: "PATH",
-            help: "A file (written under a temporary name, then renamed), or - for standard output. (default: -)", short: "-o"),
-        OptionSpec(name: "--force", valueName: nil, help: "Replace an existing output file.")
-    ]
+    static let options =
+        [
+            OptionSpec(name: "--precision", valueName: "N", help: "Cell size: 5 (~4.9 km), 6 (~1.2 × 0.6 km) or 7 (~150 m). (default: 7)"),
+            OptionSpec(name: "--prefix", valueName: "GEOHASH", help: "Only cells inside this geohash (e.g. u0qj), at most --precision characters."),
+            OptionSpec(
+                name: "--to", valueName: "FORMAT", help: "text (one line a cell) or geojson (a FeatureCollection of cell polygons). (default: text)"),
+            OptionSpec(
+                name: "--output", valueName: "PATH",
+                help: "A file (written under a temporary name, then renamed), or - for standard output. (default: -)", short: "-o"),
+            OptionSpec(name: "--force", valueName: nil, help: "Replace an existing output file.")
+        ] + ExportStageOptions.zoneOptions
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         let paths = a.positionals.isEmpty ? ["."] : a.positionals
@@ -46,13 +49,21 @@ enum CellsCommand: Command {
         let outPath = a.value("--output") ?? "-"
         if outPath.isEmpty { throw UsageError("The value '' is invalid for '-o, --output <path>': give a file or -") }
         for p in paths where !pathExists(p) { throw Failure("\(p): no such file or directory") }
+        // The board's key: in the first log directory given (a file's directory).
+        let zones = try ExportStageOptions.zones(
+            a, logDirectory: POSIX.isDirectory(paths[0]) ? paths[0] : POSIX.parent(of: paths[0]), firstInput: nil)
         ignoreFileSizeLimitSignal()
         let out: OutputSink
         do { out = outPath == "-" ? OutputSink() : try OutputSink(atomically: outPath, force: a.has("--force")) } catch { throw Failure("\(error)") }
 
-        let report = ExploredCells.collect(
-            paths: paths, precision: precision, prefix: prefix,
+        var report = ExploredCells.collect(
+            paths: paths, precision: precision, prefix: prefix, hide: zones,
             problem: { printErr("cairn: \($0)") }, note: { printErr("cairn: \($0)") })
+        let before = report.cells.count
+        report.cells = outsideZones(report.cells, precision: precision, zones: zones)
+        if before > report.cells.count {
+            printErr("cairn: privacy zones: left out \(before - report.cells.count) cell\(before - report.cells.count == 1 ? "" : "s") near a zone")
+        }
         if format == "geojson" {
             CellsWriter.geoJSON(report.cells, precision: precision, to: out)
         } else {
@@ -61,5 +72,16 @@ enum CellsCommand: Command {
         if let e = out.finish() { throw Failure(e) }
         if outPath != "-" { printErr("cairn: wrote \(report.cells.count) cells to \(outPath)") }
         return report.problems > 0 ? ExitCode.failure : ExitCode.ok
+    }
+
+    /// The cells that touch no zone's widest cut (the largest circle any trip is cut by). The
+    /// walk itself left the zones out (`ExploredCells.collect(hide:)`, an index of its own per
+    /// zone set); this also drops the cells a walk only grazed at the cut's edge.
+    static func outsideZones(_ cells: [ExploredCell], precision: Int, zones: PrivacyZones) -> [ExploredCell] {
+        guard !zones.isEmpty else { return cells }
+        return cells.filter { c in
+            let b = Geohash.bounds(c.cell, precision: precision)
+            return !zones.hidesCell(south: b.south, west: b.west, north: b.north, east: b.east)
+        }
     }
 }

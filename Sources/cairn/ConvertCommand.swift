@@ -25,7 +25,7 @@ enum ConvertCommand: Command {
         the points are flagged (CSV's origin column), and the figures are the exported track's.
         """
     static let usage =
-        "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--force]"
+        "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--privacy-key <file>] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options =
         [
@@ -104,7 +104,7 @@ enum ConvertCommand: Command {
             }
             utcOffset = s
         }
-        let stageOptions = try ExportStageOptions.parse(a)
+        let stageOptions = try ExportStageOptions.parse(a, firstInput: a.positionals.first)
         let force = a.has("--force")
         let smooth = a.has("--smooth"), fillGaps = a.has("--fill-gaps")
         let pipelined = smooth || fillGaps
@@ -135,6 +135,7 @@ enum ConvertCommand: Command {
         }
         if case .refilter(var o) = mode {
             o.logTrips = sel.all
+            o.carry = TripReplay.Carry()  // trips in order: each run replayed once
             mode = .refilter(o)
         }
         let creator = "cairn \(cairnVersion)"
@@ -192,27 +193,8 @@ enum ConvertCommand: Command {
         var begun = false
         for t in sel.trips {
             var heading = TripHeading(id: t.id, activity: nil, nameSuffix: t.nameSuffix)
-            // Privacy zones: a first streamed pass finds the stretch the export keeps.
-            var window: PrivacyWindow?
-            if !stageOptions.zones.isEmpty {
-                do {
-                    let w = try mode.window(t, zones: stageOptions.zones)
-                    window = w
-                    if w.hidesAll {
-                        printErr("cairn: trip \(t.id): every point is inside a privacy zone; nothing written for it")
-                        continue
-                    }
-                    if w.leftOutAtStart + w.leftOutAtEnd > 0 {
-                        printErr(
-                            "cairn: trip \(t.id): privacy zones: left out \(w.leftOutAtStart) point\(w.leftOutAtStart == 1 ? "" : "s") at the start and \(w.leftOutAtEnd) at the end"
-                        )
-                    }
-                } catch {
-                    printErr("cairn: trip \(t.id): \(error)")
-                    problems += 1
-                    continue
-                }
-            }
+            // Privacy zones: this trip's cut circles, applied to each point as it is written.
+            let window: PrivacyWindow? = stageOptions.zones.isEmpty ? nil : stageOptions.zones.window(for: t)
             var stages = ExportStages(window: window, laps: mode.isRaw ? .none : stageOptions.laps)
             // The smoother's tuning follows the activity, which the trip's first record names.
             let stageActivity = pipelined ? (mode.activity ?? activity(of: t)) : nil
@@ -226,6 +208,7 @@ enum ConvertCommand: Command {
                     printErr("cairn: trip \(t.id): no raw fixes (\(TripRaw.whyMissing(t))): smoothed from its points alone, which corrects less")
                 }
             }
+            var summaryLeftOut = 0
             if writer.wantsSummaryFirst {
                 // A first streamed pass for the figures the format puts before the points (those
                 // of the exported track: through the same stages as the points).
@@ -234,7 +217,7 @@ enum ConvertCommand: Command {
                         t, window: window,
                         pipeline: pipelined
                             ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window) : nil,
-                        read: { t, visit in try mode.readTrack(t, thinned: thinned, visit: visit) })
+                        read: { t, visit in try mode.readTrack(t, thinned: thinned, visit: visit) }, leftOut: { summaryLeftOut = $0 })
                     heading.summary = s
                     heading.activity = s.activity
                 } catch {
@@ -243,7 +226,11 @@ enum ConvertCommand: Command {
                     continue
                 }
                 if heading.summary?.stats.points == 0 {
-                    printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
+                    if summaryLeftOut > 0 {
+                        printErr("cairn: trip \(t.id): every point is inside a privacy zone; nothing written for it")
+                    } else {
+                        printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
+                    }
                     continue
                 }
             } else {
@@ -271,6 +258,8 @@ enum ConvertCommand: Command {
                 return true
             }
             var readFailed = false
+            // --raw: a stretch left out between written fixes starts a segment, as in `ExportStages`.
+            var rawHiding = false, rawLeftOut = 0, rawStretches = 0
             let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window)
             // The exported track's figures, for the line that says what the filling did.
             var exported: TripStats? = fillGaps ? TripStats() : nil
@@ -296,17 +285,35 @@ enum ConvertCommand: Command {
                     case .segment(let reason): pipeline.push(.segment(reason), emit: put)
                     case .point(let f): pipeline.push(.point(f), emit: put)
                     case .raw(let r):
-                        if let w = window, !w.keeps(r.fix) { return }
+                        if let w = window, !w.keeps(r.fix) {
+                            rawLeftOut += 1
+                            if !rawHiding { rawStretches += 1 }
+                            rawHiding = true
+                            return
+                        }
+                        if rawHiding && tripBegun { writer.beginSegment(.hidden) }
+                        rawHiding = false
                         if beginTrip() { writer.point(r.fix, PointExtras(r)) }
                     }
                 }
                 pipeline.finish(emit: put)
-                if let f = pipeline.filled, let exported, tripBegun {
+                let leftOut = mode.isRaw ? rawLeftOut : stages.leftOut, stretches = mode.isRaw ? rawStretches : stages.stretches
+                if window != nil && leftOut > 0 {
+                    printErr(
+                        tripBegun
+                            ? "cairn: trip \(t.id): privacy zones: left out \(leftOut) point\(leftOut == 1 ? "" : "s") in \(stretches) stretch\(stretches == 1 ? "" : "es")"
+                            : "cairn: trip \(t.id): every point is inside a privacy zone; nothing written for it")
+                }
+                if var f = pipeline.filled, let exported, tripBegun {
+                    if window != nil { f.points = stages.interpolatedWritten }  // what the zones left of them
                     printErr(
                         "cairn: trip \(t.id): filled \(f.gaps) gap\(f.gaps == 1 ? "" : "s") with \(f.points) interpolated point\(f.points == 1 ? "" : "s")"
                             + (f.chords > 0 ? " (\(f.chords) as straight chords)" : "")
                             + "; exported length \(TextFormat.fixed(exported.distanceM / 1000, 2) ?? "?") km, recorded \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km"
                     )
+                }
+                if let u = pipeline.unfilled, u.tooLong + u.overBudget > 0, tripBegun {
+                    printErr("cairn: trip \(t.id): " + GapFiller.unfilledNote(tooLong: u.tooLong, overBudget: u.overBudget))
                 }
                 if s.stats.points == 0 && !writer.wantsSummaryFirst {
                     printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
@@ -380,7 +387,7 @@ enum ConvertCommand: Command {
                 options.activity = p
             }
             if let text = a.value("--close-after") {
-                guard let m = Int(text), m >= 5, m <= 1440 else {
+                guard let m = StrictNumber.whole(text), m >= 5, m <= 1440 else {
                     throw UsageError("The value '\(text)' is invalid for '--close-after <minutes>': use whole minutes from 5 to 1440")
                 }
                 options.closeAfterMs = Int64(m) * 60_000
@@ -409,15 +416,6 @@ enum ConvertCommand: Command {
                 case .raw: break
                 }
             }
-        }
-
-        /// The privacy window over the track this mode exports.
-        func window(_ t: TripRef, zones: [PrivacyZone]) throws -> PrivacyWindow {
-            var w = PrivacyWindow(zones: zones)
-            try readTrack(t) { e in
-                if case .point(let f) = e { w.see(f) }
-            }
-            return w
         }
 
         enum Event {

@@ -11,15 +11,19 @@ import CairnExport
 /// `cairn export --to DIR`: copies finished trips off the recorder's directory onto a mounted card
 /// or stick, with their conversions. Layout under DIR:
 ///
-///     DIR/logs/NNNNNNNN.cairn                   the log files, byte for byte
-///     DIR/gpx/YYYYMMDD-HHMMSS-tripID.gpx        one GPX per trip (UTC start time)
+///     DIR/logs/NNNNNNNN.cairn                   the log files, byte for byte (unless --logs no)
+///     DIR/gpx/YYYYMMDD-HHMMSS-tripID.gpx        one GPX per trip (UTC time of its first exported point)
 ///     DIR/fit/YYYYMMDD-HHMMSS-tripID.fit        one FIT activity per trip
 ///
-/// Each file is written under a hidden temporary name, fsynced, renamed, and the directory is
-/// fsynced: a stick pulled mid-export holds whole files or none. A file already there is not
-/// written again (a log copy of another size is an error, never replaced), so a second run copies
-/// nothing new. Exported trips are recorded in the log directory's `exported` file, which is
-/// what retention (`prune`, `record --keep-days/--max-mb`) checks before deleting anything.
+/// A trip is finished when the recorder closed it, or when no recorder is appending to its last
+/// file (`TripFinish`); never because other files exist. Each file is written under a hidden
+/// temporary name, fsynced, renamed, read back (size and CRC-32C of each log copy, the size of each
+/// conversion) and the directory is fsynced: a stick pulled mid-export holds whole files or none,
+/// and a trip is recorded as exported only once all its copies read back right. The `exported`
+/// file in the log directory records each copied log's size and checksum (`ExportState`); a trip
+/// whose files changed since (a new part after a restart) is exported again: its new part copied,
+/// its conversions rewritten. A log copy of another size is never replaced, except an earlier copy
+/// of the same log that it has grown past (the copy is a byte prefix of the log).
 ///
 /// A trip that cannot be exported (a log copy that clashes, a conversion that fails) is said in
 /// one line naming the trip, its file and the reason, and the others are exported: the exit
@@ -29,17 +33,34 @@ enum ExportCommand: Command {
     static let name = "export"
     static let overview = "Copy finished trips (log files and conversions) to a card or stick; a second run copies nothing new."
     static let usage =
-        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>]"
+        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>]"
+    /// The recorder's config file (deploy/cairn.service runs `record --config /etc/cairn.conf`):
+    /// its privacy zones apply to exports unless `--config` names another file or `none`.
+    static let defaultConfig = "/etc/cairn.conf"
     static let options =
         [
             OptionSpec(name: "--to", valueName: "DIR", help: "Destination (a mounted card or stick); created if its parent exists."),
             OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
             OptionSpec(
                 name: "--format", valueName: "FORMATS",
-                help: "Conversions to write next to the logs: any of gpx, fit, geojson, kml, csv, comma-separated, or none. (default: gpx,fit)")
-        ] + ExportStageOptions.options
+                help: "Conversions to write next to the logs: any of gpx, fit, geojson, kml, csv, comma-separated, or none. (default: gpx,fit)"),
+            OptionSpec(
+                name: "--logs", valueName: "YES|NO",
+                help:
+                    "Copy the raw log files to DIR/logs. They hold every point, the privacy zones' too, so with zones in effect the default is no; a trip exported without its logs is not safe to delete, and retention keeps it. (default: yes, or no with privacy zones)"
+            )
+        ]
+        + ExportStageOptions.options.map { o in
+            guard o.name == "--config" else { return o }
+            return OptionSpec(
+                name: "--config", valueName: "FILE",
+                help:
+                    "Read privacy-zone lines from this file (the recorder's; its other keys are checked and ignored); with --privacy-zone, both count. none: no file. (default: \(defaultConfig) when it exists)"
+            )
+        }
 
-    static func run(_ a: ParsedArguments) throws -> Int32 {
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
+        var a = parsed
         if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
         guard let dest = a.value("--to"), !dest.isEmpty else { throw UsageError("Missing expected option '--to <dir>'") }
         let dir = a.value("--dir") ?? "/var/lib/cairn"
@@ -53,7 +74,19 @@ enum ExportCommand: Command {
                 if !formats.contains(f) { formats.append(f) }
             }
         }
-        let stageOptions = try ExportStageOptions.parse(a)
+        let logsText = a.value("--logs")
+        if let l = logsText, l != "yes" && l != "no" { throw UsageError("The value '\(l)' is invalid for '--logs <yes|no>'") }
+        // The recorder's config by default: its zones are what the rider asked to hide.
+        switch a.value("--config") {
+        case "none": a.values["--config"] = nil
+        case nil: if pathExists(defaultConfig) { a.values["--config"] = defaultConfig }
+        default: break
+        }
+        let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
+        // The raw logs hold every point, home too: with zones they stay off the stick unless asked.
+        // `--format none` asks for the logs alone, zones or not.
+        let copyLogs = logsText.map { $0 == "yes" } ?? (stageOptions.zones.isEmpty || formats.isEmpty)
+        if !copyLogs && formats.isEmpty { throw UsageError("'--format none' with '--logs no' leaves nothing to export") }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
         ignoreFileSizeLimitSignal()
         try refuseNesting(dest: dest, logs: dir)
@@ -76,59 +109,111 @@ enum ExportCommand: Command {
         defer { withExtendedLifetime(lock) {} }
         try ensureDirectory(dest)
         let logsDir = POSIX.join(dest, "logs")
-        try ensureDirectory(logsDir)
+        if copyLogs { try ensureDirectory(logsDir) }
         for f in formats { try ensureDirectory(POSIX.join(dest, f)) }
+        let destination = absolute(dest)
+        // A stick unmounted (or swapped) mid-export: the path then leads elsewhere.
+        let destIdentity = DirectoryLock.FileKey(path: dest)
 
         var problems = 0
-        let trips = try finishedTrips(
+        let all = try catalogTrips(
             in: dir,
             say: {
                 printErr("cairn: \($0)"); problems += 1
             },
             unfinished: { printErr("cairn: \($0)") })
         var state = ExportState(directory: dir)
-        var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0, failedTrips = 0
-        for (t, s) in trips {
-            if let n = t.note { printErr("cairn: \(n)") }
+        if let p = state.problem { printErr("cairn: \(p)") }
+        var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0, failedTrips = 0, openTrips = 0
+        for (t, whole, openBecause) in all {
             let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
-            guard s.stats.points > 0 else {
-                printErr("cairn: \(label): no points (an empty or unfinished trip); nothing to export")
-                state.mark(t, destination: absolute(dest))
+            if let why = openBecause {
+                printErr("cairn: \(label): still open (\(why)); exported once it closes")
+                openTrips += 1
                 continue
             }
+            if let n = t.note { printErr("cairn: \(n)") }
+            let now: [ExportState.CopiedFile]
+            do { now = try ExportState.current(t) } catch {
+                printErr("cairn: \(label): \(error)")
+                problems += 1; failedTrips += 1
+                continue
+            }
+            // A trip without a point has no conversion; its log is still copied (with --logs
+            // yes), since retention deletes only what has a verified copy.
+            let empty = whole.stats.points == 0
+            if empty {
+                printErr("cairn: \(label): no points (an empty or damaged trip); no conversion" + (copyLogs ? ", its log copied" : ""))
+            }
+            let verified = state.isExported(t, to: destination, now: now, logs: copyLogs)
             var tripProblem = false
             var wroteAny = false
-            // The log files, byte for byte.
-            for f in t.files {
-                let target = POSIX.join(logsDir, baseName(f.path))
-                if pathExists(target) {
-                    let theirs = try? LogReader(path: target).header.salt
-                    if theirs != f.header.salt || fileSize(target) != fileSize(f.path) {
-                        printErr(
-                            "cairn: \(target): exists and is another file (a log from another board?); not replaced: export to another directory")
+            // The log files, byte for byte, each read back before the trip counts as exported.
+            if copyLogs {
+                for (f, c) in zip(t.files, now) {
+                    let target = POSIX.join(logsDir, c.name)
+                    switch existingCopy(target, of: f.path, c.digest) {
+                    case .same: continue
+                    case .other(let why):
+                        printErr("cairn: \(target): exists and is another file (\(why)); not replaced: export to another directory")
+                        // An earlier verified export to here no longer holds (a copy damaged since).
+                        state.forget(t, destination: destination)
+                        tripProblem = true
+                        continue
+                    case .earlierCopy:
+                        printErr("cairn: \(target): an earlier copy of this log, which has grown since; replaced")
+                    case .none: break
+                    }
+                    do {
+                        let copied = try copyFileAtomically(f.path, target)
+                        let back = try FileDigest.of(target, fromMedium: true)
+                        if copied != c.digest {
+                            throw Failure("\(f.path): changed while being copied (\(c.digest.text) before, \(copied.text) copied); run again")
+                        }
+                        if back != copied {
+                            unlink(target)
+                            throw Failure("\(target): reads back as \(back.text), not the \(copied.text) written (a failing card?); removed")
+                        }
+                        copiedBytes += copied.size
+                        copiedFiles += 1
+                        wroteAny = true
+                    } catch let e as Failure {
+                        printErr("cairn: \(label): \(e.message)")
+                        tripProblem = true
+                    } catch {
+                        printErr("cairn: \(label): \(error)")
                         tripProblem = true
                     }
-                    continue
-                }
-                do {
-                    copiedBytes += try copyFileAtomically(f.path, target)
-                    copiedFiles += 1
-                    wroteAny = true
-                } catch let e as Failure {
-                    printErr("cairn: \(label): \(e.message)")
-                    tripProblem = true
                 }
             }
-            // Conversions, one file per trip and format.
-            for format in formats {
+            // Conversions, one file per trip and format, named by the first point they hold.
+            var window: PrivacyWindow?
+            var s = whole
+            var zonesRead = true
+            if !empty && !formats.isEmpty && !stageOptions.zones.isEmpty {
+                do {
+                    let w = try ExportStages.window(t, zones: stageOptions.zones)
+                    window = w
+                    if !w.hidesAll { s = try ExportStages.summary(t, window: w) }
+                } catch {
+                    printErr("cairn: \(label): \(error)")
+                    tripProblem = true
+                    zonesRead = false  // never a conversion without its zones' cut
+                }
+            }
+            for format in formats where zonesRead && !empty {
+                if window?.hidesAll == true {
+                    printErr("cairn: \(label): every point is inside a privacy zone; no \(format) written")
+                    continue
+                }
                 let name = String(FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix).dropLast(4)) + "." + format
                 let target = POSIX.join(POSIX.join(dest, format), name)
-                if pathExists(target) { continue }
-                if let err = convert(t, s, format: format, to: target, stages: stageOptions) {
+                // Written again unless this trip, as it is now, was verified here: a trip resumed
+                // since has more points than its earlier conversion.
+                if verified && pathExists(target) { continue }
+                if let err = convert(t, s, window: window, format: format, to: target, laps: stageOptions.laps) {
                     printErr("cairn: \(label): \(format) not written: \(err)")
                     tripProblem = true
-                } else if !pathExists(target) {
-                    printErr("cairn: \(label): every point is inside a privacy zone; no \(format) written")
                 } else {
                     wroteConversions += 1
                     wroteAny = true
@@ -136,56 +221,86 @@ enum ExportCommand: Command {
             }
             if tripProblem { problems += 1; failedTrips += 1; continue }
             if wroteAny { exportedTrips += 1 } else { alreadyThere += 1 }
-            state.mark(t, destination: absolute(dest))
+            state.mark(t, files: now, logs: copyLogs, destination: destination)
         }
-        // One directory sync per directory covers every rename into it.
+        // One directory sync per directory covers every rename into it; the state is saved only
+        // after them, so a stick that fills or vanishes on the way marks nothing.
         do {
-            try syncDirectory(logsDir)
+            // The board's privacy key goes with its logs (never without them: they hold every
+            // point anyway), so a laptop's `convert` of the copies cuts the zones as the board
+            // does; a second key would give home away where two cuts' rings cross.
+            if copyLogs, let key = stageOptions.zones.key {
+                try writeFileAtomically(POSIX.join(logsDir, ExportStageOptions.keyFileName), key.bytes, mode: 0o600)
+            }
+            if copyLogs { try syncDirectory(logsDir) }
             for f in formats { try syncDirectory(POSIX.join(dest, f)) }
             try syncDirectory(dest)
+            guard let current = DirectoryLock.FileKey(path: dest), current == destIdentity else {
+                throw Failure("\(dest): is no longer the directory this export wrote to (the stick unmounted or replaced?)")
+            }
             try state.save()
         } catch let e as Failure {
-            printErr("cairn: \(e.message)")
+            printErr("cairn: \(e.message); no trip marked as exported")
             problems += 1
         }
         printErr(
             "cairn: exported \(exportedTrips) trip\(exportedTrips == 1 ? "" : "s") to \(dest) (\(copiedFiles) log file\(copiedFiles == 1 ? "" : "s"), \(copiedBytes) bytes; \(wroteConversions) conversion\(wroteConversions == 1 ? "" : "s")); \(alreadyThere) already there"
         )
-        if trips.isEmpty { printErr("cairn: no finished trips in \(dir) (an open trip is exported once it closes)") }
+        if !copyLogs {
+            printErr(
+                "cairn: log files left off the stick (--logs \(logsText ?? "no, the default with privacy zones")): retention keeps these trips until an export with --logs yes copies them"
+            )
+        }
+        if all.isEmpty || openTrips == all.count {
+            printErr("cairn: no finished trips in \(dir) (an open trip is exported once it closes)")
+        }
         if failedTrips > 0 {
             printErr("cairn: \(failedTrips) trip\(failedTrips == 1 ? "" : "s") not exported (see above); run again once fixed")
         }
         return problems > 0 ? ExitCode.failure : ExitCode.ok
     }
 
-    /// Converts one trip into `target` through a temporary name; returns an error text or nil.
-    static func convert(_ t: TripRef, _ whole: TripSummary, format: String, to target: String, stages options: ExportStageOptions) -> String? {
+    enum ExistingCopy: Equatable {
+        case none
+        /// The same bytes.
+        case same
+        /// An earlier copy of this log, which has grown since (a byte prefix of it): replaced.
+        case earlierCopy
+        case other(String)
+    }
+
+    /// What is at `target` already, against the log `source` whose bytes are `digest`. Always
+    /// read whole: a copy verified by an earlier export may have been damaged on the stick since.
+    static func existingCopy(_ target: String, of source: String, _ digest: FileDigest) -> ExistingCopy {
+        guard fileSize(target) != nil else { return .none }
+        guard let theirs = try? FileDigest.of(target) else { return .other("cannot be read") }
+        if theirs == digest { return .same }
+        if theirs.size < digest.size, let prefix = try? FileDigest.of(source, limit: theirs.size), prefix == theirs { return .earlierCopy }
+        return .other("\(theirs.size) bytes, not a copy of this log's \(digest.size); a log from another board?")
+    }
+
+    /// Converts one trip into `target` through a temporary name, then reads it back; returns an
+    /// error text or nil. `s` is the trip's summary over what the export holds (`window`).
+    static func convert(
+        _ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, format: String, to target: String, laps lapRule: LapRule
+    ) -> String? {
         let tmp = temporaryName(for: target)
         unlink(tmp)
-        // Privacy zones: the stretch the export keeps, and its figures.
-        var window: PrivacyWindow?
-        var s = whole
-        if !options.zones.isEmpty {
-            do {
-                let w = try ExportStages.window(t, zones: options.zones)
-                if w.hidesAll { return nil }  // nothing to write: the caller says so
-                window = w
-                s = try ExportStages.summary(t, window: w)
-            } catch { return "\(error)" }
-        }
-        let laps = options.laps != .none
+        let laps = lapRule != .none
         let writer: TrackExporter
+        var sink: OutputSink?
         if format == "fit" {
-            writer = FITWriter(target: .file(tmp), force: true, softwareVersion: cairnVersion, atomic: false, laps: options.laps)
+            writer = FITWriter(target: .file(tmp), force: true, softwareVersion: cairnVersion, atomic: false, laps: lapRule)
         } else {
-            let sink: OutputSink
-            do { sink = try OutputSink(creating: tmp, force: true) } catch { return "\(error)" }
+            let out: OutputSink
+            do { out = try OutputSink(creating: tmp, force: true) } catch { return "\(error)" }
+            sink = out
             let creator = "cairn \(cairnVersion)"
             switch format {
-            case "gpx": writer = GPXWriter(sink: sink, creator: GPXWriter.creator(version: cairnVersion, barometer: s.stats.climbFromBarometer))
-            case "geojson": writer = GeoJSONWriter(sink: sink, colouring: .none, laps: laps)
-            case "kml": writer = KMLWriter(sink: sink, creator: creator, colouring: .none)
-            default: writer = CSVWriter(sink: sink, laps: laps)
+            case "gpx": writer = GPXWriter(sink: out, creator: GPXWriter.creator(version: cairnVersion, barometer: s.stats.climbFromBarometer))
+            case "geojson": writer = GeoJSONWriter(sink: out, colouring: .none, laps: laps)
+            case "kml": writer = KMLWriter(sink: out, creator: creator, colouring: .none)
+            default: writer = CSVWriter(sink: out, laps: laps)
             }
         }
         writer.begin()
@@ -196,7 +311,7 @@ enum ExportCommand: Command {
             return "\(error)"
         }
         var readError: String?
-        var stages = ExportStages(window: window, laps: options.laps)
+        var stages = ExportStages(window: window, laps: lapRule)
         do {
             try TripCatalog.read(t) { e in
                 stages.feed(e, segment: { writer.beginSegment($0) }, point: { writer.point($0, $1) })
@@ -208,7 +323,15 @@ enum ExportCommand: Command {
         do {
             try syncFile(tmp)
         } catch let e as Failure { unlink(tmp); return e.message } catch { unlink(tmp); return "\(error)" }
+        // What was written: the sink's count, or for FIT the synced file's size.
+        guard let written = sink?.bytesWritten ?? fileSize(tmp), written > 0 else { unlink(tmp); return "\(tmp): nothing written" }
         if rename(tmp, target) != 0 { let m = Errno.current; unlink(tmp); return "\(target): cannot rename into place: \(m)" }
+        let back: FileDigest
+        do { back = try FileDigest.of(target, fromMedium: true) } catch { return "\(error)" }
+        if back.size != written {
+            unlink(target)
+            return "\(target): reads back as \(back.size) bytes, not the \(written) written (a failing card?); removed"
+        }
         return nil
     }
 

@@ -1,49 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnSystem
 import CairnExport
 
-/// `--laps`, `--privacy-zone` and `--config` of the commands that write exports: what
-/// `ExportStages` does between the log and the writers.
+/// `--laps`, `--privacy-zone`, `--config` and `--privacy-key` of the commands that write or show
+/// positions: what `ExportStages` does between the log and the writers, and the key that places
+/// each zone's cut (`PrivacyCut`).
 struct ExportStageOptions {
     var laps: LapRule = .pause
-    var zones: [PrivacyZone] = []
+    /// The zones, with the board's key once there is a zone.
+    var zones = PrivacyZones()
 
-    static let options = [
-        OptionSpec(
-            name: "--laps", valueName: "LAPS",
-            help:
-                "Laps: pause (one per part between pauses), a distance (1km, 5km, 10km, 1mi, 5mi: a lap ends at the first point at or past each mark) or none (one lap). FIT lap messages; the lap number in GPX cairn:lap, GeoJSON coordinateProperties.laps, CSV lap. (default: pause)"
-        ),
+    static let options =
+        [
+            OptionSpec(
+                name: "--laps", valueName: "LAPS",
+                help:
+                    "Laps: pause (one per part between pauses), a distance (1km, 5km, 10km, 1mi, 5mi: a lap ends at the first point at or past each mark) or none (one lap). FIT lap messages; the lap number in GPX cairn:lap, GeoJSON coordinateProperties.laps, CSV lap. (default: pause)"
+            )
+        ] + zoneOptions
+
+    /// The options of the commands that show positions without laps (render, cells, info).
+    static let zoneOptions = [
         OptionSpec(
             name: "--privacy-zone", valueName: "LAT,LON,RADIUS_M",
             help:
-                "Leave out the points inside this circle at the start and at the end of each trip (the log keeps them); repeatable. The figures count what is written.",
+                "Leave out every point near this place (home): inside a circle that covers it, moved off it by a secret offset from the privacy key, anywhere in a trip (the log keeps them); repeatable. The figures count what is written.",
             repeatable: true),
         OptionSpec(
             name: "--config", valueName: "FILE",
             help:
                 "Read privacy-zone lines from this file (the recorder's, e.g. /etc/cairn.conf; its other keys are checked and ignored); with --privacy-zone, both count."
+        ),
+        OptionSpec(
+            name: "--privacy-key", valueName: "FILE",
+            help:
+                "The secret that places the zones' cuts (16 random bytes, made when missing). (default: privacy-key in the log directory; for convert, beside the first input, else ~/.config/cairn/privacy-key)"
         )
     ]
 
-    static func parse(_ a: ParsedArguments) throws -> ExportStageOptions {
+    /// The name of the key file in a log directory.
+    static let keyFileName = "privacy-key"
+
+    /// - Parameters:
+    ///   - logDirectory: where the board keeps its key (`--dir` of export, render, cells); nil
+    ///     for `convert`, which looks beside `firstInput`, then in ~/.config/cairn.
+    static func parse(_ a: ParsedArguments, logDirectory: String? = nil, firstInput: String? = nil) throws -> ExportStageOptions {
         var o = ExportStageOptions()
         if let l = a.value("--laps") {
             guard let rule = LapRule.parse(l) else {
                 throw UsageError(
-                    "The value '\(l)' is invalid for '--laps <laps>': use pause, none, or a distance from 0.01 to 1000 km such as 1km, 5km, 10km, 1mi or 5mi"
+                    "The value '\(l)' is invalid for '--laps <laps>': use pause, none, or a distance from 0.01 to 1000 km or mi such as 1km, 5km, 10km, 1mi or 5mi"
                 )
             }
             o.laps = rule
         }
+        o.zones = try zones(a, logDirectory: logDirectory, firstInput: firstInput)
+        return o
+    }
+
+    /// The zones of `--config` and `--privacy-zone`, and when there is one, the key.
+    static func zones(_ a: ParsedArguments, logDirectory: String?, firstInput: String?) throws -> PrivacyZones {
+        var zones: [PrivacyZone] = []
         if let path = a.value("--config") {
             if path.isEmpty { throw UsageError("The value '' is invalid for '--config <file>'") }
-            o.zones += try ConfigFile.load(path, options: RecordCommand.options).privacyZones()
+            zones += try ConfigFile.load(path, options: RecordCommand.options).privacyZones()
         }
         for z in a.all("--privacy-zone") {
             switch PrivacyZone.parse(z) {
-            case .success(let zone): o.zones.append(zone)
+            case .success(let zone): zones.append(zone)
             case .failure(let why): throw UsageError("The value '\(z)' is invalid for '--privacy-zone <lat,lon,radius_m>': \(why)")
             }
         }
-        return o
+        if a.value("--privacy-key")?.isEmpty == true { throw UsageError("The value '' is invalid for '--privacy-key <file>'") }
+        guard !zones.isEmpty else { return PrivacyZones() }
+        return PrivacyZones(zones, key: try key(a, logDirectory: logDirectory, firstInput: firstInput))
+    }
+
+    /// The key's file: `--privacy-key`, else the log directory's, else (convert) the one beside
+    /// the first input when there is one there, else the user's. Made when missing (said once);
+    /// a log directory that cannot hold it (a card mounted read-only) falls back to the user's.
+    static func key(_ a: ParsedArguments, logDirectory: String?, firstInput: String?) throws -> PrivacyKey {
+        let hint = "; give --privacy-key FILE"
+        if let p = a.value("--privacy-key") {
+            do throws(SecretFile.Failure) { return try load(p) } catch { throw Failure(error.description) }
+        }
+        if let d = logDirectory {
+            let path = POSIX.join(d, keyFileName)
+            do throws(SecretFile.Failure) {
+                return try load(path)
+            } catch {
+                guard error.readOnly && !pathExists(path) else { throw Failure(error.description + hint) }
+                printErr("cairn: \(error.description); using the user's key instead")
+            }
+        } else if let first = firstInput {
+            let beside = POSIX.join(POSIX.isDirectory(first) ? first : POSIX.parent(of: first), keyFileName)
+            if pathExists(beside) {
+                do throws(SecretFile.Failure) { return try load(beside) } catch { throw Failure(error.description + hint) }
+            }
+        }
+        guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else {
+            throw Failure("no privacy key in the log directory and no HOME for ~/.config/cairn/\(keyFileName)" + hint)
+        }
+        let dir = POSIX.join(POSIX.join(home, ".config"), "cairn")
+        for d in [POSIX.join(home, ".config"), dir] where mkdir(d, 0o700) != 0 && errno != EEXIST {
+            throw Failure("\(d): cannot create directory for the privacy key: \(Errno.current)" + hint)
+        }
+        do throws(SecretFile.Failure) { return try load(POSIX.join(dir, keyFileName)) } catch { throw Failure(error.description + hint) }
+    }
+
+    /// Reads the key at `path`, or makes it there (said once).
+    static func load(_ path: String) throws(SecretFile.Failure) -> PrivacyKey {
+        if let bytes = try SecretFile.read(path, count: PrivacyKey.byteCount), let k = PrivacyKey(bytes: bytes) { return k }
+        let made = try SecretFile.create(path, count: PrivacyKey.byteCount)
+        if made.created {
+            printErr("cairn: made a new privacy key \(path) (keep it: it places the zones' cuts; one board, one key)")
+        }
+        guard let k = PrivacyKey(bytes: made.bytes) else { throw SecretFile.Failure(description: "\(path): not a privacy key") }
+        return k
     }
 }

@@ -4,52 +4,152 @@ import Glibc
 import Musl
 #endif
 import CairnExport
+import CairnLog
 import CairnSystem
 
 /// Which trips have been exported, kept in the log directory as `exported` (a small text file;
-/// the log files themselves are never touched). One line per trip:
+/// the log files themselves are never touched). One line per trip and destination:
 ///
-///     <first log file name> <trip id> <salt> <destination>
+///     <first log file name> <trip id> <salt> v2 <logs|nologs> <name/salt/size/crc,...> <destination>
 ///
 /// The first file's name, the trip id and that file's random salt (from its header) name a trip
-/// for good, even if a counter were ever reused. Replaced atomically (temp, fsync, rename, directory fsync) whenever it changes.
+/// for good, even if a counter were ever reused. The list after `v2` is every file of the trip
+/// as its copy was verified on the destination: name, header salt, size and CRC-32C. A trip
+/// counts as exported only while its files are exactly those (a file that grew or changed, or a
+/// new part of a resumed trip, makes it unexported until the next export), and only when the
+/// logs themselves went to the stick (`nologs`: conversions only, no copy of the log).
+///
+/// Lines of cairn 0.3 and earlier (`<first> <trip> <salt> <destination>`, no sizes or checksums)
+/// are kept and read as "exported, unverifiable": retention keeps such a trip, and the next
+/// export checks the copies it finds on the stick byte for byte and records them in full.
+/// Replaced atomically (temp, fsync, rename, directory fsync) whenever it changes.
 struct ExportState {
     static let fileName = "exported"
+    static let version = "v2"
+
+    struct CopiedFile: Equatable {
+        var name: String
+        var salt: UInt32
+        var digest: FileDigest
+    }
+
+    struct Entry {
+        var file: String
+        var trip: UInt64
+        var salt: UInt32
+        var destination: String
+        /// Nil for a line written before files were recorded.
+        var files: [CopiedFile]?
+        var logs: Bool
+    }
+
     let directory: String
-    private(set) var lines: [(file: String, trip: UInt64, salt: UInt32, destination: String)] = []
+    private(set) var entries: [Entry] = []
+    /// What was wrong with the file as read (said by the commands), or nil.
+    private(set) var problem: String?
 
     init(directory: String) {
         self.directory = directory
-        guard let text = readSmallFile(path) else { return }
+        // Up to 64 MiB: tens of thousands of trips; a longer file is not this state file.
+        guard let text = readSmallFile(path, limit: 64 << 20) else {
+            if pathExists(path) {
+                problem = "\(path): cannot be read (or is over 64 MiB): every trip counts as never exported; the next export rewrites it"
+            }
+            return
+        }
+        var ignored = 0
+        defer {
+            if ignored > 0 {
+                problem = "\(path): \(ignored) line\(ignored == 1 ? "" : "s") not understood, ignored (those trips count as never exported)"
+            }
+        }
         for l in text.split(separator: "\n") where !l.hasPrefix("#") {
             let parts = l.split(separator: " ", maxSplits: 3)
-            guard parts.count >= 3, let id = UInt64(parts[1]), let salt = UInt32(parts[2], radix: 16) else { continue }
-            lines.append((String(parts[0]), id, salt, parts.count > 3 ? String(parts[3]) : "-"))
+            guard parts.count >= 3, let id = UInt64(parts[1]), let salt = UInt32(parts[2], radix: 16) else { ignored += 1; continue }
+            let rest = parts.count > 3 ? parts[3] : "-"
+            let v2 = rest.split(separator: " ", maxSplits: 3)
+            if v2.count == 4, v2[0] == Self.version, v2[1] == "logs" || v2[1] == "nologs", let files = Self.parseFiles(v2[2]) {
+                entries.append(Entry(file: String(parts[0]), trip: id, salt: salt, destination: String(v2[3]), files: files, logs: v2[1] == "logs"))
+            } else {
+                entries.append(Entry(file: String(parts[0]), trip: id, salt: salt, destination: String(rest), files: nil, logs: true))
+            }
         }
+    }
+
+    private static func parseFiles(_ text: Substring) -> [CopiedFile]? {
+        var out: [CopiedFile] = []
+        for item in text.split(separator: ",") {
+            let p = item.split(separator: "/", maxSplits: 2)
+            guard p.count == 3, let salt = UInt32(p[1], radix: 16), let d = FileDigest(text: p[2]) else { return nil }
+            out.append(CopiedFile(name: String(p[0]), salt: salt, digest: d))
+        }
+        return out.isEmpty ? nil : out
     }
 
     var path: String { POSIX.join(directory, Self.fileName) }
 
-    private static func same(_ l: (file: String, trip: UInt64, salt: UInt32, destination: String), _ t: TripRef) -> Bool {
-        l.file == baseName(t.files[0].path) && l.trip == t.id && l.salt == t.files[0].header.salt
+    private static func same(_ e: Entry, _ t: TripRef) -> Bool {
+        e.file == baseName(t.files[0].path) && e.trip == t.id && e.salt == t.files[0].header.salt
     }
 
-    func isExported(_ t: TripRef) -> Bool { lines.contains { Self.same($0, t) } }
-
-    func isExported(_ t: TripRef, to destination: String) -> Bool {
-        lines.contains { Self.same($0, t) && $0.destination == destination }
+    /// The trip's files now, as `CopiedFile`s (reads each file whole).
+    static func current(_ t: TripRef) throws -> [CopiedFile] {
+        try t.files.map { f in CopiedFile(name: baseName(f.path), salt: f.header.salt, digest: try FileDigest.of(f.path)) }
     }
 
-    mutating func mark(_ t: TripRef, destination: String) {
-        guard !isExported(t, to: destination) else { return }
-        lines.append((baseName(t.files[0].path), t.id, t.files[0].header.salt, destination))
+    /// The files recorded for this trip's verified export to `destination`, when they are still
+    /// the trip's files (`now`).
+    func isExported(_ t: TripRef, to destination: String, now: [CopiedFile], logs: Bool) -> Bool {
+        entries.contains { Self.same($0, t) && $0.destination == destination && $0.files == now && ($0.logs || !logs) }
     }
 
-    mutating func forget(_ t: TripRef) { lines.removeAll { Self.same($0, t) } }
+    /// What retention may rely on. Sizes are compared first, so that a trip that changed is
+    /// told without reading its files.
+    func verdict(_ t: TripRef) -> RetentionPlan.ExportVerdict {
+        let mine = entries.filter { Self.same($0, t) }
+        if mine.isEmpty { return .neverExported }
+        let full = mine.filter { $0.files != nil }
+        if full.isEmpty { return .unverifiable }
+        let sizes = t.files.map { fileSize($0.path) }
+        let candidates = full.filter { e in
+            e.files!.count == t.files.count
+                && zip(e.files!, zip(t.files, sizes)).allSatisfy { c, f in
+                    c.name == baseName(f.0.path) && c.salt == f.0.header.salt && c.digest.size == f.1
+                }
+        }
+        if candidates.isEmpty { return .changedSinceExport }
+        guard let now = try? Self.current(t) else { return .changedSinceExport }
+        let matching = candidates.filter { $0.files! == now }
+        if matching.contains(where: { $0.logs }) { return .exported }
+        return matching.isEmpty ? .changedSinceExport : .logsLeftOff
+    }
+
+    /// Records a verified export of `t` (its files as `files`) to `destination`, replacing what
+    /// was recorded for that trip and destination before.
+    mutating func mark(_ t: TripRef, files: [CopiedFile], logs: Bool, destination: String) {
+        entries.removeAll { Self.same($0, t) && $0.destination == destination }
+        entries.append(
+            Entry(file: baseName(t.files[0].path), trip: t.id, salt: t.files[0].header.salt, destination: destination, files: files, logs: logs))
+    }
+
+    mutating func forget(_ t: TripRef) { entries.removeAll { Self.same($0, t) } }
+
+    /// Forgets the export of `t` to `destination` only (its copy there no longer matches).
+    mutating func forget(_ t: TripRef, destination: String) {
+        entries.removeAll { Self.same($0, t) && $0.destination == destination }
+    }
 
     func save() throws {
-        var text = "# trips copied off this directory by 'cairn export': first-file trip-id salt destination\n"
-        for l in lines { text += "\(l.file) \(l.trip) \(String(l.salt, radix: 16)) \(l.destination)\n" }
+        var text =
+            "# trips copied off this directory by 'cairn export': first-file trip-id salt v2 logs|nologs name/salt/size/crc32c,... destination\n"
+        for e in entries {
+            text += "\(e.file) \(e.trip) \(String(e.salt, radix: 16)) "
+            if let files = e.files {
+                let list = files.map { "\($0.name)/\(String($0.salt, radix: 16))/\($0.digest.text)" }.joined(separator: ",")
+                text += "\(Self.version) \(e.logs ? "logs" : "nologs") \(list) "
+            }
+            text += "\(e.destination)\n"
+        }
         try writeFileAtomically(path, Array(text.utf8))
     }
 }
@@ -84,10 +184,11 @@ func syncFile(_ path: String) throws {
 func temporaryName(for path: String) -> String { OutputSink.temporaryName(for: path) }
 
 /// Writes `bytes` to `path` through a temporary name: write, fsync, rename, fsync the directory.
-func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
+func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
     let tmp = temporaryName(for: path)
     let fd: Int32
-    do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } catch { throw Failure("\(tmp): cannot create: \(error)") }
+    unlink(tmp)  // a leftover of another mode
+    do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) } catch { throw Failure("\(tmp): cannot create: \(error)") }
     var failure: Errno?
     do throws(Errno) {
         try POSIX.writeAll(fd, bytes)
@@ -102,8 +203,8 @@ func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws {
 }
 
 /// Copies `src` to `dst` through a temporary name (copy, fsync, rename; the caller syncs the
-/// directory once for a batch). Returns the bytes copied.
-func copyFileAtomically(_ src: String, _ dst: String) throws -> Int {
+/// directory once for a batch). Returns the size and CRC-32C of the bytes copied.
+func copyFileAtomically(_ src: String, _ dst: String) throws -> FileDigest {
     let input: Int32
     do { input = try POSIX.open(src, O_RDONLY | O_CLOEXEC) } catch { throw Failure("\(src): cannot open: \(error)") }
     defer { POSIX.close(input) }
@@ -112,20 +213,21 @@ func copyFileAtomically(_ src: String, _ dst: String) throws -> Int {
     do { out = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } catch { throw Failure("\(tmp): cannot create: \(error)") }
     let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
     defer { buf.deallocate() }
-    var total = 0
+    var copied = FileDigest.Accumulator()
     var failure: String?
     while true {
         let n: Int
         do { n = try POSIX.read(input, into: buf) } catch { failure = "\(src): read failed: \(error)"; break }
         if n == 0 { break }
-        do { try POSIX.writeAll(out, UnsafeRawBufferPointer(rebasing: buf[0..<n])) } catch { failure = "\(tmp): write failed: \(error)"; break }
-        total += n
+        let piece = UnsafeRawBufferPointer(rebasing: buf[0..<n])
+        do { try POSIX.writeAll(out, piece) } catch { failure = "\(tmp): write failed: \(error)"; break }
+        copied.add(piece)
     }
     if failure == nil && fsync(out) != 0 { failure = "\(tmp): sync failed: \(Errno.current)" }
     if let e = POSIX.close(out), failure == nil { failure = "\(tmp): close failed: \(e)" }
     if let f = failure { unlink(tmp); throw Failure(f) }
     if rename(tmp, dst) != 0 { let m = Errno.current; unlink(tmp); throw Failure("\(dst): cannot rename into place: \(m)") }
-    return total
+    return copied.digest
 }
 
 func fileSize(_ p: String) -> Int? {
@@ -140,23 +242,40 @@ func ensureDirectory(_ d: String) throws {
     guard stat(d, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw Failure("\(d): not a directory") }
 }
 
-/// The trips of one log directory that will never change again: closed by the recorder, or
-/// followed by a later trip (a trip continues only while it is the newest). The newest trip,
-/// when not closed, may still be recording, and is never exported or deleted.
+/// The trips of one log directory with their summaries, and for each trip that may still change
+/// why (`TripFinish`): closed by the recorder, or no recorder appending to its last file. What
+/// other files exist never matters (a log copied in from another board does not finish a trip).
 ///
 /// `unfinished`, when given, hears of files whose header was never completed (they hold no
 /// record) instead of `say`.
+func catalogTrips(
+    in dir: String, say: (String) -> Void,
+    unfinished: ((String) -> Void)? = nil
+) throws -> [(trip: TripRef, summary: TripSummary, openBecause: String?)] {
+    let files = TripCatalog.files([dir], problem: { say($0) }, unfinished: unfinished)
+    let trips = TripCatalog.trips(files)
+    let recorder = DirectoryLock.recorder(in: dir)
+    var out: [(trip: TripRef, summary: TripSummary, openBecause: String?)] = []
+    for t in trips {
+        let s: TripSummary
+        do { s = try TripCatalog.read(t) } catch { say("trip \(t.id): \(error)"); continue }
+        var modified: Int64? = Int64.min
+        for f in t.files {
+            var st = stat()
+            let m = stat(f.path, &st) == 0 ? Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) : nil
+            modified = m.flatMap { m in modified.map { max($0, m) } }
+        }
+        let why = TripFinish.openReason(
+            closed: s.closed, files: t.files.map { DirectoryLock.FileKey(path: $0.path) }, lastModifiedNs: modified, recorder: recorder)
+        out.append((t, s, why))
+    }
+    return out
+}
+
+/// The trips of `catalogTrips` that are finished.
 func finishedTrips(
     in dir: String, say: (String) -> Void,
     unfinished: ((String) -> Void)? = nil
 ) throws -> [(TripRef, TripSummary)] {
-    let files = TripCatalog.files([dir], problem: { say($0) }, unfinished: unfinished)
-    let trips = TripCatalog.trips(files)
-    var out: [(TripRef, TripSummary)] = []
-    for (i, t) in trips.enumerated() {
-        let s: TripSummary
-        do { s = try TripCatalog.read(t) } catch { say("trip \(t.id): \(error)"); continue }
-        if s.closed || i < trips.count - 1 { out.append((t, s)) }
-    }
-    return out
+    try catalogTrips(in: dir, say: say, unfinished: unfinished).filter { $0.openBecause == nil }.map { ($0.trip, $0.summary) }
 }

@@ -8,27 +8,28 @@ enum RenderCommand: Command {
         No map tiles and no network: everything comes from the log.
         """
     static let usage =
-        "cairn render <trip-id | path> -o <file.svg|-> [--dir <dir>] [--trip <id>] [--speed-bands <auto|kmh,...>] [--cells] [--precision <5|6|7>] [--force]"
+        "cairn render <trip-id | path> -o <file.svg|-> [--dir <dir>] [--trip <id>] [--speed-bands <auto|kmh,...>] [--cells] [--precision <5|6|7>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--privacy-key <file>] [--force]"
     static let arguments = [
         ("<trip-id | path>", "A trip id (looked up in --dir), or a log file or directory holding one trip (or choose it with --trip).")
     ]
-    static let options = [
-        OptionSpec(
-            name: "--output", valueName: "PATH", help: "The SVG file (written under a temporary name, then renamed), or - for standard output.",
-            short: "-o"),
-        OptionSpec(name: "--dir", valueName: "DIR", help: "Where to look up a trip id. (default: .)"),
-        OptionSpec(name: "--trip", valueName: "ID", help: "The trip to draw when the path holds several."),
-        OptionSpec(
-            name: "--speed-bands", valueName: "BANDS",
-            help:
-                "'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110 in green, yellow, orange, red) or your limits: 12,24,36. (default: auto)"
-        ),
-        OptionSpec(
-            name: "--cells", valueName: nil,
-            help: "Draw the explored cells of the trip's directory behind the track (see 'cairn cells'; updates its index)."),
-        OptionSpec(name: "--precision", valueName: "N", help: "--cells: cell size 5, 6 or 7. (default: 7)"),
-        OptionSpec(name: "--force", valueName: nil, help: "Replace an existing output file.")
-    ]
+    static let options =
+        [
+            OptionSpec(
+                name: "--output", valueName: "PATH", help: "The SVG file (written under a temporary name, then renamed), or - for standard output.",
+                short: "-o"),
+            OptionSpec(name: "--dir", valueName: "DIR", help: "Where to look up a trip id. (default: .)"),
+            OptionSpec(name: "--trip", valueName: "ID", help: "The trip to draw when the path holds several."),
+            OptionSpec(
+                name: "--speed-bands", valueName: "BANDS",
+                help:
+                    "'auto' (km/h: ride 10,20,30; run 8,10,12; walk 3,5,6; drive 50,90,110 in green, yellow, orange, red) or your limits: 12,24,36. (default: auto)"
+            ),
+            OptionSpec(
+                name: "--cells", valueName: nil,
+                help: "Draw the explored cells of the trip's directory behind the track (see 'cairn cells'; updates its index)."),
+            OptionSpec(name: "--precision", valueName: "N", help: "--cells: cell size 5, 6 or 7. (default: 7)"),
+            OptionSpec(name: "--force", valueName: nil, help: "Replace an existing output file.")
+        ] + ExportStageOptions.zoneOptions
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         guard let target = a.positionals.first else { throw UsageError("Missing expected argument '<trip-id | path>'") }
@@ -62,14 +63,18 @@ enum RenderCommand: Command {
             )
         }
 
+        // The board's key lies with the trip's logs (or in --dir, where an id is looked up).
+        let zones = try ExportStageOptions.zones(
+            a, logDirectory: byId ? (a.value("--dir") ?? ".") : trip.files[0].directory, firstInput: nil)
         var options = TrackPicture.Options.defaults(activity: ConvertCommand.activity(of: trip))
         if let b = custom { options = TrackPicture.Options(bands: b, colours: (0..<b.count).map { b.cssColour($0) }) }
+        if !zones.isEmpty { options.privacy = zones.window(for: trip) }
         if a.has("--cells") {
             let dirs = Array(Set(trip.files.map(\.directory)))
             let report = ExploredCells.collect(
-                paths: dirs, precision: precision, prefix: nil,
+                paths: dirs, precision: precision, prefix: nil, hide: zones,
                 problem: { printErr("cairn: \($0)") }, note: { printErr("cairn: \($0)") })
-            options.cells = report.cells
+            options.cells = CellsCommand.outsideZones(report.cells, precision: precision, zones: zones)
             options.cellPrecision = precision
         }
         ignoreFileSizeLimitSignal()

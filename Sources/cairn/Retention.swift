@@ -11,10 +11,14 @@ import CairnDevice
 
 /// Retention: deletes the oldest finished trips of a log directory while the directory is over
 /// its limits (`keepDays`: trips that ended longer ago; `maxBytes`: the log files' total size),
-/// and never a trip that was not exported (see `ExportState`) unless `force`. The newest trip is
-/// never touched (it may still be recording, and its file number keeps the counter going). "Now" for the age is the later of the system clock and the
-/// newest trip's end (a board without a real-time clock may think it is 1970: then nothing is
-/// old). Every deletion is reported through `say`, naming the trip, its files and why.
+/// and never a trip that is not exported (see `ExportState.verdict`: every file unchanged since
+/// its copy was verified, logs included) unless `force`. The newest file's trip is never touched
+/// (its file number keeps the counter going), nor a trip still being recorded. Ages count from
+/// the system clock, and only while it is not over a day behind the newest trip's end (a board
+/// without a real-time clock at 1970, a clock set back: then nothing is old; `--max-mb` still
+/// applies).
+/// The plan is `RetentionPlan`'s; every deletion is reported through `say`, naming the trip, its
+/// files and why.
 struct Retention {
     var keepDays: Double?
     var maxBytes: Int?
@@ -33,9 +37,9 @@ struct Retention {
     func apply(directory dir: String, wallClockMs: Int64, say: (String) -> Void) -> Outcome {
         var out = Outcome()
         guard isActive else { return out }
-        let trips: [(TripRef, TripSummary)]
+        let all: [(trip: TripRef, summary: TripSummary, openBecause: String?)]
         do {
-            trips = try finishedTrips(in: dir) {
+            all = try catalogTrips(in: dir) {
                 say("retention: \($0)"); out.problems += 1
             }
         } catch {
@@ -44,35 +48,44 @@ struct Retention {
             return out
         }
         var state = ExportState(directory: dir)
+        if let p = state.problem { say("retention: \(p)") }
         var total = 0
-        let all = (try? LogDirectory.logFiles(in: dir)) ?? []
-        for f in all { total += fileSize(f.path) ?? 0 }
-        // The newest trip is always kept: its file carries the counter that names the next file.
-        let newestFile = all.last?.path
-        let newestEnd = trips.compactMap { $0.1.stats.lastTimeMs }.max() ?? 0
-        let now = max(wallClockMs, newestEnd)
-        var warnedUnexported = false
+        let files = (try? LogDirectory.logFiles(in: dir)) ?? []
+        for f in files { total += fileSize(f.path) ?? 0 }
+        // The newest file is always kept: it carries the counter that names the next file.
+        let newestFile = files.last?.path
+        let trips = all.map { e in
+            RetentionPlan.Trip(
+                id: e.trip.id, bytes: e.trip.files.reduce(0) { $0 + (fileSize($1.path) ?? 0) },
+                endMs: e.summary.stats.lastTimeMs ?? e.summary.stats.firstTimeMs,
+                deletable: e.openBecause == nil && !e.trip.files.contains { $0.path == newestFile })
+        }
+        let plan = RetentionPlan.plan(
+            trips: trips, totalBytes: total, nowMs: wallClockMs,
+            limits: RetentionPlan.Limits(keepDays: keepDays, maxBytes: maxBytes, force: force)
+        ) { state.verdict(all[$0].trip) }
+        if let c = plan.clockBehind {
+            say(
+                "retention: the clock reads \(TextFormat.isoTime(ms: c.nowMs)), before the newest trip's end \(TextFormat.isoTime(ms: c.newestEndMs)): no trip counts as old until the clock is right (--keep-days deletes nothing)"
+            )
+        }
+        var warned = Set<String>()
         var changed = false
-        for (t, s) in trips {
-            if t.files.contains(where: { $0.path == newestFile }) { continue }
-            let size = t.files.reduce(0) { $0 + (fileSize($1.path) ?? 0) }
-            var why: String?
-            if let days = keepDays, let end = s.stats.lastTimeMs ?? s.stats.firstTimeMs,
-                Double(now - end) > days * 86_400_000
-            {
-                why = "ended \(TextFormat.isoTime(ms: end)), over \(TextFormat.trimmed(days, 2) ?? "?") days ago"
-            } else if let limit = maxBytes, total > limit {
-                why = "the log directory holds \(total) bytes, over the limit of \(limit)"
+        for step in plan.steps {
+            let t = all[step.trip].trip
+            let size = trips[step.trip].bytes
+            let reason: String
+            switch step.reason {
+            case .age(let end, let days): reason = "ended \(TextFormat.isoTime(ms: end)), over \(TextFormat.trimmed(days, 2) ?? "?") days ago"
+            case .size(let total, let limit): reason = "the log directory holds \(total) bytes, over the limit of \(limit)"
             }
-            guard let reason = why else { continue }
-            let exported = state.isExported(t)
-            if !force && !exported {
+            if let kept = step.kept {
                 out.keptUnexported += 1
-                if !warnedUnexported {
+                // One line per kind of reason: a directory of 500 unexported trips says it once.
+                if warned.insert(kept.keptBecause).inserted {
                     say(
-                        "retention: trip \(t.id) (\(baseName(t.files[0].path))) is over the limit (\(reason)) but was never exported; kept (run 'cairn export', or 'cairn prune --force')"
+                        "retention: trip \(t.id) (\(baseName(t.files[0].path))) is over the limit (\(reason)) but \(kept.keptBecause); kept (run 'cairn export'\(kept == .logsLeftOff ? " with --logs yes" : ""), or 'cairn prune --force')"
                     )
-                    warnedUnexported = true
                 }
                 continue
             }
@@ -89,12 +102,12 @@ struct Retention {
                 state.forget(t)
                 changed = true
                 say(
-                    "retention: deleted trip \(t.id) (\(names); \(size) bytes)" + (exported ? "" : " [--force: it was never exported]")
+                    "retention: deleted trip \(t.id) (\(names); \(size) bytes)"
+                        + (step.verdict == .exported ? "" : " [--force: it \(step.verdict.keptBecause)]")
                         + ": \(reason)")
             }
             out.deletedTrips += 1
             out.deletedBytes += size
-            total -= size
         }
         if changed {
             do {
@@ -138,7 +151,9 @@ enum PruneCommand: Command {
         OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
         OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Delete trips that ended more than this many days ago."),
         OptionSpec(name: "--max-mb", valueName: "MB", help: "Delete the oldest trips while the log files take more than this (1 MB = 10^6 bytes)."),
-        OptionSpec(name: "--force", valueName: nil, help: "Also delete trips that were never exported."),
+        OptionSpec(
+            name: "--force", valueName: nil, help: "Also delete trips that are not exported: never, without their logs (--logs no), or changed since."
+        ),
         OptionSpec(name: "--dry-run", valueName: nil, help: "Say what would be deleted; delete nothing.")
     ]
 
@@ -153,7 +168,7 @@ enum PruneCommand: Command {
         let o = r.apply(directory: dir, wallClockMs: SystemClock.wallClockMs() / 1000 * 1000) { printErr("cairn: \($0)") }
         printErr(
             "cairn: retention: \(r.dryRun ? "would delete" : "deleted") \(o.deletedTrips) trip\(o.deletedTrips == 1 ? "" : "s") (\(o.deletedBytes) bytes)"
-                + (o.keptUnexported > 0 ? "; kept \(o.keptUnexported) over the limit that were never exported" : ""))
+                + (o.keptUnexported > 0 ? "; kept \(o.keptUnexported) over the limit that are not safely exported (see above)" : ""))
         return o.problems > 0 ? ExitCode.failure : ExitCode.ok
     }
 }

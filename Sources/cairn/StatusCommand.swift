@@ -96,17 +96,25 @@ enum StatusCommand: Command {
         if a.positionals.count > 1 { throw UsageError("Unexpected argument '\(a.positionals[1])'") }
         let path = a.positionals.first ?? "/run/cairn/status"
         let (text, mtime) = try readStatusFile(path)
-        if a.has("--raw") { printOut(text); return ExitCode.ok }
+        // Whatever the file holds, no control character reaches the terminal (an escape
+        // sequence could rewrite the screen): each is shown as U+FFFD, lines kept.
+        if a.has("--raw") {
+            printOut(text.split(separator: "\n", omittingEmptySubsequences: false).map { terminalSafe(String($0)) }.joined(separator: "\n"))
+            return ExitCode.ok
+        }
         let fields = LiveStatus.parse(text)
         var v: [String: String] = [:]
-        for (k, x) in fields { v[k] = x }
+        for (k, x) in fields { v[k] = terminalSafe(x) }
         guard let state = v["state"] else { throw Failure("\(path): not a cairn status file (no 'state' line)") }
         func g(_ k: String) -> String { v[k] ?? "-" }
         // Stale: not rewritten for twice its interval and 5 s more, or its process is gone.
         var age = ""
         let secs = SystemClock.wallClockMs() / 1000 - mtime
         let staleAfter = 2 * Int64(StrictNumber.whole(g("refresh_s")) ?? 60) + 5
-        let pidGone = StrictNumber.whole(g("pid")).map { $0 > 0 && kill(pid_t($0), 0) != 0 && errno == ESRCH } ?? false
+        // Any number the file holds may be out of range: converted without a trap (a PID over
+        // Int32's range is no process).
+        let pid = StrictNumber.whole(g("pid")).flatMap { pid_t(exactly: $0) }
+        let pidGone = pid.map { $0 > 0 && kill($0, 0) != 0 && errno == ESRCH } ?? false
         if state != "stopped" {
             if pidGone {
                 age = "  (stale: its recorder, PID \(g("pid")), is not running)"
@@ -124,8 +132,9 @@ enum StatusCommand: Command {
         case "stopped": described = "stopped"
         default: described = state
         }
-        let distance = Double(g("distance_m")).map(formatDistance) ?? g("distance_m")
-        let moving = Int64(g("moving_time_s")).map { formatDuration(ms: $0 * 1000) } ?? g("moving_time_s")
+        let distance = StrictNumber.decimal(g("distance_m")).map(formatDistance) ?? g("distance_m")
+        // At most 15 digits: times 1000 stays within Int64.
+        let moving = StrictNumber.whole(g("moving_time_s")).map { formatDuration(ms: Int64($0) * 1000) } ?? g("moving_time_s")
         var lines = [
             "state:      \(described)\(age)",
             "gpsd:       \(g("gpsd")); fix \(g("fix"))" + (g("accuracy_m") == "-" ? "" : ", ±\(g("accuracy_m")) m")

@@ -1,4 +1,5 @@
 import CairnCore
+import CairnSystem
 import CairnLog
 import CairnExport
 
@@ -57,23 +58,27 @@ func formatDuration(ms: Int64) -> String {
 }
 
 /// The JSON object `list --json` prints for one trip (keys are part of the CLI contract).
-func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil) -> String {
+func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil, privacy: (points: Int, stretches: Int)? = nil) -> String {
     let drops = s.drops.nonzero.map { c -> String in
         let name = DropReason(rawValue: c.rule)?.name ?? "rule_\(c.rule)"
         return "\(TextFormat.jsonString(name)): \(c.count)"
     }
     // The trip's figures are named once, in TripFigures (the exports carry the same keys).
-    let fields: [(String, String)] =
-        [
-            ("id", String(s.id)),
-            ("file", TextFormat.jsonString(s.files.first ?? "")),
-            ("files", "[" + s.files.map(TextFormat.jsonString).joined(separator: ", ") + "]")
-        ] + TripFigures.json(s).filter { $0.0 != "trip" } + [
-            ("dropped", "{" + drops.joined(separator: ", ") + "}"),
-            ("damaged_bytes", String(s.damagedBytes)),
-            ("damaged_records", String(s.damagedRecords)),
-            ("torn_tail_bytes", String(s.tornTailBytes))
-        ] + fuelJSON(s, fuel)
+    // Built in steps: one expression of it is too much for Swift 6.0's type checker.
+    var fields: [(String, String)] = [
+        ("id", String(s.id)),
+        ("file", TextFormat.jsonString(s.files.first ?? "")),
+        ("files", "[" + s.files.map(TextFormat.jsonString).joined(separator: ", ") + "]")
+    ]
+    fields += TripFigures.json(s).filter { $0.0 != "trip" }
+    fields += [
+        ("dropped", "{" + drops.joined(separator: ", ") + "}"),
+        ("damaged_bytes", String(s.damagedBytes)),
+        ("damaged_records", String(s.damagedRecords)),
+        ("torn_tail_bytes", String(s.tornTailBytes))
+    ]
+    fields += fuelJSON(s, fuel)
+    if let p = privacy { fields.append(("privacy_left_out", "{\"points\": \(p.points), \"stretches\": \(p.stretches)}")) }
     return indent + "{\n" + fields.map { "\(indent)  \(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
 }
 
@@ -134,18 +139,20 @@ enum ListCommand: Command {
 enum InfoCommand: Command {
     static let name = "info"
     static let overview = "Show a trip's figures: distance, times, climb, speeds, and why fixes were dropped."
-    static let usage = "cairn info <trip-id | path> [--dir <dir>] [--why] [--json] [--config <file>]"
+    static let usage =
+        "cairn info <trip-id | path> [--dir <dir>] [--why] [--json] [--config <file>] [--privacy-zone <lat,lon,radius_m>]... [--privacy-key <file>]"
     static let arguments = [("<trip-id | path>", "A trip id (looked up in --dir), or a log file or directory.")]
-    static let options = [
-        OptionSpec(name: "--dir", valueName: "DIR", help: "Where to look up a trip id. (default: .)"),
-        OptionSpec(name: "--json", valueName: nil, help: "Print JSON (the same keys as 'list --json')."),
-        FuelSettings.option,
-        OptionSpec(
-            name: "--why", valueName: nil,
-            help:
-                "Print the decisions that shaped the trip, in time order: when it started and why not earlier, every gap, pause and reset, every run of dropped fixes with its rule (needs a log recorded with 'record --raw on', the default)."
-        )
-    ]
+    static let options =
+        [
+            OptionSpec(name: "--dir", valueName: "DIR", help: "Where to look up a trip id. (default: .)"),
+            OptionSpec(name: "--json", valueName: nil, help: "Print JSON (the same keys as 'list --json')."),
+            FuelSettings.option,
+            OptionSpec(
+                name: "--why", valueName: nil,
+                help:
+                    "Print the decisions that shaped the trip, in time order: when it started and why not earlier, every gap, pause and reset, every run of dropped fixes with its rule (needs a log recorded with 'record --raw on', the default)."
+            )
+        ] + ExportStageOptions.zoneOptions.filter { $0.name != "--config" }
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         guard let target = a.positionals.first else { throw UsageError("Missing expected argument '<trip-id | path>'") }
@@ -160,13 +167,28 @@ enum InfoCommand: Command {
             throw Failure("\(target): no such file, directory or trip id")
         }
         var out: [TripSummary] = []
+        var privacy: [(points: Int, stretches: Int)?] = []
         var problems = sel.problems
-        if a.has("--why") { return try TripWhy.run(sel, json: a.has("--json")) }
+        // Privacy zones (--privacy-zone, the config's lines): what exports leave out is said; the
+        // key lies with the trip's logs.
+        let zones = try ExportStageOptions.zones(
+            a, logDirectory: pathExists(target) ? (POSIX.isDirectory(target) ? target : POSIX.parent(of: target)) : (a.value("--dir") ?? "."),
+            firstInput: nil)
+        if a.has("--why") { return try TripWhy.run(sel, json: a.has("--json"), zones: zones) }
         for t in sel.trips {
             do {
                 let s = try TripCatalog.read(t)
+                var leftOut: (points: Int, stretches: Int)?
+                if !zones.isEmpty {
+                    var w = zones.window(for: t)
+                    try TripCatalog.read(t) { e in if case .point(let f) = e { w.see(f) } }
+                    leftOut = (w.leftOut, w.stretches)
+                }
                 // A trip asked for by id is shown even without points; a directory's empty ones are not.
-                if UInt64(target) != nil && !pathExists(target) || hasPoints(s) { out.append(s) }
+                if UInt64(target) != nil && !pathExists(target) || hasPoints(s) {
+                    out.append(s)
+                    privacy.append(leftOut)
+                }
             } catch {
                 printErr("cairn: \(error)")
                 problems += 1
@@ -175,16 +197,16 @@ enum InfoCommand: Command {
         if a.has("--json") {
             printOut(
                 out.count == 1
-                    ? tripJSON(out[0], indent: "", fuel: fuel)
-                    : "[\n" + out.map { tripJSON($0, indent: "  ", fuel: fuel) }.joined(separator: ",\n") + "\n]")
+                    ? tripJSON(out[0], indent: "", fuel: fuel, privacy: privacy[0])
+                    : "[\n" + zip(out, privacy).map { tripJSON($0, indent: "  ", fuel: fuel, privacy: $1) }.joined(separator: ",\n") + "\n]")
         } else {
             if out.isEmpty { printOut("no trips") }
-            for s in out { printOut(describe(s, fuel: fuel)) }
+            for (s, p) in zip(out, privacy) { printOut(describe(s, fuel: fuel, privacy: p)) }
         }
         return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
     }
 
-    static func describe(_ s: TripSummary, fuel: FuelRate? = nil) -> String {
+    static func describe(_ s: TripSummary, fuel: FuelRate? = nil, privacy: (points: Int, stretches: Int)? = nil) -> String {
         let st = s.stats
         let avg = st.movingTimeMs > 0 ? st.distanceM / (Double(st.movingTimeMs) / 1000) : nil
         func kmh(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0 * 3.6, 1) }.map { $0 + " km/h" } ?? "-" }
@@ -209,6 +231,11 @@ enum InfoCommand: Command {
                 line += ", cost \(TextFormat.fixed(c, 2) ?? "?") (\(TextFormat.trimmed(p, 3) ?? "?") a litre)"
             }
             lines.append(line)
+        }
+        if let p = privacy {
+            lines.append(
+                "  privacy:    \(p.points) point\(p.points == 1 ? "" : "s") in \(p.stretches) stretch\(p.stretches == 1 ? "" : "es") inside privacy zones (left out of every export)"
+            )
         }
         let drops = s.drops.nonzero
         if drops.isEmpty {

@@ -4,7 +4,7 @@ import CairnExport
 
 /// `cairn info --why`: a trip's timeline (`TripTimeline`), as text or JSON, printed as it is read.
 enum TripWhy {
-    static func run(_ sel: TripSelection, json: Bool) throws -> Int32 {
+    static func run(_ sel: TripSelection, json: Bool, zones: PrivacyZones = PrivacyZones()) throws -> Int32 {
         var problems = sel.problems
         var first = true
         if json && sel.trips.count != 1 { printOut("[") }
@@ -13,10 +13,10 @@ enum TripWhy {
                 guard try TripRaw.has(t) else { throw TripRaw.missing(t) }
                 let activity = ConvertCommand.activity(of: t)
                 if json {
-                    try print(t, activity: activity, separator: first ? "" : ",")
+                    try print(t, activity: activity, separator: first ? "" : ",", hidden: try hiddenStretches(t, zones))
                 } else {
                     if !first { printOut("") }
-                    try text(t, activity: activity)
+                    try text(t, activity: activity, hidden: try hiddenStretches(t, zones))
                 }
                 first = false
             } catch {
@@ -56,13 +56,44 @@ enum TripWhy {
         case .reconnect: return "reconnect (gpsd came back)"
         case .resume: return "resume (the trip goes on in a new file after a restart or a write failure)"
         case .reset: return "reset (five impossible jumps in a row: the last point was the bad one)"
+        case .hidden: return "hidden (points in a privacy zone left out: no line across)"
         case .other: return "other"
         }
     }
 
     static func time(_ ms: Int64?) -> String { ms.map { TextFormat.isoTime(ms: $0) } ?? "-" }
 
-    static func text(_ t: TripRef, activity: String?) throws {
+    /// The stretches of the trip inside a zone's cut (time spans only: the timeline prints no
+    /// position), at most `maxStretches` listed; nil without zones.
+    static func hiddenStretches(_ t: TripRef, _ zones: PrivacyZones) throws -> Hidden? {
+        guard !zones.isEmpty else { return nil }
+        let w = zones.window(for: t)
+        var h = Hidden()
+        var open: (from: Int64, to: Int64, n: Int)?
+        func close() {
+            guard let o = open else { return }
+            h.stretches += 1
+            if h.listed.count < maxStretches { h.listed.append(o) }
+            open = nil
+        }
+        try TripCatalog.read(t) { e in
+            guard case .point(let f) = e else { return }
+            if w.keeps(f) { return close() }
+            h.points += 1
+            open = (open?.from ?? f.timeMs, f.timeMs, (open?.n ?? 0) + 1)
+        }
+        close()
+        return h
+    }
+
+    struct Hidden {
+        var points = 0, stretches = 0
+        var listed: [(from: Int64, to: Int64, n: Int)] = []
+    }
+
+    static let maxStretches = 100
+
+    static func text(_ t: TripRef, activity: String?, hidden: Hidden? = nil) throws {
         printOut("Trip \(t.id) (\(activity.map(terminalSafe) ?? "unknown activity")): the decisions that shaped it")
         // The distance filter's thinning between kept points is counted per segment, not listed
         // (`--json` lists every run).
@@ -110,9 +141,18 @@ enum TripWhy {
             }
         }
         flushThinned()
+        if let h = hidden {
+            printOut(
+                "  privacy zones: \(h.points) point\(h.points == 1 ? "" : "s") in \(h.stretches) stretch\(h.stretches == 1 ? "" : "es") left out of every export"
+                    + (h.stretches > h.listed.count ? "; the first \(h.listed.count):" : (h.listed.isEmpty ? "" : ":")))
+            for s in h.listed {
+                line(
+                    time(s.from) + (s.n == 1 ? "" : " - " + String(time(s.to).dropFirst(11))), "\(s.n) point\(s.n == 1 ? "" : "s") in a privacy zone")
+            }
+        }
     }
 
-    static func print(_ t: TripRef, activity: String?, separator: String) throws {
+    static func print(_ t: TripRef, activity: String?, separator: String, hidden: Hidden? = nil) throws {
         if !separator.isEmpty { printOut(separator) }
         printOut(
             "{\"trip\": \(t.id), \"activity\": \(activity.map(TextFormat.jsonString) ?? "null"), \"files\": ["
@@ -141,7 +181,13 @@ enum TripWhy {
             case .ended(let r, let at): emit([("event", q("ended")), ("reason", q(endName(r))), ("time", tm(at))])
             }
         }
-        printOut("]}")
+        if let h = hidden {
+            printOut(
+                "], \"privacy\": {\"points\": \(h.points), \"stretches\": \(h.stretches), \"listed\": ["
+                    + h.listed.map { "{\"from\": \(tm($0.from)), \"to\": \(tm($0.to)), \"points\": \($0.n)}" }.joined(separator: ", ") + "]}}")
+        } else {
+            printOut("]}")
+        }
     }
 
     static func segmentName(_ r: SegmentReason) -> String {
@@ -152,6 +198,7 @@ enum TripWhy {
         case .reconnect: return "reconnect"
         case .resume: return "resume"
         case .reset: return "reset"
+        case .hidden: return "hidden"
         case .other: return "other"
         }
     }

@@ -15,6 +15,16 @@ final class FITEncodingTests: XCTestCase {
         }
     }
 
+    /// A lap's average beyond the 32-bit field is written as invalid, not saturated (export-fuzz
+    /// seed 10: a far jump in a lap whose timer a privacy zone's break had stopped).
+    func testASpeedBeyondTheFieldIsInvalid() {
+        XCTAssertEqual(FITWriter.speed32(6.395), 6395)
+        XCTAssertEqual(FITWriter.speed32(4_294_967.294), 4_294_967_294)
+        XCTAssertEqual(FITWriter.speed32(14_518_126), 0xFFFF_FFFF)
+        XCTAssertEqual(FITWriter.speed32(nil), 0xFFFF_FFFF)
+        XCTAssertEqual(FITWriter.speed32(.infinity), 0xFFFF_FFFF)
+    }
+
     func testSemicirclesAndNames() {
         XCTAssertEqual(FITWriter.semicircles(90), 1 << 30)
         XCTAssertEqual(FITWriter.semicircles(-180), -2_147_483_647, "clamped inside the valid range")

@@ -173,7 +173,8 @@ final class LapsAndPrivacyTests: XCTestCase {
     }
 
     /// Leaves home (inside zone A), rides through zone B, comes back home: the runs in A at the
-    /// start and at the end go, B's points stay.
+    /// start and at the end go, and so do B's points in the middle (issue 27: a zone hides
+    /// wherever the ride is in it).
     func homeRide() -> (fixes: [Fix], home: PrivacyZone, passing: PrivacyZone) {
         let fixes = line(400, step: 10)  // 4 km east, then we turn back
         var back = line(400, step: 10, from: fixes.last!.timeMs + 1000, lon: fixes.last!.lon)
@@ -184,23 +185,74 @@ final class LapsAndPrivacyTests: XCTestCase {
         return (fixes + back, home, passing)
     }
 
-    func testPrivacyWindowLeavesOutOnlyTheRunsAtTheStartAndTheEnd() {
+    func testPrivacyWindowLeavesOutEveryPointInAZone() {
         let (ride, home, passing) = homeRide()
         var w = PrivacyWindow(zones: [home, passing])
         ride.forEach { w.see($0) }
         let kept = ride.filter { w.keeps($0) }
-        XCTAssertEqual(w.leftOutAtStart, 21)
-        XCTAssertEqual(w.leftOutAtEnd, ride.count - 1 - ride.lastIndex { !home.contains($0) }!)
-        XCTAssertGreaterThan(w.leftOutAtEnd, 15)
-        XCTAssertEqual(kept.count, ride.count - w.leftOutAtStart - w.leftOutAtEnd)
-        XCTAssertFalse(home.contains(kept.first!))
-        XCTAssertFalse(home.contains(kept.last!))
-        XCTAssertGreaterThan(kept.filter { passing.contains($0) }.count, 30, "a zone passed through in the middle keeps its points")
+        let inside = ride.filter { home.contains($0) || passing.contains($0) }.count
+        XCTAssertEqual(w.leftOut, inside)
+        XCTAssertEqual(w.stretches, 4, "the start, B going out, B coming back, the end")
+        XCTAssertEqual(kept.count, ride.count - w.leftOut)
+        XCTAssertFalse(kept.contains { home.contains($0) || passing.contains($0) })
         var all = PrivacyWindow(zones: [PrivacyZone(lat: 47, lon: 8.02, radiusM: 50_000)])
         ride.forEach { all.see($0) }
         XCTAssertTrue(all.hidesAll)
         XCTAssertFalse(ride.contains { all.keeps($0) })
-        XCTAssertEqual(all.leftOutAtStart, ride.count)
+        XCTAssertEqual(all.leftOut, ride.count)
+    }
+
+    /// A stop at home in the middle of a ride (finding 4: it was written, 41 points 1.2 m from
+    /// the door): left out, the ride split there into two segments with no line and no distance
+    /// across, one trip.
+    func testAStopAtHomeInTheMiddleIsLeftOutAndSplitsTheRide() {
+        let (ride, home, _) = homeRide()
+        let stop = line(1200, step: 0, from: ride.last!.timeMs + 1000)  // 20 min at the door
+        let again = line(400, step: -10, from: stop.last!.timeMs + 1000)  // out west: a line across would be 400 m
+        var stages = ExportStages(window: PrivacyWindow(zones: [home]), laps: .pause)
+        var segments: [SegmentReason] = [], written: [Fix] = []
+        var stats = TripStats()
+        let events = [TripEvent.segment(.start)] + (ride + stop + again).map { TripEvent.point($0) }
+        for e in events {
+            stages.feed(
+                e,
+                segment: {
+                    segments.append($0); stats.startSegment($0)
+                },
+                point: { f, _ in
+                    written.append(f); stats.add(f)
+                })
+        }
+        XCTAssertFalse(written.contains { home.contains($0) })
+        XCTAssertEqual(segments, [.start, .hidden])
+        XCTAssertEqual(stages.stretches, 2, "leaving home; coming home, the stop and leaving again")
+        XCTAssertEqual(stages.leftOut, (ride + stop + again).count - written.count)
+        XCTAssertEqual(stages.firstWritten, written.first)
+        XCTAssertEqual(stats.segments, 2)
+        XCTAssertLessThan(stats.distanceM, Double(written.count - 2) * 10 + 1, "no distance across the hidden stop")
+    }
+
+    /// A 30 s dropout whose filled chord crosses a zone: the made-up points inside are not
+    /// written, and the count says so (it said every point the filler made).
+    func testAFilledChordAcrossAZoneCountsWhatIsWritten() {
+        let a = line(30, step: 10)
+        let dLon = a[1].lon - a[0].lon
+        let b = line(30, step: 10, from: a.last!.timeMs + 31_000, lon: a.last!.lon + 31 * dLon)
+        let zone = PrivacyZone(lat: 47.0, lon: a.last!.lon + 15.5 * dLon, radiusM: 60)
+        let w = PrivacyWindow(zones: [zone])
+        let p = TrackPipeline(smooth: false, fillGaps: true, activity: "ride", window: w)
+        var stages = ExportStages(window: w, laps: .none)
+        var written: [(Fix, PointOrigin)] = [], segments: [SegmentReason] = []
+        func put(_ i: TrackItem) { stages.feed(i, segment: { segments.append($0) }, point: { written.append(($0, $1.origin)) }) }
+        p.push(.segment(.start), emit: put)
+        for f in a + b { p.push(.point(f), emit: put) }
+        p.finish(emit: put)
+        XCTAssertEqual(p.filled?.gaps, 1)
+        XCTAssertGreaterThan(p.filled?.points ?? 0, stages.interpolatedWritten, "some made-up points lie in the zone")
+        XCTAssertGreaterThan(stages.interpolatedWritten, 0)
+        XCTAssertEqual(stages.interpolatedWritten, written.filter { $0.1 == .interpolated }.count)
+        XCTAssertFalse(written.contains { zone.contains($0.0) })
+        XCTAssertEqual(segments, [.start, .hidden], "no line across the zone")
     }
 
     /// The FIT of a trimmed trip counts what it holds: its records, session and laps; nothing of
@@ -214,7 +266,7 @@ final class LapsAndPrivacyTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: log)), before, "the log is never touched")
         let window = try XCTUnwrap(win.first ?? nil)
         let r = try strava("fit", w.written[0])
-        XCTAssertEqual(r["records"] as? Int, ride.count - window.leftOutAtStart - window.leftOutAtEnd)
+        XCTAssertEqual(r["records"] as? Int, ride.count - window.leftOut)
         var kept = TripStats()
         ride.filter { window.keeps($0) }.forEach { kept.add($0) }
         let session = r["session"] as? [String: Any] ?? [:]

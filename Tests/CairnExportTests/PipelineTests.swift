@@ -109,7 +109,7 @@ final class PipelineTests: XCTestCase {
     func testADropoutIntoAPrivacyZoneIsNotCounted() {
         var w = PrivacyWindow(zones: [PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: 200)])
         for case .point(let f) in Self.events { w.see(f) }
-        XCTAssertEqual(w.leftOutAtStart, 30)
+        XCTAssertEqual(w.leftOut, 30)
         for smooth in [false, true] {
             let p = TrackPipeline(smooth: smooth, fillGaps: true, activity: "ride", window: w)
             var written: [PointOrigin] = []

@@ -60,8 +60,8 @@ extension ConvertEndToEndTests {
     }
 
     /// A zone around the start of the synthetic ride (also where it ends: the ride comes back):
-    /// the points in it at the start and the end are left out of every format, the figures
-    /// count the rest, and the log is untouched. A config file's privacy-zone lines do the same.
+    /// the points in its cut are left out of every format, the figures count the rest, and the
+    /// log is untouched. A config file's privacy-zone lines do the same.
     func testPrivacyZonesTrimTheStartAndTheEnd() throws {
         let (dir, trips) = try logs()
         let out = Harness.tempDir()
@@ -75,10 +75,14 @@ extension ConvertEndToEndTests {
                 .map { try Data(contentsOf: URL(fileURLWithPath: dir + "/" + $0)) }
         }
         let logsBefore = try logFiles()
+        // The board's key, as export keeps it: convert is pointed at it, so both cut the same.
+        let key = ["--privacy-key", out + "/privacy-key"]
 
-        let fit = try Harness.cairn("convert", dir, "--trip", id, "--to", "fit", "--privacy-zone", zone, "--laps", "1km", "-o", out + "/z.fit")
+        let fit = try Harness.cairn(
+            "convert", dir, "--trip", id, "--to", "fit", "--privacy-zone", zone, "--laps", "1km", "-o", out + "/z.fit", key[0], key[1])
         XCTAssertEqual(fit.status, 0, fit.stderr)
         XCTAssertTrue(fit.stderr.contains("trip \(id): privacy zones: left out "), fit.stderr)
+        XCTAssertTrue(fit.stderr.contains("made a new privacy key \(out)/privacy-key"), fit.stderr)
         let r = try strava("fit", out + "/z.fit")
         let kept = r["records"] as? Int ?? 0
         XCTAssertLessThan(kept, t["points"] as? Int ?? 0)
@@ -87,14 +91,15 @@ extension ConvertEndToEndTests {
         XCTAssertLessThan(
             session["total_distance"] as? Double ?? .infinity, (t["distance_m"] as? Double ?? 0) - 100, "the left-out runs add no distance")
         // Every format keeps the same points; the first written is outside the zone.
-        let csv = try Harness.cairn("convert", dir, "--trip", id, "--to", "csv", "--privacy-zone", zone)
+        let csv = try Harness.cairn("convert", dir, "--trip", id, "--to", "csv", "--privacy-zone", zone, key[0], key[1])
         let keptRows = csv.stdout.split(separator: "\n").dropFirst()
         XCTAssertEqual(keptRows.count, kept)
         XCTAssertNotEqual(keptRows.first, rows.first)
-        let gpx = try Harness.cairn("convert", dir, "--trip", id, "--to", "gpx", "--privacy-zone", zone, "--laps", "1km", "-o", out + "/z.gpx")
+        let gpx = try Harness.cairn(
+            "convert", dir, "--trip", id, "--to", "gpx", "--privacy-zone", zone, "--laps", "1km", "-o", out + "/z.gpx", key[0], key[1])
         XCTAssertEqual(gpx.status, 0, gpx.stderr)
         try strava("gpx", out + "/z.gpx", "--fit", out + "/z.fit")
-        let geo = try Harness.cairn("convert", dir, "--trip", id, "--to", "geojson", "--privacy-zone", zone, "-o", out + "/z.geojson")
+        let geo = try Harness.cairn("convert", dir, "--trip", id, "--to", "geojson", "--privacy-zone", zone, "-o", out + "/z.geojson", key[0], key[1])
         XCTAssertEqual(geo.status, 0, geo.stderr)
         let j = try checkExportJSON("geojson", out + "/z.geojson")
         XCTAssertEqual((j["trips"] as? [[String: Any]])?.first?["points"] as? Int, kept, "GeoJSON's figures count what it holds")
@@ -103,7 +108,7 @@ extension ConvertEndToEndTests {
         let conf = out + "/cairn.conf"
         try "gpsd = 127.0.0.1:2947\nactivity = ride\nprivacy_zone = \(zone)\nprivacy-zone = -33.9,151.2,300\n".write(
             toFile: conf, atomically: true, encoding: .utf8)
-        let viaConfig = try Harness.cairn("convert", dir, "--trip", id, "--to", "csv", "--config", conf)
+        let viaConfig = try Harness.cairn("convert", dir, "--trip", id, "--to", "csv", "--config", conf, key[0], key[1])
         XCTAssertEqual(viaConfig.status, 0, viaConfig.stderr)
         XCTAssertEqual(viaConfig.stdout, csv.stdout)
         // The recorder accepts the same file (--check only reads it).
@@ -112,12 +117,43 @@ extension ConvertEndToEndTests {
 
         // export: the same trimming and laps.
         let dest = out + "/stick"
-        let ex = try Harness.cairn("export", "--to", dest, "--dir", dir, "--privacy-zone", zone, "--laps", "1km", "--format", "fit,gpx")
+        let ex = try Harness.cairn(
+            "export", "--to", dest, "--dir", dir, "--privacy-zone", zone, "--laps", "1km", "--format", "fit,gpx", key[0], key[1])
         XCTAssertEqual(ex.status, 0, ex.stderr)
         let exported = try fitFiles(dest + "/fit").first { $0.hasSuffix("trip\(id).fit") } ?? ""
         XCTAssertEqual(try strava("fit", exported)["records"] as? Int, kept)
 
         XCTAssertEqual(try logFiles(), logsBefore, "the logs are untouched")
+    }
+
+    /// A zone in the middle of a recorded ride (finding 4's rule, and `--raw`, `--smooth`,
+    /// `--refilter`): no written fix or point within its radius, the ride split there.
+    func testAZoneInTheMiddleIsLeftOutOfEveryExport() throws {
+        let (dir, trips) = try logs()
+        let t = trips.max { ($0["points"] as? Int ?? 0) < ($1["points"] as? Int ?? 0) }!
+        let id = String(t["id"] as? Int ?? 0)
+        let rows = try Harness.cairn("convert", dir, "--to", "csv", "--trip", id).stdout.split(separator: "\n").dropFirst()
+        let mid = Array(rows)[rows.count / 2].split(separator: ",")
+        let (lat, lon) = (Double(mid[1])!, Double(mid[2])!)
+        let key = Harness.tempDir() + "/key"
+        for opts in [["--raw"], ["--smooth"], ["--refilter", "--smooth", "--fill-gaps"], []] {
+            let c = try Harness.run(
+                Harness.cairn, ["convert", dir, "--trip", id, "--to", "csv", "--privacy-zone", "\(lat),\(lon),100", "--privacy-key", key] + opts)
+            XCTAssertEqual(c.status, 0, "\(opts): \(c.stderr)")
+            XCTAssertTrue(c.stderr.contains(" in 1 stretch"), "\(opts): \(c.stderr)")
+            var nearest = Double.infinity
+            for r in c.stdout.split(separator: "\n").dropFirst() {
+                let f = r.split(separator: ",")
+                let dLat = (Double(f[1])! - lat) * 111_195, dLon = (Double(f[2])! - lon) * 111_195 * cos(lat * .pi / 180)
+                nearest = min(nearest, (dLat * dLat + dLon * dLon).squareRoot())
+            }
+            XCTAssertGreaterThan(nearest, 100, "\(opts)")
+        }
+        let gpx = try Harness.cairn("convert", dir, "--trip", id, "--to", "gpx", "--raw", "--privacy-zone", "\(lat),\(lon),100", "--privacy-key", key)
+        let plain = try Harness.cairn("convert", dir, "--trip", id, "--to", "gpx", "--raw")
+        XCTAssertEqual(
+            gpx.stdout.components(separatedBy: "<trkseg>").count, plain.stdout.components(separatedBy: "<trkseg>").count + 1,
+            "split at the zone: no line through it")
     }
 
     func checkExportJSON(_ format: String, _ path: String) throws -> [String: Any] { try check(format, path) }

@@ -112,7 +112,7 @@ for seed in range(seed0, seed0 + N):
                 out = d + ("/fit" if fmt == "fit" else "/o." + fmt)
                 shutil.rmtree(d + "/fit", ignore_errors=True)
                 if os.path.exists(out) and fmt != "fit": os.unlink(out)
-                args = ["convert", logs, "--to", fmt, "-o", out, "--laps", laps] + (["--privacy-zone", z] if z else [])
+                args = ["convert", logs, "--to", fmt, "-o", out, "--laps", laps] + (["--privacy-zone", z, "--privacy-key", d + "/key"] if z else [])
                 c = run(args)
                 if c.returncode != 0:
                     if "nothing written" in c.stderr or "no points" in c.stderr: continue

@@ -1,0 +1,126 @@
+/// Retention as a plan: from the trips of a log directory (oldest first), what is known of their
+/// export, the clock and the limits, which trips to delete and why, and which to keep and why.
+/// No I/O: `cairn prune` and `record --keep-days/--max-mb` do the deleting.
+public enum RetentionPlan {
+    /// What the export state says of a trip, checked against its files now.
+    public enum ExportVerdict: Equatable, Sendable {
+        /// Every file matches the size and CRC-32C recorded when its copy was verified.
+        case exported
+        case neverExported
+        /// Exported, but a file changed or was added since (a trip resumed in a new part).
+        case changedSinceExport
+        /// Marked by a cairn before 0.4, which kept no size or checksum: cannot be verified.
+        case unverifiable
+        /// Exported with `--logs no`: the stick holds conversions only, no copy of the log.
+        case logsLeftOff
+
+        /// Why the trip is kept, for the message.
+        public var keptBecause: String {
+            switch self {
+            case .exported: return "exported"
+            case .neverExported: return "was never exported"
+            case .changedSinceExport:
+                return "changed since it was exported (a new part, or a file that is not the one copied)"
+            case .unverifiable: return "was exported by an earlier cairn that kept no checksum, so the copy cannot be verified"
+            case .logsLeftOff: return "was exported without its log files (--logs no), so no copy of the log is safe"
+            }
+        }
+    }
+
+    public struct Trip: Equatable, Sendable {
+        public var id: UInt64
+        public var bytes: Int
+        /// The last point's time (ms since the epoch), or the first when there is no last.
+        public var endMs: Int64?
+        /// False for a trip retention must never touch: the newest file (its number names the
+        /// next file), or a trip still being recorded.
+        public var deletable: Bool
+
+        public init(id: UInt64, bytes: Int, endMs: Int64?, deletable: Bool) {
+            self.id = id
+            self.bytes = bytes
+            self.endMs = endMs
+            self.deletable = deletable
+        }
+    }
+
+    public struct Limits: Equatable, Sendable {
+        public var keepDays: Double?
+        public var maxBytes: Int?
+        /// Also delete trips that are not exported.
+        public var force = false
+
+        public init(keepDays: Double? = nil, maxBytes: Int? = nil, force: Bool = false) {
+            self.keepDays = keepDays
+            self.maxBytes = maxBytes
+            self.force = force
+        }
+    }
+
+    public enum Reason: Equatable, Sendable {
+        case age(endMs: Int64, days: Double)
+        case size(totalBytes: Int, limit: Int)
+    }
+
+    public struct Step: Equatable, Sendable {
+        /// Index into the trips given.
+        public var trip: Int
+        public var reason: Reason
+        /// Nil: delete. Otherwise the trip is over a limit but kept, and why.
+        public var kept: ExportVerdict?
+        /// The verdict on a trip deleted (`.exported`, or another with `force`).
+        public var verdict: ExportVerdict
+    }
+
+    public struct Result: Equatable, Sendable {
+        public var steps: [Step] = []
+        /// Set when `--keep-days` was not applied because the clock reads earlier than the newest
+        /// trip's end (a board without a real-time clock at 1970, a clock set back): ms of both.
+        public var clockBehind: (nowMs: Int64, newestEndMs: Int64)?
+
+        public static func == (a: Result, b: Result) -> Bool {
+            a.steps == b.steps && a.clockBehind?.nowMs == b.clockBehind?.nowMs && a.clockBehind?.newestEndMs == b.clockBehind?.newestEndMs
+        }
+    }
+
+    /// How far the clock may read behind the newest trip's end and still count ages: a clock a
+    /// few seconds or minutes behind GPS time (no time sync yet) is not wrong enough to stop
+    /// retention, and reading behind only makes trips younger.
+    public static let clockSlackMs: Int64 = 86_400_000
+
+    /// `trips` oldest first, `totalBytes` the log files' total (more than the trips' sum when other
+    /// files count), `nowMs` the wall clock. Ages count only when the clock is not behind the newest
+    /// trip's end (by more than `clockSlackMs`): a clock that reads earlier than a recorded ride is
+    /// wrong, or the ride's time is, and neither may make a trip old. `verdict` is asked only for trips over a limit (checking a
+    /// trip reads its files).
+    public static func plan(
+        trips: [Trip], totalBytes: Int, nowMs: Int64, limits: Limits, verdict: (Int) -> ExportVerdict
+    ) -> Result {
+        var out = Result()
+        var total = totalBytes
+        var ageUsable = limits.keepDays != nil
+        if ageUsable, let newest = trips.compactMap(\.endMs).max(), nowMs < newest &- clockSlackMs {
+            ageUsable = false
+            out.clockBehind = (nowMs, newest)
+        }
+        for (i, t) in trips.enumerated() where t.deletable {
+            var reason: Reason?
+            if ageUsable, let days = limits.keepDays, let end = t.endMs, end <= nowMs,
+                Double(nowMs - end) > days * 86_400_000
+            {
+                reason = .age(endMs: end, days: days)
+            } else if let limit = limits.maxBytes, total > limit {
+                reason = .size(totalBytes: total, limit: limit)
+            }
+            guard let r = reason else { continue }
+            let v = verdict(i)
+            if v != .exported && !limits.force {
+                out.steps.append(Step(trip: i, reason: r, kept: v, verdict: v))
+                continue
+            }
+            out.steps.append(Step(trip: i, reason: r, kept: nil, verdict: v))
+            total -= t.bytes
+        }
+        return out
+    }
+}

@@ -1,0 +1,102 @@
+import XCTest
+
+@testable import CairnExport
+
+/// `RetentionPlan`: which trips go, which stay and why, from the trips, what is known of their
+/// export, the clock and the limits.
+final class RetentionPlanTests: XCTestCase {
+    typealias V = RetentionPlan.ExportVerdict
+    let day: Int64 = 86_400_000
+    let jan1: Int64 = 1_735_689_600_000  // 2025-01-01
+
+    func trips(_ ends: [Int64?], bytes: Int = 100, newestKept: Bool = true) -> [RetentionPlan.Trip] {
+        ends.enumerated().map { i, e in
+            RetentionPlan.Trip(id: UInt64(i + 1), bytes: bytes, endMs: e, deletable: !(newestKept && i == ends.count - 1))
+        }
+    }
+
+    func deleted(_ r: RetentionPlan.Result) -> [Int] { r.steps.filter { $0.kept == nil }.map(\.trip) }
+    func kept(_ r: RetentionPlan.Result) -> [Int: V] {
+        Dictionary(uniqueKeysWithValues: r.steps.compactMap { s in s.kept.map { (s.trip, $0) } })
+    }
+
+    func testTable() {
+        struct Row {
+            var name: String
+            var ends: [Int64?]
+            var verdicts: [V]
+            var now: Int64
+            var limits: RetentionPlan.Limits
+            var total: Int? = nil
+            var deleted: [Int]
+            var kept: [Int: V] = [:]
+            var clockBehind = false
+        }
+        let j = jan1
+        let all = [V](repeating: .exported, count: 4)
+        let rows: [Row] = [
+            Row(
+                name: "old exported trips go, the newest never", ends: [j, j + day, j + 2 * day, j + 3 * day], verdicts: all,
+                now: j + 40 * day, limits: .init(keepDays: 30), deleted: [0, 1, 2]),
+            Row(
+                name: "young trips stay", ends: [j, j + 20 * day, j + 35 * day, j + 36 * day], verdicts: all,
+                now: j + 40 * day, limits: .init(keepDays: 30), deleted: [0]),
+            Row(
+                name: "only exported trips go", ends: [j, j, j, j],
+                verdicts: [.neverExported, .changedSinceExport, .exported, .exported],
+                now: j + 40 * day, limits: .init(keepDays: 30), deleted: [2], kept: [0: .neverExported, 1: .changedSinceExport]),
+            Row(
+                name: "unverifiable and logs-off trips stay", ends: [j, j, j, j], verdicts: [.unverifiable, .logsLeftOff, .exported, .exported],
+                now: j + 40 * day, limits: .init(keepDays: 30), deleted: [2], kept: [0: .unverifiable, 1: .logsLeftOff]),
+            Row(
+                name: "force deletes unexported ones too", ends: [j, j, j, j], verdicts: [.neverExported, .changedSinceExport, .exported, .exported],
+                now: j + 40 * day, limits: .init(keepDays: 30, force: true), deleted: [0, 1, 2]),
+            Row(
+                name: "a clock behind the newest ride makes nothing old", ends: [j, j + 100 * day, j + 200 * day, j + 201 * day], verdicts: all,
+                now: 0, limits: .init(keepDays: 30), deleted: [], clockBehind: true),
+            Row(
+                name: "a clock set back between rides", ends: [j, j + 100 * day, j + 200 * day, j + 201 * day], verdicts: all,
+                now: j + 150 * day, limits: .init(keepDays: 30), deleted: [], clockBehind: true),
+            Row(
+                name: "one ride dated in the future stops ages", ends: [j, j + 1 * day, j + 9000 * day, j + 2 * day], verdicts: all,
+                now: j + 40 * day, limits: .init(keepDays: 30), deleted: [], clockBehind: true),
+            Row(
+                name: "a clock a few minutes behind GPS time still counts ages", ends: [j, j + day, j + 40 * day, j + 40 * day + 600_000],
+                verdicts: all, now: j + 40 * day, limits: .init(keepDays: 30), deleted: [0, 1]),
+            Row(
+                name: "size still applies with the clock behind", ends: [j, j + day, j + 2 * day, j + 3 * day], verdicts: all,
+                now: 0, limits: .init(keepDays: 30, maxBytes: 250), total: 400, deleted: [0, 1], clockBehind: true),
+            Row(
+                name: "size: oldest exported first, until under", ends: [j, j, j, j], verdicts: [.neverExported, .exported, .exported, .exported],
+                now: j, limits: .init(maxBytes: 250), total: 400, deleted: [1, 2], kept: [0: .neverExported]),
+            Row(
+                name: "a trip without a time is never old", ends: [nil, j, j, j], verdicts: all,
+                now: j + 40 * day, limits: .init(keepDays: 30), deleted: [1, 2]),
+            Row(
+                name: "a trip without a time goes by size", ends: [nil, j, j, j], verdicts: all,
+                now: j, limits: .init(maxBytes: 350), total: 400, deleted: [0])
+        ]
+        for r in rows {
+            let t = trips(r.ends)
+            var asked: [Int] = []
+            let result = RetentionPlan.plan(trips: t, totalBytes: r.total ?? t.reduce(0) { $0 + $1.bytes }, nowMs: r.now, limits: r.limits) {
+                asked.append($0)
+                return r.verdicts[$0]
+            }
+            XCTAssertEqual(deleted(result), r.deleted, r.name)
+            XCTAssertEqual(kept(result), r.kept, r.name)
+            XCTAssertEqual(result.clockBehind != nil, r.clockBehind, r.name)
+            XCTAssertFalse(asked.contains(t.count - 1), "\(r.name): the newest trip is never even checked")
+        }
+    }
+
+    func testVerdictIsAskedOnlyForTripsOverALimit() {
+        let t = trips([jan1, jan1 + 35 * day, jan1 + 36 * day])
+        var asked: [Int] = []
+        _ = RetentionPlan.plan(trips: t, totalBytes: 300, nowMs: jan1 + 40 * day, limits: .init(keepDays: 30)) {
+            asked.append($0)
+            return .exported
+        }
+        XCTAssertEqual(asked, [0])
+    }
+}
