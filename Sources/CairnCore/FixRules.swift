@@ -729,7 +729,24 @@ public struct FixRules: FixFilter {
         waitingSinceMs = nil
         convergingFixes.removeAll()
         isConverging = false
-        // `standing` is kept: a trip closed by a standstill reopens only on movement.
+        // What rules 6 and 7 learnt (the stop, the window, the receiver's noise) is forgotten:
+        // a re-filter of the next trip starts from its first stored fix with rules that never
+        // saw this one, and must keep the same points. A stand goes on being recognised from
+        // the next fixes (a slow doppler at once; a lying one by displacement), so a trip
+        // closed by a standstill still reopens only on movement.
+        standing = false
+        standStartMs = 0
+        stopAnchor = nil
+        movingFixesInRow = 0
+        standsInRow = 0
+        recent.removeAll()
+        windowDisagreement2 = nil
+        windowsLearnt = 0
+        positionOnly1 = nil
+        positionOnly2 = nil
+        positionOnly3 = nil
+        positionOnlyMeanD2 = 0
+        positionOnlyD2Count = 0
     }
 
     /// Rule 1's accuracy test (the waiting time counts from the first usable fix).
