@@ -331,6 +331,41 @@ final class FixRulesTests: XCTestCase {
         XCTAssertGreaterThan(r.drops[.standing], 500)
     }
 
+    func testRule6TheWayOffAShortStopKeepsItsPoints() {
+        // A minute between buildings (positions wandering 10-20 m about the doppler's path, so
+        // the displacement noise learnt is large), a light of 40 s, then the rider sets off
+        // east, speeding up. Displacement ends the stop only some seconds after the wheels turn;
+        // the metres ridden meanwhile still go through the distance filter, not dropped.
+        var fixes = (0..<60).map { i -> Fix in
+            let (e, n) = wander(i)
+            var f = fix(Double(i), north: 6 * Double(i) + n, east: e, eph: 8, speed: 6 + 0.03 * sin(Double(i) * 1.7))
+            f.track = 0
+            return f
+        }
+        let (e0, n0) = wander(60)
+        for i in 0..<40 { fixes.append(fix(60 + Double(i), north: 360 + n0, east: e0, eph: 8, speed: 0.02)) }
+        var east = 0.0
+        for i in 0..<40 {
+            let v = min(6, 0.8 * Double(i + 1))
+            east += v
+            var f = fix(100 + Double(i), north: 360 + n0, east: e0 + east, eph: 8, speed: v + 0.03 * sin(Double(i) * 1.7))
+            f.track = 90
+            fixes.append(f)
+        }
+        let r = run(fixes)
+        let stop = fix(60, north: 360 + n0, east: e0)
+        let off = r.kept.filter { $0.timeMs > stop.timeMs }
+        XCTAssertEqual(r.segments, [])
+        // (Dropped with the rolling fixes, the first point was the one that ended the stop, 16 m
+        // off; the distance filter's own step here is about 12 m.)
+        XCTAssertLessThan(off.first.map { Geodesy.distance(stop, $0) } ?? .infinity, 14, "the first point off the stop")
+        var from = stop
+        for k in off {
+            XCTAssertLessThan(Geodesy.distance(from, k), 14, "a step with no point, to \(k.timeMs - stop.timeMs) ms")
+            from = k
+        }
+    }
+
     func testRule7APositionOnlyStretchThatCannotBePlacedIsAGap() {
         // Riding north at 6 m/s; two minutes of 2-D fixes without speed scattered ±35 m in
         // between (claiming 17 m): the chord counts, not the zig-zag.
