@@ -91,10 +91,15 @@ public struct PrivacyKey: Sendable, Equatable {
         self.bytes = bytes
     }
 
+    /// A keyed hash of the zone as `PrivacyCut` places it: its radius class and its centre on a
+    /// 0.1° grid, never its exact digits, so the zone edited a little (moved a metre, 500 m made
+    /// 501 m) keeps its offset and its rides keep their radii' shares.
     func hash(_ purpose: String, _ zone: PrivacyZone, _ more: [UInt64] = []) -> SipHash24 {
         var h = SipHash24(key: bytes)
         h.add(purpose)
-        zone.identity(into: &h)
+        h.add(UInt64(PrivacyCut.radiusClass(zone.radiusM).step))
+        h.add(UInt64(bitPattern: Int64((zone.lat * 10).rounded(.down))))
+        h.add(UInt64(bitPattern: Int64((zone.lon * 10).rounded(.down))))
         for m in more { h.add(m) }
         return h
     }
@@ -141,25 +146,47 @@ public struct CutCircle: Sendable, Equatable {
 
 /// Where a zone is really cut (the defence against fitting a circle through the ends of many
 /// exported rides, which finds the centre of the cut):
-/// - the cut circle's centre is moved off the protected place by a secret offset, fixed per key
-///   and zone (a bearing and a distance from `r` to `1.5 r`, both from the key; never drawn anew
-///   per ride, which would average out): the fitted centre is the offset centre, at least `r`
-///   from home, and the offset's length is secret too, so two keys do not pin home by
-///   intersecting two known rings;
-/// - each ride's cut radius is `r + |d|` (so the whole asked disc is always inside the cut) plus
-///   a per-ride share of up to `r/2`, from the key, the zone, the trip's id and its first file's
-///   salt: a re-export gives the same bytes, and the radius a fit finds says little about `r`.
+/// - the zone's radius `r` is taken up to its class `R = 100 m × √2^k`, the smallest at least `r`
+///   (at least 100 m);
+/// - the cut circle's centre is moved off the protected place by a secret offset: a bearing and a
+///   length `L` from `R` to `1.5 R`, from a keyed hash of the class and the zone's centre on a
+///   0.1° grid (never its exact digits: a zone edited by a metre keeps its offset, so exports
+///   before and after the edit give the same ring, not two that cross near home); never drawn
+///   anew per ride, which would average out; the fitted centre is at least `r` from home;
+/// - each ride's cut radius is `r + L` (so the whole asked disc is always inside the cut) plus a
+///   per-ride share of up to `R/2`, from the key, the zone's class and grid cell, the trip's id
+///   and its first file's salt: a re-export gives the same bytes, and the spread of the radii
+///   over many rides tells the class, not `r`; an attacker learns at most `r + L`, so home lies
+///   in an annulus of width at least `r/2` around the fitted centre, not on a ring.
 /// Pure: the key comes from the caller (`ExportStageOptions` reads or makes the file).
 public enum PrivacyCut {
-    /// The secret offset's length as a share of the radius: [1, 1.5].
+    /// The secret offset's length as a share of the radius class: [1, 1.5].
     static let offsetShare = 1.0...1.5
-    /// The most a ride's cut reaches beyond `r + |d|`, as a share of the radius.
+    /// The most a ride's cut reaches beyond `r + L`, as a share of the radius class.
     static let rideShare = 0.5
     /// Margin for the plane's rounding: the asked disc is inside the cut by at least this.
     static let marginM = 1.0
+    /// The smallest radius class.
+    static let smallestClassM = 100.0
 
-    /// The offset centre of `zone`'s cut circles and its distance from the protected place.
-    public static func centre(_ zone: PrivacyZone, key: PrivacyKey) -> (lat: Double, lon: Double, offsetM: Double) {
+    /// The radius class of `r`: `100 m × √2^step`, the smallest at least `r` (100 m for
+    /// `r <= 100`).
+    public static func radiusClass(_ r: Double) -> (step: Int, metres: Double) {
+        var step = 0
+        // Exact powers for even steps, so 200, 400, 800 m are their own classes.
+        func metres(_ k: Int) -> Double {
+            var m = smallestClassM
+            for _ in 0..<(k / 2) { m *= 2 }
+            return k % 2 == 1 ? m * 2.0.squareRoot() : m
+        }
+        // 50 km (the largest zone) is step 18; the bound keeps a NaN from looping.
+        while metres(step) < r && step < 40 { step += 1 }
+        return (step, metres(step))
+    }
+
+    /// The secret offset of `zone`'s cut centre from the protected place, in metres east and
+    /// north: the same for every zone of the same class and 0.1° grid cell under one key.
+    public static func offset(_ zone: PrivacyZone, key: PrivacyKey) -> (east: Double, north: Double, lengthM: Double) {
         let h = key.hash("cairn privacy offset", zone)
         var hb = h
         hb.add(1)
@@ -167,26 +194,39 @@ public enum PrivacyCut {
         hd.add(2)
         let bearing = 2 * Double.pi * SipHash24.unit(hb.finalize())
         let share = offsetShare.lowerBound + (offsetShare.upperBound - offsetShare.lowerBound) * SipHash24.unit(hd.finalize())
-        let d = zone.radiusM * share
+        let l = radiusClass(zone.radiusM).metres * share
+        return (l * sin(bearing), l * cos(bearing), l)
+    }
+
+    /// The offset centre of `zone`'s cut circles and its distance from the protected place.
+    public static func centre(_ zone: PrivacyZone, key: PrivacyKey) -> (lat: Double, lon: Double, offsetM: Double) {
+        let o = offset(zone, key: key)
         let plane = LocalPlane(lat: zone.lat, lon: zone.lon)
-        let g = plane.global(east: d * sin(bearing), north: d * cos(bearing))
+        let g = plane.global(east: o.east, north: o.north)
         let lat = min(max(g.lat, -90), 90)
         return (lat, g.lon, Geodesy.distance(lat1: zone.lat, lon1: zone.lon, lat2: lat, lon2: g.lon))
+    }
+
+    /// The radius of every cut of `zone` before the ride's share: covers the asked disc from the
+    /// offset centre (the larger of the planned and the measured offset, with the margin).
+    static func baseRadius(_ zone: PrivacyZone, key: PrivacyKey, centre c: (lat: Double, lon: Double, offsetM: Double)) -> Double {
+        zone.radiusM + max(c.offsetM, offset(zone, key: key).lengthM) + marginM
     }
 
     /// The circle cut from the ride whose first log file is `salt` of trip `tripId`.
     public static func circle(_ zone: PrivacyZone, key: PrivacyKey, tripId: UInt64, salt: UInt32) -> CutCircle {
         let c = centre(zone, key: key)
         let h = key.hash("cairn privacy ride", zone, [tripId, UInt64(salt)])
-        let extra = zone.radiusM * rideShare * SipHash24.unit(h.finalize())
-        return CutCircle(lat: c.lat, lon: c.lon, radiusM: zone.radiusM + c.offsetM + marginM + extra)
+        let extra = radiusClass(zone.radiusM).metres * rideShare * SipHash24.unit(h.finalize())
+        return CutCircle(lat: c.lat, lon: c.lon, radiusM: baseRadius(zone, key: key, centre: c) + extra)
     }
 
     /// The largest circle any ride of `zone` is cut by: what a view over many trips (explored
     /// cells) leaves out.
     public static func widest(_ zone: PrivacyZone, key: PrivacyKey) -> CutCircle {
         let c = centre(zone, key: key)
-        return CutCircle(lat: c.lat, lon: c.lon, radiusM: zone.radiusM * (1 + rideShare) + c.offsetM + marginM)
+        return CutCircle(
+            lat: c.lat, lon: c.lon, radiusM: baseRadius(zone, key: key, centre: c) + radiusClass(zone.radiusM).metres * rideShare)
     }
 
     /// The zone cut exactly (no key): for tests and to compare.

@@ -28,12 +28,24 @@ public enum SecretFile {
     /// Reads the secret at `path`: exactly `count` bytes, or a failure naming the file. Nil when
     /// there is no file.
     public static func read(_ path: String, count: Int) throws(Failure) -> [UInt8]? {
+        try readChecked(path, count: count)?.bytes
+    }
+
+    /// `read`, and whether the file's mode lets its group or others read it (a secret they can
+    /// copy). Only a regular file is a secret: a FIFO, device or directory is refused, and
+    /// opened without blocking (a FIFO with no writer would block a plain open or read forever).
+    public static func readChecked(_ path: String, count: Int) throws(Failure) -> (bytes: [UInt8], othersMayRead: Bool)? {
         let fd: Int32
-        do throws(Errno) { fd = try POSIX.open(path, O_RDONLY | O_CLOEXEC) } catch {
+        do throws(Errno) { fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } catch {
             if error == Errno(rawValue: ENOENT) { return nil }
             throw Failure(description: "\(path): cannot read the privacy key: \(error)")
         }
         defer { _ = POSIX.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Failure(description: "\(path): cannot read the privacy key: \(Errno.current)") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw Failure(description: "\(path): not a privacy key (not a regular file); give the file holding the key")
+        }
         let bytes: [UInt8]
         do throws(Errno) { bytes = try POSIX.readToEnd(fd, limit: count + 1) } catch {
             throw Failure(description: "\(path): cannot read the privacy key: \(error)")
@@ -44,7 +56,7 @@ public enum SecretFile {
                     "\(path): not a privacy key (\(bytes.count > count ? "more than \(count)" : "\(bytes.count)") bytes, expected \(count) random bytes); move it away to have a new one made"
             )
         }
-        return bytes
+        return (bytes, st.st_mode & 0o077 != 0)
     }
 
     /// Makes a new secret of `count` random bytes at `path` (mode 0600, synced, its directory

@@ -9,7 +9,7 @@ enum CellsCommand: Command {
         so later runs read only new or changed log files; the logs themselves are never written.
         """
     static let usage =
-        "cairn cells [<path> ...] [--precision <5|6|7>] [--prefix <geohash>] [--to <text|geojson>] [-o <file|->] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--privacy-key <file>] [--force]"
+        "cairn cells [<path> ...] [--precision <5|6|7>] [--prefix <geohash>] [--to <text|geojson>] [-o <file|->] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--force]"
     static let arguments = [("<path>", "Log directories or files. (default: .)")]
     static let options =
         [

@@ -34,9 +34,6 @@ enum ExportCommand: Command {
     static let overview = "Copy finished trips (log files and conversions) to a card or stick; a second run copies nothing new."
     static let usage =
         "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>]"
-    /// The recorder's config file (deploy/cairn.service runs `record --config /etc/cairn.conf`):
-    /// its privacy zones apply to exports unless `--config` names another file or `none`.
-    static let defaultConfig = "/etc/cairn.conf"
     static let options =
         [
             OptionSpec(name: "--to", valueName: "DIR", help: "Destination (a mounted card or stick); created if its parent exists."),
@@ -50,17 +47,10 @@ enum ExportCommand: Command {
                     "Copy the raw log files to DIR/logs. They hold every point, the privacy zones' too, so with zones in effect the default is no; a trip exported without its logs is not safe to delete, and retention keeps it. (default: yes, or no with privacy zones)"
             )
         ]
-        + ExportStageOptions.options.map { o in
-            guard o.name == "--config" else { return o }
-            return OptionSpec(
-                name: "--config", valueName: "FILE",
-                help:
-                    "Read privacy-zone lines from this file (the recorder's; its other keys are checked and ignored); with --privacy-zone, both count. none: no file. (default: \(defaultConfig) when it exists)"
-            )
-        }
+        + ExportStageOptions.options
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
-        var a = parsed
+        let a = parsed
         if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
         guard let dest = a.value("--to"), !dest.isEmpty else { throw UsageError("Missing expected option '--to <dir>'") }
         let dir = a.value("--dir") ?? "/var/lib/cairn"
@@ -76,12 +66,6 @@ enum ExportCommand: Command {
         }
         let logsText = a.value("--logs")
         if let l = logsText, l != "yes" && l != "no" { throw UsageError("The value '\(l)' is invalid for '--logs <yes|no>'") }
-        // The recorder's config by default: its zones are what the rider asked to hide.
-        switch a.value("--config") {
-        case "none": a.values["--config"] = nil
-        case nil: if pathExists(defaultConfig) { a.values["--config"] = defaultConfig }
-        default: break
-        }
         let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
         // The raw logs hold every point, home too: with zones they stay off the stick unless asked.
         // `--format none` asks for the logs alone, zones or not.

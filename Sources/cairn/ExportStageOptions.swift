@@ -33,14 +33,19 @@ struct ExportStageOptions {
         OptionSpec(
             name: "--config", valueName: "FILE",
             help:
-                "Read privacy-zone lines from this file (the recorder's, e.g. /etc/cairn.conf; its other keys are checked and ignored); with --privacy-zone, both count."
+                "Read privacy-zone lines from this file (the recorder's; its other keys are checked and ignored); with --privacy-zone, both count. none: no file. (default: \(defaultConfig) when it exists)"
         ),
         OptionSpec(
             name: "--privacy-key", valueName: "FILE",
             help:
-                "The secret that places the zones' cuts (16 random bytes, made when missing). (default: privacy-key in the log directory; for convert, beside the first input, else ~/.config/cairn/privacy-key)"
+                "The secret that places the zones' cuts (16 random bytes; this file must exist). (default: privacy-key in the log directory, made when missing; for convert, beside the first input, else ~/.config/cairn/privacy-key)"
         )
     ]
+
+    /// The recorder's config file (deploy/cairn.service runs `record --config /etc/cairn.conf`):
+    /// its privacy zones apply to every command that shows positions unless `--config` names
+    /// another file or `none`.
+    static let defaultConfig = "/etc/cairn.conf"
 
     /// The name of the key file in a log directory.
     static let keyFileName = "privacy-key"
@@ -48,7 +53,10 @@ struct ExportStageOptions {
     /// - Parameters:
     ///   - logDirectory: where the board keeps its key (`--dir` of export, render, cells); nil
     ///     for `convert`, which looks beside `firstInput`, then in ~/.config/cairn.
-    static func parse(_ a: ParsedArguments, logDirectory: String? = nil, firstInput: String? = nil) throws -> ExportStageOptions {
+    ///   - defaultConfig: the config read when `--config` is not given, if it exists.
+    static func parse(
+        _ a: ParsedArguments, logDirectory: String? = nil, firstInput: String? = nil, defaultConfig: String = defaultConfig
+    ) throws -> ExportStageOptions {
         var o = ExportStageOptions()
         if let l = a.value("--laps") {
             guard let rule = LapRule.parse(l) else {
@@ -58,15 +66,28 @@ struct ExportStageOptions {
             }
             o.laps = rule
         }
-        o.zones = try zones(a, logDirectory: logDirectory, firstInput: firstInput)
+        o.zones = try zones(a, logDirectory: logDirectory, firstInput: firstInput, defaultConfig: defaultConfig)
         return o
     }
 
-    /// The zones of `--config` and `--privacy-zone`, and when there is one, the key.
-    static func zones(_ a: ParsedArguments, logDirectory: String?, firstInput: String?) throws -> PrivacyZones {
+    /// The config file whose zones apply: `--config FILE`, none for `--config none`, else
+    /// `defaultConfig` when it exists (the recorder's: its zones are what the rider asked to hide).
+    static func configPath(_ a: ParsedArguments, defaultConfig: String) throws -> String? {
+        switch a.value("--config") {
+        case "none": return nil
+        case "": throw UsageError("The value '' is invalid for '--config <file|none>'")
+        case let path?: return path
+        case nil: return pathExists(defaultConfig) ? defaultConfig : nil
+        }
+    }
+
+    /// The zones of `--config` (or the default config) and `--privacy-zone`, and when there is
+    /// one, the key.
+    static func zones(
+        _ a: ParsedArguments, logDirectory: String?, firstInput: String?, defaultConfig: String = defaultConfig
+    ) throws -> PrivacyZones {
         var zones: [PrivacyZone] = []
-        if let path = a.value("--config") {
-            if path.isEmpty { throw UsageError("The value '' is invalid for '--config <file>'") }
+        if let path = try configPath(a, defaultConfig: defaultConfig) {
             zones += try ConfigFile.load(path, options: RecordCommand.options).privacyZones()
         }
         for z in a.all("--privacy-zone") {
@@ -80,13 +101,14 @@ struct ExportStageOptions {
         return PrivacyZones(zones, key: try key(a, logDirectory: logDirectory, firstInput: firstInput))
     }
 
-    /// The key's file: `--privacy-key`, else the log directory's, else (convert) the one beside
-    /// the first input when there is one there, else the user's. Made when missing (said once);
-    /// a log directory that cannot hold it (a card mounted read-only) falls back to the user's.
+    /// The key's file: `--privacy-key` (which must exist: a mistyped path never makes a second
+    /// key), else the log directory's, made there when missing (a directory that cannot hold it,
+    /// a card mounted read-only, is an error: another key elsewhere would cut elsewhere), else
+    /// (convert) the one beside the first input when there is one there, else the user's.
     static func key(_ a: ParsedArguments, logDirectory: String?, firstInput: String?) throws -> PrivacyKey {
         let hint = "; give --privacy-key FILE"
         if let p = a.value("--privacy-key") {
-            do throws(SecretFile.Failure) { return try load(p) } catch { throw Failure(error.description) }
+            do throws(SecretFile.Failure) { return try load(p, make: false) } catch { throw Failure(error.description) }
         }
         if let d = logDirectory {
             let path = POSIX.join(d, keyFileName)
@@ -94,7 +116,9 @@ struct ExportStageOptions {
                 return try load(path)
             } catch {
                 guard error.readOnly && !pathExists(path) else { throw Failure(error.description + hint) }
-                printErr("cairn: \(error.description); using the user's key instead")
+                throw Failure(
+                    "\(d): no privacy key in the log directory and none can be made there (\(error.description)); give --privacy-key FILE with the board's key"
+                )
             }
         } else if let first = firstInput {
             let beside = POSIX.join(POSIX.isDirectory(first) ? first : POSIX.parent(of: first), keyFileName)
@@ -112,9 +136,19 @@ struct ExportStageOptions {
         do throws(SecretFile.Failure) { return try load(POSIX.join(dir, keyFileName)) } catch { throw Failure(error.description + hint) }
     }
 
-    /// Reads the key at `path`, or makes it there (said once).
-    static func load(_ path: String) throws(SecretFile.Failure) -> PrivacyKey {
-        if let bytes = try SecretFile.read(path, count: PrivacyKey.byteCount), let k = PrivacyKey(bytes: bytes) { return k }
+    /// Reads the key at `path`, or (with `make`) makes it there (said once). A key its group or
+    /// others may read is used, with a warning naming it.
+    static func load(_ path: String, make: Bool = true) throws(SecretFile.Failure) -> PrivacyKey {
+        if let read = try SecretFile.readChecked(path, count: PrivacyKey.byteCount), let k = PrivacyKey(bytes: read.bytes) {
+            if read.othersMayRead {
+                printErr("cairn: warning: the privacy key \(path) can be read by others; chmod 600 \(path)")
+            }
+            return k
+        }
+        guard make else {
+            throw SecretFile.Failure(
+                description: "\(path): no such privacy key (--privacy-key names an existing key file, such as a copy of the board's privacy-key)")
+        }
         let made = try SecretFile.create(path, count: PrivacyKey.byteCount)
         if made.created {
             printErr("cairn: made a new privacy key \(path) (keep it: it places the zones' cuts; one board, one key)")

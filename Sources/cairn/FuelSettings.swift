@@ -36,7 +36,7 @@ enum FuelSettings {
     /// `info --config FILE` / `list --config FILE`: the record config file, checked as `record`
     /// checks it, for its fuel keys.
     static func load(_ a: ParsedArguments) throws -> FuelRate? {
-        guard let path = a.value("--config") else { return nil }
+        guard let path = a.value("--config"), path != "none" else { return nil }
         if path.isEmpty { throw UsageError("The value '' is invalid for '--config <file>'") }
         var merged = ParsedArguments()
         let origin = try ConfigFile.load(path, options: RecordCommand.options).merge(into: &merged)

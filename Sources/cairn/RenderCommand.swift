@@ -8,7 +8,7 @@ enum RenderCommand: Command {
         No map tiles and no network: everything comes from the log.
         """
     static let usage =
-        "cairn render <trip-id | path> -o <file.svg|-> [--dir <dir>] [--trip <id>] [--speed-bands <auto|kmh,...>] [--cells] [--precision <5|6|7>] [--privacy-zone <lat,lon,radius_m>]... [--config <file>] [--privacy-key <file>] [--force]"
+        "cairn render <trip-id | path> -o <file.svg|-> [--dir <dir>] [--trip <id>] [--speed-bands <auto|kmh,...>] [--cells] [--precision <5|6|7>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--force]"
     static let arguments = [
         ("<trip-id | path>", "A trip id (looked up in --dir), or a log file or directory holding one trip (or choose it with --trip).")
     ]

@@ -140,13 +140,17 @@ enum InfoCommand: Command {
     static let name = "info"
     static let overview = "Show a trip's figures: distance, times, climb, speeds, and why fixes were dropped."
     static let usage =
-        "cairn info <trip-id | path> [--dir <dir>] [--why] [--json] [--config <file>] [--privacy-zone <lat,lon,radius_m>]... [--privacy-key <file>]"
+        "cairn info <trip-id | path> [--dir <dir>] [--why] [--json] [--config <file|none>] [--privacy-zone <lat,lon,radius_m>]... [--privacy-key <file>]"
     static let arguments = [("<trip-id | path>", "A trip id (looked up in --dir), or a log file or directory.")]
     static let options =
         [
             OptionSpec(name: "--dir", valueName: "DIR", help: "Where to look up a trip id. (default: .)"),
             OptionSpec(name: "--json", valueName: nil, help: "Print JSON (the same keys as 'list --json')."),
-            FuelSettings.option,
+            OptionSpec(
+                name: "--config", valueName: "FILE",
+                help:
+                    "The record config file: its privacy-zone lines, and a drive's fuel and its cost from its fuel_l_per_100km and fuel_price. none: no file. (default: \(ExportStageOptions.defaultConfig) when it exists, for the zones)"
+            ),
             OptionSpec(
                 name: "--why", valueName: nil,
                 help:

@@ -16,7 +16,10 @@ final class TripFinishTests: XCTestCase {
 
     func testTable() {
         XCTAssertTrue(finished(closed: true, .running(pid: 7, openFiles: [other], since: 0)), "closed: over")
-        XCTAssertTrue(finished(closed: true, modified: 300, .running(pid: 7, openFiles: nil, since: 200)), "closed: over")
+        XCTAssertFalse(
+            finished(closed: true, modified: 300, .running(pid: 7, openFiles: nil, since: 200)),
+            "open files unknown: a trip end (perhaps a copied-in part's) proves nothing; written since the recorder started, it waits")
+        XCTAssertTrue(finished(closed: true, modified: 100, .running(pid: 7, openFiles: nil, since: 200)), "closed before the recorder started")
         XCTAssertFalse(finished(closed: true, .running(pid: 7, openFiles: [file], since: 0)), "a file the recorder has open is being written")
         XCTAssertTrue(finished(.absent), "no recorder: a pulled battery's trip is over")
         XCTAssertFalse(finished(.running(pid: 7, openFiles: [file], since: 0)), "the recorder writes it")

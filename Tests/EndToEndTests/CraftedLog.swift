@@ -3,6 +3,13 @@ import Foundation
 /// Log files written by hand from LOG_FORMAT.md, for the export and retention tests: a trip's
 /// part with chosen times, positions, salt and whether it was closed.
 enum CraftedLog {
+    /// A new, empty log directory of the test's own.
+    static func directory() -> String {
+        let d = Harness.tempDir() + "/logs"
+        try! FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
     static func crc32c(_ bytes: [UInt8], _ start: UInt32 = 0xFFFF_FFFF) -> UInt32 {
         var c = start
         for x in bytes {

@@ -8,11 +8,7 @@ import XCTest
 final class ExportAttackEndToEndTests: XCTestCase {
     let fm = FileManager.default
 
-    func logDir() -> String {
-        let d = Harness.tempDir() + "/logs"
-        try! fm.createDirectory(atPath: d, withIntermediateDirectories: true)
-        return d
-    }
+    func logDir() -> String { CraftedLog.directory() }
 
     func cairnFiles(_ dir: String) -> [String] {
         ((try? fm.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasSuffix(".cairn") }.sorted()

@@ -8,11 +8,7 @@ import XCTest
 final class ExportLifecycleEndToEndTests: XCTestCase {
     let fm = FileManager.default
 
-    func logDir() -> String {
-        let d = Harness.tempDir() + "/logs"
-        try! fm.createDirectory(atPath: d, withIntermediateDirectories: true)
-        return d
-    }
+    func logDir() -> String { CraftedLog.directory() }
 
     func names(_ dir: String) -> [String] { ((try? fm.contentsOfDirectory(atPath: dir)) ?? []).filter { !$0.hasPrefix(".") }.sorted() }
 

@@ -309,38 +309,25 @@ final class HostileFileEndToEndTests: XCTestCase {
         XCTAssertFalse(l.stderr.contains("cairn-export.lock"), l.stderr)
     }
 
-    static func crc32c(_ bytes: [UInt8], _ start: UInt32 = 0xFFFF_FFFF) -> UInt32 {
-        var c = start
-        for x in bytes {
-            c ^= UInt32(x)
-            for _ in 0..<8 { c = c & 1 != 0 ? (c >> 1) ^ 0x82F6_3B78 : c >> 1 }
-        }
-        return c
-    }
-
-    static func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { (0..<(T.bitWidth / 8)).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
-
-    static func varint(_ v0: UInt64) -> [UInt8] {
-        var v = v0, out: [UInt8] = []
-        while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
-        return out + [UInt8(v)]
-    }
-
     /// A one-point log file written by hand from LOG_FORMAT.md, with `activity` in its trip start.
     static func logFile(activity: [UInt8]) -> Data {
         let salt: UInt32 = 7
-        var h = Array("CAIRNLOG".utf8) + le(UInt16(2)) + le(UInt16(32)) + le(salt) + le(UInt64(1)) + le(UInt32(0))
-        h += le(~crc32c(h))
+        var h =
+            Array("CAIRNLOG".utf8) + CraftedLog.le(UInt16(2)) + CraftedLog.le(UInt16(32)) + CraftedLog.le(salt) + CraftedLog.le(UInt64(1))
+            + CraftedLog.le(UInt32(0))
+        h += CraftedLog.le(~CraftedLog.crc32c(h))
         func frame(_ type: UInt8, _ seq: UInt64, _ body: [UInt8]) -> [UInt8] {
-            let payload = varint(seq) + body
-            let covered = le(UInt16(payload.count)) + [type] + payload
-            let c = ~crc32c(covered, crc32c(le(salt)))
-            return le(((c >> 15) | (c << 17)) &+ 0xA282_EAD8) + covered
+            let payload = CraftedLog.varint(seq) + body
+            let covered = CraftedLog.le(UInt16(payload.count)) + [type] + payload
+            let c = ~CraftedLog.crc32c(covered, CraftedLog.crc32c(CraftedLog.le(salt)))
+            return CraftedLog.le(((c >> 15) | (c << 17)) &+ 0xA282_EAD8) + covered
         }
-        func zigzag(_ v: Int64) -> [UInt8] { varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
-        let point = varint(1) + [0] + varint(7) + varint(0) + zigzag(1_748_764_800_000) + zigzag(470_000_000) + zigzag(85_000_000)
+        func zigzag(_ v: Int64) -> [UInt8] { CraftedLog.varint(UInt64(bitPattern: (v << 1) ^ (v >> 63))) }
+        let point =
+            CraftedLog.varint(1) + [0] + CraftedLog.varint(7) + CraftedLog.varint(0) + zigzag(1_748_764_800_000) + zigzag(470_000_000)
+            + zigzag(85_000_000)
         let b =
-            h + frame(1, 1, varint(UInt64(activity.count)) + activity + varint(1) + [65])
+            h + frame(1, 1, CraftedLog.varint(UInt64(activity.count)) + activity + CraftedLog.varint(1) + [65])
             + frame(2, 2, [0, 0]) + frame(7, 3, point)
         return Data(b)
     }

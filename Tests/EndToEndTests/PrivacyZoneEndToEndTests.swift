@@ -17,6 +17,18 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         return d
     }
 
+    /// The board's key in `d` (as `export` makes it there), made now when missing: `--privacy-key`
+    /// names an existing key.
+    @discardableResult
+    static func boardKey(_ d: String, name: String = "privacy-key") throws -> String {
+        let path = d + "/" + name
+        if !FileManager.default.fileExists(atPath: path) {
+            try Data((0..<16).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        }
+        return path
+    }
+
     func zone(_ r: Double) -> String { "\(Self.home.lat),\(Self.home.lon),\(Int(r))" }
 
     static func metres(_ lat: Double, _ lon: Double) -> Double {
@@ -60,6 +72,7 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
     /// raw positions). Every option, and --raw, now writes none inside.
     func testNoOptionWritesAPointInsideTheZone() throws {
         let d = try rides(3, radius: 200, extra: ["--jitter", "25", "--seed", "4"])
+        try Self.boardKey(d)
         for opts in [["--smooth"], ["--fill-gaps"], ["--smooth", "--fill-gaps"], ["--raw"], [], ["--smooth", "--laps", "1km"]] {
             let c = try Harness.run(
                 Harness.cairn, ["convert", d, "--to", "csv", "--privacy-zone", zone(200), "--privacy-key", d + "/privacy-key"] + opts)
@@ -94,6 +107,7 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
     /// stretches by time only.
     func testAStopAtHomeInTheMiddleIsLeftOut() throws {
         let d = try rides(1, radius: 500, extra: ["--stop-at-home", "1200"])
+        try Self.boardKey(d)
         let c = try Harness.cairn("convert", d, "--to", "csv", "--privacy-zone", zone(500), "--privacy-key", d + "/privacy-key")
         XCTAssertEqual(c.status, 0, c.stderr)
         let p = csvPoints(c.stdout)
@@ -164,36 +178,45 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         XCTAssertNotEqual(try startMark(out + "/t.svg"), try startMark(out + "/plain.svg"))
     }
 
-    /// The key: made once, 0600, in the log directory (export, cells, render) or where
-    /// --privacy-key says; the same key gives the same bytes again; a damaged key is an error
-    /// naming the file, never a silent new one.
+    /// The key: made once, 0600, in the log directory (export, cells, render); `--privacy-key`
+    /// names an existing key and never makes one (a mistyped path made a second key, whose cut
+    /// crossed the first near home: issue 27); the same key gives the same bytes again; a
+    /// damaged key is an error naming the file, never a silent new one.
     func testTheKeyIsMadeOnceAndKeepsExportsTheSame() throws {
         let d = try rides(2, radius: 200)
         let out = Harness.tempDir()
-        let key = out + "/my-key"
-        let a = try Harness.cairn("convert", d, "--to", "gpx", "--privacy-zone", zone(200), "--privacy-key", key)
-        XCTAssertEqual(a.status, 0, a.stderr)
-        XCTAssertTrue(a.stderr.contains("made a new privacy key \(key)"), a.stderr)
+        let missing = out + "/my-key"
+        let m = try Harness.cairn("convert", d, "--to", "gpx", "--privacy-zone", zone(200), "--privacy-key", missing)
+        XCTAssertEqual(m.status, 1, m.stderr)
+        XCTAssertTrue(m.stderr.contains("\(missing): no such privacy key"), m.stderr)
+        XCTAssertEqual(m.stdout, "")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing), "--privacy-key never makes a key")
+        // export keeps the board's key in the log directory.
+        // --logs yes: the logs go to the stick, and the key with them (0600), so a laptop's
+        // convert of the copies cuts the zones as the board does.
+        let ex = try Harness.cairn(
+            "export", "--dir", d, "--to", out + "/stick", "--privacy-zone", zone(200), "--format", "gpx", "--logs", "yes")
+        XCTAssertEqual(ex.status, 0, ex.stderr)
+        let key = d + "/privacy-key"
+        XCTAssertTrue(ex.stderr.contains("made a new privacy key \(key)"), ex.stderr)
         let attrs = try FileManager.default.attributesOfItem(atPath: key)
         XCTAssertEqual((attrs[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         XCTAssertEqual((attrs[.size] as? NSNumber)?.intValue, 16)
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: out + "/stick/logs/privacy-key")), try Data(contentsOf: URL(fileURLWithPath: key)))
+        let copied = try FileManager.default.attributesOfItem(atPath: out + "/stick/logs/privacy-key")
+        XCTAssertEqual((copied[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        let a = try Harness.cairn("convert", d, "--to", "gpx", "--privacy-zone", zone(200), "--privacy-key", key)
+        XCTAssertEqual(a.status, 0, a.stderr)
         let b = try Harness.cairn("convert", d, "--to", "gpx", "--privacy-zone", zone(200), "--privacy-key", key)
         XCTAssertFalse(b.stderr.contains("made a new"), b.stderr)
         XCTAssertEqual(a.stdout, b.stdout, "the same key, the same export")
         // Another key, another cut.
-        let c = try Harness.cairn("convert", d, "--to", "gpx", "--privacy-zone", zone(200), "--privacy-key", out + "/other-key")
+        let c = try Harness.cairn(
+            "convert", d, "--to", "gpx", "--privacy-zone", zone(200), "--privacy-key", try Self.boardKey(out, name: "other-key"))
+        XCTAssertEqual(c.status, 0, c.stderr)
         XCTAssertNotEqual(a.stdout, c.stdout)
-        // export keeps the board's key in the log directory.
-        let ex = try Harness.cairn("export", "--dir", d, "--to", out + "/stick", "--privacy-zone", zone(200), "--format", "gpx", "--logs", "yes")
-        XCTAssertEqual(ex.status, 0, ex.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: d + "/privacy-key"), ex.stderr)
-        // The key goes with the logs (a laptop's convert of them cuts as the board does), 0600.
-        let boardKey = try Data(contentsOf: URL(fileURLWithPath: d + "/privacy-key"))
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/stick/logs/privacy-key")), boardKey)
-        var st = stat()
-        XCTAssertEqual(stat(out + "/stick/logs/privacy-key", &st), 0)
-        XCTAssertEqual(st.st_mode & 0o777, 0o600)
-        // Without the logs, no key.
+        // Without the logs, no key on the stick.
         let nologs = try Harness.cairn("export", "--dir", d, "--to", out + "/stick2", "--privacy-zone", zone(200), "--format", "gpx")
         XCTAssertEqual(nologs.status, 0, nologs.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/stick2/logs/privacy-key"), "the key goes only with the logs")

@@ -1,0 +1,87 @@
+import CairnExport
+import Foundation
+import XCTest
+
+@testable import cairn
+
+/// The zones and key of every command that shows positions (`ExportStageOptions`): the
+/// recorder's config by default for all of them, and no second key made without a word
+/// (issue 27's attack: a mistyped `--privacy-key` or a read-only card made another key, whose
+/// cut crossed the first near home).
+final class ExportStageOptionsTests: XCTestCase {
+    var dir = ""
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-stage-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func parsed(_ args: [String]) throws -> ParsedArguments { try parseArguments(args, options: ExportStageOptions.options) }
+
+    func message(_ e: Error) -> String { (e as? Failure)?.message ?? (e as? UsageError)?.message ?? "\(e)" }
+
+    func config(_ name: String, _ zone: String) throws -> String {
+        let path = dir + "/" + name
+        try "privacy-zone = \(zone)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func testTheDefaultConfigsZonesApplyUnlessNone() throws {
+        let conf = try config("cairn.conf", "47.3769,8.5417,300")
+        let other = try config("other.conf", "46.1,7.2,200")
+        let logs = dir + "/logs"
+        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+        let byDefault = try ExportStageOptions.parse(try parsed([]), logDirectory: logs, defaultConfig: conf)
+        XCTAssertEqual(byDefault.zones.zones, [PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: 300)], "--config absent: the default file")
+        XCTAssertNotNil(byDefault.zones.key)
+        XCTAssertTrue(try ExportStageOptions.parse(try parsed(["--config", "none"]), logDirectory: logs, defaultConfig: conf).zones.isEmpty)
+        XCTAssertEqual(
+            try ExportStageOptions.parse(try parsed(["--config", other]), logDirectory: logs, defaultConfig: conf).zones.zones,
+            [PrivacyZone(lat: 46.1, lon: 7.2, radiusM: 200)], "--config FILE instead of the default")
+        XCTAssertTrue(try ExportStageOptions.parse(try parsed([]), logDirectory: logs, defaultConfig: dir + "/absent.conf").zones.isEmpty)
+        let both = try ExportStageOptions.zones(
+            try parsed(["--privacy-zone", "1,2,100"]), logDirectory: logs, firstInput: nil, defaultConfig: conf)
+        XCTAssertEqual(both.zones.count, 2, "the default config's zones and --privacy-zone both count")
+        XCTAssertThrowsError(try ExportStageOptions.parse(try parsed(["--config", ""]), logDirectory: logs, defaultConfig: conf))
+    }
+
+    /// One `--config` option, from the shared spec, on every command that shows positions.
+    func testEveryCommandThatShowsPositionsTakesTheConfig() {
+        let commands: [any Command.Type] = [ConvertCommand.self, ExportCommand.self, RenderCommand.self, CellsCommand.self, InfoCommand.self]
+        for c in commands {
+            let configs = c.options.filter { $0.name == "--config" }
+            XCTAssertEqual(configs.count, 1, c.name)
+            XCTAssertTrue(configs.first?.help.contains("(default: /etc/cairn.conf when it exists") == true, c.name)
+            XCTAssertTrue(c.usage.contains("[--config <file|none>]"), c.name)
+        }
+        XCTAssertEqual(ExportStageOptions.defaultConfig, "/etc/cairn.conf")
+    }
+
+    func testAnExplicitKeyThatDoesNotExistIsAnErrorAndNeverMade() throws {
+        let missing = dir + "/typo-key"
+        let a = try parsed(["--privacy-zone", "47.3769,8.5417,300", "--privacy-key", missing])
+        XCTAssertThrowsError(try ExportStageOptions.parse(a, logDirectory: dir, defaultConfig: dir + "/absent.conf")) { e in
+            XCTAssertTrue(message(e).contains("\(missing): no such privacy key"), message(e))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: missing))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/privacy-key"), "nor one in the log directory")
+    }
+
+    /// A log directory that cannot take a key (a card mounted read-only; here /sys, which takes
+    /// no file even from root) is an error naming it, never the user's key instead.
+    func testALogDirectoryThatCannotHoldTheKeyIsAnErrorNotAnotherKey() throws {
+        let home = dir + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let saved = ProcessInfo.processInfo.environment["HOME"]
+        setenv("HOME", home, 1)
+        defer { if let saved { setenv("HOME", saved, 1) } else { unsetenv("HOME") } }
+        let a = try parsed(["--privacy-zone", "47.3769,8.5417,300"])
+        XCTAssertThrowsError(try ExportStageOptions.parse(a, logDirectory: "/sys", defaultConfig: dir + "/absent.conf")) { e in
+            XCTAssertTrue(message(e).hasPrefix("/sys: no privacy key in the log directory"), message(e))
+            XCTAssertTrue(message(e).contains("--privacy-key"), message(e))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home + "/.config/cairn/privacy-key"), "no user's key made instead")
+    }
+}

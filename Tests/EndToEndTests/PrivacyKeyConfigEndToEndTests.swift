@@ -1,0 +1,81 @@
+import Foundation
+import XCTest
+
+/// The config's zones and the key, through the binary, for every command that shows positions
+/// (issue 27's round 10 attack): `--config FILE` for render, cells, info and convert alike; a
+/// key that is a FIFO refused at once; a key others may read said.
+final class PrivacyKeyConfigEndToEndTests: XCTestCase {
+    let zone = "\(PrivacyZoneEndToEndTests.home.lat),\(PrivacyZoneEndToEndTests.home.lon),300"
+
+    func rides() throws -> String {
+        let d = Harness.tempDir() + "/logs"
+        let r = try Harness.run(
+            "/usr/bin/env", ["python3", PrivacyZoneEndToEndTests.script, Harness.cairn, "--make", d, "--rides", "2", "--radius", "300"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return d
+    }
+
+    func testEveryCommandTakesTheConfigsZones() throws {
+        let d = try rides()
+        let out = Harness.tempDir()
+        let conf = out + "/cairn.conf"
+        try "# the recorder's\nprivacy-zone = \(zone)\n".write(toFile: conf, atomically: true, encoding: .utf8)
+
+        let viaConfig = try Harness.cairn("render", d + "/00000001.cairn", "--config", conf, "-o", out + "/c.svg")
+        XCTAssertEqual(viaConfig.status, 0, viaConfig.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: d + "/privacy-key"), "the board's key, in the log directory")
+        let viaOption = try Harness.cairn("render", d + "/00000001.cairn", "--privacy-zone", zone, "-o", out + "/z.svg")
+        XCTAssertEqual(viaOption.status, 0, viaOption.stderr)
+        let none = try Harness.cairn("render", d + "/00000001.cairn", "--config", "none", "-o", out + "/n.svg")
+        XCTAssertEqual(none.status, 0, none.stderr)
+        let svg = { (p: String) in try String(contentsOfFile: out + "/" + p, encoding: .utf8) }
+        XCTAssertEqual(try svg("c.svg"), try svg("z.svg"), "the config's zone is cut as --privacy-zone's")
+        XCTAssertNotEqual(try svg("c.svg"), try svg("n.svg"))
+
+        let cells = try Harness.cairn("cells", d, "--config", conf)
+        let plain = try Harness.cairn("cells", d, "--config", "none")
+        XCTAssertEqual(cells.status, 0, cells.stderr)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertLessThan(cells.stdout.split(separator: "\n").count, plain.stdout.split(separator: "\n").count, cells.stdout)
+
+        let info = try Harness.cairn("info", "1", "--dir", d, "--config", conf)
+        XCTAssertEqual(info.status, 0, info.stderr)
+        XCTAssertTrue(info.stdout.contains("privacy: "), info.stdout)
+        let infoNone = try Harness.cairn("info", "1", "--dir", d, "--config", "none")
+        XCTAssertEqual(infoNone.status, 0, infoNone.stderr)
+        XCTAssertFalse(infoNone.stdout.contains("privacy: "), infoNone.stdout)
+
+        let csv = try Harness.cairn("convert", d, "--to", "csv", "--config", conf, "--privacy-key", d + "/privacy-key")
+        XCTAssertEqual(csv.status, 0, csv.stderr)
+        XCTAssertTrue(csv.stderr.contains("privacy zones: left out"), csv.stderr)
+        for c in ["convert", "render", "cells", "info", "export"] {
+            XCTAssertTrue(try Harness.cairn(c, "--help").stdout.contains("(default: /etc/cairn.conf when it exists"), c)
+        }
+    }
+
+    /// A FIFO as the key blocked `convert` forever; now it is refused at once, naming it.
+    func testAKeyThatIsNoRegularFileIsRefusedAtOnce() throws {
+        let d = try rides()
+        let fifo = Harness.tempDir() + "/privacy-key"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let r = try Harness.run(Harness.cairn, ["convert", d, "--to", "csv", "--privacy-zone", zone, "--privacy-key", fifo], timeout: 10)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(fifo): not a privacy key (not a regular file)"), r.stderr)
+        XCTAssertEqual(r.stdout, "")
+    }
+
+    /// A key its group or others may read is used, with one warning naming it.
+    func testAKeyOthersMayReadIsSaid() throws {
+        let d = try rides()
+        let key = try PrivacyZoneEndToEndTests.boardKey(Harness.tempDir())
+        XCTAssertEqual(chmod(key, 0o644), 0)
+        let r = try Harness.cairn("convert", d, "--to", "csv", "--privacy-zone", zone, "--privacy-key", key)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let warning = "the privacy key \(key) can be read by others; chmod 600 \(key)"
+        XCTAssertEqual(r.stderr.components(separatedBy: warning).count - 1, 1, r.stderr)
+        XCTAssertEqual(chmod(key, 0o600), 0)
+        let quiet = try Harness.cairn("convert", d, "--to", "csv", "--privacy-zone", zone, "--privacy-key", key)
+        XCTAssertFalse(quiet.stderr.contains("can be read by others"), quiet.stderr)
+        XCTAssertEqual(quiet.stdout, r.stdout)
+    }
+}
