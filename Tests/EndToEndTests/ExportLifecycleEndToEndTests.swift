@@ -294,7 +294,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
     /// not safe to delete, and the conversions are named by their first exported point.
     func testZonesLeaveTheLogsOffAndNameByTheFirstExportedPoint() throws {
         let dir = logDir()
-        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x11, points: 60, closed: true), dir + "/00000001.cairn")
+        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x11, points: 200, closed: true), dir + "/00000001.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 + 3_600_000, points: 5, northOffset: 200, closed: true),
             dir + "/00000002.cairn")

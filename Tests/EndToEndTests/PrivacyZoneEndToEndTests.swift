@@ -18,12 +18,15 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
     }
 
     /// The board's key in `d` (as `export` makes it there), made now when missing: `--privacy-key`
-    /// names an existing key.
+    /// names an existing key. Fixed bytes for a name (another name, another key), so that a test's
+    /// cut is the same on every run: the cut's place and size follow the key.
     @discardableResult
     static func boardKey(_ d: String, name: String = "privacy-key") throws -> String {
         let path = d + "/" + name
         if !FileManager.default.fileExists(atPath: path) {
-            try Data((0..<16).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: path))
+            let seed = Array(name.utf8)
+            let bytes = (0..<16).map { i in seed[i % seed.count] ^ UInt8(truncatingIfNeeded: i &* 29 &+ 7) }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         }
         return path
