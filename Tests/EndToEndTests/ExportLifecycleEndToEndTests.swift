@@ -298,15 +298,17 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 + 3_600_000, points: 5, northOffset: 200, closed: true),
             dir + "/00000002.cairn")
+        try PrivacyZoneEndToEndTests.boardKey(dir)  // the same cut on every run
         let stick = Harness.tempDir() + "/stick"
-        // 100 m around the start: points 0-20 (5 m apart) are inside.
+        // 100 m around the start: at least points 0-20 (5 m apart) are inside its cut.
         let e = try Harness.cairn("export", "--dir", dir, "--to", stick, "--privacy-zone", "47.0,8.5,100", "--format", "gpx")
         XCTAssertEqual(e.status, 0, e.stderr)
         XCTAssertFalse(fm.fileExists(atPath: stick + "/logs"), "no raw log on the stick")
         XCTAssertTrue(e.stderr.contains("log files left off the stick"), e.stderr)
         let gpx = names(stick + "/gpx")
         XCTAssertEqual(gpx.count, 2, "\(gpx)")
-        XCTAssertTrue(gpx.contains { $0.hasPrefix("20250601-0800") && $0.hasSuffix("-trip1.gpx") && $0 != "20250601-080000-trip1.gpx" }, "\(gpx)")
+        // Named by the first point written, later than the ride's start (the 200 s ride leaves the cut within it).
+        XCTAssertTrue(gpx.contains { $0.hasPrefix("20250601-080") && $0.hasSuffix("-trip1.gpx") && $0 != "20250601-080000-trip1.gpx" }, "\(gpx)")
         let p = try Harness.cairn("prune", "--dir", dir, "--keep-days", "1")
         XCTAssertTrue(p.stderr.contains("but was exported without its log files (--logs no)"), p.stderr)
         XCTAssertTrue(p.stderr.contains("deleted 0 trips"), p.stderr)
