@@ -18,8 +18,15 @@ public struct TripStats: Sendable {
     private var movingDistanceM = 0.0
     public private(set) var firstTimeMs: Int64?
     public private(set) var lastTimeMs: Int64?
-    /// The fastest measured (or, without a measurement, ridden) speed.
-    private var measuredMaxMps: Double?
+    /// The fastest speed held for `supportMs`: measured, or without measurements ridden (issue
+    /// 28: a GGA-only receiver's speed derived from one jump made a city drive 170 km/h).
+    private var supportedMaxMps: Double?
+    /// Until a speed has held for `supportMs` (a trip of a few seconds), the best there is.
+    private var unsupportedMaxMps: Double?
+    private var measuredMaxMps: Double? {
+        get { supportedMaxMps ?? unsupportedMaxMps }
+        set { supportedMaxMps = newValue }
+    }
     /// Ascent and descent: from the barometric pressure stored with the points when there is
     /// any (calibrated and drift-corrected against trusted GPS heights), else from trusted GPS heights.
     public private(set) var climb = AscentTracker()
@@ -27,6 +34,17 @@ public struct TripStats: Sendable {
     private var last: Fix?
     /// Where the current stretch for the speed without measurements starts (this segment).
     private var chordFrom: Fix?
+    private var chordBefore: Fix?
+    /// A top speed must hold this long: the measured speeds of the points over it (and the one
+    /// before), or the chords without them.
+    public static let supportMs: Int64 = 3_000
+    /// The recent points' measured speeds that agreed with their steps.
+    private var recentSpeeds = RingBuffer<SpeedAt>(capacity: 64)
+
+    private struct SpeedAt {
+        var timeMs: Int64
+        var speed: Double
+    }
     private var bridgeNext = false
     private var newSegmentPending = true
 
@@ -53,7 +71,7 @@ public struct TripStats: Sendable {
         }
         if firstTimeMs == nil { firstTimeMs = fix.timeMs }
         lastTimeMs = fix.timeMs
-        if let s = fix.speed, speedAgreesWithStep(s, into: fix) { measuredMaxMps = max(measuredMaxMps ?? 0, s) }
+        if let s = fix.speed, speedAgreesWithStep(s, into: fix) { addSupported(speed: s, at: fix.timeMs) }
         let trusted = Accuracy.heightIsTrusted(fix)
         if trusted, let h = fix.height, h.isFinite { pointsWithHeight += 1 }
         if let p = fix.pressurePa {
@@ -73,8 +91,15 @@ public struct TripStats: Sendable {
                 // Without a measured speed (gpsd's own from positions is not kept), the fastest
                 // stretch of at least a second the rules let through is the speed (a 10 Hz
                 // receiver's kept points can all be less than a second apart).
-                if fix.speed == nil || prev.speed == nil, let from = chordFrom, fix.timeMs - from.timeMs >= 1000 {
-                    measuredMaxMps = max(measuredMaxMps ?? 0, Geodesy.distance(from, fix) / (Double(fix.timeMs - from.timeMs) / 1000))
+                // Supported over several seconds: the slowest of two successive chords of at least
+                // `supportMs` and the chord across both, so one position thrown out (and back) is
+                // no top speed.
+                if fix.speed == nil || prev.speed == nil, let from = chordFrom, fix.timeMs - from.timeMs >= Self.supportMs {
+                    if let before = chordBefore {
+                        let v = min(Self.chordSpeed(from, fix), Self.chordSpeed(before, from), Self.chordSpeed(before, fix))
+                        measuredMaxMps = max(measuredMaxMps ?? 0, v)
+                    }
+                    chordBefore = from
                     chordFrom = fix
                 }
             } else if dt > 0, countedMovingMs > 0 {
@@ -88,13 +113,39 @@ public struct TripStats: Sendable {
                     movingDistanceM += d
                 }
                 chordFrom = fix
+                chordBefore = nil
             }
         }
-        if newSegmentPending && !bridgeNext { chordFrom = fix }
-        if chordFrom == nil || fix.speed != nil { chordFrom = fix }
+        if (newSegmentPending && !bridgeNext) || chordFrom == nil || fix.speed != nil {
+            chordFrom = fix
+            chordBefore = nil
+        }
         newSegmentPending = false
         bridgeNext = false
         last = fix
+    }
+
+    /// The slowest measured speed over the last `supportMs` and the point before them: a speed
+    /// held that long (a doppler blip, or one derived from a single jump, lasts a fix).
+    private mutating func addSupported(speed v: Double, at t: Int64) {
+        var slowest = v
+        var i = recentSpeeds.count - 1
+        var spans = false
+        while i >= 0 {
+            let p = recentSpeeds[i]
+            slowest = min(slowest, p.speed)
+            if t - p.timeMs >= Self.supportMs {
+                spans = true
+                break
+            }
+            i -= 1
+        }
+        recentSpeeds.append(SpeedAt(timeMs: t, speed: v))
+        if spans { measuredMaxMps = max(measuredMaxMps ?? 0, slowest) } else { unsupportedMaxMps = max(unsupportedMaxMps ?? 0, slowest) }
+    }
+
+    private static func chordSpeed(_ a: Fix, _ b: Fix) -> Double {
+        Geodesy.distance(a, b) / max(Double(b.timeMs - a.timeMs) / 1000, 0.001)
     }
 
     /// A measured speed counts toward the maximum only when the step into its point could have

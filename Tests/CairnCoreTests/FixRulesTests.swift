@@ -286,4 +286,100 @@ final class FixRulesTests: XCTestCase {
         r.kept.forEach { stats.add($0) }
         XCTAssertLessThan(stats.maxSpeedMps ?? 0, 12, "the 40 m spike is no top speed")
     }
+
+    /// A small deterministic wander (metres) for the standing receiver below.
+    func wander(_ i: Int) -> (Double, Double) {
+        let t = Double(i)
+        return (9 * sin(t / 7) + 4 * sin(t * 1.3), 8 * cos(t / 9) + 4 * cos(t * 1.7))
+    }
+
+    func testRule6ADopplerThatLiesDoesNotStartATrip() {
+        // Ten minutes standing under trees: the doppler says 1-3 m/s with a wandering course,
+        // the positions wander 10-20 m within HDOP 1's figure. No trip, nothing kept.
+        let standing = (0..<600).map { i -> Fix in
+            let (e, n) = wander(i)
+            var f = fix(Double(i), north: n, east: e, eph: 19, speed: 2 + sin(Double(i) / 5))
+            f.track = (Double(i) * 37).truncatingRemainder(dividingBy: 360)
+            return f
+        }
+        let r = run(standing)
+        XCTAssertEqual(r.kept.count, 0, "\(r.drops.nonzero)")
+        // The same receiver riding off afterwards: the trip starts, and the ride is all there.
+        let off = ride(30, from: 600, north: 10, eph: 19)
+        let r2 = run(standing + off)
+        XCTAssertTrue(r2.kept.allSatisfy { $0.timeMs >= fix(598).timeMs }, "nothing from the stand")
+        var st = TripStats()
+        r2.kept.forEach { st.add($0) }
+        XCTAssertEqual(st.distanceM, 6 * 29, accuracy: 20, "\(r2.drops.nonzero)")
+    }
+
+    func testRule6ALyingStopInsideATripAddsNothing() {
+        // A ride, then ten minutes standing with a lying doppler, then the ride goes on.
+        var fixes = ride(60)
+        fixes += (0..<600).map { i -> Fix in
+            let (e, n) = wander(i)
+            var f = fix(60 + Double(i), north: 360 + n, east: e, eph: 19, speed: 2 + sin(Double(i) / 5))
+            f.track = (Double(i) * 37).truncatingRemainder(dividingBy: 360)
+            return f
+        }
+        fixes += ride(60, from: 660, north: 370, eph: 19)
+        let r = run(fixes)
+        var st = TripStats()
+        r.kept.forEach { st.add($0) }
+        // (The first 20 s of the stand are ridden, by all the rules can tell: ~100 m of wander.)
+        XCTAssertLessThan(st.distanceM, 354 + 16 + 354 + 120, "the stand added its wander: \(r.drops.nonzero)")
+        XCTAssertGreaterThan(r.drops[.standing], 500)
+    }
+
+    func testRule6TheWayOffAShortStopKeepsItsPoints() {
+        // A minute between buildings (positions wandering 10-20 m about the doppler's path, so
+        // the displacement noise learnt is large), a light of 40 s, then the rider sets off
+        // east, speeding up. Displacement ends the stop only some seconds after the wheels turn;
+        // the metres ridden meanwhile still go through the distance filter, not dropped.
+        var fixes = (0..<60).map { i -> Fix in
+            let (e, n) = wander(i)
+            var f = fix(Double(i), north: 6 * Double(i) + n, east: e, eph: 8, speed: 6 + 0.03 * sin(Double(i) * 1.7))
+            f.track = 0
+            return f
+        }
+        let (e0, n0) = wander(60)
+        for i in 0..<40 { fixes.append(fix(60 + Double(i), north: 360 + n0, east: e0, eph: 8, speed: 0.02)) }
+        var east = 0.0
+        for i in 0..<40 {
+            let v = min(6, 0.8 * Double(i + 1))
+            east += v
+            var f = fix(100 + Double(i), north: 360 + n0, east: e0 + east, eph: 8, speed: v + 0.03 * sin(Double(i) * 1.7))
+            f.track = 90
+            fixes.append(f)
+        }
+        let r = run(fixes)
+        let stop = fix(60, north: 360 + n0, east: e0)
+        let off = r.kept.filter { $0.timeMs > stop.timeMs }
+        XCTAssertEqual(r.segments, [])
+        // (Dropped with the rolling fixes, the first point was the one that ended the stop, 16 m
+        // off; the distance filter's own step here is about 12 m.)
+        XCTAssertLessThan(off.first.map { Geodesy.distance(stop, $0) } ?? .infinity, 14, "the first point off the stop")
+        var from = stop
+        for k in off {
+            XCTAssertLessThan(Geodesy.distance(from, k), 14, "a step with no point, to \(k.timeMs - stop.timeMs) ms")
+            from = k
+        }
+    }
+
+    func testRule7APositionOnlyStretchThatCannotBePlacedIsAGap() {
+        // Riding north at 6 m/s; two minutes of 2-D fixes without speed scattered ±35 m in
+        // between (claiming 17 m): the chord counts, not the zig-zag.
+        var fixes = ride(60)
+        for i in 60..<180 {
+            let s = 35.0 * sin(Double(i) * 2.3), c = 35.0 * cos(Double(i) * 3.1)
+            fixes.append(fix(Double(i), north: 6 * Double(i) + c, east: s, mode: 2, eph: 90, epv: nil, alt: nil, speed: nil))
+        }
+        fixes += ride(60, from: 180, north: 1080)
+        let r = run(fixes)
+        var st = TripStats()
+        r.kept.forEach { st.add($0) }
+        XCTAssertEqual(st.distanceM, 6 * 239, accuracy: 6 * 239 * 0.02, "\(r.drops.nonzero)")
+        XCTAssertLessThanOrEqual(r.kept.filter { $0.speed == nil }.count, 2)
+        XCTAssertEqual(r.segments, [], "the line goes across")
+    }
 }

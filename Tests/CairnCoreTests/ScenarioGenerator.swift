@@ -143,6 +143,18 @@ struct ScenarioGenerator {
         var reacquireTauS = 10.0
         /// One fix every this many seconds (a sparse logger).
         var everySeconds = 1
+        /// 2-D stretches of a poor receiver: this much extra white error (m, per axis), no speed,
+        /// no course, no height, and gpsd's eph for an HDOP of 3-4.7 (a 95 % radius of 55-90 m).
+        var poor2DSigma: Double?
+        /// The receiver sends its own one-sigma estimates (NMEA GBS: epx/epy/epv), not just DOPs.
+        var ownEstimates = false
+        /// Standing, the doppler lies: a speed in this range (m/s) that changes slowly, with a
+        /// course that wanders, while the positions only drift.
+        var lyingDoppler: ClosedRange<Double>?
+        /// A GGA-only receiver: gpsd derives speed and course from successive positions.
+        var derivedSpeed = false
+        /// Extra white noise on heights (m), on top of the wander (`heightSigma`).
+        var heightWhite = 0.0
     }
 
     /// The receiver's view of `truth` under `errors`.
@@ -156,6 +168,8 @@ struct ScenarioGenerator {
         dn = rng.gauss() * x.sky.driftSigma
         var hidden = 0
         var re = 0.0, rn = 0.0
+        var lie = 0.0, lieCourse = x.lyingDoppler == nil ? 0 : rng.uniform() * 360
+        var prevDerived: (t: Int, e: Double, n: Double)?
         for p in truth {
             de = a * de + q * rng.gauss()
             dn = a * dn + q * rng.gauss()
@@ -182,6 +196,13 @@ struct ScenarioGenerator {
                 if rng.uniform() < x.blipRate {
                     speed = x.blipSpeeds.lowerBound + rng.uniform() * (x.blipSpeeds.upperBound - x.blipSpeeds.lowerBound)
                 }
+                if let r = x.lyingDoppler {
+                    // A slowly changing lie, with a course that wanders by tens of degrees a fix.
+                    lie = min(r.upperBound, max(r.lowerBound, lie + 0.4 * rng.gauss()))
+                    if lie < r.lowerBound + 0.01 { lie = r.lowerBound + rng.uniform() * (r.upperBound - r.lowerBound) }
+                    lieCourse = (lieCourse + 40 * rng.gauss() + 360).truncatingRemainder(dividingBy: 360)
+                    speed = lie
+                }
             }
             if p.t < x.coldStartSeconds + x.convergeSeconds, x.coldStartSeconds > 0 {
                 // Stale position first, then sliding towards the truth.
@@ -194,14 +215,46 @@ struct ScenarioGenerator {
                 e += side * cos(p.heading * .pi / 180)
                 n -= side * sin(p.heading * .pi / 180)
             }
-            let (lat, lon) = Self.latLon(east: e, north: n)
-            let msl = p.up + du
             let twoD = p.twoD
+            // (Drawn in the order of the earlier generator: the same seed gives the same ride.)
+            var epvOut: Double? = twoD ? nil : x.vdop * 23 * (0.9 + 0.2 * rng.uniform())
+            var track: Double? = p.moving ? (p.heading + 2 * rng.gauss()).truncatingRemainder(dividingBy: 360) : nil
+            if !p.moving, x.lyingDoppler != nil { track = lieCourse }
+            var speedOut: Double? = speed
+            if twoD, let sigma = x.poor2DSigma {
+                e += sigma * rng.gauss()
+                n += sigma * rng.gauss()
+                eph = (3 + 1.7 * rng.uniform()) * 19
+                speedOut = nil
+                track = nil
+            }
+            if x.derivedSpeed {
+                // gpsd's speed from the previous position (none for the first).
+                if let q = prevDerived, p.t > q.t {
+                    let dt = Double(p.t - q.t)
+                    speedOut = ((e - q.e) * (e - q.e) + (n - q.n) * (n - q.n)).squareRoot() / dt
+                    track = (atan2(e - q.e, n - q.n) * 180 / .pi + 360).truncatingRemainder(dividingBy: 360)
+                } else {
+                    speedOut = nil
+                    track = nil
+                }
+                prevDerived = (p.t, e, n)
+            }
+            let (lat, lon) = Self.latLon(east: e, north: n)
+            let msl = p.up + du + (x.heightWhite > 0 ? x.heightWhite * rng.gauss() : 0)
+            var epx: Double?, epy: Double?
+            if x.ownEstimates {
+                // GBS: the receiver's one-sigma figure per axis (about right: its drift and jitter).
+                let sd = (x.sky.driftSigma * x.sky.driftSigma + x.sky.whiteSigma * x.sky.whiteSigma).squareRoot()
+                epx = sd * (0.8 + 0.4 * rng.uniform())
+                epy = sd * (0.8 + 0.4 * rng.uniform())
+                if !twoD { epvOut = 1.5 * sd }
+            }
             let f = Fix(
                 timeMs: Self.t0Ms + Int64(p.t) * 1000, lat: lat, lon: lon, mode: twoD ? 2 : 3,
                 altHAE: twoD ? nil : msl + 47, altMSL: twoD ? nil : msl,
-                eph: eph, epv: twoD ? nil : x.vdop * 23 * (0.9 + 0.2 * rng.uniform()),
-                speed: speed, track: p.moving ? (p.heading + 2 * rng.gauss()).truncatingRemainder(dividingBy: 360) : nil,
+                eph: eph, epx: epx, epy: epy, epv: epvOut,
+                speed: speedOut, track: track,
                 climb: nil)
             out.append((p.t, f))
         }

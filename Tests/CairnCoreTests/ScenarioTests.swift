@@ -21,6 +21,9 @@ final class ScenarioTests: XCTestCase {
         var windowMetres = 0.0
         /// What a GPX reader measures: the lines inside segments only.
         var readerDistance = 0.0
+        /// The top speed and the ascent the trips report (the fastest; the sum).
+        var maxSpeed = 0.0
+        var ascent = 0.0
     }
 
     /// A 10.6 km, 30-minute town ride: three laps of a 3.5 km loop of straights, bends of 15-50 m
@@ -89,6 +92,32 @@ final class ScenarioTests: XCTestCase {
         out.append((g.scenario("5 min 2-D, walking the bike", walked, .init()), nil))
         out.append((g.scenario("one fix every 12 s", route, .init(everySeconds: 12)), nil))
         out.append((g.scenario("poor sky, DOP only (HDOP 5.4)", route, .init(sky: .poor, vdop: 1.6)), nil))
+        // Issue 28's conditions, each drawn per seed from its range.
+        var walked2D = route
+        let walkMinutes = 1 + 9 * g.rng.uniform()
+        walked2D.insert(.flat2D(metres: walkMinutes * 60 * 1.4, speed: 1.4), at: 6)
+        out.append((g.scenario("2-D without speed, σ 15-50 m, 1-10 min", walked2D, .init(poor2DSigma: 15 + 35 * g.rng.uniform())), nil))
+        let hdop = 4 + 3 * g.rng.uniform()
+        let poorOwn = G.Sky(driftSigma: 2.2 * hdop, driftTau: 40, whiteSigma: 2, hdop: hdop)
+        out.append((g.scenario("poor sky, own estimates (HDOP 4-7)", route, .init(sky: poorOwn, vdop: 1.6, ownEstimates: true)), nil))
+        let canopy = G.Sky(driftSigma: 8, driftTau: 30, whiteSigma: 1.5, hdop: 1 + 2 * g.rng.uniform())
+        let standSeconds = 300 + Int(3300 * g.rng.uniform())
+        let lie = 0.5...(1 + 3 * g.rng.uniform())
+        out.append(
+            (
+                g.scenario("standing 5-60 min, doppler lies (no trip)", [.stop(seconds: standSeconds)], .init(sky: canopy, lyingDoppler: lie)),
+                1...(standSeconds - 1)
+            ))
+        let treeStop = 300 + Int(3300 * g.rng.uniform())
+        let trees: [G.Leg] = Array(route.prefix(8)) + [.stop(seconds: treeStop)] + Array(route.suffix(from: 8))
+        let treesStart = g.truth(Array(route.prefix(8))).count
+        out.append(
+            (
+                g.scenario("stop 5-60 min, doppler lies", trees, .init(sky: canopy, lyingDoppler: lie)),
+                (treesStart + 5)...(treesStart + treeStop - 1)
+            ))
+        out.append((g.scenario("GGA only, speed from positions", route, .init(sky: .buildings, derivedSpeed: true)), nil))
+        out.append((g.scenario("3 h of hills, noisy GPS heights", hills + hills + hills, .init(heightSigma: 6, heightWhite: 2)), nil))
         return out
     }
 
@@ -143,6 +172,8 @@ final class ScenarioTests: XCTestCase {
             for (f, _) in kept { stats.add(f) }
             o.distance = stats.distanceM
             o.movingSeconds = Double(stats.movingTimeMs) / 1000
+            o.maxSpeed = stats.maxSpeedMps ?? 0
+            o.ascent = stats.ascentM ?? 0
         } else {
             var c = TripRecorder<FixRules>.Config()
             c.clockIsFix = true
@@ -153,7 +184,11 @@ final class ScenarioTests: XCTestCase {
                 case .openTrip: o.trips += 1; noLine = true; segBreak = true
                 case .startSegment(let r, _): segBreak = true; if r != .gap && r != .reconnect && r != .resume { noLine = true }
                 case .keep(let f): kept.append((f, noLine)); breaks.append(segBreak); noLine = false; segBreak = false
-                case .closeTrip(let t): o.distance += t.stats.distanceM; o.movingSeconds += Double(t.stats.movingTimeMs) / 1000
+                case .closeTrip(let t):
+                    o.distance += t.stats.distanceM
+                    o.movingSeconds += Double(t.stats.movingTimeMs) / 1000
+                    o.maxSpeed = max(o.maxSpeed, t.stats.maxSpeedMps ?? 0)
+                    o.ascent += t.stats.ascentM ?? 0
                 case .raw: break
                 }
             }
@@ -162,6 +197,8 @@ final class ScenarioTests: XCTestCase {
             if rec.tripOpen {
                 o.distance += rec.stats.distanceM
                 o.movingSeconds += Double(rec.stats.movingTimeMs) / 1000
+                o.maxSpeed = max(o.maxSpeed, rec.stats.maxSpeedMps ?? 0)
+                o.ascent += rec.stats.ascentM ?? 0
             }
         }
         o.points = kept.count
@@ -199,18 +236,26 @@ final class ScenarioTests: XCTestCase {
             var spikes = 0, rawSpikes = 0, points = 0, rawPoints = 0
             var still = 0.0, rawStill = 0.0, movErr: [Double] = [], maxOff = 0.0
             var windowPts = 0, windowM = 0.0, readerErrs: [Double] = []
+            var trips = 0, topSpeeds: [Double] = [], trueTop = 0.0, climbErrs: [Double] = []
             for seed in Self.seeds {
                 let (s, window) = Self.scenarios(seed: seed)[k]
                 let o = Self.evaluate(s, raw: false, window: window)
                 let r = Self.evaluate(s, raw: true, window: window)
-                errs.append((o.distance - s.trueDistance) / s.trueDistance * 100)
-                readerErrs.append((o.readerDistance - s.trueDistance) / s.trueDistance * 100)
-                rawErrs.append((r.distance - s.trueDistance) / s.trueDistance * 100)
+                // (A ride that only stands has no length to be a percentage of: its metres.)
+                let base = s.trueDistance > 0 ? s.trueDistance / 100 : 1
+                errs.append((o.distance - s.trueDistance) / base)
+                readerErrs.append((o.readerDistance - s.trueDistance) / base)
+                rawErrs.append((r.distance - s.trueDistance) / base)
                 spikes += o.spikes; rawSpikes += r.spikes
                 points += o.points; rawPoints += r.points
                 still += o.standstillMetres; rawStill += r.standstillMetres
                 movErr.append((o.movingSeconds - Double(s.trueMovingSeconds)) / Double(s.trueMovingSeconds) * 100)
                 maxOff = max(maxOff, o.maxOff)
+                trips += o.trips
+                topSpeeds.append(o.maxSpeed)
+                trueTop = max(trueTop, s.truth.map(\.speed).max() ?? 0)
+                let rise = zip(s.truth, s.truth.dropFirst()).reduce(0.0) { $0 + max(0, $1.1.up - $1.0.up) }
+                if rise > 0 { climbErrs.append((o.ascent - rise) / rise * 100) }
                 windowPts = max(windowPts, o.windowPoints)
                 windowM = max(windowM, o.windowMetres)
             }
@@ -228,15 +273,27 @@ final class ScenarioTests: XCTestCase {
             // The product's target for poor sky is keeping the ride (≥ 85 % of its length); its
             // drift alone (σ 9 m per axis) puts the odd fix 30 m out.
             if name.hasPrefix("poor sky") { limit = 15 }
-            let asserted = !name.contains("not asserted")
+            // Issue 28's conditions: position-only stretches, own estimates and GGA-only within 4 %,
+            // a ride with a stand under a lying doppler within 10 % (its first 20 s are ridden, by
+            // all the rules can tell); standing alone is judged by its trips and metres below.
+            if name.hasPrefix("2-D without") || name.hasPrefix("poor sky, own") || name.hasPrefix("GGA only") { limit = 4 }
+            if name.hasPrefix("stop 5-60") { limit = 10 }
+            let asserted = !name.contains("not asserted") && !name.hasPrefix("standing")
             // The parked ride is 1.1 km: its distance is at the mercy of two endpoints' noise,
             // and what it is for is the park itself (asserted below).
             if asserted && !name.hasPrefix("parked") && worst > limit {
                 failures.append("\(name): distance error up to \(f2(worst)) % (limit \(limit) %)")
             }
-            if asserted && spikes > 0 && !name.hasPrefix("poor sky") { failures.append("\(name): \(spikes) points farther than 30 m from the path") }
-            if name.hasPrefix("parked") || name.hasPrefix("stop 60"), windowM > 5 || windowPts > 3 {
+            if asserted && spikes > 0 && !name.hasPrefix("poor sky") && !name.hasPrefix("2-D without") && !name.hasPrefix("stop 5-60") {
+                failures.append("\(name): \(spikes) points farther than 30 m from the path")
+            }
+            if name.hasPrefix("parked") || name.hasPrefix("stop 60") || name.hasPrefix("standing"), windowM > 5 || windowPts > 3 {
                 failures.append("\(name): the stop added \(f2(windowM)) m and \(windowPts) points")
+            }
+            if name.hasPrefix("standing") && trips > 0 { failures.append("\(name): \(trips) trips that never happened") }
+            // A top speed is one held for seconds: never a third over the truth's.
+            if let top = topSpeeds.max(), top > 1.3 * trueTop, trueTop > 0 {
+                failures.append("\(name): top speed \(f1(top)) m/s against a true \(f1(trueTop))")
             }
             // GPX readers measure inside segments only: a dropout must not cost them the chord.
             let readerWorst = readerErrs.map(abs).max()!
@@ -246,11 +303,15 @@ final class ScenarioTests: XCTestCase {
             rows.append(
                 "| \(name) | \(f2(errs.reduce(0, +) / n)) (\(f2(errs.min()!)) … \(f2(errs.max()!))) | \(spikes) | \(f1(still / n)) | \(Int((Double(points) / n).rounded())) | \(f2(movErr.reduce(0, +) / n)) | \(f2(rawErrs.reduce(0, +) / n)) | \(rawSpikes) | \(f1(rawStill / n)) | \(Int((Double(rawPoints) / n).rounded())) |"
                     + " \(f2(readerErrs.reduce(0, +) / n)) (\(f2(readerErrs.min()!)) … \(f2(readerErrs.max()!))) |"
-                    + (name.hasPrefix("parked") || name.hasPrefix("stop 60") ? " stop: \(windowPts) points, \(f2(windowM)) m (worst seed)" : ""))
+                    + " \(f2(Double(trips) / n)) | \(f1(topSpeeds.max() ?? 0)) (\(f1(trueTop))) | "
+                    + (climbErrs.isEmpty
+                        ? "" : "\(f1(climbErrs.reduce(0, +) / Double(climbErrs.count))) (\(f1(climbErrs.min()!)) … \(f1(climbErrs.max()!)))") + " |"
+                    + (name.hasPrefix("parked") || name.hasPrefix("stop") || name.hasPrefix("standing")
+                        ? " stop: \(windowPts) points, \(f2(windowM)) m (worst seed)" : ""))
         }
         let table = """
-            | scenario | distance error % mean (min … max) | points > 30 m off | standstill m | points | moving-time error % | raw: distance error % | raw: > 30 m off | raw: standstill m | raw: points | GPX reader's distance error % mean (min … max) |
-            |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+            | scenario | distance error % mean (min … max) | points > 30 m off | standstill m | points | moving-time error % | raw: distance error % | raw: > 30 m off | raw: standstill m | raw: points | GPX reader's distance error % mean (min … max) | trips (mean) | top speed m/s, worst seed (true) | GPS-only climb error % mean (min … max) |
+            |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
             \(rows.joined(separator: "\n"))
             """
         print(table)

@@ -99,4 +99,17 @@ final class TripStatsTests: XCTestCase {
         XCTAssertNil(s.ascentM)
         XCTAssertNil(s.descentM)
     }
+
+    func testTopSpeedMustHoldForSeveralSeconds() {
+        // No speeds (GGA only): 8 m/s for 10 minutes, one position thrown 30 m aside and back.
+        var s = TripStats()
+        s.startSegment(.start)
+        for i in 0..<600 { s.add(fix(Double(i), north: 8 * Double(i), east: i == 30 ? 30 : 0, eph: 5, speed: nil)) }
+        XCTAssertEqual(s.maxSpeedMps ?? 0, 8, accuracy: 0.5, "one jump is no top speed")
+        // A derived speed passed through as if measured: one fix says 47 m/s.
+        var d = TripStats()
+        d.startSegment(.start)
+        for i in 0..<600 { d.add(fix(Double(i), north: 8 * Double(i) + (i == 30 ? 40 : 0), eph: 5, speed: i == 30 ? 47 : 8)) }
+        XCTAssertEqual(d.maxSpeedMps ?? 0, 8, accuracy: 0.5)
+    }
 }

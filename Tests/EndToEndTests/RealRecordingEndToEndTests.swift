@@ -6,6 +6,26 @@ import Foundation
 /// own figures. None of them was written for cairn.
 final class RealRecordingEndToEndTests: XCTestCase {
     static func real(_ name: String) -> String { Harness.repoRoot.appendingPathComponent("Tests/Fixtures/real/\(name)").path }
+    static func truth(_ name: String) -> String { Harness.repoRoot.appendingPathComponent("Tests/Fixtures/truth/\(name)").path }
+
+    /// A truth file's path length (m, on cairn's mean Earth) and its fastest 3-second chord (m/s).
+    func truthPath(_ name: String) throws -> (length: Double, top3s: Double) {
+        let text = try String(contentsOfFile: Self.truth(name), encoding: .utf8)
+        var rows: [(t: Double, lat: Double, lon: Double)] = []
+        for line in text.split(separator: "\n").dropFirst() {
+            let f = line.split(separator: ",").compactMap { Double($0) }
+            if f.count >= 3 { rows.append((f[0], f[1], f[2])) }
+        }
+        func d(_ a: (t: Double, lat: Double, lon: Double), _ b: (t: Double, lat: Double, lon: Double)) -> Double {
+            let r = 6_371_008.8, k = Double.pi / 180
+            let x = (b.lon - a.lon) * k * cos((a.lat + b.lat) / 2 * k), y = (b.lat - a.lat) * k
+            return r * (x * x + y * y).squareRoot()
+        }
+        var length = 0.0, top = 0.0
+        for i in 1..<rows.count { length += d(rows[i - 1], rows[i]) }
+        for i in 3..<rows.count where rows[i].t > rows[i - 3].t { top = max(top, d(rows[i - 3], rows[i]) / (rows[i].t - rows[i - 3].t)) }
+        return (length, top)
+    }
 
     func recordOneTrip(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> (trip: [String: Any], dir: String) {
         let rec = try Harness.record(Self.real(name), file: file, line: line)
@@ -39,6 +59,38 @@ final class RealRecordingEndToEndTests: XCTestCase {
         let moving = t["moving_time_s"] as? Double ?? 0, maxSpeed = t["max_speed_mps"] as? Double ?? 0
         XCTAssertLessThanOrEqual(d / moving, maxSpeed, "average moving speed never above the maximum")
         XCTAssertEqual(try gpxpyLength(dir), d, accuracy: d * 0.001, "GPX readers measure what cairn does")
+    }
+
+    /// A Pixel 4 in a car (29 min, 40.1 km, mostly freeway, about 2 minutes standing) beside a
+    /// survey-grade GNSS/INS reference: distance within 0.5 % of the reference's path, one trip
+    /// in one segment, and a top speed within 5 % of the reference's fastest 3 seconds.
+    func testPixel4DriveAgainstTheSPANTruth() throws {
+        let (truthM, truthTop) = try truthPath("gsdc-mtv-0514-pixel4.truth-1hz.csv")
+        for activity in ["drive", "ride"] {
+            let rec = try Harness.record(Self.truth("gsdc-mtv-0514-pixel4.nmea"), extra: ["--activity", activity])
+            XCTAssertEqual(rec.status, 0, rec.stderr)
+            let trips = try Harness.trips(rec.dir)
+            XCTAssertEqual(trips.count, 1, "\(activity): \(trips)")
+            let t = trips.first ?? [:]
+            let d = t["distance_m"] as? Double ?? 0
+            XCTAssertEqual(d, truthM, accuracy: truthM * 0.005, "\(activity): distance against the SPAN's \(truthM) m")
+            XCTAssertEqual(t["segments"] as? Int, 1, "\(activity)")
+            let top = t["max_speed_mps"] as? Double ?? 0
+            XCTAssertEqual(top, truthTop, accuracy: truthTop * 0.05, "\(activity): top speed against the SPAN's \(truthTop) m/s")
+        }
+    }
+
+    /// A tablet standing on a surveyed point under forest canopy for 5 minutes, its doppler
+    /// saying up to 2 m/s and its positions wandering 10-30 m: no trip (or, at most, no distance
+    /// worth the name), whatever the activity.
+    func testTabletStandingUnderTreesRecordsNoTrip() throws {
+        for activity in ["ride", "walk"] {
+            let rec = try Harness.record(Self.truth("forest-s11-galaxytaba.nmea"), extra: ["--activity", activity])
+            XCTAssertEqual(rec.status, 0, rec.stderr)
+            let trips = try Harness.trips(rec.dir)
+            let metres = trips.reduce(0.0) { $0 + ($1["distance_m"] as? Double ?? 0) }
+            XCTAssertLessThanOrEqual(metres, 5, "\(activity): it stood on the point the whole time: \(trips)")
+        }
     }
 
     /// A car dashcam's receiver in city traffic (6 min, VDOP 1.39-1.45, GGA/GSA/RMC/VTG/GSV).
