@@ -133,6 +133,10 @@ public struct RuleLimits: Sendable, Equatable {
 ///    filter (dropped, "between buildings" lost about 5 points a ride at its stops and smoothing
 ///    from the points alone fell from 30.7 % to 26.7 % less cross-track error; now 28.9 %), and
 ///    a closed trip forgets the stop and the noise learnt, as a re-filter of the next trip does.
+///    A course is only evidence while it is right: where the positions go far (50 m, beyond
+///    their noise) as fast as the speeds say but the course points elsewhere, window after
+///    window, the course is ignored (speeds alone judge; corners are not taken from it).
+///    Judged by a wrong course, a real ride never left its first stop.
 ///    Evidence: on generated stands of 5-60 minutes with such a doppler (tuning seeds 1-8) trips
 ///    went from one per stand (4.3 km of wander on average) to none; a ride with such a stop
 ///    from +44.7 % to +4.4 %; every earlier target held (Tests/bench/rules-results.md).
@@ -265,6 +269,10 @@ public struct FixRules: FixFilter {
     /// doppler that lies.
     private var windowDisagreement2: Double?
     private var windowsLearnt = 0
+    /// Evidence (0...8) that the measured course does not point the way the positions go while
+    /// the speed agrees with them (a receiver whose course is wrong): then only the speed counts.
+    private var courseMissScore = 0
+    @inline(__always) private var courseTrusted: Bool { courseMissScore < 4 }
     private var standsInRow = 0
     /// Rule 7: the last three position-only fixes of this stretch, and the running mean size of
     /// their third differences (m): the positions' own scatter, whatever the receiver claims.
@@ -754,6 +762,7 @@ public struct FixRules: FixFilter {
         recent.removeAll()
         windowDisagreement2 = nil
         windowsLearnt = 0
+        courseMissScore = 0
         positionOnly1 = nil
         positionOnly2 = nil
         positionOnly3 = nil
@@ -795,7 +804,7 @@ public struct FixRules: FixFilter {
             let dt = Double(b.timeMs - a.timeMs) / 1000
             let va = a.speed ?? 0, vb = b.speed ?? 0
             path += (va + vb) / 2 * dt
-            if let ta = a.track, let tb = b.track, va >= limits.courseSpeedMps, vb >= limits.courseSpeedMps {
+            if courseTrusted, let ta = a.track, let tb = b.track, va >= limits.courseSpeedMps, vb >= limits.courseSpeedMps {
                 pe += (va * sinDeg(ta) + vb * sinDeg(tb)) / 2 * dt
                 pn += (va * cosDeg(ta) + vb * cosDeg(tb)) / 2 * dt
             } else {
@@ -922,12 +931,13 @@ public struct FixRules: FixFilter {
     private mutating func learnWindowDisagreement(_ f: Fix) {
         guard f.speed != nil, let i = windowStart(f) else { return }
         let from = recent[i]
-        let w = max(limits.displacementWindowMs, 3 * intervalMs)
-        guard f.timeMs - from.timeMs >= w - intervalMs else { return }
-        let (p, pd, pe, pn) = dopplerPath(from: i, to: f)
-        guard p - pd <= 5 else { return }
+        let (p, pd, pe, pn) = dopplerPath(from: i, to: f, courseOnlyIfTrusted: false)
         let k = from.k
         let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
+        // (Any window tells whether the course is right: a short ride must open too.)
+        learnCourseTrust(from, f, p: p, pd: pd, pe: pe, pn: pn, de: de, dn: dn)
+        let w = max(limits.displacementWindowMs, 3 * intervalMs)
+        guard f.timeMs - from.timeMs >= w - intervalMs, courseTrusted, p - pd <= 5 else { return }
         // (A jump no ride makes is a stale position or a reset, not noise.)
         guard (de * de + dn * dn).squareRoot() <= profile.maxSpeedMps * Double(f.timeMs - from.timeMs) / 1000 else { return }
         let ee = de - pe, en = dn - pn
@@ -938,6 +948,34 @@ public struct FixRules: FixFilter {
         let e2 = min(ee * ee + en * en, cap)
         windowDisagreement2 = windowDisagreement2.map { $0 + (e2 - $0) / 20 } ?? e2
         windowsLearnt += 1
+    }
+
+    /// Over a window where the positions went far beyond their noise (at least 50 m) about as
+    /// far as the speeds say (within 25 %), a steady course must point that way: the path's
+    /// vector must end within half its length of the displacement's end, as rule 6 asks.
+    /// A receiver whose course does not, window after window, has it ignored: judged by a wrong
+    /// course, a real ride never leaves its first stop. A standing receiver never gets here (its
+    /// positions do not go 50 m), so a lying doppler cannot switch the course test off.
+    private mutating func learnCourseTrust(
+        _ from: Sample, _ f: Fix, p: Double, pd: Double, pe: Double, pn: Double, de: Double, dn: Double
+    ) {
+        let d = (de * de + dn * dn).squareRoot()
+        guard p > 0, pd >= 0.9 * p, d >= max(50, 3 * (from.u + uncertainty(f))), abs(d - p) <= 0.25 * p else { return }
+        let pv = (pe * pe + pn * pn).squareRoot()
+        guard pv >= 0.7 * pd else { return }
+        let wasTrusted = courseTrusted
+        let ee = de - pe, en = dn - pn
+        let miss = (ee * ee + en * en).squareRoot() / pv
+        if miss > 0.5 {
+            courseMissScore = min(courseMissScore + 1, 8)
+        } else if miss <= 0.3 {
+            courseMissScore = max(courseMissScore - 2, 0)
+        }
+        // What was learnt against the wrong course is no noise.
+        if wasTrusted && !courseTrusted {
+            windowDisagreement2 = nil
+            windowsLearnt = 0
+        }
     }
 
     /// `standsByDisplacement` for three fixes in a row with a doppler: a spike at the window's
@@ -976,7 +1014,11 @@ public struct FixRules: FixFilter {
 
     /// The path the measured speeds add up to from sample `i` to `f`, the part of it with a known
     /// course, and that part's vector east and north.
-    private func dopplerPath(from i: Int, to f: Fix) -> (path: Double, directed: Double, east: Double, north: Double) {
+    /// A course found wrong (`courseTrusted`) adds no directed part unless `courseOnlyIfTrusted`
+    /// is false.
+    private func dopplerPath(
+        from i: Int, to f: Fix, courseOnlyIfTrusted: Bool = true
+    ) -> (path: Double, directed: Double, east: Double, north: Double) {
         let a = recent[i], last = recent[recent.count - 1]
         var p = last.path - a.path, pd = last.directedPath - a.directedPath
         var pe = last.east - a.east, pn = last.north - a.north
@@ -993,6 +1035,7 @@ public struct FixRules: FixFilter {
             pe += spe
             pn += spn
         }
+        if courseOnlyIfTrusted && !courseTrusted { return (p, 0, 0, 0) }
         return (p, pd, pe, pn)
     }
 
@@ -1009,7 +1052,7 @@ public struct FixRules: FixFilter {
         let k = cosDeg(a.lat) * 111_195.0
         let e = (f.lon - a.lon) * k, n = (f.lat - a.lat) * 111_195.0
         let d = abs(atan2Deg(e, n) - t).truncatingRemainder(dividingBy: 360)
-        guard min(d, 360 - d) <= 45 else { return false }
+        guard min(d, 360 - d) <= 45 || !courseTrusted else { return false }
         return (e * e + n * n).squareRoot() >= 0.3 * v * Double(f.timeMs - a.timeMs) / 1000
     }
 
@@ -1216,7 +1259,7 @@ public struct FixRules: FixFilter {
     }
 
     @inline(__always) private func coursesKnown(_ a: Fix, _ b: Fix) -> Bool {
-        a.track != nil && b.track != nil && (a.speed ?? 0) >= limits.courseSpeedMps && (b.speed ?? 0) >= limits.courseSpeedMps
+        courseTrusted && a.track != nil && b.track != nil && (a.speed ?? 0) >= limits.courseSpeedMps && (b.speed ?? 0) >= limits.courseSpeedMps
     }
 
     /// How far a skipped fix must stand off the chord to be a corner: above the sideways

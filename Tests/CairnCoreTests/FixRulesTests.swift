@@ -382,4 +382,22 @@ final class FixRulesTests: XCTestCase {
         XCTAssertLessThanOrEqual(r.kept.filter { $0.speed == nil }.count, 2)
         XCTAssertEqual(r.segments, [], "the line goes across")
     }
+
+    /// A receiver whose course points anywhere but the way it goes (turning 0.37° a second
+    /// whatever the road does), with speed and positions that agree: every fix of a ride is a
+    /// ride, however short. A wrong course must not hold the trip at its start.
+    func testRule6ACourseThatPointsElsewhereStillRecordsTheRide() {
+        for n in [20, 60] {
+            let fixes = (0..<n).map { i -> Fix in
+                let lat = 47.0 + (900 * Double(i) + 4000 * sin(Double(i) / 50)) / 1e7
+                let lon = 8.5 + (1300 * Double(i) + 3000 * cos(Double(i) / 70)) / 1e7
+                return Fix(
+                    timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: lat, lon: lon, mode: 3, eph: 5 + Double(i % 7) / 10, epx: 3, epy: 3.5,
+                    speed: 13.5 + Double(i % 11) / 10, track: Double((i * 37) % 36_000) / 100)
+            }
+            let r = run(fixes)
+            XCTAssertGreaterThanOrEqual(r.kept.count, n / 4, "\(n) fixes: \(r.drops.nonzero)")
+            XCTAssertEqual(r.kept.first?.timeMs, 1_748_764_800_000, "the trip starts where the ride does")
+        }
+    }
 }

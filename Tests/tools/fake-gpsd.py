@@ -26,14 +26,19 @@ def ride_fields(i):
     """Integer grid values of ride point i (what the log must hold, exactly): time ms, lat and
     lon in 1e-7 deg, altHAE/altMSL/eph/epx/epy/epv in cm, speed and climb in mm/s, track in
     0.01 deg. Values stay far from rounding boundaries after a text round trip. The doppler speed
-    agrees with the displacement (about 14 m/s) within half a metre a second, as a receiver's does."""
+    agrees with the displacement (about 14 m/s) within half a metre a second, and the course with its
+    direction, as a receiver's do."""
     lat = 470_000_000 + 900 * i + int(4000 * math.sin(i / 50.0))
     lon = 85_000_000 + 1300 * i + int(3000 * math.cos(i / 70.0))
+    # The course is where the positions go (a receiver's comes from the same doppler).
+    north = 900 + 80 * math.cos(i / 50.0)
+    east = (1300 - 3000 / 70.0 * math.sin(i / 70.0)) * math.cos(math.radians(47.0))
+    track = int(round(math.degrees(math.atan2(east, north)) * 100)) % 36_000
     alt = 42_000 + int(3000 * math.sin(i / 300.0))
     return {
         "time": (T0 + i) * 1000, "lat": lat, "lon": lon, "mode": 3,
         "altHAE": alt + 4_827, "altMSL": alt, "eph": 500 + (i % 7) * 10, "epx": 300, "epy": 350,
-        "epv": 900, "speed": 13_500 + (i % 11) * 100, "track": (i * 37) % 36_000, "climb": (i % 5) * 100 - 200,
+        "epv": 900, "speed": 13_500 + (i % 11) * 100, "track": track, "climb": (i % 5) * 100 - 200,
     }
 
 
