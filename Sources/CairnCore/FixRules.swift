@@ -86,7 +86,8 @@ public struct RuleLimits: Sendable, Equatable {
 ///    the jump limit, and displaced about as far as its measured speed says): a stale cached
 ///    position never starts a trip. (`first_fix`)
 /// 2. **No old or rough fixes.** Older than 60 s on arrival (`stale`), or worse than 50 m (`rough`).
-///    Also dropped: out-of-range or non-finite values, dates before 2000 or from 2100 (`invalid`), and a time
+///    A speed or course outside `FixBounds` (negative, non-finite, off the compass) is taken
+///    as none, as the log stores it. Also dropped: out-of-range or non-finite values, dates before 2000 or from 2100 (`invalid`), and a time
 ///    not after the previous fix's (`time_not_after`). Five fixes in a row equally late are a
 ///    receiver whose time disagrees with the clock (or a clock that is off), not old positions:
 ///    the clock is then taken to be that far off, and the ride goes on.
@@ -353,7 +354,13 @@ public struct FixRules: FixFilter {
 
     /// `arrivalMs` is when the fix arrived by the system clock (any clock that advances with real
     /// time, even one that started in 1970): it tells a real silence from a jump of the fix time.
-    public mutating func offer(_ f: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
+    public mutating func offer(_ offered: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
+        // A speed or course no receiver reports (negative, infinite, 1e9 m/s; a course off the
+        // compass) is none, as the log stores it (`FixBounds`): one infinite course poisoned
+        // the window's running sums, one 1e9 m/s speed made a ride "stand" for good.
+        var f = offered
+        if let v = f.speed, !FixBounds.speed.contains(v) { f.speed = nil }
+        if let t = f.track, !FixBounds.track.contains(t) { f.track = nil }
         // Rule 2 and sanity.
         guard f.lat.isFinite, f.lon.isFinite, abs(f.lat) <= 90, abs(f.lon) <= 180,
             f.timeMs >= limits.earliestValidMs, f.timeMs < limits.latestValidMs

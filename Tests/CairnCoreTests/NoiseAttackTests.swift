@@ -218,3 +218,29 @@ extension NoiseAttackTests {
         }
     }
 }
+
+extension NoiseAttackTests {
+    /// Values no receiver means reach the rules when raw fixes are not kept (`--raw off`): a
+    /// speed of -1 on every fix lost the ride (0 m of 1,800), 1e9 m/s on every tenth cut it
+    /// after 21 s, an infinite course on every fix lost it. They are no speed or course.
+    func testImpossibleSpeedsAndCoursesAreNone() {
+        let base = P.ride(seconds: 300, v: { _ in 6 }, h: { t in t * 0.4 }, seed: 7)
+        let cases: [(String, Double?, Double?, Int)] = [
+            ("speed -1", -1, 10, 1), ("speed 1e9", 1e9, 10, 10), ("speed 1e9 all", 1e9, 10, 1), ("speed inf", .infinity, 10, 1),
+            ("track inf", 6, .infinity, 1), ("track -inf", 6, -.infinity, 3)
+        ]
+        for (name, speed, track, every) in cases {
+            let fixes = base.fixes.enumerated().map { i, f -> Fix in
+                var g = f
+                if i % every == 0 {
+                    g.speed = speed
+                    g.track = track
+                }
+                return g
+            }
+            let r = P.run(fixes)
+            XCTAssertEqual(r.distanceM, base.truthM, accuracy: 0.02 * base.truthM, "\(name): \(r.summary)")
+            XCTAssertLessThan(r.kept.count, 200, "\(name): a point per fix")
+        }
+    }
+}
