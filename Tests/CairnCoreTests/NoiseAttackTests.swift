@@ -244,3 +244,16 @@ extension NoiseAttackTests {
         }
     }
 }
+
+extension NoiseAttackTests {
+    /// A receiver whose speeds are knots sent as m/s (1.94 × too high): its speeds always add up
+    /// to more than it goes, rule 6 took it for standing, and a 1,500 m ride ended after 26 s
+    /// (128 m). Its scale is learnt from straight windows; the ride is recorded.
+    func testSpeedsInKnotsDoNotCutTheRide() {
+        for seed in UInt64(1)...3 {
+            let k = P.ride(seconds: 300, v: { _ in 5 }, h: { t in t * 0.3 }, speedScale: 1.94, seed: seed)
+            let r = P.run(k.fixes)
+            XCTAssertEqual(r.distanceM, k.truthM, accuracy: 0.02 * k.truthM, "seed \(seed): \(r.summary)")
+        }
+    }
+}
