@@ -147,7 +147,9 @@ public struct RuleLimits: Sendable, Equatable {
 ///    (speeds alone judge, against the noise of the lengths; corners are not taken from it).
 ///    Judged by a wrong course, a real ride never left its first stop; judged on sliding
 ///    windows, a standing phone's lying doppler found its own course "wrong" by chance and
-///    opened trips of 1-12 km (round 11).
+///    opened trips of 1-12 km (round 11). Speeds too high by one factor (knots sent as m/s)
+///    "stood" on every window: over 20 straight windows in a row, a ratio of displacement to
+///    path within 5 % and under 0.7 scales the speeds from then on (only downwards).
 ///    Evidence: on generated stands of 5-60 minutes with such a doppler (tuning seeds 1-8) trips
 ///    went from one per stand (4.3 km of wander on average) to none; a ride with such a stop
 ///    from +44.7 % to +4.4 %; every earlier target held (Tests/bench/rules-results.md).
