@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// What the fix rules tell the recorder, in order.
 public enum RuleOutput: Equatable, Sendable {
     /// Keep this point.
@@ -86,7 +92,8 @@ public struct RuleLimits: Sendable, Equatable {
 ///    the jump limit, and displaced about as far as its measured speed says): a stale cached
 ///    position never starts a trip. (`first_fix`)
 /// 2. **No old or rough fixes.** Older than 60 s on arrival (`stale`), or worse than 50 m (`rough`).
-///    Also dropped: out-of-range or non-finite values, dates before 2000 or from 2100 (`invalid`), and a time
+///    A speed outside `FixBounds` (negative, non-finite, over 1,000 m/s) or a non-finite
+///    course is taken as none, as the log stores it. Also dropped: out-of-range or non-finite values, dates before 2000 or from 2100 (`invalid`), and a time
 ///    not after the previous fix's (`time_not_after`). Five fixes in a row equally late are a
 ///    receiver whose time disagrees with the clock (or a clock that is off), not old positions:
 ///    the clock is then taken to be that far off, and the ride goes on.
@@ -138,10 +145,16 @@ public struct RuleLimits: Sendable, Equatable {
 ///    trips of 23-179 m in 100 generated stands without). A course that points nowhere over
 ///    the window (its vector under half its path, the path at least 10 m) while the positions
 ///    stay within the noise is a stand too, however slow the lie.
-///    A course is only evidence while it is right: where the positions go far (50 m, beyond
-///    their noise) as fast as the speeds say but the course points elsewhere, window after
-///    window, the course is ignored (speeds alone judge; corners are not taken from it).
-///    Judged by a wrong course, a real ride never left its first stop.
+///    A course is only evidence while it is right: where the positions go far (50 m, or 20 m
+///    once the lengths' noise is learnt, and three times that noise) as fast as the speeds say
+///    but the course points elsewhere, on four spans of up to a minute each following on from
+///    the last, which together went somewhere (70 % of their path), the course is ignored
+///    (speeds alone judge, against the noise of the lengths; corners are not taken from it).
+///    Judged by a wrong course, a real ride never left its first stop; judged on sliding
+///    windows, a standing phone's lying doppler found its own course "wrong" by chance and
+///    opened trips of 1-12 km (round 11). Speeds too high by one factor (knots sent as m/s)
+///    "stood" on every window: over 20 straight windows in a row, a ratio of displacement to
+///    path within 5 % and under 0.7 scales the speeds from then on (only downwards).
 ///    Evidence: on generated stands of 5-60 minutes with such a doppler (tuning seeds 1-8) trips
 ///    went from one per stand (4.3 km of wander on average) to none; a ride with such a stop
 ///    from +44.7 % to +4.4 %; every earlier target held (Tests/bench/rules-results.md).
@@ -274,12 +287,30 @@ public struct FixRules: FixFilter {
     /// doppler that lies.
     private var windowDisagreement2: Double?
     private var windowsLearnt = 0
+    /// The same for the displacement's length against the path's (no course): the noise that
+    /// judges a receiver whose course was found wrong, and that a window must be beyond before
+    /// it may find the course wrong. Learnt whatever the course says, so a lying doppler
+    /// that loses its course's trust is still judged by its own lies.
+    private var scalarDisagreement2: Double?
+    private var scalarWindowsLearnt = 0
+    /// What this receiver's speeds are multiplied by (a receiver that reports knots as m/s:
+    /// 0.51), and the windows in a row that measured it: their log ratio's sum and square sum.
+    private var speedScale = 1.0
+    private var scaleWindows = 0
+    private var scaleLogSum = 0.0
+    private var scaleLogSum2 = 0.0
     /// Evidence (0...8) that the measured course does not point the way the positions go while
     /// the speed agrees with them (a receiver whose course is wrong): then only the speed counts.
     private var courseMissScore = 0
     /// Since when the displacement has shown movement without a margin (rule 6).
     private var marginalMoveSinceMs: Int64?
     private var marginalMoveLastMs: Int64?
+    /// Where the span that judges the course next starts (`learnCourseTrust`).
+    private var courseSpanStartMs: Int64 = .min
+    /// Where the spans that found the course wrong in a row began, and their paths' sum.
+    private var courseChainLat = 0.0
+    private var courseChainLon = 0.0
+    private var courseChainPath = 0.0
     @inline(__always) private var courseTrusted: Bool { courseMissScore < 4 }
     private var standsInRow = 0
     /// Rule 7: the last three position-only fixes of this stretch, and the running mean size of
@@ -345,7 +376,16 @@ public struct FixRules: FixFilter {
 
     /// `arrivalMs` is when the fix arrived by the system clock (any clock that advances with real
     /// time, even one that started in 1970): it tells a real silence from a jump of the fix time.
-    public mutating func offer(_ f: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
+    public mutating func offer(_ offered: Fix, nowMs: Int64, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
+        // A speed no receiver reports (negative, infinite, 1e9 m/s) or an infinite course is
+        // none, as the log stores it (`FixBounds`): one infinite course poisoned
+        // the window's running sums, one 1e9 m/s speed made a ride "stand" for good.
+        var f = offered
+        if let v = f.speed, !FixBounds.speed.contains(v) { f.speed = nil }
+        if let t = f.track, !FixBounds.track.contains(t) {
+            // (A finite course off the compass is a direction still: -2° is 358°.)
+            f.track = t.isFinite ? (t.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) : nil
+        }
         // Rule 2 and sanity.
         guard f.lat.isFinite, f.lon.isFinite, abs(f.lat) <= 90, abs(f.lon) <= 180,
             f.timeMs >= limits.earliestValidMs, f.timeMs < limits.latestValidMs
@@ -524,6 +564,7 @@ public struct FixRules: FixFilter {
     private mutating func judge(_ fix: Fix, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
         var f = fix
         learn(&f)
+        if speedScale != 1, let v = f.speed { f.speed = v * speedScale }
         if let a = Accuracy.horizontal68(f), !(a <= limits.maxAccuracyM) { return emit(.drop(.rough, f)) }
         // A receiver saying "worse than 10 km" (u-blox: 4,295 km without a fix) is rough, not unknown.
         if let e = f.eph, e.isFinite, e > Accuracy.absurdM { return emit(.drop(.rough, f)) }
@@ -770,9 +811,15 @@ public struct FixRules: FixFilter {
         recent.removeAll()
         windowDisagreement2 = nil
         windowsLearnt = 0
+        scalarDisagreement2 = nil
+        scalarWindowsLearnt = 0
+        speedScale = 1
+        scaleWindows = 0
         courseMissScore = 0
         marginalMoveSinceMs = nil
         marginalMoveLastMs = nil
+        courseSpanStartMs = .min
+        courseChainPath = 0
         positionOnly1 = nil
         positionOnly2 = nil
         positionOnly3 = nil
@@ -952,10 +999,11 @@ public struct FixRules: FixFilter {
         // Without a doppler, by the scatter the positions show (rule 7): a receiver's claimed
         // figure would stop a car crawling in traffic.
         if f.speed == nil { return max(10, 3 * positionScatter68) }
-        let learnt = 2 * (windowDisagreement2 ?? 0).squareRoot()
+        // (A course found wrong: the lengths' disagreement, which its lies raise as well.)
+        let learnt = 2 * ((courseTrusted ? windowDisagreement2 : scalarDisagreement2) ?? 0).squareRoot()
         // Once learnt over some windows, the receiver's own disagreement is the better figure:
         // the uncertainties it reports may be far from its real noise, either way.
-        if windowsLearnt >= 10 { return max(10, learnt) }
+        if (courseTrusted ? windowsLearnt : scalarWindowsLearnt) >= 10 { return max(10, learnt) }
         return max(10, 1.5 * (from.u + uncertainty(f)), learnt)
     }
 
@@ -968,11 +1016,17 @@ public struct FixRules: FixFilter {
         let k = from.k
         let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
         // (Any window tells whether the course is right: a short ride must open too.)
-        learnCourseTrust(from, f, p: p, pd: pd, pe: pe, pn: pn, de: de, dn: dn)
+        learnCourseTrust(f)
         let w = max(limits.displacementWindowMs, 3 * intervalMs)
-        guard f.timeMs - from.timeMs >= w - intervalMs, courseTrusted, p - pd <= 5 else { return }
+        guard f.timeMs - from.timeMs >= w - intervalMs else { return }
         // (A jump no ride makes is a stale position or a reset, not noise.)
-        guard (de * de + dn * dn).squareRoot() <= profile.maxSpeedMps * Double(f.timeMs - from.timeMs) / 1000 else { return }
+        let d = (de * de + dn * dn).squareRoot()
+        guard d <= profile.maxSpeedMps * Double(f.timeMs - from.timeMs) / 1000 else { return }
+        learnSpeedScale(d: d, de: de, dn: dn, p: p, pd: pd, pe: pe, pn: pn, floor: max(20, 3 * (from.u + uncertainty(f))))
+        let s2 = min((d - p) * (d - p), scalarDisagreement2.map { max(9 * $0, 225) } ?? 900)
+        scalarDisagreement2 = scalarDisagreement2.map { $0 + (s2 - $0) / 20 } ?? s2
+        scalarWindowsLearnt += 1
+        guard courseTrusted, p - pd <= 5 else { return }
         let ee = de - pe, en = dn - pn
         // A cold start's stale position or a spike at either end is no noise (other rules judge
         // those): each window counts for at most three times the noise so far (at least 15 m),
@@ -983,26 +1037,106 @@ public struct FixRules: FixFilter {
         windowsLearnt += 1
     }
 
-    /// Over a window where the positions went far beyond their noise (at least 50 m) about as
-    /// far as the speeds say (within 25 %), a steady course must point that way: the path's
-    /// vector must end within half its length of the displacement's end, as rule 6 asks.
-    /// A receiver whose course does not, window after window, has it ignored: judged by a wrong
-    /// course, a real ride never leaves its first stop. A standing receiver never gets here (its
-    /// positions do not go 50 m), so a lying doppler cannot switch the course test off.
-    private mutating func learnCourseTrust(
-        _ from: Sample, _ f: Fix, p: Double, pd: Double, pe: Double, pn: Double, de: Double, dn: Double
+    /// A receiver whose speeds are all too high by one factor (knots sent as m/s: 1.94 ×)
+    /// "stands" by rule 6 on every window (its speeds add up to more than it goes) and its
+    /// rides were cut after 26 s. Over twenty full windows in a row where the positions went
+    /// straight and far (50 m, beyond the claims, with the course where there is one), the
+    /// ratio of displacement to path stayed within 8 % and under 0.83: the speeds are scaled
+    /// by it from then on. Only downwards: a lie made larger would count more, and a standing
+    /// receiver's wander never goes 50 m straight twenty windows in a row in one ratio.
+    private mutating func learnSpeedScale(
+        d: Double, de: Double, dn: Double, p: Double, pd: Double, pe: Double, pn: Double, floor: Double
     ) {
-        let d = (de * de + dn * dn).squareRoot()
-        guard p > 0, pd >= 0.9 * p, d >= max(50, 3 * (from.u + uncertainty(f))), abs(d - p) <= 0.25 * p else { return }
+        // (Straight by the course: without one, a bend would pass for a scale.)
         let pv = (pe * pe + pn * pn).squareRoot()
-        guard pv >= 0.7 * pd else { return }
+        guard p > 0, d >= floor, pd >= 0.9 * p, pv >= 0.9 * pd, de * pe + dn * pn >= 0.9 * d * pv else {
+            scaleWindows = 0
+            return
+        }
+        let l = log(d / p)
+        if scaleWindows == 0 {
+            scaleLogSum = 0
+            scaleLogSum2 = 0
+        }
+        scaleWindows += 1
+        scaleLogSum += l
+        scaleLogSum2 += l * l
+        guard scaleWindows >= 20 else { return }
+        let n = Double(scaleWindows)
+        let mean = scaleLogSum / n
+        let sd = max(0, scaleLogSum2 / n - mean * mean).squareRoot()
+        scaleWindows = 0
+        guard sd < 0.05, mean < -0.35 else { return }
+        speedScale = max(0.1, speedScale * exp(mean))
+    }
+
+    /// Whether the course points where the receiver goes is judged over spans that follow on
+    /// from each other: each starts where the last judged one ended, and may last up to a
+    /// minute. Over a span where the positions went far beyond their noise about as far as the
+    /// speeds say (within 25 %), and each half of it did too, a steady course must point that
+    /// way: the path's vector must end within half its length of the displacement's end, as
+    /// rule 6 asks. Four such spans net that miss and the course is ignored: judged by a wrong
+    /// course, a real ride never leaves its first stop. "Far" is 50 m, and 20 m once the
+    /// lengths' noise is learnt over five windows, and always three times that noise and both
+    /// ends' claims. A span that does not get there within the minute breaks the chain (what
+    /// was found is forgotten while the course is still trusted): a standing receiver's wander
+    /// with a doppler that lies matches the speeds' path now and then by chance, never span
+    /// after span, and judged on sliding windows it switched the course test off (trips of
+    /// 1-12 km at 20-30 m of wander).
+    private mutating func learnCourseTrust(_ f: Fix) {
+        guard recent.count >= 3 else { return }
+        // (A time line that stepped back starts the chain afresh.)
+        if courseSpanStartMs > f.timeMs { courseSpanStartMs = .min }
+        var i = 0
+        while i < recent.count - 3 && recent[i].timeMs < courseSpanStartMs { i += 1 }
+        if f.timeMs - recent[i].timeMs > 60_000 {
+            // The span never got far enough: the chain is broken; start afresh from here.
+            if courseTrusted {
+                courseMissScore = 0
+                courseChainPath = 0
+            }
+            courseSpanStartMs = f.timeMs
+            return
+        }
+        let from = recent[i]
+        let (p, pd, pe, pn) = dopplerPath(from: i, to: f, courseOnlyIfTrusted: false)
+        let k = from.k
+        let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
+        let d = (de * de + dn * dn).squareRoot()
+        let learnt = scalarWindowsLearnt >= 5 ? scalarDisagreement2.map { $0.squareRoot() } : nil
+        let far = max(learnt == nil ? 50 : 20, 3 * (from.u + uncertainty(f)), 3 * (learnt ?? 0))
+        guard p > 0, d >= far, abs(d - p) <= 0.25 * p else { return }
+        // Each half, too: an excursion of the wander that matches the path's length at its end
+        // is not a way gone.
+        var m = i + 1
+        while m < recent.count - 2 && 2 * (recent[m].timeMs - from.timeMs) < f.timeMs - from.timeMs { m += 1 }
+        let mid = recent[m]
+        let p1 = mid.path - from.path, p2 = p - p1
+        let d1 = Geodesy.distance(lat1: from.lat, lon1: from.lon, lat2: mid.lat, lon2: mid.lon)
+        let d2 = Geodesy.distance(lat1: mid.lat, lon1: mid.lon, lat2: f.lat, lon2: f.lon)
+        guard abs(d1 - p1) <= 0.25 * p1 + 0.1 * far, abs(d2 - p2) <= 0.25 * p2 + 0.1 * far else { return }
+        courseSpanStartMs = f.timeMs
+        let pv = (pe * pe + pn * pn).squareRoot()
+        // (A span without a steady course tells nothing about it, but the chain goes on.)
+        guard pd >= 0.9 * p, pv >= 0.7 * pd else { return }
         let wasTrusted = courseTrusted
         let ee = de - pe, en = dn - pn
         let miss = (ee * ee + en * en).squareRoot() / pv
         if miss > 0.5 {
-            courseMissScore = min(courseMissScore + 1, 8)
+            if courseMissScore == 0 || courseChainPath == 0 {
+                courseChainLat = from.lat
+                courseChainLon = from.lon
+                courseChainPath = 0
+            }
+            courseChainPath += p
+            // The chain as a whole must have gone somewhere too: a wander returns, a ride does not.
+            let whole = Geodesy.distance(lat1: courseChainLat, lon1: courseChainLon, lat2: f.lat, lon2: f.lon)
+            if courseMissScore + 1 < 4 || !wasTrusted || whole >= 0.7 * courseChainPath {
+                courseMissScore = min(courseMissScore + 1, 8)
+            }
         } else if miss <= 0.3 {
             courseMissScore = max(courseMissScore - 2, 0)
+            courseChainPath = 0
         }
         // What was learnt against the wrong course is no noise.
         if wasTrusted && !courseTrusted {
