@@ -27,9 +27,9 @@ import Musl
 ///   stands in: half of it, as the part that moves within minutes (the rest is a bias the ride
 ///   keeps), worth four samples.
 /// The **hysteresis** is 3 × the wander's σ, at least 2 m and 3.3 × the short-term σ, at most 15 m.
-/// The **average** is a box of 20 s × (the larger of the short-term σ and the wander's σ less
-/// 1 m) / 1.5 m, at most 20 s: a smooth series with little wander (a barometric one behind NMEA,
-/// a clean receiver's rollers) is hardly averaged. A box, not an exponential average: a box shaves
+/// The **average** is a box of 20 s × (the larger of the short-term σ and, once four revisits
+/// have shown it, the wander's σ less 1 m) / 1.5 m, at most 20 s: a smooth series with little
+/// wander (a barometric one behind NMEA, a clean receiver's rollers) is hardly averaged. A box, not an exponential average: a box shaves
 /// a peak by a quarter of its width times the mean slope (2.8 m over 20 s at 8 % up and down), an
 /// exponential average by twice that.
 /// Evidence (generated rides, tuned on seeds 1-8, heights wandering σ 4 m over 2 min): the town
@@ -145,7 +145,10 @@ public struct AscentTracker: Sendable {
         }
         if let last = lastGPSMs, timeMs <= last { return }
         lastGPSMs = timeMs
-        let noise = min(1, max(gpsNoiseSigmaM, gpsWanderSigmaM - 1) / Self.noisyHeightSigmaM)
+        // The wander widens the average only where the ride has shown it (as many revisits as the
+        // prior weighs), not on the receiver's claim alone.
+        let wanderShown = Double(wanderSamples) >= Self.priorSamples ? gpsWanderSigmaM - 1 : 0
+        let noise = min(1, max(gpsNoiseSigmaM, wanderShown) / Self.noisyHeightSigmaM)
         let windowMs = Int64(gpsWindowS * noise * 1000)
         recent.append(TimedHeight(t: timeMs, h: h))
         while let first = recent.first, first.t <= timeMs - windowMs, recent.count > 1 { _ = recent.popFirst() }
