@@ -78,7 +78,9 @@ public struct TripStats: Sendable {
             climb.addBarometric(altitude: altimeter.climbAltitude(pressurePa: p))
             if let h = fix.height { altimeter.addGPS(height: h, trusted: trusted, timeMs: fix.timeMs) }
         }
-        if trusted, let h = fix.height { climb.addGPS(height: h, timeMs: fix.timeMs) }
+        if trusted, let h = fix.height {
+            climb.addGPS(height: h, timeMs: fix.timeMs, lat: fix.lat, lon: fix.lon, vertical68: Accuracy.vertical68(fix))
+        }
         if let prev = last, !newSegmentPending || bridgeNext {
             let d = Geodesy.distance(prev, fix)
             distanceM += d

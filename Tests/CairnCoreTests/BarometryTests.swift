@@ -54,7 +54,8 @@ final class BarometryTests: XCTestCase {
                 gets the line between the readings around it), through the pressure filter, the
                 GPS-calibrated altimeter and a 2 m hysteresis; GPS only: heights wandering σ 4 m
                 (correlated over a minute) plus 1.5 m white noise, averaged and counted with a hysteresis that
-                follow the heights' learnt noise (here about a 20 s average and 5 m).
+                follow the heights' learnt noise and wander (here, without positions or a vertical figure
+                to learn the wander from, a 20 s average and 6.9 m).
                 Produced by `CAIRN_CLIMB_REPORT=Tests/bench/climb-results.md swift test --filter BarometryTests`.
 
 

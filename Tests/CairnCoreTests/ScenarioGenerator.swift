@@ -155,6 +155,9 @@ struct ScenarioGenerator {
         var derivedSpeed = false
         /// Extra white noise on heights (m), on top of the wander (`heightSigma`).
         var heightWhite = 0.0
+        /// The heights' wander correlation time (s): 2 minutes for a receiver's own, longer for a
+        /// receiver that filters its heights (a slow Gauss-Markov of `heightSigma`).
+        var heightTauS = 120.0
     }
 
     /// The receiver's view of `truth` under `errors`.
@@ -163,7 +166,7 @@ struct ScenarioGenerator {
         var de = 0.0, dn = 0.0, du = 0.0
         let a = exp(-1 / x.sky.driftTau)
         let q = x.sky.driftSigma * (1 - a * a).squareRoot()
-        let ah = exp(-1.0 / 120)
+        let ah = exp(-1.0 / x.heightTauS)
         de = rng.gauss() * x.sky.driftSigma
         dn = rng.gauss() * x.sky.driftSigma
         var hidden = 0
