@@ -28,6 +28,7 @@ class Guest:
         self.acks = {}  # guest path -> highest acknowledged (synced) seq, over all boots
         self.boot_acks = {}  # the same, this boot only
         self.agent_buf = b""
+        self.ready, self.pending, self.responses = False, [], {}
         self.agent_cv = threading.Condition(self.lock)
         self.next_id = 1
         self.gps_sock = None
@@ -65,6 +66,7 @@ class Guest:
                 os.unlink(p)
         self.boots += 1
         self.boot_acks = {}
+        self.ready = False
         self.t_power = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=open(os.path.join(self.rundir, self.name + ".qemu.log"), "ab"),
                                      stderr=subprocess.STDOUT)
@@ -103,6 +105,18 @@ class Guest:
                 if s is conns["agent"]:
                     with self.lock:
                         self.agent_buf += d
+                        *lines, self.agent_buf = self.agent_buf.split(b"\n")
+                        for ln in lines:
+                            t = ln.decode("utf-8", "replace")
+                            if t.startswith("@@READY"):
+                                self.ready = True
+                                self.pending = []
+                            elif t.startswith("@@END "):
+                                _, cid, rc = t.split()
+                                self.responses[int(cid)] = (int(rc), "\n".join(self.pending))
+                                self.pending = []
+                            else:
+                                self.pending.append(t)
                         self.agent_cv.notify_all()
                 elif s is conns["log"]:
                     log_buf += d
@@ -123,7 +137,7 @@ class Guest:
     def wait_ready(self, timeout):
         end = time.monotonic() + timeout
         with self.lock:
-            while b"@@READY" not in self.agent_buf:
+            while not self.ready:
                 left = end - time.monotonic()
                 if self.proc.poll() is not None:
                     raise GuestError("qemu exited (status %s) during boot %d: see %s.qemu.log and %s.console-*.log"
@@ -132,9 +146,6 @@ class Guest:
                     raise GuestError("the guest's agent did not answer within %d s of power-on (boot %d; see %s.console-*.log)"
                                      % (timeout, self.boots, self.name))
                 self.agent_cv.wait(min(left, 1))
-            i = self.agent_buf.index(b"@@READY")
-            j = self.agent_buf.find(b"\n", i)
-            self.agent_buf = self.agent_buf[j + 1:]
         self.t_ready = time.monotonic()
 
     def run(self, cmd, timeout=60, check=True):
@@ -144,18 +155,13 @@ class Guest:
             self.next_id += 1
         self.conns["agent"].sendall(("%d %s\n" % (cid, cmd)).encode())
         end = time.monotonic() + timeout
-        marker = ("@@END %d " % cid).encode()
         with self.lock:
-            while marker not in self.agent_buf:
+            while cid not in self.responses:
                 left = end - time.monotonic()
                 if left <= 0 or self.proc.poll() is not None:
                     raise GuestError("no answer from the guest within %d s to: %s" % (timeout, cmd))
                 self.agent_cv.wait(min(left, 1))
-            i = self.agent_buf.index(marker)
-            j = self.agent_buf.index(b"\n", i)
-            out = self.agent_buf[:i].decode("utf-8", "replace").rstrip("\n")
-            rc = int(self.agent_buf[i + len(marker):j])
-            self.agent_buf = self.agent_buf[j + 1:]
+            rc, out = self.responses.pop(cid)
         if check and rc != 0:
             raise GuestError("in the guest, exit %d: %s\n%s" % (rc, cmd, out))
         return rc, out
@@ -185,7 +191,7 @@ class Guest:
     def reboot(self, timeout=300):
         """`systemctl reboot` in the guest (the same qemu process) and wait for the agent again."""
         with self.lock:
-            self.agent_buf = b""
+            self.ready = False
         self.conns["agent"].sendall(b"0 systemctl reboot\n")
         self.boots += 1
         self.boot_acks = {}
@@ -205,7 +211,7 @@ class Guest:
         self.proc = None
         self.gps_sock = None
         with self.lock:
-            self.agent_buf = b""
+            self.agent_buf, self.ready, self.pending, self.responses = b"", False, [], {}
 
     def poweroff(self, timeout=120):
         self.conns["agent"].sendall(b"0 systemctl poweroff\n")
