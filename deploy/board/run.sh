@@ -3,11 +3,11 @@
 # with gpsd on a serial port fed a real recording, a BMP280 on i2c-stub and real power cuts.
 #
 #   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--cuts-ext4 N]
-#                                 [--cuts-vfat N] [--rate HZ] [--seed S] [--keep]
+#                                 [--cuts-vfat N] [--rate HZ] [--seed S] [--keep] [--out DIR]
 #
 # With no scenario option: --ride --cuts-ext4 2 --cuts-vfat 2 (what CI runs). The guest root
 # is cached in .build/board/ARCH (debootstrap, keyed by its package list and make-root.sh);
-# each run works in .build/board/run-ARCH and writes its figures to .build/board/run-ARCH/results.json.
+# each run works in .build/board/run-ARCH (or --out DIR) and writes its figures to results.json there.
 # The .deb defaults to .build/deb/cairn_VERSION_ARCH.deb (deploy/build-aarch64.sh builds it).
 # Never skips: a missing tool or a guest that cannot boot is a failure with the reason.
 set -euo pipefail
@@ -16,7 +16,7 @@ repo=$(cd "$here/../.." && pwd)
 say() { echo "board: $*"; }
 die() { echo "board: ERROR: $*" >&2; exit 1; }
 
-arch=amd64 deb="" scen=() rate="" seed="" keep=""
+arch=amd64 deb="" scen=() rate="" seed="" keep="" run=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --arch) arch=${2:?}; shift ;;
@@ -26,6 +26,7 @@ while [ $# -gt 0 ]; do
         --rate) rate=${2:?}; shift ;;
         --seed) seed=${2:?}; shift ;;
         --keep) keep=--keep ;;
+        --out) run=${2:?}; shift ;;
         -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "board: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
@@ -48,8 +49,8 @@ deb=${deb:-$repo/.build/deb/cairn_${version}_${arch}.deb}
 t0=$SECONDS
 kdir=$repo/.build/board/$arch
 bash "$here/make-root.sh" "$arch" "$kdir"
-run=$repo/.build/board/run-$arch
-rm -rf "$run"; mkdir -p "$run"
+run=${run:-$repo/.build/board/run-$arch}
+rm -rf "$run"; mkdir -p "$run"; run=$(cd "$run" && pwd)
 
 # A host-side cairn for verify and list: the amd64 package's own binary.
 hostdeb=${deb/_${arch}.deb/_amd64.deb}
