@@ -1,0 +1,633 @@
+#!/usr/bin/env python3
+"""The board in a box's host side: boots the guest (guest.py), rides a real recording through it
+and asserts what it must show; cuts its power and inspects its disks without mounting them.
+
+    board.py --arch A --kdir DIR --run DIR --cairn HOSTCAIRN --unit UNITFILE
+             [--ride] [--cuts-ext4 N] [--cuts-vfat N] [--rate HZ] [--seed S] [--json OUT]
+
+run.sh prepares DIR/root-ext4.img, DIR/root-vfat.img (the guest roots with our .deb) and calls
+this. Every check that fails says what it expected and what it saw, and the exit status is 1."""
+import argparse, calendar, glob, hashlib, json, os, random, re, shutil, subprocess, sys, threading, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "Tests/crash"))
+sys.dont_write_bytecode = True
+import bmp280  # noqa: E402
+import cairnlog  # noqa: E402
+from guest import Guest, GuestError  # noqa: E402
+
+FIXTURE = os.path.join(REPO, "Tests/Fixtures/real/edge810.nmea")
+GPSD_WEEK_SHIFT_S = 619315200  # gpsd 3.22 moves pre-2017 NMEA dates forward by 1024 weeks
+LOGDIR = "/var/lib/cairn"
+
+
+class Fail(Exception):
+    pass
+
+
+def say(msg):
+    print("board: " + msg, flush=True)
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+# ---- the recording ---------------------------------------------------------------------------
+class Epoch:
+    __slots__ = ("t_ms", "lat", "lon", "alt", "data")
+
+
+def load_epochs(path):
+    """The fixture's epochs (RMC, GGA, GSA each): time, position (1e-7 deg) and the bytes to send."""
+    out, cur = [], None
+    for line in open(path, encoding="ascii"):
+        line = line.strip()
+        if not line:
+            continue
+        f = line.split(",")
+        if f[0].endswith("RMC"):
+            cur = Epoch()
+            hh, mm, ss = int(f[1][0:2]), int(f[1][2:4]), float(f[1][4:])
+            d, mo, y = int(f[9][0:2]), int(f[9][2:4]), 2000 + int(f[9][4:6])
+            cur.t_ms = calendar.timegm((y, mo, d, hh, mm, 0)) * 1000 + round(ss * 1000)
+            lat = int(f[3][:2]) + float(f[3][2:]) / 60
+            lon = int(f[5][:3]) + float(f[5][3:]) / 60
+            cur.lat = round((lat if f[4] == "N" else -lat) * 1e7)
+            cur.lon = round((lon if f[6] == "E" else -lon) * 1e7)
+            cur.alt, cur.data = None, b""
+            out.append(cur)
+        if cur is None:
+            continue
+        if f[0].endswith("GGA") and f[9]:
+            cur.alt = float(f[9])
+        cur.data += line.encode() + b"\r\n"
+    return out
+
+
+CLIMB_M = 120.0
+
+
+def climb_profile(n):
+    """The barometer's height (m) at epoch i: flat through the first part of the ride (where the
+    barometer fails, gpsd restarts, cairn is stopped and the board rebooted), then a 120 m
+    climb, a flat top and a 120 m descent in the last trip, which no failure touches. At 20
+    epochs a second that is about 2 m/s of the board's time, what cairn's spike filter lets
+    through as a rider's climb (faster would lag behind the filter). While
+    the barometer fails cairn takes GPS heights, which need not match a synthetic profile, so
+    only the last trip's ascent is asserted; the Edge 810's own heights give another figure."""
+    a, b, c, d = int(n * 0.42), int(n * 0.70), int(n * 0.72), int(n * 0.97)
+
+    def h(i):
+        if i < a:
+            return 0.0
+        if i < b:
+            return CLIMB_M * (i - a) / (b - a)
+        if i < c:
+            return CLIMB_M
+        if i < d:
+            return CLIMB_M * (d - i) / (d - c)
+        return 0.0
+    return h
+
+
+class Ride:
+    """Feeds the recording into the guest's GPS port at `rate` epochs a second (times kept), and
+    the barometer's registers with the pressure of the profile's height at the current epoch."""
+
+    def __init__(self, guest, epochs, rate, height=None):
+        self.g, self.epochs, self.rate, self.height = guest, epochs, rate, height
+        self.i = 0
+        self.running = False
+        self.baro_mode = "ok"  # ok | eio | gone
+        self.baro_errors = []
+        self.thread = self.baro_thread = None
+
+    def start(self):
+        assert not self.running
+        self.running = True
+        self.thread = threading.Thread(target=self._feed, daemon=True)
+        self.thread.start()
+        if self.height is not None:
+            self.baro_thread = threading.Thread(target=self._baro, daemon=True)
+            self.baro_thread.start()
+
+    def pause(self):
+        self.running = False
+        for t in (self.thread, self.baro_thread):
+            if t is not None:
+                t.join()
+
+    def _feed(self):
+        t0, i0 = time.monotonic(), self.i
+        while self.running and self.i < len(self.epochs):
+            try:
+                self.g.send_gps(self.epochs[self.i].data)
+            except OSError:
+                self.running = False  # the power is gone
+                return
+            self.i += 1
+            delay = t0 + (self.i - i0) / self.rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+
+    def done(self):
+        return self.i >= len(self.epochs)
+
+    def _baro(self):
+        last = None
+        while self.running:
+            if self.baro_mode == "ok":
+                raw = bmp280.raw_bytes(bmp280.pressure_at(self.height(min(self.i, len(self.epochs) - 1))))
+            elif self.baro_mode == "eio":
+                raw = bmp280.SKIPPED
+            else:
+                raw = None
+            if raw is not None and raw != last:
+                try:
+                    rc, out = self.g.run("board-baro raw " + " ".join("0x%02x" % b for b in raw), timeout=30, check=False)
+                    if rc != 0:
+                        self.baro_errors.append(out)
+                    last = raw
+                except (GuestError, OSError) as e:
+                    if self.running:
+                        self.baro_errors.append(str(e))
+                    return
+            time.sleep(0.2)
+
+
+# ---- the host's view of a disk ---------------------------------------------------------------
+def sh(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def read_disk(fs, img, out, work):
+    """Copies the log files off the log disk image without mounting it. Returns what fsck said.
+    ext4: `e2fsck -fn` on the image as the cut left it, then on a copy the journal replay the
+    kernel does at mount (`e2fsck -E journal_only`), which must leave it clean; `debugfs rdump`.
+    vfat: `fsck.vfat -n` (a cut leaves the dirty bit), `mcopy`."""
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    report = {}
+    if fs == "ext4":
+        r = sh(["e2fsck", "-fn", img])
+        report["e2fsck_n"] = r.returncode
+        report["needs_recovery"] = "recovery" in r.stdout or "journal" in r.stdout.lower()
+        copy = os.path.join(work, "replayed.img")
+        shutil.copyfile(img, copy)
+        r = sh(["e2fsck", "-fy", "-E", "journal_only", copy])
+        check(r.returncode in (0, 1), "ext4 journal replay (e2fsck -E journal_only) failed, exit %d:\n%s" % (r.returncode, r.stdout))
+        r = sh(["e2fsck", "-fn", copy])
+        report["e2fsck_after_replay"] = r.returncode
+        check(r.returncode == 0, "ext4 log disk not clean after its journal was replayed (e2fsck -fn exit %d):\n%s" % (r.returncode, r.stdout))
+        r = sh(["debugfs", "-R", "rdump / " + out, copy])
+        check(r.returncode == 0, "debugfs rdump failed: %s" % r.stdout)
+        os.unlink(copy)
+        # rdump / puts the root's entries in out/ itself (debugfs 1.47)
+    else:
+        r = sh(["fsck.vfat", "-n", img])
+        report["fsck_vfat_n"] = r.returncode
+        report["dirty_bit"] = "Dirty bit is set" in r.stdout
+        report["fsck_vfat_findings"] = [ln for ln in r.stdout.splitlines()
+                                        if ln and not ln.startswith(("fsck.fat", "Dirty bit", "Leaving", "/dev", img, " Automatically"))][:10]
+        env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+        r = sh(["mdir", "-b", "-a", "-i", img, "::/"], env=env)
+        check(r.returncode == 0, "mdir on the vfat log disk failed: %s" % r.stdout)
+        # File by file: one whose directory entry points at a cluster the FAT calls free (a cut
+        # between the two writes) stops mtools; the others are still read, and that one is said.
+        report["unreadable"] = []
+        for name in r.stdout.split():
+            name = name.rsplit("/", 1)[-1]
+            c = sh(["mcopy", "-n", "-m", "-i", img, "::/" + name, os.path.join(out, name)], env=env)
+            if c.returncode != 0:
+                report["unreadable"].append("%s: %s" % (name, " ".join(c.stdout.split())[:120]))
+                if os.path.exists(os.path.join(out, name)):
+                    os.unlink(os.path.join(out, name))
+    return report
+
+
+class Checker:
+    def __init__(self, epochs, cairn):
+        self.cairn = cairn
+        self.pos = {}
+        for e in epochs:
+            for t in (e.t_ms, e.t_ms + GPSD_WEEK_SHIFT_S * 1000):
+                self.pos[t] = (e.lat, e.lon)
+        self.previous = {}  # file name -> bytes after the previous cut
+
+    def logs(self, d):
+        return sorted(p for p in glob.glob(os.path.join(d, "**", "*.cairn"), recursive=True))
+
+    def check_dir(self, d, acks, label, st, current=()):
+        """No acknowledged record lost, none damaged, no point that the ride did not have; verify
+        and list succeed. Returns {name: LogFile}."""
+        files = {}
+        names = {os.path.relpath(p, d): p for p in self.logs(d)}
+        for gpath, ack in acks.items():
+            name = os.path.relpath(gpath, LOGDIR)
+            check(name in names, "%s: %s was acknowledged up to seq %d, but the disk has no such file (has: %s)"
+                  % (label, gpath, ack, ", ".join(sorted(names)) or "nothing"))
+        for name, p in names.items():
+            try:
+                f = cairnlog.LogFile(p)
+                recs = f.records()
+            except cairnlog.Bad as e:
+                ack = acks.get(os.path.join(LOGDIR, name), 0)
+                check(ack == 0, "%s: %s unreadable (%s) but acknowledged up to seq %d" % (label, name, e, ack))
+                st["headerless_files"] = st.get("headerless_files", 0) + 1
+                continue
+            files[name] = f
+            seqs = [r[0] for r in recs]
+            check(not f.damaged, "%s: %s has damaged ranges %s" % (label, name, f.damaged))
+            check(seqs == list(range(1, len(seqs) + 1)), "%s: %s: sequence numbers not 1, 2, 3...: %s" % (label, name, seqs[:20]))
+            ack = acks.get(os.path.join(LOGDIR, name), 0)
+            check(ack <= len(seqs), "%s: %s acknowledged up to seq %d (the recorder's journal before the cut), the disk has %d records: %d acknowledged records lost"
+                  % (label, name, ack, len(seqs), ack - len(seqs)))
+            st["acked_records"] = st.get("acked_records", 0) + ack
+            st["records_beyond_ack"] = st.get("records_beyond_ack", 0) + len(seqs) - ack
+            if f.torn:
+                st["torn_tails"] = st.get("torn_tails", 0) + 1
+            last = None
+            for seq, typ, pts in recs:
+                for pt in pts or []:
+                    want = self.pos.get(pt["time"])
+                    check(want is not None, "%s: %s seq %d: a point at %d ms, a time the ride does not have (fabricated)" % (label, name, seq, pt["time"]))
+                    check(abs(pt["lat"] - want[0]) <= 3 and abs(pt["lon"] - want[1]) <= 3,
+                          "%s: %s seq %d: point %s is not the ride's %s at its time (fabricated)" % (label, name, seq, pt, want))
+                    check(last is None or pt["time"] > last, "%s: %s seq %d: point times go back" % (label, name, seq))
+                    last = pt["time"]
+                    st["points_checked"] = st.get("points_checked", 0) + 1
+            for seq, fixes in f.raw_fixes():
+                for fx in fixes:
+                    check(fx["time"] in self.pos, "%s: %s seq %d: a raw fix at %d ms, a time the ride does not have" % (label, name, seq, fx["time"]))
+            # A file the recorder no longer writes stays as it was.
+            data = open(p, "rb").read()
+            if name in self.previous and name not in current:
+                check(data == self.previous[name], "%s: %s changed after the boot that wrote it ended" % (label, name))
+        r = sh([self.cairn, "verify", d])
+        check(r.returncode in (0, 2), "%s: cairn verify exit %d (0 clean, 2 a torn tail):\n%s" % (label, r.returncode, r.stdout))
+        st.setdefault("verify_status", []).append(r.returncode)
+        r = sh([self.cairn, "list", d])
+        check(r.returncode == 0, "%s: cairn list exit %d:\n%s" % (label, r.returncode, r.stdout))
+        return files
+
+    def remember(self, d):
+        self.previous = {os.path.relpath(p, d): open(p, "rb").read() for p in self.logs(d)}
+
+
+# ---- the guest's side ------------------------------------------------------------------------
+def status(g):
+    _, out = g.run("cat /run/cairn/status", check=False)
+    return dict(ln.split("=", 1) for ln in out.splitlines() if "=" in ln and not ln.startswith("#"))
+
+
+def wait_status(g, key, want, timeout, what):
+    end = time.monotonic() + timeout
+    st = {}
+    while time.monotonic() < end:
+        st = status(g)
+        if st.get(key) in want:
+            return st
+        time.sleep(1)
+    raise Fail("%s: status %s=%s after %d s, expected %s" % (what, key, st.get(key), timeout, "/".join(want)))
+
+
+def wait_connected(g, mark, what, timeout=120):
+    g.wait_log(r"cairn: connected to gpsd", mark, timeout, what)
+
+
+def check_unit(g, unit_sha, what):
+    """cairn runs from the unit as the package ships it, with its whole sandbox."""
+    _, out = g.run("systemctl is-active cairn", check=False)
+    check(out.strip() == "active", "%s: cairn.service is %s, not active; journal:\n%s" % (what, out.strip(), g.run("journalctl -b -u cairn --no-pager | tail -20", check=False)[1]))
+    _, out = g.run("systemctl show cairn -p FragmentPath -p DropInPaths -p UnitFileState --value")
+    frag, dropins, state = (out.splitlines() + ["", "", ""])[:3]
+    check(frag in ("/usr/lib/systemd/system/cairn.service", "/lib/systemd/system/cairn.service"), "%s: cairn runs from %s, not the package's unit" % (what, frag))
+    check(dropins.strip() == "", "%s: the unit has drop-ins: %s" % (what, dropins))
+    check(state == "enabled", "%s: cairn.service is %s, not enabled" % (what, state))
+    _, out = g.run("sha256sum /usr/lib/systemd/system/cairn.service")
+    check(out.split()[0] == unit_sha, "%s: the guest's cairn.service differs from the one in our .deb" % what)
+    _, pid = g.run("systemctl show cairn -p MainPID --value")
+    _, out = g.run("ps -o user= -p %s; grep -E '^(NoNewPrivs|CapEff)' /proc/%s/status; awk '$5 == \"/\" {print $6}' /proc/%s/mountinfo | tail -1; "
+                   "awk '$5 == \"/var/lib/cairn\" {print $6}' /proc/%s/mountinfo | tail -1; test -e /proc/%s/root/dev/ttyS1 && echo sees-ttyS1 || echo no-ttyS1"
+                   % ((pid.strip(),) * 5))
+    lines = out.splitlines()
+    check(lines[0].strip() == "cairn", "%s: cairn runs as %s, not as user cairn" % (what, lines[0]))
+    check("NoNewPrivs:\t1" in out, "%s: NoNewPrivs is not set on cairn's process:\n%s" % (what, out))
+    check("CapEff:\t0000000000000000" in out, "%s: cairn holds capabilities:\n%s" % (what, out))
+    check(lines[3].split(",")[0] == "ro", "%s: / is not read-only for cairn (ProtectSystem=strict): %s" % (what, lines[3]))
+    check(lines[4].split(",")[0] == "rw", "%s: /var/lib/cairn is not writable for cairn: %s" % (what, lines[4]))
+    check(lines[5] == "no-ttyS1", "%s: cairn sees /dev/ttyS1 (PrivateDevices=yes should hide it)" % what)
+
+
+# ---- the scenarios ---------------------------------------------------------------------------
+def scenario_ride(a, epochs, unit_sha, checker, results):
+    """One ride on ext4: boot, the climb through the barometer, its failures, gpsd restarted,
+    `systemctl stop`, a reboot; then the totals and the disk."""
+    t_start = time.monotonic()
+    run = os.path.join(a.run, "ride")
+    os.makedirs(run, exist_ok=True)
+    logs = os.path.join(run, "logs.img")
+    make_log_disk("ext4", logs)
+    root = os.path.join(run, "root.qcow2")
+    overlay(os.path.join(a.run, "root-ext4.img"), root)
+    g = Guest(a.arch, a.kdir, run, root, logs, "ride", smp=a.smp)
+    try:
+        g.start()
+        say("ride: booted, agent up %.0f s after power-on" % (g.t_ready - g.t_power))
+        wait_connected(g, 0, "ride: cairn at boot")
+        check_unit(g, unit_sha, "ride: at boot")
+        st = wait_status(g, "baro", ("ok",), 30, "ride: the barometer through the kernel's bmp280 driver")
+        say("ride: cairn started at boot from the package's unit, sandboxed; barometer ok")
+        n = len(epochs)
+        height = climb_profile(n)
+        ride = Ride(g, epochs, a.rate, height)
+        eio = (int(n * 0.08), int(n * 0.08 + 15 * a.rate))  # EIO for 15 s of host time
+        gone = (eio[1] + 100, eio[1] + 100 + 20 * a.rate)  # the device unbound for 20 s
+        events = [(eio[0], "eio"), (eio[1], "eio-end"), (gone[0], "vanish"), (gone[1], "back"),
+                  (int(n * 0.28), "gpsd-restart"), (int(n * 0.34), "stop-start"), (int(n * 0.40), "reboot")]
+        ride.start()
+        for at, ev in events:
+            while ride.i < at:
+                check(g.proc is not None and g.proc.poll() is None, "ride: qemu died")
+                time.sleep(0.05)
+            if ev == "eio":
+                ride.baro_mode = "eio"
+            elif ev == "eio-end":
+                st = status(g)
+                check(st.get("baro") == "failing", "ride: the barometer answered EIO for 15 s but status says baro=%s" % st.get("baro"))
+                _, out = g.run("journalctl -b -u cairn --no-pager -o cat | grep -i barometer | tail -3", check=False)
+                results["baro_eio_journal"] = out.splitlines()
+                ride.baro_mode = "ok"
+                say("ride: barometer EIO for 15 s: status baro=failing; back to its readings")
+            elif ev == "vanish":
+                ride.baro_mode = "gone"
+                g.run("board-baro vanish")
+            elif ev == "back":
+                st = status(g)
+                check(st.get("baro") != "ok", "ride: the bmp280 was unbound for 20 s but status says baro=ok")
+                results["baro_gone_status"] = st.get("baro")
+                g.run("board-baro back")
+                ride.baro_mode = "ok"
+                say("ride: barometer unbound for 20 s (status baro=%s), bound again" % st.get("baro"))
+            elif ev == "gpsd-restart":
+                ride.pause()
+                mark = g.log_mark()
+                g.run("systemctl restart gpsd")
+                wait_connected(g, mark, "ride: cairn after `systemctl restart gpsd`", 60)
+                ride.start()
+                say("ride: gpsd restarted at epoch %d; cairn reconnected" % ride.i)
+            elif ev == "stop-start":
+                ride.pause()
+                time.sleep(1)
+                mark = g.log_mark()
+                t = time.monotonic()
+                g.run("systemctl stop cairn", timeout=60)
+                results["stop_seconds"] = round(time.monotonic() - t, 1)
+                _, out = g.run("systemctl is-active cairn; journalctl -b -u cairn --no-pager -o cat | tail -4", check=False)
+                check(out.startswith("inactive"), "ride: cairn is not inactive after systemctl stop:\n%s" % out)
+                results["stop_journal"] = out.splitlines()[1:]
+                g.run("systemctl start cairn", timeout=60)
+                wait_connected(g, mark, "ride: cairn after `systemctl start`", 60)
+                ride.start()
+                say("ride: systemctl stop (%.1f s) and start at epoch %d" % (results["stop_seconds"], ride.i))
+            elif ev == "reboot":
+                ride.pause()
+                time.sleep(1)
+                mark = g.log_mark()
+                t = time.monotonic()
+                g.reboot()
+                results["reboot_seconds"] = round(time.monotonic() - t, 1)
+                wait_connected(g, mark, "ride: cairn after the reboot")
+                check_unit(g, unit_sha, "ride: after the reboot")
+                wait_status(g, "baro", ("ok",), 30, "ride: the barometer after the reboot")
+                ride.start()
+                say("ride: rebooted in %.0f s; cairn back at epoch %d" % (results["reboot_seconds"], ride.i))
+        while not ride.done():
+            check(g.proc is not None and g.proc.poll() is None, "ride: qemu died")
+            time.sleep(0.2)
+        ride.pause()
+        time.sleep(7)  # one sync more
+        check(not ride.baro_errors, "ride: setting the barometer's registers failed: %s" % ride.baro_errors[:3])
+        st = status(g)
+        check(st.get("baro") == "ok", "ride: the barometer came back but status says baro=%s at the end" % st.get("baro"))
+        g.run("systemctl stop cairn", timeout=60)
+        _, out = g.run("cairn list --json /var/lib/cairn")
+        trips = json.loads(out)
+        results["ride_trips"] = [{k: t.get(k) for k in ("distance_m", "ascent_m", "descent_m", "points", "segments")} for t in trips]
+        dist = sum(t.get("distance_m") or 0 for t in trips)
+        asc = sum(t.get("ascent_m") or 0 for t in trips)
+        desc = sum(t.get("descent_m") or 0 for t in trips)
+        results["ride_distance_m"], results["ride_ascent_m"], results["ride_descent_m"] = dist, asc, desc
+        say("ride: %d trip(s), %.0f m, ascent %.0f m, descent %.0f m" % (len(trips), dist, asc, desc))
+        check(abs(dist - 41380) <= 41380 * 0.02, "ride: distance %.0f m, expected the Edge 810's 41,380 m within 2 %%" % dist)
+        check(len(trips) == 3, "ride: %d trips, expected 3 (closed by `systemctl stop` and by the reboot)" % len(trips))
+        last = trips[-1]
+        check(abs((last.get("ascent_m") or 0) - CLIMB_M) <= CLIMB_M * 0.15 and abs((last.get("descent_m") or 0) - CLIMB_M) <= CLIMB_M * 0.15,
+              "ride: the last trip climbed %s m and descended %s m; the barometer's registers made it %.0f m each (within 15 %%)"
+              % (last.get("ascent_m"), last.get("descent_m"), CLIMB_M))
+        g.poweroff()
+        out = os.path.join(run, "logs")
+        results["ride_disk"] = read_disk("ext4", logs, out, run)
+        st = {}
+        files = checker.check_dir(out, {}, "ride", st)
+        # The heights came through the kernel's driver: each point's pressure is one the registers
+        # held shortly before its epoch (cairn filters the readings over a few seconds of the
+        # board's time: 150 epochs, 7.5 s at 20 a second, cover that lag).
+        by_time = {}
+        for i, e in enumerate(epochs):
+            by_time[e.t_ms] = by_time[e.t_ms + GPSD_WEEK_SHIFT_S * 1000] = i
+        profile = [bmp280.pressure_at(height(i)) for i in range(n)]
+        errs, without = [], 0
+        for f in files.values():
+            for _, _, pts in f.records():
+                for pt in pts or []:
+                    if "pressure" not in pt:
+                        without += 1
+                        continue
+                    i = by_time[pt["time"]]
+                    window = profile[max(0, i - 150):i + 1]
+                    v = pt["pressure"] / 10.0
+                    errs.append(max(0.0, min(window) - v, v - max(window)))
+        errs.sort()
+        check(len(errs) > 0.8 * (len(errs) + without), "ride: only %d of %d points have the barometer's pressure" % (len(errs), len(errs) + without))
+        med, p95 = errs[len(errs) // 2], errs[int(len(errs) * 0.95)]
+        results["ride_pressure_err_pa"] = {"median": round(med, 1), "p95": round(p95, 1), "points_with": len(errs), "without": without}
+        check(med < 5 and p95 < 30, "ride: the points' pressures are not ones set in the registers in the 150 epochs before them: median %.0f Pa off, 95th percentile %.0f Pa" % (med, p95))
+        # No point lost while the barometer failed or was gone: every fix of those epochs was logged.
+        raw_times = set()
+        for f in files.values():
+            for _, fixes in f.raw_fixes():
+                raw_times.update(fx["time"] for fx in fixes)
+        missing = []
+        for i in list(range(*eio)) + list(range(*gone)):
+            e = epochs[i]
+            if e.t_ms not in raw_times and e.t_ms + GPSD_WEEK_SHIFT_S * 1000 not in raw_times:
+                missing.append(i)
+        check(not missing, "ride: %d fixes of the barometer's failure windows are not in the log (epochs %s...)" % (len(missing), missing[:5]))
+        # `systemctl stop` and the reboot each closed the trip: every file but the last... all end with a trip end.
+        ends = []
+        for name, f in sorted(files.items()):
+            recs = [r for r in f.records() if r[1] != 255]  # 255: the padding that ends a sync on a sector
+            ends.append((name, recs[-1][1] if recs else None))
+        closed = [n for n, t in ends if t == 6]
+        results["ride_files"] = ends
+        check(len(closed) >= 3, "ride: expected the trip closed (a trip end record) at `systemctl stop`, at the reboot and at the last stop; files end with: %s" % ends)
+        results["ride_seconds"] = round(time.monotonic() - t_start)
+        say("ride: passed (%d s): %d points checked, no fix lost in the barometer's failure windows, %d trip ends"
+            % (results["ride_seconds"], st.get("points_checked", 0), len(closed)))
+    finally:
+        g.kill()
+
+
+def make_log_disk(fs, img, size_mb=256):
+    if os.path.exists(img):
+        os.unlink(img)
+    with open(img, "wb") as f:
+        f.truncate(size_mb << 20)
+    if fs == "ext4":
+        r = sh(["mkfs.ext4", "-q", "-L", "cairnlogs", img])
+    else:
+        r = sh(["mkfs.vfat", "-F", "32", "-n", "CAIRNLOGS", img])
+    check(r.returncode == 0, "mkfs for the %s log disk failed: %s" % (fs, r.stdout))
+
+
+def overlay(base, path):
+    if os.path.exists(path):
+        os.unlink(path)
+    r = sh(["qemu-img", "create", "-q", "-f", "qcow2", "-b", base, "-F", "raw", path])
+    check(r.returncode == 0, "qemu-img create failed: %s" % r.stdout)
+
+
+def scenario_cuts(a, fs, cuts, epochs, unit_sha, checker, results, rng):
+    """Power cuts at random moments of the sync window, each followed by the host's inspection
+    and a boot that continues the ride."""
+    t_start = time.monotonic()
+    run = os.path.join(a.run, "cuts-" + fs)
+    os.makedirs(run, exist_ok=True)
+    logs = os.path.join(run, "logs.img")
+    make_log_disk(fs, logs)
+    root = os.path.join(run, "root.qcow2")
+    overlay(os.path.join(a.run, "root-%s.img" % fs), root)
+    g = Guest(a.arch, a.kdir, run, root, logs, "cuts-" + fs, smp=a.smp)
+    ride = Ride(g, epochs, a.rate)
+    checker.previous = {}
+    rows = []
+    sync_s = 5
+    last_trip = None
+    try:
+        for k in range(cuts + 1):
+            g.start()
+            mark = g.log_mark()
+            wait_connected(g, mark, "%s cut %d: cairn after power-on" % (fs, k))
+            if k == 0:
+                check_unit(g, unit_sha, "%s: at boot" % fs)
+            t_boot = g.t_ready - g.t_power
+            ride.start()
+            if k == cuts:
+                # the last boot: the ride goes on, then a clean stop
+                g.wait_log(r"cairn: synced \S+ seq", mark, 120, "%s: a sync after the last cut" % fs)
+                time.sleep(3)
+                ride.pause()
+                time.sleep(1)
+                g.run("systemctl stop cairn", timeout=60)
+                acks = dict(g.acks)
+                g.poweroff()
+                out = os.path.join(run, "final")
+                disk = read_disk(fs, logs, out, run)
+                st = {}
+                files = checker.check_dir(out, acks, "%s after the last boot" % fs, st)
+                r = sh([checker.cairn, "list", "--json", out])
+                trips = json.loads(r.stdout)
+                results["cuts_%s_final" % fs] = {"trips": len(trips), "files": len(files), "fsck": disk,
+                                                 "points": sum(t.get("points") or 0 for t in trips)}
+                break
+            # The sync window: the ride records, its first sync is acknowledged, then the cut
+            # comes at a uniform moment of the next two sync periods.
+            line = g.wait_log(r"cairn: synced \S+ seq", mark, 180, "%s cut %d: a sync (acknowledged) before the cut" % (fs, k + 1))
+            delay = rng.uniform(0, 2 * sync_s)
+            time.sleep(delay)
+            acks = dict(g.acks)
+            g.power_cut()
+            ride.pause()
+            out = os.path.join(run, "cut-%02d" % (k + 1))
+            disk = read_disk(fs, logs, out, run)
+            st = {}
+            label = "%s cut %d" % (fs, k + 1)
+            this = [os.path.relpath(p, LOGDIR) for p in g.boot_acks]
+            files = checker.check_dir(out, acks, label, st, current=this)
+            # This boot's file continues the trip of the last one (same trip id, next part).
+            resumed = None
+            for name in this:
+                f = files.get(name)
+                if f is not None and last_trip is not None:
+                    resumed = (f.trip == last_trip[0] and f.part == last_trip[1] + 1)
+                    check(resumed, "%s: the ride did not continue: %s is trip %d part %d, the last boot's was trip %d part %d"
+                          % (label, name, f.trip, f.part, last_trip[0], last_trip[1]))
+                if f is not None:
+                    last_trip = (f.trip, f.part)
+            checker.remember(out)
+            row = {"cut": k + 1, "fs": fs, "boot_s": round(t_boot), "after_ack_s": round(delay, 2),
+                   "acked": sum(acks.values()), "acked_records": st.get("acked_records", 0),
+                   "beyond_ack": st.get("records_beyond_ack", 0), "torn": st.get("torn_tails", 0),
+                   "points": st.get("points_checked", 0), "verify": st.get("verify_status", [None])[-1],
+                   "resumed": resumed, "epoch": ride.i}
+            row.update(disk)
+            rows.append(row)
+            say("%s: cut %d at %.1f s after an ack: acked %d, on disk %d more, torn %d, verify %s, resumed %s, fsck %s"
+                % (fs, k + 1, delay, row["acked_records"], row["beyond_ack"], row["torn"], row["verify"], resumed,
+                   {k2: v for k2, v in disk.items() if k2 != "fsck_vfat_findings"}))
+            if not a.keep:
+                shutil.rmtree(out, ignore_errors=True)
+    finally:
+        g.kill()
+    results["cuts_" + fs] = rows
+    results["cuts_%s_seconds" % fs] = round(time.monotonic() - t_start)
+    say("%s: %d power cuts passed (%d s)" % (fs, cuts, results["cuts_%s_seconds" % fs]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", default="amd64")
+    ap.add_argument("--kdir", required=True)
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--cairn", required=True, help="a cairn for the host (verify, list)")
+    ap.add_argument("--unit", required=True, help="the package's cairn.service")
+    ap.add_argument("--ride", action="store_true")
+    ap.add_argument("--cuts-ext4", type=int, default=0)
+    ap.add_argument("--cuts-vfat", type=int, default=0)
+    ap.add_argument("--rate", type=float, default=20, help="epochs a second (the recording is 1 Hz)")
+    ap.add_argument("--smp", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    seed = a.seed if a.seed is not None else random.randrange(1 << 30)
+    rng = random.Random(seed)
+    epochs = load_epochs(FIXTURE)
+    unit_sha = hashlib.sha256(open(a.unit, "rb").read()).hexdigest()
+    checker = Checker(epochs, a.cairn)
+    results = {"arch": a.arch, "seed": seed, "rate": a.rate}
+    status = 0
+    try:
+        if a.ride:
+            scenario_ride(a, epochs, unit_sha, checker, results)
+        for fs, n in (("ext4", a.cuts_ext4), ("vfat", a.cuts_vfat)):
+            if n:
+                scenario_cuts(a, fs, n, epochs, unit_sha, checker, results, rng)
+    except (Fail, GuestError) as e:
+        print("board: FAIL: %s" % e, file=sys.stderr, flush=True)
+        results["failure"] = str(e)
+        status = 1
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(results, f, indent=1)
+    say("seed %d; results in %s" % (seed, a.json or "-"))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

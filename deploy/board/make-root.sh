@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds the guest's root file system image for the board in a box, cached by a hash of this
+# script, the package list and the guest files (deploy/board/guest):
+#   make-root.sh ARCH OUTDIR        ARCH: amd64 or arm64
+# Leaves OUTDIR/root (the guest's root tree, without cairn: run.sh installs our .deb into a copy
+# of it for each run), OUTDIR/vmlinuz and OUTDIR/initrd.img (busybox and the modules to mount
+# the root), OUTDIR/kver and OUTDIR/key (the cache key).
+# Debian 12 (bookworm), like Raspberry Pi OS bookworm; the kernel is Debian's linux-image-ARCH,
+# unpacked on the host (it is never installed in the guest: no initramfs-tools run there).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+arch=${1:?usage: make-root.sh ARCH OUTDIR}
+out=${2:?usage: make-root.sh ARCH OUTDIR}
+say() { echo "make-root[$arch]: $*"; }
+die() { echo "make-root[$arch]: ERROR: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "run as root: debootstrap and the image need it"
+
+# gpsd-clients pulls GTK into debootstrap's resolver and fails; gpsd-tools has gpspipe/gpxlogger.
+packages=(systemd-sysv udev kmod dbus gpsd gpsd-tools i2c-tools procps util-linux e2fsprogs dosfstools)
+case "$arch" in
+    amd64) kpkg=linux-image-amd64 qarch=x86_64 ;;
+    arm64) kpkg=linux-image-arm64 qarch=aarch64 ;;
+    *) die "unknown architecture '$arch' (amd64 or arm64)" ;;
+esac
+mirror=${CAIRN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+key=$( { echo "$arch ${packages[*]} $kpkg $mirror"; cat "$0" "$here/guest/initrd-init"; } | sha256sum | cut -c1-16)
+if [ -f "$out/key" ] && [ "$(cat "$out/key")" = "$key" ] && [ -d "$out/root" ] && [ -f "$out/initrd.img" ]; then
+    say "cached: $out (key $key)"
+    exit 0
+fi
+rm -rf "$out/root" "$out/key"; mkdir -p "$out"
+work=$out/work   # kept after a failure: a finished debootstrap is not redone
+mkdir -p "$work"
+trap 'umount "$work/mnt" 2>/dev/null || true' EXIT
+
+# 1. The root by debootstrap (minbase: what systemd needs, no apt recommends).
+say "debootstrap bookworm $arch (${packages[*]})"
+if [ "$arch" = arm64 ]; then
+    command -v qemu-aarch64-static >/dev/null || die "qemu-user-static is needed for an arm64 debootstrap"
+    [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc \
+        || die "binfmt_misc cannot be mounted: the arm64 debootstrap's second stage needs it"
+    [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || update-binfmts --enable qemu-aarch64 \
+        || die "qemu-aarch64 binfmt handler not registered"
+fi
+rootdir=$work/root
+[ -f "$work/debootstrap.done" ] || rm -rf "$rootdir"
+[ -f "$work/debootstrap.done" ] || debootstrap --variant=minbase --arch="$arch" --include="$(IFS=,; echo "${packages[*]}")" \
+    bookworm "$rootdir" "$mirror" >"$work/debootstrap.log" 2>&1 \
+    || { tail -20 "$work/debootstrap.log" >&2; die "debootstrap failed (log: $work/debootstrap.log)"; }
+touch "$work/debootstrap.done"
+
+# 2. The kernel and its modules, unpacked from Debian's package on the host.
+say "kernel: $kpkg"
+rm -rf "$work/kernel"; kdir=$work/kernel; mkdir -p "$kdir"
+chroot "$rootdir" apt-get -qq update >/dev/null 2>&1 || true
+kdeb=$(cd "$kdir" && chroot "$rootdir" sh -c "cd /tmp && apt-get download -qq \$(apt-cache depends $kpkg | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)/\1/p' | head -1) && ls /tmp/*.deb") \
+    || die "could not download $kpkg's image package"
+mv "$rootdir$kdeb" "$kdir/"
+dpkg-deb -x "$kdir"/*.deb "$kdir/x"
+kver=$(ls "$kdir/x/lib/modules" | head -1)
+cp "$kdir"/x/boot/vmlinuz-* "$out/vmlinuz"
+mkdir -p "$rootdir/lib/modules"
+cp -a "$kdir/x/lib/modules/$kver" "$rootdir/lib/modules/"
+chroot "$rootdir" depmod "$kver"
+rm -rf "$rootdir"/var/cache/apt/archives/*.deb "$rootdir"/var/lib/apt/lists/*_Packages
+
+# 3. A small initrd: busybox and only the modules to reach and mount the root.
+say "initrd ($kver)"
+rm -rf "$work/initrd"; ird=$work/initrd; mkdir -p "$ird"/{bin,dev,proc,sys,mnt,lib/modules}
+cp /bin/busybox "$ird/bin/busybox"   # static busybox from the host (busybox-static)
+if [ "$arch" = arm64 ]; then
+    # the host's busybox is x86_64: take the guest's own (busybox-static is not in the root)
+    die "arm64 initrd needs an arm64 busybox (not done yet)"
+fi
+mods=(virtio virtio_ring virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk virtio_mmio
+      crc16 mbcache jbd2 crc32c_generic libcrc32c ext4 fat vfat nls_cp437 nls_ascii)
+: >"$ird/modules"
+for m in "${mods[@]}"; do
+    f=$(find "$rootdir/lib/modules/$kver" -name "$m.ko*" | head -1)
+    [ -n "$f" ] || continue   # built in
+    case "$f" in *.xz) xz -dc "$f" >"$ird/lib/modules/$m.ko" ;; *) cp "$f" "$ird/lib/modules/$m.ko" ;; esac
+    echo "$m" >>"$ird/modules"
+done
+cp "$here/guest/initrd-init" "$ird/init"; chmod 755 "$ird/init"
+(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initrd.img"
+
+mv "$rootdir" "$out/root"
+echo "$kver" >"$out/kver"
+rm -rf "$work"
+echo "$key" >"$out/key"
+say "done: $out (key $key, kernel $kver, root $(du -sm "$out/root" | cut -f1) MB)"

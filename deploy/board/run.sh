@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The board in a box: cairn from our .deb on a booted Debian 12 guest under qemu (TCG, no KVM),
+# with gpsd on a serial port fed a real recording, a BMP280 on i2c-stub and real power cuts.
+#
+#   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--cuts-ext4 N]
+#                                 [--cuts-vfat N] [--rate HZ] [--seed S] [--keep] [--out DIR]
+#
+# With no scenario option: --ride --cuts-ext4 2 --cuts-vfat 2 (what CI runs). The guest root
+# is cached in .build/board/ARCH (debootstrap, keyed by its package list and make-root.sh);
+# each run works in .build/board/run-ARCH (or --out DIR) and writes its figures to results.json there.
+# The .deb defaults to .build/deb/cairn_VERSION_ARCH.deb (deploy/build-aarch64.sh builds it).
+# Never skips: a missing tool or a guest that cannot boot is a failure with the reason.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+say() { echo "board: $*"; }
+die() { echo "board: ERROR: $*" >&2; exit 1; }
+
+arch=amd64 deb="" scen=() rate="" seed="" keep="" run=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --arch) arch=${2:?}; shift ;;
+        --deb) deb=${2:?}; shift ;;
+        --ride) scen+=(--ride) ;;
+        --cuts-ext4|--cuts-vfat) scen+=("$1" "${2:?}"); shift ;;
+        --rate) rate=${2:?}; shift ;;
+        --seed) seed=${2:?}; shift ;;
+        --keep) keep=--keep ;;
+        --out) run=${2:?}; shift ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "board: unknown option '$1' (see --help)" >&2; exit 64 ;;
+    esac
+    shift
+done
+[ ${#scen[@]} -gt 0 ] || scen=(--ride --cuts-ext4 2 --cuts-vfat 2)
+[ "$(id -u)" = 0 ] || die "run as root: debootstrap, chroot and mkfs need it"
+case "$arch" in
+    amd64) qemu=qemu-system-x86_64 smp=2 ;;
+    arm64) qemu=qemu-system-aarch64 smp=4
+           # Not done: Debian 12's arm64 kernel has no i2c-stub (build it from linux-source), the
+           # initrd needs an arm64 busybox, the GPS a virtio console (virt has one PL011).
+           die "arm64 is not done yet (deploy/README.md, \"The board in a box\"): run --arch amd64" ;;
+    *) die "unknown architecture '$arch' (amd64 or arm64)" ;;
+esac
+for t in debootstrap "$qemu" qemu-img mkfs.ext4 e2fsck debugfs mkfs.vfat fsck.vfat mcopy busybox cpio python3 dpkg-deb; do
+    command -v "$t" >/dev/null || die "$t is missing (bash Tests/tools/install-deps.sh installs what the board needs)"
+done
+version=$(sed -n 's/^let cairnVersion = "\(.*\)"$/\1/p' "$repo/Sources/cairn/Console.swift")
+deb=${deb:-$repo/.build/deb/cairn_${version}_${arch}.deb}
+[ -f "$deb" ] || die "no package at $deb: build it first (sudo bash deploy/build-aarch64.sh)"
+
+t0=$SECONDS
+kdir=$repo/.build/board/$arch
+bash "$here/make-root.sh" "$arch" "$kdir"
+run=${run:-$repo/.build/board/run-$arch}
+rm -rf "$run"; mkdir -p "$run"; run=$(cd "$run" && pwd)
+
+# A host-side cairn for verify and list: the amd64 package's own binary.
+hostdeb=${deb/_${arch}.deb/_amd64.deb}
+[ -f "$hostdeb" ] || die "no amd64 package at $hostdeb for the host's cairn verify/list"
+dpkg-deb -x "$hostdeb" "$run/host"
+dpkg-deb -x "$deb" "$run/pkg"
+
+# One root per log file system, each from a copy of the cached tree with our .deb installed.
+for fs in ext4 vfat; do
+    rm -rf "$run/rootfs"
+    cp -a "$kdir/root" "$run/rootfs"
+    bash "$here/guest/setup.sh" "$run/rootfs" "$deb" "$fs"
+    out=$(mkfs.ext4 -q -F -L root -d "$run/rootfs" "$run/root-$fs.img" 1200M 2>&1) || die "mkfs.ext4 of the guest root failed: $out"
+done
+rm -rf "$run/rootfs"
+say "guest roots ready ($((SECONDS - t0)) s): $(cat "$kdir/kver"), $(basename "$deb")"
+
+status=0
+python3 "$here/board.py" --arch "$arch" --kdir "$kdir" --run "$run" --cairn "$run/host/usr/bin/cairn" \
+    --unit "$run/pkg/usr/lib/systemd/system/cairn.service" --smp "$smp" ${rate:+--rate "$rate"} \
+    ${seed:+--seed "$seed"} $keep --json "$run/results.json" "${scen[@]}" || status=$?
+say "wall time $((SECONDS - t0)) s (${scen[*]})"
+exit "$status"
