@@ -3,8 +3,7 @@
 # the static release binary and checks it is static, then runs `swift test` (unit tests and the
 # end-to-end tests, which drive that binary against a private gpsd). Then the board's build:
 # deploy/build-aarch64.sh (Debian 13's Swift 6.0.3: aarch64 and x86_64, warning-free, and the
-# .debs), and the end-to-end tests again against the aarch64 binary under qemu-user; then the
-# amd64 package on a booted Debian 12 guest under qemu with real power cuts (deploy/board/).
+# .debs), and the end-to-end tests again against the aarch64 binary under qemu-user.
 #
 # `--fast`: the edit loop. The unit tests without the crash campaigns and the end-to-end
 # suite (no static build, no aarch64, no format check): under a minute after a build.
@@ -75,16 +74,6 @@ if [ "$aarch64_status" = 0 ]; then
     set -e
 fi
 deb_seconds=$((SECONDS - x86_seconds - build_seconds - e2e_seconds))
-# The board in a box: the amd64 package on a booted Debian 12 guest under qemu (TCG), a replayed
-# ride through a serial gpsd and a BMP280 on i2c-stub, then real power cuts on ext4 and vfat
-# (deploy/board/run.sh, deploy/README.md). It needs the .deb above; it never skips.
-board_status=1
-if [ "$aarch64_status" = 0 ]; then
-    echo "== the board in a box (deploy/board/run.sh: amd64 guest, the ride, 2 cuts on ext4, 2 on vfat)"
-    board_status=0
-    bash deploy/board/run.sh --arch amd64 || board_status=$?
-fi
-board_seconds=$((SECONDS - x86_seconds - build_seconds - e2e_seconds - deb_seconds))
 
 echo "== summary"
 # The closing line of the test runner (N tests, M failures), and the plain form of it.
@@ -108,11 +97,10 @@ else
     summary .build/swift-test-aarch64.log "aarch64 end-to-end tests (qemu-user)" || ran=no
 fi
 if [ "$ran" = no ] && [ "$status" = 0 ] && [ "$e2e_status" = 0 ]; then echo "run-tests: no tests ran" >&2; exit 1; fi
-echo "run-tests: wall time: x86_64 build and suite ${x86_seconds} s, build-aarch64.sh ${build_seconds} s, aarch64 end-to-end under qemu-user ${e2e_seconds} s, package test ${deb_seconds} s, board in a box ${board_seconds} s"
+echo "run-tests: wall time: x86_64 build and suite ${x86_seconds} s, build-aarch64.sh ${build_seconds} s, aarch64 end-to-end under qemu-user ${e2e_seconds} s, package test ${deb_seconds} s"
 [ "$status" = 0 ] || exit "$status"
 [ "$demo_status" = 0 ] || { echo "run-tests: the demo failed (exit $demo_status): .build/demo.log" >&2; exit 1; }
 [ "$format_status" = 0 ] || { echo "run-tests: swift format lint found the above (swift format -i -r Sources Tests Package.swift)" >&2; exit 1; }
 [ "$aarch64_status" = 0 ] || exit "$aarch64_status"
 [ "$e2e_status" = 0 ] || exit "$e2e_status"
 [ "$deb_status" = 0 ] || { echo "run-tests: the amd64 package test failed" >&2; exit 1; }
-[ "$board_status" = 0 ] || { echo "run-tests: the board in a box failed (deploy/board/run.sh; .build/board/run-amd64/results.json)" >&2; exit 1; }
