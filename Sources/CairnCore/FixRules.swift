@@ -140,9 +140,7 @@ public struct RuleLimits: Sendable, Equatable {
 ///    filter (dropped, "between buildings" lost about 5 points a ride at its stops and smoothing
 ///    from the points alone fell from 30.7 % to 26.7 % less cross-track error; now 28.9 %), and
 ///    a closed trip forgets the stop and the noise learnt, as a re-filter of the next trip does.
-///    Before a trip, displacement under 1.5 times that noise must go on agreeing for 5 s: a slow
-///    lie's course sometimes holds still for a second or two while the drift goes its way (4
-///    trips of 23-179 m in 100 generated stands without). A course that points nowhere over
+///    A course that points nowhere over
 ///    the window (its vector under half its path, the path at least 10 m) while the positions
 ///    stay within the noise is a stand too, however slow the lie.
 ///    A course is only evidence while it is right: where the positions go far (50 m, or 20 m
@@ -302,9 +300,6 @@ public struct FixRules: FixFilter {
     /// Evidence (0...8) that the measured course does not point the way the positions go while
     /// the speed agrees with them (a receiver whose course is wrong): then only the speed counts.
     private var courseMissScore = 0
-    /// Since when the displacement has shown movement without a margin (rule 6).
-    private var marginalMoveSinceMs: Int64?
-    private var marginalMoveLastMs: Int64?
     /// Where the span that judges the course next starts (`learnCourseTrust`).
     private var courseSpanStartMs: Int64 = .min
     /// Where the spans that found the course wrong in a row began, and their paths' sum.
@@ -731,7 +726,7 @@ public struct FixRules: FixFilter {
             waitingSinceMs = since
             // A trip opens only where the positions have moved as the doppler says, over some
             // seconds (rule 6): a receiver standing under trees may report 1-4 m/s.
-            if !goodFirstFix(f) || !movedAndHeld(f) {
+            if !goodFirstFix(f) || !movedByDisplacement(f) {
                 if let oldest = waitingForStart.first, waitingForStart.isFull { emit(.drop(.firstFix, oldest)) }
                 waitingForStart.append(f)
                 return
@@ -816,8 +811,6 @@ public struct FixRules: FixFilter {
         speedScale = 1
         scaleWindows = 0
         courseMissScore = 0
-        marginalMoveSinceMs = nil
-        marginalMoveLastMs = nil
         courseSpanStartMs = .min
         courseChainPath = 0
         positionOnly1 = nil
@@ -911,11 +904,11 @@ public struct FixRules: FixFilter {
             // Two rolling fixes in a row that have also left the spot where the receiver last
             // stood still; or four in a row whatever the position says (doppler blips at a
             // standstill come singly or in pairs, and never carry the position away).
-            if movingFixesInRow >= fixes(inSeconds: 4) { return !movedAndHeld(f) }
+            if movingFixesInRow >= fixes(inSeconds: 4) { return !movedByDisplacement(f) }
             if movingFixesInRow >= fixes(inSeconds: 2), let from = lastStill ?? stopAnchor,
                 Geodesy.distance(from, f) > max(3, 1.5 * uncertainty(f)), leavesAsDopplerSays(from, f)
             {
-                return !movedAndHeld(f)
+                return !movedByDisplacement(f)
             }
             // Below the walking-off speed nothing leaves: drift in bad sky wanders tens of metres
             // over an hour, and doppler blips come singly.
@@ -925,7 +918,7 @@ public struct FixRules: FixFilter {
         // the measured speed and course agree that something moves that way (a receiver
         // converging after a cold start "moves" kilometres at zero speed).
         if let a = stopAnchor, Geodesy.distance(a, f) > max(2 * uncertainty(f), 10), f.speed == nil || leavesAsDopplerSays(a, f) {
-            return !movedAndHeld(f)
+            return !movedByDisplacement(f)
         }
         return true
     }
@@ -947,49 +940,26 @@ public struct FixRules: FixFilter {
     /// U-turn in the window is not enough), the displacement goes that way (within 45°) and ends
     /// within half that vector (or half the noise) of where it points. A doppler that reports
     /// 1-4 m/s while the positions wander within their noise is a receiver standing.
-    /// `movedByDisplacement`, and held: before a trip, with a doppler, a displacement under 1.5 ×
-    /// the noise must go on showing movement for 5 s. A slow lie whose course happens to hold
-    /// still while the positions drift its way agrees for a second or two; a rider walking off
-    /// goes on agreeing.
-    private mutating func movedAndHeld(_ f: Fix) -> Bool {
-        guard let margin = movedByDisplacement(f) else {
-            marginalMoveSinceMs = nil
-            return false
-        }
-        // (Without a doppler there is no lie to outwait, and the floor is thrice the scatter.
-        // Inside a trip a stop ends at once: a receiver whose speeds are gpsd's from noisy
-        // positions, not yet recognised as such, may not agree again for minutes.)
-        if margin >= 1.5 || f.speed == nil || tripStarted { return true }
-        // (In a row: a fix not judged so, or judged otherwise, starts the 5 s afresh.)
-        if let last = marginalMoveLastMs, f.timeMs - last > max(1500, intervalMs * 3 / 2) { marginalMoveSinceMs = nil }
-        marginalMoveLastMs = f.timeMs
-        let since = marginalMoveSinceMs ?? f.timeMs
-        marginalMoveSinceMs = since
-        return f.timeMs - since >= 5000
-    }
-
-    /// The displacement over the window in units of the noise (`displacementFloor`) when the
-    /// positions have moved as the doppler says; nil when not.
-    private func movedByDisplacement(_ f: Fix) -> Double? {
-        guard let i = windowStart(f) else { return nil }
+    private func movedByDisplacement(_ f: Fix) -> Bool {
+        guard let i = windowStart(f) else { return false }
         let from = recent[i]
         let k = from.k
         let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
         let d = (de * de + dn * dn).squareRoot()
         let floor = displacementFloor(from, f)
-        guard d >= floor else { return nil }
+        guard d >= floor else { return false }
         let (p, pd, pe, pn) = dopplerPath(from: i, to: f)
         // Over less than half the window, the displacement must be most of the doppler's path.
         let w = max(limits.displacementWindowMs, 3 * intervalMs)
-        if d < (2 * (f.timeMs - from.timeMs) >= w ? 0.5 : 0.7) * p { return nil }
+        if d < (2 * (f.timeMs - from.timeMs) >= w ? 0.5 : 0.7) * p { return false }
         if pd > 0.5 * p, p > 0 {
             let pv = (pe * pe + pn * pn).squareRoot()
             let ee = de - pe, en = dn - pn
             guard pv >= 0.7 * pd, de * pe + dn * pn >= 0.707 * d * pv, (ee * ee + en * en).squareRoot() <= 0.5 * max(pv, floor) else {
-                return nil
+                return false
             }
         }
-        return d / floor
+        return true
     }
 
     /// The noise under displacement over a window: twice what this receiver's displacements and
@@ -1312,7 +1282,7 @@ public struct FixRules: FixFilter {
             } else {
                 keep(b, forced: heldForced, emit: emit)
             }
-        } else if (confirms(b, f) && (tripStarted || movedAndHeld(f))) || (startConfirmed && withinJump(b, f)) {
+        } else if (confirms(b, f) && (tripStarted || movedByDisplacement(f))) || (startConfirmed && withinJump(b, f)) {
             // (Before the trip, the confirming fix too must have moved as its doppler says: one
             // short window agreeing by chance does not start a trip.)
             if !tripStarted { backfill(before: b, emit: emit) }
