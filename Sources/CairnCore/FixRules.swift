@@ -93,8 +93,9 @@ public struct RuleLimits: Sendable, Equatable {
 ///    position never starts a trip. (`first_fix`)
 /// 2. **No old or rough fixes.** Older than 60 s on arrival (`stale`), or worse than 50 m (`rough`).
 ///    A speed outside `FixBounds` (negative, non-finite, over 1,000 m/s) or a non-finite
-///    course is taken as none, as the log stores it. Also dropped: out-of-range or non-finite values, dates before 2000 or from 2100 (`invalid`), and a time
-///    not after the previous fix's (`time_not_after`). Five fixes in a row equally late are a
+///    course is taken as none, as the log stores it. Also dropped: out-of-range or non-finite
+///    values, dates before 2000 or from 2100 (`invalid`), and a time not after the previous
+///    fix's (`time_not_after`). Five fixes in a row equally late are a
 ///    receiver whose time disagrees with the clock (or a clock that is off), not old positions:
 ///    the clock is then taken to be that far off, and the ride goes on.
 /// 3. **Position and height judged apart.** A 2-D fix, a fix without a height or with an
@@ -140,9 +141,9 @@ public struct RuleLimits: Sendable, Equatable {
 ///    filter (dropped, "between buildings" lost about 5 points a ride at its stops and smoothing
 ///    from the points alone fell from 30.7 % to 26.7 % less cross-track error; now 28.9 %), and
 ///    a closed trip forgets the stop and the noise learnt, as a re-filter of the next trip does.
-///    A course that points nowhere over
-///    the window (its vector under half its path, the path at least 10 m) while the positions
-///    stay within the noise is a stand too, however slow the lie.
+///    A course that points nowhere over the window (its vector under half its path, the path
+///    at least 10 m) while the positions stay within the noise is a stand too, however slow
+///    the lie.
 ///    A course is only evidence while it is right: where the positions go far (50 m, or 20 m
 ///    once the lengths' noise is learnt, and three times that noise) as fast as the speeds say
 ///    but the course points elsewhere, on four spans of up to a minute each following on from
