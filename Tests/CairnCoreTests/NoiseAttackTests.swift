@@ -4,6 +4,12 @@ import XCTest
 /// Round 11: the issue 28 rules attacked by someone who did not write them. Each case is a
 /// generated receiver; the figures test prints what the rules make of it.
 final class NoiseAttackTests: XCTestCase {
+    /// Positions drifting 20 m east over a minute and back over the next (a triangle).
+    static func triangle20m(_ i: Int) -> (Double, Double) {
+        let p = Double(i % 120)
+        return (p < 60 ? p / 3 : (120 - p) / 3, 0)
+    }
+
     typealias P = NoiseAttackProbe
 
     func line(_ name: String, _ truth: Double, _ r: P.Result) -> String {
@@ -104,17 +110,13 @@ final class NoiseAttackTests: XCTestCase {
                 standing(
                     seconds: 1800, sigma: 5, speed: { _, g in 1.5 + 0.2 * g.next() },
                     course: { i, g in ((i / 60) % 2 == 0 ? 90 : 270) + 5 * g.next() },
-                    drift: { i in
-                        let p = Double(i % 120); return (p < 60 ? p / 3 : (120 - p) / 3, 0)
-                    }, seed: seed))
+                    drift: Self.triangle20m, seed: seed))
             // Same, the course always 90 (steady) while positions drift east then back.
             go(
                 "drift 20m/min steady course s\(seed)",
                 standing(
                     seconds: 1800, sigma: 5, speed: { _, g in 1.5 + 0.2 * g.next() }, course: { _, g in 90 + 5 * g.next() },
-                    drift: { i in
-                        let p = Double(i % 120); return (p < 60 ? p / 3 : (120 - p) / 3, 0)
-                    }, seed: seed))
+                    drift: Self.triangle20m, seed: seed))
             // Drift steadily 20 m per minute one way (a slow slide), doppler 1 m/s along it.
             go(
                 "slide 20m/min 1 m/s lie s\(seed)",
