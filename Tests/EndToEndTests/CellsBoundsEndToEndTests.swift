@@ -4,11 +4,11 @@ import XCTest
 /// Issue 27, findings 7 and 10: `cells` on a damaged index of any size, and on a crafted log
 /// whose every step crosses thousands of cells.
 final class CellsBoundsEndToEndTests: XCTestCase {
-    /// A directory holding the crafted log of Tests/crash/round10/cells-bomb.py (`points` points,
+    /// A directory holding the crafted log of Tests/crash/cells/cells-bomb.py (`points` points,
     /// each step ~3,950 new cells), settled (older than the index's 10 s).
     func bomb(points: Int) throws -> String {
         let dir = Harness.tempDir()
-        let script = Harness.repoRoot.appendingPathComponent("Tests/crash/round10/cells-bomb.py").path
+        let script = Harness.repoRoot.appendingPathComponent("Tests/crash/cells/cells-bomb.py").path
         let r = try Harness.run("/usr/bin/env", ["python3", script, Harness.repoRoot.path, dir + "/00000001.cairn", String(points)])
         XCTAssertEqual(r.status, 0, r.stderr)
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: dir + "/00000001.cairn")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check.py DIR [extra args]: csv plain vs --smooth (+extra); counts, order, max move; logs untouched."""
+"""plain-vs-smooth.py DIR [extra args]: csv plain vs --smooth (+extra); counts, order, max move; logs untouched."""
 import os as _os
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _REPO = _os.path.abspath(_HERE + "/../../..")

@@ -3,10 +3,10 @@ _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _REPO = _os.path.abspath(_HERE + "/../../..")
 import sys, os, shutil, subprocess, random, csv, io, math
 sys.path.insert(0, _HERE)
-from scen import *
+from ride_scenarios import *
 C = _REPO + "/.build/debug/cairn"
 seed = int(sys.argv[1])
-# replicate fuzz.py's generation exactly, recording the mutated raw lists per chunk
+# replicate fuzz-raw.py's generation exactly, recording the mutated raw lists per chunk
 r = random.Random(seed)
 ke = r.choice([2, 4, 6, 10, 20])
 fx = ride(r.randint(200, 2500), seed=seed, keep_every=ke, stand=((r.randint(0, 1500), r.randint(0, 900)),) if r.random() < .5 else ())

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""rec.py NMEA DIR [extra record args...]: replays NMEA through gpsd-replay and records into DIR."""
+"""record-nmea.py NMEA DIR [extra record args...]: replays NMEA through gpsd-replay and records into DIR."""
 import os as _os
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _REPO = _os.path.abspath(_HERE + "/../../..")

@@ -3,7 +3,7 @@ _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _REPO = _os.path.abspath(_HERE + "/../../..")
 import sys, os, shutil, subprocess
 sys.path.insert(0, _HERE)
-from scen import *
+from ride_scenarios import *
 fx = ride(4000, seed=11, keep_every=6)
 truth(fx, 'p.json')
 def mk(name, raw1, raw2, overlap=0, lead2=False, start2=False):
@@ -16,5 +16,5 @@ for name, args in [("both", (True, True)), ("raw1", (True, False)), ("raw2", (Fa
                    ("overlap", (True, True, 40)), ("overlap_lead", (True, True, 40, True))]:
     d = mk(name, *args)
     print("=====", name); sys.stdout.flush()
-    subprocess.run(["python3", _HERE + "/check.py", d])
-    subprocess.run(["python3", _HERE + "/truth.py", "p.json", d])
+    subprocess.run(["python3", _HERE + "/plain-vs-smooth.py", d])
+    subprocess.run(["python3", _HERE + "/error-vs-truth.py", "p.json", d])

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 import subprocess, sys, time, os, signal, tempfile, shutil, re
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__))); import norm
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__))); import log_summary as norm
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 def record(binp, inp, rate, extra=(), env=None):
     d = tempfile.mkdtemp(prefix="diff-")

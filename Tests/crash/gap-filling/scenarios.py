@@ -1,4 +1,4 @@
-from m import *
+from gapfill_check import *
 import copy
 os.makedirs(f"{OUT}/l", exist_ok=True)
 def sc(name, items, expect=None, extra=(), **kw):

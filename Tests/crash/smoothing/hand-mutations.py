@@ -3,7 +3,7 @@ _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _REPO = _os.path.abspath(_HERE + "/../../..")
 import sys, os, shutil, subprocess, csv, io, math, itertools
 sys.path.insert(0, _HERE)
-from scen import *
+from ride_scenarios import *
 C = _REPO + "/.build/debug/cairn"
 fx = ride(593, seed=78, keep_every=4)
 MUTS = {

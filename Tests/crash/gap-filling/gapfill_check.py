@@ -1,10 +1,10 @@
-"""Round 9b attack on gap filling with raw fixes: crafted scenarios through every format (OUT=dir python3 s.py [names])."""
+"""Round 9b attack on gap filling with raw fixes: crafted scenarios through every format (OUT=dir python3 scenarios.py [names])."""
 import os as _os
 REPO = _os.path.abspath(_os.path.dirname(_os.path.abspath(__file__)) + "/../../..")
 OUT = _os.environ.get("OUT", "/tmp/round9b")
 import sys, os, re, json, subprocess, hashlib, random, csv, io, shutil
-sys.path.insert(0, f"{REPO}/Tests/crash/round9")
-from scen import *
+sys.path.insert(0, f"{REPO}/Tests/crash/smoothing")
+from ride_scenarios import *
 C = f"{REPO}/.build/debug/cairn"
 def base(n=400, hz=1.0, keep_every=1, seed=3, drop=(), thin=(), bad=()):
     fx = ride(n, hz=hz, keep_every=keep_every, seed=seed)

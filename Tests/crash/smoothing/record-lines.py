@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""recl.py LINES DIR [extra record args]: fake-gpsd --lines, record into DIR."""
+"""record-lines.py LINES DIR [extra record args]: fake-gpsd --lines, record into DIR."""
 import os as _os
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _REPO = _os.path.abspath(_HERE + "/../../..")

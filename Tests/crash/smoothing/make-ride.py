@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen.py OUT --hz H --seconds S [--stand AT:SECS]... [--seed N] [--noise M] : TPV lines of a ride with
+"""make-ride.py OUT --hz H --seconds S [--stand AT:SECS]... [--seed N] [--noise M] : TPV lines of a ride with
 receiver noise (slow drift + white), doppler speed/course. Prints nothing."""
 import os as _os
 _HERE = _os.path.dirname(_os.path.abspath(__file__))

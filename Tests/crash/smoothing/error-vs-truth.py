@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""truth.py TRUTH.json DIR [DIR_OFF] [extra]: mean/p95/max error vs truth of plain, smooth (raw), smooth (off)."""
+"""error-vs-truth.py TRUTH.json DIR [DIR_OFF] [extra]: mean/p95/max error vs truth of plain, smooth (raw), smooth (off)."""
 import os as _os
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _REPO = _os.path.abspath(_HERE + "/../../..")

@@ -1,4 +1,4 @@
-from m import *
+from gapfill_check import *
 os.makedirs(f"{OUT}/l", exist_ok=True)
 only = sys.argv[1:]
 def want(n): return not only or n in only

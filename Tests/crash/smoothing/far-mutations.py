@@ -3,7 +3,7 @@ _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _REPO = _os.path.abspath(_HERE + "/../../..")
 import sys, os, copy, shutil, subprocess
 sys.path.insert(0, _HERE)
-from scen import *
+from ride_scenarios import *
 KE = int(os.environ.get("KE", "4")); fx = ride(3000, seed=7, keep_every=KE)
 truth(fx, 'm.json')
 os.makedirs('moff', exist_ok=True); write('moff/00000001.cairn', fx, raw=False)
@@ -14,8 +14,8 @@ def M_(name, fn):
     write(d + '/00000001.cairn', fx, raw_mut=fn)
     print("=====", name)
     sys.stdout.flush()
-    subprocess.run(["python3", _HERE + "/check.py", d])
-    subprocess.run(["python3", _HERE + "/truth.py", "m.json", d, "moff"])
+    subprocess.run(["python3", _HERE + "/plain-vs-smooth.py", d])
+    subprocess.run(["python3", _HERE + "/error-vs-truth.py", "m.json", d, "moff"])
 def future(i, items):
     if i == 500: items = items[:2] + [(dict(items[2][0], time=items[2][0]["time"] + 20 * 365 * 86400000), 16, 0, 230)] + items[2:]
     return items

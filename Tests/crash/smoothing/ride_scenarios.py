@@ -4,7 +4,7 @@ _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _REPO = _os.path.abspath(_HERE + "/../../..")
 import math, random, json, sys
 sys.path.insert(0, _HERE)
-from craft import *
+from log_craft import *
 T0 = 1748764800000
 M = 111195.0
 def ride(n, hz=1.0, seed=1, noise=3.0, stand=(), keep_every=4):
@@ -58,7 +58,7 @@ def truth(fixes, path):
 
 
 def fuzz_mutator(r, chunks=None):
-    """The raw-record mutation of fuzz.py (and minim.py, which replays a seed of it): 30 % of the
+    """The raw-record mutation of fuzz-raw.py (and minimise.py, which replays a seed of it): 30 % of the
     thinned fixes moved, re-timed, sped up, given absurd accuracy or course; verdict bytes, copies,
     reversed and repeated records. `chunks`, when given, gets each record's (items, mutated)."""
     def mut(i, items):

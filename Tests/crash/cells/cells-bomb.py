@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""python3 Tests/crash/round10/cells-bomb.py REPO OUT.cairn N
+"""python3 Tests/crash/cells/cells-bomb.py REPO OUT.cairn N
 
 A CRC-valid log of N one-point records (about 20 bytes each) whose points zigzag 5.4 degrees of
 longitude a second, one geohash row further north each time: each step crosses ~3,950 new

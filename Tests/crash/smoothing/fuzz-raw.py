@@ -3,7 +3,7 @@ _HERE = _os.path.dirname(_os.path.abspath(__file__))
 _REPO = _os.path.abspath(_HERE + "/../../..")
 import sys, os, shutil, subprocess, random, csv, io, math, hashlib
 sys.path.insert(0, _HERE)
-from scen import *
+from ride_scenarios import *
 C = _REPO + "/.build/debug/cairn"
 N = int(sys.argv[1]); worst = 0
 def rows(d, args):

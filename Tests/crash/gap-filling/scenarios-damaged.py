@@ -1,4 +1,4 @@
-from m import *
+from gapfill_check import *
 only = sys.argv[1:]
 def want(n): return not only or n in only
 if want("dmg"):
