@@ -1,24 +1,30 @@
-/// The thresholds of the rules that do not depend on the activity. Horizontal and vertical
-/// figures are 68 % ones (see `Accuracy`).
+/// The thresholds of the rules that do not depend on the activity (`ActivityProfile` holds those
+/// that do). Horizontal and vertical figures are 68 % ones (see `Accuracy`). Each rule is written
+/// in the doc comment of the state named beside its figures.
 public struct RuleLimits: Sendable, Equatable {
-    /// Rule 1: a trip starts only at a fix within this…
+    /// Rule 1 (`TripStart`): a trip starts only at a fix within this…
     public var firstFixM = 20.0
     /// …or, after `firstFixPatienceMs` of trying, within this.
     public var firstFixPatientM = 50.0
     public var firstFixPatienceMs: Int64 = 30_000
-    /// Rule 2: older than this when it arrives, or worse than `maxAccuracyM`: dropped.
+    /// Rule 2 (`ClockAge`): older than this when it arrives, or worse than `maxAccuracyM`:
+    /// dropped.
     public var maxAgeMs: Int64 = 60_000
     public var maxAccuracyM = 50.0
-    /// Rule 3: a fix with a vertical uncertainty over this has no trusted height, and is not
-    /// trusted for position either.
+    /// Not used: the rules judge position and height apart (rule 3), and a height is trusted
+    /// by `Accuracy.heightIsTrusted` (8 m). Kept so code that sets it still builds.
     public var maxVerticalM = 40.0
-    /// Rule 4: after this many impossible jumps in a row, the reference was the bad one.
+    /// Rule 4 (`SpikeHold`): after this many impossible jumps in a row, the reference was the
+    /// bad one.
     public var jumpsBeforeReset = 5
-    /// A start is confirmed only by a successor at most this much later.
+    /// Rule 1: a start is confirmed only by a successor at most this much later (or two
+    /// intervals and a half second, `Cadence`).
     public var confirmWithinMs: Int64 = 5_000
-    /// Rule 9: a silence this long between usable fixes starts a new segment.
+    /// Rule 9 (`FixRules.bridgeGap`): a silence longer than this (or three intervals) between
+    /// usable fixes is a gap; it keeps the line unless it was a pause or too fast.
     public var gapMs: Int64 = 10_000
-    /// Rule 8: the distance filter is at least this many times the fix's uncertainty.
+    /// Rule 8 (`DistanceFilter`): the distance filter is at least this many times the fix's
+    /// uncertainty…
     public var distanceFilterUncertainties = 6.5
     /// …and at most this far (metres).
     public var maxDistanceFilterM = 100.0
@@ -33,20 +39,20 @@ public struct RuleLimits: Sendable, Equatable {
     /// The first implausible fix time: 2100-01-01, which the log cannot hold either (a fix it
     /// cannot hold must not touch the rules' state, or a re-run over the stored fixes differs).
     public var latestValidMs: Int64 = FixBounds.latestMs
-    /// Rule 12: a fix time this far ahead of where the arrival clock puts it, or this far behind
+    /// Rule 12 (`TimeLine`): a fix time this far ahead of where the arrival clock puts it, or this far behind
     /// the newest, is held until this many successors agree with it (else it is dropped).
     public var timeJumpMs: Int64 = 3_600_000
     public var timeBackMs: Int64 = 60_000
     public var timeJumpConfirmations = 2
-    /// Rule 2: this many fixes in a row, equally late, mean the clocks disagree (not old fixes).
+    /// Rule 2 (`ClockAge`): this many fixes in a row, equally late, mean the clocks disagree (not old fixes).
     public var staleBeforeClockIsOff = 5
-    /// Rule 13: after an outage this long, fixes are taken once their displacement over
+    /// Rule 13 (`Convergence`): after an outage this long, fixes are taken once their displacement over
     /// `convergeWindowMs` agrees with the doppler's, or after `convergeGiveUpMs` in any case.
     public var convergeAfterMs: Int64 = 30_000
     public var convergeWindowMs: Int64 = 8_000
     public var convergeGiveUpMs: Int64 = 90_000
-    /// Rule 6: movement is judged by the displacement over this window (or three intervals)
-    /// against the doppler's path over it.
+    /// Rule 6 (`MovementWindow`): movement is judged by the displacement over this window (or
+    /// three intervals) against the doppler's path over it.
     public var displacementWindowMs: Int64 = 20_000
     public init() {}
 }
