@@ -1,7 +1,8 @@
 /// The receiver's cadence, and whether its speeds are its own. Not a rule of its own: the limits
 /// of rules 1, 6, 9, 12 and 13 scale with it.
 ///
-/// The interval is the median of the last nine between offered fixes (1 s until there is one).
+/// The interval is the median of the last nine between the fixes judged (those past rule 2's
+/// age and rule 12's time line; 1 s until there is one).
 /// A gap (rule 9) is over `RuleLimits.gapMs` (10 s) or three intervals; a start's confirming fix
 /// comes within `RuleLimits.confirmWithinMs` (5 s) or two intervals and a half second; "n in a
 /// row" means n seconds' worth of fixes at a faster cadence (`fixes(inSeconds:)`).

@@ -23,8 +23,8 @@
 ///
 /// The noise (`floor`) is learnt per receiver: twice the root of the running mean square
 /// (over about 20 windows) of how far each full window's displacement and the doppler's path
-/// vector disagree, learnt from windows whose path barely lacks a course (5 m at most) while
-/// the course is trusted (honest receivers: a few metres; a lying doppler raises it, so its own
+/// vector disagree, learnt from windows whose path lacks a course for 5 m at most while the
+/// course is trusted (honest receivers: a few metres; a lying doppler raises it, so its own
 /// lies keep it standing), at least 10 m, and until ten windows are learnt at least 1.5 × both
 /// ends' claimed uncertainty. A window counts for at most three times the noise so far (at least
 /// 15 m; the first for at most 30 m): a cold start's stale position or a spike at either end is
