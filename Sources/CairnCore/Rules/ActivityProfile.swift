@@ -19,7 +19,8 @@ public struct ActivityProfile: Sendable, Equatable {
     public var minDistanceM: Double
     /// Below this measured speed the receiver is standing (enter the standstill).
     public var standingSpeedMps: Double
-    /// At or above this measured speed, twice in a row, the rider is moving again.
+    /// At or above this measured speed, four seconds' worth of fixes in a row (two with the
+    /// position leaving the spot), the rider is moving again (rule 6, `Standstill`).
     public var movingSpeedMps: Double
     public var pauseAfterMs: Int64
     public var closeAfterMs: Int64

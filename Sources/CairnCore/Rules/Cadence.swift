@@ -1,0 +1,70 @@
+/// The receiver's cadence, and whether its speeds are its own. Not a rule of its own: the limits
+/// of rules 1, 6, 9, 12 and 13 scale with it.
+///
+/// The interval is the median of the last nine between the fixes judged (those past rule 2's
+/// age and rule 12's time line; 1 s until there is one).
+/// A gap (rule 9) is over `RuleLimits.gapMs` (10 s) or three intervals; a start's confirming fix
+/// comes within `RuleLimits.confirmWithinMs` (5 s) or two intervals and a half second; "n in a
+/// row" means n seconds' worth of fixes at a faster cadence (`fixes(inSeconds:)`).
+///
+/// Speeds that gpsd computed from positions (receivers that send none, GGA-only) are recognised
+/// and are not kept as measured speeds (rule 7 judges such fixes): they equal the chord speed to
+/// the millimetre per second (3 mm/s plus 0.05 % of it) at chord speeds of 0.5 m/s and more, fix
+/// after fix. Each such step adds one to a score (at most 8), each other moving step takes two
+/// off; at 4 and above the fixes' speed and course are dropped.
+struct Cadence {
+    private var intervals = RingBuffer<Int64>(capacity: 9)
+    private(set) var intervalMs: Int64 = 1000
+    private var sortedIntervals: [Int64] = []
+    private var lastOffered: Fix?
+    /// Evidence (0...8) that the speeds are gpsd's own from positions, not a doppler's.
+    private var derivedSpeedScore = 0
+
+    /// Learns `f`'s interval and whether its speed is derived; takes a derived speed away.
+    mutating func learn(_ f: inout Fix) {
+        if let p = lastOffered {
+            let dt = f.timeMs - p.timeMs
+            if dt > 0 {
+                // At a steady cadence every interval is the median already: nothing to sort.
+                let evicted = intervals.isFull ? intervals[0] : intervalMs
+                intervals.append(dt)
+                if dt != intervalMs || evicted != intervalMs { updateInterval() }
+                // A doppler speed never equals the chord's: even a smoothing receiver's positions
+                // are rounded to 0.1-0.2 m in NMEA. (Standing still both are zero: only moving
+                // steps tell.)
+                if let v = f.speed, let chord = Optional(Geodesy.shortEllipsoidDistance(p, f) / (Double(dt) / 1000)), chord >= 0.5 {
+                    if abs(v - chord) <= 0.003 + 0.0005 * chord {
+                        derivedSpeedScore = min(derivedSpeedScore + 1, 8)
+                    } else {
+                        derivedSpeedScore = max(derivedSpeedScore - 2, 0)
+                    }
+                }
+            }
+        }
+        lastOffered = f
+        if derivedSpeedScore >= 4 {
+            f.speed = nil
+            f.track = nil
+        }
+    }
+
+    /// The receiver's time moved (rule 12): its intervals start afresh.
+    mutating func restart() {
+        lastOffered = nil
+        intervals.removeAll()
+        intervalMs = 1000
+    }
+
+    private mutating func updateInterval() {
+        sortedIntervals.removeAll(keepingCapacity: true)
+        for i in 0..<intervals.count { sortedIntervals.append(intervals[i]) }
+        sortedIntervals.sort()
+        intervalMs = sortedIntervals.isEmpty ? 1000 : sortedIntervals[sortedIntervals.count / 2]
+    }
+
+    /// The votes that make "n in a row" at one fix a second: a blip lasts about as long at any
+    /// cadence, so a 10 Hz receiver needs ten times as many fixes (never fewer than `n`).
+    @inline(__always) func fixes(inSeconds n: Int) -> Int {
+        max(n, Int((Int64(n) * 1000 + intervalMs - 1) / intervalMs))
+    }
+}
