@@ -502,12 +502,12 @@ public final class FITWriter: TrackExporter {
 
     /// The FIT sport and sub-sport for a recorder activity profile.
     static func sport(_ activity: String?) -> (UInt8, UInt8) {
-        switch activity {
-        case "ride": return (2, 0)  // cycling, generic
-        case "run": return (1, 0)  // running
-        case "walk": return (11, 0)  // walking
-        case "drive": return (24, 0)  // driving
-        default: return (0, 0)  // generic
+        switch Activity(name: activity) {
+        case .ride: return (2, 0)  // cycling, generic
+        case .run: return (1, 0)  // running
+        case .walk: return (11, 0)  // walking
+        case .drive: return (24, 0)  // driving
+        case nil: return (0, 0)  // generic
         }
     }
 

@@ -317,7 +317,7 @@ enum ConvertCommand: Command {
                 }
                 if s.stats.points == 0 && !writer.wantsSummaryFirst {
                     printErr("cairn: trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
-                } else if s.status == "recovered" && tripBegun {
+                } else if s.status == .recovered && tripBegun {
                     printErr("cairn: trip \(t.id): recovered from a damaged or interrupted log; converted what is intact (\(s.stats.points) points)")
                 }
             } catch {
