@@ -289,10 +289,11 @@ enum ExportCommand: Command {
         stages.laps = lapRule
         let conversion = TripConversion(writer: format.makeWriter(output, settings), stages: stages) { _ in }
         let outcome = conversion.convert(t, window: window, summary: s)
-        let err = conversion.finish()
-        if let e = outcome.error ?? err { unlink(tmp); return e }
+        let readError = outcome.error
         // The summary counted points: a conversion that wrote none is not a file to keep.
-        guard conversion.begun else { unlink(tmp); return "\(tmp): nothing written" }
+        let endErr = conversion.begun ? nil : "\(tmp): nothing written"
+        let err = conversion.finish()
+        if let e = readError ?? endErr ?? err { unlink(tmp); return e }
         do {
             try syncFile(tmp)
         } catch let e as Failure { unlink(tmp); return e.message } catch { unlink(tmp); return "\(error)" }
