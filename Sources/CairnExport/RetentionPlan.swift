@@ -32,16 +32,22 @@ public enum RetentionPlan {
         public var bytes: Int
         /// The last point's time (ms since the epoch), or the first when there is no last.
         public var endMs: Int64?
-        /// False for a trip retention must never touch: the newest file (its number names the
-        /// next file), or a trip still being recorded.
-        public var deletable: Bool
+        /// Still being recorded, or not known to be finished (`TripFinish`): never touched.
+        public var open: Bool
+        /// One of its files is the directory's newest, whose number names the next file: never
+        /// deleted, so the numbering goes on.
+        public var holdsNewestFile: Bool
 
-        public init(id: UInt64, bytes: Int, endMs: Int64?, deletable: Bool) {
+        public init(id: UInt64, bytes: Int, endMs: Int64?, open: Bool = false, holdsNewestFile: Bool = false) {
             self.id = id
             self.bytes = bytes
             self.endMs = endMs
-            self.deletable = deletable
+            self.open = open
+            self.holdsNewestFile = holdsNewestFile
         }
+
+        /// Whether retention may delete it at all, whatever the limits.
+        public var deletable: Bool { !open && !holdsNewestFile }
     }
 
     public struct Limits: Equatable, Sendable {

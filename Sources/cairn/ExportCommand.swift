@@ -55,15 +55,7 @@ enum ExportCommand: Command {
         guard let dest = a.value("--to"), !dest.isEmpty else { throw UsageError("Missing expected option '--to <dir>'") }
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         let formatText = a.value("--format") ?? "gpx,fit"
-        var formats: [String] = []
-        if formatText != "none" {
-            for f in formatText.split(separator: ",").map(String.init) {
-                guard ConvertCommand.formats.contains(f) else {
-                    throw UsageError("The value '\(f)' is invalid for '--format <formats>': use gpx, fit, geojson, kml, csv or none")
-                }
-                if !formats.contains(f) { formats.append(f) }
-            }
-        }
+        let formats = try SharedOptions.formats(formatText)
         let logsText = a.value("--logs")
         if let l = logsText, l != "yes" && l != "no" { throw UsageError("The value '\(l)' is invalid for '--logs <yes|no>'") }
         let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
@@ -94,7 +86,7 @@ enum ExportCommand: Command {
         try ensureDirectory(dest)
         let logsDir = POSIX.join(dest, "logs")
         if copyLogs { try ensureDirectory(logsDir) }
-        for f in formats { try ensureDirectory(POSIX.join(dest, f)) }
+        for f in formats { try ensureDirectory(POSIX.join(dest, f.name)) }
         let destination = absolute(dest)
         // A stick unmounted (or swapped) mid-export: the path then leads elsewhere.
         let destIdentity = DirectoryLock.FileKey(path: dest)
@@ -194,16 +186,18 @@ enum ExportCommand: Command {
             }
             for format in formats where zonesRead && !empty {
                 if window?.hidesAll == true {
-                    printErr("cairn: \(label): every point is inside a privacy zone; no \(format) written")
+                    printErr("cairn: \(label): every point is inside a privacy zone; no \(format.name) written")
                     continue
                 }
-                let name = String(FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix).dropLast(4)) + "." + format
-                let target = POSIX.join(POSIX.join(dest, format), name)
+                let name =
+                    String(FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix).dropLast(4)) + "."
+                    + format.fileExtension
+                let target = POSIX.join(POSIX.join(dest, format.name), name)
                 // Written again unless this trip, as it is now, was verified here: a trip resumed
                 // since has more points than its earlier conversion.
                 if verified && pathExists(target) { continue }
                 if let err = convert(t, s, window: window, format: format, to: target, laps: stageOptions.laps) {
-                    printErr("cairn: \(label): \(format) not written: \(err)")
+                    printErr("cairn: \(label): \(format.name) not written: \(err)")
                     tripProblem = true
                 } else {
                     wroteConversions += 1
@@ -224,7 +218,7 @@ enum ExportCommand: Command {
                 try writeFileAtomically(POSIX.join(logsDir, ExportStageOptions.keyFileName), key.bytes, mode: 0o600)
             }
             if copyLogs { try syncDirectory(logsDir) }
-            for f in formats { try syncDirectory(POSIX.join(dest, f)) }
+            for f in formats { try syncDirectory(POSIX.join(dest, f.name)) }
             try syncDirectory(dest)
             guard let current = DirectoryLock.FileKey(path: dest), current == destIdentity else {
                 throw Failure("\(dest): is no longer the directory this export wrote to (the stick unmounted or replaced?)")
@@ -273,43 +267,32 @@ enum ExportCommand: Command {
     /// Converts one trip into `target` through a temporary name, then reads it back; returns an
     /// error text or nil. `s` is the trip's summary over what the export holds (`window`).
     static func convert(
-        _ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, format: String, to target: String, laps lapRule: LapRule
+        _ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, format: ExportFormat, to target: String, laps lapRule: LapRule
     ) -> String? {
         let tmp = temporaryName(for: target)
         unlink(tmp)
-        let laps = lapRule != .none
-        let writer: TrackExporter
+        var settings = ExportFormat.Settings(version: cairnVersion)
+        settings.barometer = s.stats.climbFromBarometer
+        settings.laps = lapRule
+        let output: ExportFormat.Output
         var sink: OutputSink?
-        if format == "fit" {
-            writer = FITWriter(target: .file(tmp), force: true, softwareVersion: cairnVersion, atomic: false, laps: lapRule)
+        if format == .fit {
+            output = .fitFiles(.file(tmp), force: true, atomic: false)
         } else {
             let out: OutputSink
             do { out = try OutputSink(creating: tmp, force: true) } catch { return "\(error)" }
             sink = out
-            let creator = "cairn \(cairnVersion)"
-            switch format {
-            case "gpx": writer = GPXWriter(sink: out, creator: GPXWriter.creator(version: cairnVersion, barometer: s.stats.climbFromBarometer))
-            case "geojson": writer = GeoJSONWriter(sink: out, colouring: .none, laps: laps)
-            case "kml": writer = KMLWriter(sink: out, creator: creator, colouring: .none)
-            default: writer = CSVWriter(sink: out, laps: laps)
-            }
+            output = .sink(out)
         }
-        writer.begin()
-        do {
-            try writer.beginTrip(TripHeading(id: t.id, activity: s.activity, summary: s))
-        } catch {
-            unlink(tmp)
-            return "\(error)"
-        }
-        var readError: String?
-        var stages = ExportStages(window: window, laps: lapRule)
-        do {
-            try TripCatalog.read(t) { e in
-                stages.feed(e, segment: { writer.beginSegment($0) }, point: { writer.point($0, $1) })
-            }
-        } catch { readError = "\(error)" }
-        let endErr = writer.endTrip()
-        let err = writer.end()
+        // The conversion's notes (a zone's cut, a damaged log) are export's to say, not each format's.
+        var stages = TripConversion.Stages()
+        stages.laps = lapRule
+        let conversion = TripConversion(writer: format.makeWriter(output, settings), stages: stages) { _ in }
+        let outcome = conversion.convert(t, window: window, summary: s)
+        let readError = outcome.error
+        // The summary counted points: a conversion that wrote none is not a file to keep.
+        let endErr = conversion.begun ? nil : "\(tmp): nothing written"
+        let err = conversion.finish()
         if let e = readError ?? endErr ?? err { unlink(tmp); return e }
         do {
             try syncFile(tmp)

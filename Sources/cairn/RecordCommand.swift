@@ -33,14 +33,12 @@ enum RecordCommand: Command {
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         if dir.isEmpty { throw invalid("--dir", "The value '' is invalid for '--dir <dir>'") }
         let activity = a.value("--activity") ?? "ride"
-        guard var profile = ActivityProfile.named(activity) else {
-            throw invalid("--activity", "The value '\(activity)' is invalid for '--activity <activity>': use ride, run, walk or drive")
+        var profile: ActivityProfile
+        do { profile = try SharedOptions.activity(activity) } catch { throw invalid("--activity", error.message) }
+        do { profile.closeAfterMs = try SharedOptions.closeAfterMs(a.value("--close-after") ?? "30") } catch {
+            throw invalid("--close-after", error.message)
         }
-        let closeText = a.value("--close-after") ?? "30"
-        guard let closeMinutes = StrictNumber.whole(closeText), closeMinutes >= 5, closeMinutes <= 24 * 60 else {
-            throw invalid("--close-after", "The value '\(closeText)' is invalid for '--close-after <minutes>': use whole minutes from 5 to 1440")
-        }
-        profile.closeAfterMs = Int64(closeMinutes) * 60_000
+        let closeMinutes = profile.closeAfterMs / 60_000
         let clock = a.value("--clock") ?? "system"
         guard clock == "system" || clock == "fix" else {
             throw invalid("--clock", "The value '\(clock)' is invalid for '--clock <system|fix>'")

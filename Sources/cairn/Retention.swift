@@ -58,7 +58,7 @@ struct Retention {
             RetentionPlan.Trip(
                 id: e.trip.id, bytes: e.trip.files.reduce(0) { $0 + (fileSize($1.path) ?? 0) },
                 endMs: e.summary.stats.lastTimeMs ?? e.summary.stats.firstTimeMs,
-                deletable: e.openBecause == nil && !e.trip.files.contains { $0.path == newestFile })
+                open: e.openBecause != nil, holdsNewestFile: e.trip.files.contains { $0.path == newestFile })
         }
         let plan = RetentionPlan.plan(
             trips: trips, totalBytes: total, nowMs: wallClockMs,

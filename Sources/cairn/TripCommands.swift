@@ -127,7 +127,7 @@ enum ListCommand: Command {
                 printOut(
                     pad(String(s.id), 6) + pad(s.stats.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-", 25)
                         + pad(formatDistance(s.stats.distanceM), 11) + pad(formatDuration(ms: s.stats.movingTimeMs), 9)
-                        + pad(String(s.stats.points), 8) + s.status)
+                        + pad(String(s.stats.points), 8) + s.status.name)
             }
         }
         return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
@@ -216,7 +216,7 @@ enum InfoCommand: Command {
         func kmh(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0 * 3.6, 1) }.map { $0 + " km/h" } ?? "-" }
         func m(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0, 0) }.map { $0 + " m" } ?? "-" }
         var lines = [
-            "Trip \(s.id) (\(s.activity.map(terminalSafe) ?? "unknown activity")), \(s.status)",
+            "Trip \(s.id) (\(s.activity.map(terminalSafe) ?? "unknown activity")), \(s.status.name)",
             "  files:      \(s.files.joined(separator: ", "))",
             "  start:      \(st.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
             "  end:        \(st.lastTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",

@@ -11,7 +11,7 @@ enum TripWhy {
         for t in sel.trips {
             do {
                 guard try TripRaw.has(t) else { throw TripRaw.missing(t) }
-                let activity = ConvertCommand.activity(of: t)
+                let activity = TripConversion.recordedActivity(of: t)
                 if json {
                     try print(t, activity: activity, separator: first ? "" : ",", hidden: try hiddenStretches(t, zones))
                 } else {

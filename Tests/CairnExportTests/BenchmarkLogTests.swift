@@ -24,7 +24,7 @@ final class BenchmarkLogTests: XCTestCase {
         let s = try TripCatalog.read(trips[0])
         XCTAssertEqual(s.stats.points, n)
         XCTAssertEqual(s.stats.segments, 10)
-        XCTAssertEqual(s.status, "closed")
+        XCTAssertEqual(s.status, .closed)
         if raw { XCTAssertEqual(try TripRaw.read(trips[0]) { _, _ in }, 2 * n) }
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         print("benchmark log: \(path) \(n) points \(size) bytes")

@@ -196,3 +196,13 @@ enum ExportSupport {
         return (0..<n).map { _ in r.next() }
     }
 }
+
+/// A value shared with the threads of a test, behind a lock.
+final class Box<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T
+    init(_ v: T) { value = v }
+    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+    func set(_ v: T) { update { $0 = v } }
+    func update(_ f: (inout T) -> Void) { lock.lock(); f(&value); lock.unlock() }
+}

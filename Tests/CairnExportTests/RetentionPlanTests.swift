@@ -9,9 +9,10 @@ final class RetentionPlanTests: XCTestCase {
     let day: Int64 = 86_400_000
     let jan1: Int64 = 1_735_689_600_000  // 2025-01-01
 
-    func trips(_ ends: [Int64?], bytes: Int = 100, newestKept: Bool = true) -> [RetentionPlan.Trip] {
+    /// The last trip holds the newest file; `open` lists the trips still being recorded.
+    func trips(_ ends: [Int64?], bytes: Int = 100, open: Set<Int> = []) -> [RetentionPlan.Trip] {
         ends.enumerated().map { i, e in
-            RetentionPlan.Trip(id: UInt64(i + 1), bytes: bytes, endMs: e, deletable: !(newestKept && i == ends.count - 1))
+            RetentionPlan.Trip(id: UInt64(i + 1), bytes: bytes, endMs: e, open: open.contains(i), holdsNewestFile: i == ends.count - 1)
         }
     }
 
@@ -31,6 +32,7 @@ final class RetentionPlanTests: XCTestCase {
             var deleted: [Int]
             var kept: [Int: V] = [:]
             var clockBehind = false
+            var open: Set<Int> = []
         }
         let j = jan1
         let all = [V](repeating: .exported, count: 4)
@@ -74,10 +76,19 @@ final class RetentionPlanTests: XCTestCase {
                 now: j + 40 * day, limits: .init(keepDays: 30), deleted: [1, 2]),
             Row(
                 name: "a trip without a time goes by size", ends: [nil, j, j, j], verdicts: all,
-                now: j, limits: .init(maxBytes: 350), total: 400, deleted: [0])
+                now: j, limits: .init(maxBytes: 350), total: 400, deleted: [0]),
+            Row(
+                name: "an open trip is never touched, even with force", ends: [j, j, j, j], verdicts: all,
+                now: j + 40 * day, limits: .init(keepDays: 30, force: true), deleted: [0, 2], open: [1]),
+            Row(
+                name: "size skips an open trip and goes on to the next", ends: [j, j, j, j], verdicts: all,
+                now: j, limits: .init(maxBytes: 250), total: 400, deleted: [1, 2], open: [0]),
+            Row(
+                name: "size never takes the newest file, even when still over", ends: [j, j], verdicts: all,
+                now: j, limits: .init(maxBytes: 50, force: true), total: 200, deleted: [0])
         ]
         for r in rows {
-            let t = trips(r.ends)
+            let t = trips(r.ends, open: r.open)
             var asked: [Int] = []
             let result = RetentionPlan.plan(trips: t, totalBytes: r.total ?? t.reduce(0) { $0 + $1.bytes }, nowMs: r.now, limits: r.limits) {
                 asked.append($0)
@@ -87,6 +98,7 @@ final class RetentionPlanTests: XCTestCase {
             XCTAssertEqual(kept(result), r.kept, r.name)
             XCTAssertEqual(result.clockBehind != nil, r.clockBehind, r.name)
             XCTAssertFalse(asked.contains(t.count - 1), "\(r.name): the newest trip is never even checked")
+            XCTAssertTrue(asked.allSatisfy { !r.open.contains($0) }, "\(r.name): an open trip is never even checked")
         }
     }
 

@@ -42,13 +42,31 @@ public struct ActivityProfile: Sendable, Equatable {
         standingSpeedMps: 0.28, movingSpeedMps: 1.5,
         pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
 
-    public static func named(_ name: String) -> ActivityProfile? {
-        switch name {
-        case "walk", "hike": return .walk
-        case "run": return .run
-        case "ride": return .ride
-        case "drive": return .drive
-        default: return nil
+    public static func named(_ name: String) -> ActivityProfile? { Activity(name: name)?.profile }
+}
+
+/// What the rider does, as `--activity` names it and a trip's first record stores it. Every
+/// choice made by activity (the rules' limits, the smoother's tuning, speed bands, FIT's sport,
+/// fuel) switches on this type, so a name is read one way everywhere.
+public enum Activity: String, Sendable, CaseIterable {
+    case walk, run, ride, drive
+
+    /// The activity a name means: hike is a walk; nil for a name cairn does not know (a log
+    /// may hold any text).
+    public init?(name: String?) {
+        guard let name else { return nil }
+        self.init(rawValue: name == "hike" ? "walk" : name)
+    }
+
+    public var name: String { rawValue }
+
+    /// The fix rules' limits for it.
+    public var profile: ActivityProfile {
+        switch self {
+        case .walk: return .walk
+        case .run: return .run
+        case .ride: return .ride
+        case .drive: return .drive
         }
     }
 }

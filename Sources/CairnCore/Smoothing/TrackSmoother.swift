@@ -116,12 +116,12 @@ public struct TrackSmoother {
 
         public static func forActivity(_ name: String?) -> Tuning {
             var t = Tuning.ride
-            t.maxAidSpeedMps = (name.flatMap(ActivityProfile.named) ?? .ride).maxSpeedMps
-            switch name {
-            case "walk": t.unknownVelocityMps = 2; t.courseMinMps = 0.8
-            case "run": t.unknownVelocityMps = 4; t.courseMinMps = 1.2
-            case "drive": t.unknownVelocityMps = 30; t.courseMinMps = 2
-            default: break
+            t.maxAidSpeedMps = (Activity(name: name)?.profile ?? .ride).maxSpeedMps
+            switch Activity(name: name) {
+            case .walk: t.unknownVelocityMps = 2; t.courseMinMps = 0.8
+            case .run: t.unknownVelocityMps = 4; t.courseMinMps = 1.2
+            case .drive: t.unknownVelocityMps = 30; t.courseMinMps = 2
+            case .ride, nil: break
             }
             return t
         }

@@ -35,7 +35,7 @@ public enum TrackPicture {
         /// activities the bands and colours of the coloured exports.
         public static func defaults(activity: String?) -> Options {
             let b = SpeedBands.defaults(activity: activity)
-            if activity == "drive" { return Options(bands: b, colours: carColours) }
+            if Activity(name: activity) == .drive { return Options(bands: b, colours: carColours) }
             return Options(bands: b, colours: (0..<b.count).map { b.cssColour($0) })
         }
 

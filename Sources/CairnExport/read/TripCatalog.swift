@@ -81,10 +81,23 @@ public struct TripSummary: Sendable {
     /// `recovered` when any file was damaged or torn, or the trip was resumed in a new file after
     /// a crash or an I/O fault (it spans several files); otherwise `closed` when the recorder
     /// closed it, `open` when not (still recording, or cut off cleanly between syncs).
-    public var status: String {
-        if damagedBytes > 0 || sequenceGaps > 0 || tornTailBytes > 0 || damagedRecords > 0 || files.count > 1 { return "recovered" }
-        return closed ? "closed" : "open"
+    public var status: TripStatus {
+        if damagedBytes > 0 || sequenceGaps > 0 || tornTailBytes > 0 || damagedRecords > 0 || files.count > 1 { return .recovered }
+        return closed ? .closed : .open
     }
+}
+
+/// A trip's state as `list` and `info` name it (`TripSummary.status`).
+public enum TripStatus: String, Sendable {
+    /// The recorder closed it.
+    case closed
+    /// Not closed: still recording, or cut off cleanly between syncs.
+    case open
+    /// A file was damaged or torn, or the trip spans several files (resumed after a crash).
+    case recovered
+
+    /// The word `list`, `info` and `list --json` print.
+    public var name: String { rawValue }
 }
 
 /// What a trip's points look like to an exporter, in order.

@@ -1,3 +1,5 @@
+import CairnCore
+
 /// What a drive burnt and cost, from the distance and the car's consumption (the config's
 /// `fuel_l_per_100km` and `fuel_price`). An estimate at a fixed rate: the log has no fuel data.
 public struct FuelRate: Sendable, Equatable {
@@ -11,7 +13,7 @@ public struct FuelRate: Sendable, Equatable {
     }
 
     /// Only drives burn fuel; a ride or a walk gets no figure.
-    public static func applies(to activity: String?) -> Bool { activity == "drive" }
+    public static func applies(to activity: String?) -> Bool { Activity(name: activity) == .drive }
 
     public func litres(distanceM: Double) -> Double { distanceM / 100_000 * litresPer100Km }
 

@@ -10,11 +10,11 @@ public struct SpeedBands: Sendable, Equatable {
     /// A bike is not a car: the iOS tracker's car bands (50, 90, 110 km/h) would paint a whole
     /// ride one colour. Each activity gets bands around its usual speeds.
     public static func defaults(activity: String?) -> SpeedBands {
-        switch activity {
-        case "run": return SpeedBands(checked: [8, 10, 12])  // ~7:30, 6:00, 5:00 min/km
-        case "walk": return SpeedBands(checked: [3, 5, 6])
-        case "drive": return SpeedBands(checked: [50, 90, 110])  // the iOS tracker's bands
-        default: return SpeedBands(checked: [10, 20, 30])  // ride, and anything unknown
+        switch Activity(name: activity) {
+        case .run: return SpeedBands(checked: [8, 10, 12])  // ~7:30, 6:00, 5:00 min/km
+        case .walk: return SpeedBands(checked: [3, 5, 6])
+        case .drive: return SpeedBands(checked: [50, 90, 110])  // the iOS tracker's bands
+        case .ride, nil: return SpeedBands(checked: [10, 20, 30])  // ride, and anything unknown
         }
     }
 

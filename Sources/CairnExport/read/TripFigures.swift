@@ -19,7 +19,7 @@ public enum TripFigures {
             ("ascent_m", num(s.stats.ascentM, 1)),
             ("descent_m", num(s.stats.descentM, 1)),
             ("max_speed_mps", num(s.stats.maxSpeedMps, 2)),
-            ("status", TextFormat.jsonString(s.status))
+            ("status", TextFormat.jsonString(s.status.name))
         ]
         // Only in conversions that changed the points: the figures are the exported track's.
         if s.smoothed { fields.append(("smoothed", "true")) }
@@ -55,7 +55,7 @@ public enum TripFigures {
         if let g = s.filledGaps, let p = s.interpolatedPoints {
             parts.append("\(g) gap\(g == 1 ? "" : "s") filled with \(p) interpolated point\(p == 1 ? "" : "s")")
         }
-        parts.append(s.status)
+        parts.append(s.status.name)
         return parts.joined(separator: ", ")
     }
 

@@ -120,6 +120,9 @@ public final class FITWriter: TrackExporter {
     private var heading = TripHeading(id: 0, activity: nil)
     private var stats = TripStats()
     private var recordLocal: [UInt8: UInt8] = [:]  // field mask -> local type
+    /// The data message being written and its next field (`data(local:_:)`).
+    private var writing: FITMessage?
+    private var nextField = 0
     private var nextRecordLocal: UInt8 = 3
     private var started = false
     private var segmentPending = false
@@ -220,26 +223,25 @@ public final class FITWriter: TrackExporter {
         let created = fitTime(heading.summary?.stats.firstTimeMs ?? 0)
 
         // file_id: type 4 (activity), first.
-        define(local: 0, global: 0, [(0, 1, 0x00), (1, 2, 0x84), (2, 2, 0x84), (3, 4, 0x8C), (4, 4, 0x86)])
-        data(local: 0)
+        define(local: 0, .fileId)
+        data(local: 0, .fileId)
         u8(4); u16(Self.manufacturerDevelopment); u16(Self.product); u32(Self.serial); u32(created)
         emit()
         // device_info: the creator (device_index 0).
-        define(local: 1, global: 23, [(253, 4, 0x86), (0, 1, 0x02), (2, 2, 0x84), (3, 4, 0x8C), (4, 2, 0x84), (5, 2, 0x84)])
-        data(local: 1)
+        define(local: 1, .creator)
+        data(local: 1, .creator)
         u32(created); u8(0); u16(Self.manufacturerDevelopment); u32(Self.serial); u16(Self.product); u16(softwareVersion)
         emit()
         if heading.summary?.stats.climbFromBarometer == true {
             // device_info for the altitude's source: a local barometer (device_index 1). No
             // manufacturer or product: FIT has no ID for the sensor's maker that would be true.
-            define(local: 1, global: 23, [(253, 4, 0x86), (0, 1, 0x02), (1, 1, 0x02), (25, 1, 0x00)])
-            data(local: 1)
+            define(local: 1, .barometer)
+            data(local: 1, .barometer)
             u32(created); u8(1); u8(Self.localDeviceBarometer); u8(Self.sourceLocal)
             emit()
         }
         // event: timer start/stop.
-        define(local: 2, global: 21, [(253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (4, 1, 0x02)])
-        emit()
+        define(local: 2, .event)
     }
 
     public func beginSegment(_ reason: SegmentReason) {
@@ -250,14 +252,14 @@ public final class FITWriter: TrackExporter {
     }
 
     private func timerEvent(_ ms: Int64, start: Bool) {
-        data(local: 2)
+        data(local: 2, .event)
         u32(fitTime(ms)); u8(0); u8(start ? 0 : 4); u8(0)
         emit()
     }
 
-    // Record field mask bits.
-    private static let hasAltitude: UInt8 = 1, hasSpeed: UInt8 = 2, hasVerticalSpeed: UInt8 = 4
-    private static let hasAccuracy: UInt8 = 8, hasPressure: UInt8 = 16, hasTemperature: UInt8 = 32
+    // Record field mask bits (`FITMessage.recordFields`).
+    static let hasAltitude: UInt8 = 1, hasSpeed: UInt8 = 2, hasVerticalSpeed: UInt8 = 4
+    static let hasAccuracy: UInt8 = 8, hasPressure: UInt8 = 16, hasTemperature: UInt8 = 32
 
     public func point(_ fix: Fix, _ extras: PointExtras) {
         guard PointValues.isWritable(fix) else { return }
@@ -315,7 +317,7 @@ public final class FITWriter: TrackExporter {
         if temperature != nil { mask |= Self.hasTemperature }
         let local = recordType(mask)
 
-        data(local: local)
+        data(local: local, FITMessage.records[Int(mask)])
         u32(fitTime(fix.timeMs))
         s32(lat); s32(lon)
         u32(Self.scaled(stats.distanceM, 100, max: 0xFFFF_FFFE))
@@ -330,7 +332,7 @@ public final class FITWriter: TrackExporter {
         if let v = vspeed { s16(Int16((v * 1000).rounded().clamped(-32767, 32766))) }
         if let a = accuracy { u8(UInt8(a.rounded().clamped(0, 254))) }
         if let p = pressure { u32(Self.scaled(p, 1, max: 0xFFFF_FFFE)) }
-        if let t = temperature { u8(UInt8(bitPattern: Int8(t.rounded().clamped(-127, 126)))) }
+        if let t = temperature { s8(Int8(t.rounded().clamped(-127, 126))) }
         emit()
     }
 
@@ -342,15 +344,7 @@ public final class FITWriter: TrackExporter {
         nextRecordLocal = local == 14 ? 3 : local + 1
         if let old = recordLocal.first(where: { $0.value == local })?.key { recordLocal[old] = nil }
         recordLocal[mask] = local
-        var fields: [(UInt8, UInt8, UInt8)] = [(253, 4, 0x86), (0, 4, 0x85), (1, 4, 0x85), (5, 4, 0x86)]
-        if mask & Self.hasAltitude != 0 { fields += [(78, 4, 0x86), (2, 2, 0x84)] }
-        if mask & Self.hasSpeed != 0 { fields += [(73, 4, 0x86), (6, 2, 0x84)] }
-        if mask & Self.hasVerticalSpeed != 0 { fields.append((32, 2, 0x83)) }
-        if mask & Self.hasAccuracy != 0 { fields.append((31, 1, 0x02)) }
-        if mask & Self.hasPressure != 0 { fields.append((91, 4, 0x86)) }
-        if mask & Self.hasTemperature != 0 { fields.append((13, 1, 0x01)) }
-        define(local: local, global: 20, fields)
-        emit()
+        define(local: local, FITMessage.records[Int(mask)])
         return local
     }
 
@@ -401,13 +395,6 @@ public final class FITWriter: TrackExporter {
 
     static func metres16(_ v: Double?) -> UInt16? { v.flatMap { $0.isFinite ? UInt16($0.rounded().clamped(0, 65534)) : nil } }
 
-    private static let lapFields: [(UInt8, UInt8, UInt8)] = [
-        (254, 2, 0x84), (253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (2, 4, 0x86),
-        (3, 4, 0x85), (4, 4, 0x85), (5, 4, 0x85), (6, 4, 0x85), (7, 4, 0x86), (8, 4, 0x86),
-        (9, 4, 0x86), (52, 4, 0x86), (13, 2, 0x84), (14, 2, 0x84), (110, 4, 0x86), (111, 4, 0x86),
-        (21, 2, 0x84), (22, 2, 0x84), (24, 1, 0x00), (25, 1, 0x00), (39, 1, 0x00)
-    ]
-
     /// A speed beyond the field (a hostile trip's jump over a timer of a second) is no speed: a
     /// saturated value would not be distance / timer.
     static func speed32(_ v: Double?) -> UInt32 {
@@ -435,10 +422,10 @@ public final class FITWriter: TrackExporter {
         let elapsed = upTo.elapsedMs - counted.elapsedMs
         let (sport, subSport) = Self.sport(heading.activity)
         if !lapDefined {
-            define(local: 15, global: 19, Self.lapFields)
+            define(local: 15, .lap)
             lapDefined = true
         }
-        data(local: 15)
+        data(local: 15, .lap)
         u16(lapCount); u32(fitTime(endMs)); u8(9); u8(1); u32(fitTime(lapStartMs))
         s32(lapStartPos.0); s32(lapStartPos.1); s32(lastPos.0); s32(lastPos.1)
         u32(elapsed); u32(timer); u32(distanceCm); u32(timer)
@@ -465,16 +452,8 @@ public final class FITWriter: TrackExporter {
         let (sport, subSport) = Self.sport(heading.activity)
 
         // session: one.
-        define(
-            local: 15, global: 18,
-            [
-                (254, 2, 0x84), (253, 4, 0x86), (0, 1, 0x00), (1, 1, 0x00), (2, 4, 0x86),
-                (3, 4, 0x85), (4, 4, 0x85), (38, 4, 0x85), (39, 4, 0x85), (5, 1, 0x00), (6, 1, 0x00),
-                (7, 4, 0x86), (8, 4, 0x86), (9, 4, 0x86), (59, 4, 0x86), (14, 2, 0x84), (15, 2, 0x84),
-                (124, 4, 0x86), (125, 4, 0x86), (22, 2, 0x84), (23, 2, 0x84), (25, 2, 0x84), (26, 2, 0x84),
-                (28, 1, 0x00)
-            ])
-        data(local: 15)
+        define(local: 15, .session)
+        data(local: 15, .session)
         u16(0); u32(end); u8(8); u8(1); u32(start)
         s32(firstPos.0); s32(firstPos.1); s32(lastPos.0); s32(lastPos.1)
         u8(sport); u8(subSport)
@@ -485,8 +464,8 @@ public final class FITWriter: TrackExporter {
         emit()
 
         // activity: exactly one.
-        define(local: 15, global: 34, [(253, 4, 0x86), (0, 4, 0x86), (1, 2, 0x84), (2, 1, 0x00), (3, 1, 0x00), (4, 1, 0x00), (5, 4, 0x86)])
-        data(local: 15)
+        define(local: 15, .activity)
+        data(local: 15, .activity)
         u32(end); u32(timer); u16(1); u8(0); u8(26); u8(1)
         if let o = utcOffsetS ?? heading.summary?.utcOffsetS, abs(o) <= UTCOffset.limitS {
             u32(UInt32(clamping: Int64(end) + Int64(o)))
@@ -502,12 +481,12 @@ public final class FITWriter: TrackExporter {
 
     /// The FIT sport and sub-sport for a recorder activity profile.
     static func sport(_ activity: String?) -> (UInt8, UInt8) {
-        switch activity {
-        case "ride": return (2, 0)  // cycling, generic
-        case "run": return (1, 0)  // running
-        case "walk": return (11, 0)  // walking
-        case "drive": return (24, 0)  // driving
-        default: return (0, 0)  // generic
+        switch Activity(name: activity) {
+        case .ride: return (2, 0)  // cycling, generic
+        case .run: return (1, 0)  // running
+        case .walk: return (11, 0)  // walking
+        case .drive: return (24, 0)  // driving
+        case nil: return (0, 0)  // generic
         }
     }
 
@@ -545,27 +524,64 @@ public final class FITWriter: TrackExporter {
         return UInt32(x)  // 0 < x < max ≤ UInt32.max
     }
 
-    private func define(local: UInt8, global: UInt16, _ fields: [(UInt8, UInt8, UInt8)]) {
-        msg.append(0x40 | local)
-        msg.append(0)  // reserved
-        msg.append(0)  // little-endian
-        u16(global)
-        msg.append(UInt8(fields.count))
-        for f in fields { msg.append(f.0); msg.append(f.1); msg.append(f.2) }
+    /// Writes `message`'s definition for local type `local`.
+    private func define(local: UInt8, _ message: FITMessage) {
+        msg += message.definition(local: local)
         emit()
     }
 
-    @inline(__always) private func data(local: UInt8) { msg.append(local & 0x0F) }
-    @inline(__always) private func u8(_ v: UInt8) { msg.append(v) }
-    @inline(__always) private func u16(_ v: UInt16) { msg.append(UInt8(v & 0xFF)); msg.append(UInt8(v >> 8)) }
-    @inline(__always) private func s16(_ v: Int16) { u16(UInt16(bitPattern: v)) }
+    /// Starts a data message of local type `local`, laid out as `message`: the values that
+    /// follow (`u8` … `s32`) must be its fields' types, in its order, and all of them (checked in
+    /// debug builds, which the tests run).
+    @inline(__always) private func data(local: UInt8, _ message: FITMessage) {
+        msg.append(local & 0x0F)
+        writing = message
+        nextField = 0
+    }
+
+    /// Checks that the next field of the data message being written has a type `accepts`.
+    @inline(__always) private func field(_ accepts: (FITBaseType) -> Bool) {
+        assert(
+            writing.map { nextField < $0.fields.count && accepts($0.fields[nextField].type) } ?? false,
+            "FIT: a value that is not the next field of \(writing.map { "\($0.name)" } ?? "a data message")")
+        nextField += 1
+    }
+
+    @inline(__always) private func u8(_ v: UInt8) {
+        field { $0 == .uint8 || $0 == .enumeration }
+        msg.append(v)
+    }
+    @inline(__always) private func s8(_ v: Int8) {
+        field { $0 == .sint8 }
+        msg.append(UInt8(bitPattern: v))
+    }
+    @inline(__always) private func u16(_ v: UInt16) {
+        field { $0 == .uint16 }
+        le16(v)
+    }
+    @inline(__always) private func s16(_ v: Int16) {
+        field { $0 == .sint16 }
+        le16(UInt16(bitPattern: v))
+    }
     @inline(__always) private func u32(_ v: UInt32) {
+        field { $0 == .uint32 || $0 == .uint32z }
+        le32(v)
+    }
+    @inline(__always) private func s32(_ v: Int32) {
+        field { $0 == .sint32 }
+        le32(UInt32(bitPattern: v))
+    }
+    @inline(__always) private func le16(_ v: UInt16) { msg.append(UInt8(v & 0xFF)); msg.append(UInt8(v >> 8)) }
+    @inline(__always) private func le32(_ v: UInt32) {
         msg.append(UInt8(v & 0xFF)); msg.append(UInt8((v >> 8) & 0xFF)); msg.append(UInt8((v >> 16) & 0xFF)); msg.append(UInt8(v >> 24))
     }
-    @inline(__always) private func s32(_ v: Int32) { u32(UInt32(bitPattern: v)) }
 
     /// Sends the message built so far to the file, through the running CRC.
     private func emit() {
+        if let m = writing {
+            assert(nextField == m.fields.count, "FIT: \(m.name) written with \(nextField) of its \(m.fields.count) fields")
+            writing = nil
+        }
         guard !msg.isEmpty else { return }
         msg.withUnsafeBufferPointer { b in
             crc = FITCRC.update(crc, b)

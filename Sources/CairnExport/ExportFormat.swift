@@ -1,0 +1,67 @@
+/// The formats a trip is exported to: each names itself, its file extension, and makes its
+/// writer. `cairn convert --to` and `cairn export --format` both go through this table, so a
+/// format is added here once.
+public enum ExportFormat: String, CaseIterable, Sendable {
+    case gpx, fit, geojson, kml, csv
+
+    /// The name options take and messages use.
+    public var name: String { rawValue }
+
+    /// The file name extension, without the dot.
+    public var fileExtension: String { rawValue }
+
+    /// The format with this name; nil for anything else.
+    public static func named(_ name: String) -> ExportFormat? { ExportFormat(rawValue: name) }
+
+    /// Every name, in the order the help lists them.
+    public static var names: [String] { allCases.map(\.name) }
+
+    /// FIT writes one file per trip (its header is completed after the data); the others stream
+    /// a document of every trip into one sink.
+    public var writesFilePerTrip: Bool { self == .fit }
+
+    /// Where the writer puts its bytes: a sink for the streamed formats, files for FIT.
+    public enum Output {
+        case sink(OutputSink)
+        /// `atomic`: each file under a temporary name, renamed when complete (`FITWriter.init`).
+        case fitFiles(FITWriter.Target, force: Bool, atomic: Bool)
+    }
+
+    /// What a writer is told beyond its output.
+    public struct Settings {
+        /// cairn's version, for the creator (GPX, KML) and FIT's software_version.
+        public var version: String
+        /// GPX's creator says "with barometer" (when every trip's climb is the barometer's).
+        public var barometer = false
+        /// GeoJSON, KML: colour by speed.
+        public var colouring: GeoJSONWriter.Colouring = .none
+        /// The lap rule that numbered the points; `.none` leaves the lap columns out.
+        public var laps: LapRule = .none
+        /// CSV: the origin column (`--smooth`, `--fill-gaps`).
+        public var origins = false
+        /// CSV: the verdict column (`--raw`).
+        public var verdicts = false
+        /// FIT: the rider's zone for local times instead of the recorded one.
+        public var utcOffsetS: Int?
+
+        public init(version: String) { self.version = version }
+    }
+
+    /// The writer for this format. `output` must be `.fitFiles` for FIT and `.sink` otherwise.
+    public func makeWriter(_ output: Output, _ s: Settings) -> TrackExporter {
+        switch (self, output) {
+        case (.fit, .fitFiles(let target, let force, let atomic)):
+            return FITWriter(target: target, force: force, softwareVersion: s.version, atomic: atomic, utcOffsetS: s.utcOffsetS, laps: s.laps)
+        case (.gpx, .sink(let out)):
+            return GPXWriter(sink: out, creator: GPXWriter.creator(version: s.version, barometer: s.barometer))
+        case (.geojson, .sink(let out)):
+            return GeoJSONWriter(sink: out, colouring: s.colouring, laps: s.laps != .none)
+        case (.kml, .sink(let out)):
+            return KMLWriter(sink: out, creator: "cairn \(s.version)", colouring: s.colouring)
+        case (.csv, .sink(let out)):
+            return CSVWriter(sink: out, laps: s.laps != .none, origins: s.origins, verdicts: s.verdicts)
+        default:
+            preconditionFailure("\(name): FIT writes files, the other formats a sink")
+        }
+    }
+}

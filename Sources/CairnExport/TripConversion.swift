@@ -1,0 +1,299 @@
+import CairnCore
+import CairnLog
+
+/// What is exported of each trip: the recorded points, the points of the rules run again
+/// (`convert --refilter`), or every raw fix with its verdict (`convert --raw`).
+public enum TrackSource {
+    case recorded
+    case refilter(TripReplay.Options)
+    case raw
+
+    public var isRaw: Bool { if case .raw = self { return true } else { return false } }
+
+    /// The activity the export names, when it is not the recorded one.
+    public var activity: String? {
+        if case .refilter(let o) = self { return o.activity?.name }
+        return nil
+    }
+
+    /// The trip's track as this source exports it (recorded or re-filtered points; a raw
+    /// export's kept points), for the figures and the privacy window. `warn` is told when a
+    /// replay cannot be exact.
+    @discardableResult
+    public func readTrack(_ t: TripRef, thinned: Bool = false, warn: (String) -> Void, visit: (TripEvent) -> Void) throws -> TripSummary {
+        if case .raw = self { return try TripCatalog.read(t, visit: visit) }
+        return try read(t, thinned: thinned, warn: warn) { e in
+            switch e {
+            case .segment(let r): visit(.segment(r))
+            case .point(let f): visit(.point(f))
+            case .judged(let r): visit(.raw(r))
+            case .raw: break
+            }
+        }
+    }
+
+    public enum Event {
+        case segment(SegmentReason)
+        case point(Fix)
+        /// A fix to export with its verdict (`--raw`).
+        case raw(RawFix)
+        /// A raw fix for the smoother to learn from (`TrackPipeline.usesRaw`), not exported.
+        case judged(RawFix)
+    }
+
+    /// Streams one trip's events and returns its summary; with `thinned`, the raw fixes
+    /// behind the points too (`Event.judged`), as the recording or the replay judged them.
+    @discardableResult
+    public func read(_ t: TripRef, thinned: Bool = false, warn: (String) -> Void, visit: (Event) -> Void = { _ in }) throws -> TripSummary {
+        switch self {
+        case .recorded:
+            return try TripCatalog.read(t, raw: thinned) { e in
+                switch e {
+                case .segment(let r): visit(.segment(r))
+                case .point(let f): visit(.point(f))
+                case .raw(let r): visit(.judged(r))
+                }
+            }
+        case .refilter(var options):
+            options.judged = thinned
+            var s = try TripReplay.read(
+                t, options: options, warn: warn,
+                visit: { e in
+                    switch e {
+                    case .segment(let r): visit(.segment(r))
+                    case .point(let f): visit(.point(f))
+                    case .raw(let r): visit(.judged(r))
+                    }
+                })
+            if options.activity == nil { s.activity = s.activity ?? activity }
+            return s
+        case .raw:
+            let s = try TripCatalog.read(t)
+            var first = true
+            try TripRaw.read(t) { r, _ in
+                if first { visit(.segment(.start)); first = false }
+                visit(.raw(r))
+            }
+            return s
+        }
+    }
+}
+
+/// One conversion: trips, one after another, from the log through the export-side stages
+/// (`TrackPipeline`: smoothing and gap filling; `ExportStages`: privacy zones and laps) into one
+/// writer. `cairn convert` runs every selected trip through one; `cairn export` one trip per
+/// format and file. What a trip's conversion has to say (a zone's cut, a filled gap, a trip
+/// recovered from damage, an error) goes to `say` as "trip ID: …", for the CLI to print.
+public final class TripConversion {
+    public struct Stages {
+        public var source: TrackSource = .recorded
+        public var smooth = false
+        public var fillGaps = false
+        /// The zones, with their key; none: nothing left out.
+        public var zones = PrivacyZones()
+        public var laps: LapRule = .pause
+        public init() {}
+
+        /// Smoothing or gap filling: the track goes through a `TrackPipeline`.
+        public var pipelined: Bool { smooth || fillGaps }
+    }
+
+    /// What became of one trip.
+    public struct Outcome: Equatable {
+        /// The trip's output was completed (its FIT file, its part of the document).
+        public var converted = false
+        /// Errors said: reading, opening or finishing its output.
+        public var problems = 0
+        /// The first error's text (without "trip ID: ").
+        public var error: String?
+    }
+
+    public let writer: TrackExporter
+    public let stages: Stages
+    /// Whether the document was begun (`TrackExporter.begin`): it starts with its first trip
+    /// that has a point, so no trip, no document.
+    public private(set) var begun = false
+    private let say: (String) -> Void
+
+    public init(writer: TrackExporter, stages: Stages, say: @escaping (String) -> Void) {
+        self.writer = writer
+        self.stages = stages
+        self.say = say
+    }
+
+    /// Converts one trip. `window` replaces the zones' window for it (one that has seen the
+    /// trip's points, `ExportStages.window`); `summary` is the heading's, when the caller has it.
+    public func convert(_ t: TripRef, window given: PrivacyWindow? = nil, summary known: TripSummary? = nil) -> Outcome {
+        var outcome = Outcome()
+        func failed(_ error: Any) {
+            let text = "\(error)"
+            say("trip \(t.id): \(text)")
+            outcome.problems += 1
+            if outcome.error == nil { outcome.error = text }
+        }
+        let source = stages.source
+        let smooth = stages.smooth, fillGaps = stages.fillGaps, pipelined = stages.pipelined
+        var heading = TripHeading(id: t.id, activity: nil, nameSuffix: t.nameSuffix)
+        // Privacy zones: this trip's cut circles, applied to each point as it is written.
+        let window: PrivacyWindow? = given ?? (stages.zones.isEmpty ? nil : stages.zones.window(for: t))
+        var exportStages = ExportStages(window: window, laps: source.isRaw ? .none : stages.laps)
+        // The smoother's tuning follows the activity, which the trip's first record names.
+        let stageActivity = pipelined ? (source.activity ?? Self.recordedActivity(of: t)) : nil
+        // The smoother learns from the fixes the rules thinned out where the log holds them,
+        // and the filler tells a dropout from a thinned step by them (a re-filtered trip
+        // always has them: the replay judges them anew).
+        var thinned = false
+        if pipelined && !source.isRaw {
+            if case .refilter = source { thinned = true } else { thinned = (try? TripRaw.has(t)) == true }
+            if smooth && !thinned {
+                say("trip \(t.id): no raw fixes (\(TripRaw.whyMissing(t))): smoothed from its points alone, which corrects less")
+            }
+        }
+        let warn: (String) -> Void = { self.say($0) }
+        if let s = known {
+            heading.summary = s
+            heading.activity = s.activity
+        } else if writer.wantsSummaryFirst {
+            // A first streamed pass for the figures the format puts before the points (those
+            // of the exported track: through the same stages as the points).
+            var summaryLeftOut = 0
+            do {
+                let s = try ExportStages.summary(
+                    t, window: window,
+                    pipeline: pipelined
+                        ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window) : nil,
+                    read: { t, visit in try source.readTrack(t, thinned: thinned, warn: warn, visit: visit) },
+                    leftOut: { summaryLeftOut = $0 })
+                heading.summary = s
+                heading.activity = s.activity
+            } catch {
+                failed(error)
+                return outcome
+            }
+            if heading.summary?.stats.points == 0 {
+                if summaryLeftOut > 0 {
+                    say("trip \(t.id): every point is inside a privacy zone; nothing written for it")
+                } else {
+                    say("trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
+                }
+                return outcome
+            }
+        } else {
+            // The heading needs the activity, which the trip's first record names.
+            heading.activity = source.activity ?? Self.recordedActivity(of: t)
+        }
+        let writer = self.writer
+        // The trip begins at its first point, so a trip without one writes nothing.
+        var tripBegun = false
+        var beginFailed = false
+        var segments: [SegmentReason] = []
+        func beginTrip() -> Bool {
+            if tripBegun { return true }
+            if beginFailed { return false }
+            if !begun { writer.begin(); begun = true }
+            do {
+                try writer.beginTrip(heading)
+            } catch {
+                failed(error)
+                beginFailed = true
+                return false
+            }
+            tripBegun = true
+            for r in segments { writer.beginSegment(r) }
+            return true
+        }
+        var readFailed = false
+        // --raw: a stretch left out between written fixes starts a segment, as in `ExportStages`.
+        var rawHiding = false, rawLeftOut = 0, rawStretches = 0
+        let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window)
+        // The exported track's figures, for the line that says what the filling did.
+        var exported: TripStats? = fillGaps ? TripStats() : nil
+        // The exported track (through the pipeline) through the privacy window and the laps.
+        func put(_ item: TrackItem) {
+            exportStages.feed(
+                item,
+                segment: { reason in
+                    exported?.startSegment(reason)
+                    if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
+                },
+                point: { f, extras in
+                    exported?.add(f)
+                    if beginTrip() { writer.point(f, extras) }
+                })
+        }
+        do {
+            let s = try source.read(t, thinned: thinned, warn: warn) { event in
+                switch event {
+                case .judged(let r): pipeline.push(.raw(r), emit: put)
+                case .segment(let reason) where source.isRaw:
+                    if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
+                case .segment(let reason): pipeline.push(.segment(reason), emit: put)
+                case .point(let f): pipeline.push(.point(f), emit: put)
+                case .raw(let r):
+                    if let w = window, !w.keeps(r.fix) {
+                        rawLeftOut += 1
+                        if !rawHiding { rawStretches += 1 }
+                        rawHiding = true
+                        return
+                    }
+                    if rawHiding && tripBegun { writer.beginSegment(.hidden) }
+                    rawHiding = false
+                    if beginTrip() { writer.point(r.fix, PointExtras(r)) }
+                }
+            }
+            pipeline.finish(emit: put)
+            let leftOut = source.isRaw ? rawLeftOut : exportStages.leftOut
+            let stretches = source.isRaw ? rawStretches : exportStages.stretches
+            if window != nil && leftOut > 0 {
+                say(
+                    tripBegun
+                        ? "trip \(t.id): privacy zones: left out \(leftOut) point\(leftOut == 1 ? "" : "s") in \(stretches) stretch\(stretches == 1 ? "" : "es")"
+                        : "trip \(t.id): every point is inside a privacy zone; nothing written for it")
+            }
+            if var f = pipeline.filled, let exported, tripBegun {
+                if window != nil { f.points = exportStages.interpolatedWritten }  // what the zones left of them
+                say(
+                    "trip \(t.id): filled \(f.gaps) gap\(f.gaps == 1 ? "" : "s") with \(f.points) interpolated point\(f.points == 1 ? "" : "s")"
+                        + (f.chords > 0 ? " (\(f.chords) as straight chords)" : "")
+                        + "; exported length \(TextFormat.fixed(exported.distanceM / 1000, 2) ?? "?") km, recorded \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km"
+                )
+            }
+            if let u = pipeline.unfilled, u.tooLong + u.overBudget > 0, tripBegun {
+                say("trip \(t.id): " + GapFiller.unfilledNote(tooLong: u.tooLong, overBudget: u.overBudget))
+            }
+            if s.stats.points == 0 && !writer.wantsSummaryFirst {
+                say("trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
+            } else if s.status == .recovered && tripBegun {
+                say("trip \(t.id): recovered from a damaged or interrupted log; converted what is intact (\(s.stats.points) points)")
+            }
+        } catch {
+            failed(error)
+            readFailed = true
+        }
+        guard tripBegun else { return outcome }
+        if readFailed, let fit = writer as? FITWriter {
+            fit.abandonTrip()  // no FIT file for a trip that could not be read to its end
+            return outcome
+        }
+        if let e = writer.endTrip() {
+            failed(e)
+        } else {
+            outcome.converted = true
+        }
+        return outcome
+    }
+
+    /// Finishes the document; returns an error text if writing failed.
+    public func finish() -> String? { writer.end() }
+
+    /// The activity the trip's first record names; nil when it cannot be read.
+    public static func recordedActivity(of t: TripRef) -> String? {
+        guard let r = try? LogReader(path: t.files[0].path) else { return nil }
+        var a: String?
+        try? r.forEach { e in
+            if case .tripStart(let act, _, _) = e.record { a = act }
+            return false
+        }
+        return a
+    }
+}

@@ -1,0 +1,40 @@
+import CairnCore
+import CairnExport
+import XCTest
+
+@testable import cairn
+
+/// `SharedOptions`: a value several commands take is read one way, with one message naming
+/// the option.
+final class SharedOptionsTests: XCTestCase {
+    func message(_ body: () throws -> Void) -> String? {
+        do { try body() } catch let e as UsageError { return e.message } catch { return "\(error)" }
+        return nil
+    }
+
+    func testCloseAfterIsStrict() throws {
+        XCTAssertEqual(try SharedOptions.closeAfterMs("5"), 300_000)
+        XCTAssertEqual(try SharedOptions.closeAfterMs("1440"), 86_400_000)
+        for bad in ["4", "1441", "+5", "0x10", "1e1", "5.0", " 5", "", "five"] {
+            XCTAssertEqual(
+                message { _ = try SharedOptions.closeAfterMs(bad) },
+                "The value '\(bad)' is invalid for '--close-after <minutes>': use whole minutes from 5 to 1440", bad)
+        }
+    }
+
+    func testActivity() throws {
+        XCTAssertEqual(try SharedOptions.activity("hike"), .walk)
+        XCTAssertEqual(try SharedOptions.activity("drive"), .drive)
+        XCTAssertEqual(
+            message { _ = try SharedOptions.activity("swim") },
+            "The value 'swim' is invalid for '--activity <activity>': use ride, run, walk or drive")
+    }
+
+    func testFormats() throws {
+        XCTAssertEqual(try SharedOptions.formats("fit,gpx,fit"), [.fit, .gpx])
+        XCTAssertEqual(try SharedOptions.formats("none"), [])
+        XCTAssertEqual(
+            message { _ = try SharedOptions.formats("gpx,svg") },
+            "The value 'svg' is invalid for '--format <formats>': use gpx, fit, geojson, kml, csv or none")
+    }
+}

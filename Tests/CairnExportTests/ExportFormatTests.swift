@@ -1,0 +1,62 @@
+import CairnCore
+import Foundation
+import XCTest
+
+@testable import CairnExport
+
+/// `ExportFormat`: the one table of formats that convert and export share.
+final class ExportFormatTests: XCTestCase {
+    func testNamesAndExtensions() {
+        XCTAssertEqual(ExportFormat.names, ["gpx", "fit", "geojson", "kml", "csv"])
+        for f in ExportFormat.allCases {
+            XCTAssertEqual(ExportFormat.named(f.name), f)
+            XCTAssertEqual(f.fileExtension, f.name)
+            XCTAssertEqual(f.writesFilePerTrip, f == .fit)
+        }
+        XCTAssertNil(ExportFormat.named("GPX"))
+        XCTAssertNil(ExportFormat.named("svg"))
+    }
+
+    func testEachFormatMakesItsWriter() throws {
+        let dir = ExportSupport.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let settings = ExportFormat.Settings(version: "1.2.3")
+        XCTAssertTrue(ExportFormat.fit.makeWriter(.fitFiles(.directory(dir), force: false, atomic: true), settings) is FITWriter)
+        let expected: [ExportFormat: TrackExporter.Type] = [
+            .gpx: GPXWriter.self, .geojson: GeoJSONWriter.self, .kml: KMLWriter.self, .csv: CSVWriter.self
+        ]
+        for (format, type) in expected {
+            let w = format.makeWriter(.sink(try OutputSink(creating: dir + "/x." + format.name, force: false)), settings)
+            XCTAssertTrue(Swift.type(of: w) == type, format.name)
+        }
+    }
+
+    /// The settings reach the writer: the GPX creator, and CSV's lap, origin and verdict columns.
+    func testSettingsReachTheWriter() throws {
+        let dir = ExportSupport.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func written(_ format: ExportFormat, _ s: ExportFormat.Settings) throws -> String {
+            let path = dir + "/out." + format.name
+            let sink = try OutputSink(creating: path, force: true)
+            let w = format.makeWriter(.sink(sink), s)
+            w.begin()
+            try w.beginTrip(TripHeading(id: 1, activity: "ride"))
+            w.beginSegment(.start)
+            w.point(ExportSupport.ride(1)[0])
+            XCTAssertNil(w.endTrip())
+            XCTAssertNil(w.end())
+            return try String(contentsOfFile: path, encoding: .utf8)
+        }
+        var s = ExportFormat.Settings(version: "1.2.3")
+        s.barometer = true
+        XCTAssertTrue(try written(.gpx, s).contains("creator=\"cairn 1.2.3 with barometer\""))
+        XCTAssertTrue(try written(.kml, s).contains("cairn 1.2.3"))
+        let plain = try written(.csv, s).split(separator: "\n")[0]
+        XCTAssertFalse(plain.contains("lap") || plain.contains("origin") || plain.contains("verdict"), String(plain))
+        s.laps = .pause
+        s.origins = true
+        s.verdicts = true
+        let full = try written(.csv, s).split(separator: "\n")[0]
+        XCTAssertTrue(full.contains("lap") && full.contains("origin") && full.contains("verdict"), String(full))
+    }
+}
