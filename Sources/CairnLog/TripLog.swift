@@ -24,7 +24,7 @@ public final class TripLog {
     public var utcOffsetAtTripStart: (() -> Int?)?
     public let syncIntervalMs: Int64
     private let say: (String) -> Void
-    private let io: WriterIO
+    private let io: FileIO
     /// Sector padding for new files (see `LogWriter.padding`); 0 writes no padding.
     public let padding: Int
     /// Zeros kept ahead of the data in new files (see `LogWriter.preallocation`); 0 appends.
@@ -86,7 +86,7 @@ public final class TripLog {
     /// `io` replaces the writer's write and fdatasync calls (fault injection in tests).
     init(
         directory: String, activity: String, software: String, syncIntervalMs: Int64,
-        padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk, padDirect: Bool = false, io: WriterIO,
+        padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk, padDirect: Bool = false, io: FileIO,
         say: @escaping (String) -> Void
     ) throws {
         self.io = io
