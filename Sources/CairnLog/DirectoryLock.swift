@@ -35,31 +35,35 @@ public final class DirectoryLock {
     public let path: String
     private let fd: Int32
 
-    /// Takes the lock `fileName` on `directory` (which must exist) without waiting.
-    public init(directory: String, fileName: String = DirectoryLock.fileName) throws(Failure) {
+    /// Takes the lock `fileName` on `directory` (which must exist) without waiting. `io` makes
+    /// the file system calls (replaced in tests).
+    public init(directory: String, fileName: String = DirectoryLock.fileName, io: FileIO = .system) throws(Failure) {
         path = POSIX.join(directory, fileName)
-        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let fd: Int32
         // A lock file another user left (a recorder once run by hand as root): flock needs no
         // write access, so it still locks; only the PID cannot be written.
         var writable = true
-        if fd < 0 && errno == EACCES {
-            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        do throws(Errno) { fd = try io.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644) } catch {
+            guard error == .permissionDenied else { throw .system(path: path, what: "cannot open the lock file", errno: error.rawValue) }
+            do throws(Errno) { fd = try io.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0) } catch {
+                throw .system(path: path, what: "cannot open the lock file", errno: error.rawValue)
+            }
             writable = false
         }
-        if fd < 0 { throw .system(path: path, what: "cannot open the lock file", errno: errno) }
         if case .failure(let e) = valueOrErrno({ flock(fd, LOCK_EX | LOCK_NB) }) {
             let holder = Self.readHolder(fd)
-            close(fd)
+            POSIX.close(fd)
             if e == .wouldBlock { throw .held(directory: directory, holder: holder) }
             throw .system(path: path, what: "cannot lock", errno: e.rawValue)
         }
         self.fd = fd
         // Informational only: a failure to write the PID does not stop the recorder.
+        guard writable, (try? io.truncate(fd, 0)) != nil else { return }
         let text = Array("\(getpid())\n".utf8)
-        if writable && ftruncate(fd, 0) == 0 { _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+        _ = text.withUnsafeBytes { b in try? retryingInterrupts { () throws(Errno) in try io.write(fd, b, 0) } }
     }
 
-    deinit { close(fd) }
+    deinit { POSIX.close(fd) }
 
     /// The PID the holder wrote (digits only, so a crafted file cannot put text in our message).
     static func readHolder(_ fd: Int32) -> String? {
