@@ -58,9 +58,16 @@ public final class DirectoryLock {
         }
         self.fd = fd
         // Informational only: a failure to write the PID does not stop the recorder.
-        guard writable, (try? io.truncate(fd, 0)) != nil else { return }
-        let text = Array("\(getpid())\n".utf8)
-        _ = text.withUnsafeBytes { b in try? retryingInterrupts { () throws(Errno) in try io.write(fd, b, 0) } }
+        guard writable else { return }
+        if (try? io.truncate(fd, 0)) != nil {
+            let text = Array("\(getpid())\n".utf8)
+            _ = text.withUnsafeBytes { b in try? retryingInterrupts { () throws(Errno) in try io.write(fd, b, 0) } }
+        }
+        // Synced once, at the start: unsynced, a power cut in the first seconds left a FAT
+        // card's directory entry pointing at a cluster the FAT still called free (fsck's work,
+        // and copies of the directory stopped on it).
+        try? io.fsync(fd)
+        try? io.syncDirectory(directory)
     }
 
     deinit { POSIX.close(fd) }
