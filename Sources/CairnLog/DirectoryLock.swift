@@ -89,8 +89,7 @@ public final class DirectoryLock {
             self.inode = inode
         }
         public init?(path: String) {
-            var st = stat()
-            guard stat(path, &st) == 0 else { return nil }
+            guard let st = try? POSIX.status(path) else { return nil }
             self.init(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
         }
     }
@@ -112,11 +111,9 @@ public final class DirectoryLock {
     /// that exit). Reads /proc/locks for a flock on the lock file, then /proc/PID/fd for its files.
     public static func recorder(in directory: String, locks: String = "/proc/locks", proc: String = "/proc") -> Recorder {
         let path = POSIX.join(directory, fileName)
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return .absent }
+        guard let st = try? POSIX.status(path, followLinks: false) else { return .absent }
         let since = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        let fd = open(locks, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .unknown(since: since) }
+        guard let fd = try? POSIX.open(locks, O_RDONLY | O_CLOEXEC) else { return .unknown(since: since) }
         let table = (try? POSIX.readToEnd(fd, limit: 16 << 20)).map { String(decoding: $0, as: UTF8.self) }
         POSIX.close(fd)
         guard let table else { return .unknown(since: since) }
@@ -144,13 +141,9 @@ public final class DirectoryLock {
     /// The files `pid` has open (nil when its fd directory cannot be read).
     static func openFiles(of pid: Int32, proc: String) -> Set<FileKey>? {
         let dir = POSIX.join(POSIX.join(proc, String(pid)), "fd")
-        guard let d = opendir(dir) else { return nil }
-        defer { closedir(d) }
+        guard let names = try? POSIX.listDirectory(dir) else { return nil }
         var out = Set<FileKey>()
-        while let entry = readdir(d) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) { String(cString: $0) }
-            }
+        for name in names {
             guard name.first?.isNumber == true, let k = FileKey(path: POSIX.join(dir, name)) else { continue }
             out.insert(k)
         }

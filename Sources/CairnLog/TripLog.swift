@@ -107,21 +107,20 @@ public final class TripLog {
 
     /// Creates the directory if missing and checks that it is writable, with a clear error.
     public static func prepare(_ dir: String) throws {
-        var st = stat()
-        if stat(dir, &st) != 0 {
+        if let st = try? POSIX.status(dir) {
+            if (st.st_mode & S_IFMT) != S_IFDIR { throw LogError(path: dir, message: "not a directory") }
+        } else {
             var path = ""
             for component in dir.split(separator: "/", omittingEmptySubsequences: false) {
                 path += (path.isEmpty && dir.hasPrefix("/") ? "" : (path.isEmpty ? "" : "/")) + component
                 if path.isEmpty { path = "/"; continue }
-                if mkdir(path, 0o755) != 0 && errno != EEXIST {
-                    throw LogError(path: dir, message: "cannot create directory: \(Errno.current)")
+                do throws(Errno) { try POSIX.makeDirectory(path) } catch {
+                    throw LogError(path: dir, message: "cannot create directory: \(error)")
                 }
             }
-        } else if (st.st_mode & S_IFMT) != S_IFDIR {
-            throw LogError(path: dir, message: "not a directory")
         }
-        if access(dir, W_OK | X_OK) != 0 {
-            throw LogError(path: dir, message: "directory is not writable: \(Errno.current)")
+        do throws(Errno) { try POSIX.checkAccess(dir, W_OK | X_OK) } catch {
+            throw LogError(path: dir, message: "directory is not writable: \(error)")
         }
     }
 
@@ -449,7 +448,7 @@ public final class TripLog {
         // A file the writer created but could not start was removed by it: its name is free.
         // One that is still there is skipped.
         let path = POSIX.join(directory, LogDirectory.fileName(number: nextNumber))
-        if access(path, F_OK) == 0 { nextNumber += 1 }
+        if POSIX.exists(path) { nextNumber += 1 }
         // Report the first failure of an outage, not every retry.
         if !reportedOpenFailure { say("log: \(error); will retry every \(syncIntervalMs / 1000) s") }
         reportedOpenFailure = true

@@ -130,6 +130,28 @@ public enum POSIX {
         return st
     }
 
+    /// access(2): throws unless the caller may use `path` as `mode` says (W_OK | X_OK, ...).
+    public static func checkAccess(_ path: String, _ mode: Int32) throws(Errno) {
+        if access(path, mode) != 0 { throw .current }
+    }
+
+    /// Whether anything is at `path` (links followed).
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// Drops the file's pages from the page cache (posix_fadvise DONTNEED), so that the next
+    /// read comes from the medium. Advice: its failure changes nothing.
+    public static func dropCachedPages(_ fd: Int32) {
+        _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
+    }
+
+    /// readlink(2): where the symbolic link at `path` leads.
+    public static func readLink(_ path: String) throws(Errno) -> String {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink(path, &buf, buf.count - 1)
+        if n < 0 { throw .current }
+        return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The names in directory `dir` (without "." and ".."), in the order readdir(3) gives them.
     public static func listDirectory(_ dir: String) throws(Errno) -> [String] {
         guard let d = opendir(dir) else { throw .current }
