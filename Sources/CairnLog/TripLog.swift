@@ -42,14 +42,8 @@ public final class TripLog {
     /// A new trip's id is the number of its first file: true until that file exists, so a
     /// name taken meanwhile moves the id along with the number (no two trips claim one id).
     private var tripIdFollowsFile = false
-    /// Raw fixes (`RecorderAction.raw`) of the open trip, not yet framed: written as one record
-    /// at each sync, so they share the points' loss window. Before a trip opens they wait in the
-    /// ring for it, the oldest left out (counted) when the wait is longer than the ring. They come
-    /// at the log's resolution, as `TripRecorder` hands them out (`RawBatchEncoder.add`).
-    private let rawBatch: RawBatchEncoder
-    private var rawsBeforeTrip = RingBuffer<RawFix>(capacity: 256)
-    private var rawsLeftOut: UInt64 = 0
-    private var rawPayload: [UInt8] = []
+    /// The raw fixes on their way to the log (framed at each sync).
+    private var raws: RawFixSpool
     /// Records that could not be written yet (no file: the card is full or failing).
     private var waiting = RingBuffer<LogRecord>(capacity: 4096)
     private var lastAttemptMono: Int64 = Int64.min
@@ -95,7 +89,7 @@ public final class TripLog {
         self.preallocation = preallocation
         self.directory = directory
         self.activity = activity
-        rawBatch = RawBatchEncoder(activity: activity)
+        raws = RawFixSpool(activity: activity)
         self.software = software
         self.syncIntervalMs = syncIntervalMs
         self.say = say
@@ -168,17 +162,7 @@ public final class TripLog {
             lastPointTimeMs = fix.timeMs
             put(.points([fix]), monoMs: monoMs)
         case .raw(let r):
-            guard PointsEncoder.isValid(r.fix) else {
-                rawsLeftOut += 1
-                return
-            }
-            guard tripId != 0 else {
-                if rawsBeforeTrip.isFull { rawsLeftOut += 1 }
-                rawsBeforeTrip.append(r)
-                return
-            }
-            if !rawsBeforeTrip.isEmpty { takeRawsBeforeTrip(monoMs: monoMs) }
-            addRaw(r, monoMs: monoMs)
+            raws.add(r, tripOpen: tripId != 0) { put($0, monoMs: monoMs) }
         case .closeTrip(let totals):
             let s = totals.stats
             let lost = closeTrip(
@@ -190,27 +174,9 @@ public final class TripLog {
         }
     }
 
-    /// Frames the waiting raw fixes as one record (into the open trip only: before a trip opens
-    /// they wait for it).
+    /// Frames the gathered raw fixes as one record (into the open trip only).
     private func flushRaws(monoMs: Int64) {
-        guard tripId != 0 else { return }
-        if !rawsBeforeTrip.isEmpty { takeRawsBeforeTrip(monoMs: monoMs) }
-        guard rawBatch.count > 0 || rawsLeftOut > 0 else { return }
-        // The last record's buffer, if the writer let go of it (at the sync after it): no
-        // allocation per record. While it is still held (unsynced), this takes a new one.
-        rawPayload.replaceSubrange(rawPayload.indices, with: rawBatch.finish(leftOutBefore: rawsLeftOut))
-        rawsLeftOut = 0
-        put(.rawFixes(RawBatch(encoded: rawPayload, activity: activity)), monoMs: monoMs)
-    }
-
-    private func addRaw(_ r: RawFix, monoMs: Int64) {
-        rawBatch.add(r)
-        if rawBatch.count >= RawBatchLimits.batch { flushRaws(monoMs: monoMs) }
-    }
-
-    /// The fixes that waited for this trip to open are its first.
-    private func takeRawsBeforeTrip(monoMs: Int64) {
-        while let r = rawsBeforeTrip.popFirst() { addRaw(r, monoMs: monoMs) }
+        raws.flush(tripOpen: tripId != 0) { put($0, monoMs: monoMs) }
     }
 
     /// Appends a non-point record (a note, drop counts).
@@ -227,7 +193,7 @@ public final class TripLog {
     /// Milliseconds until `tick` will sync, so a caller can sleep until then; `.max` when
     /// nothing waits to be synced.
     public func msUntilSyncDue(monoMs: Int64) -> Int64 {
-        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty || (tripId != 0 && (rawBatch.count > 0 || !rawsBeforeTrip.isEmpty)) else {
+        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty || (tripId != 0 && raws.hasPending) else {
             return .max
         }
         return max(0, lastSyncMono + syncIntervalMs - monoMs)
