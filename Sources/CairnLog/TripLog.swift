@@ -45,11 +45,9 @@ public final class TripLog {
     /// The raw fixes on their way to the log (framed at each sync).
     private var raws: RawFixSpool
     /// Records that could not be written yet (no file: the card is full or failing).
-    private var waiting = RingBuffer<LogRecord>(capacity: 4096)
+    private var waiting = WaitingRecords()
     private var lastAttemptMono: Int64 = Int64.min
     private var reportedOpenFailure = false
-    /// A full ring drops its oldest record for each new one: said once per episode, counted.
-    private var droppingSince: (records: Int, points: Int)?
     /// Points of the open trip that never reached the card (the ring overflowed, or they were
     /// still waiting at the stop).
     private var tripPointsLost = 0
@@ -262,12 +260,12 @@ public final class TripLog {
         if !waiting.isEmpty {
             let records = waiting.count
             var points = 0
-            while let r = waiting.popFirst() { points += Self.pointCount(r) }
+            while let r = waiting.popFirst() { points += WaitingRecords.pointCount(r) }
             tripPointsLost += points
             say("log: \(records) records (\(points) points) could not be written before stopping (the card is full or failing)")
-            waiting = RingBuffer(capacity: waiting.capacity)
+            waiting.reset()
         }
-        endDropping(why: "stopping")
+        waiting.endDropping(why: "stopping", say: say)
     }
 
     /// Records kept in memory because no file could take them (a full or failing card).
@@ -303,39 +301,16 @@ public final class TripLog {
     }
 
     private func wait(_ r: LogRecord) {
-        if waiting.isFull, let oldest = waiting.first {
-            if droppingSince == nil {
-                droppingSince = (0, 0)
-                say(
-                    "log: \(waiting.capacity) records waiting for the card; dropping the oldest from now on (counted, and said when the card takes records again)"
-                )
-            }
-            droppingSince!.records += 1
-            droppingSince!.points += Self.pointCount(oldest)
-            tripPointsLost += Self.pointCount(oldest)
-        }
-        waiting.append(r)
-    }
-
-    /// The end of an episode of dropping: how many were lost, once.
-    private func endDropping(why: String) {
-        guard let d = droppingSince else { return }
-        droppingSince = nil
-        say("log: \(d.records) records (\(d.points) points) were dropped, the oldest first, while the card could not take them (until \(why))")
-    }
-
-    private static func pointCount(_ r: LogRecord) -> Int {
-        if case .points(let ps) = r { return ps.count }
-        return 0
+        tripPointsLost += waiting.keep(r, say: say)
     }
 
     private func drainWaiting(monoMs: Int64) {
         guard let w = writer else { return }
         let lost = waiting.overwritten
         if lost > 0 {
-            let points = droppingSince.map { ", \($0.points) of them points" } ?? ""
+            let points = waiting.dropping.map { ", \($0.points) of them points" } ?? ""
             do { try w.append(.note("\(lost) records lost while the card could not be written\(points)")) } catch {}
-            endDropping(why: "the card took records again")
+            waiting.endDropping(why: "the card took records again", say: say)
         }
         while let r = waiting.first {
             do {
@@ -352,7 +327,7 @@ public final class TripLog {
                 return
             }
         }
-        waiting = RingBuffer(capacity: waiting.capacity)
+        waiting.reset()
     }
 
     private func openFile(monoMs: Int64) -> Bool {
@@ -437,15 +412,10 @@ public final class TripLog {
         w.close()
         writer = nil
         part += 1
-        var moved = RingBuffer<LogRecord>(capacity: waiting.capacity)
-        moved.append(.note("previous file abandoned after a write failure: \(error)"))
-        if let first = unacked.first, isSegmentStart(first) {
-        } else {
-            moved.append(.segmentStart(.resume, timeMs: lastPointTimeMs))
-        }
-        for r in unacked { moved.append(r) }
-        while let r = waiting.popFirst() { moved.append(r) }
-        waiting = moved
+        var first: [LogRecord] = [.note("previous file abandoned after a write failure: \(error)")]
+        // The new file starts a track segment, unless its first record does that already.
+        if unacked.first.map(isSegmentStart) != true { first.append(.segmentStart(.resume, timeMs: lastPointTimeMs)) }
+        waiting.putFirst(first + unacked)
     }
 
     private func isSegmentStart(_ r: LogRecord) -> Bool {
