@@ -57,7 +57,7 @@ public final class RecordLoop {
         self.afterTripClosed = afterTripClosed
         self.say = say
         self.distanceText = distanceText
-        readEveryMs = Int64(settings.readEverySeconds * 1000)
+        batch = BatchReading(everyMs: Int64(settings.readEverySeconds * 1000))
         lastReportMono = clock.monotonicMs()
         live.baro = barometer.state
         live.refreshS = settings.readEverySeconds > 0 ? Int(settings.readEverySeconds.rounded(.up)) : 1
@@ -79,8 +79,7 @@ public final class RecordLoop {
     }
 
     // Connection.
-    private var backoffMs: Int64 = 250
-    private var reportedDown = false
+    private var reconnect = ReconnectBackoff()
     private var notifiedReady = false
     private var tripClosed = false
 
@@ -97,18 +96,11 @@ public final class RecordLoop {
     private var statusFailing = false
 
     // Batched reading (see `run`).
-    private let readEveryMs: Int64
-    private var batching = false  // reports taken in batches
-    private var arrival = ArrivalClock()  // when each report of a batch arrived
-    private var inBatch = false
-    private var draining = false
-    private var drained = 0
-    private var nextBatchMono: Int64 = 0
-    private var batchGridMono: Int64 = 0  // the grid time of the last batch taken
+    private var batch: BatchReading
 
     /// Records until `stopRequested`, then closes the trip and syncs.
     public func run() {
-        // Batched reading: gpsd's reports wait in the socket and are taken every `readEveryMs`
+        // Batched reading: gpsd's reports wait in the socket and are taken every `--read-every`
         // (or once `GpsdSource.batchBytes` are queued), then synced at once: one wake-up per
         // batch instead of one per report, and no longer a loss window, since a report waits
         // either in the socket or unsynced in memory, never both. A barometer is read as a
@@ -116,39 +108,36 @@ public final class RecordLoop {
         // paired with the pressure of the moment it arrived, between that reading and the one
         // before (`ArrivalClock`, `PressureHistory`). Should the barometer want a reading in
         // between (--read-every over 5 s), it leaves the queued reports alone.
-        nextBatchMono = clock.monotonicMs()
-        batchGridMono = nextBatchMono
+        batch.start(atMono: clock.monotonicMs())
         while !stopRequested() {
             let mono = clock.monotonicMs()
-            if !draining {
+            if !batch.draining {
                 // Awake anyway: sync now if it is due before the next wake-up rather than wake
                 // again for it (300 ms when reading live). Batches come on a fixed grid, so
                 // syncing when due before the next one (less 100 ms for wake-up jitter) keeps a
                 // report's worst age at `--sync` when it is a multiple of `--read-every`, and
                 // under `--sync` + 100 ms otherwise.
-                log.tick(monoMs: mono, earlyMs: batching ? readEveryMs - min(100, readEveryMs / 2) : 300)
+                log.tick(monoMs: mono, earlyMs: batch.on ? batch.everyMs - min(100, batch.everyMs / 2) : 300)
                 recorder.tick(wallClockMs: clock.wallClockMs(), emit: apply)
                 if tripClosed { tripClosed = false; afterTripClosed() }
-                housekeeping(mono, capMono: batching ? batchGridMono : mono)
-                batching = readEveryMs > 0
-                source.wakeAtBytes = batching ? GpsdSource.batchBytes : 1
+                housekeeping(mono, capMono: batch.on ? batch.gridMono : mono)
+                batch.on = batch.everyMs > 0
+                source.wakeAtBytes = batch.on ? GpsdSource.batchBytes : 1
             }
             if !source.isOpen {
                 if let err = source.open() {
-                    if !reportedDown { say("\(err); retrying"); reportedDown = true }
+                    if !reconnect.reportedDown { say("\(err); retrying"); reconnect.reportedDown = true }
                     // Started: the service is up even while gpsd is not (it comes and goes).
                     ready("waiting for gpsd at \(source.address)")
-                    clock.sleep(ms: backoffMs) {
+                    clock.sleep(ms: reconnect.nextDelayMs()) {
                         housekeeping(clock.monotonicMs())
                         return stopRequested()
                     }
-                    backoffMs = min(backoffMs * 2, 8000)
                     continue
                 }
                 say("connected to gpsd at \(source.address)")
                 ready("connected to gpsd at \(source.address)")
-                reportedDown = false
-                backoffMs = 250
+                reconnect.connected()
                 lastReportMono = mono
             }
             read(mono)
@@ -165,58 +154,42 @@ public final class RecordLoop {
         // refreshed once a second when they are on; otherwise 5 s at most (the standstill
         // that closes a trip is counted in minutes).
         // When batching, the status is refreshed with each batch.
-        var waitMs: Int64 = (!batching && (statusFile != nil || notify.isEnabled)) ? 1000 : 5000
+        var waitMs: Int64 = (!batch.on && (statusFile != nil || notify.isEnabled)) ? 1000 : 5000
         waitMs = min(waitMs, log.msUntilSyncDue(monoMs: mono))
         waitMs = min(waitMs, barometer.msUntilDue(monoMs: mono))
         waitMs = min(waitMs, notify.msUntilWatchdog(monoMs: mono))
-        if batching {
-            waitMs = min(waitMs, max(0, nextBatchMono - mono))
+        if batch.on {
+            waitMs = min(waitMs, max(0, batch.nextMono - mono))
         } else if mono - lastReportMono <= 1200 {
             waitMs = min(waitMs, lastReportMono + 1201 - mono)
         }
         // A batch is taken whole (up to 1,000 reports, then the housekeeping runs between).
         // A wake-up before the batch is due (the barometer's) leaves the reports queued.
-        let batchDue = batching && (draining || nextBatchMono - mono <= waitMs)
-        if draining { waitMs = 0 }
-        switch source.read(timeoutUs: Int32(max(draining ? 0 : 1, waitMs)) * 1000, takeQueued: batchDue) {
+        let batchDue = batch.on && (batch.draining || batch.nextMono - mono <= waitMs)
+        if batch.draining { waitMs = 0 }
+        switch source.read(timeoutUs: Int32(max(batch.draining ? 0 : 1, waitMs)) * 1000, takeQueued: batchDue) {
         case .idle:
-            if inBatch {
-                inBatch = false
-                arrival.endBatch(monoMs: lastReportMono)
-            }
-            if batching {
-                draining = false
-                drained = 0
-                // The next batch on the grid (a batch taken early, at 16 KiB, keeps it).
-                let now = clock.monotonicMs()
-                if nextBatchMono <= now { nextBatchMono += ((now - nextBatchMono) / readEveryMs + 1) * readEveryMs }
-                batchGridMono = nextBatchMono - readEveryMs
-            }
+            batch.foundEmpty(lastReportMono: lastReportMono)
+            if batch.on { batch.advance(nowMono: clock.monotonicMs()) }
             // No report for a while: the held epoch is complete. (Batched: only a batch that
             // found the socket empty says so; a wake-up in between did not look.)
-            if (!batching || batchDue) && mono - lastReportMono > 1200 {
+            if (!batch.on || batchDue) && mono - lastReportMono > 1200 {
                 recorder.flush(wallClockMs: clock.wallClockMs(), emit: apply)
             }
         case .message(let report):
             lastReportMono = clock.monotonicMs()
             // The wake-up that took a batch (or, reading live, a report) reads the barometer
             // first when it is due, so that the fixes lie before a reading, not after one.
-            if !inBatch { barometer.poll(monoMs: lastReportMono, wallClockMs: clock.wallClockMs()) }
-            if batching {
-                inBatch = true
-                drained += 1
-                draining = drained < 1000
-                if !draining { drained = 0 }
-            }
+            if !batch.inBatch { barometer.poll(monoMs: lastReportMono, wallClockMs: clock.wallClockMs()) }
+            batch.took()
             if let r = report { take(r) }
         case .closed(let why):
-            draining = false
-            drained = 0
+            batch.closed()
             say("gpsd connection lost (\(why)); reconnecting")
             source.close()
             recorder.connectionLost(wallClockMs: clock.wallClockMs(), emit: apply)
             log.append(.note("gpsd connection lost: \(why)"), monoMs: mono)
-            reportedDown = true
+            reconnect.reportedDown = true
         }
     }
 
@@ -262,7 +235,7 @@ public final class RecordLoop {
         case .fix(var f):
             // The barometer's pressure rides with the fix into the log: the pressure of the
             // moment the report arrived, which in a batch is earlier than its reading.
-            let arrivedMono = batching ? arrival.arrival(fixTimeMs: f.timeMs, readMonoMs: lastReportMono) : lastReportMono
+            let arrivedMono = batch.on ? batch.arrivalMono(fixTimeMs: f.timeMs, readMonoMs: lastReportMono) : lastReportMono
             f.pressurePa = barometer.pressurePa(monoMs: arrivedMono)
             if f.pressurePa != nil { f.temperatureC = barometer.temperatureC(monoMs: arrivedMono) }
             r = .fix(f)
