@@ -69,7 +69,7 @@ public final class RecordLoop {
         // Each trip records its zone's offset at its start: at the newest fix's time (GPS time;
         // the board's clock may be unset), else the clock's.
         log.utcOffsetAtTripStart = { [unowned self] in
-            self.settings.zone.map { $0.offset(atUnixMs: self.lastFix?.timeMs ?? self.clock.wallClockMs()) }
+            self.settings.zone.map { $0.offset(atUnixMs: self.receiver.lastFix?.timeMs ?? self.clock.wallClockMs()) }
         }
     }
 
@@ -87,12 +87,8 @@ public final class RecordLoop {
     private var live = LiveStatus()
     private var lastReportMono: Int64
     private var lastSyncMono: Int64?
-    private var lastFix: Fix?
-    private var lastMode = 0
-    private var lastFixMono: Int64?
+    private var receiver = ReceiverView()
     private var lastLiveMono: Int64 = .min
-    private var lastUsableMono: Int64?
-    private var standingSinceMono: Int64?
     private var statusFailing = false
 
     // Batched reading (see `run`).
@@ -239,12 +235,9 @@ public final class RecordLoop {
             f.pressurePa = barometer.pressurePa(monoMs: arrivedMono)
             if f.pressurePa != nil { f.temperatureC = barometer.temperatureC(monoMs: arrivedMono) }
             r = .fix(f)
-            lastFix = f
-            lastMode = f.mode
             // Its age in the status counts from its arrival, not from the batch's read.
-            lastFixMono = arrivedMono
-            if (Accuracy.horizontal68(f) ?? 0) <= 50 { lastUsableMono = arrivedMono }
-        case .noFix: lastMode = 0
+            receiver.saw(f, arrivedMono: arrivedMono)
+        case .noFix: receiver.sawNoFix()
         case .noTime: break
         }
         recorder.report(r, wallClockMs: clock.wallClockMs(), emit: apply)
@@ -265,22 +258,13 @@ public final class RecordLoop {
         barometer.poll(monoMs: mono, wallClockMs: clock.wallClockMs())
         live.baro = barometer.state
         let standing = recorder.tripOpen && recorder.filter.isStanding
-        if standing { if standingSinceMono == nil { standingSinceMono = mono } } else { standingSinceMono = nil }
+        receiver.standing(standing, mono: mono)
         // Once a second at most (the status file's cap), and only when someone reads it.
         guard final || ((statusFile != nil || notify.isEnabled) && (lastLiveMono == .min || capMono - lastLiveMono >= 1000)) else { return }
         lastLiveMono = capMono
-        live.state =
-            final
-            ? "stopped"
-            : LiveStatus.state(
-                tripOpen: recorder.tripOpen, standing: standing, standingForMs: standingSinceMono.map { mono - $0 } ?? 0,
-                pauseAfterMs: settings.pauseAfterMs, sinceUsableFixMs: lastUsableMono.map { mono - $0 }, gapMs: 10_000)
+        receiver.fill(&live, mono: mono, tripOpen: recorder.tripOpen, standing: standing, pauseAfterMs: settings.pauseAfterMs)
+        if final { live.state = "stopped" }
         live.gpsdConnected = source.isOpen
-        live.fixMode = lastMode
-        live.accuracyM = lastMode >= 2 ? lastFix.flatMap { Accuracy.horizontal68($0) } : nil
-        live.fixAgeS = lastFixMono.map { Double(mono - $0) / 1000 }
-        let fresh = lastFixMono.map { mono - $0 < LiveStatus.speedStaleMs } ?? false
-        live.speedMps = (fresh && !standing) ? lastFix?.speed : nil
         live.tripOpen = recorder.tripOpen
         live.stats = recorder.stats
         live.drops = recorder.drops
