@@ -36,7 +36,7 @@ public struct TimeZoneFile: Sendable {
     }
 
     public static func local(_ path: String = "/etc/localtime") -> Local {
-        if access(path, F_OK) != 0 && errno == ENOENT {
+        if case .failure(.noSuchFile) = Result(catching: { () throws(Errno) in try POSIX.checkAccess(path, F_OK) }) {
             // A link to a zone file that is gone (tzdata removed) names a zone, not UTC: an
             // offset of 0 would be a wrong local time, none lets the services place the ride.
             if let st = try? POSIX.status(path, followLinks: false), (st.st_mode & S_IFMT) == S_IFLNK {

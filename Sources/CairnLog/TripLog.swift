@@ -15,7 +15,10 @@ import CairnSystem
 /// - A failed write or sync is never retried on the same file (fsyncgate): the file is abandoned,
 ///   and the records it had not acknowledged are written again into a new file of the same trip.
 ///   Until a new file can be created (a full card), records wait in a bounded ring; if it
-///   overflows, the oldest waiting records are lost and a note says how many.
+///   overflows, the oldest waiting records are lost and a note says how many (`WaitingRecords`).
+/// - Raw fixes are gathered and framed as one record at each sync (`RawFixSpool`).
+///
+/// TripLog itself keeps the files: their numbers, the trip's parts, and the faults.
 public final class TripLog {
     public let directory: String
     public let activity: String
