@@ -51,12 +51,9 @@ public final class IIOBarometer {
     /// IIO devices under `<sysfsRoot>/bus/iio/devices` that measure pressure, in name order.
     public static func find(sysfsRoot: String = "/sys") -> [String] {
         let dir = sysfsRoot + "/bus/iio/devices"
-        guard let d = opendir(dir) else { return [] }
-        defer { closedir(d) }
+        guard let names = try? POSIX.listDirectory(dir) else { return [] }
         var found: [String] = []
-        while let e = readdir(d) {
-            let entry = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            guard entry.hasPrefix("iio:device") else { continue }
+        for entry in names where entry.hasPrefix("iio:device") {
             let p = dir + "/" + entry
             if exists(p + "/in_pressure_input") || (exists(p + "/in_pressure_raw") && exists(p + "/in_pressure_scale")) {
                 found.append(p)
@@ -109,7 +106,7 @@ public final class IIOBarometer {
 
     // MARK: - sysfs
 
-    static func exists(_ p: String) -> Bool { access(p, F_OK) == 0 }
+    static func exists(_ p: String) -> Bool { POSIX.exists(p) }
 
     /// A sysfs attribute as text: one read of at most 256 bytes (attributes are short).
     static func readText(_ p: String) throws(Failure) -> String {
@@ -117,7 +114,7 @@ public final class IIOBarometer {
             let fd = try POSIX.open(p, O_RDONLY | O_CLOEXEC)
             defer { POSIX.close(fd) }
             var buf = [UInt8](repeating: 0, count: 256)
-            let n = try valueOrErrno { pread(fd, &buf, buf.count, 0) }.get()
+            let n = try buf.withUnsafeMutableBytes { b throws(Errno) in try POSIX.read(fd, into: b) }
             return String(decoding: buf[..<n], as: UTF8.self)
         } catch {
             throw Failure("\(p): \(error)")

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import CairnSystem
 
 /// The live status file: replaced atomically (written to `FILE.tmp`, then renamed over `FILE`),
@@ -37,24 +32,19 @@ public final class StatusFile {
     public func write(_ contents: String, monoMs: Int64, force: Bool = false) -> String? {
         guard force || isDue(monoMs: monoMs) else { return nil }
         lastWriteMs = monoMs
-        let fd: Int32
-        do { fd = try POSIX.open(tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } catch {
-            return fail("\(tempPath): cannot create: \(error)")
-        }
-        var text = contents
-        var failure = text.withUTF8 { p -> Errno? in
-            do throws(Errno) { try POSIX.writeAll(fd, UnsafeRawBufferPointer(p)) } catch { return error }
-            return nil
-        }
-        if let e = POSIX.close(fd), failure == nil { failure = e }
-        if let e = failure {
-            unlink(tempPath)
-            return fail("\(tempPath): write failed: \(e)")
-        }
-        if rename(tempPath, path) != 0 {
-            let e = Errno.current
-            unlink(tempPath)
-            return fail("\(path): cannot replace: \(e)")
+        // Not synced (above); the rename alone keeps a reader from a torn file.
+        do throws(AtomicFile.Failure) {
+            let f = try AtomicFile(path: path, temporaryPath: tempPath, exclusive: false)
+            var text = contents
+            let written = text.withUTF8 { p in Result { () throws(AtomicFile.Failure) in try f.write(UnsafeRawBufferPointer(p)) } }
+            try written.get()  // on failure `f` goes, and its temporary file with it
+            try f.commit(sync: false, syncDirectory: false)
+        } catch {
+            switch error {
+            case .create(let e): return fail("\(tempPath): cannot create: \(e)")
+            case .rename(let e): return fail("\(path): cannot replace: \(e)")
+            default: return fail("\(tempPath): write failed: \(error.errno)")
+            }
         }
         writes += 1
         lastError = nil

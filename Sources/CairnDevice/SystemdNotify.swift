@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// sd_notify(3) without libsystemd: one datagram per message to the Unix socket named by
 /// `$NOTIFY_SOCKET` (a path, or `@name` for the abstract namespace). Without the variable (not
@@ -64,7 +65,7 @@ public final class SystemdNotify {
         addressLength = socklen_t(base + bytes.count + (bytes[0] == UInt8(ascii: "@") ? 0 : 1))
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { if fd >= 0 { POSIX.close(fd) } }
 
     public var isEnabled: Bool { fd >= 0 }
 

@@ -36,14 +36,11 @@ public struct TimeZoneFile: Sendable {
     }
 
     public static func local(_ path: String = "/etc/localtime") -> Local {
-        if access(path, F_OK) != 0 && errno == ENOENT {
+        if case .failure(.noSuchFile) = Result(catching: { () throws(Errno) in try POSIX.checkAccess(path, F_OK) }) {
             // A link to a zone file that is gone (tzdata removed) names a zone, not UTC: an
             // offset of 0 would be a wrong local time, none lets the services place the ride.
-            var st = stat()
-            if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK {
-                var buf = [CChar](repeating: 0, count: 4096)
-                let n = readlink(path, &buf, buf.count - 1)
-                let target = n > 0 ? String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+            if let st = try? POSIX.status(path, followLinks: false), (st.st_mode & S_IFMT) == S_IFLNK {
+                let target = (try? POSIX.readLink(path)).flatMap { $0.isEmpty ? nil : $0 } ?? "?"
                 return .unusable("\(path): a link to \(target), which does not exist")
             }
             return .utc

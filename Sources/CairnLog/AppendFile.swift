@@ -5,60 +5,9 @@ import Musl
 #endif
 import CairnSystem
 
-/// The system calls whose failures the writer must survive; replaceable in tests.
-struct WriterIO: Sendable {
-    /// Writes the bytes at the file offset: bytes written (may be short), or -errno.
-    var write: @Sendable (Int32, UnsafeRawBufferPointer, Int) -> Int
-    /// 0, or the errno of the failure.
-    var fdatasync: @Sendable (Int32) -> Int32
-    /// Creates the file exclusively: a descriptor, or -errno. Not O_APPEND: the writer writes
-    /// at explicit offsets, into space it filled with zeros beforehand.
-    var create: @Sendable (String) -> Int32 = { path in
-        switch valueOrErrno({ open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644) }) {
-        case .success(let fd): return fd
-        case .failure(let e): return -e.rawValue
-        }
-    }
-    /// Sets the file's size: 0, or the errno of the failure.
-    var truncate: @Sendable (Int32, Int) -> Int32 = { fd, size in sysFtruncate(fd, size) == 0 ? 0 : errno }
-    /// The file's link count (fstat's st_nlink), -1 when fstat fails: 0 once its name is gone.
-    var linkCount: @Sendable (Int32) -> Int = { fd in
-        var st = stat()
-        return fstat(fd, &st) == 0 ? Int(st.st_nlink) : -1
-    }
-    /// Opens a second descriptor on the new file that writes past the page cache (O_DIRECT): a
-    /// descriptor, or -errno. Refused by default, so that fakes write through the page cache.
-    var openDirect: @Sendable (String) -> Int32 = { _ in -EINVAL }
-
-    static let system = WriterIO(
-        write: { fd, bytes, offset in
-            let r = sysPwrite(fd, bytes.baseAddress, bytes.count, offset)
-            return r < 0 ? -Int(errno) : r
-        },
-        fdatasync: { fd in sysFdatasync(fd) == 0 ? 0 : errno },
-        openDirect: { path in
-            guard let flag = oDirect else { return -EINVAL }
-            switch valueOrErrno({ open(path, O_WRONLY | O_CLOEXEC | flag) }) {
-            case .success(let fd): return fd
-            case .failure(let e): return -e.rawValue
-            }
-        })
-}
-
-/// O_DIRECT, which Swift's Glibc module does not export. Its value is per architecture
-/// (asm-generic/fcntl.h; arm and arm64 have their own). Elsewhere the writer stays buffered.
-#if arch(x86_64) || arch(i386)
-private let oDirect: Int32? = 0o40000
-#elseif arch(arm64) || arch(arm)
-private let oDirect: Int32? = 0o200000
-#else
-private let oDirect: Int32? = nil
-#endif
-
-private func sysPwrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int, _ offset: Int) -> Int { pwrite(fd, p, n, off_t(offset)) }
-private func sysFtruncate(_ fd: Int32, _ size: Int) -> Int32 { ftruncate(fd, off_t(size)) }
-private func sysFdatasync(_ fd: Int32) -> Int32 { fdatasync(fd) }
-private func sysClose(_ fd: Int32) { _ = close(fd) }
+/// What the writer creates a log file with. Not O_APPEND: the writer writes at explicit
+/// offsets, into space it filled with zeros beforehand.
+private let createFlags = O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC
 
 /// One new log file that only grows at its end (LevelDB's WritableFile): `append` writes bytes
 /// after the data, `sync` makes them durable. It owns how they get to the card.
@@ -98,7 +47,7 @@ final class AppendFile {
     /// Whether anything was written since the last successful sync.
     private(set) var dirty = false
     private var fd: Int32
-    private let io: WriterIO
+    private let io: FileIO
     /// False once a write of zeros failed (a full card): the file then only appends.
     private var preallocating: Bool
     /// Whether the file system counts the file's links (see `sync`).
@@ -117,26 +66,24 @@ final class AppendFile {
     var isOpen: Bool { fd >= 0 }
 
     /// Creates `path` exclusively; with `preallocation`, also opens it for direct writes.
-    init(creating path: String, preallocation: Int, io: WriterIO) throws(LogError) {
+    init(creating path: String, preallocation: Int, io: FileIO) throws(LogError) {
         self.path = path
         self.preallocation = preallocation
         self.io = io
         preallocating = preallocation > 0
-        fd = io.create(path)
-        if fd < 0 {
-            let code = -fd
+        do throws(Errno) { fd = try retryingInterrupts { () throws(Errno) in try io.open(path, createFlags, 0o644) } } catch {
             fd = -1
-            throw LogError.system(path, "cannot create log file", code)
+            throw LogError.system(path, "cannot create log file", error.rawValue)
         }
         // A file system that reports no links (some FUSE ones) cannot tell a removal.
-        linked = io.linkCount(fd) > 0
+        linked = ((try? io.linkCount(fd)) ?? 0) > 0
         // Opened before the header, whose length depends on it (the writer's padding).
-        directCandidate = preallocation > 0 ? io.openDirect(path) : -1
+        directCandidate = preallocation > 0 ? ((try? io.openDirect(path)) ?? -1) : -1
     }
 
     deinit {
-        if fd >= 0 { sysClose(fd) }
-        if directCandidate >= 0 { sysClose(directCandidate) }
+        if fd >= 0 { POSIX.close(fd) }
+        if directCandidate >= 0 { POSIX.close(directCandidate) }
         stopDirect()
     }
 
@@ -145,7 +92,7 @@ final class AppendFile {
     func syncDirectory(_ directory: String) throws(LogError) {
         let dir = directory.isEmpty ? "." : directory
         do throws(POSIX.DirectorySyncError) {
-            try POSIX.syncDirectory(dir)
+            try io.syncDirectory(dir)
         } catch {
             switch error {
             case .open(let e): throw .system(path, "cannot open directory \(dir) to sync it", e.rawValue)
@@ -162,12 +109,12 @@ final class AppendFile {
         directCandidate = -1
         guard d >= 0 else { return }
         guard preallocating else {  // the first zeros were refused: no space to write into
-            sysClose(d)
+            POSIX.close(d)
             return
         }
         var p: UnsafeMutableRawPointer?
         guard posix_memalign(&p, 4096, Self.directStageBytes) == 0, let p else {
-            sysClose(d)
+            POSIX.close(d)
             return
         }
         // Not cleared: each write fills what it sends (kept bytes, new bytes, zeros), and pages
@@ -179,7 +126,7 @@ final class AppendFile {
     }
 
     private func stopDirect() {
-        if directFd >= 0 { sysClose(directFd) }
+        if directFd >= 0 { POSIX.close(directFd) }
         directFd = -1
         free(stage)
         stage = nil
@@ -191,7 +138,9 @@ final class AppendFile {
         var off = directFd >= 0 ? try appendDirect(bytes) : 0
         while off < bytes.count {
             let r = bytes.withUnsafeBytes { b in
-                valueOrNegatedErrno { io.write(fd, UnsafeRawBufferPointer(rebasing: b[off...]), bytesWritten) }
+                Result { () throws(Errno) in
+                    try retryingInterrupts { () throws(Errno) in try io.write(fd, UnsafeRawBufferPointer(rebasing: b[off...]), bytesWritten) }
+                }
             }
             switch r {
             case .failure(let e): throw .system(path, "write failed", e.rawValue)
@@ -227,7 +176,9 @@ final class AppendFile {
             }
             bytes.withUnsafeBytes { _ = memcpy(stage + kept, $0.baseAddress! + off, n) }
             memset(stage + kept + n, 0, end - start - kept - n)
-            let r = valueOrNegatedErrno { io.write(directFd, UnsafeRawBufferPointer(start: stage, count: end - start), start) }
+            let r = Result { () throws(Errno) in
+                try retryingInterrupts { () throws(Errno) in try io.write(directFd, UnsafeRawBufferPointer(start: stage, count: end - start), start) }
+            }
             let written: Int
             switch r {
             case .failure(.invalidArgument):
@@ -257,7 +208,9 @@ final class AppendFile {
         while fileSize < target {
             let n = min(Self.zeros.count, target - fileSize)
             let r = Self.zeros.withUnsafeBytes { z in
-                valueOrNegatedErrno { io.write(fd, UnsafeRawBufferPointer(rebasing: z[..<n]), fileSize) }
+                Result { () throws(Errno) in
+                    try retryingInterrupts { () throws(Errno) in try io.write(fd, UnsafeRawBufferPointer(rebasing: z[..<n]), fileSize) }
+                }
             }
             guard case .success(let w) = r, w > 0 else {
                 preallocating = false
@@ -274,9 +227,8 @@ final class AppendFile {
     /// reader will ever find, so it is no acknowledgement.
     func sync(_ what: String = "fdatasync failed") throws(LogError) {
         guard dirty else { return }
-        let r = io.fdatasync(fd)
-        if r != 0 { throw .system(path, what, r) }
-        if linked && io.linkCount(fd) == 0 { throw .system(path, "removed while being written", ENOENT) }
+        do throws(Errno) { try io.fdatasync(fd) } catch { throw .system(path, what, error.rawValue) }
+        if linked && (try? io.linkCount(fd)) == 0 { throw .system(path, "removed while being written", ENOENT) }
         dirty = false
     }
 
@@ -285,23 +237,23 @@ final class AppendFile {
     /// unused space.
     func close(trim: Bool) {
         guard fd >= 0 else { return }
-        if trim && fileSize > bytesWritten && io.truncate(fd, bytesWritten) == 0 {
+        if trim && fileSize > bytesWritten && (try? io.truncate(fd, bytesWritten)) != nil {
             fileSize = bytesWritten
-            if !dirty { _ = io.fdatasync(fd) }
+            if !dirty { try? io.fdatasync(fd) }
         }
         stopDirect()
-        sysClose(fd)
+        POSIX.close(fd)
         fd = -1
     }
 
     /// Closes and removes a file that never held a record (at most a header), so a full card
     /// does not collect one empty file per retry. The only unlink the writer ever does.
     func remove() {
-        if directCandidate >= 0 { sysClose(directCandidate) }
+        if directCandidate >= 0 { POSIX.close(directCandidate) }
         directCandidate = -1
         stopDirect()
-        if fd >= 0 { sysClose(fd) }
+        if fd >= 0 { POSIX.close(fd) }
         fd = -1
-        _ = unlink(path)
+        POSIX.unlink(path)
     }
 }

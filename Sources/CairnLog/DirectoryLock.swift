@@ -35,31 +35,42 @@ public final class DirectoryLock {
     public let path: String
     private let fd: Int32
 
-    /// Takes the lock `fileName` on `directory` (which must exist) without waiting.
-    public init(directory: String, fileName: String = DirectoryLock.fileName) throws(Failure) {
+    /// Takes the lock `fileName` on `directory` (which must exist) without waiting. `io` makes
+    /// the file system calls (replaced in tests).
+    public init(directory: String, fileName: String = DirectoryLock.fileName, io: FileIO = .system) throws(Failure) {
         path = POSIX.join(directory, fileName)
-        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        let fd: Int32
         // A lock file another user left (a recorder once run by hand as root): flock needs no
         // write access, so it still locks; only the PID cannot be written.
         var writable = true
-        if fd < 0 && errno == EACCES {
-            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        do throws(Errno) { fd = try io.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644) } catch {
+            guard error == .permissionDenied else { throw .system(path: path, what: "cannot open the lock file", errno: error.rawValue) }
+            do throws(Errno) { fd = try io.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0) } catch {
+                throw .system(path: path, what: "cannot open the lock file", errno: error.rawValue)
+            }
             writable = false
         }
-        if fd < 0 { throw .system(path: path, what: "cannot open the lock file", errno: errno) }
         if case .failure(let e) = valueOrErrno({ flock(fd, LOCK_EX | LOCK_NB) }) {
             let holder = Self.readHolder(fd)
-            close(fd)
+            POSIX.close(fd)
             if e == .wouldBlock { throw .held(directory: directory, holder: holder) }
             throw .system(path: path, what: "cannot lock", errno: e.rawValue)
         }
         self.fd = fd
         // Informational only: a failure to write the PID does not stop the recorder.
-        let text = Array("\(getpid())\n".utf8)
-        if writable && ftruncate(fd, 0) == 0 { _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+        guard writable else { return }
+        if (try? io.truncate(fd, 0)) != nil {
+            let text = Array("\(getpid())\n".utf8)
+            _ = text.withUnsafeBytes { b in try? retryingInterrupts { () throws(Errno) in try io.write(fd, b, 0) } }
+        }
+        // Synced once, at the start: unsynced, a power cut in the first seconds left a FAT
+        // card's directory entry pointing at a cluster the FAT still called free (fsck's work,
+        // and copies of the directory stopped on it).
+        try? io.fsync(fd)
+        try? io.syncDirectory(directory)
     }
 
-    deinit { close(fd) }
+    deinit { POSIX.close(fd) }
 
     /// The PID the holder wrote (digits only, so a crafted file cannot put text in our message).
     static func readHolder(_ fd: Int32) -> String? {
@@ -78,8 +89,7 @@ public final class DirectoryLock {
             self.inode = inode
         }
         public init?(path: String) {
-            var st = stat()
-            guard stat(path, &st) == 0 else { return nil }
+            guard let st = try? POSIX.status(path) else { return nil }
             self.init(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
         }
     }
@@ -101,11 +111,9 @@ public final class DirectoryLock {
     /// that exit). Reads /proc/locks for a flock on the lock file, then /proc/PID/fd for its files.
     public static func recorder(in directory: String, locks: String = "/proc/locks", proc: String = "/proc") -> Recorder {
         let path = POSIX.join(directory, fileName)
-        var st = stat()
-        guard lstat(path, &st) == 0 else { return .absent }
+        guard let st = try? POSIX.status(path, followLinks: false) else { return .absent }
         let since = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        let fd = open(locks, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .unknown(since: since) }
+        guard let fd = try? POSIX.open(locks, O_RDONLY | O_CLOEXEC) else { return .unknown(since: since) }
         let table = (try? POSIX.readToEnd(fd, limit: 16 << 20)).map { String(decoding: $0, as: UTF8.self) }
         POSIX.close(fd)
         guard let table else { return .unknown(since: since) }
@@ -133,13 +141,9 @@ public final class DirectoryLock {
     /// The files `pid` has open (nil when its fd directory cannot be read).
     static func openFiles(of pid: Int32, proc: String) -> Set<FileKey>? {
         let dir = POSIX.join(POSIX.join(proc, String(pid)), "fd")
-        guard let d = opendir(dir) else { return nil }
-        defer { closedir(d) }
+        guard let names = try? POSIX.listDirectory(dir) else { return nil }
         var out = Set<FileKey>()
-        while let entry = readdir(d) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) { String(cString: $0) }
-            }
+        for name in names {
             guard name.first?.isNumber == true, let k = FileKey(path: POSIX.join(dir, name)) else { continue }
             out.insert(k)
         }

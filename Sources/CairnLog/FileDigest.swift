@@ -48,8 +48,8 @@ public struct FileDigest: Equatable, Sendable {
         do throws(Errno) { fd = try POSIX.open(path, O_RDONLY | O_CLOEXEC) } catch { throw LogError.system(path, "cannot open", error.rawValue) }
         defer { POSIX.close(fd) }
         if fromMedium {
-            _ = fsync(fd)
-            _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
+            try? POSIX.fsync(fd)
+            POSIX.dropCachedPages(fd)
         }
         let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
         defer { buf.deallocate() }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import CairnSystem
 
 /// Naming and listing of log files: `NNNNNNNN.cairn`, a counter (never the wall clock).
@@ -13,22 +8,10 @@ public enum LogDirectory {
     /// Log files in `dir` (names NNNNNNNN.cairn), sorted by number. Throws LogError if dir unreadable.
     /// Other names (including `.cairn` names of another length) are ignored.
     public static func logFiles(in dir: String) throws -> [(number: UInt32, path: String)] {
-        guard let d = opendir(dir) else {
-            throw LogError.system(dir, "cannot read directory", errno)
-        }
-        defer { closedir(d) }
+        let names: [String]
+        do throws(Errno) { names = try POSIX.listDirectory(dir) } catch { throw LogError.system(dir, "cannot read directory", error.rawValue) }
         var found: [(number: UInt32, path: String)] = []
-        while true {
-            errno = 0
-            guard let entry = readdir(d) else {
-                if errno != 0 { throw LogError.system(dir, "cannot read directory", errno) }
-                break
-            }
-            let name = withUnsafePointer(to: &entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
-                    String(cString: $0)
-                }
-            }
+        for name in names {
             if let n = number(fromName: name) { found.append((n, POSIX.join(dir, name))) }
         }
         found.sort { $0.number < $1.number }

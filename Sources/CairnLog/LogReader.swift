@@ -81,11 +81,13 @@ public struct LogReader {
     public init(path: String) throws {
         // O_NONBLOCK: opening a FIFO named like a log would otherwise wait for a writer for
         // ever; the check below refuses it (reads of a regular file ignore the flag).
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        if fd < 0 { throw LogError.system(path, "cannot open", errno) }
+        let fd: Int32
+        do throws(Errno) { fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } catch {
+            throw LogError.system(path, "cannot open", error.rawValue)
+        }
         let file = ReadDescriptor(fd)
-        var st = stat()
-        if fstat(fd, &st) != 0 { throw LogError.system(path, "cannot stat", errno) }
+        let st: stat
+        do throws(Errno) { st = try POSIX.status(fd) } catch { throw LogError.system(path, "cannot stat", error.rawValue) }
         if (st.st_mode & S_IFMT) != S_IFREG {
             throw LogError(path: path, message: "not a regular file", kind: .notALog)
         }
@@ -206,7 +208,7 @@ public struct LogReader {
 final class ReadDescriptor {
     let fd: Int32
     init(_ fd: Int32) { self.fd = fd }
-    deinit { _ = close(fd) }
+    deinit { POSIX.close(fd) }
 
     /// pread until `buffer` is full or EOF; returns bytes read.
     func readFully(_ buffer: inout [UInt8], at offset: Int, path: String) throws -> Int {

@@ -77,7 +77,7 @@ public final class LogWriter {
 
     init(
         directory: String, number: UInt32, header: FileHeader, padding: Int = 0, preallocation: Int = 0,
-        padDirect: Bool = false, io: WriterIO
+        padDirect: Bool = false, io: FileIO
     ) throws {
         let path = POSIX.join(directory, LogDirectory.fileName(number: number))
         guard number <= LogDirectory.maxNumber else {

@@ -15,7 +15,10 @@ import CairnSystem
 /// - A failed write or sync is never retried on the same file (fsyncgate): the file is abandoned,
 ///   and the records it had not acknowledged are written again into a new file of the same trip.
 ///   Until a new file can be created (a full card), records wait in a bounded ring; if it
-///   overflows, the oldest waiting records are lost and a note says how many.
+///   overflows, the oldest waiting records are lost and a note says how many (`WaitingRecords`).
+/// - Raw fixes are gathered and framed as one record at each sync (`RawFixSpool`).
+///
+/// TripLog itself keeps the files: their numbers, the trip's parts, and the faults.
 public final class TripLog {
     public let directory: String
     public let activity: String
@@ -24,7 +27,7 @@ public final class TripLog {
     public var utcOffsetAtTripStart: (() -> Int?)?
     public let syncIntervalMs: Int64
     private let say: (String) -> Void
-    private let io: WriterIO
+    private let io: FileIO
     /// Sector padding for new files (see `LogWriter.padding`); 0 writes no padding.
     public let padding: Int
     /// Zeros kept ahead of the data in new files (see `LogWriter.preallocation`); 0 appends.
@@ -42,20 +45,12 @@ public final class TripLog {
     /// A new trip's id is the number of its first file: true until that file exists, so a
     /// name taken meanwhile moves the id along with the number (no two trips claim one id).
     private var tripIdFollowsFile = false
-    /// Raw fixes (`RecorderAction.raw`) of the open trip, not yet framed: written as one record
-    /// at each sync, so they share the points' loss window. Before a trip opens they wait in the
-    /// ring for it, the oldest left out (counted) when the wait is longer than the ring. They come
-    /// at the log's resolution, as `TripRecorder` hands them out (`RawBatchEncoder.add`).
-    private let rawBatch: RawBatchEncoder
-    private var rawsBeforeTrip = RingBuffer<RawFix>(capacity: 256)
-    private var rawsLeftOut: UInt64 = 0
-    private var rawPayload: [UInt8] = []
+    /// The raw fixes on their way to the log (framed at each sync).
+    private var raws: RawFixSpool
     /// Records that could not be written yet (no file: the card is full or failing).
-    private var waiting = RingBuffer<LogRecord>(capacity: 4096)
+    private var waiting = WaitingRecords()
     private var lastAttemptMono: Int64 = Int64.min
     private var reportedOpenFailure = false
-    /// A full ring drops its oldest record for each new one: said once per episode, counted.
-    private var droppingSince: (records: Int, points: Int)?
     /// Points of the open trip that never reached the card (the ring overflowed, or they were
     /// still waiting at the stop).
     private var tripPointsLost = 0
@@ -86,7 +81,7 @@ public final class TripLog {
     /// `io` replaces the writer's write and fdatasync calls (fault injection in tests).
     init(
         directory: String, activity: String, software: String, syncIntervalMs: Int64,
-        padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk, padDirect: Bool = false, io: WriterIO,
+        padding: Int = 0, preallocation: Int = LogWriter.preallocationChunk, padDirect: Bool = false, io: FileIO,
         say: @escaping (String) -> Void
     ) throws {
         self.io = io
@@ -95,7 +90,7 @@ public final class TripLog {
         self.preallocation = preallocation
         self.directory = directory
         self.activity = activity
-        rawBatch = RawBatchEncoder(activity: activity)
+        raws = RawFixSpool(activity: activity)
         self.software = software
         self.syncIntervalMs = syncIntervalMs
         self.say = say
@@ -107,21 +102,20 @@ public final class TripLog {
 
     /// Creates the directory if missing and checks that it is writable, with a clear error.
     public static func prepare(_ dir: String) throws {
-        var st = stat()
-        if stat(dir, &st) != 0 {
+        if let st = try? POSIX.status(dir) {
+            if (st.st_mode & S_IFMT) != S_IFDIR { throw LogError(path: dir, message: "not a directory") }
+        } else {
             var path = ""
             for component in dir.split(separator: "/", omittingEmptySubsequences: false) {
                 path += (path.isEmpty && dir.hasPrefix("/") ? "" : (path.isEmpty ? "" : "/")) + component
                 if path.isEmpty { path = "/"; continue }
-                if mkdir(path, 0o755) != 0 && errno != EEXIST {
-                    throw LogError(path: dir, message: "cannot create directory: \(Errno.current)")
+                do throws(Errno) { try POSIX.makeDirectory(path) } catch {
+                    throw LogError(path: dir, message: "cannot create directory: \(error)")
                 }
             }
-        } else if (st.st_mode & S_IFMT) != S_IFDIR {
-            throw LogError(path: dir, message: "not a directory")
         }
-        if access(dir, W_OK | X_OK) != 0 {
-            throw LogError(path: dir, message: "directory is not writable: \(Errno.current)")
+        do throws(Errno) { try POSIX.checkAccess(dir, W_OK | X_OK) } catch {
+            throw LogError(path: dir, message: "directory is not writable: \(error)")
         }
     }
 
@@ -169,17 +163,7 @@ public final class TripLog {
             lastPointTimeMs = fix.timeMs
             put(.points([fix]), monoMs: monoMs)
         case .raw(let r):
-            guard PointsEncoder.isValid(r.fix) else {
-                rawsLeftOut += 1
-                return
-            }
-            guard tripId != 0 else {
-                if rawsBeforeTrip.isFull { rawsLeftOut += 1 }
-                rawsBeforeTrip.append(r)
-                return
-            }
-            if !rawsBeforeTrip.isEmpty { takeRawsBeforeTrip(monoMs: monoMs) }
-            addRaw(r, monoMs: monoMs)
+            raws.add(r, tripOpen: tripId != 0) { put($0, monoMs: monoMs) }
         case .closeTrip(let totals):
             let s = totals.stats
             let lost = closeTrip(
@@ -191,27 +175,9 @@ public final class TripLog {
         }
     }
 
-    /// Frames the waiting raw fixes as one record (into the open trip only: before a trip opens
-    /// they wait for it).
+    /// Frames the gathered raw fixes as one record (into the open trip only).
     private func flushRaws(monoMs: Int64) {
-        guard tripId != 0 else { return }
-        if !rawsBeforeTrip.isEmpty { takeRawsBeforeTrip(monoMs: monoMs) }
-        guard rawBatch.count > 0 || rawsLeftOut > 0 else { return }
-        // The last record's buffer, if the writer let go of it (at the sync after it): no
-        // allocation per record. While it is still held (unsynced), this takes a new one.
-        rawPayload.replaceSubrange(rawPayload.indices, with: rawBatch.finish(leftOutBefore: rawsLeftOut))
-        rawsLeftOut = 0
-        put(.rawFixes(RawBatch(encoded: rawPayload, activity: activity)), monoMs: monoMs)
-    }
-
-    private func addRaw(_ r: RawFix, monoMs: Int64) {
-        rawBatch.add(r)
-        if rawBatch.count >= RawBatchLimits.batch { flushRaws(monoMs: monoMs) }
-    }
-
-    /// The fixes that waited for this trip to open are its first.
-    private func takeRawsBeforeTrip(monoMs: Int64) {
-        while let r = rawsBeforeTrip.popFirst() { addRaw(r, monoMs: monoMs) }
+        raws.flush(tripOpen: tripId != 0) { put($0, monoMs: monoMs) }
     }
 
     /// Appends a non-point record (a note, drop counts).
@@ -228,7 +194,7 @@ public final class TripLog {
     /// Milliseconds until `tick` will sync, so a caller can sleep until then; `.max` when
     /// nothing waits to be synced.
     public func msUntilSyncDue(monoMs: Int64) -> Int64 {
-        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty || (tripId != 0 && (rawBatch.count > 0 || !rawsBeforeTrip.isEmpty)) else {
+        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty || (tripId != 0 && raws.hasPending) else {
             return .max
         }
         return max(0, lastSyncMono + syncIntervalMs - monoMs)
@@ -297,12 +263,12 @@ public final class TripLog {
         if !waiting.isEmpty {
             let records = waiting.count
             var points = 0
-            while let r = waiting.popFirst() { points += Self.pointCount(r) }
+            while let r = waiting.popFirst() { points += WaitingRecords.pointCount(r) }
             tripPointsLost += points
             say("log: \(records) records (\(points) points) could not be written before stopping (the card is full or failing)")
-            waiting = RingBuffer(capacity: waiting.capacity)
+            waiting.reset()
         }
-        endDropping(why: "stopping")
+        waiting.endDropping(why: "stopping", say: say)
     }
 
     /// Records kept in memory because no file could take them (a full or failing card).
@@ -338,39 +304,16 @@ public final class TripLog {
     }
 
     private func wait(_ r: LogRecord) {
-        if waiting.isFull, let oldest = waiting.first {
-            if droppingSince == nil {
-                droppingSince = (0, 0)
-                say(
-                    "log: \(waiting.capacity) records waiting for the card; dropping the oldest from now on (counted, and said when the card takes records again)"
-                )
-            }
-            droppingSince!.records += 1
-            droppingSince!.points += Self.pointCount(oldest)
-            tripPointsLost += Self.pointCount(oldest)
-        }
-        waiting.append(r)
-    }
-
-    /// The end of an episode of dropping: how many were lost, once.
-    private func endDropping(why: String) {
-        guard let d = droppingSince else { return }
-        droppingSince = nil
-        say("log: \(d.records) records (\(d.points) points) were dropped, the oldest first, while the card could not take them (until \(why))")
-    }
-
-    private static func pointCount(_ r: LogRecord) -> Int {
-        if case .points(let ps) = r { return ps.count }
-        return 0
+        tripPointsLost += waiting.keep(r, say: say)
     }
 
     private func drainWaiting(monoMs: Int64) {
         guard let w = writer else { return }
         let lost = waiting.overwritten
         if lost > 0 {
-            let points = droppingSince.map { ", \($0.points) of them points" } ?? ""
+            let points = waiting.dropping.map { ", \($0.points) of them points" } ?? ""
             do { try w.append(.note("\(lost) records lost while the card could not be written\(points)")) } catch {}
-            endDropping(why: "the card took records again")
+            waiting.endDropping(why: "the card took records again", say: say)
         }
         while let r = waiting.first {
             do {
@@ -387,7 +330,7 @@ public final class TripLog {
                 return
             }
         }
-        waiting = RingBuffer(capacity: waiting.capacity)
+        waiting.reset()
     }
 
     private func openFile(monoMs: Int64) -> Bool {
@@ -449,7 +392,7 @@ public final class TripLog {
         // A file the writer created but could not start was removed by it: its name is free.
         // One that is still there is skipped.
         let path = POSIX.join(directory, LogDirectory.fileName(number: nextNumber))
-        if access(path, F_OK) == 0 { nextNumber += 1 }
+        if POSIX.exists(path) { nextNumber += 1 }
         // Report the first failure of an outage, not every retry.
         if !reportedOpenFailure { say("log: \(error); will retry every \(syncIntervalMs / 1000) s") }
         reportedOpenFailure = true
@@ -472,15 +415,10 @@ public final class TripLog {
         w.close()
         writer = nil
         part += 1
-        var moved = RingBuffer<LogRecord>(capacity: waiting.capacity)
-        moved.append(.note("previous file abandoned after a write failure: \(error)"))
-        if let first = unacked.first, isSegmentStart(first) {
-        } else {
-            moved.append(.segmentStart(.resume, timeMs: lastPointTimeMs))
-        }
-        for r in unacked { moved.append(r) }
-        while let r = waiting.popFirst() { moved.append(r) }
-        waiting = moved
+        var first: [LogRecord] = [.note("previous file abandoned after a write failure: \(error)")]
+        // The new file starts a track segment, unless its first record does that already.
+        if unacked.first.map(isSegmentStart) != true { first.append(.segmentStart(.resume, timeMs: lastPointTimeMs)) }
+        waiting.putFirst(first + unacked)
     }
 
     private func isSegmentStart(_ r: LogRecord) -> Bool {

@@ -57,7 +57,7 @@ public final class RecordLoop {
         self.afterTripClosed = afterTripClosed
         self.say = say
         self.distanceText = distanceText
-        readEveryMs = Int64(settings.readEverySeconds * 1000)
+        batch = BatchReading(everyMs: Int64(settings.readEverySeconds * 1000))
         lastReportMono = clock.monotonicMs()
         live.baro = barometer.state
         live.refreshS = settings.readEverySeconds > 0 ? Int(settings.readEverySeconds.rounded(.up)) : 1
@@ -69,7 +69,7 @@ public final class RecordLoop {
         // Each trip records its zone's offset at its start: at the newest fix's time (GPS time;
         // the board's clock may be unset), else the clock's.
         log.utcOffsetAtTripStart = { [unowned self] in
-            self.settings.zone.map { $0.offset(atUnixMs: self.lastFix?.timeMs ?? self.clock.wallClockMs()) }
+            self.settings.zone.map { $0.offset(atUnixMs: self.receiver.lastFix?.timeMs ?? self.clock.wallClockMs()) }
         }
     }
 
@@ -79,8 +79,7 @@ public final class RecordLoop {
     }
 
     // Connection.
-    private var backoffMs: Int64 = 250
-    private var reportedDown = false
+    private var reconnect = ReconnectBackoff()
     private var notifiedReady = false
     private var tripClosed = false
 
@@ -88,27 +87,16 @@ public final class RecordLoop {
     private var live = LiveStatus()
     private var lastReportMono: Int64
     private var lastSyncMono: Int64?
-    private var lastFix: Fix?
-    private var lastMode = 0
-    private var lastFixMono: Int64?
+    private var receiver = ReceiverView()
     private var lastLiveMono: Int64 = .min
-    private var lastUsableMono: Int64?
-    private var standingSinceMono: Int64?
     private var statusFailing = false
 
     // Batched reading (see `run`).
-    private let readEveryMs: Int64
-    private var batching = false  // reports taken in batches
-    private var arrival = ArrivalClock()  // when each report of a batch arrived
-    private var inBatch = false
-    private var draining = false
-    private var drained = 0
-    private var nextBatchMono: Int64 = 0
-    private var batchGridMono: Int64 = 0  // the grid time of the last batch taken
+    private var batch: BatchReading
 
     /// Records until `stopRequested`, then closes the trip and syncs.
     public func run() {
-        // Batched reading: gpsd's reports wait in the socket and are taken every `readEveryMs`
+        // Batched reading: gpsd's reports wait in the socket and are taken every `--read-every`
         // (or once `GpsdSource.batchBytes` are queued), then synced at once: one wake-up per
         // batch instead of one per report, and no longer a loss window, since a report waits
         // either in the socket or unsynced in memory, never both. A barometer is read as a
@@ -116,39 +104,36 @@ public final class RecordLoop {
         // paired with the pressure of the moment it arrived, between that reading and the one
         // before (`ArrivalClock`, `PressureHistory`). Should the barometer want a reading in
         // between (--read-every over 5 s), it leaves the queued reports alone.
-        nextBatchMono = clock.monotonicMs()
-        batchGridMono = nextBatchMono
+        batch.start(atMono: clock.monotonicMs())
         while !stopRequested() {
             let mono = clock.monotonicMs()
-            if !draining {
+            if !batch.draining {
                 // Awake anyway: sync now if it is due before the next wake-up rather than wake
                 // again for it (300 ms when reading live). Batches come on a fixed grid, so
                 // syncing when due before the next one (less 100 ms for wake-up jitter) keeps a
                 // report's worst age at `--sync` when it is a multiple of `--read-every`, and
                 // under `--sync` + 100 ms otherwise.
-                log.tick(monoMs: mono, earlyMs: batching ? readEveryMs - min(100, readEveryMs / 2) : 300)
+                log.tick(monoMs: mono, earlyMs: batch.on ? batch.everyMs - min(100, batch.everyMs / 2) : 300)
                 recorder.tick(wallClockMs: clock.wallClockMs(), emit: apply)
                 if tripClosed { tripClosed = false; afterTripClosed() }
-                housekeeping(mono, capMono: batching ? batchGridMono : mono)
-                batching = readEveryMs > 0
-                source.wakeAtBytes = batching ? GpsdSource.batchBytes : 1
+                housekeeping(mono, capMono: batch.on ? batch.gridMono : mono)
+                batch.on = batch.everyMs > 0
+                source.wakeAtBytes = batch.on ? GpsdSource.batchBytes : 1
             }
             if !source.isOpen {
                 if let err = source.open() {
-                    if !reportedDown { say("\(err); retrying"); reportedDown = true }
+                    if !reconnect.reportedDown { say("\(err); retrying"); reconnect.reportedDown = true }
                     // Started: the service is up even while gpsd is not (it comes and goes).
                     ready("waiting for gpsd at \(source.address)")
-                    clock.sleep(ms: backoffMs) {
+                    clock.sleep(ms: reconnect.nextDelayMs()) {
                         housekeeping(clock.monotonicMs())
                         return stopRequested()
                     }
-                    backoffMs = min(backoffMs * 2, 8000)
                     continue
                 }
                 say("connected to gpsd at \(source.address)")
                 ready("connected to gpsd at \(source.address)")
-                reportedDown = false
-                backoffMs = 250
+                reconnect.connected()
                 lastReportMono = mono
             }
             read(mono)
@@ -165,58 +150,42 @@ public final class RecordLoop {
         // refreshed once a second when they are on; otherwise 5 s at most (the standstill
         // that closes a trip is counted in minutes).
         // When batching, the status is refreshed with each batch.
-        var waitMs: Int64 = (!batching && (statusFile != nil || notify.isEnabled)) ? 1000 : 5000
+        var waitMs: Int64 = (!batch.on && (statusFile != nil || notify.isEnabled)) ? 1000 : 5000
         waitMs = min(waitMs, log.msUntilSyncDue(monoMs: mono))
         waitMs = min(waitMs, barometer.msUntilDue(monoMs: mono))
         waitMs = min(waitMs, notify.msUntilWatchdog(monoMs: mono))
-        if batching {
-            waitMs = min(waitMs, max(0, nextBatchMono - mono))
+        if batch.on {
+            waitMs = min(waitMs, max(0, batch.nextMono - mono))
         } else if mono - lastReportMono <= 1200 {
             waitMs = min(waitMs, lastReportMono + 1201 - mono)
         }
         // A batch is taken whole (up to 1,000 reports, then the housekeeping runs between).
         // A wake-up before the batch is due (the barometer's) leaves the reports queued.
-        let batchDue = batching && (draining || nextBatchMono - mono <= waitMs)
-        if draining { waitMs = 0 }
-        switch source.read(timeoutUs: Int32(max(draining ? 0 : 1, waitMs)) * 1000, takeQueued: batchDue) {
+        let batchDue = batch.on && (batch.draining || batch.nextMono - mono <= waitMs)
+        if batch.draining { waitMs = 0 }
+        switch source.read(timeoutUs: Int32(max(batch.draining ? 0 : 1, waitMs)) * 1000, takeQueued: batchDue) {
         case .idle:
-            if inBatch {
-                inBatch = false
-                arrival.endBatch(monoMs: lastReportMono)
-            }
-            if batching {
-                draining = false
-                drained = 0
-                // The next batch on the grid (a batch taken early, at 16 KiB, keeps it).
-                let now = clock.monotonicMs()
-                if nextBatchMono <= now { nextBatchMono += ((now - nextBatchMono) / readEveryMs + 1) * readEveryMs }
-                batchGridMono = nextBatchMono - readEveryMs
-            }
+            batch.foundEmpty(lastReportMono: lastReportMono)
+            if batch.on { batch.advance(nowMono: clock.monotonicMs()) }
             // No report for a while: the held epoch is complete. (Batched: only a batch that
             // found the socket empty says so; a wake-up in between did not look.)
-            if (!batching || batchDue) && mono - lastReportMono > 1200 {
+            if (!batch.on || batchDue) && mono - lastReportMono > 1200 {
                 recorder.flush(wallClockMs: clock.wallClockMs(), emit: apply)
             }
         case .message(let report):
             lastReportMono = clock.monotonicMs()
             // The wake-up that took a batch (or, reading live, a report) reads the barometer
             // first when it is due, so that the fixes lie before a reading, not after one.
-            if !inBatch { barometer.poll(monoMs: lastReportMono, wallClockMs: clock.wallClockMs()) }
-            if batching {
-                inBatch = true
-                drained += 1
-                draining = drained < 1000
-                if !draining { drained = 0 }
-            }
+            if !batch.inBatch { barometer.poll(monoMs: lastReportMono, wallClockMs: clock.wallClockMs()) }
+            batch.took()
             if let r = report { take(r) }
         case .closed(let why):
-            draining = false
-            drained = 0
+            batch.closed()
             say("gpsd connection lost (\(why)); reconnecting")
             source.close()
             recorder.connectionLost(wallClockMs: clock.wallClockMs(), emit: apply)
             log.append(.note("gpsd connection lost: \(why)"), monoMs: mono)
-            reportedDown = true
+            reconnect.reportedDown = true
         }
     }
 
@@ -262,16 +231,13 @@ public final class RecordLoop {
         case .fix(var f):
             // The barometer's pressure rides with the fix into the log: the pressure of the
             // moment the report arrived, which in a batch is earlier than its reading.
-            let arrivedMono = batching ? arrival.arrival(fixTimeMs: f.timeMs, readMonoMs: lastReportMono) : lastReportMono
+            let arrivedMono = batch.on ? batch.arrivalMono(fixTimeMs: f.timeMs, readMonoMs: lastReportMono) : lastReportMono
             f.pressurePa = barometer.pressurePa(monoMs: arrivedMono)
             if f.pressurePa != nil { f.temperatureC = barometer.temperatureC(monoMs: arrivedMono) }
             r = .fix(f)
-            lastFix = f
-            lastMode = f.mode
             // Its age in the status counts from its arrival, not from the batch's read.
-            lastFixMono = arrivedMono
-            if (Accuracy.horizontal68(f) ?? 0) <= 50 { lastUsableMono = arrivedMono }
-        case .noFix: lastMode = 0
+            receiver.saw(f, arrivedMono: arrivedMono)
+        case .noFix: receiver.sawNoFix()
         case .noTime: break
         }
         recorder.report(r, wallClockMs: clock.wallClockMs(), emit: apply)
@@ -292,22 +258,13 @@ public final class RecordLoop {
         barometer.poll(monoMs: mono, wallClockMs: clock.wallClockMs())
         live.baro = barometer.state
         let standing = recorder.tripOpen && recorder.filter.isStanding
-        if standing { if standingSinceMono == nil { standingSinceMono = mono } } else { standingSinceMono = nil }
+        receiver.standing(standing, mono: mono)
         // Once a second at most (the status file's cap), and only when someone reads it.
         guard final || ((statusFile != nil || notify.isEnabled) && (lastLiveMono == .min || capMono - lastLiveMono >= 1000)) else { return }
         lastLiveMono = capMono
-        live.state =
-            final
-            ? "stopped"
-            : LiveStatus.state(
-                tripOpen: recorder.tripOpen, standing: standing, standingForMs: standingSinceMono.map { mono - $0 } ?? 0,
-                pauseAfterMs: settings.pauseAfterMs, sinceUsableFixMs: lastUsableMono.map { mono - $0 }, gapMs: 10_000)
+        receiver.fill(&live, mono: mono, tripOpen: recorder.tripOpen, standing: standing, pauseAfterMs: settings.pauseAfterMs)
+        if final { live.state = "stopped" }
         live.gpsdConnected = source.isOpen
-        live.fixMode = lastMode
-        live.accuracyM = lastMode >= 2 ? lastFix.flatMap { Accuracy.horizontal68($0) } : nil
-        live.fixAgeS = lastFixMono.map { Double(mono - $0) / 1000 }
-        let fresh = lastFixMono.map { mono - $0 < LiveStatus.speedStaleMs } ?? false
-        live.speedMps = (fresh && !standing) ? lastFix?.speed : nil
         live.tripOpen = recorder.tripOpen
         live.stats = recorder.stats
         live.drops = recorder.drops

@@ -75,13 +75,108 @@ public enum POSIX {
         cClose(fd) == 0 ? nil : .current
     }
 
+    /// fsync(2): the file's data and metadata on the medium.
+    public static func fsync(_ fd: Int32) throws(Errno) {
+        _ = try valueOrErrno(retryOnInterrupt: false) { cFsync(fd) }.get()
+    }
+
+    /// fdatasync(2): the file's data (and the size) on the medium.
+    public static func fdatasync(_ fd: Int32) throws(Errno) {
+        _ = try valueOrErrno(retryOnInterrupt: false) { cFdatasync(fd) }.get()
+    }
+
+    /// ftruncate(2).
+    public static func truncate(_ fd: Int32, to size: Int) throws(Errno) {
+        _ = try valueOrErrno { ftruncate(fd, off_t(size)) }.get()
+    }
+
+    /// rename(2): replaces `to` atomically.
+    public static func rename(_ from: String, _ to: String) throws(Errno) {
+        _ = try valueOrErrno { cRename(from, to) }.get()
+    }
+
+    /// link(2): a second name for `from`; refuses an existing `to` (EEXIST).
+    public static func link(_ from: String, _ to: String) throws(Errno) {
+        _ = try valueOrErrno { cLink(from, to) }.get()
+    }
+
+    /// unlink(2); the error, if any, for the callers that care (most remove a leftover that may
+    /// not be there).
+    @discardableResult
+    public static func unlink(_ path: String) -> Errno? {
+        cUnlink(path) == 0 ? nil : .current
+    }
+
+    /// mkdir(2); an existing entry of that name is no failure when `existingIsFine`.
+    public static func makeDirectory(_ path: String, mode: mode_t = 0o755, existingIsFine: Bool = true) throws(Errno) {
+        if cMkdir(path, mode) == 0 { return }
+        let e = Errno.current
+        if existingIsFine && e == .fileExists { return }
+        throw e
+    }
+
+    /// stat(2) (links followed) or lstat(2) (not).
+    public static func status(_ path: String, followLinks: Bool = true) throws(Errno) -> stat {
+        var st = stat()
+        let r = followLinks ? cStat(path, &st) : lstat(path, &st)
+        if r != 0 { throw .current }
+        return st
+    }
+
+    /// fstat(2).
+    public static func status(_ fd: Int32) throws(Errno) -> stat {
+        var st = stat()
+        if fstat(fd, &st) != 0 { throw .current }
+        return st
+    }
+
+    /// access(2): throws unless the caller may use `path` as `mode` says (W_OK | X_OK, ...).
+    public static func checkAccess(_ path: String, _ mode: Int32) throws(Errno) {
+        if access(path, mode) != 0 { throw .current }
+    }
+
+    /// Whether anything is at `path` (links followed).
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// Drops the file's pages from the page cache (posix_fadvise DONTNEED), so that the next
+    /// read comes from the medium. Advice: its failure changes nothing.
+    public static func dropCachedPages(_ fd: Int32) {
+        _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
+    }
+
+    /// readlink(2): where the symbolic link at `path` leads.
+    public static func readLink(_ path: String) throws(Errno) -> String {
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink(path, &buf, buf.count - 1)
+        if n < 0 { throw .current }
+        return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The names in directory `dir` (without "." and ".."), in the order readdir(3) gives them.
+    public static func listDirectory(_ dir: String) throws(Errno) -> [String] {
+        guard let d = opendir(dir) else { throw .current }
+        defer { closedir(d) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(d) else {
+                if errno != 0 { throw .current }
+                return names
+            }
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+    }
+
     /// fsync(2) of a directory: makes a new, renamed or removed entry in it durable. EINVAL (a
     /// file system that cannot sync directories, vfat on older kernels) is no failure.
     public static func syncDirectory(_ dir: String) throws(DirectorySyncError) {
         let fd: Int32
         do throws(Errno) { fd = try open(dir.isEmpty ? "." : dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } catch { throw .open(error) }
         defer { close(fd) }
-        if fsync(fd) != 0 && errno != EINVAL { throw .sync(.current) }
+        do throws(Errno) { try fsync(fd) } catch { if error != .invalidArgument { throw .sync(error) } }
     }
 
     /// Why `syncDirectory` failed: the directory would not open, or its fsync failed.
@@ -109,8 +204,8 @@ public enum POSIX {
 
     /// Whether `path` is a directory (or a link to one).
     public static func isDirectory(_ path: String) -> Bool {
-        var st = stat()
-        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+        guard let st = try? status(path) else { return false }
+        return (st.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The magic number of the file system holding `path` (statfs(2)'s f_type).
@@ -125,3 +220,10 @@ private func cOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { op
 private func cRead(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int) -> Int { read(fd, p, n) }
 private func cWrite(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int { write(fd, p, n) }
 private func cClose(_ fd: Int32) -> Int32 { close(fd) }
+private func cFsync(_ fd: Int32) -> Int32 { fsync(fd) }
+private func cFdatasync(_ fd: Int32) -> Int32 { fdatasync(fd) }
+private func cRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
+private func cLink(_ from: String, _ to: String) -> Int32 { link(from, to) }
+private func cUnlink(_ path: String) -> Int32 { unlink(path) }
+private func cMkdir(_ path: String, _ mode: mode_t) -> Int32 { mkdir(path, mode) }
+private func cStat(_ path: String, _ st: UnsafeMutablePointer<stat>) -> Int32 { stat(path, st) }

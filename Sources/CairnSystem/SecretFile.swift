@@ -41,8 +41,8 @@ public enum SecretFile {
             throw Failure(description: "\(path): cannot read the privacy key: \(error)")
         }
         defer { _ = POSIX.close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Failure(description: "\(path): cannot read the privacy key: \(Errno.current)") }
+        let st: stat
+        do throws(Errno) { st = try POSIX.status(fd) } catch { throw Failure(description: "\(path): cannot read the privacy key: \(error)") }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             throw Failure(description: "\(path): not a privacy key (not a regular file); give the file holding the key")
         }
@@ -71,25 +71,27 @@ public enum SecretFile {
         let bytes = randomBytes(count)
         var failed: Errno?
         do throws(Errno) { try POSIX.writeAll(fd, bytes) } catch { failed = error }
-        if failed == nil && fsync(fd) != 0 { failed = Errno.current }
-        _ = POSIX.close(fd)
+        if failed == nil {
+            do throws(Errno) { try POSIX.fsync(fd) } catch { failed = error }
+        }
+        POSIX.close(fd)
         if let e = failed {
-            unlink(tmp)
+            POSIX.unlink(tmp)
             throw Failure(description: "\(path): cannot write the privacy key: \(e)")
         }
         // link(2) refuses to replace: two processes making the key at once agree on the first.
         // A file system without hard links (vfat) gets a rename when the name is still free.
         var e: Errno?
-        if link(tmp, path) != 0 {
-            e = Errno.current
-            if e!.rawValue == EPERM || e!.rawValue == EOPNOTSUPP, access(path, F_OK) != 0, rename(tmp, path) == 0 { e = nil }
+        do throws(Errno) { try POSIX.link(tmp, path) } catch {
+            e = error
+            if error.rawValue == EPERM || error.rawValue == EOPNOTSUPP, !POSIX.exists(path), (try? POSIX.rename(tmp, path)) != nil { e = nil }
         }
         if let e {
-            unlink(tmp)
+            POSIX.unlink(tmp)
             if e == Errno(rawValue: EEXIST), let theirs = try read(path, count: count) { return (theirs, false) }
             throw Failure(description: "\(path): cannot create the privacy key: \(e)")
         }
-        unlink(tmp)
+        POSIX.unlink(tmp)
         try? POSIX.syncDirectory(POSIX.parent(of: path))
         return (bytes, true)
     }

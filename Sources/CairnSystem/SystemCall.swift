@@ -18,15 +18,3 @@ public func valueOrErrno<I: FixedWidthInteger>(retryOnInterrupt: Bool = true, _ 
         return .failure(e)
     }
 }
-
-/// `valueOrErrno` for a call that reports failure as a negative errno (−EINTR, −ENOSPC) rather
-/// than through `errno`: the log writer's replaceable I/O, whose fakes fail that way.
-@inlinable
-public func valueOrNegatedErrno(_ call: () -> Int) -> Result<Int, Errno> {
-    while true {
-        let r = call()
-        if r >= 0 { return .success(r) }
-        if r == -Int(EINTR) { continue }
-        return .failure(Errno(rawValue: Int32(truncatingIfNeeded: -r)))
-    }
-}

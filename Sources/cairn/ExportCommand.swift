@@ -294,12 +294,15 @@ enum ExportCommand: Command {
         let endErr = conversion.begun ? nil : "\(tmp): nothing written"
         let err = conversion.finish()
         if let e = readError ?? endErr ?? err { unlink(tmp); return e }
-        do {
-            try syncFile(tmp)
-        } catch let e as Failure { unlink(tmp); return e.message } catch { unlink(tmp); return "\(error)" }
-        // What was written: the sink's count, or for FIT the synced file's size.
+        // What was written: the sink's count, or for FIT the file's size.
         guard let written = sink?.bytesWritten ?? fileSize(tmp), written > 0 else { unlink(tmp); return "\(tmp): nothing written" }
-        if rename(tmp, target) != 0 { let m = Errno.current; unlink(tmp); return "\(target): cannot rename into place: \(m)" }
+        do throws(AtomicFile.Failure) { try AtomicFile.commit(written: tmp, to: target) } catch {
+            switch error {
+            case .reopen(let e): return "\(tmp): cannot open to sync: \(e)"
+            case .sync(let e): return "\(tmp): sync failed: \(e)"
+            default: return "\(target): cannot rename into place: \(error.errno)"
+            }
+        }
         let back: FileDigest
         do { back = try FileDigest.of(target, fromMedium: true) } catch { return "\(error)" }
         if back.size != written {

@@ -161,22 +161,15 @@ func baseName(_ p: String) -> String {
 
 /// fsync on a directory: makes a rename or unlink in it durable.
 func syncDirectory(_ dir: String) throws {
-    do throws(POSIX.DirectorySyncError) {
-        try POSIX.syncDirectory(dir)
-    } catch {
-        switch error {
-        case .open(let e): throw Failure("\(dir): cannot open to sync: \(e)")
-        case .sync(let e): throw Failure("\(dir): sync failed: \(e)")
-        }
-    }
+    do throws(POSIX.DirectorySyncError) { try POSIX.syncDirectory(dir) } catch { try syncDirectoryFailure(dir, error) }
 }
 
-/// fsync a file by path (after another writer closed it).
-func syncFile(_ path: String) throws {
-    let fd: Int32
-    do { fd = try POSIX.open(path, O_RDONLY | O_CLOEXEC) } catch { throw Failure("\(path): cannot open to sync: \(error)") }
-    defer { POSIX.close(fd) }
-    if fsync(fd) != 0 { throw Failure("\(path): sync failed: \(Errno.current)") }
+/// The message of a failed directory sync.
+func syncDirectoryFailure(_ dir: String, _ error: POSIX.DirectorySyncError) throws -> Never {
+    switch error {
+    case .open(let e): throw Failure("\(dir): cannot open to sync: \(e)")
+    case .sync(let e): throw Failure("\(dir): sync failed: \(e)")
+    }
 }
 
 /// The temporary name a file is written under before its rename: hidden, same directory (the
@@ -186,20 +179,16 @@ func temporaryName(for path: String) -> String { OutputSink.temporaryName(for: p
 /// Writes `bytes` to `path` through a temporary name: write, fsync, rename, fsync the directory.
 func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
     let tmp = temporaryName(for: path)
-    let fd: Int32
-    unlink(tmp)  // a leftover of another mode
-    do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) } catch { throw Failure("\(tmp): cannot create: \(error)") }
-    var failure: Errno?
-    do throws(Errno) {
-        try POSIX.writeAll(fd, bytes)
-        if fsync(fd) != 0 { throw .current }
+    do throws(AtomicFile.Failure) {  // a leftover of another mode is removed first
+        try AtomicFile.write(bytes, to: path, temporaryPath: tmp, mode: mode)
     } catch {
-        failure = error
+        switch error {
+        case .create(let e): throw Failure("\(tmp): cannot create: \(e)")
+        case .rename(let e): throw Failure("\(path): cannot rename into place: \(e)")
+        case .directory(let d): try syncDirectoryFailure(POSIX.parent(of: path), d)
+        default: throw Failure("\(tmp): write failed: \(error.errno)")
+        }
     }
-    if let e = POSIX.close(fd), failure == nil { failure = e }
-    if let e = failure { unlink(tmp); throw Failure("\(tmp): write failed: \(e)") }
-    if rename(tmp, path) != 0 { let m = Errno.current; unlink(tmp); throw Failure("\(path): cannot rename into place: \(m)") }
-    try syncDirectory(POSIX.parent(of: path))
 }
 
 /// Copies `src` to `dst` through a temporary name (copy, fsync, rename; the caller syncs the
@@ -209,8 +198,10 @@ func copyFileAtomically(_ src: String, _ dst: String) throws -> FileDigest {
     do { input = try POSIX.open(src, O_RDONLY | O_CLOEXEC) } catch { throw Failure("\(src): cannot open: \(error)") }
     defer { POSIX.close(input) }
     let tmp = temporaryName(for: dst)
-    let out: Int32
-    do { out = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } catch { throw Failure("\(tmp): cannot create: \(error)") }
+    let out: AtomicFile
+    do throws(AtomicFile.Failure) { out = try AtomicFile(path: dst, temporaryPath: tmp, exclusive: false) } catch {
+        throw Failure("\(tmp): cannot create: \(error.errno)")
+    }
     let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
     defer { buf.deallocate() }
     var copied = FileDigest.Accumulator()
@@ -220,13 +211,17 @@ func copyFileAtomically(_ src: String, _ dst: String) throws -> FileDigest {
         do { n = try POSIX.read(input, into: buf) } catch { failure = "\(src): read failed: \(error)"; break }
         if n == 0 { break }
         let piece = UnsafeRawBufferPointer(rebasing: buf[0..<n])
-        do { try POSIX.writeAll(out, piece) } catch { failure = "\(tmp): write failed: \(error)"; break }
+        do { try out.write(piece) } catch { failure = "\(tmp): write failed: \(error.errno)"; break }
         copied.add(piece)
     }
-    if failure == nil && fsync(out) != 0 { failure = "\(tmp): sync failed: \(Errno.current)" }
-    if let e = POSIX.close(out), failure == nil { failure = "\(tmp): close failed: \(e)" }
-    if let f = failure { unlink(tmp); throw Failure(f) }
-    if rename(tmp, dst) != 0 { let m = Errno.current; unlink(tmp); throw Failure("\(dst): cannot rename into place: \(m)") }
+    if let f = failure { out.discard(); throw Failure(f) }
+    do throws(AtomicFile.Failure) { try out.commit(syncDirectory: false) } catch {
+        switch error {
+        case .sync(let e): throw Failure("\(tmp): sync failed: \(e)")
+        case .close(let e): throw Failure("\(tmp): close failed: \(e)")
+        default: throw Failure("\(dst): cannot rename into place: \(error.errno)")
+        }
+    }
     return copied.digest
 }
 

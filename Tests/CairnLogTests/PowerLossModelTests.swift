@@ -1,4 +1,5 @@
 import CairnCore
+import CairnSystem
 import Foundation
 import XCTest
 
@@ -47,8 +48,8 @@ final class PowerLossModelTests: LogTestCase {
             return i < durable.count ? durable[i] : (i < logical ? 0 : nil)
         }
 
-        var io: WriterIO {
-            var io = WriterIO(
+        var io: FileIO {
+            var io = FileIO(
                 write: { fd, buf, offset in
                     defer { self.calls += 1 }
                     if self.crashed { return buf.count }
@@ -62,22 +63,23 @@ final class PowerLossModelTests: LogTestCase {
                 },
                 fdatasync: { _ in
                     defer { self.calls += 1 }
-                    if self.crashed { return 0 }
+                    if self.crashed { return }
                     self.durable = self.image(applyingAll: true)
                     self.pending = []
-                    return 0
                 })
             // The trim at close (preallocating writers): the new size is the file's once synced.
             io.truncate = { _, size in
                 defer { self.calls += 1 }
-                if self.crashed { return 0 }
+                if self.crashed { return }
                 self.logical = size
                 self.pending = self.pending.filter { $0.offset < size }.map { w in
                     (w.offset, Array(w.bytes.prefix(size - w.offset)))
                 }
-                return 0
             }
-            io.openDirect = { _ in self.direct ? Self.directFd : -EINVAL }
+            io.openDirect = { _ throws(Errno) in
+                guard self.direct else { throw .invalidArgument }
+                return Self.directFd
+            }
             return io
         }
 

@@ -1,4 +1,5 @@
 import CairnCore
+import CairnSystem
 import Foundation
 import XCTest
 
@@ -49,7 +50,7 @@ final class SizeTests: LogTestCase {
     /// Bytes per point in a file holding only `fixes`, synced every `batch` points.
     func bytesPerPoint(_ fixes: [Fix], batch: Int, number: UInt32) throws -> Double {
         // fdatasync is irrelevant to the size; skip it to keep the test fast.
-        let io = WriterIO(write: WriterIO.system.write, fdatasync: { _ in 0 })
+        let io = FileIO(fdatasync: { _ in })
         let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: 1, part: 0, salt: 9), io: io)
         for (i, f) in fixes.enumerated() {
             try w.append(point: f)

@@ -1,4 +1,5 @@
 import CairnCore
+import CairnSystem
 import Foundation
 import XCTest
 
@@ -24,43 +25,40 @@ final class TripLogFaultTests: LogTestCase {
         /// A file system that reports 0 links for every file (some FUSE ones).
         var noLinks = false
 
-        var io: WriterIO {
-            var w = WriterIO(
-                write: { fd, buf, offset in
+        var io: FileIO {
+            var w = FileIO(
+                write: { fd, buf, offset throws(Errno) in
                     if self.failedFds.contains(fd) { self.ioAfterFailure += 1 }
-                    if self.full { return -Int(ENOSPC) }
-                    if self.failWrites > 0 { self.failWrites -= 1; self.injected += 1; return -Int(EIO) }
-                    if Double.random(in: 0..<1, using: &self.g) < self.pWriteFail { self.injected += 1; return -Int(EIO) }
+                    if self.full { throw .noSpace }
+                    if self.failWrites > 0 { self.failWrites -= 1; self.injected += 1; throw .ioError }
+                    if Double.random(in: 0..<1, using: &self.g) < self.pWriteFail { self.injected += 1; throw .ioError }
                     var n = buf.count
                     if n > 1, Double.random(in: 0..<1, using: &self.g) < self.pShort { self.injected += 1; n = Int.random(in: 1..<n, using: &self.g) }
-                    let r = Glibc.pwrite(fd, buf.baseAddress, n, off_t(offset))
+                    let r = try FileIO.pwrite(fd, UnsafeRawBufferPointer(rebasing: buf[..<n]), offset)
                     if r > 0, let p = self.pathOf[fd] { self.durable[p] = false }
-                    return r < 0 ? -Int(errno) : r
+                    return r
                 },
-                fdatasync: { fd in
+                fdatasync: { fd throws(Errno) in
                     if self.failedFds.contains(fd) { self.ioAfterFailure += 1 }
                     self.syncs += 1
                     if Double.random(in: 0..<1, using: &self.g) < self.pSyncFail {
                         self.injected += 1
                         self.failedFds.insert(fd)
-                        return EIO
+                        throw .ioError
                     }
-                    let r = Glibc.fdatasync(fd) == 0 ? 0 : errno
-                    if r == 0, let p = self.pathOf[fd] { self.durable[p] = true }
-                    return r
+                    try FileIO.system.fdatasync(fd)
+                    if let p = self.pathOf[fd] { self.durable[p] = true }
                 })
             if noLinks { w.linkCount = { _ in 0 } }
-            w.create = { path in
-                if self.full { return -ENOSPC }
-                if Double.random(in: 0..<1, using: &self.g) < self.pCreateFail { self.injected += 1; return -EIO }
-                let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
-                if fd >= 0 {
-                    // A new file may get the number of a closed, failed descriptor.
-                    self.failedFds.remove(fd)
-                    self.pathOf[fd] = path
-                    self.durable[path] = false
-                }
-                return fd < 0 ? -errno : fd
+            w.open = { path, flags, mode throws(Errno) in
+                if self.full { throw .noSpace }
+                if Double.random(in: 0..<1, using: &self.g) < self.pCreateFail { self.injected += 1; throw .ioError }
+                let fd = try POSIX.open(path, flags, mode)
+                // A new file may get the number of a closed, failed descriptor.
+                self.failedFds.remove(fd)
+                self.pathOf[fd] = path
+                self.durable[path] = false
+                return fd
             }
             return w
         }
@@ -243,18 +241,19 @@ final class TripLogFaultTests: LogTestCase {
         // A card whose writes past the page cache start failing with EINVAL after five.
         final class Direct: @unchecked Sendable { var fd: Int32 = -1; var writes = 0 }
         let direct = Direct()
-        var io = WriterIO.system
-        io.openDirect = { path in
-            direct.fd = open(path, O_WRONLY | O_CLOEXEC)
-            return direct.fd < 0 ? -errno : direct.fd
+        var io = FileIO.system
+        io.openDirect = { path throws(Errno) in
+            direct.fd = -1
+            direct.fd = try POSIX.open(path, O_WRONLY | O_CLOEXEC)
+            return direct.fd
         }
-        let plain = WriterIO.system.write
-        io.write = { fd, buf, offset in
+        let plain = FileIO.system.write
+        io.write = { fd, buf, offset throws(Errno) in
             if fd == direct.fd {
                 direct.writes += 1
-                if direct.writes > 5 { return -Int(EINVAL) }
+                if direct.writes > 5 { throw .invalidArgument }
             }
-            return plain(fd, buf, offset)
+            return try plain(fd, buf, offset)
         }
         var said: [String] = []
         let log = try TripLog(

@@ -1,4 +1,5 @@
 import CairnCore
+import CairnSystem
 import Foundation
 import XCTest
 
@@ -29,9 +30,9 @@ final class FakeIO: @unchecked Sendable {
     /// descriptor, ("s", …), ("t", size, …).
     var calls: [(call: String, offset: Int, count: Int, zeros: Bool)] = []
 
-    var io: WriterIO {
-        WriterIO(
-            write: { fd, buf, offset in
+    var io: FileIO {
+        FileIO(
+            write: { fd, buf, offset throws(Errno) in
                 self.lock.lock()
                 defer { self.lock.unlock() }
                 self.writes += 1
@@ -39,38 +40,39 @@ final class FakeIO: @unchecked Sendable {
                 if fd == self.directFd {
                     self.directWrites += 1
                     self.calls.append(("d", offset, buf.count, zeros))
-                    if let n = self.failDirectAt, self.directWrites >= n { return -Int(self.failDirectErrno) }
-                    return Glibc.pwrite(fd, buf.baseAddress, buf.count, off_t(offset))
+                    if let n = self.failDirectAt, self.directWrites >= n { throw Errno(rawValue: self.failDirectErrno) }
+                    return try FileIO.pwrite(fd, buf, offset)
                 }
                 self.calls.append(("w", offset, buf.count, zeros))
-                if zeros, let e = self.failZeroWrites { return -Int(e) }
-                if let n = self.failWriteAt, self.writes >= n { return -Int(self.failWriteErrno) }
+                if zeros, let e = self.failZeroWrites { throw Errno(rawValue: e) }
+                if let n = self.failWriteAt, self.writes >= n { throw Errno(rawValue: self.failWriteErrno) }
                 if self.shortWrites {
-                    if self.writes % 2 == 0 { return -Int(EINTR) }
-                    return Glibc.pwrite(fd, buf.baseAddress, min(3, buf.count), off_t(offset))
+                    if self.writes % 2 == 0 { throw .interrupted }
+                    return try FileIO.pwrite(fd, UnsafeRawBufferPointer(rebasing: buf.prefix(3)), offset)
                 }
-                return Glibc.pwrite(fd, buf.baseAddress, buf.count, off_t(offset))
+                return try FileIO.pwrite(fd, buf, offset)
             },
-            fdatasync: { fd in
+            fdatasync: { fd throws(Errno) in
                 self.lock.lock()
                 defer { self.lock.unlock() }
                 self.syncs += 1
                 self.calls.append(("s", 0, 0, false))
-                if let n = self.failSyncAt, self.syncs == n { return EIO }
-                return Glibc.fdatasync(fd) == 0 ? 0 : errno
+                if let n = self.failSyncAt, self.syncs == n { throw .ioError }
+                try FileIO.system.fdatasync(fd)
             },
-            truncate: { fd, size in
+            truncate: { fd, size throws(Errno) in
                 self.lock.lock()
                 defer { self.lock.unlock() }
                 self.calls.append(("t", size, 0, false))
-                return Glibc.ftruncate(fd, off_t(size)) == 0 ? 0 : errno
+                try FileIO.system.truncate(fd, size)
             },
-            openDirect: { path in
+            openDirect: { path throws(Errno) in
                 self.lock.lock()
                 defer { self.lock.unlock() }
-                guard self.direct else { return -EINVAL }
-                self.directFd = open(path, O_WRONLY | O_CLOEXEC)
-                return self.directFd < 0 ? -errno : self.directFd
+                guard self.direct else { throw .invalidArgument }
+                self.directFd = -1
+                self.directFd = try POSIX.open(path, O_WRONLY | O_CLOEXEC)
+                return self.directFd
             })
     }
 }

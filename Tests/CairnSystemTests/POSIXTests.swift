@@ -50,4 +50,40 @@ final class POSIXTests: XCTestCase {
         XCTAssertEqual(try POSIX.fileSystemMagic("/proc"), 0x9FA0)  // PROC_SUPER_MAGIC
         XCTAssertThrowsError(try POSIX.fileSystemMagic("/no-such-dir-\(getpid())")) { XCTAssertEqual($0 as? Errno, .noSuchFile) }
     }
+
+    func testDirectoriesNamesAndLinks() throws {
+        let dir = "/tmp/cairn-posix-names-\(getpid())"
+        try POSIX.makeDirectory(dir)
+        try POSIX.makeDirectory(dir)  // there already: fine
+        XCTAssertThrowsError(try POSIX.makeDirectory(dir, existingIsFine: false)) { XCTAssertEqual($0 as? Errno, .fileExists) }
+        defer {
+            for n in (try? POSIX.listDirectory(dir)) ?? [] { POSIX.unlink(POSIX.join(dir, n)) }
+            rmdir(dir)
+        }
+        XCTAssertEqual(try POSIX.listDirectory(dir), [])
+        XCTAssertThrowsError(try POSIX.listDirectory(dir + "/none")) { XCTAssertEqual($0 as? Errno, .noSuchFile) }
+        let a = POSIX.join(dir, "a"), b = POSIX.join(dir, "b"), l = POSIX.join(dir, "l")
+        let fd = try POSIX.open(a, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        try POSIX.writeAll(fd, Array("abc".utf8))
+        try POSIX.fsync(fd)
+        try POSIX.fdatasync(fd)
+        try POSIX.truncate(fd, to: 2)
+        XCTAssertEqual(try POSIX.status(fd).st_size, 2)
+        POSIX.close(fd)
+        try POSIX.link(a, b)
+        XCTAssertThrowsError(try POSIX.link(a, b)) { XCTAssertEqual($0 as? Errno, .fileExists) }
+        XCTAssertEqual(try POSIX.status(a).st_nlink, 2)
+        XCTAssertNil(POSIX.unlink(b))
+        XCTAssertEqual(POSIX.unlink(b), .noSuchFile)
+        try POSIX.rename(a, b)
+        XCTAssertFalse(POSIX.exists(a))
+        XCTAssertTrue(POSIX.exists(b))
+        XCTAssertEqual(symlink("b", l), 0)
+        XCTAssertEqual(try POSIX.readLink(l), "b")
+        XCTAssertEqual(try POSIX.status(l, followLinks: false).st_mode & S_IFMT, S_IFLNK)
+        XCTAssertEqual(try POSIX.status(l).st_mode & S_IFMT, S_IFREG)
+        XCTAssertEqual(Set(try POSIX.listDirectory(dir)), ["b", "l"])
+        XCTAssertNoThrow(try POSIX.checkAccess(dir, W_OK | X_OK))
+        XCTAssertThrowsError(try POSIX.checkAccess(a, F_OK)) { XCTAssertEqual($0 as? Errno, .noSuchFile) }
+    }
 }

@@ -30,13 +30,15 @@ final class SystemCallTests: XCTestCase {
         XCTAssertThrowsError(try full.get()) { XCTAssertEqual($0 as? Errno, .noSpace) }
     }
 
-    func testNegatedErrnoCalls() {
+    func testRetryingInterruptsRetriesOnlyEINTR() {
         var calls = 0
-        let r = valueOrNegatedErrno {
-            calls += 1; return calls < 2 ? -Int(EINTR) : 5
-        }
-        XCTAssertEqual(try r.get(), 5)
+        XCTAssertEqual(
+            try retryingInterrupts { () throws(Errno) -> Int in
+                calls += 1
+                if calls < 2 { throw .interrupted }
+                return 5
+            }, 5)
         XCTAssertEqual(calls, 2)
-        XCTAssertThrowsError(try valueOrNegatedErrno { -Int(EIO) }.get()) { XCTAssertEqual($0 as? Errno, .ioError) }
+        XCTAssertThrowsError(try retryingInterrupts { () throws(Errno) -> Int in throw .ioError }) { XCTAssertEqual($0 as? Errno, .ioError) }
     }
 }

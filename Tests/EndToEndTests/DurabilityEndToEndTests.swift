@@ -36,6 +36,9 @@ final class DurabilityEndToEndTests: XCTestCase {
         XCTAssertEqual(obj["renames_truncates_unlinks_on_logs"] as? Int, 0)
         XCTAssertEqual(obj["io_after_failed_fdatasync"] as? Int, 0)
         XCTAssertEqual(obj["dir_fsyncs"] as? Int, obj["new_log_files"] as? Int, "one directory fsync per new file")
+        // The lock file, with its PID, synced once at the start, then its directory.
+        XCTAssertEqual(obj["lock_fsyncs"] as? Int, 1)
+        XCTAssertEqual(obj["lock_dir_fsyncs"] as? Int, 1)
         // Zeros are written ahead of the data, and trimmed (to exactly the data) when the file closes.
         XCTAssertEqual(obj["close_trims"] as? Int, obj["new_log_files"] as? Int, "one trim at close per file")
         XCTAssertGreaterThanOrEqual(obj["zero_bytes_written"] as? Int ?? 0, 65_536)

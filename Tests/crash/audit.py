@@ -6,7 +6,8 @@
 A fake gpsd sends one fix a second in real time; the recorder runs `--sync S` under
 `strace -f`; then it is stopped with SIGTERM. Reported: fdatasync per minute (expected 60/S),
 bytes written per fdatasync, renames/truncates/unlinks of log files (must be 0), fsyncs of the
-log directory per new log file (must be 1), and any fdatasync or write on a descriptor after an
+log directory per new log file (must be 1), the lock file's fsync and its directory's at the
+start (must be 1 each), and any fdatasync or write on a descriptor after an
 fdatasync on it failed (must be 0). Exit 1 if a must-be-0 figure is not.
 
 The writer keeps zeros ahead of its data (preallocation) and trims them when it closes a file:
@@ -65,6 +66,9 @@ def main():
     direct_end = {}   # path -> end of the furthest direct write (a sector boundary)
     trimmed = set()   # paths trimmed at close: nothing but fdatasync may follow
     trims, zero_bytes, direct_writes, direct_opens = 0, 0, 0, 0
+    # The lock file is synced once at the start, then its directory: counted apart from the
+    # directory syncs that make new log files durable.
+    lock_fsyncs, lock_dir_fsyncs, lock_synced = 0, 0, False
     for line in open(trace):
         m = re.match(r"\d+\s+(\d+):(\d+):([\d.]+) (\w+)\((.*)\)\s+= (-?\d+)", line)
         if not m:
@@ -74,7 +78,7 @@ def main():
         ret = int(ret)
         if call == "openat":
             path = re.search(r'"([^"]*)"', args).group(1)
-            if ret >= 0 and (path.endswith(".cairn") or path.rstrip("/") == logs):
+            if ret >= 0 and (path.endswith(".cairn") or path.endswith("/.cairn.lock") or path.rstrip("/") == logs):
                 fds[ret] = path
                 direct.discard(ret)
                 if path.endswith(".cairn") and "O_CREAT" in args:
@@ -90,6 +94,11 @@ def main():
         if fd not in fds:
             continue
         path = fds[fd]
+        if path.endswith("/.cairn.lock"):
+            if call == "fsync":
+                lock_fsyncs += 1
+                lock_synced = ret == 0
+            continue
         if path in failed and call in ("write", "fdatasync", "fsync", "pwrite64"):
             bad_after_fail += 1
         if path in trimmed and call != "fdatasync":
@@ -127,7 +136,11 @@ def main():
                 bytes_per_sync.append(bytes_since)
                 bytes_since = 0
         elif call == "fsync" and not path.endswith(".cairn"):
-            dir_fsyncs += 1
+            if lock_synced:
+                lock_dir_fsyncs += 1
+                lock_synced = False
+            else:
+                dir_fsyncs += 1
     # Cadence: the intervals between the syncs after the header's and before the one at stop.
     gaps = sorted(b - a for a, b in zip(sync_times[1:-1], sync_times[2:-1]))
     data_syncs = bytes_per_sync[1:]  # the first is the header
@@ -139,6 +152,7 @@ def main():
         "expected_per_min": 60 / a.sync,
         "bytes_per_fdatasync_mean": round(sum(data_syncs) / len(data_syncs), 1) if data_syncs else 0,
         "new_log_files": new_files, "dir_fsyncs": dir_fsyncs,
+        "lock_fsyncs": lock_fsyncs, "lock_dir_fsyncs": lock_dir_fsyncs,
         "renames_truncates_unlinks_on_logs": renames, "io_after_failed_fdatasync": bad_after_fail,
         "close_trims": trims, "zero_bytes_written": zero_bytes,
         "direct_opens": direct_opens, "direct_writes": direct_writes,
@@ -148,7 +162,8 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)
-    ok = renames == 0 and bad_after_fail == 0 and dir_fsyncs == new_files and rec.returncode == 0
+    ok = (renames == 0 and bad_after_fail == 0 and dir_fsyncs == new_files and rec.returncode == 0
+          and lock_fsyncs == 1 and lock_dir_fsyncs == 1)
     print("audit: %s" % ("ok" if ok else "FAILED"))
     return 0 if ok else 1
 

@@ -14,11 +14,9 @@ final class OutputFile {
     let path: String
     private(set) var fd: Int32
     private let ownsFd: Bool
-    /// Where the bytes go until `finish` renames them to `path` (atomic files only); an atomic
-    /// file is synced before its rename.
-    private let temporaryPath: String?
-    /// What the temporary file is renamed to: `path`, or the file a link at `path` leads to.
-    private var finalPath: String?
+    /// Where the bytes go until `finish` renames them to `path`, or to the file a link at
+    /// `path` leads to (atomic files only); an atomic file is synced before its rename.
+    private let atomic: AtomicFile?
     private let replace: Bool
     private(set) var error: String?
     private(set) var finished = false
@@ -28,7 +26,7 @@ final class OutputFile {
         path = "-"
         fd = 1
         ownsFd = false
-        temporaryPath = nil
+        atomic = nil
         replace = false
     }
 
@@ -41,20 +39,20 @@ final class OutputFile {
         if stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG {
             do { fd = try POSIX.open(path, O_WRONLY | O_CLOEXEC) } catch { throw ExportError("\(path): cannot open: \(error)") }
             ownsFd = true
-            temporaryPath = nil
+            atomic = nil
             replace = false
             return
         }
         let final = Self.resolvingLink(path)
         if Self.isLog(final) { throw Self.refusingLog(path) }
         let tmp = Self.temporaryName(for: final)
-        unlink(tmp)  // a leftover of a run that was killed
-        do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) } catch {
-            throw ExportError("\(path): cannot create \(tmp): \(error)")
+        do throws(AtomicFile.Failure) {  // a leftover of a run that was killed is removed
+            atomic = try AtomicFile(path: final, temporaryPath: tmp, removeLeftover: true)
+        } catch {
+            throw ExportError("\(path): cannot create \(tmp): \(error.errno)")
         }
+        fd = atomic!.fd
         ownsFd = true
-        temporaryPath = tmp
-        finalPath = final
         replace = force
     }
 
@@ -68,12 +66,11 @@ final class OutputFile {
         // still being written, or found none).
         let tag = String(UInt32(truncatingIfNeeded: getpid()), radix: 16) + "-" + String(UInt32.random(in: .min ... .max), radix: 16)
         let tmp = String(Self.temporaryName(for: path).dropLast(5)) + "." + tag + ".part"
-        do { fd = try POSIX.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) } catch {
-            throw ExportError("\(path): cannot create \(tmp): \(error)")
+        do throws(AtomicFile.Failure) { atomic = try AtomicFile(path: path, temporaryPath: tmp) } catch {
+            throw ExportError("\(path): cannot create \(tmp): \(error.errno)")
         }
+        fd = atomic!.fd
         ownsFd = true
-        temporaryPath = tmp
-        finalPath = path
         replace = true
     }
 
@@ -88,7 +85,7 @@ final class OutputFile {
             throw ExportError("\(path): cannot create: \(error)")
         }
         ownsFd = true
-        temporaryPath = nil
+        atomic = nil
         replace = false
     }
 
@@ -97,13 +94,13 @@ final class OutputFile {
         self.path = path
         fd = spoolFd
         ownsFd = true
-        temporaryPath = nil
+        atomic = nil
         replace = false
     }
 
     deinit {
-        if ownsFd && !finished && fd >= 0 { POSIX.close(fd) }
-        if !finished, let t = temporaryPath { unlink(t) }
+        if ownsFd && !finished && fd >= 0 && atomic == nil { POSIX.close(fd) }
+        atomic?.discard()
     }
 
     /// Where a symbolic link at `path` leads (a link may name a relative target); `path` itself
@@ -166,8 +163,7 @@ final class OutputFile {
     /// Drops an atomic file's output: the temporary file goes, `path` is untouched.
     func discard() {
         guard !finished else { return }
-        if ownsFd { POSIX.close(fd) }
-        if let t = temporaryPath { unlink(t) }
+        if let atomic { atomic.discard() } else if ownsFd { POSIX.close(fd) }
         finished = true
     }
 
@@ -175,44 +171,28 @@ final class OutputFile {
     /// if anything failed (a write or a close: NFS and quotas report late errors at close).
     func finish() -> String? {
         guard !finished else { return error }
-        if ownsFd {
-            if error == nil && temporaryPath != nil && fsync(fd) != 0 { error = "\(path): sync failed: \(Errno.current)" }
-            if let e = POSIX.close(fd), error == nil && fd > 2 { error = "\(path): close failed: \(e)" }
-        }
         finished = true
-        if let t = temporaryPath {
-            if error == nil { error = Self.moveIntoPlace(t, finalPath ?? path, replace: replace) }
-            if error != nil { unlink(t) }
+        guard let atomic else {
+            if ownsFd, let e = POSIX.close(fd), error == nil && fd > 2 { error = "\(path): close failed: \(e)" }
+            return error
+        }
+        if error != nil {
+            atomic.discard()
+            return error
+        }
+        do throws(AtomicFile.Failure) { try atomic.commit(replace: replace) } catch {
+            let final = atomic.path
+            let dir = POSIX.parent(of: final)
+            switch error {
+            case .sync(let e): self.error = "\(path): sync failed: \(e)"
+            case .close(let e): self.error = "\(path): close failed: \(e)"
+            case .exists: self.error = "\(final): already exists (use --force to replace it)"
+            case .directory(.open(let e)): self.error = "\(dir): cannot open to sync: \(e)"
+            case .directory(.sync(let e)): self.error = "\(dir): sync failed: \(e)"
+            default: self.error = "\(final): cannot rename \(atomic.temporaryPath) into place: \(error.errno)"
+            }
         }
         return error
-    }
-
-    /// Renames `tmp` to `path` and syncs the directory. Without `replace`, a file that appeared
-    /// at `path` meanwhile is kept: a hard link fails on it (where the file system has links;
-    /// FAT has none, and gets the rename).
-    private static func moveIntoPlace(_ tmp: String, _ path: String, replace: Bool) -> String? {
-        if !replace {
-            if link(tmp, path) == 0 {
-                unlink(tmp)
-                return syncParent(of: path)
-            }
-            if Errno.current == .fileExists { return "\(path): already exists (use --force to replace it)" }
-        }
-        if rename(tmp, path) != 0 { return "\(path): cannot rename \(tmp) into place: \(Errno.current)" }
-        return syncParent(of: path)
-    }
-
-    private static func syncParent(of path: String) -> String? {
-        let dir = POSIX.parent(of: path)
-        do throws(POSIX.DirectorySyncError) {
-            try POSIX.syncDirectory(dir)
-        } catch {
-            switch error {
-            case .open(let e): return "\(dir): cannot open to sync: \(e)"
-            case .sync(let e): return "\(dir): sync failed: \(e)"
-            }
-        }
-        return nil
     }
 }
 
