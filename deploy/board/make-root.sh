@@ -93,6 +93,14 @@ if [ "$arch" = arm64 ]; then
     rm -rf "$kb"
 fi
 chroot "$rootdir" depmod "$kver"
+# gpxlogger, the yardstick of run.sh --bench, is in gpsd-clients, which debootstrap cannot
+# install (it pulls GTK): its one program, unpacked (it needs only libgps, which gpsd brings).
+rm -rf "$work/gc"; mkdir -p "$work/gc"
+gcdeb=$(chroot "$rootdir" sh -c 'cd /tmp && apt-get download -qq gpsd-clients && ls /tmp/gpsd-clients_*.deb') \
+    || die "could not download gpsd-clients ($arch) for its gpxlogger"
+dpkg-deb -x "$rootdir$gcdeb" "$work/gc"
+rm -f "$rootdir$gcdeb"
+install -m 0755 "$work/gc/usr/bin/gpxlogger" "$rootdir/usr/local/bin/gpxlogger"
 if [ "$arch" != amd64 ]; then
     # the initrd's busybox: the host's is x86_64, so the guest arch's busybox-static, unpacked
     # (not installed in the root)
