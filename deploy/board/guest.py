@@ -62,7 +62,7 @@ class Guest:
                     "-device", "virtserialport,chardev=%s,name=board.%s" % (n, n)]
         return cmd
 
-    def start(self, timeout=300):
+    def start(self, timeout=600):
         """Power on and wait until the agent answers."""
         assert self.proc is None
         cmd = self.qemu_cmd()
@@ -193,7 +193,7 @@ class Guest:
         if self.gps_sock is not None:
             self.gps_sock.sendall(data)
 
-    def reboot(self, timeout=300):
+    def reboot(self, timeout=600):
         """`systemctl reboot` in the guest (the same qemu process) and wait for the agent again."""
         with self.lock:
             self.ready = False
