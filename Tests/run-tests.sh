@@ -3,7 +3,9 @@
 # the static release binary and checks it is static, then runs `swift test` (unit tests and the
 # end-to-end tests, which drive that binary against a private gpsd). Then the board's build:
 # deploy/build-aarch64.sh (Debian 13's Swift 6.0.3: aarch64 and x86_64, warning-free, and the
-# .debs), and the end-to-end tests again against the aarch64 binary under qemu-user.
+# .debs), and the end-to-end tests again against the aarch64 binary under qemu-user; then the
+# packages on booted Debian 12 guests under qemu (deploy/board/): amd64 with real power cuts,
+# arm64 (the board's own CPU) the ride. The guests' roots are built in the background meanwhile.
 #
 # `--fast`: the edit loop. The unit tests without the crash campaigns and the end-to-end
 # suite (no static build, no aarch64, no format check): under a minute after a build.
@@ -18,6 +20,19 @@ fi
 
 bash Tests/tools/install-deps.sh
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
+
+# The board in a box's guest roots need no Swift: debootstrap them (cached in .build/board) while
+# the rest builds and runs; the board's stage waits for them.
+mkdir -p .build/board
+board_roots_t0=$SECONDS
+(
+    for a in amd64 arm64; do
+        bash deploy/board/make-root.sh "$a" ".build/board/$a" >".build/board/make-root-$a.log" 2>&1 \
+            || { echo "make-root.sh $a failed: .build/board/make-root-$a.log"; exit 1; }
+    done
+    echo "$((SECONDS - board_roots_t0))" >.build/board/make-root.seconds
+) >.build/board/make-root.status 2>&1 &
+board_roots_pid=$!
 
 # The formatter ships with the toolchain; .swift-format is its configuration. `swift format -i -r
 # Sources Tests Package.swift` fixes what this reports.
@@ -74,6 +89,28 @@ if [ "$aarch64_status" = 0 ]; then
     set -e
 fi
 deb_seconds=$((SECONDS - x86_seconds - build_seconds - e2e_seconds))
+# The board in a box (deploy/board/run.sh, deploy/README.md): our packages on booted Debian 12
+# guests under qemu (TCG): amd64 rides the recording through a serial gpsd and a BMP280 on
+# i2c-stub, then takes 2 real power cuts on ext4 and 2 on vfat; arm64 (cortex-a53 x4, 512 MB)
+# rides. It never skips: without the roots or the .debs it fails with the reason.
+echo "== the board in a box (deploy/board/run.sh: amd64 ride + 2 ext4 + 2 vfat cuts; arm64 ride)"
+board_status=0 board_why=""
+roots_wait_t0=$SECONDS
+if ! wait "$board_roots_pid"; then
+    board_status=1 board_why="the guest roots: $(cat .build/board/make-root.status)"
+fi
+roots_wait_seconds=$((SECONDS - roots_wait_t0))
+echo "board: guest roots built in the background in $(cat .build/board/make-root.seconds 2>/dev/null || echo ?) s; waited ${roots_wait_seconds} s for them"
+if [ "$board_status" = 0 ] && [ "$aarch64_status" != 0 ]; then
+    board_status=1 board_why="no packages: deploy/build-aarch64.sh failed"
+fi
+if [ "$board_status" = 0 ]; then
+    bash deploy/board/run.sh --arch amd64 || { board_status=$? board_why="amd64: .build/board/run-amd64/results.json"; }
+fi
+if [ "$board_status" = 0 ]; then
+    bash deploy/board/run.sh --arch arm64 --ride || { board_status=$? board_why="arm64: .build/board/run-arm64/results.json"; }
+fi
+board_seconds=$((SECONDS - x86_seconds - build_seconds - e2e_seconds - deb_seconds))
 
 echo "== summary"
 # The closing line of the test runner (N tests, M failures), and the plain form of it.
@@ -97,10 +134,11 @@ else
     summary .build/swift-test-aarch64.log "aarch64 end-to-end tests (qemu-user)" || ran=no
 fi
 if [ "$ran" = no ] && [ "$status" = 0 ] && [ "$e2e_status" = 0 ]; then echo "run-tests: no tests ran" >&2; exit 1; fi
-echo "run-tests: wall time: x86_64 build and suite ${x86_seconds} s, build-aarch64.sh ${build_seconds} s, aarch64 end-to-end under qemu-user ${e2e_seconds} s, package test ${deb_seconds} s"
+echo "run-tests: wall time: x86_64 build and suite ${x86_seconds} s, build-aarch64.sh ${build_seconds} s, aarch64 end-to-end under qemu-user ${e2e_seconds} s, package test ${deb_seconds} s, board in a box ${board_seconds} s"
 [ "$status" = 0 ] || exit "$status"
 [ "$demo_status" = 0 ] || { echo "run-tests: the demo failed (exit $demo_status): .build/demo.log" >&2; exit 1; }
 [ "$format_status" = 0 ] || { echo "run-tests: swift format lint found the above (swift format -i -r Sources Tests Package.swift)" >&2; exit 1; }
 [ "$aarch64_status" = 0 ] || exit "$aarch64_status"
 [ "$e2e_status" = 0 ] || exit "$e2e_status"
 [ "$deb_status" = 0 ] || { echo "run-tests: the amd64 package test failed" >&2; exit 1; }
+[ "$board_status" = 0 ] || { echo "run-tests: the board in a box failed: $board_why" >&2; exit 1; }

@@ -9,7 +9,11 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 schema="$repo/Tests/Fixtures/schemas/gpx.xsd"
 schema_md5=e665d5dc903801fa2df8471f044072f3
 packages=(gpsd gpsd-clients libgps-dev libxml2-utils python3 file strace procps ca-certificates gpsbabel gdal-bin tzdata time systemd
-          librsvg2-bin)  # rsvg-convert: cairn render's pictures to PNG in the tests
+          librsvg2-bin   # rsvg-convert: cairn render's pictures to PNG in the tests
+          # the board in a box (deploy/board): guest roots (the arm64 one through qemu-user), the
+          # emulated boards, their disks read unmounted, and i2c-stub cross-built for arm64
+          debootstrap qemu-user-static binfmt-support qemu-system-x86 qemu-system-arm qemu-utils e2fsprogs
+          dosfstools mtools busybox-static cpio xz-utils make gcc-aarch64-linux-gnu)
 
 tmp="" prc=/usr/sbin/policy-rc.d own_prc=no
 cleanup() { rm -rf "$tmp"; if [ "$own_prc" = yes ]; then rm -f "$prc"; fi; }

@@ -21,6 +21,7 @@ from guest import Guest, GuestError  # noqa: E402
 FIXTURE = os.path.join(REPO, "Tests/Fixtures/real/edge810.nmea")
 GPSD_WEEK_SHIFT_S = 619315200  # gpsd 3.22 moves pre-2017 NMEA dates forward by 1024 weeks
 LOGDIR = "/var/lib/cairn"
+GPS_DEVICE = {"amd64": "/dev/ttyS1", "arm64": "/dev/hvc0"}  # the serial GPS gpsd reads (guest/setup.sh)
 
 
 class Fail(Exception):
@@ -301,6 +302,7 @@ def wait_connected(g, mark, what, timeout=120):
 
 def check_unit(g, unit_sha, what):
     """cairn runs from the unit as the package ships it, with its whole sandbox."""
+    gps = GPS_DEVICE[g.arch]
     _, out = g.run("systemctl is-active cairn", check=False)
     check(out.strip() == "active", "%s: cairn.service is %s, not active; journal:\n%s" % (what, out.strip(), g.run("journalctl -b -u cairn --no-pager | tail -20", check=False)[1]))
     _, out = g.run("systemctl show cairn -p FragmentPath -p DropInPaths -p UnitFileState --value")
@@ -312,15 +314,15 @@ def check_unit(g, unit_sha, what):
     check(out.split()[0] == unit_sha, "%s: the guest's cairn.service differs from the one in our .deb" % what)
     _, pid = g.run("systemctl show cairn -p MainPID --value")
     _, out = g.run("ps -o user= -p %s; grep -E '^(NoNewPrivs|CapEff)' /proc/%s/status; awk '$5 == \"/\" {print $6}' /proc/%s/mountinfo | tail -1; "
-                   "awk '$5 == \"/var/lib/cairn\" {print $6}' /proc/%s/mountinfo | tail -1; test -e /proc/%s/root/dev/ttyS1 && echo sees-ttyS1 || echo no-ttyS1"
-                   % ((pid.strip(),) * 5))
+                   "awk '$5 == \"/var/lib/cairn\" {print $6}' /proc/%s/mountinfo | tail -1; test -e /proc/%s/root%s && echo sees-gps || echo no-gps"
+                   % ((pid.strip(),) * 5 + (gps,)))
     lines = out.splitlines()
     check(lines[0].strip() == "cairn", "%s: cairn runs as %s, not as user cairn" % (what, lines[0]))
     check("NoNewPrivs:\t1" in out, "%s: NoNewPrivs is not set on cairn's process:\n%s" % (what, out))
     check("CapEff:\t0000000000000000" in out, "%s: cairn holds capabilities:\n%s" % (what, out))
     check(lines[3].split(",")[0] == "ro", "%s: / is not read-only for cairn (ProtectSystem=strict): %s" % (what, lines[3]))
     check(lines[4].split(",")[0] == "rw", "%s: /var/lib/cairn is not writable for cairn: %s" % (what, lines[4]))
-    check(lines[5] == "no-ttyS1", "%s: cairn sees /dev/ttyS1 (PrivateDevices=yes should hide it)" % what)
+    check(lines[5] == "no-gps", "%s: cairn sees %s (PrivateDevices=yes should hide it)" % (what, gps))
 
 
 # ---- the scenarios ---------------------------------------------------------------------------
@@ -589,6 +591,74 @@ def scenario_cuts(a, fs, cuts, epochs, unit_sha, checker, results, rng):
     say("%s: %d power cuts passed (%d s)" % (fs, cuts, results["cuts_%s_seconds" % fs]))
 
 
+def proc_usage(g, pid):
+    """(CPU seconds, peak RSS in kB) of one guest process, from /proc/PID/stat (utime + stime,
+    in the guest's clock ticks) and VmHWM in /proc/PID/status."""
+    _, out = g.run("getconf CLK_TCK; cut -d')' -f2- /proc/%s/stat; grep VmHWM /proc/%s/status" % (pid, pid))
+    tck, stat, hwm = out.splitlines()[:3]
+    f = stat.split()  # from field 3 (state) on: utime and stime are fields 14 and 15
+    return (int(f[11]) + int(f[12])) / int(tck), int(hwm.split()[1])
+
+
+def scenario_bench(a, epochs, unit_sha, results):
+    """CPU time and peak RSS of cairn and of gpxlogger (gpsd-tools), both gpsd clients in the same
+    guest over the same replayed ride with its climb through the barometer. Under emulation only
+    the ratio means something; the replay is `rate` times faster than the ride, so what each does
+    per fix weighs `rate` times more against its idle timers than on a real ride."""
+    t_start = time.monotonic()
+    run = os.path.join(a.run, "bench")
+    os.makedirs(run, exist_ok=True)
+    logs = os.path.join(run, "logs.img")
+    make_log_disk("ext4", logs)
+    root = os.path.join(run, "root.qcow2")
+    overlay(os.path.join(a.run, "root-ext4.img"), root)
+    g = Guest(a.arch, a.kdir, run, root, logs, "bench", smp=a.smp)
+    try:
+        g.start()
+        wait_connected(g, 0, "bench: cairn at boot")
+        check_unit(g, unit_sha, "bench: at boot")
+        wait_status(g, "baro", ("ok",), 30, "bench: the barometer")
+        g.run("systemd-run --unit=board-gpxlogger --property=User=nobody gpxlogger -f /tmp/ride.gpx", timeout=60)
+        time.sleep(3)
+        pids = {}
+        for name, unit in (("cairn", "cairn"), ("gpxlogger", "board-gpxlogger")):
+            _, pid = g.run("systemctl show %s -p MainPID --value" % unit)
+            check(pid.strip() not in ("", "0"), "bench: %s is not running" % name)
+            pids[name] = pid.strip()
+        before = {n: proc_usage(g, p) for n, p in pids.items()}
+        n = len(epochs)
+        ride = Ride(g, epochs, a.rate, climb_profile(n))
+        t0 = time.monotonic()
+        ride.start()
+        while not ride.done():
+            check(g.proc is not None and g.proc.poll() is None, "bench: qemu died")
+            time.sleep(0.5)
+        ride.pause()
+        time.sleep(7)  # one sync more
+        replay_s = time.monotonic() - t0
+        after = {n: proc_usage(g, p) for n, p in pids.items()}
+        _, gpx = g.run("grep -c '<trkpt' /tmp/ride.gpx", check=False)
+        st = status(g)
+        ride_h = (epochs[-1].t_ms - epochs[0].t_ms) / 3600e3
+        bench = {"epochs": n, "ride_hours": round(ride_h, 3), "rate": a.rate, "replay_s": round(replay_s, 1),
+                 "gpxlogger_trkpts": int(gpx.strip() or 0), "cairn_status": st}
+        for name in pids:
+            cpu = after[name][0] - before[name][0]
+            bench[name] = {"cpu_s": round(cpu, 2), "cpu_s_per_ride_hour": round(cpu / ride_h, 2),
+                           "peak_rss_kb": after[name][1]}
+        check(bench["gpxlogger_trkpts"] > 0.9 * n, "bench: gpxlogger logged %s points of %d" % (gpx.strip(), n))
+        bench["cpu_ratio"] = round(bench["cairn"]["cpu_s"] / max(bench["gpxlogger"]["cpu_s"], 0.01), 2)
+        bench["rss_ratio"] = round(bench["cairn"]["peak_rss_kb"] / bench["gpxlogger"]["peak_rss_kb"], 2)
+        results["bench"] = bench
+        results["bench_seconds"] = round(time.monotonic() - t_start)
+        say("bench: over %d epochs (%.2f h of riding, replayed in %.0f s): cairn %.2f CPU s, peak RSS %d kB; "
+            "gpxlogger %.2f CPU s, peak RSS %d kB; ratios CPU %.2f, RSS %.2f"
+            % (n, ride_h, replay_s, bench["cairn"]["cpu_s"], bench["cairn"]["peak_rss_kb"], bench["gpxlogger"]["cpu_s"],
+               bench["gpxlogger"]["peak_rss_kb"], bench["cpu_ratio"], bench["rss_ratio"]))
+    finally:
+        g.kill()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", default="amd64")
@@ -597,6 +667,7 @@ def main():
     ap.add_argument("--cairn", required=True, help="a cairn for the host (verify, list)")
     ap.add_argument("--unit", required=True, help="the package's cairn.service")
     ap.add_argument("--ride", action="store_true")
+    ap.add_argument("--bench", action="store_true", help="CPU and peak RSS of cairn and gpxlogger over the ride")
     ap.add_argument("--cuts-ext4", type=int, default=0)
     ap.add_argument("--cuts-vfat", type=int, default=0)
     ap.add_argument("--rate", type=float, default=20, help="epochs a second (the recording is 1 Hz)")
@@ -615,6 +686,8 @@ def main():
     try:
         if a.ride:
             scenario_ride(a, epochs, unit_sha, checker, results)
+        if a.bench:
+            scenario_bench(a, epochs, unit_sha, results)
         for fs, n in (("ext4", a.cuts_ext4), ("vfat", a.cuts_vfat)):
             if n:
                 scenario_cuts(a, fs, n, epochs, unit_sha, checker, results, rng)

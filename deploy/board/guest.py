@@ -1,7 +1,8 @@
 """One emulated board: qemu under TCG, its disks, and the host's ends of its ports.
 
     ttyS0          the console, to RUN/console-N.log
-    ttyS1          the GPS: the host writes NMEA and drains what gpsd writes (its probes
+    ttyS1          the GPS (amd64; hvc0, a virtio console, on arm64's virt, which has one
+                   PL011): the host writes NMEA and drains what gpsd writes (its probes
                    would fill qemu's buffer and block gpsd)
     board.agent    virtio-serial: commands run as root by guest/board-agent
     board.log      virtio-serial: the journal of cairn and gpsd (guest/board-journal.service)
@@ -52,12 +53,16 @@ class Guest:
                 "-drive", "file=%s,if=virtio,format=%s" % (self.root_img, "qcow2" if self.root_img.endswith(".qcow2") else "raw"),
                 "-drive", "file=%s,if=virtio,format=raw" % self.log_img] + serials
         cmd += ["-device", "virtio-serial-pci"]
+        if self.arch != "amd64":
+            # virt has one PL011 (the console): the GPS is a virtio console, a tty (/dev/hvc0)
+            cmd += ["-chardev", "socket,id=gps,path=%s,server=on,wait=off" % self.socks["gps"],
+                    "-device", "virtconsole,chardev=gps,name=board.gps,nr=0"]
         for n in ("agent", "log"):
             cmd += ["-chardev", "socket,id=%s,path=%s,server=on,wait=off" % (n, self.socks[n]),
                     "-device", "virtserialport,chardev=%s,name=board.%s" % (n, n)]
         return cmd
 
-    def start(self, timeout=300):
+    def start(self, timeout=600):
         """Power on and wait until the agent answers."""
         assert self.proc is None
         cmd = self.qemu_cmd()
@@ -188,7 +193,7 @@ class Guest:
         if self.gps_sock is not None:
             self.gps_sock.sendall(data)
 
-    def reboot(self, timeout=300):
+    def reboot(self, timeout=600):
         """`systemctl reboot` in the guest (the same qemu process) and wait for the agent again."""
         with self.lock:
             self.ready = False

@@ -29,6 +29,7 @@ if [ -f "$out/key" ] && [ "$(cat "$out/key")" = "$key" ] && [ -d "$out/root" ] &
     exit 0
 fi
 rm -rf "$out/root" "$out/key"; mkdir -p "$out"
+out=$(cd "$out" && pwd)   # the steps below change directory
 work=$out/work   # kept after a failure: a finished debootstrap is not redone
 mkdir -p "$work"
 trap 'umount "$work/mnt" 2>/dev/null || true' EXIT
@@ -61,18 +62,66 @@ kver=$(ls "$kdir/x/lib/modules" | head -1)
 cp "$kdir"/x/boot/vmlinuz-* "$out/vmlinuz"
 mkdir -p "$rootdir/lib/modules"
 cp -a "$kdir/x/lib/modules/$kver" "$rootdir/lib/modules/"
+if [ "$arch" = arm64 ]; then
+    # Debian 12's arm64 kernel does not ship i2c-stub (the barometer's bus): cross-build it
+    # against the package's own headers, from the matching linux-source's i2c-stub.c. The
+    # headers' kbuild helpers are arm64 programs: they run through binfmt and qemu-user.
+    command -v aarch64-linux-gnu-gcc >/dev/null || die "gcc-aarch64-linux-gnu is needed to build i2c-stub for arm64"
+    kb=$work/kbuild; rm -rf "$kb"; mkdir -p "$kb/sys" "$kb/mod"
+    kmaj=${kver%%.*}.$(echo "$kver" | cut -d. -f2)   # 6.1
+    kcommon=${kver%-arm64}-common
+    for p in "linux-headers-$kver" "linux-headers-$kcommon" "linux-kbuild-$kmaj" "linux-source-$kmaj"; do
+        f=$(chroot "$rootdir" sh -c "cd /tmp && apt-get download -qq $p && ls /tmp/${p}_*.deb") \
+            || die "could not download $p (for i2c-stub)"
+        mv "$rootdir$f" "$kb/"
+    done
+    for f in "$kb"/linux-headers-*.deb "$kb"/linux-kbuild-*.deb; do dpkg-deb -x "$f" "$kb/sys"; done
+    dpkg-deb --fsys-tarfile "$kb"/linux-source-*.deb | tar -xO --wildcards '*/linux-source-*.tar.xz' \
+        | tar -xJO --wildcards '*/drivers/i2c/i2c-stub.c' >"$kb/mod/i2c-stub.c"
+    [ -s "$kb/mod/i2c-stub.c" ] || die "no drivers/i2c/i2c-stub.c in linux-source-$kmaj"
+    echo 'obj-m := i2c-stub.o' >"$kb/mod/Kbuild"
+    # The headers name each other and the kbuild helpers by absolute paths: point them into $kb/sys.
+    hdr=$kb/sys/usr/src/linux-headers-$kver
+    sed -i "s|/usr/src/|$kb/sys/usr/src/|g" "$hdr/Makefile"
+    for l in $(find "$kb/sys/usr/src" -maxdepth 2 -type l); do
+        t=$(readlink "$l"); case "$t" in /*) ln -sfn "$kb/sys$t" "$l" ;; esac
+    done
+    QEMU_LD_PREFIX=$rootdir make -s -C "$hdr" M="$kb/mod" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules \
+        >"$kb/build.log" 2>&1 || { tail -20 "$kb/build.log" >&2; die "building i2c-stub for $kver failed (log: $kb/build.log)"; }
+    mkdir -p "$rootdir/lib/modules/$kver/extra"
+    cp "$kb/mod/i2c-stub.ko" "$rootdir/lib/modules/$kver/extra/"
+    rm -rf "$kb"
+fi
 chroot "$rootdir" depmod "$kver"
+# gpxlogger, the yardstick of run.sh --bench, is in gpsd-clients, which debootstrap cannot
+# install (it pulls GTK): its one program, unpacked (it needs only libgps, which gpsd brings).
+rm -rf "$work/gc"; mkdir -p "$work/gc"
+gcdeb=$(chroot "$rootdir" sh -c 'cd /tmp && apt-get download -qq gpsd-clients && ls /tmp/gpsd-clients_*.deb') \
+    || die "could not download gpsd-clients ($arch) for its gpxlogger"
+dpkg-deb -x "$rootdir$gcdeb" "$work/gc"
+rm -f "$rootdir$gcdeb"
+install -m 0755 "$work/gc/usr/bin/gpxlogger" "$rootdir/usr/local/bin/gpxlogger"
+if [ "$arch" != amd64 ]; then
+    # the initrd's busybox: the host's is x86_64, so the guest arch's busybox-static, unpacked
+    # (not installed in the root)
+    rm -rf "$work/bb"; mkdir -p "$work/bb"
+    bbdeb=$(chroot "$rootdir" sh -c 'cd /tmp && apt-get download -qq busybox-static && ls /tmp/busybox-static_*.deb') \
+        || die "could not download busybox-static ($arch)"
+    dpkg-deb -x "$rootdir$bbdeb" "$work/bb"
+    rm -f "$rootdir$bbdeb"
+fi
 rm -rf "$rootdir"/var/cache/apt/archives/*.deb "$rootdir"/var/lib/apt/lists/*_Packages
 
 # 3. A small initrd: busybox and only the modules to reach and mount the root.
 say "initrd ($kver)"
 rm -rf "$work/initrd"; ird=$work/initrd; mkdir -p "$ird"/{bin,dev,proc,sys,mnt,lib/modules}
-cp /bin/busybox "$ird/bin/busybox"   # static busybox from the host (busybox-static)
-if [ "$arch" = arm64 ]; then
-    # the host's busybox is x86_64: take the guest's own (busybox-static is not in the root)
-    die "arm64 initrd needs an arm64 busybox (not done yet)"
+if [ "$arch" = amd64 ]; then
+    cp /bin/busybox "$ird/bin/busybox"   # static busybox from the host (busybox-static)
+else
+    cp "$work/bb/bin/busybox" "$ird/bin/busybox"   # the guest's own (step 2)
 fi
 mods=(virtio virtio_ring virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci virtio_blk virtio_mmio
+      pci-host-common pci-host-generic
       crc16 mbcache jbd2 crc32c_generic libcrc32c ext4 fat vfat nls_cp437 nls_ascii)
 : >"$ird/modules"
 for m in "${mods[@]}"; do

@@ -2,10 +2,11 @@
 # The board in a box: cairn from our .deb on a booted Debian 12 guest under qemu (TCG, no KVM),
 # with gpsd on a serial port fed a real recording, a BMP280 on i2c-stub and real power cuts.
 #
-#   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--cuts-ext4 N]
+#   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--bench] [--cuts-ext4 N]
 #                                 [--cuts-vfat N] [--rate HZ] [--seed S] [--keep] [--out DIR]
 #
-# With no scenario option: --ride --cuts-ext4 2 --cuts-vfat 2 (what CI runs). The guest root
+# With no scenario option: --ride --cuts-ext4 2 --cuts-vfat 2 (what CI runs on amd64; on arm64
+# CI runs --ride). --bench: CPU time and peak RSS of cairn and gpxlogger over the ride. The guest root
 # is cached in .build/board/ARCH (debootstrap, keyed by its package list and make-root.sh);
 # each run works in .build/board/run-ARCH (or --out DIR) and writes its figures to results.json there.
 # The .deb defaults to .build/deb/cairn_VERSION_ARCH.deb (deploy/build-aarch64.sh builds it).
@@ -22,12 +23,13 @@ while [ $# -gt 0 ]; do
         --arch) arch=${2:?}; shift ;;
         --deb) deb=${2:?}; shift ;;
         --ride) scen+=(--ride) ;;
+        --bench) scen+=(--bench) ;;
         --cuts-ext4|--cuts-vfat) scen+=("$1" "${2:?}"); shift ;;
         --rate) rate=${2:?}; shift ;;
         --seed) seed=${2:?}; shift ;;
         --keep) keep=--keep ;;
         --out) run=${2:?}; shift ;;
-        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "board: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
     shift
@@ -35,11 +37,10 @@ done
 [ ${#scen[@]} -gt 0 ] || scen=(--ride --cuts-ext4 2 --cuts-vfat 2)
 [ "$(id -u)" = 0 ] || die "run as root: debootstrap, chroot and mkfs need it"
 case "$arch" in
-    amd64) qemu=qemu-system-x86_64 smp=2 ;;
-    arm64) qemu=qemu-system-aarch64 smp=4
-           # Not done: Debian 12's arm64 kernel has no i2c-stub (build it from linux-source), the
-           # initrd needs an arm64 busybox, the GPS a virtio console (virt has one PL011).
-           die "arm64 is not done yet (deploy/README.md, \"The board in a box\"): run --arch amd64" ;;
+    amd64) qemu=qemu-system-x86_64 smp=2 gpsdev=/dev/ttyS1 ;;
+    # a Raspberry Pi Zero 2 W's four Cortex-A53 (and 512 MB); virt's one PL011 is the console,
+    # so the GPS is a virtio console
+    arm64) qemu=qemu-system-aarch64 smp=4 gpsdev=/dev/hvc0 ;;
     *) die "unknown architecture '$arch' (amd64 or arm64)" ;;
 esac
 for t in debootstrap "$qemu" qemu-img mkfs.ext4 e2fsck debugfs mkfs.vfat fsck.vfat mcopy busybox cpio python3 dpkg-deb; do
@@ -65,7 +66,7 @@ dpkg-deb -x "$deb" "$run/pkg"
 for fs in ext4 vfat; do
     rm -rf "$run/rootfs"
     cp -a "$kdir/root" "$run/rootfs"
-    bash "$here/guest/setup.sh" "$run/rootfs" "$deb" "$fs"
+    bash "$here/guest/setup.sh" "$run/rootfs" "$deb" "$fs" "$gpsdev"
     out=$(mkfs.ext4 -q -F -L root -d "$run/rootfs" "$run/root-$fs.img" 1200M 2>&1) || die "mkfs.ext4 of the guest root failed: $out"
 done
 rm -rf "$run/rootfs"

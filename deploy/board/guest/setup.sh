@@ -2,12 +2,14 @@
 # Makes a copy of the cached guest root into one run's board: our .deb installed (as a user
 # installs it), gpsd on the serial GPS, the barometer on i2c-stub, the log disk's mount, and the
 # board's own helpers (the host drives the guest through them over virtio-serial ports).
-#   setup.sh ROOTDIR DEB LOGFS       LOGFS: ext4 or vfat (the log disk /dev/vdb at /var/lib/cairn)
+#   setup.sh ROOTDIR DEB LOGFS [GPSDEV]   LOGFS: ext4 or vfat (the log disk /dev/vdb at /var/lib/cairn)
+#                                         GPSDEV: the GPS's serial port (/dev/ttyS1; arm64: /dev/hvc0)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=${1:?usage: setup.sh ROOTDIR DEB LOGFS}
 deb=${2:?usage: setup.sh ROOTDIR DEB LOGFS}
 logfs=${3:?usage: setup.sh ROOTDIR DEB LOGFS}
+gpsdev=${4:-/dev/ttyS1}
 die() { echo "setup: ERROR: $*" >&2; exit 1; }
 
 echo board >"$root/etc/hostname"
@@ -35,11 +37,11 @@ case "$logfs" in
 esac
 printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n%s\n' "$logline" >"$root/etc/fstab"
 
-cat >"$root/etc/default/gpsd" <<'GPSD'
-# board in a box: the GPS is the second serial port, fed NMEA by the host.
+cat >"$root/etc/default/gpsd" <<GPSD
+# board in a box: the GPS is a serial port fed NMEA by the host.
 START_DAEMON="true"
 USBAUTO="false"
-DEVICES="/dev/ttyS1"
+DEVICES="$gpsdev"
 GPSD_OPTIONS="-n"
 GPSD
 chroot "$root" systemctl enable gpsd.service gpsd.socket >/dev/null 2>&1 || true
@@ -51,7 +53,8 @@ for u in board-agent.service board-journal.service board-baro.service; do
 done
 # Nothing here needs the network or a login prompt on the console.
 for u in systemd-networkd-wait-online.service e2scrub_reap.service modprobe@drm.service modprobe@fuse.service \
-         modprobe@dm_mod.service modprobe@loop.service dev-hugepages.mount dev-mqueue.mount; do
+         modprobe@dm_mod.service modprobe@loop.service dev-hugepages.mount dev-mqueue.mount \
+         serial-getty@hvc0.service; do
     ln -sf /dev/null "$root/etc/systemd/system/$u"
 done
 ln -sf /dev/null "$root/etc/systemd/system/apt-daily.timer"
