@@ -113,7 +113,7 @@ public final class BarometerSampler {
             lastGoodMono = monoMs
             if failing { say("barometer: \(d.name) answers again; climb from the barometer") }
             if !reportedUnit, let u = d.assumedUnit {
-                say("barometer: \(d.name) reads \(r.pressurePa / 100) hPa (its value taken as \(u.rawValue))")
+                say("barometer: \(d.name) reads \((r.pressurePa / 10).rounded() / 10) hPa (its value taken as \(u.rawValue))")
                 reportedUnit = true
             }
             failing = false
