@@ -40,7 +40,7 @@ enum SharedOptions {
     static let namePrefixOption = OptionSpec(
         name: "--name-prefix", valueName: "TEXT",
         help:
-            "Put TEXT in front of each file name cairn makes (export's conversions; convert --to fit into a directory): up to 32 letters, digits, - and _. bike- gives bike-20250601-080000-trip1.gpx. (default: none)"
+            "Put this text in front of each file name cairn makes (export's conversions; convert --to fit into a directory): up to 32 letters, digits, - and _. bike- gives bike-20250601-080000-trip1.gpx. (default: none)"
     )
 
     /// The longest `--name-prefix`: the whole name stays far below the 255 bytes a file system allows.
