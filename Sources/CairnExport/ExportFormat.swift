@@ -43,6 +43,8 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         public var verdicts = false
         /// FIT: the rider's zone for local times instead of the recorded one.
         public var utcOffsetS: Int?
+        /// FIT into a directory: put in front of each file name it makes (`--name-prefix`).
+        public var namePrefix = ""
 
         public init(version: String) { self.version = version }
     }
@@ -51,7 +53,9 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     public func makeWriter(_ output: Output, _ s: Settings) -> TrackExporter {
         switch (self, output) {
         case (.fit, .fitFiles(let target, let force, let atomic)):
-            return FITWriter(target: target, force: force, softwareVersion: s.version, atomic: atomic, utcOffsetS: s.utcOffsetS, laps: s.laps)
+            return FITWriter(
+                target: target, force: force, softwareVersion: s.version, atomic: atomic, utcOffsetS: s.utcOffsetS, laps: s.laps,
+                namePrefix: s.namePrefix)
         case (.gpx, .sink(let out)):
             return GPXWriter(sink: out, creator: GPXWriter.creator(version: s.version, barometer: s.barometer))
         case (.geojson, .sink(let out)):

@@ -25,7 +25,7 @@ enum ConvertCommand: Command {
         the points are flagged (CSV's origin column), and the figures are the exported track's.
         """
     static let usage =
-        "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--force]"
+        "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options =
         [
@@ -47,6 +47,7 @@ enum ConvertCommand: Command {
                     "fit: the rider's zone for local times, e.g. +02:00 or -05:30, instead of the one the trip recorded. (default: the recorded one; none recorded: no local time)"
             ),
             OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
+            SharedOptions.namePrefixOption,
             // The export-side stages (TrackPipeline).
             OptionSpec(
                 name: "--smooth", valueName: nil,
@@ -102,6 +103,13 @@ enum ConvertCommand: Command {
             }
             settings.utcOffsetS = s
         }
+        if let p = a.value("--name-prefix") {
+            settings.namePrefix = try SharedOptions.namePrefix(p)
+            // Only FIT into a directory makes names; any other output is the name -o gives.
+            guard format == .fit else {
+                throw UsageError("'--name-prefix' applies to the files --to fit makes in a directory, not to \(format.name): -o names that file")
+            }
+        }
         let stageOptions = try ExportStageOptions.parse(a, firstInput: a.positionals.first)
         let force = a.has("--force")
         var stages = TripConversion.Stages()
@@ -151,6 +159,9 @@ enum ConvertCommand: Command {
             if POSIX.isDirectory(o) {
                 target = .directory(o)
             } else if o.hasSuffix(".fit") {
+                if a.value("--name-prefix") != nil {
+                    throw UsageError("'--name-prefix' applies to the files --to fit makes in a directory, not to -o \(o), a file named by -o")
+                }
                 guard sel.trips.count == 1 else {
                     throw Failure(
                         "-o \(o): one FIT file holds one trip, and \(sel.trips.count) are selected: give a directory, or choose one with --trip")

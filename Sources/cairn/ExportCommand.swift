@@ -15,6 +15,9 @@ import CairnExport
 ///     DIR/gpx/YYYYMMDD-HHMMSS-tripID.gpx        one GPX per trip (UTC time of its first exported point)
 ///     DIR/fit/YYYYMMDD-HHMMSS-tripID.fit        one FIT activity per trip
 ///
+/// `--name-prefix TEXT` puts TEXT in front of each conversion's name; the log copies keep their
+/// names (the `exported` state, retention and a later export know them by it).
+///
 /// A trip is finished when the recorder closed it, or when no recorder is appending to its last
 /// file (`TripFinish`); never because other files exist. Each file is written under a hidden
 /// temporary name, fsynced, renamed, read back (size and CRC-32C of each log copy, the size of each
@@ -33,7 +36,7 @@ enum ExportCommand: Command {
     static let name = "export"
     static let overview = "Copy finished trips (log files and conversions) to a card or stick; a second run copies nothing new."
     static let usage =
-        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>]"
+        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>]"
     static let options =
         [
             OptionSpec(name: "--to", valueName: "DIR", help: "Destination (a mounted card or stick); created if its parent exists."),
@@ -47,7 +50,7 @@ enum ExportCommand: Command {
                     "Copy the raw log files to DIR/logs. They hold every point, the privacy zones' too, so with zones in effect the default is no; a trip exported without its logs is not safe to delete, and retention keeps it. (default: yes, or no with privacy zones)"
             )
         ]
-        + ExportStageOptions.options
+        + ExportStageOptions.options + [SharedOptions.namePrefixOption]
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
         let a = parsed
@@ -56,6 +59,7 @@ enum ExportCommand: Command {
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         let formatText = a.value("--format") ?? "gpx,fit"
         let formats = try SharedOptions.formats(formatText)
+        let namePrefix = try a.value("--name-prefix").map(SharedOptions.namePrefix) ?? ""
         let logsText = a.value("--logs")
         if let l = logsText, l != "yes" && l != "no" { throw UsageError("The value '\(l)' is invalid for '--logs <yes|no>'") }
         let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
@@ -190,7 +194,9 @@ enum ExportCommand: Command {
                     continue
                 }
                 let name =
-                    String(FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix).dropLast(4)) + "."
+                    String(
+                        FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: namePrefix)
+                            .dropLast(4)) + "."
                     + format.fileExtension
                 let target = POSIX.join(POSIX.join(dest, format.name), name)
                 // Written again unless this trip, as it is now, was verified here: a trip resumed

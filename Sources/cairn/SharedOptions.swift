@@ -3,7 +3,7 @@ import CairnExport
 
 /// The values several commands take, each read by one parser with one message naming the
 /// option: `record` and `convert --refilter` (`--activity`, `--close-after`), `convert --to` and
-/// `export --format`.
+/// `export --format`, `convert` and `export` (`--name-prefix`).
 enum SharedOptions {
     /// `--activity <activity>`: ride, run, walk or drive (hike is a walk).
     static func activity(_ text: String) throws(UsageError) -> ActivityProfile {
@@ -33,5 +33,30 @@ enum SharedOptions {
             if !formats.contains(f) { formats.append(f) }
         }
         return formats
+    }
+
+    /// `--name-prefix <text>` of `convert` and `export`: one spec, so both commands' help says
+    /// the same.
+    static let namePrefixOption = OptionSpec(
+        name: "--name-prefix", valueName: "TEXT",
+        help:
+            "Put this text in front of each file name cairn makes (export's conversions; convert --to fit into a directory): up to 32 letters, digits, - and _. bike- gives bike-20250601-080000-trip1.gpx. (default: none)"
+    )
+
+    /// The longest `--name-prefix`: the whole name stays far below the 255 bytes a file system allows.
+    static let namePrefixMaxLength = 32
+
+    /// `--name-prefix <text>`: 1 to 32 ASCII letters, digits, '-' and '_', so the names are the
+    /// same on every file system and need no quoting in a shell.
+    static func namePrefix(_ text: String) throws(UsageError) -> String {
+        let u = Array(text.utf8)
+        func allowed(_ c: UInt8) -> Bool {
+            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 45 || c == 95
+        }
+        guard !u.isEmpty, u.count <= namePrefixMaxLength, u.allSatisfy(allowed) else {
+            throw UsageError(
+                "The value '\(text)' is invalid for '--name-prefix <text>': use 1 to \(namePrefixMaxLength) letters, digits, '-' or '_'")
+        }
+        return text
     }
 }

@@ -37,4 +37,22 @@ final class SharedOptionsTests: XCTestCase {
             message { _ = try SharedOptions.formats("gpx,svg") },
             "The value 'svg' is invalid for '--format <formats>': use gpx, fit, geojson, kml, csv or none")
     }
+
+    func testNamePrefix() throws {
+        for good in ["bike-", "B_2", "a", String(repeating: "x", count: 32), "-x", "_"] {
+            XCTAssertEqual(try SharedOptions.namePrefix(good), good)
+        }
+        for bad in ["", String(repeating: "x", count: 33), "bike ", "a/b", "../x", ".bike", "a.b", "vélo", "a\nb", "a:b", "*"] {
+            XCTAssertEqual(
+                message { _ = try SharedOptions.namePrefix(bad) },
+                "The value '\(bad)' is invalid for '--name-prefix <text>': use 1 to 32 letters, digits, '-' or '_'", bad)
+        }
+    }
+
+    /// convert and export show the same option, from one spec.
+    func testNamePrefixIsOneOptionOfConvertAndExport() {
+        for options in [ConvertCommand.options, ExportCommand.options] {
+            XCTAssertEqual(options.filter { $0.name == "--name-prefix" }.map(\.help), [SharedOptions.namePrefixOption.help])
+        }
+    }
 }

@@ -59,4 +59,26 @@ final class ExportFormatTests: XCTestCase {
         let full = try written(.csv, s).split(separator: "\n")[0]
         XCTAssertTrue(full.contains("lap") && full.contains("origin") && full.contains("verdict"), String(full))
     }
+
+    /// `--name-prefix`: the prefix goes in front of the names FIT makes in a directory, and of
+    /// the name `export` gives every format (FITWriter.fileName), with or without a start time.
+    func testNamePrefixGoesInFrontOfTheNamesMade() throws {
+        XCTAssertEqual(
+            FITWriter.fileName(tripId: 1, startMs: 1_748_764_800_000, prefix: "bike-"), "bike-20250601-080000-trip1.fit")
+        XCTAssertEqual(FITWriter.fileName(tripId: 1, startMs: nil, suffix: "-00000002", prefix: "b_"), "b_trip1-00000002.fit")
+        XCTAssertEqual(FITWriter.fileName(tripId: 1, startMs: 1_748_764_800_000), "20250601-080000-trip1.fit")
+
+        let dir = ExportSupport.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var s = ExportFormat.Settings(version: "1.2.3")
+        s.namePrefix = "bike-"
+        let w = ExportFormat.fit.makeWriter(.fitFiles(.directory(dir), force: false, atomic: true), s)
+        w.begin()
+        try w.beginTrip(TripHeading(id: 4, activity: "ride"))
+        w.beginSegment(.start)
+        w.point(ExportSupport.ride(1)[0])
+        XCTAssertNil(w.endTrip())
+        XCTAssertNil(w.end())
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["bike-trip4.fit"])
+    }
 }

@@ -110,6 +110,8 @@ public final class FITWriter: TrackExporter {
     private let softwareVersion: UInt16
     /// The UTC offset for `local_timestamp` that overrides the one the trip recorded.
     private let utcOffsetS: Int?
+    /// Put in front of each file name made in a directory (`--name-prefix`).
+    private let namePrefix: String
     /// Paths of the files written so far.
     public private(set) var written: [String] = []
 
@@ -161,11 +163,13 @@ public final class FITWriter: TrackExporter {
     /// one the trip recorded; with neither, `local_timestamp` is left out (readers then take the
     /// zone from the start position).
     /// `laps`: the rule that numbered the points (`PointExtras.lap`), for each lap's `lap_trigger`.
+    /// `namePrefix`: put in front of each file name made for a `.directory` target.
     public init(
         target: Target, force: Bool, softwareVersion: String, atomic: Bool = true, utcOffsetS: Int? = nil,
-        laps: LapRule = .none
+        laps: LapRule = .none, namePrefix: String = ""
     ) {
         self.target = target
+        self.namePrefix = namePrefix
         self.laps = laps
         self.utcOffsetS = utcOffsetS
         self.force = force
@@ -181,16 +185,17 @@ public final class FITWriter: TrackExporter {
 
     public func begin() {}
 
-    /// `YYYYMMDD-HHMMSS-tripID.fit`; `tripID.fit` without a start or for a year outside
-    /// 1000-9999 (the reader never hands one over: see `PointBounds`).
-    public static func fileName(tripId: UInt64, startMs: Int64?, suffix: String = "") -> String {
-        guard let ms = startMs else { return "trip\(tripId)\(suffix).fit" }
+    /// `PREFIXYYYYMMDD-HHMMSS-tripID.fit`; `PREFIXtripID.fit` without a start or for a year
+    /// outside 1000-9999 (the reader never hands one over: see `PointBounds`). `export` names
+    /// every format's file by it, with the format's extension in place of `.fit`.
+    public static func fileName(tripId: UInt64, startMs: Int64?, suffix: String = "", prefix: String = "") -> String {
+        guard let ms = startMs else { return "\(prefix)trip\(tripId)\(suffix).fit" }
         let iso = TextFormat.isoTime(ms: ms)  // 2025-06-01T08:00:00Z
         guard iso.utf8.count == 20 || iso.utf8.count == 24, let first = iso.first, first != "0", first != "-" else {
-            return "trip\(tripId)\(suffix).fit"
+            return "\(prefix)trip\(tripId)\(suffix).fit"
         }
         let digits = iso.prefix(19).filter { $0 != "-" && $0 != ":" }  // 20250601T080000
-        return digits.replacingOccurrences("T", "-") + "-trip\(tripId)\(suffix).fit"
+        return prefix + digits.replacingOccurrences("T", "-") + "-trip\(tripId)\(suffix).fit"
     }
 
     public func beginTrip(_ heading: TripHeading) throws(ExportError) {
@@ -199,7 +204,8 @@ public final class FITWriter: TrackExporter {
         switch target {
         case .file(let p): path = p
         case .directory(let d):
-            let name = Self.fileName(tripId: heading.id, startMs: heading.summary?.stats.firstTimeMs, suffix: heading.nameSuffix)
+            let name = Self.fileName(
+                tripId: heading.id, startMs: heading.summary?.stats.firstTimeMs, suffix: heading.nameSuffix, prefix: namePrefix)
             path = d.hasSuffix("/") ? d + name : d + "/" + name
         }
         let s = atomic ? try OutputSink(atomically: path, force: force) : try OutputSink(creating: path, force: force)
