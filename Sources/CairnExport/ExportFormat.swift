@@ -16,6 +16,18 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     /// Every name, in the order the help lists them.
     public static var names: [String] { allCases.map(\.name) }
 
+    /// The name a trip's file takes: `PREFIXYYYYMMDD-HHMMSS-tripID.EXT` (its start in UTC);
+    /// `PREFIXtripID.EXT` without a start or for a year outside 1000-9999 (the reader never hands
+    /// one over: see `PointBounds`). FIT into a directory and every file of `export` are named so.
+    public func fileName(tripId: UInt64, startMs: Int64?, suffix: String = "", prefix: String = "") -> String {
+        let plain = "\(prefix)trip\(tripId)\(suffix).\(fileExtension)"
+        guard let ms = startMs else { return plain }
+        let iso = TextFormat.isoTime(ms: ms)  // 2025-06-01T08:00:00Z
+        guard iso.utf8.count == 20 || iso.utf8.count == 24, let first = iso.first, first != "0", first != "-" else { return plain }
+        let digits = iso.prefix(19).filter { $0 != "-" && $0 != ":" }  // 20250601T080000
+        return prefix + digits.replacingOccurrences("T", "-") + "-trip\(tripId)\(suffix).\(fileExtension)"
+    }
+
     /// FIT writes one file per trip (its header is completed after the data); the others stream
     /// a document of every trip into one sink.
     public var writesFilePerTrip: Bool { self == .fit }

@@ -193,11 +193,7 @@ enum ExportCommand: Command {
                     printErr("cairn: \(label): every point is inside a privacy zone; no \(format.name) written")
                     continue
                 }
-                let name =
-                    String(
-                        FITWriter.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: namePrefix)
-                            .dropLast(4)) + "."
-                    + format.fileExtension
+                let name = format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: namePrefix)
                 let target = POSIX.join(POSIX.join(dest, format.name), name)
                 // Written again unless this trip, as it is now, was verified here: a trip resumed
                 // since has more points than its earlier conversion.

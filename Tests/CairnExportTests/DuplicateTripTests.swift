@@ -36,7 +36,7 @@ final class DuplicateTripTests: XCTestCase {
         let s = try trips.map { try TripCatalog.read($0) }
         XCTAssertEqual(s.map(\.stats.points), [150, 280], "every point of both recordings")
         XCTAssertEqual(
-            FITWriter.fileName(tripId: 1, startMs: s[1].stats.firstTimeMs, suffix: trips[1].nameSuffix),
+            ExportFormat.fit.fileName(tripId: 1, startMs: s[1].stats.firstTimeMs, suffix: trips[1].nameSuffix),
             "20250601-080000-trip1-00000002.fit")
     }
 }

@@ -61,12 +61,14 @@ final class ExportFormatTests: XCTestCase {
     }
 
     /// `--name-prefix`: the prefix goes in front of the names FIT makes in a directory, and of
-    /// the name `export` gives every format (FITWriter.fileName), with or without a start time.
+    /// the name `export` gives every format (ExportFormat.fileName), with or without a start time.
     func testNamePrefixGoesInFrontOfTheNamesMade() throws {
         XCTAssertEqual(
-            FITWriter.fileName(tripId: 1, startMs: 1_748_764_800_000, prefix: "bike-"), "bike-20250601-080000-trip1.fit")
-        XCTAssertEqual(FITWriter.fileName(tripId: 1, startMs: nil, suffix: "-00000002", prefix: "b_"), "b_trip1-00000002.fit")
-        XCTAssertEqual(FITWriter.fileName(tripId: 1, startMs: 1_748_764_800_000), "20250601-080000-trip1.fit")
+            ExportFormat.fit.fileName(tripId: 1, startMs: 1_748_764_800_000, prefix: "bike-"), "bike-20250601-080000-trip1.fit")
+        XCTAssertEqual(ExportFormat.fit.fileName(tripId: 1, startMs: nil, suffix: "-00000002", prefix: "b_"), "b_trip1-00000002.fit")
+        XCTAssertEqual(ExportFormat.fit.fileName(tripId: 1, startMs: 1_748_764_800_000), "20250601-080000-trip1.fit")
+        XCTAssertEqual(ExportFormat.geojson.fileName(tripId: 4, startMs: 1_748_764_800_000, prefix: "x"), "x20250601-080000-trip4.geojson")
+        XCTAssertEqual(ExportFormat.csv.fileName(tripId: 4, startMs: nil), "trip4.csv", "each format its own extension")
 
         let dir = ExportSupport.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }

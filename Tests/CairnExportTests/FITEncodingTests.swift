@@ -29,7 +29,7 @@ final class FITEncodingTests: XCTestCase {
         XCTAssertEqual(FITWriter.semicircles(90), 1 << 30)
         XCTAssertEqual(FITWriter.semicircles(-180), -2_147_483_647, "clamped inside the valid range")
         XCTAssertEqual(FITWriter.semicircles(FITWriter.wrapLon(180)), -2_147_483_647)
-        XCTAssertEqual(FITWriter.fileName(tripId: 7, startMs: 1_748_764_801_250), "20250601-080001-trip7.fit")
+        XCTAssertEqual(ExportFormat.fit.fileName(tripId: 7, startMs: 1_748_764_801_250), "20250601-080001-trip7.fit")
         XCTAssertEqual(FITWriter.sport("ride").0, 2)
     }
 }

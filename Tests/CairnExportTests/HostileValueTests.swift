@@ -35,11 +35,11 @@ final class HostileValueTests: XCTestCase {
     }
 
     func testFileNamesAreTotal() {
-        XCTAssertEqual(FITWriter.fileName(tripId: 3, startMs: PointBounds.earliestMs), "20000101-000000-trip3.fit")
-        XCTAssertEqual(FITWriter.fileName(tripId: 3, startMs: 3_155_760_000_000_000), "trip3.fit", "year 101970")
-        XCTAssertEqual(FITWriter.fileName(tripId: 3, startMs: -62_200_000_000_000), "trip3.fit", "before year 1000")
-        XCTAssertEqual(FITWriter.fileName(tripId: 3, startMs: Int64.min), "trip3.fit")
-        XCTAssertEqual(FITWriter.fileName(tripId: 3, startMs: Int64.max), "trip3.fit")
+        XCTAssertEqual(ExportFormat.fit.fileName(tripId: 3, startMs: PointBounds.earliestMs), "20000101-000000-trip3.fit")
+        XCTAssertEqual(ExportFormat.fit.fileName(tripId: 3, startMs: 3_155_760_000_000_000), "trip3.fit", "year 101970")
+        XCTAssertEqual(ExportFormat.fit.fileName(tripId: 3, startMs: -62_200_000_000_000), "trip3.fit", "before year 1000")
+        XCTAssertEqual(ExportFormat.fit.fileName(tripId: 3, startMs: Int64.min), "trip3.fit")
+        XCTAssertEqual(ExportFormat.fit.fileName(tripId: 3, startMs: Int64.max), "trip3.fit")
     }
 
     /// Points with impossible values, straight into every writer (no reader in between): skipped

@@ -127,7 +127,7 @@ final class WriterReaderTests: XCTestCase {
         XCTAssertEqual(r["gpsbabel_segments"] as? Int, 4)
         XCTAssertEqual(r["with_speed"] as? Int, 551)
         XCTAssertEqual(r["with_course"] as? Int, 551)
-        XCTAssertGreaterThan(r["with_pressure"] as! Int, 200)
+        XCTAssertGreaterThan(try XCTUnwrap(r["with_pressure"] as? Int, "the checker's output: \(r)"), 200)
         XCTAssertEqual(r["with_pressure"] as? Int, r["with_atemp"] as? Int)
         XCTAssertEqual(r["last_pressure_hpa"] as? Double, 1013.25)
         XCTAssertEqual((r["namespaces"] as? [String: String])?["pressure"], GPXWriter.cairnNamespace)

@@ -1,7 +1,8 @@
 import XCTest
 import Foundation
 
-/// Runs the real `cairn` binary and a private gpsd (Tests/tools/gpsd-replay.py) on a free port.
+/// Runs the real `cairn` binary, and a private gpsd (Tests/tools/gpsd-replay.py) on a free port for
+/// the tests that record. Tests of the other subcommands need no gpsd: `CraftedLog` writes their logs.
 enum Harness {
     static let repoRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

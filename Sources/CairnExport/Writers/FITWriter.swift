@@ -185,26 +185,13 @@ public final class FITWriter: TrackExporter {
 
     public func begin() {}
 
-    /// `PREFIXYYYYMMDD-HHMMSS-tripID.fit`; `PREFIXtripID.fit` without a start or for a year
-    /// outside 1000-9999 (the reader never hands one over: see `PointBounds`). `export` names
-    /// every format's file by it, with the format's extension in place of `.fit`.
-    public static func fileName(tripId: UInt64, startMs: Int64?, suffix: String = "", prefix: String = "") -> String {
-        guard let ms = startMs else { return "\(prefix)trip\(tripId)\(suffix).fit" }
-        let iso = TextFormat.isoTime(ms: ms)  // 2025-06-01T08:00:00Z
-        guard iso.utf8.count == 20 || iso.utf8.count == 24, let first = iso.first, first != "0", first != "-" else {
-            return "\(prefix)trip\(tripId)\(suffix).fit"
-        }
-        let digits = iso.prefix(19).filter { $0 != "-" && $0 != ":" }  // 20250601T080000
-        return prefix + digits.replacingOccurrences("T", "-") + "-trip\(tripId)\(suffix).fit"
-    }
-
     public func beginTrip(_ heading: TripHeading) throws(ExportError) {
         endTrip()
         let path: String
         switch target {
         case .file(let p): path = p
         case .directory(let d):
-            let name = Self.fileName(
+            let name = ExportFormat.fit.fileName(
                 tripId: heading.id, startMs: heading.summary?.stats.firstTimeMs, suffix: heading.nameSuffix, prefix: namePrefix)
             path = d.hasSuffix("/") ? d + name : d + "/" + name
         }
