@@ -182,22 +182,31 @@ class Gps:
         elif kind == "ride":
             argv = ["python3", TOOLS + "/fake-gpsd.py", "--ride", "--count", str(arg), "--rate", str(rate)]
         else:
-            argv = ["python3", TOOLS + "/gpsd-replay.py", arg, "--port", "0", "--rate", str(rate)]
+            # gpsd stays up until the recorder has been stopped: its going away (and a reconnect
+            # racing its exit) is timing, not behaviour
+            argv = ["python3", TOOLS + "/gpsd-replay.py", arg, "--port", "0", "--rate", str(rate), "--linger", "30"]
         argv += list(extra)
         self.kind = kind
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        # unbuffered, so select() sees every line the source prints
+        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0,
                                   start_new_session=True)
-        line = self.p.stdout.readline()
+        line = self.p.stdout.readline().decode()
         if not line.startswith("READY"):
             raise RuntimeError("gps source did not start: %r" % line)
         self.port = int(line.split()[1])
 
-    def wait_done(self, timeout=300):
+    def wait_done(self, timeout=300, alive=lambda: True):
+        """Until the source has sent everything, or the recorder (alive) is gone."""
+        import select
         t = time.monotonic() + timeout
         while time.monotonic() < t:
-            line = self.p.stdout.readline()
-            if not line or line.startswith("DONE"):
-                return True
+            r, _, _ = select.select([self.p.stdout], [], [], 0.2)
+            if r:
+                line = self.p.stdout.readline().decode()
+                if not line or line.startswith("DONE"):
+                    return True
+            elif not alive():
+                return False
         return False
 
     def wait_exit(self, timeout=30):
@@ -232,9 +241,8 @@ def record(binp, src, logs, extra=(), settle=2.0, env=None, errpath=None, prefix
             p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=ef, env=env or ENV)
         if during:
             during(p)
-        g.wait_done()
-        if kind == "replay":
-            g.wait_exit(30)
+        if not g.wait_done(alive=lambda: p.poll() is None):
+            settle = 0
         time.sleep(settle)
         if p.poll() is None:
             p.send_signal(signal.SIGTERM)
