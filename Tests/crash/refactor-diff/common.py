@@ -23,6 +23,8 @@ def env_for(sb):
 def mask_bytes(b, sb, extra=()):
     b = b.replace(sb.encode(), b"@SB@")
     b = re.sub(rb"127\.0\.0\.1:\d+", b"127.0.0.1:@PORT@", b)
+    b = re.sub(rb"\.[0-9a-f]+-[0-9a-f]+\.part\b", b".@PID-RANDOM@.part", b)  # a temporary name: pid and random
+    b = re.sub(rb"\d+ records were waiting", b"@N records were waiting", b)  # how many: timing
     for pat, rep in extra:
         b = re.sub(pat, rep, b)
     return b
@@ -48,7 +50,8 @@ def tree(root, skip=(), content_mask=None):
         dns.sort()
         for n in sorted(dns + fns):
             p = os.path.join(dp, n)
-            rel = os.path.relpath(p, root)
+            rel = re.sub(r"\.tmp\d+$", ".tmp@PID@", os.path.relpath(p, root))  # a pid in a temporary name
+            rel = re.sub(r"\.[0-9a-f]+-[0-9a-f]+\.part$", ".@PID-RANDOM@.part", rel)
             if any(rel == s or rel.startswith(s + "/") for s in skip):
                 continue
             st = os.lstat(p)
@@ -142,7 +145,8 @@ def norm_log(path):
             continue
         if typ == 4:
             last_drop = payload[i:].hex(); continue
-        out.append("at point %d: record type %d %s" % (len(pts), typ, payload[i:].hex()))
+        body = payload[i:]
+        out.append("at point %d: record type %d %s" % (len(pts), typ, repr(body) if typ == 5 else body.hex()))
     out.append("points %d" % len(pts))
     out.extend("  pt " + repr(sorted(p.items())) for p in pts)
     out.append("raw fixes %d, left out %d, flags %r" % (len(raws), left_out, sorted(flags)))
@@ -181,6 +185,8 @@ class Gps:
             argv = ["python3", TOOLS + "/fake-gpsd.py", "--lines", arg, "--rate", str(rate)]
         elif kind == "ride":
             argv = ["python3", TOOLS + "/fake-gpsd.py", "--ride", "--count", str(arg), "--rate", str(rate)]
+        elif kind == "ride-drop":  # the connection closed every 150 fixes: reconnects, resumed trip
+            argv = ["python3", TOOLS + "/fake-gpsd.py", "--ride", "--count", str(arg), "--rate", str(rate), "--drop-after", "150"]
         else:
             # gpsd stays up until the recorder has been stopped: its going away (and a reconnect
             # racing its exit) is timing, not behaviour

@@ -77,6 +77,9 @@ def main():
     subprocess.check_call(["python3", TOOLS + "/make-ride.py", "0.3", inp + "/ride.nmea", "--seed", "7",
                            "--stop", "200:90", "--stop", "500:420", "--dropout", "960:25", "--spikes", "0.02"],
                           stdout=subprocess.DEVNULL)
+    subprocess.check_call(["python3", TOOLS + "/make-ride.py", "0.2", inp + "/spiky.nmea", "--seed", "3",
+                           "--stop", "300:200", "--dropout", "100:40", "--dropout", "600:8", "--spikes", "0.1"],
+                          stdout=subprocess.DEVNULL)
     jobs = [
         ("rec-plain", ("lines", inp + "/plain", 300), []),
         ("rec-garbage", ("lines", inp + "/garbage", 300), []),
