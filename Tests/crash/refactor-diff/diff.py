@@ -76,7 +76,7 @@ def run_case(case, binp, corpus):
 def content_mask(rel, data, sb, case):
     # The cells index keys each log by its inode and times (a copy's differ): its size and name
     # are compared, not those bytes.
-    if os.path.basename(rel) in case.opaque:
+    if any(os.path.basename(rel).startswith(o) for o in case.opaque):
         return b"random bytes: %d" % len(data)
     if os.path.basename(rel).startswith(".cairn-cells"):
         return b"a cells index"
@@ -199,6 +199,42 @@ def option_cases(corpus, dirs):
                                       ["info", "1", "--dir", "@SB@/in", "--config", "@SB@/cairn.conf"]], [d],
                  setup=conf("fuel_l_per_100km = 6.5\nfuel_price = 1.85\n")),
         ]
+    return cs
+
+
+def multi_cases():
+    cs = []
+    for f in FORMATS:
+        out = "@SB@/out" + ("" if f == "fit" else "." + f)
+        cs.append(Case("two copies convert %s" % f, [["convert", "@SB@/in", "@SB@/in2", "--to", f, "-o", out],
+                                                     ["convert", "@SB@/in", "@SB@/in2", "--to", f, "-o", "@SB@/t2" + f, "--trip", "2"]],
+                       ["rec-ride", "rec-ride"]))
+    cs += [
+        Case("two copies list info", [["list", "@SB@/in", "@SB@/in2"], ["list", "@SB@/in", "@SB@/in2", "--json"],
+                                      ["info", "@SB@/in"], ["verify", "@SB@/in", "@SB@/in2"], ["cells", "@SB@/in", "@SB@/in2"]],
+             ["rec-ride", "rec-ride"]),
+        Case("two copies in one dir", [["list", "@SB@/in"], ["convert", "@SB@/in", "--to", "fit", "-o", "@SB@/f"],
+                                       ["export", "--dir", "@SB@/in", "--to", "@SB@/stick", "--format", "fit,gpx"],
+                                       ["prune", "--dir", "@SB@/in", "--keep-days", "1"]], ["rec-ride"],
+             setup=lambda sb, b: shutil.copy(sb + "/in/00000001.cairn", sb + "/in/00000007.cairn")),
+        Case("files as inputs", [["list", "@SB@/in/00000002.cairn", "@SB@/in/00000001.cairn"],
+                                 ["convert", "@SB@/in/00000002.cairn", "--to", "csv", "-o", "-"],
+                                 ["info", "@SB@/in/00000002.cairn", "--why"]], ["rec-ride"]),
+        Case("fit one file, several trips", [["convert", "@SB@/in", "--to", "fit", "-o", "@SB@/x.fit"]], ["rec-ride"]),
+        Case("fit dir is a file", [["convert", "@SB@/in", "--to", "fit", "-o", "@SB@/key"]], ["rec-ride"]),
+        Case("formats edge", [["export", "--dir", "@SB@/in", "--to", "@SB@/s1", "--format", ",gpx"],
+                              ["export", "--dir", "@SB@/in", "--to", "@SB@/s2", "--format", "gpx,"],
+                              ["export", "--dir", "@SB@/in", "--to", "@SB@/s3", "--format", "csv,gpx,csv"],
+                              ["export", "--dir", "@SB@/in", "--to", "@SB@/s4", "--format", " gpx"],
+                              ["export", "--dir", "@SB@/in", "--to", "@SB@/s5", "--format", "none", "--logs", "no"]], ["rec-ride"]),
+        Case("mixed dirs", [["convert", "@SB@/in", "@SB@/in2", "@SB@/in3", "--to", "fit", "-o", "@SB@/f", "--smooth", "--fill-gaps"],
+                            ["list", "@SB@/in", "@SB@/in2", "@SB@/in3", "--json"],
+                            ["convert", "@SB@/in", "@SB@/in2", "@SB@/in3", "--to", "geojson", "-o", "-", "--speed-bands", "auto"],
+                            ["convert", "@SB@/in", "@SB@/in2", "@SB@/in3", "--to", "csv", "-o", "-", "--refilter", "--close-after", "5"]],
+             ["act-hike", "act-drive_xe9", "rec-drive"]),
+        Case("info why json", [["info", "@SB@/in", "--why", "--json"], ["info", "1", "--dir", "@SB@/in", "--why", "--privacy-zone",
+                                                                         "47.3769,8.5417,300", "--privacy-key", "@SB@/key"]], ["rec-ride"]),
+    ]
     return cs
 
 
@@ -428,6 +464,19 @@ def ro_setup(sb, b):
     subprocess.check_call(["mount", "-o", "remount,ro", sb + "/mnt"])
 
 
+def dynamic(binp):
+    """A dynamically linked binary: its loader's opens, closes and fstats come first and would
+    shift strace's counts (the baseline is static)."""
+    try:
+        with open(binp, "rb") as f:
+            return b"ld-linux" in f.read(4096)
+    except OSError:
+        return False
+
+
+DYNAMIC = False
+
+
 def fault_cases():
     cmds = [
         ["convert", "@SB@/in", "--to", "gpx", "-o", "@SB@/mnt/o.gpx"],
@@ -483,6 +532,8 @@ def fault_cases():
     ]
     for a, tag in sys_cmds:
         for fam, calls in fams.items():
+            if DYNAMIC and fam in ("open", "close", "stat", "flock"):
+                continue
             for err in ("EIO", "ENOSPC"):
                 for when in ("1", "2", "1+"):
                     if err == "ENOSPC" and fam not in ("sync", "pwrite", "falloc", "mkdir", "open", "link", "rename"):
@@ -640,10 +691,10 @@ def status_sample():
 def all_cases(corpus):
     global STATUS_SAMPLE
     STATUS_SAMPLE = status_sample()
-    dirs = sorted(n for n in os.listdir(corpus) if n.startswith(("rec-", "fx-", "hostile-")) and os.path.isdir(os.path.join(corpus, n)))
+    dirs = sorted(n for n in os.listdir(corpus) if n.startswith(("rec-", "fx-", "hostile-", "act-")) and os.path.isdir(os.path.join(corpus, n)))
     main = [d for d in ("rec-ride", "rec-walk", "rec-drive", "rec-edge", "rec-hostile-time") if d in dirs]
     main += [d for d in dirs if d.startswith("hostile-")][:2] + [d for d in dirs if d.startswith("act-")]
-    return (help_cases() + read_cases(corpus, dirs) + option_cases(corpus, main) + bad_option_cases() + config_cases()
+    return (help_cases() + multi_cases() + read_cases(corpus, dirs) + option_cases(corpus, main) + bad_option_cases() + config_cases()
             + export_cases() + stdout_cases() + rec_cases(corpus) + fault_cases())
 
 
@@ -660,6 +711,10 @@ def main():
     if not os.path.isdir(a.corpus + "/act-hike"):
         subprocess.check_call(["python3", HERE + "/corpus.py", base, a.corpus])
     os.umask(0o022)
+    global DYNAMIC
+    DYNAMIC = dynamic(base) or dynamic(new)
+    if DYNAMIC:
+        print("a dynamically linked binary: the open, close, stat and flock strace families are left out")
     cases = all_cases(a.corpus)
     if a.only:
         cases = [c for c in cases if re.search(a.only, c.name)]
