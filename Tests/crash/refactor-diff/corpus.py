@@ -80,7 +80,12 @@ def main():
     subprocess.check_call(["python3", TOOLS + "/make-ride.py", "0.2", inp + "/spiky.nmea", "--seed", "3",
                            "--stop", "300:200", "--dropout", "100:40", "--dropout", "600:8", "--spikes", "0.1"],
                           stdout=subprocess.DEVNULL)
+    subprocess.check_call(["python3", HERE + "/make-rule-inputs.py", inp], stdout=subprocess.DEVNULL)
+    G = ROOT + "/Tests/Fixtures/gpsd/"
     jobs = [
+        ("rec-rules", ("lines", inp + "/rules", 300), ["--close-after", "5"]),
+        ("rec-rules-walk", ("lines", inp + "/rules", 300), ["--close-after", "5", "--activity", "walk"]),
+        ("rec-zeus", ("replay", G + "bundg_zeus_9.log", 1000), []),
         ("rec-plain", ("lines", inp + "/plain", 300), []),
         ("rec-garbage", ("lines", inp + "/garbage", 300), []),
         ("rec-hostile-time", ("lines", inp + "/hostile-time", 300), []),
@@ -94,7 +99,8 @@ def main():
         if os.path.isdir(out) and os.listdir(out):
             continue
         rmtree(out)
-        rc, err = record(base, src, out, extra + ["--timezone", "+02:00"])
+        os.makedirs(d + "/err", exist_ok=True)
+        rc, err = record(base, src, out, extra + ["--timezone", "+02:00"], errpath=d + "/err/" + name)
         print(name, "rc", rc, "files", sorted(os.listdir(out)) if os.path.isdir(out) else None, flush=True)
     for name, src in (("fx-format1", ROOT + "/Tests/Fixtures/logs/format1-ride.cairn"),
                       ("fx-crafted", ROOT + "/Tests/Fixtures/logs/crafted-values")):

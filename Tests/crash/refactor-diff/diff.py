@@ -618,6 +618,10 @@ def rec_cases(corpus):
     R("spiky nmea", ("replay", inp + "spiky.nmea", 600), ["--close-after", "5"])
     R("edge810", ("replay", "@ROOT@/Tests/Fixtures/real/edge810.nmea", 1200), [])
     R("fake ride reconnects", ("ride-drop", "700", 300), S)
+    for act in ACTIVITIES:
+        R("rules stream " + act, ("lines", inp + "rules", 300), ["--close-after", "5", "--activity", act] + S)
+    G = "@ROOT@/Tests/Fixtures/gpsd/"
+    R("gpsd zeus", ("replay", G + "bundg_zeus_9.log", 1000), ["--activity", "walk"])
     R("pixel6 walk", ("replay", "@ROOT@/Tests/Fixtures/real/pixel6-walk.nmea", 200), ["--activity", "walk"])
     R("dashcam drive", ("replay", "@ROOT@/Tests/Fixtures/real/dashcam-spb.nmea", 800), ["--activity", "drive"])
     R("into existing dir", ("lines", inp + "plain", 300), [], ["rec-ride"],
@@ -692,7 +696,8 @@ def all_cases(corpus):
     global STATUS_SAMPLE
     STATUS_SAMPLE = status_sample()
     dirs = sorted(n for n in os.listdir(corpus) if n.startswith(("rec-", "fx-", "hostile-", "act-")) and os.path.isdir(os.path.join(corpus, n)))
-    main = [d for d in ("rec-ride", "rec-walk", "rec-drive", "rec-edge", "rec-hostile-time") if d in dirs]
+    main = [d for d in ("rec-ride", "rec-walk", "rec-drive", "rec-edge", "rec-hostile-time", "rec-rules", "rec-rules-walk",
+                        "rec-gp320", "rec-telit", "rec-m9n", "rec-zeus") if d in dirs]
     main += [d for d in dirs if d.startswith("hostile-")][:2] + [d for d in dirs if d.startswith("act-")]
     return (help_cases() + multi_cases() + read_cases(corpus, dirs) + option_cases(corpus, main) + bad_option_cases() + config_cases()
             + export_cases() + stdout_cases() + rec_cases(corpus) + fault_cases())
@@ -708,7 +713,7 @@ def main():
     ap.add_argument("--json")
     a = ap.parse_args()
     base, new = os.path.abspath(a.base), os.path.abspath(a.new)
-    if not os.path.isdir(a.corpus + "/act-hike"):
+    if not os.path.isdir(a.corpus + "/rec-zeus"):
         subprocess.check_call(["python3", HERE + "/corpus.py", base, a.corpus])
     os.umask(0o022)
     global DYNAMIC
