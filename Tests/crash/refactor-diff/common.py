@@ -243,19 +243,32 @@ def record(binp, src, logs, extra=(), settle=2.0, env=None, errpath=None, prefix
         argv = list(prefix) + [binp, "record", "--gpsd", "127.0.0.1:%d" % g.port, "--dir", logs, "--baro", "none",
                                "--clock", "fix", "--sync", "1"] + list(extra)
         errpath = errpath or logs.rstrip("/") + ".err"
-        with open(errpath, "wb") as ef:
-            p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=ef, env=env or ENV)
+        with open(errpath, "wb") as ef:  # a group of its own: a tracer and its tracee stop together
+            p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=ef, env=env or ENV, start_new_session=True)
         if during:
             during(p)
         if not g.wait_done(alive=lambda: p.poll() is None):
             settle = 0
         time.sleep(settle)
         if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
         try:
             rc = p.wait(30)
         except subprocess.TimeoutExpired:
             p.kill(); rc = "hung"
+        gone = time.monotonic() + 10
+        while True:  # nothing of the group may outlive the case (strace leaves its tracee behind)
+            try:
+                os.killpg(p.pid, 0)
+            except ProcessLookupError:
+                break
+            if time.monotonic() > gone:
+                os.killpg(p.pid, signal.SIGKILL)
+                break
+            time.sleep(0.05)
     finally:
         g.close()
     return rc, open(errpath, "rb").read()
