@@ -238,6 +238,37 @@ def multi_cases():
     return cs
 
 
+def weird_dir(sb, b):
+    """A log directory holding what a card collects: hidden and foreign files, a subdirectory,
+    links (good and dangling), a directory and a FIFO under log names, an empty and a short log."""
+    d = sb + "/in"
+    put(sb, "in/.hidden.cairn", open(d + "/00000001.cairn", "rb").read())
+    put(sb, "in/notes.txt", "hello\n")
+    put(sb, "in/00000010.cairn", b"")
+    put(sb, "in/00000011.cairn", b"CAIRNLOG\x02\x00")
+    put(sb, "in/00000012.CAIRN", open(d + "/00000001.cairn", "rb").read())
+    put(sb, "in/sub/00000001.cairn", open(d + "/00000002.cairn", "rb").read())
+    os.mkdir(d + "/00000013.cairn")
+    os.mkfifo(d + "/00000014.cairn")
+    os.symlink("00000002.cairn", d + "/00000015.cairn")
+    os.symlink("/nonexistent/x.cairn", d + "/00000016.cairn")
+    os.symlink("../in2", d + "/linkdir")
+
+
+def weird_cases():
+    R = "@SB@/in"
+    steps = [["list", R], ["list", R, "--json"], ["verify", R], ["info", R], ["info", "2", "--dir", R],
+             ["convert", R, "--to", "gpx", "-o", "@SB@/o.gpx"], ["convert", R, "--to", "fit", "-o", "@SB@/fit"],
+             ["cells", R], ["render", "1", "--dir", R, "-o", "@SB@/r.svg"],
+             ["export", "--dir", R, "--to", "@SB@/stick", "--format", "csv"], ["prune", "--dir", R, "--keep-days", "1", "--dry-run"],
+             ["prune", "--dir", R, "--max-mb", "0"], ["list", R + "/sub", R + "/00000015.cairn", R + "/linkdir"],
+             ["verify", R + "/00000013.cairn"], ["verify", R + "/00000016.cairn"], ["list", R + "/00000011.cairn"]]
+    cs = []
+    for i, st in enumerate(steps):
+        cs.append(Case("weird dir %d: %s" % (i, " ".join(st).replace("@SB@/", "")), [st], ["rec-ride", "rec-walk"], setup=weird_dir))
+    return cs
+
+
 def help_cases():
     subs = ["record", "list", "info", "convert", "verify", "status", "export", "prune", "cells", "render"]
     cs = [Case("top", [[], ["--help"], ["-h"], ["--version"], ["help"], ["help", "nope"], ["nope"], ["help", "help"]])]
@@ -700,7 +731,7 @@ def all_cases(corpus):
     main = [d for d in ("rec-ride", "rec-walk", "rec-drive", "rec-edge", "rec-hostile-time", "rec-rules", "rec-rules-walk",
                         "rec-gp320", "rec-telit", "rec-m9n", "rec-zeus") if d in dirs]
     main += [d for d in dirs if d.startswith("hostile-")][:2] + [d for d in dirs if d.startswith("act-")]
-    return (help_cases() + multi_cases() + read_cases(corpus, dirs) + option_cases(corpus, main) + bad_option_cases() + config_cases()
+    return (help_cases() + multi_cases() + weird_cases() + read_cases(corpus, dirs) + option_cases(corpus, main) + bad_option_cases() + config_cases()
             + export_cases() + stdout_cases() + rec_cases(corpus) + fault_cases())
 
 
