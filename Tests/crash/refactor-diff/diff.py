@@ -651,6 +651,8 @@ def rec_cases(corpus):
     R("fake ride reconnects", ("ride-drop", "700", 300), S)
     for act in ACTIVITIES:
         R("rules stream " + act, ("lines", inp + "rules", 300), ["--close-after", "5", "--activity", act] + S)
+    R("standing before the ride", ("lines", inp + "prestand", 400), ["--close-after", "5"] + S)
+    R("standing before the ride, raw off", ("lines", inp + "prestand", 400), ["--close-after", "10", "--raw", "off"])
     G = "@ROOT@/Tests/Fixtures/gpsd/"
     R("gpsd zeus", ("replay", G + "bundg_zeus_9.log", 1000), ["--activity", "walk"])
     R("pixel6 walk", ("replay", "@ROOT@/Tests/Fixtures/real/pixel6-walk.nmea", 200), ["--activity", "walk"])

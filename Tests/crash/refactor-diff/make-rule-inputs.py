@@ -55,3 +55,19 @@ for i in range(820, 1000):  # riding again: a second trip
 with open(os.path.join(D, "rules"), "w") as f:
     f.write("\n".join(lines) + "\n")
 print(len(lines), "lines")
+
+# 400 s standing before the ride starts: more fixes than the 256 the recorder keeps before a
+# trip opens (the first raw fixes record's left_out), then a ride, a stop of 6 min, a ride.
+lines = []
+first = fg.ride_fields(0)
+for j in range(400):
+    lines.append(json.dumps({"class": "TPV", "device": "/dev/fake", "mode": 3, "time": fg.iso(fg.T0 * 1000 - (400 - j) * 1000),
+                             "lat": first["lat"] / 1e7 + r.gauss(0, 2e-6), "lon": first["lon"] / 1e7 + r.gauss(0, 2e-6),
+                             "altHAE": 470.0, "altMSL": 420.0, "eph": 5.0, "epx": 3.0, "epy": 3.5, "epv": 8.0,
+                             "speed": abs(r.gauss(0, 0.1)), "track": 0.0, "climb": 0.0}, separators=(",", ":")))
+lines += [tpv(i) for i in range(0, 300)]
+lines += [tpv(299, time=fg.iso(fg.ride_fields(299)["time"] + k * 1000), speed=0.0) for k in range(1, 361)]
+lines += [tpv(i, time=fg.iso(fg.ride_fields(i)["time"] + 361000)) for i in range(300, 500)]
+with open(os.path.join(D, "prestand"), "w") as f:
+    f.write("\n".join(lines) + "\n")
+print(len(lines), "lines")
