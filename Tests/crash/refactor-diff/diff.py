@@ -269,6 +269,41 @@ def weird_cases():
     return cs
 
 
+STATUS_LIVE = '# cairn live status (cairn status FILE)\nstate=recording\ngpsd=connected\nfix=3d\naccuracy_m=1.0\nfix_age_s=0\nspeed_kmh=50.8\ntrip_file=/var/lib/cairn/00000001.cairn\ndistance_m=5649\nmoving_time_s=400\nascent_m=29\ndescent_m=0\npoints=401\nsegments=1\ndropped=-\nbaro=none\nsynced_seq=17\nsync_age_s=0\nupdated=2026-12-03T13:20:44Z\nseq=3\nrefresh_s=1\npid=10584\n'
+
+
+def status_cases():
+    """`cairn status` on files a recorder writes and on damaged ones; updated/pid made fresh,
+    stale or gone when the case runs (both binaries run within the same seconds)."""
+    def variant(fn):
+        def setup(sb, b):
+            now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            text = re.sub(r"updated=.*", "updated=" + now, STATUS_LIVE)
+            text = re.sub(r"pid=\d+", "pid=%d" % os.getpid(), text)
+            put(sb, "status", fn(text))
+        return setup
+    old = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 3600))
+    vs = {
+        "fresh": lambda t: t, "stale": lambda t: re.sub(r"updated=.*", "updated=" + old, t),
+        "pid gone": lambda t: re.sub(r"pid=\d+", "pid=4194303", t), "no pid line": lambda t: t[:t.index("pid=")],
+        "stopped": lambda t: t.replace("state=recording", "state=stopped"),
+        "waiting dashes": lambda t: re.sub(r"(speed_kmh|ascent_m|descent_m|accuracy_m|sync_age_s)=.*", r"\1=-", t).replace("state=recording", "state=waiting"),
+        "crlf": lambda t: t.replace("\n", "\r\n"), "empty": lambda t: "", "garbage": lambda t: "\x00\xff garbage\n",
+        "unknown key": lambda t: t.replace("baro=none", "baro=none\nfuture_key=1"), "missing field": lambda t: t.replace("gpsd=connected\n", ""),
+        "bad numbers": lambda t: t.replace("distance_m=5649", "distance_m=1e99").replace("refresh_s=1", "refresh_s=0x10"),
+        "huge": lambda t: t + "# " + "x" * 2_000_000 + "\n", "refresh 60": lambda t: t.replace("refresh_s=1", "refresh_s=60"),
+        "no updated": lambda t: re.sub(r"updated=.*\n", "", t), "future": lambda t: re.sub(r"updated=.*", "updated=2099-01-01T00:00:00Z", t),
+        "non-utf8 state": lambda t: t.replace("state=recording", "state=rec\udcffording"),
+    }
+    cs = []
+    for name, fn in vs.items():
+        def enc(fn=fn):
+            return lambda t: fn(t).encode("utf-8", "surrogateescape")
+        cs.append(Case("status " + name, [["status", "@SB@/status"], ["status", "@SB@/status", "--raw"]], setup=variant(enc()),
+                       mask=((rb"updated: +\S+ ", b"updated: @T "), (rb"pid \d+", b"pid @PID"))))
+    return cs
+
+
 def help_cases():
     subs = ["record", "list", "info", "convert", "verify", "status", "export", "prune", "cells", "render"]
     cs = [Case("top", [[], ["--help"], ["-h"], ["--version"], ["help"], ["help", "nope"], ["nope"], ["help", "help"]])]
@@ -733,7 +768,7 @@ def all_cases(corpus):
     main = [d for d in ("rec-ride", "rec-walk", "rec-drive", "rec-edge", "rec-hostile-time", "rec-rules", "rec-rules-walk",
                         "rec-gp320", "rec-telit", "rec-m9n", "rec-zeus") if d in dirs]
     main += [d for d in dirs if d.startswith("hostile-")][:2] + [d for d in dirs if d.startswith("act-")]
-    return (help_cases() + multi_cases() + weird_cases() + read_cases(corpus, dirs) + option_cases(corpus, main) + bad_option_cases() + config_cases()
+    return (help_cases() + status_cases() + multi_cases() + weird_cases() + read_cases(corpus, dirs) + option_cases(corpus, main) + bad_option_cases() + config_cases()
             + export_cases() + stdout_cases() + rec_cases(corpus) + fault_cases())
 
 
