@@ -300,7 +300,7 @@ def status_cases():
         def enc(fn=fn):
             return lambda t: fn(t).encode("utf-8", "surrogateescape")
         cs.append(Case("status " + name, [["status", "@SB@/status"], ["status", "@SB@/status", "--raw"]], setup=variant(enc()),
-                       mask=((rb"updated: +\S+ ", b"updated: @T "), (rb"pid \d+", b"pid @PID"))))
+                       mask=((rb"updated: +\S+ ", b"updated: @T "), (rb"updated=[0-9TZ:-]+", b"updated=@T"))))
     return cs
 
 
