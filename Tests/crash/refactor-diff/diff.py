@@ -374,6 +374,18 @@ def bad_option_cases():
         ["record", "--config", "@SB@/missing.conf", "--check"], ["record", "--config", "@SB@", "--check"],
         ["record", "--nope"], ["record", "extra"],
     ]
+    for v in ("1KM", "01km", "1.0km", "1 km", "km", "-1km", "5MI", "pause,1km", "None", "0km"):
+        bad.append(["convert", R, "--to", "csv", "--laps", v, "-o", "-"])
+        bad.append(["export", "--dir", R, "--to", "@SB@/s", "--laps", v])
+    for v in ("47,8,100,5", " 47,8,100", "47;8;100", "47,8", "47.0,8.0,1e3", "-91,8,100", "47,181,100", "47,8,100000000"):
+        bad.append(["convert", R, "--to", "csv", "--privacy-zone", v, "--privacy-key", "@SB@/key", "-o", "-"])
+        bad.append(["export", "--dir", R, "--to", "@SB@/s", "--privacy-zone", v, "--privacy-key", "@SB@/key"])
+    for v in ("+2:00", "+02", "02:00", "-00:00", "+14:00", "+14:01", "-12:00", "-12:01", "Z", "UTC", "+02:60", "+0200"):
+        bad.append(["convert", R, "--to", "fit", "--utc-offset", v, "-o", "@SB@/f"])
+        bad.append(["record", "--timezone", v, "--check"])
+    for v in ("10,10,20", "0,5", "5", "1,2,3,4,5,6,7,8,9,10,11", "10,20,", ",10", "10.5,20.25", "-5,10", "AUTO"):
+        bad.append(["convert", R, "--to", "kml", "--speed-bands", v, "-o", "-"])
+        bad.append(["render", "1", "--dir", R, "--speed-bands", v, "-o", "-"])
     for opt in ("--close-after", "--sync", "--read-every", "--keep-days", "--max-mb"):
         for v in BAD_NUMBERS + ["0", "1441", "5", "30"]:
             bad.append(["record", opt, v, "--check"])
