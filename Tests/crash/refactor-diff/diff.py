@@ -482,6 +482,25 @@ def export_cases():
         Case("export format1", [X(), P("--keep-days", "1")], ["fx-format1"]),
     ]
 
+    def mixed_ages(sb, b):  # a 2033 trip (the Edge's week rollover) beside 2025 ones: the clock is behind it
+        shutil.copy(sb + "/in2/00000001.cairn", sb + "/in/00000009.cairn")
+    def padded(sb, b):  # 1.5 MB of zeros after the records (preallocated space) in the oldest file
+        with open(sb + "/in/00000001.cairn", "ab") as f:
+            f.write(b"\0" * 1_500_000)
+    ages = [X("--format", "none")]
+    for k in ("1", "549", "550", "551", "552", "100000"):
+        ages.append(P("--keep-days", k, "--dry-run"))
+    cs += [
+        Case("prune ages around now", ages + [P("--keep-days", "1"), L], ["rec-ride"]),
+        Case("prune a future trip", [X("--format", "none"), P("--keep-days", "1", "--dry-run"), P("--keep-days", "1"),
+                                      P("--max-mb", "0", "--dry-run"), L], ["rec-ride", "rec-edge"], setup=mixed_ages),
+        Case("prune by size, padded", [X("--format", "none"), P("--max-mb", "2", "--dry-run"), P("--max-mb", "1", "--dry-run"),
+                                        P("--max-mb", "1"), L], ["rec-ride"], setup=padded),
+        Case("prune three trips by size", [X("--format", "csv"), P("--max-mb", "1", "--dry-run"), P("--max-mb", "0", "--dry-run"),
+                                            P("--keep-days", "600", "--max-mb", "1")], ["rec-hostile-time"],
+             setup=lambda sb, b: [padded(sb, b), open(sb + "/in/00000002.cairn", "ab").write(b"\0" * 900_000)]),
+    ]
+
     def grow(b, sb):
         with open(sb + "/in/00000002.cairn", "ab") as f:
             f.write(b"\0" * 512)
