@@ -491,6 +491,17 @@ def export_cases():
     for k in ("1", "549", "550", "551", "552", "100000"):
         ages.append(P("--keep-days", k, "--dry-run"))
     cs += [
+        Case("export all inside a zone", [X("--format", "gpx,fit,csv", "--privacy-zone", "47.3769,8.5417,50000", "--privacy-key", "@SB@/key",
+                                            "--logs", "yes"), P("--keep-days", "1", "--dry-run"),
+                                          X("--format", "gpx,fit,csv", "--privacy-zone", "47.3769,8.5417,50000", "--privacy-key", "@SB@/key")],
+             ["rec-ride"]),
+        Case("export again other options", [X("--format", "gpx,fit", "--laps", "none"), X("--format", "gpx,fit", "--laps", "1km"),
+                                            X("--format", "gpx,kml"), X("--format", "none", "--logs", "no")], ["rec-ride"]),
+        Case("export conversion name taken", [X("--format", "gpx,fit")], ["rec-ride"],
+             setup=lambda sb, b: [put(sb, "stick/gpx/20250601-080000-trip1.gpx", "mine\n"), os.makedirs(sb + "/stick/fit/20250601-080000-trip1.fit")]),
+        Case("export stick is a file", [X()], ["rec-ride"], setup=lambda sb, b: put(sb, "stick", "a file\n")),
+        Case("export zones default key made", [X("--privacy-zone", "47.3769,8.5417,300", "--format", "csv")], ["rec-ride"],
+             opaque=("privacy-key",), mask=((rb"left out \d+ points? in \d+ stretch(es)?", b"left out @N@"),), skip_tree=("stick/csv",)),
         Case("prune ages around now", ages + [P("--keep-days", "1"), L], ["rec-ride"]),
         Case("prune a future trip", [X("--format", "none"), P("--keep-days", "1", "--dry-run"), P("--keep-days", "1"),
                                       P("--max-mb", "0", "--dry-run"), L], ["rec-ride", "rec-edge"], setup=mixed_ages),
