@@ -740,6 +740,7 @@ def rec_cases(corpus):
     R("standing before the ride, raw off", ("lines", inp + "prestand", 400), ["--close-after", "10", "--raw", "off"])
     G = "@ROOT@/Tests/Fixtures/gpsd/"
     R("gpsd zeus", ("replay", G + "bundg_zeus_9.log", 1000), ["--activity", "walk"])
+    R("pixel6 hike", ("replay", "@ROOT@/Tests/Fixtures/real/pixel6-walk.nmea", 200), ["--activity", "hike"])
     R("pixel6 walk", ("replay", "@ROOT@/Tests/Fixtures/real/pixel6-walk.nmea", 200), ["--activity", "walk"])
     R("dashcam drive", ("replay", "@ROOT@/Tests/Fixtures/real/dashcam-spb.nmea", 800), ["--activity", "drive"])
     R("into existing dir", ("lines", inp + "plain", 300), [], ["rec-ride"],
