@@ -304,6 +304,38 @@ def status_cases():
     return cs
 
 
+def cells_cases():
+    def add_log(b, sb):
+        shutil.copy(sb + "/in2/00000001.cairn", sb + "/in/00000005.cairn")
+        return 0, b"", b""
+
+    def grow_log(b, sb):
+        with open(sb + "/in/00000002.cairn", "ab") as f:
+            f.write(b"\0" * 4096)
+        return 0, b"", b""
+
+    def drop_log(b, sb):
+        os.unlink(sb + "/in/00000001.cairn")
+        return 0, b"", b""
+
+    def bad_index(b, sb):
+        for n in os.listdir(sb + "/in"):
+            if n.startswith(".cairn-cells"):
+                with open(sb + "/in/" + n, "r+b") as f:
+                    f.seek(30); f.write(b"\xff\xff\xff")
+        return 0, b"", b""
+    C = ["cells", "@SB@/in"]
+    return [
+        Case("cells incremental", [C, add_log, C, grow_log, C + ["--precision", "6"], drop_log, C, bad_index, C,
+                                   C + ["--prefix", "9q9"], C + ["--prefix", "u0qj", "--to", "geojson"],
+                                   ["render", "1", "--dir", "@SB@/in", "--cells", "--precision", "5", "-o", "-"]],
+             ["rec-ride", "rec-walk"]),
+        Case("cells zones incremental", [C + ["--privacy-zone", "47.3769,8.5417,300", "--privacy-key", "@SB@/key"], add_log,
+                                         C + ["--privacy-zone", "47.3769,8.5417,300", "--privacy-key", "@SB@/key"], C],
+             ["rec-ride", "rec-walk"]),
+    ]
+
+
 def help_cases():
     subs = ["record", "list", "info", "convert", "verify", "status", "export", "prune", "cells", "render"]
     cs = [Case("top", [[], ["--help"], ["-h"], ["--version"], ["help"], ["help", "nope"], ["nope"], ["help", "help"]])]
@@ -836,7 +868,7 @@ def all_cases(corpus):
     main = [d for d in ("rec-ride", "rec-walk", "rec-drive", "rec-edge", "rec-hostile-time", "rec-rules", "rec-rules-walk",
                         "rec-gp320", "rec-telit", "rec-m9n", "rec-zeus") if d in dirs]
     main += [d for d in dirs if d.startswith("hostile-")][:2] + [d for d in dirs if d.startswith("act-")]
-    return (help_cases() + status_cases() + multi_cases() + weird_cases() + read_cases(corpus, dirs) + option_cases(corpus, main) + bad_option_cases() + config_cases()
+    return (help_cases() + cells_cases() + status_cases() + multi_cases() + weird_cases() + read_cases(corpus, dirs) + option_cases(corpus, main) + bad_option_cases() + config_cases()
             + export_cases() + stdout_cases() + rec_cases(corpus) + fault_cases())
 
 
