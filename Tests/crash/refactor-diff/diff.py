@@ -787,6 +787,14 @@ def rec_cases(corpus):
     R("standing before the ride, raw off", ("lines", inp + "prestand", 400), ["--close-after", "10", "--raw", "off"])
     G = "@ROOT@/Tests/Fixtures/gpsd/"
     R("gpsd zeus", ("replay", G + "bundg_zeus_9.log", 1000), ["--activity", "walk"])
+    def baro(sb, b):
+        put(sb, "iio/iio:device0/name", "bmp280\n")
+        put(sb, "iio/iio:device0/in_pressure_input", "95.000000000\n")
+        put(sb, "iio/iio:device0/in_temp_input", "23450\n")
+        os.makedirs(sb + "/emptysys")
+    R("barometer constant", ("lines", inp + "plain", 300), ["--baro", "@SB@/iio/iio:device0"] + S, setup=baro)
+    R("barometer missing path", ("lines", inp + "plain", 300), ["--baro", "@SB@/nobaro"] + S, setup=baro)
+    R("barometer auto none found", ("lines", inp + "plain", 300), ["--baro", "auto", "--sysfs-root", "@SB@/emptysys"] + S, setup=baro)
     R("pixel6 hike", ("replay", "@ROOT@/Tests/Fixtures/real/pixel6-walk.nmea", 200), ["--activity", "hike"])
     R("pixel6 walk", ("replay", "@ROOT@/Tests/Fixtures/real/pixel6-walk.nmea", 200), ["--activity", "walk"])
     R("dashcam drive", ("replay", "@ROOT@/Tests/Fixtures/real/dashcam-spb.nmea", 800), ["--activity", "drive"])
