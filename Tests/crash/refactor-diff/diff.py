@@ -730,7 +730,7 @@ def rec_step(src_name, extra, during=None, status=False, keep_raw_status=False):
                 pts += [x for x in lines if x.startswith("  pt ")]
                 raws += [x for x in lines if x.startswith("  raw ")]
             out += ["merged points %d" % len(pts)] + pts + ["merged raw fixes %d" % len(raws)] + raws
-            err = re.sub(rb"\d+", b"@N", err)
+            err = re.sub(rb"\d+", b"@N", mask_bytes(err, sb))
             for n in list(os.listdir(sb + "/logs")) if os.path.isdir(sb + "/logs") else []:
                 if n.endswith(".cairn"):
                     os.unlink(sb + "/logs/" + n)
