@@ -26,6 +26,7 @@ class Case:
         self.setup, self.teardown, self.prefix = setup, teardown, prefix
         self.stdout_to, self.mask, self.skip_tree, self.loose = stdout_to, mask, skip_tree, loose
         self.opaque = opaque  # base names of files whose bytes are random (a new key): size only
+        self.locks = False  # the command takes a directory lock (export, prune, record): see SYNC_SHIFT
 
 
 def put(sb, rel, data, mode=0o644):
@@ -56,7 +57,8 @@ def run_case(case, binp, corpus):
             if callable(st):
                 rc, out, err = st(binp, sb)
             else:
-                argv = list(case.prefix) + [binp] + [a.replace("@SB@", sb) if isinstance(a, str) else a for a in st]
+                pre = shifted(case.prefix, binp) if case.locks else list(case.prefix)
+                argv = pre + [binp] + [a.replace("@SB@", sb) if isinstance(a, str) else a for a in st]
                 if case.stdout_to:
                     with open(case.stdout_to, "wb") as so:
                         p = subprocess.run(argv, cwd=sb + "/home", env=env_for(sb), stdout=so, stderr=subprocess.PIPE,
@@ -623,6 +625,28 @@ def dynamic(binp):
 
 
 DYNAMIC = False
+NEW_BIN = None
+SYNC_SHIFT = 0  # --sync-shift: NEW makes this many more fsyncs first where it takes a directory lock
+
+
+def shifted(argv, binp):
+    """argv with an fsync-family fault's count moved by SYNC_SHIFT for the NEW binary."""
+    if not SYNC_SHIFT or binp != NEW_BIN:
+        return list(argv)
+    out = []
+    for a in argv:
+        m = re.match(r"inject=(\S+):error=(\w+):when=(\d+)(\+?)$", a)
+        calls = m.group(1).split(",") if m else []
+        if "fsync" in calls:
+            # strace counts each syscall on its own: only fsync's count moves (the lock's file and
+            # directory); fdatasync and the rest keep theirs
+            rest = [c for c in calls if c != "fsync"]
+            out.append("inject=fsync:error=%s:when=%d%s" % (m.group(2), int(m.group(3)) + SYNC_SHIFT, m.group(4)))
+            if rest:
+                out += ["-e", "inject=%s:error=%s:when=%s%s" % (",".join(rest), m.group(2), m.group(3), m.group(4))]
+            continue
+        out.append(a)
+    return out
 
 
 def fault_cases():
@@ -695,6 +719,7 @@ def fault_cases():
                                    opaque=("privacy-key", ".o.csv.part") if tag == "key-made" else (),
                                    mask=((rb"left out \d+ points? in \d+ stretch(es)?", b"left out @N@"),), 
                                    skip_tree=("o.csv",) if tag == "key-made" else ()))
+                    cs[-1].locks = tag == "export"
     return cs
 
 
@@ -856,7 +881,7 @@ def rec_cases(corpus):
 
         def wrapped(binp, sb, st=st, pre=pre):
             shim = sb + "/strace-cairn"
-            put(sb, "strace-cairn", "#!/bin/sh\nexec %s \"$@\"\n" % " ".join(pre + [binp]), 0o755)
+            put(sb, "strace-cairn", "#!/bin/sh\nexec %s \"$@\"\n" % " ".join(shifted(pre, binp) + [binp]), 0o755)
             r = st(shim, sb)
             os.unlink(shim)
             return r
@@ -888,13 +913,16 @@ def main():
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--findings"); ap.add_argument("--label", default="")
     ap.add_argument("--json")
+    ap.add_argument("--sync-shift", type=int, default=0,
+                    help="NEW fsyncs this many times more first where it takes a directory lock (export, prune, record)")
     a = ap.parse_args()
     base, new = os.path.abspath(a.base), os.path.abspath(a.new)
     if not os.path.isdir(a.corpus + "/rec-zeus"):
         subprocess.check_call(["python3", HERE + "/corpus.py", base, a.corpus])
     os.umask(0o022)
-    global DYNAMIC
+    global DYNAMIC, NEW_BIN, SYNC_SHIFT
     DYNAMIC = dynamic(base) or dynamic(new)
+    NEW_BIN, SYNC_SHIFT = new, a.sync_shift
     if DYNAMIC:
         print("a dynamically linked binary: the open, close, stat and flock strace families are left out")
     cases = all_cases(a.corpus)
