@@ -886,6 +886,26 @@ def rec_cases(corpus):
             os.unlink(shim)
             return r
         cs.append(Case("record strace " + fam, [wrapped], loose=True))
+    # the same fault on the same file, whatever else either binary opens or syncs first (-P)
+    for fam, path, calls, when, err in (("status.tmp create", "@SB@/status.tmp", "openat", "1", "EIO"),
+                                        ("status rename", "@SB@/status.tmp", "rename,renameat,renameat2", "2", "EIO"),
+                                        ("first log fdatasync", "@SB@/logs/00000001.cairn", "fdatasync,fsync", "2", "EIO"),
+                                        ("first log every sync", "@SB@/logs/00000001.cairn", "fdatasync,fsync", "1+", "EIO"),
+                                        ("log dir sync", "@SB@/logs", "fsync", "2+", "EIO"),
+                                        ("first log pwrite", "@SB@/logs/00000001.cairn", "pwrite64,pwritev,write", "3", "ENOSPC")):
+        st = rec_step(("lines", inp + "plain", 300), S, None)
+        st.corpus, st.loose = corpus, True
+
+        def wrapped(binp, sb, st=st, path=path, calls=calls, when=when, err=err):
+            if SYNC_SHIFT and binp == NEW_BIN and path.endswith("/logs"):
+                when = re.sub(r"\d+", lambda m: str(int(m.group()) + 1), when)  # the lock's directory sync
+            pre = ["strace", "-f", "-qq", "-o", "/dev/null", "-P", path.replace("@SB@", sb), "-e", "trace=" + calls,
+                   "-e", "inject=%s:error=%s:when=%s" % (calls, err, when)]
+            put(sb, "strace-cairn", "#!/bin/sh\nexec %s \"$@\"\n" % " ".join(pre + [binp]), 0o755)
+            r = st(sb + "/strace-cairn", sb)
+            os.unlink(sb + "/strace-cairn")
+            return r
+        cs.append(Case("record strace -P " + fam, [wrapped], loose=True))
     return cs
 
 
