@@ -25,6 +25,7 @@ def mask_bytes(b, sb, extra=()):
     b = re.sub(rb"127\.0\.0\.1:\d+", b"127.0.0.1:@PORT@", b)
     b = re.sub(rb"\.[0-9a-f]+-[0-9a-f]+\.part\b", b".@PID-RANDOM@.part", b)  # a temporary name: pid and random
     b = re.sub(rb"\d+ records were waiting", b"@N records were waiting", b)  # how many: timing
+    b = re.sub(rb"the clock reads [0-9TZ:-]+", b"the clock reads @NOW", b)  # retention's "now"
     for pat, rep in extra:
         b = re.sub(pat, rep, b)
     return b
