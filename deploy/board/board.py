@@ -562,9 +562,9 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
               % (last.get("ascent_m"), last.get("descent_m"), CLIMB_M))
         g.poweroff()
         out = os.path.join(run, "logs")
-        results["ride_disk"] = read_disk("ext4", logs, out, run)
+        results["ride_disk"] = read_disk("ext4", logs, out, run, clean=True)
         st = {}
-        files = checker.check_dir(out, {}, "ride", st)
+        files = checker.check_dir(out, dict(g.acks), "ride", st)  # every sync of the three boots
         # The heights came through the kernel's driver: each point's pressure is one the registers
         # held shortly before its epoch (cairn filters the readings over a few seconds of the
         # board's time: 150 epochs, 7.5 s at 20 a second, cover that lag).
