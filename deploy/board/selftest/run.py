@@ -133,6 +133,15 @@ class Cases:
         """reject: kept (verdict 0) but not in the track"""
         board.check_failure_windows(self.windows_log("win-kept", 0, point_in=False), EPOCHS[:1000], [(400, 500)])
 
+    # ---- the status -------------------------------------------------------------------------
+    def case_baro_gone_status(self):
+        """accept: status baro=failing while the barometer is unbound"""
+        board.check_baro_gone({"state": "recording", "baro": "failing"})
+
+    def case_baro_gone_empty_status(self):
+        """reject: an empty status (cairn gone, or the file not there) while it is unbound"""
+        board.check_baro_gone({})
+
     # ---- ext4 -----------------------------------------------------------------------------
     def ext4(self, name):
         img = os.path.join(self.work, name + ".img")
