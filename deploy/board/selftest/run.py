@@ -105,6 +105,21 @@ class Cases:
         write_log(os.path.join(d, "00000002.cairn"), range(290, 400), part=1)
         self.checker().check_dir(d, {}, "twice", {})
 
+    def case_earlier_file_unchanged(self):
+        """accept: the boot before's file as the last cut left it"""
+        c = self.checker()
+        c.remember(self.src)
+        c.check_dir(self.src, self.acks, "earlier", {}, current=["00000002.cairn"])
+
+    def case_earlier_file_reopened(self):
+        """reject: this boot synced the boot before's file too, and it changed (reopened)"""
+        d = self.d("reopened")
+        write_log(os.path.join(d, "00000001.cairn"), range(100, 300))
+        c = self.checker()
+        c.remember(d)
+        write_log(os.path.join(d, "00000001.cairn"), range(100, 310))
+        c.check_dir(d, {}, "reopened", {}, current=["00000001.cairn"])
+
     # ---- the barometer's failure windows ---------------------------------------------------
     def windows_log(self, name, verdict_in, point_in=True):
         """A ride of epochs 0-999 whose fixes are all raw fixes, every third too close (14)
