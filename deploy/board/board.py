@@ -160,6 +160,15 @@ class Ride:
             time.sleep(0.2)
 
 
+def wait_epoch(g, ride, at, what, poll):
+    """Waits until the ride has fed epoch `at`; fails if qemu dies or the feed stops short
+    (its socket gone with qemu alive), which would otherwise wait for ever."""
+    while ride.i < at:
+        check(g.proc is not None and g.proc.poll() is None, "%s: qemu died" % what)
+        check(ride.running or ride.i >= at, "%s: the GPS feed stopped at epoch %d (waiting for %d)" % (what, ride.i, at))
+        time.sleep(poll)
+
+
 # ---- the host's view of a disk ---------------------------------------------------------------
 def sh(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
@@ -491,9 +500,7 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
                   (int(n * 0.28), "gpsd-restart"), (int(n * 0.34), "stop-start"), (int(n * 0.40), "reboot")]
         ride.start()
         for at, ev in events:
-            while ride.i < at:
-                check(g.proc is not None and g.proc.poll() is None, "ride: qemu died")
-                time.sleep(0.05)
+            wait_epoch(g, ride, at, "ride", 0.05)
             if ev == "eio":
                 ride.baro_mode = "eio"
             elif ev == "eio-end":
@@ -546,9 +553,7 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
                 wait_status(g, "baro", ("ok",), 30, "ride: the barometer after the reboot")
                 ride.start()
                 say("ride: rebooted in %.0f s; cairn back at epoch %d" % (results["reboot_seconds"], ride.i))
-        while not ride.done():
-            check(g.proc is not None and g.proc.poll() is None, "ride: qemu died")
-            time.sleep(0.2)
+        wait_epoch(g, ride, len(epochs), "ride", 0.2)
         ride.pause()
         time.sleep(7)  # one sync more
         check(not ride.baro_errors, "ride: setting the barometer's registers failed: %s" % ride.baro_errors[:3])
@@ -773,9 +778,7 @@ def scenario_bench(a, epochs, unit_sha, results):
         ride = Ride(g, epochs, a.rate, climb_profile(n))
         t0 = time.monotonic()
         ride.start()
-        while not ride.done():
-            check(g.proc is not None and g.proc.poll() is None, "bench: qemu died")
-            time.sleep(0.5)
+        wait_epoch(g, ride, len(epochs), "bench", 0.5)
         ride.pause()
         time.sleep(7)  # one sync more
         replay_s = time.monotonic() - t0

@@ -256,6 +256,22 @@ class Cases:
         fat.set_dirty()
         self.read_and_check("vfat", img, clean=True)
 
+    def case_feed_stops_short(self):
+        """reject: the GPS feed stops with qemu alive (not a wait for ever)"""
+
+        class Alive:
+            def poll(self):
+                return None
+
+        class SocketGone:
+            proc = Alive()
+
+            def send_gps(self, data):
+                raise BrokenPipeError(32, "Broken pipe")
+        ride = board.Ride(SocketGone(), EPOCHS[:50], 1000)
+        ride.start()
+        board.wait_epoch(SocketGone(), ride, 50, "selftest", 0.01)
+
     # ---- the boot ---------------------------------------------------------------------------
     def case_connected_before_agent(self):
         """accept: cairn says it connected to gpsd before the host's agent answers"""
