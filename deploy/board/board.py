@@ -189,7 +189,8 @@ def read_disk(fs, img, out, work, clean=False):
         report["e2fsck_n"] = r.returncode
         report["needs_recovery"] = "recovery" in r.stdout or "journal" in r.stdout.lower()
         check(not clean or (r.returncode == 0 and not report["needs_recovery"]),
-              "ext4 log disk not clean after a clean power-off (e2fsck -fn exit %d):\n%s" % (r.returncode, r.stdout))
+              "ext4 log disk not clean after a clean power-off (e2fsck -fn exit %d%s):\n%s"
+              % (r.returncode, ", its journal needs recovery" if report["needs_recovery"] else "", r.stdout))
         copy = os.path.join(work, "replayed.img")
         shutil.copyfile(img, copy)
         r = sh(["e2fsck", "-y", "-E", "journal_only", copy])
