@@ -160,16 +160,27 @@ class Ride:
             time.sleep(0.2)
 
 
+def wait_epoch(g, ride, at, what, poll):
+    """Waits until the ride has fed epoch `at`; fails if qemu dies or the feed stops short
+    (its socket gone with qemu alive), which would otherwise wait for ever."""
+    while ride.i < at:
+        check(g.proc is not None and g.proc.poll() is None, "%s: qemu died" % what)
+        check(ride.running or ride.i >= at, "%s: the GPS feed stopped at epoch %d (waiting for %d)" % (what, ride.i, at))
+        time.sleep(poll)
+
+
 # ---- the host's view of a disk ---------------------------------------------------------------
 def sh(cmd, **kw):
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
 
 
-def read_disk(fs, img, out, work):
+def read_disk(fs, img, out, work, clean=False):
     """Copies the log files off the log disk image without mounting it. Returns what fsck said.
     ext4: `e2fsck -fn` on the image as the cut left it, then on a copy the journal replay the
-    kernel does at mount (`e2fsck -E journal_only`), which must leave it clean; `debugfs rdump`.
-    vfat: `fsck.vfat -n` (a cut leaves the dirty bit), `mcopy`."""
+    kernel does at mount (`e2fsck -y -E journal_only`: with -f it would also repair whatever
+    else it found), which must leave it clean; `debugfs rdump`.
+    vfat: `fsck.vfat -n`: after a cut only what a cut leaves (vfat_damage); `mcopy`.
+    clean: the guest was powered off cleanly, so fsck must find nothing at all."""
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     report = {}
@@ -177,9 +188,13 @@ def read_disk(fs, img, out, work):
         r = sh(["e2fsck", "-fn", img])
         report["e2fsck_n"] = r.returncode
         report["needs_recovery"] = "recovery" in r.stdout or "journal" in r.stdout.lower()
+        check(not clean or (r.returncode == 0 and not report["needs_recovery"]),
+              "ext4 log disk not clean after a clean power-off (e2fsck -fn exit %d%s):\n%s"
+              % (r.returncode, ", its journal needs recovery" if report["needs_recovery"] else "", r.stdout))
         copy = os.path.join(work, "replayed.img")
         shutil.copyfile(img, copy)
-        r = sh(["e2fsck", "-fy", "-E", "journal_only", copy])
+        r = sh(["e2fsck", "-y", "-E", "journal_only", copy])
+        report["journal_replay"] = r.returncode
         check(r.returncode in (0, 1), "ext4 journal replay (e2fsck -E journal_only) failed, exit %d:\n%s" % (r.returncode, r.stdout))
         r = sh(["e2fsck", "-fn", copy])
         report["e2fsck_after_replay"] = r.returncode
@@ -192,8 +207,14 @@ def read_disk(fs, img, out, work):
         r = sh(["fsck.vfat", "-n", img])
         report["fsck_vfat_n"] = r.returncode
         report["dirty_bit"] = "Dirty bit is set" in r.stdout
-        report["fsck_vfat_findings"] = [ln for ln in r.stdout.splitlines()
-                                        if ln and not ln.startswith(("fsck.fat", "Dirty bit", "Leaving", "/dev", img, " Automatically"))][:10]
+        findings = [ln for ln in r.stdout.splitlines()
+                    if ln and not ln.startswith(("fsck.fat", "Dirty bit", "Leaving", "/dev", img, " Automatically"))]
+        report["fsck_vfat_findings"] = findings
+        check(r.returncode in (0, 1), "fsck.vfat -n could not check the vfat log disk (exit %d):\n%s" % (r.returncode, r.stdout))
+        if clean:
+            check(r.returncode == 0 and not findings, "vfat log disk not clean after a clean power-off (fsck.vfat -n exit %d):\n%s" % (r.returncode, r.stdout))
+        damage = vfat_damage(findings)
+        check(not damage, "vfat log disk: fsck.vfat -n finds more than a power cut leaves (%s):\n%s" % ("; ".join(damage[:3]), r.stdout))
         env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
         r = sh(["mdir", "-b", "-a", "-i", img, "::/"], env=env)
         check(r.returncode == 0, "mdir on the vfat log disk failed: %s" % r.stdout)
@@ -210,33 +231,84 @@ def read_disk(fs, img, out, work):
     return report
 
 
+# What fsck.vfat -n (dosfstools 4.2) says about a FAT volume a power cut left: the dirty bit (and
+# the boot sector differing from its backup in it, offset 65), a stale free-cluster count,
+# clusters allocated that no file reaches yet, a log's chain longer than its size (allocated
+# ahead of a size not yet written), and anything about the lock file, written at each start and
+# never synced. Anything else (two files sharing clusters, a log's chain shorter than its size,
+# a damaged directory) is damage a cut must not cause.
+VFAT_CUT_LINES = [re.compile(p) for p in (
+    r"There are differences between boot sector and its backup\.$",
+    r"This is mostly harmless\. Differences: \(offset:original/backup\)$",
+    r"  65:0[01]/0[01]$",
+    r"  Not automatically fixing this\.$",
+    r"Free cluster summary wrong \(\d+ vs\. really \d+\)$",
+    r"  Auto-correcting\.$",
+    r"Reclaimed \d+ unused clusters? \(\d+ bytes\)\.$",
+)]
+VFAT_LOG_LINES = [re.compile(p) for p in (
+    r"  File size is (\d+) bytes, cluster chain length is > \d+ bytes\.$",
+    r"  Truncating file to \d+ bytes\.$",
+)]
+
+
+def vfat_damage(findings):
+    """The lines of fsck.vfat -n's findings that a power cut does not explain (empty: none)."""
+    damage, about = [], None
+    for ln in findings:
+        if ln.startswith("/"):  # a finding about one file: the lines indented below it
+            about = ln.split()[0]
+            if about != "/.cairn.lock" and not re.fullmatch(r"/\d{8}\.cairn", about) or ln.strip() != about:
+                damage.append(ln)
+            continue
+        if ln.startswith("  ") and about is not None:
+            if about == "/.cairn.lock" or any(rx.match(ln) for rx in VFAT_LOG_LINES):
+                continue
+            damage.append("%s: %s" % (about, ln.strip()))
+            continue
+        about = None
+        if not any(rx.match(ln) for rx in VFAT_CUT_LINES):
+            damage.append(ln)
+    return damage
+
+
 class Checker:
     def __init__(self, epochs, cairn):
         self.cairn = cairn
         self.pos = {}
-        for e in epochs:
+        self.index = {}  # time (ms, either week numbering) -> the epoch's index in the ride
+        for i, e in enumerate(epochs):
             for t in (e.t_ms, e.t_ms + GPSD_WEEK_SHIFT_S * 1000):
                 self.pos[t] = (e.lat, e.lon)
+                self.index[t] = i
         self.previous = {}  # file name -> bytes after the previous cut
 
     def logs(self, d):
         return sorted(p for p in glob.glob(os.path.join(d, "**", "*.cairn"), recursive=True))
 
-    def check_dir(self, d, acks, label, st, current=()):
+    def check_dir(self, d, acks, label, st, current=(), fed=None):
         """No acknowledged record lost, none damaged, no point that the ride did not have; verify
-        and list succeed. Returns {name: LogFile}."""
+        and list succeed. fed: (first, end) epochs sent while the boot that writes `current`
+        was up; no point or raw fix on the disk is of an epoch at or after end (never sent),
+        and none in `current` is of one before first (sent to an earlier boot). Returns
+        {name: LogFile}."""
         files = {}
         names = {os.path.relpath(p, d): p for p in self.logs(d)}
+        # one spelling of each acknowledged file, the disk's (a path the recorder said as
+        # /var/lib/cairn//x or /var/lib/cairn/./x is the same file, acknowledged as much)
+        acked = {}
         for gpath, ack in acks.items():
-            name = os.path.relpath(gpath, LOGDIR)
+            name = os.path.relpath(os.path.normpath(gpath), LOGDIR)
+            acked[name] = max(acked.get(name, 0), ack)
             check(name in names, "%s: %s was acknowledged up to seq %d, but the disk has no such file (has: %s)"
                   % (label, gpath, ack, ", ".join(sorted(names)) or "nothing"))
+        seen = {}  # point time -> the file that holds it
         for name, p in names.items():
             try:
                 f = cairnlog.LogFile(p)
                 recs = f.records()
             except cairnlog.Bad as e:
-                ack = acks.get(os.path.join(LOGDIR, name), 0)
+                ack = acked.get(name, 0)
                 check(ack == 0, "%s: %s unreadable (%s) but acknowledged up to seq %d" % (label, name, e, ack))
                 st["headerless_files"] = st.get("headerless_files", 0) + 1
                 continue
@@ -244,13 +316,23 @@ class Checker:
             seqs = [r[0] for r in recs]
             check(not f.damaged, "%s: %s has damaged ranges %s" % (label, name, f.damaged))
             check(seqs == list(range(1, len(seqs) + 1)), "%s: %s: sequence numbers not 1, 2, 3...: %s" % (label, name, seqs[:20]))
-            ack = acks.get(os.path.join(LOGDIR, name), 0)
+            ack = acked.get(name, 0)
             check(ack <= len(seqs), "%s: %s acknowledged up to seq %d (the recorder's journal before the cut), the disk has %d records: %d acknowledged records lost"
                   % (label, name, ack, len(seqs), ack - len(seqs)))
             st["acked_records"] = st.get("acked_records", 0) + ack
             st["records_beyond_ack"] = st.get("records_beyond_ack", 0) + len(seqs) - ack
             if f.torn:
                 st["torn_tails"] = st.get("torn_tails", 0) + 1
+            lo = fed[0] if fed is not None and name in current else 0
+            hi = fed[1] if fed is not None else None
+
+            def sent(t, what, seq):
+                i = self.index[t]
+                if hi is not None and i >= hi:
+                    raise Fail("%s: %s seq %d: %s of epoch %d, which the host had not sent yet (it sent %d) (fabricated)"
+                               % (label, name, seq, what, i, hi))
+                check(i >= lo, "%s: %s seq %d: %s of epoch %d, sent before this boot (from epoch %d on) (not this boot's)"
+                      % (label, name, seq, what, i, lo))
             last = None
             for seq, typ, pts in recs:
                 for pt in pts or []:
@@ -259,17 +341,27 @@ class Checker:
                     check(abs(pt["lat"] - want[0]) <= 3 and abs(pt["lon"] - want[1]) <= 3,
                           "%s: %s seq %d: point %s is not the ride's %s at its time (fabricated)" % (label, name, seq, pt, want))
                     check(last is None or pt["time"] > last, "%s: %s seq %d: point times go back" % (label, name, seq))
+                    sent(pt["time"], "a point", seq)
+                    other = seen.setdefault(pt["time"], name)
+                    check(other == name, "%s: %s seq %d: the point at %d ms is in %s too (a point recorded twice, or one file's clusters read as another's)"
+                          % (label, name, seq, pt["time"], other))
                     last = pt["time"]
                     st["points_checked"] = st.get("points_checked", 0) + 1
             for seq, fixes in f.raw_fixes():
                 for fx in fixes:
                     check(fx["time"] in self.pos, "%s: %s seq %d: a raw fix at %d ms, a time the ride does not have" % (label, name, seq, fx["time"]))
-            # A file the recorder no longer writes stays as it was.
+                    sent(fx["time"], "a raw fix", seq)
+            # A file of an earlier boot stays as it was: a recorder never reopens a file (LOG_FORMAT.md
+            # 1), so one this boot synced too is no exception.
             data = open(p, "rb").read()
-            if name in self.previous and name not in current:
-                check(data == self.previous[name], "%s: %s changed after the boot that wrote it ended" % (label, name))
+            if name in self.previous:
+                check(data == self.previous[name], "%s: %s changed after the boot that wrote it ended%s"
+                      % (label, name, " (this boot synced it: reopened)" if name in current else ""))
         r = sh([self.cairn, "verify", d])
         check(r.returncode in (0, 2), "%s: cairn verify exit %d (0 clean, 2 a torn tail):\n%s" % (label, r.returncode, r.stdout))
+        # 2 only where the independent reader also saw a torn tail or a file cut in its header
+        check(r.returncode == 0 or st.get("torn_tails") or st.get("headerless_files"),
+              "%s: cairn verify exit 2, but no file has a torn tail or a cut header:\n%s" % (label, r.stdout))
         st.setdefault("verify_status", []).append(r.returncode)
         r = sh([self.cairn, "list", d])
         check(r.returncode == 0, "%s: cairn list exit %d:\n%s" % (label, r.returncode, r.stdout))
@@ -277,6 +369,53 @@ class Checker:
 
     def remember(self, d):
         self.previous = {os.path.relpath(p, d): open(p, "rb").read() for p in self.logs(d)}
+
+
+def check_baro_gone(st):
+    """The status while the barometer is unbound says so: failing, or searching for one. Not just
+    "not ok": an empty or missing status (cairn gone) is no answer."""
+    check(st.get("baro") in ("failing", "searching", "none-found"),
+          "ride: the bmp280 was unbound for 20 s but status says baro=%s (expected failing or searching)" % st.get("baro"))
+
+
+def check_failure_windows(files, epochs, windows):
+    """No point lost while the barometer failed or was gone (windows: epoch ranges): every fix of
+    those epochs is in the log as a raw fix (what the rules were offered), each kept one is a
+    point, and no fix there is dropped by a rule that dropped none of the rest of the ride (a
+    rule that fires only while the barometer fails is the failure losing points). Returns the
+    verdicts in the windows, {rule: count} (0 kept)."""
+    raw, points = {}, set()
+    for f in files.values():
+        for _, fixes in f.raw_fixes():
+            for fx in fixes:
+                raw[fx["time"]] = fx["verdict"]
+        for _, _, pts in f.records():
+            points.update(pt["time"] for pt in pts or [])
+    shift = GPSD_WEEK_SHIFT_S * 1000
+    inside = set()
+    for lo, hi in windows:
+        inside.update(range(int(lo), int(hi)))
+    missing, unkept, verdicts, elsewhere = [], [], {}, set()
+    for i, e in enumerate(epochs):
+        t = e.t_ms if e.t_ms in raw else e.t_ms + shift
+        v = raw.get(t)
+        if i not in inside:
+            if v is not None:
+                elsewhere.add(v)
+            continue
+        if v is None:
+            missing.append(i)
+            continue
+        verdicts[v] = verdicts.get(v, 0) + 1
+        if v == 0 and t not in points:
+            unkept.append(i)
+    check(not missing, "ride: %d fixes of the barometer's failure windows are not in the log (epochs %s...)" % (len(missing), missing[:5]))
+    check(not unkept, "ride: %d fixes of the barometer's failure windows are kept (raw fixes' verdict 0) but not points (epochs %s...)"
+          % (len(unkept), unkept[:5]))
+    only = {v: n for v, n in verdicts.items() if v not in elsewhere}
+    check(not only, "ride: in the barometer's failure windows fixes were dropped by rules that dropped none elsewhere in the ride: %s (rule: fixes)"
+          % only)
+    return verdicts
 
 
 # ---- the guest's side ------------------------------------------------------------------------
@@ -298,6 +437,15 @@ def wait_status(g, key, want, timeout, what):
 
 def wait_connected(g, mark, what, timeout=120):
     g.wait_log(r"cairn: connected to gpsd", mark, timeout, what)
+
+
+def power_on(g, what):
+    """Boots the guest and waits for cairn to reach gpsd; returns the journal mark of the boot.
+    The mark is taken before power-on: cairn may say it connected before the agent answers."""
+    mark = g.log_mark()
+    g.start()
+    wait_connected(g, mark, what)
+    return mark
 
 
 def check_unit(g, unit_sha, what):
@@ -348,14 +496,12 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
         height = climb_profile(n)
         ride = Ride(g, epochs, a.rate, height)
         eio = (int(n * 0.08), int(n * 0.08 + 15 * a.rate))  # EIO for 15 s of host time
-        gone = (eio[1] + 100, eio[1] + 100 + 20 * a.rate)  # the device unbound for 20 s
+        gone = (eio[1] + 100, int(eio[1] + 100 + 20 * a.rate))  # the device unbound for 20 s
         events = [(eio[0], "eio"), (eio[1], "eio-end"), (gone[0], "vanish"), (gone[1], "back"),
                   (int(n * 0.28), "gpsd-restart"), (int(n * 0.34), "stop-start"), (int(n * 0.40), "reboot")]
         ride.start()
         for at, ev in events:
-            while ride.i < at:
-                check(g.proc is not None and g.proc.poll() is None, "ride: qemu died")
-                time.sleep(0.05)
+            wait_epoch(g, ride, at, "ride", 0.05)
             if ev == "eio":
                 ride.baro_mode = "eio"
             elif ev == "eio-end":
@@ -370,7 +516,7 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
                 g.run("board-baro vanish")
             elif ev == "back":
                 st = status(g)
-                check(st.get("baro") != "ok", "ride: the bmp280 was unbound for 20 s but status says baro=ok")
+                check_baro_gone(st)
                 results["baro_gone_status"] = st.get("baro")
                 g.run("board-baro back")
                 ride.baro_mode = "ok"
@@ -408,9 +554,7 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
                 wait_status(g, "baro", ("ok",), 30, "ride: the barometer after the reboot")
                 ride.start()
                 say("ride: rebooted in %.0f s; cairn back at epoch %d" % (results["reboot_seconds"], ride.i))
-        while not ride.done():
-            check(g.proc is not None and g.proc.poll() is None, "ride: qemu died")
-            time.sleep(0.2)
+        wait_epoch(g, ride, len(epochs), "ride", 0.2)
         ride.pause()
         time.sleep(7)  # one sync more
         check(not ride.baro_errors, "ride: setting the barometer's registers failed: %s" % ride.baro_errors[:3])
@@ -433,9 +577,9 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
               % (last.get("ascent_m"), last.get("descent_m"), CLIMB_M))
         g.poweroff()
         out = os.path.join(run, "logs")
-        results["ride_disk"] = read_disk("ext4", logs, out, run)
+        results["ride_disk"] = read_disk("ext4", logs, out, run, clean=True)
         st = {}
-        files = checker.check_dir(out, {}, "ride", st)
+        files = checker.check_dir(out, dict(g.acks), "ride", st)  # every sync of the three boots
         # The heights came through the kernel's driver: each point's pressure is one the registers
         # held shortly before its epoch (cairn filters the readings over a few seconds of the
         # board's time: 150 epochs, 7.5 s at 20 a second, cover that lag).
@@ -459,17 +603,8 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
         med, p95 = errs[len(errs) // 2], errs[int(len(errs) * 0.95)]
         results["ride_pressure_err_pa"] = {"median": round(med, 1), "p95": round(p95, 1), "points_with": len(errs), "without": without}
         check(med < 5 and p95 < 30, "ride: the points' pressures are not ones set in the registers in the 150 epochs before them: median %.0f Pa off, 95th percentile %.0f Pa" % (med, p95))
-        # No point lost while the barometer failed or was gone: every fix of those epochs was logged.
-        raw_times = set()
-        for f in files.values():
-            for _, fixes in f.raw_fixes():
-                raw_times.update(fx["time"] for fx in fixes)
-        missing = []
-        for i in list(range(*eio)) + list(range(*gone)):
-            e = epochs[i]
-            if e.t_ms not in raw_times and e.t_ms + GPSD_WEEK_SHIFT_S * 1000 not in raw_times:
-                missing.append(i)
-        check(not missing, "ride: %d fixes of the barometer's failure windows are not in the log (epochs %s...)" % (len(missing), missing[:5]))
+        # No point lost while the barometer failed or was gone.
+        results["ride_failure_windows"] = check_failure_windows(files, epochs, [eio, gone])
         # `systemctl stop` and the reboot each closed the trip: every file but the last... all end with a trip end.
         ends = []
         for name, f in sorted(files.items()):
@@ -504,6 +639,20 @@ def overlay(base, path):
     check(r.returncode == 0, "qemu-img create failed: %s" % r.stdout)
 
 
+def check_resumed(files, this, last_trip, label):
+    """This boot's files continue the trip of the boot before (same trip id, the next part);
+    returns this boot's last (trip, part), or last_trip if it wrote none."""
+    for name in sorted(this):
+        f = files.get(name)
+        if f is not None and last_trip is not None:
+            check(f.trip == last_trip[0] and f.part == last_trip[1] + 1,
+                  "%s: the ride did not continue: %s is trip %d part %d, the last boot's was trip %d part %d"
+                  % (label, name, f.trip, f.part, last_trip[0], last_trip[1]))
+        if f is not None:
+            last_trip = (f.trip, f.part)
+    return last_trip
+
+
 def scenario_cuts(a, fs, cuts, epochs, unit_sha, checker, results, rng):
     """Power cuts at random moments of the sync window, each followed by the host's inspection
     and a boot that continues the ride."""
@@ -522,12 +671,11 @@ def scenario_cuts(a, fs, cuts, epochs, unit_sha, checker, results, rng):
     last_trip = None
     try:
         for k in range(cuts + 1):
-            g.start()
-            mark = g.log_mark()
-            wait_connected(g, mark, "%s cut %d: cairn after power-on" % (fs, k))
+            mark = power_on(g, "%s cut %d: cairn after power-on" % (fs, k))
             if k == 0:
                 check_unit(g, unit_sha, "%s: at boot" % fs)
             t_boot = g.t_ready - g.t_power
+            first = ride.i  # the first epoch this boot's gpsd sees
             ride.start()
             if k == cuts:
                 # the last boot: the ride goes on, then a clean stop
@@ -539,11 +687,20 @@ def scenario_cuts(a, fs, cuts, epochs, unit_sha, checker, results, rng):
                 acks = dict(g.acks)
                 g.poweroff()
                 out = os.path.join(run, "final")
-                disk = read_disk(fs, logs, out, run)
+                label = "%s after the last boot" % fs
+                disk = read_disk(fs, logs, out, run, clean=True)
                 st = {}
-                files = checker.check_dir(out, acks, "%s after the last boot" % fs, st)
+                this = [os.path.relpath(p, LOGDIR) for p in g.boot_acks]
+                files = checker.check_dir(out, acks, label, st, current=this, fed=(first, ride.i))
+                last_trip = check_resumed(files, this, last_trip, label)
+                # the clean stop closed the trip: its newest file ends with the trip end record
+                newest = files[max(this)] if this and max(this) in files else None
+                recs = [r for r in newest.records() if r[1] != 255] if newest else []
+                check(recs and recs[-1][1] == 6, "%s: the trip was not closed by `systemctl stop`: %s ends with record type %s"
+                      % (label, max(this) if this else "no file of this boot", recs[-1][1] if recs else None))
                 r = sh([checker.cairn, "list", "--json", out])
                 trips = json.loads(r.stdout)
+                check(len(trips) == 1, "%s: `cairn list` shows %d trips; the ride went on through every cut as one" % (label, len(trips)))
                 results["cuts_%s_final" % fs] = {"trips": len(trips), "files": len(files), "fsck": disk,
                                                  "points": sum(t.get("points") or 0 for t in trips)}
                 break
@@ -560,17 +717,9 @@ def scenario_cuts(a, fs, cuts, epochs, unit_sha, checker, results, rng):
             st = {}
             label = "%s cut %d" % (fs, k + 1)
             this = [os.path.relpath(p, LOGDIR) for p in g.boot_acks]
-            files = checker.check_dir(out, acks, label, st, current=this)
-            # This boot's file continues the trip of the last one (same trip id, next part).
-            resumed = None
-            for name in this:
-                f = files.get(name)
-                if f is not None and last_trip is not None:
-                    resumed = (f.trip == last_trip[0] and f.part == last_trip[1] + 1)
-                    check(resumed, "%s: the ride did not continue: %s is trip %d part %d, the last boot's was trip %d part %d"
-                          % (label, name, f.trip, f.part, last_trip[0], last_trip[1]))
-                if f is not None:
-                    last_trip = (f.trip, f.part)
+            files = checker.check_dir(out, acks, label, st, current=this, fed=(first, ride.i))
+            resumed = True if last_trip is not None and any(n in files for n in this) else None
+            last_trip = check_resumed(files, this, last_trip, label)
             checker.remember(out)
             row = {"cut": k + 1, "fs": fs, "boot_s": round(t_boot), "after_ack_s": round(delay, 2),
                    "acked": sum(acks.values()), "acked_records": st.get("acked_records", 0),
@@ -630,9 +779,7 @@ def scenario_bench(a, epochs, unit_sha, results):
         ride = Ride(g, epochs, a.rate, climb_profile(n))
         t0 = time.monotonic()
         ride.start()
-        while not ride.done():
-            check(g.proc is not None and g.proc.poll() is None, "bench: qemu died")
-            time.sleep(0.5)
+        wait_epoch(g, ride, len(epochs), "bench", 0.5)
         ride.pause()
         time.sleep(7)  # one sync more
         replay_s = time.monotonic() - t0

@@ -61,6 +61,10 @@ hostdeb=${deb/_${arch}.deb/_amd64.deb}
 [ -f "$hostdeb" ] || die "no amd64 package at $hostdeb for the host's cairn verify/list"
 dpkg-deb -x "$hostdeb" "$run/host"
 dpkg-deb -x "$deb" "$run/pkg"
+# The host's checks first, on crafted disks and logs (a few seconds): a check that cannot fail
+# would pass every boot after it.
+python3 "$here/selftest/run.py" --cairn "$run/host/usr/bin/cairn" >"$run/selftest.log" 2>&1 \
+    || { cat "$run/selftest.log" >&2; die "the host-side checks fail their self-test (deploy/board/selftest/run.py)"; }
 
 # One root per log file system, each from a copy of the cached tree with our .deb installed.
 for fs in ext4 vfat; do
