@@ -46,7 +46,9 @@ public struct Rclone: Sendable {
         if outcome.status == 0 { return }
         let said = Self.lastLines(outcome.errorText)
         if outcome.timedOut { throw Failure(what: what, detail: "no answer within \(timeoutSeconds * 30) s, stopped", notFound: false) }
-        if let s = outcome.signal { throw Failure(what: what, detail: "rclone ended by signal \(s)" + (said.isEmpty ? "" : ": \(said)"), notFound: false) }
+        if let s = outcome.signal {
+            throw Failure(what: what, detail: "rclone ended by signal \(s)" + (said.isEmpty ? "" : ": \(said)"), notFound: false)
+        }
         let status = outcome.status ?? -1
         throw Failure(what: what, detail: said.isEmpty ? "rclone exit status \(status)" : said, notFound: status == 3 || status == 4)
     }
