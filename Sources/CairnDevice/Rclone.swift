@@ -54,7 +54,7 @@ public struct Rclone: Sendable {
     }
 
     /// rclone's last error lines without their date and time, on one line.
-    static func lastLines(_ text: String) -> String {
+    public static func lastLines(_ text: String) -> String {
         let lines = text.split(separator: "\n").map { line -> Substring in
             // "2026/12/03 16:29:59 ERROR : x: y" -> "x: y"
             var l = line[...]

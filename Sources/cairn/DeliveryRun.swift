@@ -100,6 +100,21 @@ struct DeliveryRun {
                 failedTrips += 1
             }
         }
+        // The board's privacy key goes with its logs, as export's does: a laptop's convert of
+        // the copies then cuts the zones where the board does (they hold every point anyway).
+        if stop == nil, delivered > 0, copyLogs, let key = stageOptions.zones.key {
+            do {
+                let local = POSIX.join(staging, ExportStageOptions.keyFileName)
+                try writeFileAtomically(local, key.bytes, mode: 0o600)
+                let target = DeliverCommand.join(DeliverCommand.join(base, "logs"), ExportStageOptions.keyFileName)
+                _ = try send(local, FileDigest.of(local), to: target)
+            } catch let e as Stop {
+                stop = e
+            } catch {
+                printErr("cairn: \(error)")
+                problems += 1
+            }
+        }
         removeStaging(staging)
 
         status.delivered = delivered
