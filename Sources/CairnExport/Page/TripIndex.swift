@@ -67,7 +67,8 @@ public struct TripIndex: Sendable, Equatable {
 
     /// Reads an index's text; never fails (see the type's comment).
     public init(text: String) {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Split on the byte: "\r\n" is one Character, which a split on "\n" would not see.
+        var lines = text.utf8.split(separator: 10, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         if lines.last == "" { lines.removeLast() }
         var columns = Self.columns
         var lineNo = 0
@@ -88,7 +89,7 @@ public struct TripIndex: Sendable, Equatable {
             if line.isEmpty { continue }
             if !sawHeader && line.hasPrefix("key\t") {
                 sawHeader = true
-                let named = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                let named = Self.fields(line)
                 if Set(named).count != named.count || !named.contains("trip") {
                     problems.append("line \(lineNo): a header without 'trip' or with a column named twice; read as version \(Self.version)'s columns")
                     kept.append(raw)
@@ -113,8 +114,14 @@ public struct TripIndex: Sendable, Equatable {
 
     private struct Bad: Error { let why: String }
 
+    /// The tab-separated fields, split on the byte: a tab followed by a combining mark is one
+    /// Character, which a split on "\t" would not see.
+    static func fields(_ line: String) -> [String] {
+        line.utf8.split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     private static func entry(_ line: String, columns: [String]) -> Result<Entry, Bad> {
-        let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        let fields = Self.fields(line)
         guard fields.count == columns.count else {
             return .failure(Bad(why: "\(fields.count) field\(fields.count == 1 ? "" : "s"), the header names \(columns.count)"))
         }
@@ -147,7 +154,7 @@ public struct TripIndex: Sendable, Equatable {
         if let a = values["activity"], !a.isEmpty { e.activity = a }
         if let p = values["picture"], !p.isEmpty { e.picture = p }
         if let f = fields[safe: columns.firstIndex(of: "files")] {
-            e.files = f.split(separator: " ").compactMap { unescaped(String($0)) }
+            e.files = f.utf8.split(separator: 32).compactMap { unescaped(String(decoding: $0, as: UTF8.self)) }
         }
         for c in columns where !Self.columns.contains(c) { e.extra[c] = values[c] }
         return .success(e)
