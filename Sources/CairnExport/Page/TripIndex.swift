@@ -112,7 +112,10 @@ public struct TripIndex: Sendable, Equatable {
         }
     }
 
-    private struct Bad: Error { let why: String }
+    private struct Bad: Error, CustomStringConvertible {
+        let why: String
+        var description: String { why }
+    }
 
     /// The tab-separated fields, split on the byte: a tab followed by a combining mark is one
     /// Character, which a split on "\t" would not see.
