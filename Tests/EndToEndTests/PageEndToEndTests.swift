@@ -52,7 +52,8 @@ final class PageEndToEndTests: XCTestCase {
     func pictureTrackPoints(_ svg: String, written: [Point]) -> [Point] {
         let minLat = written.map(\.lat).min()!, maxLat = written.map(\.lat).max()!
         let minLon = written.map(\.lon).min()!, maxLon = written.map(\.lon).max()!
-        let margin = 20.0, inner = 1000.0 - 2 * margin, mapTop = 44.0
+        let svgWidth = svg.range(of: " width=\"").flatMap { r in Double(svg[r.upperBound...].prefix { $0 != "\"" }) } ?? .nan
+        let margin = 20.0, inner = svgWidth - 2 * margin, mapTop = 44.0
         let cosLat = max(cos((minLat + maxLat) / 2 * .pi / 180), 0.01)
         let spanLon = max(maxLon - minLon, 0.0005), spanLat = max(maxLat - minLat, 0.0005)
         let scale = min(inner / (spanLon * cosLat), 700 / spanLat)
@@ -142,7 +143,7 @@ final class PageEndToEndTests: XCTestCase {
         let spanM = Self.metres(
             Point(lat: written.map(\.lat).min()!, lon: written.map(\.lon).min()!),
             Point(lat: written.map(\.lat).max()!, lon: written.map(\.lon).max()!))
-        let pixel = spanM / 960
+        let pixel = spanM / 600
         let nearest = drawn.map { Self.metres($0, home) }.min()!
         XCTAssertGreaterThanOrEqual(nearest, radius - pixel, "a drawn point \(nearest) m from home (zone \(radius) m, a pixel \(pixel) m)")
         // The inverse is right: the start mark lands on the first written point.

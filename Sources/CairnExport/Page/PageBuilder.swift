@@ -34,6 +34,7 @@ public final class PageBuilder {
     private var drewPictures = false
 
     public static let picturesFolder = "pictures"
+    public static let pictureWidth = 640.0
     /// Far above any real index (a line is about 200 bytes); a bigger file is not read as one.
     static let maxIndexBytes = 64 << 20
 
@@ -102,6 +103,8 @@ public final class PageBuilder {
         }
         var options = TrackPicture.Options.defaults(activity: t.entry.activity ?? TripConversion.recordedActivity(of: t.trip))
         options.privacy = t.window
+        // Narrower than `render`'s 1000 px: shown about 330 px wide on a phone, its labels stay legible.
+        options.width = Self.pictureWidth
         let out = try OutputSink(atomically: path, force: true)
         do {
             try TrackPicture.render(t.trip, options: options, to: out)
