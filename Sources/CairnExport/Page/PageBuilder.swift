@@ -116,10 +116,19 @@ public final class PageBuilder {
         drewPictures = true
     }
 
-    /// Writes `index.tsv`, then `index.html` from it.
+    /// Writes `index.tsv`, then `index.html` from it; a file that would not change is left as
+    /// it is (a second export with nothing new changes nothing on the stick).
     public func write() throws(ExportError) {
         try Self.replace(POSIX.join(folder, TripIndex.fileName), index.text)
         try Self.replace(POSIX.join(folder, IndexPage.fileName), IndexPage.html(index.entries, title: title))
+    }
+
+    /// The file's bytes, nil when it cannot be read or is larger than `limit`.
+    static func contents(_ path: String, limit: Int) -> [UInt8]? {
+        guard let fd = try? POSIX.open(path, O_RDONLY | O_CLOEXEC) else { return nil }
+        defer { POSIX.close(fd) }
+        guard let bytes = try? POSIX.readToEnd(fd, limit: limit), bytes.count <= limit else { return nil }
+        return bytes
     }
 
     /// The one call for a folder: reads its index, adds `trips` (pictures drawn), writes the
@@ -135,8 +144,10 @@ public final class PageBuilder {
     }
 
     static func replace(_ path: String, _ text: String) throws(ExportError) {
+        let bytes = Array(text.utf8)
+        if contents(path, limit: bytes.count) == bytes { return }
         let tmp = OutputSink.temporaryName(for: path)
-        do throws(AtomicFile.Failure) { try AtomicFile.write(Array(text.utf8), to: path, temporaryPath: tmp) } catch {
+        do throws(AtomicFile.Failure) { try AtomicFile.write(bytes, to: path, temporaryPath: tmp) } catch {
             switch error {
             case .create(let e): throw ExportError("\(tmp): cannot create: \(e)")
             case .rename(let e): throw ExportError("\(path): cannot rename into place: \(e)")

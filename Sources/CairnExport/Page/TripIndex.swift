@@ -144,7 +144,7 @@ public struct TripIndex: Sendable, Equatable {
             return .success(v)
         }
         func finite(_ s: String) -> Double? { Double(s).flatMap { $0.isFinite ? $0 : nil } }
-        do {
+        do throws(Bad) {
             e.startMs = try number("start_ms") { Int64($0) }.get()
             e.utcOffsetS = try number("utc_offset_s") { Int($0) }.get()
             e.distanceM = try number("distance_m", finite).get() ?? 0
