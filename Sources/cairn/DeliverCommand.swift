@@ -14,6 +14,7 @@ import CairnDevice
 ///
 ///     REMOTE/<board>/logs/NNNNNNNN.cairn      the log files, byte for byte (unless --logs no)
 ///     REMOTE/<board>/<format>/<name>          one conversion per trip and format
+///     REMOTE/<board>/index.html, index.tsv, pictures/   the page of the trips delivered there
 ///
 /// Exactly once: each file goes up under a temporary name (`.cairn-tmp-…`, same folder), is read
 /// back whole (size and CRC-32C of what the remote holds), then renamed to its final name, which
@@ -32,7 +33,7 @@ enum DeliverCommand: Command {
     static let name = "deliver"
     static let overview = "Send finished trips (log files and conversions) to a remote through rclone, each exactly once."
     static let usage =
-        "cairn deliver [--remote <remote:path>] [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--rclone <program>] [--rclone-config <file>] [--retries <n>] [--timeout <seconds>] [--laps <laps>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>]"
+        "cairn deliver [--remote <remote:path>] [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--rclone <program>] [--rclone-config <file>] [--retries <n>] [--timeout <seconds>] [--laps <laps>] [--page <yes|no>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>]"
 
     /// What the `[deliver]` section of the config file may set.
     static let sectionOptions = [
@@ -56,7 +57,12 @@ enum DeliverCommand: Command {
         OptionSpec(
             name: "--timeout", valueName: "SECONDS",
             help: "Seconds without progress before a transfer is given up (a call is stopped after 30 times this). (default: 30)"),
-        OptionSpec(name: "--laps", valueName: "LAPS", help: "Laps, as for export. (default: pause)")
+        OptionSpec(name: "--laps", valueName: "LAPS", help: "Laps, as for export. (default: pause)"),
+        OptionSpec(
+            name: "--page", valueName: "YES|NO",
+            help:
+                "Keep REMOTE/<board>/index.html up to date: a page of every trip delivered there (date, distance, moving time, climb, picture, links), with its index.tsv and pictures/. (default: yes)"
+        )
     ]
 
     static let options =
@@ -87,6 +93,8 @@ enum DeliverCommand: Command {
         let formats = try SharedOptions.formats(a.value("--format") ?? "gpx,fit,csv")
         let logsText = a.value("--logs")
         if let l = logsText, l != "yes" && l != "no" { throw UsageError("The value '\(l)' is invalid for '--logs <yes|no>'") }
+        let pageText = a.value("--page") ?? "yes"
+        if pageText != "yes" && pageText != "no" { throw UsageError("The value '\(pageText)' is invalid for '--page <yes|no>'") }
         let retries = try wholeOption(a, "--retries", 1...10, default: 3)
         let timeout = try wholeOption(a, "--timeout", 1...3600, default: 30)
         let rcloneConfig = a.value("--rclone-config")
@@ -118,7 +126,7 @@ enum DeliverCommand: Command {
 
         var run = DeliveryRun(
             dir: dir, remote: remote, rclone: rclone, retries: retries, formats: formats, copyLogs: copyLogs,
-            stageOptions: stageOptions, quietFailures: isatty(2) == 0)
+            stageOptions: stageOptions, quietFailures: isatty(2) == 0, page: pageText == "yes")
         return run.go()
     }
 

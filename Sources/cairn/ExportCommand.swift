@@ -234,7 +234,8 @@ enum ExportCommand: Command {
                 let key = TripIndex.key(tripId: t.id, suffix: t.nameSuffix)
                 if wroteAny || !page.isCurrent(key: key) {
                     let entry = pageEntry(
-                        t, s, key: key, dest: dest, formats: formats, prefix: namePrefix, hidden: window?.hidesAll == true,
+                        t, s, key: key, present: { pathExists(POSIX.join(dest, $0)) }, formats: formats, prefix: namePrefix,
+                        hidden: window?.hidesAll == true,
                         logs: copyLogs ? now.map { "logs/" + $0.name } : [])
                     if !entry.files.isEmpty, let p = page.add(PageTrip(entry: entry, trip: t, window: window)) {
                         printErr("cairn: \(label): no picture on the page: \(p)")
@@ -287,9 +288,10 @@ enum ExportCommand: Command {
     }
 
     /// The page's entry for a trip: the figures of what the conversions hold (`s`), the files
-    /// they and the log copies are in (relative to the destination; those there now).
+    /// they and the log copies are in (relative to the destination; those `present` there).
     static func pageEntry(
-        _ t: TripRef, _ s: TripSummary, key: String, dest: String, formats: [ExportFormat], prefix: String, hidden: Bool, logs: [String]
+        _ t: TripRef, _ s: TripSummary, key: String, present: (String) -> Bool, formats: [ExportFormat], prefix: String, hidden: Bool,
+        logs: [String]
     ) -> TripIndex.Entry {
         let stem = ExportFormat.csv.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix)
         var e = TripIndex.Entry(key: key, tripId: t.id, name: String(stem.dropLast(ExportFormat.csv.fileExtension.utf8.count + 1)))
@@ -302,11 +304,11 @@ enum ExportCommand: Command {
             e.points = s.stats.points
             for f in formats {
                 let rel = f.name + "/" + f.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix)
-                if pathExists(POSIX.join(dest, rel)) { e.files.append(rel) }
+                if present(rel) { e.files.append(rel) }
             }
         }
         e.activity = s.activity
-        e.files += logs.filter { pathExists(POSIX.join(dest, $0)) }
+        e.files += logs.filter(present)
         return e
     }
 
