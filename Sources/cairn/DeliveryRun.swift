@@ -237,6 +237,12 @@ struct DeliveryRun {
                     "\(target) holds another log (salt \(String(theirs, radix: 16)), this one's \(String(mine, radix: 16))): not replaced;"
                         + " move it away, or deliver this board's trips to another folder")
             }
+            // A log is never rewritten after its trip (only its unused zeros trimmed): a copy of
+            // the same log that differs from a damaged one here (a card's bit rot since) may be
+            // the whole one, and must not be replaced by it.
+            if logSalt != nil, Self.isDamaged(local) {
+                throw Failure("\(local) is damaged ('cairn verify'); the copy at \(target) differs and is kept")
+            }
         }
         let folder = String(target[..<target.lastIndex(of: "/")!])
         let name = String(target[target.index(after: target.lastIndex(of: "/")!)...])
@@ -274,6 +280,12 @@ struct DeliveryRun {
             }
         }
         return result
+    }
+
+    /// Whether the local log reads with damaged records (or not at all).
+    static func isDamaged(_ path: String) -> Bool {
+        guard let r = try? LogReader(path: path), let s = try? r.scan() else { return true }
+        return !s.damaged.isEmpty
     }
 
     /// The salt in a log header's first 16 bytes; nil for anything else.

@@ -148,4 +148,23 @@ final class DeliverAttackEndToEndTests: XCTestCase {
             (try? String(contentsOfFile: b + "/delivered", encoding: .utf8))?.contains("00000001.cairn 1 ") ?? false,
             "no receipt for a trip whose log is not on the remote")
     }
+
+    /// A card's bit rot after a delivery changes a log; the next run took it for a changed
+    /// trip and replaced the remote's whole copy with the damaged one (and its conversion with
+    /// one point short); prune then deleted the board's copy: the whole log was nowhere.
+    func testADamagedLogNeverReplacesItsWholeCopy() throws {
+        let (dir, conf, remote) = try setUp(trips: 2)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
+        let whole = try data(dir + "/00000001.cairn")
+        var rotten = whole
+        rotten[300] ^= 0x40
+        try rotten.write(to: URL(fileURLWithPath: dir + "/00000001.cairn"))
+        let r = try deliver(dir, conf, remote, ["--format", "gpx"])
+        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), whole, r.stderr)
+        XCTAssertNotEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("00000001.cairn is damaged"), r.stderr)
+        let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+    }
 }
