@@ -79,33 +79,46 @@ enum DeliverCommand: Command {
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
         var a = parsed
         if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
-        // The config's [deliver] section (and its top's dir), under the command line.
+        // The config's [deliver] section (and its top's dir), under the command line; a bad value
+        // from it is named by its file and line.
+        var origin: [String: String] = [:]
         if let path = try ExportStageOptions.configPath(a, defaultConfig: ExportStageOptions.defaultConfig) {
-            _ = try ConfigFile.load(path, options: RecordCommand.options).merge(into: &a, section: "deliver", alsoTop: ["dir"])
+            origin = try ConfigFile.load(path, options: RecordCommand.options).merge(into: &a, section: "deliver", alsoTop: ["dir"])
         }
+        func from(_ option: String) -> String { origin[option].map { "\($0): " } ?? "" }
         guard let remote = a.value("--remote"), !remote.isEmpty else {
             throw UsageError("Missing expected option '--remote <remote:path>' (or 'remote = ...' in the [deliver] section of the config)")
         }
         if remote.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) || remote.hasPrefix("-") {
-            throw UsageError("The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>'")
+            throw UsageError(from("--remote") + "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>'")
         }
         let dir = a.value("--dir") ?? "/var/lib/cairn"
-        let formats = try SharedOptions.formats(a.value("--format") ?? "gpx,fit,csv")
+        let formats: [ExportFormat]
+        do throws(UsageError) { formats = try SharedOptions.formats(a.value("--format") ?? "gpx,fit,csv") } catch {
+            throw UsageError(from("--format") + error.message)
+        }
         let logsText = a.value("--logs")
-        if let l = logsText, l != "yes" && l != "no" { throw UsageError("The value '\(l)' is invalid for '--logs <yes|no>'") }
+        if let l = logsText, l != "yes" && l != "no" { throw UsageError(from("--logs") + "The value '\(l)' is invalid for '--logs <yes|no>'") }
         let pageText = a.value("--page") ?? "yes"
-        if pageText != "yes" && pageText != "no" { throw UsageError("The value '\(pageText)' is invalid for '--page <yes|no>'") }
-        let retries = try wholeOption(a, "--retries", 1...10, default: 3)
-        let timeout = try wholeOption(a, "--timeout", 1...3600, default: 30)
+        if pageText != "yes" && pageText != "no" { throw UsageError(from("--page") + "The value '\(pageText)' is invalid for '--page <yes|no>'") }
+        let retries = try wholeOption(a, "--retries", 1...10, default: 3, from: from("--retries"))
+        let timeout = try wholeOption(a, "--timeout", 1...3600, default: 30, from: from("--timeout"))
         let rcloneConfig = a.value("--rclone-config")
         if let c = rcloneConfig {
             guard !c.isEmpty, pathExists(c) else {
-                throw Failure("--rclone-config \(c): no such file", status: ExitCode.config)
+                throw Failure(from("--rclone-config") + "--rclone-config \(c): no such file", status: ExitCode.config)
             }
         }
         let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
-        let copyLogs = logsText.map { $0 == "yes" } ?? (stageOptions.zones.isEmpty || formats.isEmpty)
-        if !copyLogs && formats.isEmpty { throw UsageError("'--format none' with '--logs no' leaves nothing to deliver") }
+        // With zones the logs (every point, the zones' too) stay home unless said outright, even
+        // with no conversion chosen: a config's 'format = none' is no consent to send them.
+        let copyLogs = logsText.map { $0 == "yes" } ?? stageOptions.zones.isEmpty
+        if !copyLogs && formats.isEmpty {
+            throw UsageError(
+                logsText == nil
+                    ? "'--format none' with privacy zones leaves nothing to deliver: the logs hold the zones' points and go only with '--logs yes'"
+                    : "'--format none' with '--logs no' leaves nothing to deliver")
+        }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
         ignoreFileSizeLimitSignal()
 
@@ -152,10 +165,11 @@ enum DeliverCommand: Command {
         }
     }
 
-    static func wholeOption(_ a: ParsedArguments, _ name: String, _ range: ClosedRange<Int>, default d: Int) throws -> Int {
+    static func wholeOption(_ a: ParsedArguments, _ name: String, _ range: ClosedRange<Int>, default d: Int, from: String = "") throws -> Int {
         guard let text = a.value(name) else { return d }
         guard let v = StrictNumber.whole(text), range.contains(v) else {
-            throw UsageError("The value '\(text)' is invalid for '\(name)': use a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw UsageError(
+                from + "The value '\(text)' is invalid for '\(name)': use a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return v
     }

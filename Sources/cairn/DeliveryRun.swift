@@ -207,7 +207,7 @@ struct DeliveryRun {
         var files = 0, bytes = 0
         if copyLogs {
             for (f, c) in zip(t.files, now) {
-                if try send(f.path, c.digest, to: DeliverCommand.join(DeliverCommand.join(base, "logs"), c.name)) {
+                if try send(f.path, c.digest, to: DeliverCommand.join(DeliverCommand.join(base, "logs"), c.name), logSalt: c.salt) {
                     files += 1
                     bytes += c.digest.size
                 }
@@ -293,10 +293,25 @@ struct DeliveryRun {
 
     /// Puts the local file (whose bytes are `digest`) at `target` whole: nothing when the remote
     /// holds those bytes already, else up under a temporary name, read back, renamed, read back.
-    /// Returns whether it sent anything.
-    func send(_ local: String, _ digest: FileDigest, to target: String) throws -> Bool {
+    /// Returns whether it sent anything. A log (`logSalt`) never replaces another log under its
+    /// name (another board's, or this board's from before its log directory started again at
+    /// 00000001): that copy may be the only one, its trip pruned on the strength of it.
+    func send(_ local: String, _ digest: FileDigest, to target: String, logSalt: UInt32? = nil) throws -> Bool {
         if let why = recording() { throw Stop.recording(why) }
-        if let there = try digestOf(target), there == digest { return false }
+        if let there = try remoteFile(target) {
+            if there.digest == digest { return false }
+            if let mine = logSalt, let theirs = Self.logSalt(there.head), theirs != mine {
+                throw Failure(
+                    "\(target) holds another log (salt \(String(theirs, radix: 16)), this one's \(String(mine, radix: 16))): not replaced;"
+                        + " move it away, or deliver this board's trips to another folder")
+            }
+            // A log is never rewritten after its trip (only its unused zeros trimmed): a copy of
+            // the same log that differs from a damaged one here (a card's bit rot since) may be
+            // the whole one, and must not be replaced by it.
+            if logSalt != nil, Self.isDamaged(local) {
+                throw Failure("\(local) is damaged ('cairn verify'); the copy at \(target) differs and is kept")
+            }
+        }
         let folder = String(target[..<target.lastIndex(of: "/")!])
         let name = String(target[target.index(after: target.lastIndex(of: "/")!)...])
         let temporary = folder + "/" + DeliverCommand.temporaryPrefix + randomHex() + "-" + name
@@ -313,18 +328,38 @@ struct DeliveryRun {
     }
 
     /// The size and CRC-32C of what the remote holds at `path`, nil when it holds nothing there.
-    func digestOf(_ path: String) throws -> FileDigest? {
-        var result: FileDigest?
+    func digestOf(_ path: String) throws -> FileDigest? { try remoteFile(path)?.digest }
+
+    /// The size and CRC-32C of what the remote holds at `path`, and its first 16 bytes (a log's
+    /// header: magic, version, length, salt); nil when it holds nothing there.
+    func remoteFile(_ path: String) throws -> (digest: FileDigest, head: [UInt8])? {
+        var result: (digest: FileDigest, head: [UInt8])?
         try attempt { () throws(Rclone.Failure) in
             var acc = FileDigest.Accumulator()
+            var head: [UInt8] = []
             do throws(Rclone.Failure) {
-                try rclone.read(path) { acc.add($0) }
-                result = acc.digest
+                try rclone.read(path) {
+                    acc.add($0)
+                    if head.count < 16 { head += $0.prefix(16 - head.count) }
+                }
+                result = (acc.digest, head)
             } catch {
                 if error.notFound { result = nil } else { throw error }
             }
         }
         return result
+    }
+
+    /// Whether the local log reads with damaged records (or not at all).
+    static func isDamaged(_ path: String) -> Bool {
+        guard let r = try? LogReader(path: path), let s = try? r.scan() else { return true }
+        return !s.damaged.isEmpty
+    }
+
+    /// The salt in a log header's first 16 bytes; nil for anything else.
+    static func logSalt(_ head: [UInt8]) -> UInt32? {
+        guard head.count == 16, head.prefix(8).elementsEqual("CAIRNLOG".utf8) else { return nil }
+        return UInt32(head[12]) | UInt32(head[13]) << 8 | UInt32(head[14]) << 16 | UInt32(head[15]) << 24
     }
 
     /// Runs `call` up to `retries` times, waiting 2, 8, 32... s between (monotonic: a clock set
