@@ -15,6 +15,9 @@ import CairnExport
 ///     DIR/gpx/YYYYMMDD-HHMMSS-tripID.gpx        one GPX per trip (UTC time of its first exported point)
 ///     DIR/fit/YYYYMMDD-HHMMSS-tripID.fit        one FIT activity per trip
 ///
+/// With a board id (the log's, else `--board` or the config's `board`) the names are
+/// `YYYYMMDD-HHMMSS-BOARD-tripID.EXT`.
+///
 /// `--name-prefix TEXT` puts TEXT in front of each conversion's name; the log copies keep their
 /// names (the `exported` state, retention and a later export know them by it).
 ///
@@ -36,7 +39,7 @@ enum ExportCommand: Command {
     static let name = "export"
     static let overview = "Copy finished trips (log files and conversions) to a card or stick; a second run copies nothing new."
     static let usage =
-        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>]"
+        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>] [--board <id>]"
     static let options =
         [
             OptionSpec(name: "--to", valueName: "DIR", help: "Destination (a mounted card or stick); created if its parent exists."),
@@ -50,7 +53,7 @@ enum ExportCommand: Command {
                     "Copy the raw log files to DIR/logs. They hold every point, the privacy zones' too, so with zones in effect the default is no; a trip exported without its logs is not safe to delete, and retention keeps it. (default: yes, or no with privacy zones)"
             )
         ]
-        + ExportStageOptions.options + [SharedOptions.namePrefixOption]
+        + ExportStageOptions.options + [SharedOptions.namePrefixOption, SharedOptions.boardOption]
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
         let a = parsed
@@ -188,17 +191,18 @@ enum ExportCommand: Command {
                     zonesRead = false  // never a conversion without its zones' cut
                 }
             }
+            let board = TripCatalog.board(of: t, fallback: stageOptions.board)
             for format in formats where zonesRead && !empty {
                 if window?.hidesAll == true {
                     printErr("cairn: \(label): every point is inside a privacy zone; no \(format.name) written")
                     continue
                 }
-                let name = format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: namePrefix)
+                let name = format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: namePrefix, board: board)
                 let target = POSIX.join(POSIX.join(dest, format.name), name)
                 // Written again unless this trip, as it is now, was verified here: a trip resumed
                 // since has more points than its earlier conversion.
                 if verified && pathExists(target) { continue }
-                if let err = convert(t, s, window: window, format: format, to: target, laps: stageOptions.laps) {
+                if let err = convert(t, s, window: window, format: format, to: target, laps: stageOptions.laps, board: board) {
                     printErr("cairn: \(label): \(format.name) not written: \(err)")
                     tripProblem = true
                 } else {
@@ -269,13 +273,15 @@ enum ExportCommand: Command {
     /// Converts one trip into `target` through a temporary name, then reads it back; returns an
     /// error text or nil. `s` is the trip's summary over what the export holds (`window`).
     static func convert(
-        _ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, format: ExportFormat, to target: String, laps lapRule: LapRule
+        _ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, format: ExportFormat, to target: String, laps lapRule: LapRule,
+        board: String? = nil
     ) -> String? {
         let tmp = temporaryName(for: target)
         unlink(tmp)
         var settings = ExportFormat.Settings(version: cairnVersion)
         settings.barometer = s.stats.climbFromBarometer
         settings.laps = lapRule
+        settings.board = board
         let output: ExportFormat.Output
         var sink: OutputSink?
         if format == .fit {
@@ -289,6 +295,7 @@ enum ExportCommand: Command {
         // The conversion's notes (a zone's cut, a damaged log) are export's to say, not each format's.
         var stages = TripConversion.Stages()
         stages.laps = lapRule
+        stages.board = board
         let conversion = TripConversion(writer: format.makeWriter(output, settings), stages: stages) { _ in }
         let outcome = conversion.convert(t, window: window, summary: s)
         let readError = outcome.error

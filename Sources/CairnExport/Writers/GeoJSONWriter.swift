@@ -97,7 +97,11 @@ public final class GeoJSONWriter: TrackExporter {
     }
 
     private func properties(_ s: TripSummary?, title: String? = nil, extra: [(String, String)] = []) {
-        var fields = s.map(TripFigures.json) ?? [("trip", String(heading.id)), ("activity", heading.activity.map(TextFormat.jsonString) ?? "null")]
+        // The board as the export knows it: the log's, else the one given for logs without.
+        var fields =
+            s.map { var t = $0; t.board = heading.board; return TripFigures.json(t) }
+            ?? [("trip", String(heading.id)), ("activity", heading.activity.map(TextFormat.jsonString) ?? "null")]
+                + (heading.board.map { [("board", TextFormat.jsonString($0))] } ?? [])
         fields.append(("title", TextFormat.jsonString(title ?? "Trip \(heading.id)")))
         fields += extra
         out.put("\"properties\":{")
