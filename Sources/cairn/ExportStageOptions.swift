@@ -35,7 +35,7 @@ struct ExportStageOptions {
         OptionSpec(
             name: "--config", valueName: "FILE",
             help:
-                "Read privacy-zone lines from this file (the recorder's; its other keys are checked and ignored); with --privacy-zone, both count. none: no file. (default: \(defaultConfig) when it exists)"
+                "Read privacy-zone lines from this file (the recorder's; convert and export also its board line; its other keys are checked and ignored); with --privacy-zone, both count. none: no file. (default: \(defaultConfig) when it exists)"
         ),
         OptionSpec(
             name: "--privacy-key", valueName: "FILE",

@@ -98,10 +98,14 @@ public final class GeoJSONWriter: TrackExporter {
 
     private func properties(_ s: TripSummary?, title: String? = nil, extra: [(String, String)] = []) {
         // The board as the export knows it: the log's, else the one given for logs without.
-        var fields =
-            s.map { var t = $0; t.board = heading.board; return TripFigures.json(t) }
-            ?? [("trip", String(heading.id)), ("activity", heading.activity.map(TextFormat.jsonString) ?? "null")]
-                + (heading.board.map { [("board", TextFormat.jsonString($0))] } ?? [])
+        var fields: [(String, String)]
+        if var t = s {
+            t.board = heading.board
+            fields = TripFigures.json(t)
+        } else {
+            fields = [("trip", String(heading.id)), ("activity", heading.activity.map(TextFormat.jsonString) ?? "null")]
+            if let b = heading.board { fields.append(("board", TextFormat.jsonString(b))) }
+        }
         fields.append(("title", TextFormat.jsonString(title ?? "Trip \(heading.id)")))
         fields += extra
         out.put("\"properties\":{")
