@@ -107,7 +107,8 @@ final class BoardEndToEndTests: XCTestCase {
         let r = try Harness.cairn("record", "--dir", tmp + "/logs", "--board", "my board", "--check")
         XCTAssertEqual(r.status, 64, r.stderr)
         XCTAssertTrue(
-            r.stderr.contains("The value 'my board' is invalid for '--board <id>': a board id holds only letters, digits, '.', '_' and '-' (not ' ')"),
+            r.stderr.contains(
+                "The value 'my board' is invalid for '--board <id>': a board id holds only letters, digits, '.', '_' and '-' (not ' ')"),
             r.stderr)
         let conf = tmp + "/cairn.conf"
         try "dir = \(tmp)/logs\nboard = ../up\n".write(toFile: conf, atomically: true, encoding: .utf8)
