@@ -42,9 +42,15 @@ final class BoardEndToEndTests: XCTestCase {
         let files = names(fit)
         XCTAssertEqual(files.count, 1, file: file, line: line)
         XCTAssertTrue(files.allSatisfy { $0.contains("-\(board)-trip") }, "\(files)", file: file, line: line)
+        let strava = Harness.repoRoot.appendingPathComponent("Tests/tools/check-strava.py").path
         for f in files {
             let seen = try Harness.checkExport("fit", fit + "/" + f, file: file, line: line)
             XCTAssertEqual(seen["descriptors"] as? [String], [board], file: file, line: line)
+            // Strava's upload rules, and the GPX of the same trip against the FIT.
+            let s = try Harness.run("/usr/bin/env", ["python3", strava, "fit", fit + "/" + f])
+            XCTAssertEqual(s.status, 0, "check-strava fit: \(s.stderr)", file: file, line: line)
+            let g = try Harness.run("/usr/bin/env", ["python3", strava, "gpx", out + "/all.gpx", "--fit", fit + "/" + f])
+            XCTAssertEqual(g.status, 0, "check-strava gpx: \(g.stderr)", file: file, line: line)
         }
     }
 
