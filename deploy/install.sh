@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs cairn as a boot-time service: binary, systemd unit, user, config, data directory.
-# Idempotent: run it again to upgrade the binary or unit; an existing /etc/cairn.conf is kept.
+# Idempotent: run it again to upgrade the binary or unit; an existing /etc/cairn.conf is kept
+# (a config without a `board = ID` line gets one at its top: the hostname and the machine id).
 #
 #   sudo deploy/install.sh [--binary PATH] [--no-start]   install (binary default: ./cairn, else
 #                                                        .build/release/cairn)
@@ -120,6 +121,39 @@ if [ -e "$conf_path" ]; then
 else
     install -m 0644 "$here/cairn.conf" "$conf_path"
     say "installed $conf_path"
+fi
+
+# The board's id (`board = ID`, at the top of the config), when the config has none: every export
+# and delivery names the trips by it, so two boards' files never mix. HOSTNAME-XXXXXX, XXXXXX the
+# first 6 hex digits of the machine id (two boards left with one hostname still differ), cut to
+# the 1-32 characters of [A-Za-z0-9._-] an id may have. Staged (--root) from the root's own files
+# only: a machine id made at the image's first boot is not there yet, and the builder's is not
+# the board's.
+board_id() {
+    local host="" mid="" id
+    if [ -n "$root" ]; then
+        [ -r "$root/etc/hostname" ] && host=$(head -n 1 "$root/etc/hostname")
+    else
+        host=$(hostname 2>/dev/null || head -n 1 /etc/hostname 2>/dev/null || true)
+    fi
+    [ -r "$root/etc/machine-id" ] && mid=$(head -c 6 "$root/etc/machine-id" | tr 'A-F' 'a-f')
+    case "$mid" in *[!0-9a-f]*) mid="" ;; esac
+    [ ${#mid} -eq 6 ] || mid=""
+    host=$(printf '%s' "$host" | tr -c 'A-Za-z0-9._-' '-' | sed 's/^[.-]*//' | cut -c 1-25)
+    [ -n "$host" ] || [ -z "$mid" ] || host=cairn
+    id=$host${mid:+-$mid}
+    printf '%s' "$id"
+}
+if grep -Eq '^[[:space:]]*board[[:space:]]*=' "$conf_path"; then
+    :
+elif id=$(board_id) && [ -n "$id" ]; then
+    { printf '# This board'"'"'s name: every export and delivery carries it (written by install.sh).\nboard = %s\n' "$id"
+      cat "$conf_path"; } > "$conf_path.new"
+    chmod --reference="$conf_path" "$conf_path.new" 2>/dev/null || chmod 0644 "$conf_path.new"
+    mv -f "$conf_path.new" "$conf_path"
+    say "set board = $id in $conf_path"
+else
+    say "no hostname or machine id to name the board by: set 'board = ID' in $conf_path"
 fi
 
 # The data directory (systemd's StateDirectory= also creates it; made here for hand runs).

@@ -1,3 +1,5 @@
+import CairnCore
+
 /// The formats a trip is exported to: each names itself, its file extension, and makes its
 /// writer. `cairn convert --to` and `cairn export --format` both go through this table, so a
 /// format is added here once.
@@ -16,16 +18,20 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     /// Every name, in the order the help lists them.
     public static var names: [String] { allCases.map(\.name) }
 
-    /// The name a trip's file takes: `PREFIXYYYYMMDD-HHMMSS-tripID.EXT` (its start in UTC);
-    /// `PREFIXtripID.EXT` without a start or for a year outside 1000-9999 (the reader never hands
-    /// one over: see `PointBounds`). FIT into a directory and every file of `export` are named so.
-    public func fileName(tripId: UInt64, startMs: Int64?, suffix: String = "", prefix: String = "") -> String {
-        let plain = "\(prefix)trip\(tripId)\(suffix).\(fileExtension)"
+    /// The name a trip's file takes: `PREFIXYYYYMMDD-HHMMSS-BOARD-tripID.EXT` (its start in
+    /// UTC; `BOARD-` only when the board is known, a `BoardId`, so safe in a name);
+    /// `PREFIXBOARD-tripID.EXT` without a start or for a year outside 1000-9999 (the reader never
+    /// hands one over: see `PointBounds`). FIT into a directory and every file of `export` are
+    /// named so.
+    public func fileName(tripId: UInt64, startMs: Int64?, suffix: String = "", prefix: String = "", board: String? = nil) -> String {
+        // An id that is not one never reaches a name (the reader and the options refuse it).
+        let boardPart = board.flatMap(BoardId.init).map { $0.text + "-" } ?? ""
+        let plain = "\(prefix)\(boardPart)trip\(tripId)\(suffix).\(fileExtension)"
         guard let ms = startMs else { return plain }
         let iso = TextFormat.isoTime(ms: ms)  // 2025-06-01T08:00:00Z
         guard iso.utf8.count == 20 || iso.utf8.count == 24, let first = iso.first, first != "0", first != "-" else { return plain }
         let digits = iso.prefix(19).filter { $0 != "-" && $0 != ":" }  // 20250601T080000
-        return prefix + digits.replacingOccurrences("T", "-") + "-trip\(tripId)\(suffix).\(fileExtension)"
+        return prefix + digits.replacingOccurrences("T", "-") + "-\(boardPart)trip\(tripId)\(suffix).\(fileExtension)"
     }
 
     /// FIT writes one file per trip (its header is completed after the data); the others stream
@@ -57,6 +63,9 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         public var utcOffsetS: Int?
         /// FIT into a directory: put in front of each file name it makes (`--name-prefix`).
         public var namePrefix = ""
+        /// GPX: the board every trip of the document was recorded on, for its `<metadata>`
+        /// (nil: unknown, or trips of several boards; each `<trk>` names its own).
+        public var board: String?
 
         public init(version: String) { self.version = version }
     }
@@ -69,7 +78,7 @@ public enum ExportFormat: String, CaseIterable, Sendable {
                 target: target, force: force, softwareVersion: s.version, atomic: atomic, utcOffsetS: s.utcOffsetS, laps: s.laps,
                 namePrefix: s.namePrefix)
         case (.gpx, .sink(let out)):
-            return GPXWriter(sink: out, creator: GPXWriter.creator(version: s.version, barometer: s.barometer))
+            return GPXWriter(sink: out, creator: GPXWriter.creator(version: s.version, barometer: s.barometer), board: s.board)
         case (.geojson, .sink(let out)):
             return GeoJSONWriter(sink: out, colouring: s.colouring, laps: s.laps != .none)
         case (.kml, .sink(let out)):

@@ -92,6 +92,8 @@ public final class TripConversion {
         /// The zones, with their key; none: nothing left out.
         public var zones = PrivacyZones()
         public var laps: LapRule = .pause
+        /// The board id for trips whose log carries none (`--board`); the log's own id wins.
+        public var board: String?
         public init() {}
 
         /// Smoothing or gap filling: the track goes through a `TrackPipeline`.
@@ -133,7 +135,7 @@ public final class TripConversion {
         }
         let source = stages.source
         let smooth = stages.smooth, fillGaps = stages.fillGaps, pipelined = stages.pipelined
-        var heading = TripHeading(id: t.id, activity: nil, nameSuffix: t.nameSuffix)
+        var heading = TripHeading(id: t.id, activity: nil, nameSuffix: t.nameSuffix, board: TripCatalog.board(of: t, fallback: stages.board))
         // Privacy zones: this trip's cut circles, applied to each point as it is written.
         let window: PrivacyWindow? = given ?? (stages.zones.isEmpty ? nil : stages.zones.window(for: t))
         var exportStages = ExportStages(window: window, laps: source.isRaw ? .none : stages.laps)
@@ -291,7 +293,7 @@ public final class TripConversion {
         guard let r = try? LogReader(path: t.files[0].path) else { return nil }
         var a: String?
         try? r.forEach { e in
-            if case .tripStart(let act, _, _) = e.record { a = act }
+            if case .tripStart(let act, _, _, _) = e.record { a = act }
             return false
         }
         return a

@@ -34,8 +34,9 @@ public struct TripEnd: Equatable, Sendable {
 public enum LogRecord: Equatable, Sendable {
     /// The trip begins in this file. `activity` is the `--activity` profile name.
     /// `utcOffsetS`: the recorder's zone's offset from UTC at the trip's start, seconds east
-    /// (nil: not known; older writers never stored it).
-    case tripStart(activity: String, software: String, utcOffsetS: Int? = nil)
+    /// (nil: not known; older writers never stored it). `board`: the id of the board that
+    /// recorded it (`BoardId`; nil: none set, or a log from before the field).
+    case tripStart(activity: String, software: String, utcOffsetS: Int? = nil, board: String? = nil)
     /// A new segment begins with the next point.
     case segmentStart(SegmentReason, timeMs: Int64?)
     /// Kept fixes, oldest first, as one self-contained compressed batch.

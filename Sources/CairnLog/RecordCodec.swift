@@ -21,15 +21,20 @@ enum RecordCodec {
     /// Appends the body of a non-points record to `out`.
     static func encodeBody(_ record: LogRecord, into out: inout [UInt8]) {
         switch record {
-        case .tripStart(let activity, let software, let offset):
+        case .tripStart(let activity, let software, let offset, let board):
             out.appendVarint(UInt64(activity.utf8.count))
             out.append(contentsOf: activity.utf8)
             out.appendVarint(UInt64(software.utf8.count))
             out.append(contentsOf: software.utf8)
-            // Appended field (readers before it ignore it); nothing without an offset.
-            if let o = offset {
-                out.append(1)
-                out.appendZigzag(Int64(o))
+            // Appended fields (readers before them ignore them); no flags byte when neither is
+            // known, so a trip without a board is written byte for byte as before.
+            if offset != nil || board != nil {
+                out.append((offset != nil ? 1 : 0) | (board != nil ? 2 : 0))
+                if let o = offset { out.appendZigzag(Int64(o)) }
+                if let b = board {
+                    out.appendVarint(UInt64(b.utf8.count))
+                    out.append(contentsOf: b.utf8)
+                }
             }
         case .segmentStart(let reason, let timeMs):
             out.append(reason.rawValue)
@@ -84,12 +89,19 @@ enum RecordCodec {
             let activity = try r.string()
             let software = try r.string()
             var offset: Int?
-            if r.remaining > 0, try r.u8() & 1 != 0 {
-                let o = try r.zigzag()
-                // Zones lie within ±18 h (RFC 9557); anything else is no offset.
-                if abs(o) <= 18 * 3600 { offset = Int(o) }
+            var board: String?
+            if r.remaining > 0 {
+                let flags = try r.u8()
+                if flags & 1 != 0 {
+                    let o = try r.zigzag()
+                    // Zones lie within ±18 h (RFC 9557); anything else is no offset.
+                    if abs(o) <= 18 * 3600 { offset = Int(o) }
+                }
+                // An id that does not read or is no `BoardId` (a crafted file: it would name
+                // export files and folders) is no id; the trip's other fields still count.
+                if flags & 2 != 0, let b = try? r.string(), BoardId(b) != nil { board = b }
             }
-            return .tripStart(activity: activity, software: software, utcOffsetS: offset)
+            return .tripStart(activity: activity, software: software, utcOffsetS: offset, board: board)
         case T.segmentStart:
             let reason = SegmentReason(rawValue: try r.u8()) ?? .other
             let flags = try r.u8()

@@ -25,6 +25,8 @@ public final class TripLog {
     public let software: String
     /// The zone's UTC offset (seconds east) to record with a new trip's start; nil: none known.
     public var utcOffsetAtTripStart: (() -> Int?)?
+    /// The board id (`BoardId`) to record with each new trip's start; nil: none.
+    public var board: String?
     public let syncIntervalMs: Int64
     private let say: (String) -> Void
     private let io: FileIO
@@ -153,7 +155,9 @@ public final class TripLog {
             tripPointsLost = 0
             _ = openFile(monoMs: monoMs)
             if !(resume && resumable != nil) {
-                put(.tripStart(activity: activity, software: software, utcOffsetS: utcOffsetAtTripStart?()), monoMs: monoMs)
+                put(
+                    .tripStart(activity: activity, software: software, utcOffsetS: utcOffsetAtTripStart?(), board: board),
+                    monoMs: monoMs)
             }
             resumable = nil
             lastSyncMono = monoMs

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnCore
 import CairnExport
 import CairnSystem
 
@@ -114,6 +115,12 @@ struct ConfigFile {
             }
         }
         return zones
+    }
+
+    /// The file's `board = ID` line (`BoardId`), or nil; a bad id is an error naming the line.
+    func board() throws(UsageError) -> String? {
+        guard let e = entries.last(where: { $0.key == "board" }) else { return nil }
+        do { return try BoardId(parsing: e.value).text } catch { throw UsageError("\(path):\(e.line): board: \(error.reason)") }
     }
 
     /// A config file is a few hundred bytes; anything over this is the wrong file.

@@ -18,14 +18,14 @@ enum ConvertCommand: Command {
           geojson  one MultiLineString Feature per trip (RFC 7946), or speed-coloured lines;
                    3-D positions only when every point has a trusted height
           kml      one gx:MultiTrack per trip, or speed-coloured tracks
-          csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip[,lap][,origin]
+          csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board[,lap][,origin]
         Laps (--laps) and privacy zones (--privacy-zone, --config) apply to every format; the
         figures an export writes (FIT session and laps, GeoJSON and KML properties) count the
         points it holds. --smooth and --fill-gaps change the exported track (never the log):
         the points are flagged (CSV's origin column), and the figures are the exported track's.
         """
     static let usage =
-        "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>] [--force]"
+        "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>] [--board <id>] [--force]"
     static let arguments = [("<path>", "Log files or directories of them.")]
     static let options =
         [
@@ -48,6 +48,7 @@ enum ConvertCommand: Command {
             ),
             OptionSpec(name: "--force", valueName: nil, help: "Replace existing output files."),
             SharedOptions.namePrefixOption,
+            SharedOptions.boardOption,
             // The export-side stages (TrackPipeline).
             OptionSpec(
                 name: "--smooth", valueName: nil,
@@ -117,6 +118,7 @@ enum ConvertCommand: Command {
         stages.fillGaps = a.has("--fill-gaps")
         stages.zones = stageOptions.zones
         stages.laps = stageOptions.laps
+        stages.board = stageOptions.board
         stages.source = try source(a, format: format)
         if stages.source.isRaw {
             // Every fix as judged: nothing to smooth, fill or cut into laps.
@@ -185,6 +187,9 @@ enum ConvertCommand: Command {
             }
             sink = out
             if format == .gpx {
+                // The document's board: the one every selected trip was recorded on, if any.
+                let boards = Set(sel.trips.map { TripCatalog.board(of: $0, fallback: stages.board) })
+                if boards.count == 1, let only = boards.first { settings.board = only }
                 // One creator for the file: "with barometer" only when every trip's climb is the barometer's.
                 for t in sel.trips {
                     guard let b = try? TripCatalog.climbsByBarometer(t) else { continue }

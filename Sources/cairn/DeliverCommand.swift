@@ -12,6 +12,8 @@ import CairnDevice
 /// `cairn deliver`: sends every finished trip that has not been delivered (its log files and its
 /// conversions, privacy zones applied) to a remote through rclone. Layout under the remote:
 ///
+/// (`<board>`: this board's id, the config's `board` or `--board`; `unnamed` without one)
+///
 ///     REMOTE/<board>/logs/NNNNNNNN.cairn      the log files, byte for byte (unless --logs no)
 ///     REMOTE/<board>/<format>/<name>          one conversion per trip and format
 ///     REMOTE/<board>/index.html, index.tsv, pictures/   the page of the trips delivered there
@@ -33,7 +35,7 @@ enum DeliverCommand: Command {
     static let name = "deliver"
     static let overview = "Send finished trips (log files and conversions) to a remote through rclone, each exactly once."
     static let usage =
-        "cairn deliver [--remote <remote:path>] [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--rclone <program>] [--rclone-config <file>] [--retries <n>] [--timeout <seconds>] [--laps <laps>] [--page <yes|no>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>]"
+        "cairn deliver [--remote <remote:path>] [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--rclone <program>] [--rclone-config <file>] [--retries <n>] [--timeout <seconds>] [--laps <laps>] [--page <yes|no>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--board <id>]"
 
     /// What the `[deliver]` section of the config file may set.
     static let sectionOptions = [
@@ -67,7 +69,7 @@ enum DeliverCommand: Command {
 
     static let options =
         [OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)")]
-        + sectionOptions.filter { $0.name != "--laps" } + ExportStageOptions.options
+        + sectionOptions.filter { $0.name != "--laps" } + ExportStageOptions.options + [SharedOptions.boardOption]
 
     /// Exit status of a run that will be worth repeating later (EX_TEMPFAIL): the remote failed,
     /// a trip is being recorded, another delivery runs. The timer's unit counts it as success.

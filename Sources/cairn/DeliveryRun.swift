@@ -30,7 +30,8 @@ struct DeliveryRun {
         case recording(String)
     }
 
-    var board: String { "unnamed" }
+    /// The remote folder of this board: its id (`board` in the config, `--board`), else `unnamed`.
+    var board: String { stageOptions.board ?? "unnamed" }
     var base: String { DeliverCommand.join(remote, board) }
 
     mutating func go() -> Int32 {
@@ -226,10 +227,11 @@ struct DeliveryRun {
             }
             s = try ExportStages.summary(t, window: w)
         }
+        let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
         for format in formats {
-            let name = format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: "")
+            let name = format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: "", board: tripBoard)
             let local = POSIX.join(staging, name)
-            if let err = ExportCommand.convert(t, s, window: window, format: format, to: local, laps: stageOptions.laps) {
+            if let err = ExportCommand.convert(t, s, window: window, format: format, to: local, laps: stageOptions.laps, board: tripBoard) {
                 throw Failure("\(format.name) not made: \(err)")
             }
             defer { _ = POSIX.unlink(local) }
@@ -239,15 +241,15 @@ struct DeliveryRun {
                 bytes += digest.size
             }
         }
-        let shown = pageTrip(t, s, window: window, logs: copyLogs ? now.map(\.name) : [])
+        let shown = pageTrip(t, s, window: window, board: tripBoard, logs: copyLogs ? now.map(\.name) : [])
         return (files, bytes, shown)
     }
 
     /// The trip as the page shows it: what the conversions hold, linked to the files sent.
-    func pageTrip(_ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, logs: [String]) -> PageTrip {
+    func pageTrip(_ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, board: String?, logs: [String]) -> PageTrip {
         let entry = ExportCommand.pageEntry(
-            t, s, key: TripIndex.key(tripId: t.id, suffix: t.nameSuffix), present: { _ in true }, formats: formats, prefix: "",
-            hidden: false, logs: logs.map { "logs/" + $0 })
+            t, s, key: TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: board), present: { _ in true }, formats: formats,
+            prefix: "", board: board, hidden: false, logs: logs.map { "logs/" + $0 })
         return PageTrip(entry: entry, trip: t, window: window)
     }
 

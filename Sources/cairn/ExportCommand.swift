@@ -21,6 +21,9 @@ import CairnExport
 /// trip retention has since deleted on the board stays on it. Its pictures and figures are of
 /// what the conversions hold (the privacy zones cut the same way).
 ///
+/// With a board id (the log's, else `--board` or the config's `board`) the names are
+/// `YYYYMMDD-HHMMSS-BOARD-tripID.EXT`.
+///
 /// `--name-prefix TEXT` puts TEXT in front of each conversion's name; the log copies keep their
 /// names (the `exported` state, retention and a later export know them by it).
 ///
@@ -42,7 +45,7 @@ enum ExportCommand: Command {
     static let name = "export"
     static let overview = "Copy finished trips (log files and conversions) to a card or stick; a second run copies nothing new."
     static let usage =
-        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>] [--page <yes|no>]"
+        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>] [--board <id>] [--page <yes|no>]"
     static let options =
         [
             OptionSpec(name: "--to", valueName: "DIR", help: "Destination (a mounted card or stick); created if its parent exists."),
@@ -61,7 +64,7 @@ enum ExportCommand: Command {
                     "Keep DIR/index.html, a page of every trip exported to DIR (date, distance, moving time, climb, picture, links to its files), with its index DIR/index.tsv and DIR/pictures/. (default: yes)"
             )
         ]
-        + ExportStageOptions.options + [SharedOptions.namePrefixOption]
+        + ExportStageOptions.options + [SharedOptions.namePrefixOption, SharedOptions.boardOption]
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
         let a = parsed
@@ -210,17 +213,18 @@ enum ExportCommand: Command {
                     zonesRead = false  // never a conversion without its zones' cut
                 }
             }
+            let board = TripCatalog.board(of: t, fallback: stageOptions.board)
             for format in formats where zonesRead && !empty {
                 if window?.hidesAll == true {
                     printErr("cairn: \(label): every point is inside a privacy zone; no \(format.name) written")
                     continue
                 }
-                let name = format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: namePrefix)
+                let name = format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: namePrefix, board: board)
                 let target = POSIX.join(POSIX.join(dest, format.name), name)
                 // Written again unless this trip, as it is now, was verified here: a trip resumed
                 // since has more points than its earlier conversion.
                 if verified && pathExists(target) { continue }
-                if let err = convert(t, s, window: window, format: format, to: target, laps: stageOptions.laps) {
+                if let err = convert(t, s, window: window, format: format, to: target, laps: stageOptions.laps, board: board) {
                     printErr("cairn: \(label): \(format.name) not written: \(err)")
                     tripProblem = true
                 } else {
@@ -231,10 +235,10 @@ enum ExportCommand: Command {
             if tripProblem { problems += 1; failedTrips += 1; continue }
             if wroteAny { exportedTrips += 1 } else { alreadyThere += 1 }
             if let page, zonesRead {
-                let key = TripIndex.key(tripId: t.id, suffix: t.nameSuffix)
+                let key = TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: board)
                 if wroteAny || !page.isCurrent(key: key) {
                     let entry = pageEntry(
-                        t, s, key: key, present: { pathExists(POSIX.join(dest, $0)) }, formats: formats, prefix: namePrefix,
+                        t, s, key: key, present: { pathExists(POSIX.join(dest, $0)) }, formats: formats, prefix: namePrefix, board: board,
                         hidden: window?.hidesAll == true,
                         logs: copyLogs ? now.map { "logs/" + $0.name } : [])
                     if !entry.files.isEmpty, let p = page.add(PageTrip(entry: entry, trip: t, window: window)) {
@@ -290,10 +294,10 @@ enum ExportCommand: Command {
     /// The page's entry for a trip: the figures of what the conversions hold (`s`), the files
     /// they and the log copies are in (relative to the destination; those `present` there).
     static func pageEntry(
-        _ t: TripRef, _ s: TripSummary, key: String, present: (String) -> Bool, formats: [ExportFormat], prefix: String, hidden: Bool,
-        logs: [String]
+        _ t: TripRef, _ s: TripSummary, key: String, present: (String) -> Bool, formats: [ExportFormat], prefix: String, board: String?,
+        hidden: Bool, logs: [String]
     ) -> TripIndex.Entry {
-        let stem = ExportFormat.csv.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix)
+        let stem = ExportFormat.csv.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
         var e = TripIndex.Entry(key: key, tripId: t.id, name: String(stem.dropLast(ExportFormat.csv.fileExtension.utf8.count + 1)))
         if !hidden && s.stats.points > 0 {
             e.startMs = s.stats.firstTimeMs
@@ -303,7 +307,7 @@ enum ExportCommand: Command {
             e.ascentM = s.stats.ascentM
             e.points = s.stats.points
             for f in formats {
-                let rel = f.name + "/" + f.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix)
+                let rel = f.name + "/" + f.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
                 if present(rel) { e.files.append(rel) }
             }
         }
@@ -334,13 +338,15 @@ enum ExportCommand: Command {
     /// Converts one trip into `target` through a temporary name, then reads it back; returns an
     /// error text or nil. `s` is the trip's summary over what the export holds (`window`).
     static func convert(
-        _ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, format: ExportFormat, to target: String, laps lapRule: LapRule
+        _ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, format: ExportFormat, to target: String, laps lapRule: LapRule,
+        board: String? = nil
     ) -> String? {
         let tmp = temporaryName(for: target)
         unlink(tmp)
         var settings = ExportFormat.Settings(version: cairnVersion)
         settings.barometer = s.stats.climbFromBarometer
         settings.laps = lapRule
+        settings.board = board
         let output: ExportFormat.Output
         var sink: OutputSink?
         if format == .fit {
@@ -354,6 +360,7 @@ enum ExportCommand: Command {
         // The conversion's notes (a zone's cut, a damaged log) are export's to say, not each format's.
         var stages = TripConversion.Stages()
         stages.laps = lapRule
+        stages.board = board
         let conversion = TripConversion(writer: format.makeWriter(output, settings), stages: stages) { _ in }
         let outcome = conversion.convert(t, window: window, summary: s)
         let readError = outcome.error

@@ -13,6 +13,8 @@ struct ExportStageOptions {
     var laps: LapRule = .pause
     /// The zones, with the board's key once there is a zone.
     var zones = PrivacyZones()
+    /// The board id for trips whose log carries none (`board`).
+    var board: String?
 
     static let options =
         [
@@ -33,7 +35,7 @@ struct ExportStageOptions {
         OptionSpec(
             name: "--config", valueName: "FILE",
             help:
-                "Read privacy-zone lines from this file (the recorder's; its other keys are checked and ignored); with --privacy-zone, both count. none: no file. (default: \(defaultConfig) when it exists)"
+                "Read privacy-zone lines from this file (the recorder's; convert and export also its board line; its other keys are checked and ignored); with --privacy-zone, both count. none: no file. (default: \(defaultConfig) when it exists)"
         ),
         OptionSpec(
             name: "--privacy-key", valueName: "FILE",
@@ -67,7 +69,16 @@ struct ExportStageOptions {
             o.laps = rule
         }
         o.zones = try zones(a, logDirectory: logDirectory, firstInput: firstInput, defaultConfig: defaultConfig)
+        o.board = try board(a, defaultConfig: defaultConfig)
         return o
+    }
+
+    /// The board id for trips whose log carries none: `--board`, else the `board` line of the
+    /// config file (`configPath`), else nil. A bad id is an error naming the option or the line.
+    static func board(_ a: ParsedArguments, defaultConfig: String = defaultConfig) throws -> String? {
+        if let b = a.value("--board") { return try SharedOptions.board(b) }
+        guard let path = try configPath(a, defaultConfig: defaultConfig) else { return nil }
+        return try ConfigFile.load(path, options: RecordCommand.options).board()
     }
 
     /// The config file whose zones apply: `--config FILE`, none for `--config none`, else

@@ -82,6 +82,10 @@ enum RecordCommand: Command {
         if statusPath == "" { throw invalid("--status", "The value '' is invalid for '--status <file>'") }
         let retention = try Retention.from(keepDays: a.value("--keep-days"), maxMb: a.value("--max-mb")) { o, m in invalid(o, m) }
         let verbose = a.has("--verbose")
+        var board: String?
+        if let b = a.value("--board") {
+            do { board = try SharedOptions.board(b) } catch { throw invalid("--board", error.message) }
+        }
         if a.has("--check") {
             // What `record` would say at start-up, as a warning: it records without them.
             var warnings: [String] = []
@@ -104,7 +108,8 @@ enum RecordCommand: Command {
                     "status = \(statusPath ?? "-")" + from("--status"),
                     "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
                     "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
-                    "timezone = \(a.value("--timezone") ?? "auto") (\(zoneText))" + from("--timezone")
+                    "timezone = \(a.value("--timezone") ?? "auto") (\(zoneText))" + from("--timezone"),
+                    "board = \(board ?? "-")" + from("--board")
                 ].joined(separator: "\n"))
             for w in warnings { printErr("cairn record: \(w)") }
             return ExitCode.ok
@@ -156,6 +161,7 @@ enum RecordCommand: Command {
         } catch {
             throw Failure("\(error)")
         }
+        log.board = board
 
         // The barometer is read with each batch (at most 5 s apart), or once a second when the
         // reports are read as they come: never a wake-up of its own at the default settings.

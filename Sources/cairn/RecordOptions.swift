@@ -1,7 +1,7 @@
 /// `record`'s usage line, options and their help (`cairn record --help`, the man page, the config file's keys).
 extension RecordCommand {
     static let usage =
-        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--config <file>] [--check]"
+        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--board <id>] [--config <file>] [--check]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
@@ -49,6 +49,11 @@ extension RecordCommand {
             name: "--raw", valueName: "ON|OFF",
             help:
                 "Also log every fix gpsd delivered with the rules' verdict on it, so 'cairn info --why' can explain a trip and 'cairn convert --refilter' can run the rules again (about 30 bytes a fix; a 5 s sync padded to a 512-byte sector still fits one); off writes the logs of earlier versions. (default: on)"
+        ),
+        OptionSpec(
+            name: "--board", valueName: "ID",
+            help:
+                "This board's name, recorded with each new trip and carried by every export (file names, GPX, FIT, GeoJSON, CSV, KML): 1 to 32 letters, digits, '.', '_' and '-', not starting with '.' or '-'. deploy/install.sh sets one in /etc/cairn.conf. (default: none)"
         ),
         OptionSpec(
             name: "--config", valueName: "FILE",

@@ -43,6 +43,23 @@ enum SharedOptions {
             "Put this text in front of each file name cairn makes (export's conversions; convert --to fit into a directory): up to 32 letters, digits, - and _. bike- gives bike-20250601-080000-trip1.gpx. (default: none)"
     )
 
+    /// `--board <id>` of `convert`, `export` (and `deliver`): the board's name for trips whose
+    /// log carries none (the log's own id wins).
+    static let boardOption = OptionSpec(
+        name: "--board", valueName: "ID",
+        help:
+            "The board's name for trips whose log carries none (recorded before ids, or without --board): file names, GPX, FIT, GeoJSON, CSV, KML. A log's own id wins. (default: board from --config, else none)"
+    )
+
+    /// `--board <id>` (record, convert, export, deliver): a `BoardId`.
+    static func board(_ text: String) throws(UsageError) -> String {
+        do {
+            return try BoardId(parsing: text).text
+        } catch {
+            throw UsageError("The value '\(text)' is invalid for '--board <id>': \(error.reason)")
+        }
+    }
+
     /// The longest `--name-prefix`: the whole name stays far below the 255 bytes a file system allows.
     static let namePrefixMaxLength = 32
 

@@ -122,12 +122,12 @@ enum ListCommand: Command {
         } else if summaries.isEmpty {
             printOut("no trips")
         } else {
-            printOut(pad("ID", 6) + pad("START", 25) + pad("DISTANCE", 11) + pad("MOVING", 9) + pad("POINTS", 8) + "STATUS")
+            printOut(pad("ID", 6) + pad("START", 25) + pad("DISTANCE", 11) + pad("MOVING", 9) + pad("POINTS", 8) + pad("STATUS", 10) + "BOARD")
             for s in summaries {
                 printOut(
                     pad(String(s.id), 6) + pad(s.stats.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-", 25)
                         + pad(formatDistance(s.stats.distanceM), 11) + pad(formatDuration(ms: s.stats.movingTimeMs), 9)
-                        + pad(String(s.stats.points), 8) + s.status.name)
+                        + pad(String(s.stats.points), 8) + pad(s.status.name, 10) + (s.board ?? "-"))
             }
         }
         return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
@@ -218,6 +218,7 @@ enum InfoCommand: Command {
         var lines = [
             "Trip \(s.id) (\(s.activity.map(terminalSafe) ?? "unknown activity")), \(s.status.name)",
             "  files:      \(s.files.joined(separator: ", "))",
+            "  board:      " + (s.board ?? "- (not recorded; convert and export take --board)"),
             "  start:      \(st.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
             "  end:        \(st.lastTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
             "  UTC offset: "

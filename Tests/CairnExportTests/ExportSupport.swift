@@ -74,6 +74,8 @@ struct TripSpec {
     var close = true
     /// The recorder's UTC offset, recorded with the trip start.
     var utcOffsetS: Int? = nil
+    /// The board that recorded it (`BoardId`), recorded with the trip start.
+    var board: String? = nil
 }
 
 enum ExportSupport {
@@ -92,7 +94,7 @@ enum ExportSupport {
     @discardableResult
     static func writeLog(_ trip: TripSpec, dir: String, number: UInt32 = 1, batch: Int = 5) throws -> String {
         let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: trip.id, part: 0, salt: 0x5EED_0000 | number))
-        try w.append(.tripStart(activity: trip.activity, software: "cairn tests", utcOffsetS: trip.utcOffsetS))
+        try w.append(.tripStart(activity: trip.activity, software: "cairn tests", utcOffsetS: trip.utcOffsetS, board: trip.board))
         var stats = TripStats()
         for (reason, fixes) in trip.segments {
             try w.append(.segmentStart(reason, timeMs: fixes.first?.timeMs))

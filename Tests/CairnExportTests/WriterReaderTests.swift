@@ -237,7 +237,7 @@ final class WriterReaderTests: XCTestCase {
         XCTAssertEqual(r["gpsbabel_speeds"] as? Int, 551, "gpsbabel reads the speed column as speed")
         XCTAssertEqual(r["gpsbabel_header"] as? String, "No,Latitude,Longitude,Altitude,Speed,Course,Date,Time")
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(lines[1].split(separator: ",", omittingEmptySubsequences: false).count, 11)
+        XCTAssertEqual(lines[1].split(separator: ",", omittingEmptySubsequences: false).count, 12)
         XCTAssertTrue(lines.contains { $0.contains(",1013.25,") })
     }
 

@@ -53,10 +53,10 @@ extension ConvertEndToEndTests {
         // CSV: the lap column with laps, none without.
         let csv = try Harness.cairn("convert", dir, "--to", "csv", "--laps", "1km")
         XCTAssertTrue(
-            csv.stdout.hasPrefix("time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,lap\n"), csv.stdout.prefix(100).description)
+            csv.stdout.hasPrefix("time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board,lap\n"), csv.stdout.prefix(100).description)
         XCTAssertTrue(
             try Harness.cairn("convert", dir, "--to", "csv", "--laps", "none").stdout.hasPrefix(
-                "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip\n"))
+                "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board\n"))
     }
 
     /// A zone around the start of the synthetic ride (also where it ends: the ride comes back):

@@ -210,4 +210,40 @@ final class DeployTests: XCTestCase {
         XCTAssertFalse(fm.fileExists(atPath: root + "/var/lib/cairn"))
         XCTAssertFalse(try String(contentsOfFile: root + "/etc/passwd", encoding: .utf8).contains("\ncairn:"))
     }
+
+    /// install.sh writes `board = HOSTNAME-XXXXXX` (the machine id's first 6 hex digits, the
+    /// hostname made an id) at the top of a config that has none, once; a config with one keeps it.
+    func testInstallScriptNamesTheBoardWhenTheConfigHasNone() throws {
+        let root = Harness.tempDir()
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root + "/etc", withIntermediateDirectories: true)
+        let script = Harness.repoRoot.appendingPathComponent("deploy/install.sh").path
+        let args = [script, "--root", root, "--binary", Harness.cairn, "--no-static-check"]
+        // Nothing to name it by (an image before its first boot): no line, and a word saying so.
+        let bare = try Harness.run("/bin/bash", args)
+        XCTAssertEqual(bare.status, 0, bare.stdout + bare.stderr)
+        XCTAssertTrue(bare.stdout.contains("no hostname or machine id to name the board by"), bare.stdout)
+        XCTAssertFalse(try String(contentsOfFile: root + "/etc/cairn.conf", encoding: .utf8).contains("\nboard ="))
+
+        try "-Pi Zero #2\n".write(toFile: root + "/etc/hostname", atomically: true, encoding: .utf8)
+        try "3FA9C2d4e5f60718293a4b5c6d7e8f90\n".write(toFile: root + "/etc/machine-id", atomically: true, encoding: .utf8)
+        let named = try Harness.run("/bin/bash", args)
+        XCTAssertEqual(named.status, 0, named.stdout + named.stderr)
+        XCTAssertTrue(named.stdout.contains("set board = Pi-Zero--2-3fa9c2 in"), named.stdout)
+        let conf = try String(contentsOfFile: root + "/etc/cairn.conf", encoding: .utf8)
+        let lines = conf.split(separator: "\n")
+        XCTAssertEqual(lines[1], "board = Pi-Zero--2-3fa9c2", "at the top")
+        XCTAssertTrue(conf.hasSuffix("gpsd = 127.0.0.1:2947\nactivity = ride\nsync = 5\n"), "the rest as it was")
+        let check = try Harness.cairn("record", "--config", root + "/etc/cairn.conf", "--check")
+        XCTAssertTrue(check.stdout.contains("board = Pi-Zero--2-3fa9c2  ("), check.stdout + check.stderr)
+        // Once: a third run keeps it; a long hostname is cut to fit 32 characters.
+        try "a-very-long-hostname-for-one-small-board\n".write(toFile: root + "/etc/hostname", atomically: true, encoding: .utf8)
+        XCTAssertEqual(try Harness.run("/bin/bash", args).status, 0)
+        XCTAssertEqual(try String(contentsOfFile: root + "/etc/cairn.conf", encoding: .utf8), conf)
+        try "sync = 2\n".write(toFile: root + "/etc/cairn.conf", atomically: true, encoding: .utf8)
+        let long = try Harness.run("/bin/bash", args)
+        XCTAssertTrue(long.stdout.contains("set board = a-very-long-hostname-for--3fa9c2 in"), long.stdout)
+        XCTAssertTrue(
+            try String(contentsOfFile: root + "/etc/cairn.conf", encoding: .utf8).hasSuffix("board = a-very-long-hostname-for--3fa9c2\nsync = 2\n"))
+    }
 }

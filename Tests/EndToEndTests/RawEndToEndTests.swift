@@ -70,14 +70,14 @@ final class RawEndToEndTests: XCTestCase {
         let r = try Harness.cairn("convert", dir, "--to", "csv", "--raw", "-o", out + "/raw.csv")
         XCTAssertEqual(r.status, 0, r.stderr)
         let header = try String(contentsOfFile: out + "/raw.csv", encoding: .utf8).split(separator: "\n")[0]
-        XCTAssertEqual(header, "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,verdict")
+        XCTAssertEqual(header, "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board,verdict")
         let raw = try rows(out + "/raw.csv")
         let recorded = try Harness.trips(dir)[0]["points"] as? Int ?? -1
-        XCTAssertEqual(raw.filter { $0[11] == "kept" }.count, recorded, "kept exactly the recorded points")
+        XCTAssertEqual(raw.filter { $0[12] == "kept" }.count, recorded, "kept exactly the recorded points")
         XCTAssertGreaterThan(raw.count, 300, "a fix a second for six minutes, kept or not")
-        XCTAssertTrue(raw.contains { $0[11] == "standing" })
-        XCTAssertTrue(raw.contains { $0[11] == "too_close" })
-        XCTAssertFalse(raw.contains { $0[11].isEmpty })
+        XCTAssertTrue(raw.contains { $0[12] == "standing" })
+        XCTAssertTrue(raw.contains { $0[12] == "too_close" })
+        XCTAssertFalse(raw.contains { $0[12].isEmpty })
         let g = try Harness.cairn("convert", dir, "--to", "gpx", "--raw", "-o", out + "/raw.gpx")
         XCTAssertEqual(g.status, 0, g.stderr)
         XCTAssertEqual(try Harness.checkExport("gpx", out + "/raw.gpx")["points"] as? Int, raw.count)
@@ -105,7 +105,7 @@ final class RawEndToEndTests: XCTestCase {
         let csv = Harness.tempDir() + "/raw.csv"
         XCTAssertEqual(try Harness.cairn("convert", dir, "--to", "csv", "--raw", "-o", csv).status, 0)
         let dropped = events.filter { $0["event"] as? String == "dropped" }.reduce(0) { $0 + ($1["count"] as? Int ?? 0) }
-        XCTAssertEqual(dropped, try rows(csv).filter { $0[11] != "kept" }.count, "every dropped fix is in one run")
+        XCTAssertEqual(dropped, try rows(csv).filter { $0[12] != "kept" }.count, "every dropped fix is in one run")
     }
 
     func testALogRecordedWithRawOffSaysItCannotBeRefiltered() throws {

@@ -111,6 +111,8 @@ def check_fit(path):
     out["product"] = fid.get("product")
     out["device_infos"] = [{k: d.get(k) for k in ("device_index", "device_type", "local_device_type", "source_type", "manufacturer", "product")}
                            for d in messages.get("device_info_mesgs", [])]
+    # The board's id (cairn's creator device_info descriptor), when the trip has one.
+    out["descriptors"] = [d["descriptor"] for d in messages.get("device_info_mesgs", []) if d.get("descriptor") is not None]
 
     records = messages.get("record_mesgs", [])
     last_t, last_d = None, None
@@ -485,7 +487,7 @@ def check_csv(path):
     import csv
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    want = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip".split(",")
+    want = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board".split(",")
     # `convert --laps` adds the lap column, `--smooth` / `--fill-gaps` the origin column.
     if rows and rows[0][len(want):] in (["lap"], ["origin"], ["lap", "origin"]):
         want = rows[0]

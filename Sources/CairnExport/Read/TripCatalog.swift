@@ -60,6 +60,8 @@ public struct TripSummary: Sendable {
     public var activity: String?
     /// The recorder's UTC offset at the trip's start (seconds east), when it recorded one.
     public var utcOffsetS: Int?
+    /// The id of the board that recorded it (`BoardId`), when its log carries one.
+    public var board: String?
     public var stats = TripStats()
     public var drops = DropCounts()
     /// A trip-end record was found.
@@ -209,9 +211,10 @@ public enum TripCatalog {
             var fileDrops = DropCounts()
             try reader.forEach { entry in
                 switch entry.record {
-                case .tripStart(let activity, _, let offset):
+                case .tripStart(let activity, _, let offset, let board):
                     s.activity = activity
                     if let o = offset { s.utcOffsetS = o }
+                    if let b = board { s.board = b }
                 case .segmentStart(let reason, _):
                     s.stats.startSegment(reason)
                     visit(.segment(reason))
@@ -255,6 +258,26 @@ public enum TripCatalog {
             s.damagedRecords += scan.implausibleRecords + scan.malformedRecords
         }
         return s
+    }
+
+    /// The board a trip was recorded on: the id its log carries (the trip start record of its
+    /// first file), else `fallback` (`--board`, config `board`: for logs from before the id, or
+    /// from a recorder run without one). nil when neither is known. What every export and a
+    /// delivery's folder name the trip by.
+    public static func board(of trip: TripRef, fallback: String? = nil) -> String? {
+        var found: String?
+        if let first = trip.files.first, let reader = try? LogReader(path: first.path) {
+            try? reader.forEach { e in
+                switch e.record {
+                case .tripStart(_, _, _, let b):
+                    found = b
+                    return false
+                case .points: return false  // the start record comes first or not at all
+                default: return true
+                }
+            }
+        }
+        return found ?? fallback
     }
 
     /// Whether the trip's climb comes from the barometer (`TripStats.climbFromBarometer`): true at

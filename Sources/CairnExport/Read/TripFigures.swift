@@ -21,6 +21,8 @@ public enum TripFigures {
             ("max_speed_mps", num(s.stats.maxSpeedMps, 2)),
             ("status", TextFormat.jsonString(s.status.name))
         ]
+        // Only when known: an export of a log without one reads as it did before ids.
+        if let b = s.board { fields.insert(("board", TextFormat.jsonString(b)), at: 2) }
         // Only in conversions that changed the points: the figures are the exported track's.
         if s.smoothed { fields.append(("smoothed", "true")) }
         if let g = s.filledGaps { fields.append(("filled_gaps", String(g))) }

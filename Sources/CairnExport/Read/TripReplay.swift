@@ -151,10 +151,13 @@ public enum TripReplay {
             carry.afterTrip = genuine ? trip.files.first.map { (trip.id, $0.path) } : nil
         }
         endRun()
-        // The trip's own facts: its recorded UTC offset.
+        // The trip's own facts: its recorded UTC offset and board.
         if let first = trip.files.first {
             try LogReader(path: first.path).forEach { e in
-                if case .tripStart(_, _, let o) = e.record { s.utcOffsetS = o }
+                if case .tripStart(_, _, let o, let b) = e.record {
+                    s.utcOffsetS = o
+                    s.board = b
+                }
                 return false
             }
         }

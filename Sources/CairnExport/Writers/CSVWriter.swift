@@ -3,10 +3,11 @@ import CairnCore
 /// CSV, one row per point, streamed: a header row, commas, `.` decimals, UTF-8, times in ISO 8601
 /// UTC with `Z`, SI units except pressure (hPa, as weather tools expect):
 ///
-///     time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip
+///     time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board
 ///
 /// Empty cells where a value was not measured (`ele` where the height is not trusted). `segment`
-/// counts from 1 within each trip. With laps (`convert --laps`), a column `lap`: the point's lap,
+/// counts from 1 within each trip; `board` is the board that recorded it (`BoardId`), empty when
+/// unknown (the column is always there, so one table holds every board's rows). With laps (`convert --laps`), a column `lap`: the point's lap,
 /// from 1 within each trip. gpsbabel's `unicsv` reads the columns by name (by substring: no
 /// column name here contains another's keyword; "interpolated" would, as latitude).
 ///
@@ -14,11 +15,13 @@ import CairnCore
 /// `smoothed` or `interpolated` for each row; with `verdicts` (`convert --raw`) a last column
 /// `verdict` holds the rules' verdict on each fix (`Verdict.name`).
 public final class CSVWriter: TrackExporter {
-    public static let header = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip\n"
+    public static let header = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board\n"
     private let out: OutputSink
     private let laps: Bool
     private let origins: Bool
     private var trip: UInt64 = 0
+    /// The trip's board id: letters, digits, '.', '_' and '-', so a cell that needs no quoting.
+    private var board = ""
     private var segment = 0
     private var segmentRequested = false
     private var inTrip = false
@@ -43,6 +46,7 @@ public final class CSVWriter: TrackExporter {
 
     public func beginTrip(_ heading: TripHeading) {
         trip = heading.id
+        board = heading.board.flatMap(BoardId.init)?.text ?? ""
         segment = 0
         segmentRequested = true
         inTrip = true
@@ -79,6 +83,8 @@ public final class CSVWriter: TrackExporter {
         out.int(Int64(segment))
         out.byte(comma)
         out.int(Int64(bitPattern: trip))
+        out.byte(comma)
+        out.write(board)
         if laps {
             out.byte(comma)
             if let l = extras.lap { out.int(Int64(l)) }

@@ -1,3 +1,5 @@
+import CairnCore
+
 /// FIT base types (the profile's `fit_base_type`) that cairn writes: the byte a definition
 /// message gives a field, and the field's size.
 enum FITBaseType: UInt8, Sendable {
@@ -10,12 +12,15 @@ enum FITBaseType: UInt8, Sendable {
     case uint32 = 0x86
     /// uint32 whose invalid value is 0 (serial numbers).
     case uint32z = 0x8C
+    /// A NUL-terminated UTF-8 string in a field of fixed size: 33 bytes, a `BoardId` and its NUL.
+    case string = 0x07
 
     var size: UInt8 {
         switch self {
         case .enumeration, .sint8, .uint8: return 1
         case .sint16, .uint16: return 2
         case .sint32, .uint32, .uint32z: return 4
+        case .string: return UInt8(BoardId.maxLength + 1)
         }
     }
 }
@@ -74,6 +79,17 @@ struct FITMessage: Sendable {
         [
             FITField(253, "timestamp", .uint32), FITField(0, "device_index", .uint8), FITField(2, "manufacturer", .uint16),
             FITField(3, "serial_number", .uint32z), FITField(4, "product", .uint16), FITField(5, "software_version", .uint16)
+        ])
+
+    /// The creator with the board's id (`BoardId`) as its `descriptor` (field 19, a string the
+    /// profile gives device_info to describe the device): file_id, which Strava and Garmin
+    /// identify the file and device by, stays as it was.
+    static let creatorWithBoard = FITMessage(
+        "device_info", global: 23,
+        [
+            FITField(253, "timestamp", .uint32), FITField(0, "device_index", .uint8), FITField(2, "manufacturer", .uint16),
+            FITField(3, "serial_number", .uint32z), FITField(4, "product", .uint16), FITField(5, "software_version", .uint16),
+            FITField(19, "descriptor", .string)
         ])
 
     /// The altitude's source when it is a barometer: no manufacturer or product.

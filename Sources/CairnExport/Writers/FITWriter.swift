@@ -192,7 +192,8 @@ public final class FITWriter: TrackExporter {
         case .file(let p): path = p
         case .directory(let d):
             let name = ExportFormat.fit.fileName(
-                tripId: heading.id, startMs: heading.summary?.stats.firstTimeMs, suffix: heading.nameSuffix, prefix: namePrefix)
+                tripId: heading.id, startMs: heading.summary?.stats.firstTimeMs, suffix: heading.nameSuffix, prefix: namePrefix,
+                board: heading.board)
             path = d.hasSuffix("/") ? d + name : d + "/" + name
         }
         let s = atomic ? try OutputSink(atomically: path, force: force) : try OutputSink(creating: path, force: force)
@@ -220,10 +221,13 @@ public final class FITWriter: TrackExporter {
         data(local: 0, .fileId)
         u8(4); u16(Self.manufacturerDevelopment); u16(Self.product); u32(Self.serial); u32(created)
         emit()
-        // device_info: the creator (device_index 0).
-        define(local: 1, .creator)
-        data(local: 1, .creator)
+        // device_info: the creator (device_index 0), with the board's id as its descriptor.
+        let board = heading.board.flatMap(BoardId.init)
+        let creator: FITMessage = board == nil ? .creator : .creatorWithBoard
+        define(local: 1, creator)
+        data(local: 1, creator)
         u32(created); u8(0); u16(Self.manufacturerDevelopment); u32(Self.serial); u16(Self.product); u16(softwareVersion)
+        if let b = board { string(b.text) }
         emit()
         if heading.summary?.stats.climbFromBarometer == true {
             // device_info for the altitude's source: a local barometer (device_index 1). No
@@ -563,6 +567,13 @@ public final class FITWriter: TrackExporter {
     @inline(__always) private func s32(_ v: Int32) {
         field { $0 == .sint32 }
         le32(UInt32(bitPattern: v))
+    }
+    /// A string field: UTF-8, NUL-padded to the field's fixed size (a `BoardId` always fits).
+    private func string(_ s: String) {
+        field { $0 == .string }
+        let bytes = Array(s.utf8.prefix(Int(FITBaseType.string.size) - 1))
+        msg += bytes
+        msg += [UInt8](repeating: 0, count: Int(FITBaseType.string.size) - bytes.count)
     }
     @inline(__always) private func le16(_ v: UInt16) { msg.append(UInt8(v & 0xFF)); msg.append(UInt8(v >> 8)) }
     @inline(__always) private func le32(_ v: UInt32) {

@@ -17,6 +17,10 @@ import CairnCore
 /// Points that `convert --smooth` moved say `<src>cairn smoothed</src>`; points that
 /// `--fill-gaps` made up say `<src>cairn interpolated</src>` and carry
 /// `<cairn:interpolated>1</cairn:interpolated>`.
+///
+/// The board a trip was recorded on (`BoardId`) is each `<trk>`'s `<extensions><cairn:board>`,
+/// and the document's `<metadata><extensions><cairn:board>` when every trip in it is that
+/// board's (one trip per file from `export`).
 public final class GPXWriter: TrackExporter {
     /// cairn's namespace for the values no common GPX extension carries.
     public static let cairnNamespace = "urn:x-cairn:gpx:1"
@@ -24,6 +28,7 @@ public final class GPXWriter: TrackExporter {
 
     private let out: OutputSink
     private let creator: String
+    private let board: BoardId?
     private var inTrip = false
     private var inSegment = false
     private var segmentRequested = false
@@ -35,9 +40,10 @@ public final class GPXWriter: TrackExporter {
         "cairn \(version)" + (barometer ? " with barometer" : "")
     }
 
-    public init(sink: OutputSink, creator: String) {
+    public init(sink: OutputSink, creator: String, board: String? = nil) {
         out = sink
         self.creator = creator
+        self.board = board.flatMap(BoardId.init)
     }
 
     public func begin() {
@@ -49,12 +55,19 @@ public final class GPXWriter: TrackExporter {
                 + "xmlns:cairn=\"\(Self.cairnNamespace)\" "
                 + "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
                 + "xsi:schemaLocation=\"http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd\">\n")
+        // A BoardId needs no escaping: letters, digits, '.', '_' and '-'.
+        if let b = board {
+            out.write("  <metadata>\n    <extensions>\n      <cairn:board>\(b.text)</cairn:board>\n    </extensions>\n  </metadata>\n")
+        }
     }
 
     public func beginTrip(_ heading: TripHeading) {
         endTrip()
         out.write("  <trk>\n    <name>Trip \(heading.id)</name>\n")
         if let a = heading.activity, !a.isEmpty { out.write("    <type>\(TextFormat.xmlEscaped(a))</type>\n") }
+        if let b = heading.board.flatMap(BoardId.init) {
+            out.write("    <extensions>\n      <cairn:board>\(b.text)</cairn:board>\n    </extensions>\n")
+        }
         inTrip = true
         segmentRequested = true
     }

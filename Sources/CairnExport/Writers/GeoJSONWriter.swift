@@ -97,7 +97,15 @@ public final class GeoJSONWriter: TrackExporter {
     }
 
     private func properties(_ s: TripSummary?, title: String? = nil, extra: [(String, String)] = []) {
-        var fields = s.map(TripFigures.json) ?? [("trip", String(heading.id)), ("activity", heading.activity.map(TextFormat.jsonString) ?? "null")]
+        // The board as the export knows it: the log's, else the one given for logs without.
+        var fields: [(String, String)]
+        if var t = s {
+            t.board = heading.board
+            fields = TripFigures.json(t)
+        } else {
+            fields = [("trip", String(heading.id)), ("activity", heading.activity.map(TextFormat.jsonString) ?? "null")]
+            if let b = heading.board { fields.append(("board", TextFormat.jsonString(b))) }
+        }
         fields.append(("title", TextFormat.jsonString(title ?? "Trip \(heading.id)")))
         fields += extra
         out.put("\"properties\":{")

@@ -90,12 +90,18 @@ public final class KMLWriter: TrackExporter {
             for b in 0..<r.bands.count {
                 out.write("<Style id=\"t\(trips)-b\(b)\"><LineStyle><color>\(r.bands.kmlColour(b))</color><width>4</width></LineStyle></Style>\n")
             }
-            if let s = heading.summary { extendedData(TripFigures.plain(s)) }
+            if var s = heading.summary {
+                s.board = heading.board  // the log's, else the one given for logs without
+                extendedData(TripFigures.plain(s))
+            }
         } else {
             out.write("<Placemark>\n" + name)
             figures(heading.summary)
             out.put("<styleUrl>#track</styleUrl>\n")
-            if let s = heading.summary { extendedData(TripFigures.plain(s)) }
+            if var s = heading.summary {
+                s.board = heading.board  // the log's, else the one given for logs without
+                extendedData(TripFigures.plain(s))
+            }
             if heading.summary?.stats.points != 0 {
                 out.put("<gx:MultiTrack><gx:interpolate>0</gx:interpolate>\n")
                 multiTrackOpen = true

@@ -10,11 +10,14 @@ public struct TripHeading: Sendable {
     public var summary: TripSummary?
     /// Added to file names made from the trip (`TripRef.nameSuffix`).
     public var nameSuffix = ""
-    public init(id: UInt64, activity: String?, summary: TripSummary? = nil, nameSuffix: String = "") {
+    /// The board that recorded it (`TripCatalog.board(of:fallback:)`), nil when unknown.
+    public var board: String?
+    public init(id: UInt64, activity: String?, summary: TripSummary? = nil, nameSuffix: String = "", board: String? = nil) {
         self.id = id
         self.activity = activity
         self.summary = summary
         self.nameSuffix = nameSuffix
+        self.board = board
     }
 }
 
