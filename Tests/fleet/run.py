@@ -79,13 +79,12 @@ class Cluster:
             raise SystemExit("postgis: %s failed (%d): %s%s\n%s" % (args[0], r.returncode, r.stdout[-2000:], r.stderr[-2000:], tail))
         return r.stdout
 
-    def psql(self, variables, sql=None, file=None):
+    def psql(self, variables, sql):
         args = [PG_BIN + "/psql", "-X", "-q", "-h", self.dir, "-p", str(self.port), "-U", "fleet", "-d", "postgres",
                 "-v", "ON_ERROR_STOP=1", "--csv"]
         for k, v in variables.items():
             args += ["-v", "%s=%s" % (k, v)]
-        args += ["-f", file] if file else ["-f", "-"]
-        return self.sh(args, input=sql)
+        return self.sh(args + ["-f", "-"], input=sql)
 
     def stop(self):
         subprocess.run(self.prefix + [PG_BIN + "/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop"], capture_output=True)
@@ -97,7 +96,8 @@ def run_postgis(remote, truth):
     try:
         variables = {"remote": remote, "polygon": truth["polygon"], **{k: repr(v) for k, v in truth["box"].items()}}
         t0 = time.monotonic()
-        cluster.psql(variables, file=os.path.join(HERE, "postgis", "load.sql"))
+        # psql runs as the cluster's user, who may not read this folder: the SQL goes in on stdin.
+        cluster.psql(variables, sql=open(os.path.join(HERE, "postgis", "load.sql"), encoding="utf-8").read())
         timing = {"load_s": time.monotonic() - t0}
         answers = {}
         for name, sql in named_queries(os.path.join(HERE, "postgis", "queries.sql")):
