@@ -46,7 +46,7 @@ final class FleetEndToEndTests: XCTestCase {
             "/usr/bin/env",
             [
                 "python3", Harness.repoRoot.appendingPathComponent("Tests/fleet/run.py").path, "--remote", work + "/remote",
-                "--generate", "8", "5", "--json", out
+                "--generate", "8", "5", "--geojson", "--json", out
             ], timeout: 240)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertFalse(run.stderr.contains("MISMATCH"), run.stderr)
@@ -68,6 +68,26 @@ final class FleetEndToEndTests: XCTestCase {
             XCTAssertLessThanOrEqual(cells.count - same, cairnCells.count / 200, "\(engine): cells cairn does not have")
             XCTAssertEqual((extra["box"] as? [String]) ?? [], [], "\(engine): St. John's is not in Leipzig's box")
         }
+
+        // The generator writes cairn's formats: the CSV header is the real one plus `board`
+        // (the column cairn's board ids add), the GeoJSON passes the export checks with the real figures' keys.
+        let realCSV = try String(contentsOfFile: csvDir + "/edge810.csv", encoding: .utf8)
+        let realHeader = String(realCSV.prefix { $0 != "\n" })
+        let generated = try FileManager.default.subpathsOfDirectory(atPath: work + "/remote").sorted()
+        let csv = try XCTUnwrap(generated.first { $0.hasPrefix("courier-001-") && $0.hasSuffix(".csv") }, "\(generated)")
+        let header = try String(contentsOfFile: work + "/remote/" + csv, encoding: .utf8).prefix { $0 != "\n" }
+        // The real ride has laps (the Edge's): a `lap` column follows `trip` there.
+        let base = try XCTUnwrap(realHeader.range(of: ",trip").map { String(realHeader[..<$0.upperBound]) }, realHeader)
+        XCTAssertEqual(String(header), base + ",board", "the real one: \(realHeader)")
+        let geojson = try XCTUnwrap(generated.first { $0.hasPrefix("courier-001-") && $0.hasSuffix(".geojson") }, "\(generated)")
+        let realGeo = work + "/real.geojson"
+        let conv2 = try Harness.cairn("convert", rec.dir, "--to", "geojson", "-o", realGeo, "--config", "none")
+        XCTAssertEqual(conv2.status, 0, conv2.stderr)
+        let realTrips = try XCTUnwrap(Harness.checkExport("geojson", realGeo)["trips"] as? [[String: Any]])
+        let genTrips = try XCTUnwrap(Harness.checkExport("geojson", work + "/remote/" + geojson)["trips"] as? [[String: Any]])
+        XCTAssertEqual(genTrips.count, 1)
+        XCTAssertEqual(
+            Set(genTrips.first?.keys.map { $0 } ?? []).subtracting(["board"]), Set(realTrips.first?.keys.map { $0 } ?? []).subtracting(["board"]))
 
         // The README's DuckDB command: every board's day, the real one's by its folder.
         let ask = try Harness.run(

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Generates a fleet's delivered files and what the recipe must answer about them.
 
-Usage: generate.py REMOTE --boards N --days D [--seed S] --truth TRUTH.json
+Usage: generate.py REMOTE --boards N --days D [--seed S] --truth TRUTH.json [--geojson]
 
 Writes REMOTE/<board>/csv/YYYYMMDD-HHMMSS-<board>-trip<ID>.csv in cairn's CSV format (the
 columns of Sources/CairnExport/Writers/CSVWriter.swift plus `board` after `trip`, numbers
-trimmed as cairn writes them), the layout `cairn deliver` leaves (docs: r13 contract). Boards
+trimmed as cairn writes them), and with --geojson REMOTE/<board>/geojson/<name>.geojson as
+GeoJSONWriter writes them, in the layout `cairn deliver` leaves (docs: r13 contract). Boards
 ride 0-3 times a day, 10-90 minutes each, at 1 Hz, around Leipzig; some stop at lights (speed
 0), some lose the sky for a while (a new segment), some receivers send no speed (GGA only).
 The last board is `unnamed` (no id set): its rows carry an empty `board`, its folder names it.
@@ -130,10 +131,56 @@ def ride(rng, home, start, minutes, gga_only):
         rows.append((t, num(lat, 7), num(lon, 7), num(ele, 2), "" if gga_only else num(v, 3),
                      "" if gga_only or v == 0 else num(math.degrees(heading) % 360, 2), segment))
         t += 1
-        if rng.random() < 1 / 1800:  # a tunnel: the sky is lost for a while, a new segment
+        if rng.random() < 1 / 1800 and end - t > 300:  # a tunnel: the sky is lost a while, a new segment
             t += rng.randint(20, 120)
             segment += 1
     return rows
+
+
+def geojson(path, board, trip, rows):
+    """One trip as GeoJSONWriter writes it (plain): a MultiLineString Feature, a line a segment,
+    [lon, lat, ele] at 6 and 2 decimals (every height trusted), the figures of `cairn list
+    --json` and `board` in properties, times, speeds and temperatures in coordinateProperties.
+    The figures are the generator's: distance inside segments, moving time by the recipe's rule,
+    ascent and descent the heights' ups and downs."""
+    lines, times, speeds, temps = [], [], [], []
+    distance = moving = ascent = descent = top = 0.0
+    prev = None
+    for t, la, lo, el, v, _, seg in rows:
+        if prev is None or prev[3] != seg:
+            lines.append([])
+            times.append([])
+            speeds.append([])
+            temps.append([])
+        elif prev is not None:
+            d = haversine(prev[1], prev[2], float(la), float(lo))
+            distance += d
+            speed = (prev[4] + float(v)) / 2 if v and prev[4] is not None else d / (t - prev[0])
+            moving += (t - prev[0]) if t - prev[0] <= 60 and speed >= 0.28 else 0
+            dh = float(el) - prev[5]
+            ascent, descent = ascent + max(dh, 0), descent + max(-dh, 0)
+        lines[-1].append("[%s,%s,%s]" % (num(float(lo), 6), num(float(la), 6), el))
+        times[-1].append('"%s"' % iso(t))
+        speeds[-1].append(v or "null")
+        temps[-1].append("null")
+        if v:
+            top = max(top, float(v))
+        prev = (t, float(la), float(lo), seg, float(v) if v else None, float(el))
+
+    def nest(parts):
+        return "[" + ",".join("[" + ",".join(p) + "]" for p in parts) + "]"
+    fields = [("trip", str(trip)), ("activity", '"ride"'), ("start", '"%s"' % iso(rows[0][0])), ("end", '"%s"' % iso(rows[-1][0])),
+              ("points", str(len(rows))), ("segments", str(len(lines))), ("distance_m", num(distance, 1)),
+              ("moving_time_s", num(moving, 1)), ("elapsed_s", num(rows[-1][0] - rows[0][0], 1)),
+              ("ascent_m", num(ascent, 1)), ("descent_m", num(descent, 1)),
+              ("max_speed_mps", num(max(top, distance / moving if moving else 0), 2) if rows[0][4] or moving else "null"),
+              ("status", '"closed"'), ("board", '"%s"' % board if board else "null"), ("title", '"Trip %d"' % trip)]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{"type":"FeatureCollection","features":[\n')
+        f.write('{"type":"Feature","geometry":{"type":"MultiLineString","coordinates":%s},"properties":{' % nest(lines))
+        f.write(",".join('"%s":%s' % kv for kv in fields))
+        f.write(',"coordinateProperties":{"times":%s,"speeds":%s,"temperatures":%s}}}' % (nest(times), nest(speeds), nest(temps)))
+        f.write("\n]}\n")
 
 
 def main():
@@ -143,6 +190,7 @@ def main():
     ap.add_argument("--days", type=int, default=30)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--truth", required=True)
+    ap.add_argument("--geojson", action="store_true", help="also REMOTE/<board>/geojson/<name>.geojson")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     boards = ["courier-%03d-%06x" % (i + 1, rng.getrandbits(24)) for i in range(a.boards - 1)] + ["unnamed"]
@@ -173,6 +221,9 @@ def main():
                     f.write("time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board\n")
                     for t, la, lo, el, v, c, seg in rows:
                         f.write("%s,%s,%s,%s,%s,%s,,,,%d,%d,%s\n" % (iso(t), la, lo, el, v, c, seg, trip, column))
+                if a.geojson:
+                    os.makedirs(os.path.join(a.remote, board, "geojson"), exist_ok=True)
+                    geojson(os.path.join(a.remote, board, "geojson", name[:-4] + ".geojson"), column, trip, rows)
                 key = "%s/%d" % (board, trip)
                 prev = None
                 for t, la, lo, _, v, _, seg in rows:

@@ -2,7 +2,7 @@
 """Runs the fleet recipe (Tests/fleet/<engine>/load.sql, queries.sql) on DuckDB and PostGIS,
 times it, and checks the answers against the generator's truth.
 
-Usage: run.py --remote REMOTE [--generate BOARDS DAYS] [--engines duckdb,postgis] [--json OUT]
+Usage: run.py --remote REMOTE [--generate BOARDS DAYS [--geojson]] [--engines duckdb,postgis] [--json OUT]
 
 --generate writes a fleet into REMOTE first (generate.py) with its truth. Boards in REMOTE that
 the generator did not write (a real cairn export, say) are answered too and reported under
@@ -149,6 +149,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--remote", required=True)
     ap.add_argument("--generate", nargs=2, type=int, metavar=("BOARDS", "DAYS"))
+    ap.add_argument("--geojson", action="store_true", help="--generate writes GeoJSON too")
     ap.add_argument("--truth", help="the generator's truth (default: REMOTE/../fleet-truth.json)")
     ap.add_argument("--engines", default="duckdb,postgis")
     ap.add_argument("--json", help="write the timings and the other boards' answers here")
@@ -158,7 +159,7 @@ def main():
     if a.generate:
         t0 = time.monotonic()
         subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), remote, "--boards", str(a.generate[0]),
-                        "--days", str(a.generate[1]), "--truth", truth_path], check=True)
+                        "--days", str(a.generate[1]), "--truth", truth_path] + (["--geojson"] if a.geojson else []), check=True)
         print("generate: %.1f s" % (time.monotonic() - t0), file=sys.stderr)
     truth = json.load(open(truth_path, encoding="utf-8"))
     truth["board_ids"] = set(truth["days"]) | {k.split("/")[0] for k in truth["box_trips"] + truth["polygon_trips"]}
