@@ -38,14 +38,15 @@ def run_duckdb(remote, truth):
     con.execute("SET VARIABLE remote = ?", [remote])
     for k, v in truth["box"].items():
         con.execute("SET VARIABLE %s = %r" % (k, v))
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), time.process_time()
     con.execute(open(os.path.join(HERE, "duckdb", "load.sql"), encoding="utf-8").read())
-    timing = {"load_s": time.monotonic() - t0}
+    timing = {"load_s": time.monotonic() - t0, "load_cpu": time.process_time() - c0}
     answers = {}
     for name, sql in named_queries(os.path.join(HERE, "duckdb", "queries.sql")):
-        t0 = time.monotonic()
+        t0, c0 = time.monotonic(), time.process_time()
         rows = con.execute(sql).fetchall()
         timing[name + "_s"] = time.monotonic() - t0
+        timing[name + "_cpu"] = time.process_time() - c0
         answers[name] = [tuple(str(c) if not isinstance(c, (int, float)) else c for c in r) for r in rows]
     timing["points"] = con.execute("SELECT count(*) FROM points").fetchone()[0]
     return timing, answers
@@ -86,6 +87,22 @@ class Cluster:
             args += ["-v", "%s=%s" % (k, v)]
         return self.sh(args + ["-f", "-"], input=sql)
 
+    def cpu(self):
+        """CPU seconds of the server: the postmaster's own, its exited children's and its
+        living children's (a psql's backend may still be exiting when psql returns)."""
+        pid = open(os.path.join(self.data, "postmaster.pid")).readline().strip()
+        ticks = 0
+        for p in os.listdir("/proc"):
+            try:
+                f = open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if p == pid:
+                ticks += sum(int(v) for v in f[11:15])
+            elif f[1] == pid:
+                ticks += int(f[11]) + int(f[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def stop(self):
         subprocess.run(self.prefix + [PG_BIN + "/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop"], capture_output=True)
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -95,15 +112,16 @@ def run_postgis(remote, truth):
     cluster = Cluster()
     try:
         variables = {"remote": remote, "polygon": truth["polygon"], **{k: repr(v) for k, v in truth["box"].items()}}
-        t0 = time.monotonic()
+        t0, c0 = time.monotonic(), cluster.cpu()
         # psql runs as the cluster's user, who may not read this folder: the SQL goes in on stdin.
         cluster.psql(variables, sql=open(os.path.join(HERE, "postgis", "load.sql"), encoding="utf-8").read())
-        timing = {"load_s": time.monotonic() - t0}
+        timing = {"load_s": time.monotonic() - t0, "load_cpu": cluster.cpu() - c0}
         answers = {}
         for name, sql in named_queries(os.path.join(HERE, "postgis", "queries.sql")):
-            t0 = time.monotonic()
+            t0, c0 = time.monotonic(), cluster.cpu()
             text = cluster.psql(variables, sql=sql)
             timing[name + "_s"] = time.monotonic() - t0
+            timing[name + "_cpu"] = cluster.cpu() - c0
             rows = list(csv.reader(io.StringIO(text)))[1:]
             answers[name] = [tuple(float(c) if i >= 2 or (name == "cells" and i == 1) else c for i, c in enumerate(r)) for r in rows]
         timing["points"] = int(cluster.psql({}, sql="SELECT count(*) FROM points").split()[1])
@@ -182,9 +200,10 @@ def main():
         problems += p
         report[engine] = {"timing": timing, "extra": extra, "cells": len(answers["cells"]),
                           "box_trips": len(answers["box"]), "polygon_trips": len(answers.get("polygon", []))}
-        print("%s: %d points loaded in %.2f s; queries: %s; %d cells, %d trips in the box%s" % (
-            engine, timing["points"], timing["load_s"],
-            ", ".join("%s %.2f s" % (k[:-2], v) for k, v in timing.items() if k.endswith("_s") and k != "load_s"),
+        print("%s: %d points loaded in %.2f s (%.2f s CPU); queries (wall, CPU): %s; %d cells, %d trips in the box%s" % (
+            engine, timing["points"], timing["load_s"], timing["load_cpu"],
+            ", ".join("%s %.2f s %.2f s" % (k[:-2], v, timing[k[:-2] + "_cpu"]) for k, v in timing.items()
+                      if k.endswith("_s") and k != "load_s"),
             len(answers["cells"]), len(answers["box"]),
             ", %d meet the polygon" % len(answers["polygon"]) if "polygon" in answers else ""), file=sys.stderr)
     if a.json:
