@@ -12,8 +12,8 @@ ride 0-3 times a day, 10-90 minutes each, at 1 Hz, around Leipzig; some stop at 
 The last board is `unnamed` (no id set): its rows carry an empty `board`, its folder names it.
 
 TRUTH.json holds, from the very numbers written (parsed back from their text), the figures
-the recipe's rules give (Tests/fleet/README.md): per board and UTC day the distance (haversine,
-cairn's mean Earth, inside segments) and the moving time; the explored geohash-7 cells (cairn's
+the recipe's rules give (the comments in queries.sql): per board and UTC day the distance
+(haversine, cairn's mean Earth, inside segments) and the moving time; the explored geohash-7 cells (cairn's
 cell walk, CELL_INDEX.md); the trips with a point in the box; the trips whose track meets the
 polygon. Its code is its own (no SQL), so the engines are checked against an independent answer.
 """
