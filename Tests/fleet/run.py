@@ -183,16 +183,15 @@ def main():
     truth["board_ids"] = set(truth["days"]) | {k.split("/")[0] for k in truth["box_trips"] + truth["polygon_trips"]}
     # A board that rode no day still has its folder: the generator's boards are its folders then.
     truth["board_ids"] |= set(truth.get("board_names", []))
-    # The server reads the files as its own user: let it in (the folders and the files).
-    if os.geteuid() == 0:
+    # The server reads the files as its own user (`nobody` under root): the fleet's folders and
+    # files must be readable by others, and the folders above it passable (never changed here).
+    if os.geteuid() == 0 and "postgis" in a.engines.split(","):
         for root, dirs, files in os.walk(remote):
             os.chmod(root, 0o755)
             for f in files:
                 os.chmod(os.path.join(root, f), 0o644)
-        d = os.path.dirname(remote)
-        while d != "/":
-            os.chmod(d, os.stat(d).st_mode | 0o111)
-            d = os.path.dirname(d)
+        if subprocess.run(["runuser", "-u", "nobody", "--", "test", "-r", remote, "-a", "-x", remote]).returncode != 0:
+            sys.exit("run.py: the PostGIS server runs as nobody and cannot reach %s: a folder above it is closed to others" % remote)
     report, problems = {"points": truth["points"], "trips": truth["trips"], "boards": truth["boards"]}, []
     for engine in a.engines.split(","):
         timing, answers = {"duckdb": run_duckdb, "postgis": run_postgis}[engine](remote, truth)
