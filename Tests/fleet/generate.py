@@ -140,7 +140,7 @@ def ride(rng, home, start, minutes, gga_only):
 def geojson(path, board, trip, rows):
     """One trip as GeoJSONWriter writes it (plain): a MultiLineString Feature, a line a segment,
     [lon, lat, ele] at 6 and 2 decimals (every height trusted), the figures of `cairn list
-    --json` and `board` in properties, times, speeds and temperatures in coordinateProperties.
+    --json` (with `board` when known) in properties, times, speeds and temperatures in coordinateProperties.
     The figures are the generator's: distance inside segments, moving time by the recipe's rule,
     ascent and descent the heights' ups and downs."""
     lines, times, speeds, temps = [], [], [], []
@@ -174,7 +174,9 @@ def geojson(path, board, trip, rows):
               ("moving_time_s", num(moving, 1)), ("elapsed_s", num(rows[-1][0] - rows[0][0], 1)),
               ("ascent_m", num(ascent, 1)), ("descent_m", num(descent, 1)),
               ("max_speed_mps", num(max(top, distance / moving if moving else 0), 2) if rows[0][4] or moving else "null"),
-              ("status", '"closed"'), ("board", '"%s"' % board if board else "null"), ("title", '"Trip %d"' % trip)]
+              ("status", '"closed"'), ("title", '"Trip %d"' % trip)]
+    if board:  # where cairn puts it (TripFigures.json): after the activity, only when known
+        fields.insert(2, ("board", '"%s"' % board))
     with open(path, "w", encoding="utf-8") as f:
         f.write('{"type":"FeatureCollection","features":[\n')
         f.write('{"type":"Feature","geometry":{"type":"MultiLineString","coordinates":%s},"properties":{' % nest(lines))
