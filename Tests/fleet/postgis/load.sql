@@ -1,5 +1,6 @@
 -- A fleet's delivered CSV files into PostGIS: every REMOTE/<board>/csv/*.csv (cairn deliver's
--- layout), read by the server itself (a superuser, or a role in pg_read_server_files):
+-- layout), read by the server itself: a superuser (or a role in pg_read_server_files granted
+-- EXECUTE on pg_ls_dir, pg_stat_file and pg_read_file):
 --     psql -v remote=/srv/fleet -f load.sql
 -- The board is the file's `board` column, or its folder when the column is empty or absent
 -- (files written before cairn had board ids). Hidden temporaries (.cairn-tmp-*) are skipped.
