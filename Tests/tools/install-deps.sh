@@ -19,6 +19,8 @@ packages=(gpsd gpsd-clients libgps-dev libxml2-utils python3 file strace procps 
 packages+=(chromium)
 # cairn deliver's transport, in its tests' loopback remotes (issue 31).
 packages+=(rclone)
+# The fleet recipe (Tests/fleet): PostGIS in a private cluster (DuckDB: pip, below).
+packages+=(postgresql-15-postgis-3)
 
 tmp="" prc=/usr/sbin/policy-rc.d own_prc=no
 cleanup() { rm -rf "$tmp"; if [ "$own_prc" = yes ]; then rm -f "$prc"; fi; }
@@ -98,6 +100,20 @@ else
     python3 -c 'import garmin_fit_sdk, fitdecode, geojson_validator, fastkml, gpxpy' || die "python readers still missing after pip install"
 fi
 # The KML 2.2 schemas (OGC + gx) ship inside fastkml; tests find them with check-export.py kml-schema-dir.
+
+# The fleet recipe (Tests/fleet, FleetEndToEndTests): DuckDB's python package, pinned; no
+# DuckDB extension is ever downloaded (the recipe needs none).
+if python3 -c 'import duckdb' 2>/dev/null; then
+    say "duckdb present"
+else
+    if ! python3 -m pip --version >/dev/null 2>&1; then apt_update; apt-get install -y -qq --no-install-recommends python3-pip </dev/null; fi
+    fleet_pip=(-q --disable-pip-version-check --root-user-action=ignore)
+    if python3 -c 'import sys, sysconfig, os; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) else 1)'; then
+        fleet_pip+=(--break-system-packages)
+    fi
+    say "installing duckdb==2.0.1"
+    python3 -m pip install "${fleet_pip[@]}" duckdb==2.0.1 </dev/null || die "pip install duckdb==2.0.1 failed"
+fi
 
 # Swift can't come from Debian here; it must already be on the machine.
 if command -v swift >/dev/null; then
