@@ -167,4 +167,25 @@ final class DeliverAttackEndToEndTests: XCTestCase {
         let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
     }
+
+    /// A local remote inside the log directory (or the log directory itself) was taken: the
+    /// copies stayed on the card, out of retention's count, and their receipts let prune delete
+    /// the trips as if they were safe elsewhere.
+    func testALocalRemoteInsideTheLogDirectoryIsRefused() throws {
+        let (dir, conf, _) = try setUp(trips: 2)
+        for remote in [dir, dir + "/sub", ":local:" + dir + "/x", dir + "/../" + baseName(dir)] {
+            let r = try deliver(dir, conf, remote)
+            XCTAssertEqual(r.status, 78, remote + ": " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("--remote \(remote): its folder"), r.stderr)
+        }
+        // The board's folder would be the log directory itself.
+        let parent = Harness.tempDir()
+        let unnamed = parent + "/unnamed"
+        try fm.createDirectory(atPath: unnamed, withIntermediateDirectories: true)
+        _ = try setUp(trips: 1, dir: unnamed)
+        XCTAssertEqual(try deliver(unnamed, conf, parent).status, 78)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir).sorted(), ["00000001.cairn", "00000002.cairn"])
+    }
+
+    func baseName(_ p: String) -> String { String(p.split(separator: "/").last ?? "") }
 }
