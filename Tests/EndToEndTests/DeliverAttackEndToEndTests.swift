@@ -188,4 +188,18 @@ final class DeliverAttackEndToEndTests: XCTestCase {
     }
 
     func baseName(_ p: String) -> String { String(p.split(separator: "/").last ?? "") }
+
+    /// NOT FIXED. `rclone cat` of a folder concatenates the files in it, so a folder standing
+    /// under a log's final name, holding a file with the log's bytes, reads back as the log:
+    /// "already there", and the receipt is written with no file under that name.
+    func testAFolderUnderAFinalNameIsNoCopy() throws {
+        let (dir, conf, remote) = try setUp(trips: 1)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        try fm.createDirectory(atPath: root + "/logs/00000001.cairn", withIntermediateDirectories: true)
+        try data(dir + "/00000001.cairn").write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn/x"))
+        let r = try deliver(dir, conf, remote, ["--format", "none"])
+        XCTAssertFalse(
+            (try? String(contentsOfFile: dir + "/delivered", encoding: .utf8))?.contains("00000001.cairn 1 ") ?? false,
+            "a receipt for a log that is a folder on the remote: " + r.stderr)
+    }
 }
