@@ -122,6 +122,7 @@ enum DeliverCommand: Command {
                     : "'--format none' with '--logs no' leaves nothing to deliver")
         }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
+        try refuseNesting(remote: remote, logs: dir, from: from("--remote"))
         ignoreFileSizeLimitSignal()
 
         let rclone = Rclone(program: a.value("--rclone") ?? "rclone", configFile: rcloneConfig, timeoutSeconds: timeout)
@@ -146,6 +147,30 @@ enum DeliverCommand: Command {
     }
 
     static let lockFileName = ".cairn-deliver.lock"
+
+    /// The local folder a remote names (a path, or rclone's ":local:" backend); nil for a
+    /// remote of rclone's config.
+    static func localFolder(_ remote: String) -> String? {
+        if remote.hasPrefix(":local:") { return String(remote.dropFirst(7)) }
+        guard let colon = remote.firstIndex(of: ":") else { return remote }
+        if let slash = remote.firstIndex(of: "/"), slash < colon { return remote }
+        return nil
+    }
+
+    /// Refuses a local remote whose board folder is the log directory, inside it or holds it:
+    /// copies on the same card are no copies off the board, yet their receipts would let prune
+    /// delete the trips, and they would fill the card outside retention's count.
+    static func refuseNesting(remote: String, logs: String, from: String) throws {
+        guard let folder = localFolder(remote) else { return }
+        let target = ExportCommand.canonical(join(folder.isEmpty ? "." : folder, "unnamed"))
+        let l = ExportCommand.canonical(logs)
+        let inside = target == l || target.hasPrefix(l == "/" ? "/" : l + "/") || l.hasPrefix(target == "/" ? "/" : target + "/")
+        if inside {
+            throw Failure(
+                from + "--remote \(terminalSafe(remote)): its folder \(target) and the log directory \(logs) are one inside the other;"
+                    + " deliver off the board's card", status: ExitCode.config)
+        }
+    }
 
     /// A remote rclone does not know is a config error, said before anything is read.
     static func checkRemote(_ remote: String, rclone: Rclone) throws {

@@ -167,4 +167,39 @@ final class DeliverAttackEndToEndTests: XCTestCase {
         let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
     }
+
+    /// A local remote inside the log directory (or the log directory itself) was taken: the
+    /// copies stayed on the card, out of retention's count, and their receipts let prune delete
+    /// the trips as if they were safe elsewhere.
+    func testALocalRemoteInsideTheLogDirectoryIsRefused() throws {
+        let (dir, conf, _) = try setUp(trips: 2)
+        for remote in [dir, dir + "/sub", ":local:" + dir + "/x", dir + "/../" + baseName(dir)] {
+            let r = try deliver(dir, conf, remote)
+            XCTAssertEqual(r.status, 78, remote + ": " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("--remote \(remote): its folder"), r.stderr)
+        }
+        // The board's folder would be the log directory itself.
+        let parent = Harness.tempDir()
+        let unnamed = parent + "/unnamed"
+        try fm.createDirectory(atPath: unnamed, withIntermediateDirectories: true)
+        _ = try setUp(trips: 1, dir: unnamed)
+        XCTAssertEqual(try deliver(unnamed, conf, parent).status, 78)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir).sorted(), ["00000001.cairn", "00000002.cairn"])
+    }
+
+    func baseName(_ p: String) -> String { String(p.split(separator: "/").last ?? "") }
+
+    /// NOT FIXED. `rclone cat` of a folder concatenates the files in it, so a folder standing
+    /// under a log's final name, holding a file with the log's bytes, reads back as the log:
+    /// "already there", and the receipt is written with no file under that name.
+    func testAFolderUnderAFinalNameIsNoCopy() throws {
+        let (dir, conf, remote) = try setUp(trips: 1)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        try fm.createDirectory(atPath: root + "/logs/00000001.cairn", withIntermediateDirectories: true)
+        try data(dir + "/00000001.cairn").write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn/x"))
+        let r = try deliver(dir, conf, remote, ["--format", "none"])
+        XCTAssertFalse(
+            (try? String(contentsOfFile: dir + "/delivered", encoding: .utf8))?.contains("00000001.cairn 1 ") ?? false,
+            "a receipt for a log that is a folder on the remote: " + r.stderr)
+    }
 }
