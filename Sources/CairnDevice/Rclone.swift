@@ -94,6 +94,20 @@ public struct Rclone: Sendable {
         try call("read back \(path)", ["cat", path], output: output)
     }
 
+    /// Whether `path` is a folder on the remote (false for a file or nothing).
+    public func isFolder(_ path: String) throws(Failure) -> Bool {
+        var bytes: [UInt8] = []
+        do {
+            try call("look at \(path)", ["lsjson", "--stat", "--no-mimetype", "--no-modtime", path]) { bytes.append(contentsOf: $0) }
+        } catch {
+            if error.notFound { return false }
+            throw error
+        }
+        // {"Path": "x", "Name": "x", "Size": -1, "IsDir": true}, spaced or not
+        let text = String(decoding: bytes.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
+        return text.contains("\"IsDir\":true")
+    }
+
     /// Deletes the remote file `path`.
     public func delete(_ path: String) throws(Failure) {
         try call("delete \(path)", ["deletefile", path])

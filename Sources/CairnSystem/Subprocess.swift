@@ -53,7 +53,10 @@ public enum Subprocess {
         sigaddset(&defaults, SIGPIPE)
         sigaddset(&defaults, SIGXFSZ)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        // Its own process group: a deadline kills rclone and whatever it started, and no
+        // grandchild holds the pipes open after it.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         var cArgs: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for p in cArgs { free(p) } }
@@ -77,7 +80,7 @@ public enum Subprocess {
             if let d = deadline {
                 let left = d - (monotonicSeconds() - start)
                 if left <= 0 {
-                    if !timedOut { kill(pid, SIGKILL); timedOut = true }
+                    if !timedOut { kill(-pid, SIGKILL); timedOut = true }
                     wait = 1000  // its pipes close once it is gone
                 } else {
                     wait = Int32(min(left * 1000 + 1, 60_000))

@@ -91,8 +91,14 @@ enum DeliverCommand: Command {
         guard let remote = a.value("--remote"), !remote.isEmpty else {
             throw UsageError("Missing expected option '--remote <remote:path>' (or 'remote = ...' in the [deliver] section of the config)")
         }
-        if remote.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) || remote.hasPrefix("-") {
-            throw UsageError(from("--remote") + "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>'")
+        // Blank, a lone ':' (rclone's "current folder" of no backend), or what rclone would read
+        // as a flag, is no remote.
+        if remote.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) || remote.hasPrefix("-")
+            || remote.allSatisfy({ $0 == " " || $0 == "\t" || $0 == ":" })
+        {
+            throw UsageError(
+                from("--remote")
+                    + "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>': use an rclone remote and folder (nas:rides)")
         }
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         let formats: [ExportFormat]

@@ -33,6 +33,8 @@ struct DeliveryRun {
     /// The remote folder of this board: its id (`board` in the config, `--board`), else `unnamed`.
     var board: String { stageOptions.board ?? "unnamed" }
     var base: String { DeliverCommand.join(remote, board) }
+    /// What a receipt names as its destination: the remote and the formats sent there.
+    var receiptDestination: String { remote + " " + (formats.isEmpty ? "none" : formats.map(\.name).joined(separator: ",")) }
 
     mutating func go() -> Int32 {
         let previous = DeliveryStatus.read(directory: dir)
@@ -52,7 +54,8 @@ struct DeliveryRun {
         }
         var receipts = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
         if let p = receipts.problem { printErr("cairn: \(p)") }
-        let destination = remote
+        // The formats are part of what was delivered: a format added later goes up for every trip.
+        let destination = receiptDestination
         let staging = POSIX.join(dir, DeliverCommand.stagingName)
 
         var waiting: [(trip: TripRef, summary: TripSummary, files: [ExportState.CopiedFile])] = []
@@ -69,7 +72,9 @@ struct DeliveryRun {
             waiting.append((t, s, now))
         }
         var delivered = 0, failedTrips = 0, sentFiles = 0, sentBytes = 0
-        if stop == nil && !waiting.isEmpty {
+        // A page owed by an earlier run (cut, or its page failed) is made whatever this run sends.
+        var pagePending = page && previous?.pagePending == true
+        if stop == nil && (!waiting.isEmpty || pagePending) {
             do {
                 try prepare(staging)
             } catch let e as Stop {
@@ -80,6 +85,13 @@ struct DeliveryRun {
         }
         var left = waiting.count
         var shown: [PageTrip] = []
+        if page && stop == nil && !waiting.isEmpty {
+            // Said before the first receipt, so that a run cut after it leaves the page owed.
+            var owed = previous ?? DeliveryStatus()
+            owed.pagePending = true
+            do { try owed.write(directory: dir) } catch { printErr("cairn: \(error)") }
+            pagePending = true
+        }
         for (t, whole, now) in waiting where stop == nil {
             let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
             if let why = recording() { stop = .recording(why); break }
@@ -106,10 +118,12 @@ struct DeliveryRun {
             }
         }
         // The page after the trips: a trip is delivered (and receipted) whether or not its page
-        // goes up; a page that fails is said, and made again with the next trip delivered.
-        if page, stop == nil, !shown.isEmpty {
+        // goes up; a page that fails is said, and owed until a run makes it.
+        if page, stop == nil, pagePending {
             do {
-                try updatePage(shown, staging: staging)
+                let receipted = all.filter { $0.openBecause == nil && receipts.names($0.trip, destination: destination) }
+                try updatePage(shown, receipted: receipted.map { ($0.trip, $0.summary) }, staging: staging)
+                pagePending = false
             } catch let e as Stop {
                 stop = e
             } catch let e as Failure {
@@ -137,6 +151,7 @@ struct DeliveryRun {
         }
         removeStaging(staging)
 
+        status.pagePending = pagePending
         status.delivered = delivered
         status.waiting = left
         status.atMs = SystemClock.wallClockMs()
@@ -194,9 +209,17 @@ struct DeliveryRun {
         }
     }
 
+    /// Removes the staging folder and everything in it (the page's folders too).
     func removeStaging(_ staging: String) {
         guard let names = try? POSIX.listDirectory(staging) else { return }
-        for n in names { _ = POSIX.unlink(POSIX.join(staging, n)) }
+        for n in names where n != "." && n != ".." {
+            let p = POSIX.join(staging, n)
+            if POSIX.isDirectory(p) && (try? POSIX.status(p, followLinks: false)).map({ ($0.st_mode & S_IFMT) == S_IFDIR }) == true {
+                removeStaging(p)
+            } else {
+                _ = POSIX.unlink(p)
+            }
+        }
         rmdir(staging)
     }
 
@@ -245,6 +268,21 @@ struct DeliveryRun {
         return (files, bytes, shown)
     }
 
+    /// The trip as the page shows it, its zones cut: nil for one with no point to show.
+    func pageTrip(_ t: TripRef, _ whole: TripSummary) throws -> PageTrip? {
+        if whole.stats.points == 0 { return nil }
+        var window: PrivacyWindow?
+        var s = whole
+        if !stageOptions.zones.isEmpty {
+            let w = try ExportStages.window(t, zones: stageOptions.zones)
+            if w.hidesAll { return nil }
+            window = w
+            s = try ExportStages.summary(t, window: w)
+        }
+        let logs = copyLogs ? t.files.map { baseName($0.path) } : []
+        return pageTrip(t, s, window: window, board: TripCatalog.board(of: t, fallback: stageOptions.board), logs: logs)
+    }
+
     /// The trip as the page shows it: what the conversions hold, linked to the files sent.
     func pageTrip(_ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, board: String?, logs: [String]) -> PageTrip {
         let entry = ExportCommand.pageEntry(
@@ -256,7 +294,9 @@ struct DeliveryRun {
     /// Brings the remote's page up to date with `shown`: its index read back from the remote
     /// (the trips of earlier runs and of other tools stay), the pictures drawn here, then the
     /// pictures, the index and the page sent, each whole.
-    func updatePage(_ shown: [PageTrip], staging: String) throws {
+    /// `receipted`: every trip delivered here (by any run) that is still on the board: one the
+    /// remote's index lacks (a run cut before its page went up) is added too.
+    func updatePage(_ shown: [PageTrip], receipted: [(TripRef, TripSummary)], staging: String) throws {
         let folder = POSIX.join(staging, "page")
         try ensureDirectory(folder)
         let indexName = TripIndex.fileName
@@ -278,7 +318,13 @@ struct DeliveryRun {
             throw Failure("\(error)")
         }
         builder.title = "cairn trips: \(board)"
-        for t in shown where !t.entry.files.isEmpty {
+        var adding = shown
+        for (t, whole) in receipted {
+            let key = TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: TripCatalog.board(of: t, fallback: stageOptions.board))
+            if adding.contains(where: { $0.entry.key == key }) || builder.index.entry(key: key) != nil { continue }
+            if let p = try pageTrip(t, whole) { adding.append(p) }
+        }
+        for t in adding where !t.entry.files.isEmpty {
             if let p = builder.add(t) { printErr("cairn: trip \(t.entry.tripId): no picture on the page: \(p)") }
         }
         do throws(ExportError) { try builder.write() } catch { throw Failure("\(error)") }
@@ -300,6 +346,8 @@ struct DeliveryRun {
     /// 00000001): that copy may be the only one, its trip pruned on the strength of it.
     func send(_ local: String, _ digest: FileDigest, to target: String, logSalt: UInt32? = nil) throws -> Bool {
         if let why = recording() { throw Stop.recording(why) }
+        // rclone cat reads a folder's files as one: a folder under the name is no copy.
+        if try isFolder(target) { throw Failure("\(target): a folder on the remote has this file's name; move it away") }
         if let there = try remoteFile(target) {
             if there.digest == digest { return false }
             if let mine = logSalt, let theirs = Self.logSalt(there.head), theirs != mine {
@@ -323,10 +371,17 @@ struct DeliveryRun {
             throw Stop.remote("\(temporary) does not read back as the \(digest.size) bytes sent")
         }
         try attempt { () throws(Rclone.Failure) in try rclone.move(temporary, to: target) }
-        guard let there = try digestOf(target), there == digest else {
+        guard try !isFolder(target), let there = try digestOf(target), there == digest else {
             throw Stop.remote("\(target) does not read back as the \(digest.size) bytes sent after its rename")
         }
         return true
+    }
+
+    /// Whether the remote holds a folder at `path` (rclone cat would read the files in it as one).
+    func isFolder(_ path: String) throws -> Bool {
+        var result = false
+        try attempt { () throws(Rclone.Failure) in result = try rclone.isFolder(path) }
+        return result
     }
 
     /// The size and CRC-32C of what the remote holds at `path`, nil when it holds nothing there.

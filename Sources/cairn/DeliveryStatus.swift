@@ -24,6 +24,8 @@ struct DeliveryStatus: Equatable {
     var failingSinceMs: Int64?
     /// What went wrong (failed) or why it waited (deferred).
     var reason = ""
+    /// Trips were delivered but the remote's page does not show them yet.
+    var pagePending = false
 
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
@@ -45,6 +47,7 @@ struct DeliveryStatus: Equatable {
             case "failures": s.failures = Int(value) ?? 0
             case "failing_since_ms": s.failingSinceMs = Int64(value)
             case "reason": s.reason = value
+            case "page": s.pagePending = value == "pending"
             default: continue
             }
         }
@@ -56,6 +59,7 @@ struct DeliveryStatus: Equatable {
         text += "result = \(result.rawValue)\nat_ms = \(atMs)\nat = \(TextFormat.isoTime(ms: atMs))\nremote = \(remote)\n"
         text += "delivered = \(delivered)\nwaiting = \(waiting)\nfailures = \(failures)\n"
         if let f = failingSinceMs { text += "failing_since_ms = \(f)\n" }
+        text += "page = \(pagePending ? "pending" : "ok")\n"
         // One line: a reason from rclone may hold several.
         text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
         try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))

@@ -139,6 +139,9 @@ struct ExportState {
 
     mutating func forget(_ t: TripRef) { entries.removeAll { Self.same($0, t) } }
 
+    /// Whether a line names `t` at `destination` (its files as they were then, whatever now).
+    func names(_ t: TripRef, destination: String) -> Bool { entries.contains { Self.same($0, t) && $0.destination == destination } }
+
     /// Forgets the export of `t` to `destination` only (its copy there no longer matches).
     mutating func forget(_ t: TripRef, destination: String) {
         entries.removeAll { Self.same($0, t) && $0.destination == destination }

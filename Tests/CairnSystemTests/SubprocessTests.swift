@@ -30,6 +30,14 @@ final class SubprocessTests: XCTestCase {
         XCTAssertLessThan(Subprocess.monotonicSeconds() - start, 10)
     }
 
+    /// What the program started goes with it: no grandchild keeps the pipes (and the call) open.
+    func testDeadlineKillsWhatTheProgramStarted() throws {
+        let start = Subprocess.monotonicSeconds()
+        let o = try Subprocess.run(["/bin/sh", "-c", "sleep 30 & sleep 30"], deadline: 0.5)
+        XCTAssertTrue(o.timedOut)
+        XCTAssertLessThan(Subprocess.monotonicSeconds() - start, 5)
+    }
+
     func testMissingProgramIsNamed() {
         XCTAssertThrowsError(try Subprocess.run(["/nonexistent/rclone", "version"])) { e in
             XCTAssertEqual("\(e)", "/nonexistent/rclone: cannot be started: No such file or directory (ENOENT)")

@@ -189,7 +189,7 @@ final class DeliverAttackEndToEndTests: XCTestCase {
 
     func baseName(_ p: String) -> String { String(p.split(separator: "/").last ?? "") }
 
-    /// NOT FIXED. `rclone cat` of a folder concatenates the files in it, so a folder standing
+    /// `rclone cat` of a folder concatenates the files in it, so a folder standing
     /// under a log's final name, holding a file with the log's bytes, reads back as the log:
     /// "already there", and the receipt is written with no file under that name.
     func testAFolderUnderAFinalNameIsNoCopy() throws {

@@ -58,6 +58,8 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertEqual(receipts.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 2, receipts)
         XCTAssertTrue(receipts.contains("00000002.cairn 2 20 v2 logs 00000002.cairn/20/"), receipts)
         XCTAssertTrue(r.stderr.contains("delivered 2 trips"), r.stderr)
+        // Nothing of the run stays in the log directory but its receipts and status.
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/.deliver"))
         // Again: nothing sent, nothing changed on the remote.
         let before = try files(root).map { try data(root + "/" + $0) }
         let r2 = try deliver(dir, conf, remote)
@@ -211,6 +213,39 @@ final class DeliverEndToEndTests: XCTestCase {
         try "[delivery]\n".write(toFile: cfg, atomically: true, encoding: .utf8)
         let bad2 = try Harness.cairn("record", "--config", cfg, "--check")
         XCTAssertTrue(bad2.stderr.contains("\(cfg):1: unknown section '[delivery]'; sections: [deliver]"), bad2.stderr)
+    }
+
+    /// A format added to the config later goes up for the trips delivered before (the receipt
+    /// names the formats); the logs, there already, are read back, not sent again.
+    func testAFormatAddedLaterGoesUpForEveryTrip() throws {
+        let (dir, conf, remote) = try setUp(trips: 2)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx", "--page", "no").status, 0)
+        let r = try deliver(dir, conf, remote, "--format", "gpx,csv", "--page", "no")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("delivered 2 trips") && r.stderr.contains("(2 files,"), r.stderr)
+        XCTAssertEqual(files(root).filter { $0.hasPrefix("csv/") }, ["csv/20250602-080000-trip1.csv", "csv/20250603-080000-trip2.csv"])
+    }
+
+    /// A run cut after its receipts, before its page: the page is owed (said in `delivery`
+    /// before the first receipt), and the next run makes it though it has no trip to send.
+    func testAPageOwedByACutRunIsMadeByTheNext() throws {
+        let (dir, conf, remote) = try setUp(trips: 2)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
+        // As a cut leaves it: receipts written, the page not sent, a temporary of it left.
+        for f in ["index.html", "index.tsv", "pictures"] { try fm.removeItem(atPath: root + "/" + f) }
+        try fm.createDirectory(atPath: root + "/pictures", withIntermediateDirectories: true)
+        try "<svg".write(toFile: root + "/pictures/.cairn-tmp-0123456789abcdef-20250602-080000-trip1.svg", atomically: true, encoding: .utf8)
+        let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
+        try status.replacingOccurrences(of: "page = ok", with: "page = pending").write(toFile: dir + "/delivery", atomically: true, encoding: .utf8)
+        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("delivered 0 trips"), r.stderr)
+        XCTAssertEqual(
+            files(root).filter { !$0.hasPrefix("gpx/") && !$0.hasPrefix("logs/") },
+            ["index.html", "index.tsv", "pictures/20250602-080000-trip1.svg", "pictures/20250603-080000-trip2.svg"])
+        XCTAssertTrue(try String(contentsOfFile: dir + "/delivery", encoding: .utf8).contains("page = ok"))
     }
 
     /// Two deliveries at once: the second stops at once (75), the first delivers.
