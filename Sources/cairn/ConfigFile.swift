@@ -9,6 +9,9 @@ import CairnSystem
 /// `/etc/cairn.conf`: one `key = value` per line, `#` starts a comment line, blank lines are
 /// ignored. The keys are `record`'s option names without the dashes (`gpsd`, `dir`, `sync`...);
 /// flags take `yes`/`no` (also true/false, on/off, 1/0). A value may be wrapped in double quotes.
+/// A `[deliver]` line starts the section of `cairn deliver`'s keys (its option names without the
+/// dashes: `remote`, `format`...), up to the end of the file or the next section; `record` checks
+/// and skips them, `deliver` reads them with the top's `dir`, `board` and `privacy-zone`.
 /// Precedence: the command line, then the file, then the defaults. Any mistake (an unknown or
 /// repeated key, a line without `=`, an empty value) is an error naming the file and the line;
 /// so is a value the option rejects (checked where the option is checked, with the file's line).
@@ -18,14 +21,21 @@ struct ConfigFile {
         var value: String
         var line: Int
         var isFlag: Bool
+        /// The `[section]` it is in; nil at the top.
+        var section: String? = nil
     }
+
+    /// The sections a file may hold, each with the keys it takes.
+    static var sections: [(name: String, options: [OptionSpec])] { [("deliver", DeliverCommand.sectionOptions)] }
     let path: String
     private(set) var entries: [Entry] = []
 
     /// Parses `text` against the options it may set (every option of the command but `--config`).
     init(path: String, text: String, options: [OptionSpec]) throws(UsageError) {
         self.path = path
-        let allowed = options.filter { $0.name != "--config" && $0.name != "--check" } + Self.sharedKeys
+        let top = options.filter { $0.name != "--config" && $0.name != "--check" } + Self.sharedKeys
+        var allowed = top
+        var section: String?
         var seen: [String: Int] = [:]
         var n = 0
         // "\r\n" is one Character in Swift: split on both, so files written on Windows count lines right.
@@ -35,6 +45,18 @@ struct ConfigFile {
             if line.hasSuffix("\r") { line = line.dropLast() }
             let t = trim(line)
             if t.isEmpty || t.hasPrefix("#") { continue }
+            if t.hasPrefix("[") {
+                let name = t.hasSuffix("]") ? trim(t.dropFirst().dropLast()) : ""
+                guard let s = Self.sections.first(where: { $0.name == name }) else {
+                    throw UsageError(
+                        "\(path):\(n): unknown section '\(t)'; sections: " + Self.sections.map { "[\($0.name)]" }.joined(separator: ", "))
+                }
+                if seen["[" + name] != nil { throw UsageError("\(path):\(n): section [\(name)] already began on line \(seen["[" + name]!)") }
+                seen["[" + name] = n
+                section = name
+                allowed = s.options
+                continue
+            }
             guard let eq = t.firstIndex(of: "=") else {
                 throw UsageError("\(path):\(n): expected 'key = value', got '\(t)'")
             }
@@ -46,7 +68,7 @@ struct ConfigFile {
             if key == "config" { throw UsageError("\(path):\(n): 'config' cannot be set in a config file") }
             // In a file it would make every start of the service print the settings and exit.
             if key == "check" { throw UsageError("\(path):\(n): 'check' is a command-line flag only (cairn record --config \(path) --check)") }
-            let readerKey = Self.readerKeys.contains(key)
+            let readerKey = section == nil && Self.readerKeys.contains(key)
             guard
                 let spec = allowed.first(where: { $0.name == "--" + key })
                     ?? (readerKey ? OptionSpec(name: "--" + key, valueName: "VALUE", help: "") : nil)
@@ -56,8 +78,9 @@ struct ConfigFile {
                 if let near = nearestName("--" + key, names) { msg += " (did you mean '\(near.dropFirst(2))'?)" }
                 throw UsageError(msg + "; keys: " + names.map { String($0.dropFirst(2)) }.joined(separator: ", "))
             }
-            if let first = seen[key], !spec.repeatable { throw UsageError("\(path):\(n): '\(key)' is already set on line \(first)") }
-            seen[key] = n
+            let seenKey = (section.map { "[\($0)]" } ?? "") + key
+            if let first = seen[seenKey], !spec.repeatable { throw UsageError("\(path):\(n): '\(key)' is already set on line \(first)") }
+            seen[seenKey] = n
             if value.isEmpty { throw UsageError("\(path):\(n): '\(key)' has no value") }
             if spec.valueName == nil {
                 switch value.lowercased() {
@@ -66,7 +89,7 @@ struct ConfigFile {
                 default: throw UsageError("\(path):\(n): '\(key)' is a flag: use yes or no, not '\(value)'")
                 }
             }
-            entries.append(Entry(key: key, value: value, line: n, isFlag: spec.valueName == nil))
+            entries.append(Entry(key: key, value: value, line: n, isFlag: spec.valueName == nil, section: section))
         }
     }
 
@@ -84,7 +107,7 @@ struct ConfigFile {
     /// that is not one is an error naming the file and the line.
     func privacyZones() throws(UsageError) -> [PrivacyZone] {
         var zones: [PrivacyZone] = []
-        for e in entries where e.key == "privacy-zone" {
+        for e in entries where e.key == "privacy-zone" && e.section == nil {
             switch PrivacyZone.parse(e.value) {
             case .success(let z): zones.append(z)
             case .failure(let why): throw UsageError("\(path):\(e.line): privacy-zone: \(why)")
@@ -146,9 +169,14 @@ struct ConfigFile {
 
     /// Fills in what the command line did not set. Returns where each value came from
     /// (`FILE:LINE`) for the options the file set, so a rejected value names its line.
-    func merge(into a: inout ParsedArguments) -> [String: String] {
+    /// `section`: the entries of that section (nil: the top's), and `alsoTop`: keys of the top
+    /// that the section's command takes too (deliver's `dir` and `board`).
+    func merge(into a: inout ParsedArguments, section: String? = nil, alsoTop: [String] = []) -> [String: String] {
         var origin: [String: String] = [:]
-        for e in entries where !Self.sharedKeys.contains(where: { $0.name == "--" + e.key }) {
+        for e in entries
+        where !Self.sharedKeys.contains(where: { $0.name == "--" + e.key })
+            && (e.section == section || (e.section == nil && alsoTop.contains(e.key)))
+        {
             let name = "--" + e.key
             if a.values[name] != nil || a.flags.contains(name) { continue }  // the command line wins
             if e.isFlag {

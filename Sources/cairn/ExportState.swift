@@ -23,8 +23,11 @@ import CairnSystem
 /// are kept and read as "exported, unverifiable": retention keeps such a trip, and the next
 /// export checks the copies it finds on the stick byte for byte and records them in full.
 /// Replaced atomically (temp, fsync, rename, directory fsync) whenever it changes.
+///
+/// `cairn deliver` keeps its receipts the same way in `delivered` (the destination is the remote).
 struct ExportState {
     static let fileName = "exported"
+    static let deliveredFileName = "delivered"
     static let version = "v2"
 
     struct CopiedFile: Equatable {
@@ -44,12 +47,14 @@ struct ExportState {
     }
 
     let directory: String
+    let fileName: String
     private(set) var entries: [Entry] = []
     /// What was wrong with the file as read (said by the commands), or nil.
     private(set) var problem: String?
 
-    init(directory: String) {
+    init(directory: String, fileName: String = Self.fileName) {
         self.directory = directory
+        self.fileName = fileName
         // Up to 64 MiB: tens of thousands of trips; a longer file is not this state file.
         guard let text = readSmallFile(path, limit: 64 << 20) else {
             if pathExists(path) {
@@ -86,7 +91,7 @@ struct ExportState {
         return out.isEmpty ? nil : out
     }
 
-    var path: String { POSIX.join(directory, Self.fileName) }
+    var path: String { POSIX.join(directory, fileName) }
 
     private static func same(_ e: Entry, _ t: TripRef) -> Bool {
         e.file == baseName(t.files[0].path) && e.trip == t.id && e.salt == t.files[0].header.salt
@@ -140,8 +145,9 @@ struct ExportState {
     }
 
     func save() throws {
+        let command = fileName == Self.deliveredFileName ? "cairn deliver" : "cairn export"
         var text =
-            "# trips copied off this directory by 'cairn export': first-file trip-id salt v2 logs|nologs name/salt/size/crc32c,... destination\n"
+            "# trips copied off this directory by '\(command)': first-file trip-id salt v2 logs|nologs name/salt/size/crc32c,... destination\n"
         for e in entries {
             text += "\(e.file) \(e.trip) \(String(e.salt, radix: 16)) "
             if let files = e.files {

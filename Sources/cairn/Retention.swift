@@ -47,8 +47,11 @@ struct Retention {
             out.problems += 1
             return out
         }
+        // A trip delivered (`cairn deliver`) counts as one exported.
         var state = ExportState(directory: dir)
+        var delivered = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
         if let p = state.problem { say("retention: \(p)") }
+        if let p = delivered.problem { say("retention: \(p)") }
         var total = 0
         let files = (try? LogDirectory.logFiles(in: dir)) ?? []
         for f in files { total += fileSize(f.path) ?? 0 }
@@ -63,7 +66,12 @@ struct Retention {
         let plan = RetentionPlan.plan(
             trips: trips, totalBytes: total, nowMs: wallClockMs,
             limits: RetentionPlan.Limits(keepDays: keepDays, maxBytes: maxBytes, force: force)
-        ) { state.verdict(all[$0].trip) }
+        ) { i in
+            let exported = state.verdict(all[i].trip)
+            if exported == .exported { return exported }
+            let sent = delivered.verdict(all[i].trip)
+            return sent == .neverExported ? exported : sent
+        }
         if let c = plan.clockBehind {
             say(
                 "retention: the clock reads \(TextFormat.isoTime(ms: c.nowMs)), before the newest trip's end \(TextFormat.isoTime(ms: c.newestEndMs)): no trip counts as old until the clock is right (--keep-days deletes nothing)"
@@ -84,7 +92,7 @@ struct Retention {
                 // One line per kind of reason: a directory of 500 unexported trips says it once.
                 if warned.insert(kept.keptBecause).inserted {
                     say(
-                        "retention: trip \(t.id) (\(baseName(t.files[0].path))) is over the limit (\(reason)) but \(kept.keptBecause); kept (run 'cairn export'\(kept == .logsLeftOff ? " with --logs yes" : ""), or 'cairn prune --force')"
+                        "retention: trip \(t.id) (\(baseName(t.files[0].path))) is over the limit (\(reason)) but \(kept.keptBecause); kept (run 'cairn export' or 'cairn deliver'\(kept == .logsLeftOff ? " with --logs yes" : ""), or 'cairn prune --force')"
                     )
                 }
                 continue
@@ -100,6 +108,7 @@ struct Retention {
                 }
                 if failed { out.problems += 1; continue }
                 state.forget(t)
+                delivered.forget(t)
                 changed = true
                 say(
                     "retention: deleted trip \(t.id) (\(names); \(size) bytes)"
@@ -113,6 +122,7 @@ struct Retention {
             do {
                 try syncDirectory(dir)
                 try state.save()
+                if !delivered.entries.isEmpty || pathExists(delivered.path) { try delivered.save() }
             } catch let e as Failure {
                 say("retention: \(e.message)")
                 out.problems += 1

@@ -21,7 +21,7 @@ extension Command {
 
 let allCommands: [any Command.Type] = [
     RecordCommand.self, ListCommand.self, InfoCommand.self,
-    ConvertCommand.self, VerifyCommand.self, StatusCommand.self, ExportCommand.self, PruneCommand.self,
+    ConvertCommand.self, VerifyCommand.self, StatusCommand.self, ExportCommand.self, DeliverCommand.self, PruneCommand.self,
     CellsCommand.self, RenderCommand.self
 ]
 
@@ -42,6 +42,7 @@ let topHelp = """
       verify                  Check log files for damage.
       status                  Show what a running recorder is doing (its --status file).
       export                  Copy finished trips and their conversions to a card or stick.
+      deliver                 Send finished trips to your storage through rclone, each exactly once.
       prune                   Delete the oldest exported trips over an age or size limit.
       cells                   The geohash cells your trips touched, with trips and first and last visit.
       render                  Draw one trip as an SVG picture: speed colours, height profile, stops.

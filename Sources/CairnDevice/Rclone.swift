@@ -1,0 +1,106 @@
+import CairnSystem
+
+/// The edge to rclone, the one transport of `cairn deliver`: each call is one rclone command
+/// (Debian's rclone 1.60 or later), with its retries left to the caller, so that a delivery
+/// decides itself when to try again and when to give up for this run.
+public struct Rclone: Sendable {
+    /// The program (`rclone`, looked up in PATH, or a path).
+    public var program: String
+    /// `--config FILE` for rclone, or nil for its own default (~/.config/rclone/rclone.conf).
+    public var configFile: String?
+    /// Seconds without progress before rclone gives up a transfer (its `--timeout`) and to
+    /// connect (`--contimeout`); a call is killed after 30 times this in all.
+    public var timeoutSeconds: Int
+
+    public init(program: String, configFile: String?, timeoutSeconds: Int) {
+        self.program = program
+        self.configFile = configFile
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    /// A failed call: what rclone said, and whether the thing asked for is missing (rclone's exit
+    /// statuses 3 and 4: directory or file not found).
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public let what: String
+        public let detail: String
+        public let notFound: Bool
+        public var description: String { detail.isEmpty ? what : "\(what): \(detail)" }
+    }
+
+    private var common: [String] {
+        var a = [
+            program, "--retries", "1", "--low-level-retries", "2", "--contimeout", "\(timeoutSeconds)s", "--timeout", "\(timeoutSeconds)s",
+            "--log-level", "ERROR"
+        ]
+        if let c = configFile { a += ["--config", c] }
+        return a
+    }
+
+    private func call(_ what: String, _ arguments: [String], output: (UnsafeRawBufferPointer) -> Void = { _ in }) throws(Failure) {
+        let outcome: Subprocess.Outcome
+        do {
+            outcome = try Subprocess.run(common + arguments, deadline: Double(timeoutSeconds) * 30, output: output)
+        } catch {
+            throw Failure(what: what, detail: "\(error)", notFound: false)
+        }
+        if outcome.status == 0 { return }
+        let said = Self.lastLines(outcome.errorText)
+        if outcome.timedOut { throw Failure(what: what, detail: "no answer within \(timeoutSeconds * 30) s, stopped", notFound: false) }
+        if let s = outcome.signal { throw Failure(what: what, detail: "rclone ended by signal \(s)" + (said.isEmpty ? "" : ": \(said)"), notFound: false) }
+        let status = outcome.status ?? -1
+        throw Failure(what: what, detail: said.isEmpty ? "rclone exit status \(status)" : said, notFound: status == 3 || status == 4)
+    }
+
+    /// rclone's last error lines without their date and time, on one line.
+    static func lastLines(_ text: String) -> String {
+        let lines = text.split(separator: "\n").map { line -> Substring in
+            // "2026/12/03 16:29:59 ERROR : x: y" -> "x: y"
+            var l = line[...]
+            if l.count > 20, l[l.index(l.startIndex, offsetBy: 4)] == "/" { l = l.dropFirst(20) }
+            if l.hasPrefix("ERROR : ") { l = l.dropFirst(8) }
+            if l.hasPrefix("NOTICE: ") { l = l.dropFirst(8) }
+            return l
+        }
+        return lines.suffix(2).joined(separator: "; ")
+    }
+
+    /// The names of the remotes rclone's config holds ("nas", "s3"), without the colon.
+    public func remotes() throws(Failure) -> [String] {
+        var bytes: [UInt8] = []
+        try call("rclone listremotes", ["listremotes"]) { bytes.append(contentsOf: $0) }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map { l in
+            l.hasSuffix(":") ? String(l.dropLast()) : String(l)
+        }
+    }
+
+    /// Uploads the local file `source` as `target` (rclone copyto).
+    public func upload(_ source: String, to target: String) throws(Failure) {
+        try call("upload to \(target)", ["copyto", source, target])
+    }
+
+    /// Renames `source` to `target` on the remote (rclone moveto: a rename where the backend has
+    /// one, else a server-side copy and delete; `target` appears whole either way).
+    public func move(_ source: String, to target: String) throws(Failure) {
+        try call("rename \(source) to \(target)", ["moveto", source, target])
+    }
+
+    /// Streams the bytes of the remote file `path` to `output` (rclone cat).
+    public func read(_ path: String, output: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
+        try call("read back \(path)", ["cat", path], output: output)
+    }
+
+    /// Deletes the remote file `path`.
+    public func delete(_ path: String) throws(Failure) {
+        try call("delete \(path)", ["deletefile", path])
+    }
+
+    /// Deletes the files under `folder` whose names match `pattern` (rclone's filter syntax).
+    public func deleteMatching(_ pattern: String, under folder: String) throws(Failure) {
+        try call("clean up \(folder)", ["delete", folder, "--include", pattern])
+    }
+
+    /// Creates `folder` (and its parents) where the backend has folders; a no-op elsewhere.
+    public func makeFolder(_ folder: String) throws(Failure) {
+        try call("create \(folder)", ["mkdir", folder])
+    }
+}

@@ -1,0 +1,158 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnSystem
+import CairnCore
+import CairnLog
+import CairnExport
+import CairnDevice
+
+/// `cairn deliver`: sends every finished trip that has not been delivered (its log files and its
+/// conversions, privacy zones applied) to a remote through rclone. Layout under the remote:
+///
+///     REMOTE/<board>/logs/NNNNNNNN.cairn      the log files, byte for byte (unless --logs no)
+///     REMOTE/<board>/<format>/<name>          one conversion per trip and format
+///
+/// Exactly once: each file goes up under a temporary name (`.cairn-tmp-…`, same folder), is read
+/// back whole (size and CRC-32C of what the remote holds), then renamed to its final name, which
+/// is read back again; the trip's receipt (LOGDIR/delivered, ExportState's format) is written and
+/// synced only once every file of the trip verified. A run killed anywhere leaves temporaries,
+/// never a partial file under a final name; the next run removes them and finds the files
+/// already there (read back: not sent again) or sends them. A trip whose files changed since
+/// its receipt (a new part) is delivered again, under the same names.
+///
+/// It yields to the recorder: it starts only when no trip is being recorded, and stops between
+/// files when one starts (exit 75; the timer runs it again later). Failures of the remote end
+/// the run (75); a trip that cannot be converted is said and the others go (1). A failure is
+/// said once per outage (then only in LOGDIR/delivery, which `cairn status` shows) unless
+/// standard error is a terminal.
+enum DeliverCommand: Command {
+    static let name = "deliver"
+    static let overview = "Send finished trips (log files and conversions) to a remote through rclone, each exactly once."
+    static let usage =
+        "cairn deliver [--remote <remote:path>] [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--rclone <program>] [--rclone-config <file>] [--retries <n>] [--timeout <seconds>] [--laps <laps>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>]"
+
+    /// What the `[deliver]` section of the config file may set.
+    static let sectionOptions = [
+        OptionSpec(
+            name: "--remote", valueName: "REMOTE:PATH",
+            help:
+                "Where trips go: an rclone remote and folder (nas:rides, s3:bucket/rides) or a local folder; each board writes under its own folder there."
+        ),
+        OptionSpec(
+            name: "--format", valueName: "FORMATS",
+            help: "Conversions to send with the logs: any of gpx, fit, geojson, kml, csv, comma-separated, or none. (default: gpx,fit,csv)"),
+        OptionSpec(
+            name: "--logs", valueName: "YES|NO",
+            help:
+                "Send the raw log files. They hold every point, the privacy zones' too, so with zones in effect the default is no. (default: yes, or no with privacy zones)"
+        ),
+        OptionSpec(name: "--rclone", valueName: "PROGRAM", help: "The rclone program. (default: rclone, from PATH)"),
+        OptionSpec(name: "--rclone-config", valueName: "FILE", help: "rclone's config file, with the remote. (default: rclone's own)"),
+        OptionSpec(name: "--retries", valueName: "N", help: "Tries per file before the run gives up, 1 to 10, waiting 2, 8, 32 s... between. (default: 3)"),
+        OptionSpec(
+            name: "--timeout", valueName: "SECONDS",
+            help: "Seconds without progress before a transfer is given up (a call is stopped after 30 times this). (default: 30)"),
+        OptionSpec(name: "--laps", valueName: "LAPS", help: "Laps, as for export. (default: pause)")
+    ]
+
+    static let options =
+        [OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)")]
+        + sectionOptions.filter { $0.name != "--laps" } + ExportStageOptions.options
+
+    /// Exit status of a run that will be worth repeating later (EX_TEMPFAIL): the remote failed,
+    /// a trip is being recorded, another delivery runs. The timer's unit counts it as success.
+    static let tryLater: Int32 = 75
+
+    static let temporaryPrefix = ".cairn-tmp-"
+    static let stagingName = ".deliver"
+
+    static func run(_ parsed: ParsedArguments) throws -> Int32 {
+        var a = parsed
+        if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
+        // The config's [deliver] section (and its top's dir), under the command line.
+        if let path = try ExportStageOptions.configPath(a, defaultConfig: ExportStageOptions.defaultConfig) {
+            _ = try ConfigFile.load(path, options: RecordCommand.options).merge(into: &a, section: "deliver", alsoTop: ["dir"])
+        }
+        guard let remote = a.value("--remote"), !remote.isEmpty else {
+            throw UsageError("Missing expected option '--remote <remote:path>' (or 'remote = ...' in the [deliver] section of the config)")
+        }
+        if remote.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) || remote.hasPrefix("-") {
+            throw UsageError("The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>'")
+        }
+        let dir = a.value("--dir") ?? "/var/lib/cairn"
+        let formats = try SharedOptions.formats(a.value("--format") ?? "gpx,fit,csv")
+        let logsText = a.value("--logs")
+        if let l = logsText, l != "yes" && l != "no" { throw UsageError("The value '\(l)' is invalid for '--logs <yes|no>'") }
+        let retries = try wholeOption(a, "--retries", 1...10, default: 3)
+        let timeout = try wholeOption(a, "--timeout", 1...3600, default: 30)
+        let rcloneConfig = a.value("--rclone-config")
+        if let c = rcloneConfig {
+            guard !c.isEmpty, pathExists(c) else {
+                throw Failure("--rclone-config \(c): no such file", status: ExitCode.config)
+            }
+        }
+        let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
+        let copyLogs = logsText.map { $0 == "yes" } ?? (stageOptions.zones.isEmpty || formats.isEmpty)
+        if !copyLogs && formats.isEmpty { throw UsageError("'--format none' with '--logs no' leaves nothing to deliver") }
+        guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
+        ignoreFileSizeLimitSignal()
+
+        let rclone = Rclone(program: a.value("--rclone") ?? "rclone", configFile: rcloneConfig, timeoutSeconds: timeout)
+        try checkRemote(remote, rclone: rclone)
+
+        let lock: DirectoryLock
+        do throws(DirectoryLock.Failure) {
+            lock = try DirectoryLock(directory: dir, fileName: lockFileName)
+        } catch {
+            if case .held(_, let holder) = error {
+                printErr("cairn: \(dir): another delivery is running" + (holder.map { " (PID \($0))" } ?? "") + "; this one stops")
+                return tryLater
+            }
+            throw Failure(error.description)
+        }
+        defer { withExtendedLifetime(lock) {} }
+
+        var run = DeliveryRun(
+            dir: dir, remote: remote, rclone: rclone, retries: retries, formats: formats, copyLogs: copyLogs,
+            stageOptions: stageOptions, quietFailures: isatty(2) == 0)
+        return run.go()
+    }
+
+    static let lockFileName = ".cairn-deliver.lock"
+
+    /// A remote rclone does not know is a config error, said before anything is read.
+    static func checkRemote(_ remote: String, rclone: Rclone) throws {
+        // "name:path"; a path with a '/' before any ':' is a local folder; ":backend,...:" is a
+        // connection string that rclone parses itself.
+        guard let colon = remote.firstIndex(of: ":"), !remote.hasPrefix(":") else { return }
+        if let slash = remote.firstIndex(of: "/"), slash < colon { return }
+        let name = String(remote[..<colon])
+        let known: [String]
+        do { known = try rclone.remotes() } catch {
+            throw Failure("--rclone \(rclone.program): \(error.detail)", status: ExitCode.config)
+        }
+        if !known.contains(name) {
+            let config = rclone.configFile.map { " (config: \($0))" } ?? ""
+            throw Failure(
+                "--remote \(terminalSafe(remote)): rclone has no remote '\(terminalSafe(name))'\(config)"
+                    + (known.isEmpty ? "; it has none: set one up with 'rclone config'" : "; it has: " + known.joined(separator: ", ")),
+                status: ExitCode.config)
+        }
+    }
+
+    static func wholeOption(_ a: ParsedArguments, _ name: String, _ range: ClosedRange<Int>, default d: Int) throws -> Int {
+        guard let text = a.value(name) else { return d }
+        guard let v = StrictNumber.whole(text), range.contains(v) else {
+            throw UsageError("The value '\(text)' is invalid for '\(name)': use a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return v
+    }
+
+    /// The remote folder `name` under `base` ("nas:" + "x" is "nas:x", "nas:rides" + "x" is "nas:rides/x").
+    static func join(_ base: String, _ name: String) -> String {
+        base.hasSuffix(":") || base.hasSuffix("/") ? base + name : base + "/" + name
+    }
+}

@@ -1,0 +1,83 @@
+import CairnExport
+import CairnSystem
+
+/// The last delivery's outcome, kept in the log directory as `delivery` (`key = value` lines)
+/// for `cairn status` and for the next run: a failure is said once per outage, so a board out
+/// of reach for a week does not fill the journal. Replaced atomically after each run.
+struct DeliveryStatus: Equatable {
+    static let fileName = "delivery"
+
+    enum Result: String {
+        case ok, failed, deferred
+    }
+
+    var result: Result = .ok
+    /// When the run ended, wall clock (ms since the epoch).
+    var atMs: Int64 = 0
+    var remote = ""
+    /// Trips delivered by this run.
+    var delivered = 0
+    /// Finished trips not delivered after it.
+    var waiting = 0
+    /// Runs in a row that failed, and when the first of them ended.
+    var failures = 0
+    var failingSinceMs: Int64?
+    /// What went wrong (failed) or why it waited (deferred).
+    var reason = ""
+
+    static func read(directory: String) -> DeliveryStatus? {
+        guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
+        var s = DeliveryStatus()
+        var any = false
+        for line in text.split(separator: "\n") {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            let key = line[..<eq].trimmingSpaces, value = String(line[line.index(after: eq)...].trimmingSpaces)
+            any = true
+            switch key {
+            case "result": s.result = Result(rawValue: value) ?? .failed
+            case "at_ms": s.atMs = Int64(value) ?? 0
+            case "remote": s.remote = value
+            case "delivered": s.delivered = Int(value) ?? 0
+            case "waiting": s.waiting = Int(value) ?? 0
+            case "failures": s.failures = Int(value) ?? 0
+            case "failing_since_ms": s.failingSinceMs = Int64(value)
+            case "reason": s.reason = value
+            default: continue
+            }
+        }
+        return any ? s : nil
+    }
+
+    func write(directory: String) throws {
+        var text = "# the last 'cairn deliver' (read by 'cairn status')\n"
+        text += "result = \(result.rawValue)\nat_ms = \(atMs)\nat = \(TextFormat.isoTime(ms: atMs))\nremote = \(remote)\n"
+        text += "delivered = \(delivered)\nwaiting = \(waiting)\nfailures = \(failures)\n"
+        if let f = failingSinceMs { text += "failing_since_ms = \(f)\n" }
+        // One line: a reason from rclone may hold several.
+        text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
+        try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))
+    }
+
+    /// One line for `cairn status`.
+    var summary: String {
+        let when = TextFormat.isoTime(ms: atMs)
+        switch result {
+        case .ok:
+            return "delivered \(delivered) trip\(delivered == 1 ? "" : "s") to \(remote) at \(when); \(waiting) waiting"
+        case .deferred:
+            return "deferred at \(when) (\(reason)); \(waiting) waiting"
+        case .failed:
+            let since = failingSinceMs.map { " since \(TextFormat.isoTime(ms: $0))" } ?? ""
+            return "failing\(since) (\(failures) run\(failures == 1 ? "" : "s")): \(reason); \(waiting) waiting"
+        }
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        var s = self
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return s
+    }
+}
