@@ -3,7 +3,7 @@
     with Servers(workdir) as s:       # rclone serve sftp, rclone serve webdav, moto's S3 server
         s.conf                        # an rclone.conf: sftp1:, dav1:, s31: (bucket `cairn`), local1:
         s.proxy["sftp1"].drop()       # every open connection closed now (the server vanishing)
-        s.proxy["dav1"].throttle(2000)  # 2000 bytes/s each way (a slow link); None: full speed
+        s.proxy["dav1"].throttle(2000)  # 2000 bytes/s each way (a slow link); 0: stalled; None: full speed
         s.proxy["s31"].refuse(True)   # new connections refused (the port closed) until refuse(False)
         s.fill("sftp1")               # the remote's file system full (a small tmpfs), s.unfill(...)
 
@@ -86,6 +86,9 @@ class Proxy:
         peer = {a: b, b: a}
         try:
             while True:
+                if self.rate == 0:  # stalled: the connection stays open, nothing moves
+                    time.sleep(0.1)
+                    continue
                 r, _, _ = select.select([a, b], [], [], 0.2)
                 for s in r:
                     n = 65536 if self.rate is None else max(1, min(65536, self.rate // 10))
