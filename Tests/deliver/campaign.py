@@ -323,43 +323,32 @@ class Campaign:
         self.check(sc, d, remote, before, clean=0 in codes and codes.count(0) >= 1)
 
     def s_clock(self, r):
-        """The clock jumps: mtimes of the logs far in the past and future (a board without an RTC,
-        a clock set back), and runs under libfaketime with another TZ."""
+        """The clock jumps: the logs' mtimes far in the past and future (a board without an RTC
+        that boots in 1970, a clock set back or forward), under other time zones. libfaketime
+        cannot help here: under its LD_PRELOAD a (dynamically linked) Swift program sees no
+        arguments at all (CommandLine.arguments is [] — the Swift runtime's, not cairn's), the
+        static release binary ignores LD_PRELOAD, and rclone (Go) reads the clock without libc."""
         sc = "clock %s" % r
         d = self.logdir("clock-" + r, "pair", ("gpx",))
         remote = self.fresh(r, "clock")
         before = self.snapshot(d)
-        lib = faketime_lib()
-        env = dict(os.environ, TZ="Pacific/Kiritimati")
-        if lib:
-            env.update(LD_PRELOAD=lib, FAKETIME="+3650d", DONT_FAKE_MONOTONIC="1")
-        self.deliver(sc + " (+10 years, TZ +14)", d, remote, env=env)
-        self.check(sc + " (+10 years, TZ +14)", d, remote, before, clean=True)
-        if lib:
-            st = open(os.path.join(d, "delivery")).read()
-            if "at_ms" in st:
-                ms = int([l.split("=")[1] for l in st.splitlines() if l.startswith("at_ms")][0])
-                if ms < (time.time() + 3000 * 86400) * 1000:
-                    self.note(sc, "libfaketime did not reach cairn (a static binary: its clock is the real one); "
-                                  "the mtime jumps below still test clock changes")
+        self.deliver(sc + " (TZ +14)", d, remote, env=dict(os.environ, TZ="Pacific/Kiritimati"))
+        self.check(sc + " (TZ +14)", d, remote, before, clean=True)
         for m in (0, 4102444800):  # 1970 and 2100
             for n in os.listdir(d):
                 if n.endswith(".cairn"):
                     os.utime(os.path.join(d, n), (m, m))
-            rc, out, _ = self.deliver(sc + " (mtimes %d)" % m, d, remote, env=dict(os.environ, TZ="America/Adak"))
+            rc, out, _ = self.deliver(sc + " (mtimes %d, TZ -10)" % m, d, remote, env=dict(os.environ, TZ="America/Adak"))
             if "delivered 0 trips" not in out:
                 self.fail(sc + " (mtimes %d)" % m, "a changed mtime made deliver send again: %s" % out.strip())
             self.check(sc + " (mtimes %d)" % m, d, remote, before, clean=True)
         trips.grow(d)
         os.utime(os.path.join(d, "00000006.cairn"), (0, 0))
         before = self.snapshot(d)
-        env = dict(os.environ)
-        if lib:
-            env.update(LD_PRELOAD=lib, FAKETIME="@1970-01-02 00:00:00")
-        rc, out, _ = self.deliver(sc + " (grown, clock in 1970)", d, remote, env=env)
+        rc, out, _ = self.deliver(sc + " (grown, new part dated 1970)", d, remote)
         if "delivered 1 trip" not in out:
-            self.fail(sc + " (grown, clock in 1970)", "the grown trip was not delivered again: %s" % out.strip())
-        self.check(sc + " (grown, clock in 1970)", d, remote, before, clean=True)
+            self.fail(sc + " (grown, new part dated 1970)", "the grown trip was not delivered again: %s" % out.strip())
+        self.check(sc + " (grown, new part dated 1970)", d, remote, before, clean=True)
 
     def s_bad_input(self):
         d = self.logdir("bad", "one")
@@ -383,17 +372,17 @@ class Campaign:
         with open(conf, "w") as f:
             f.write("[deliver]\nremote = local1:\nretries = lots\n")
         cases.append(("config: bad retries line", [self.bin, "deliver", "--dir", d, "--config", conf, "--rclone-config", self.srv.conf],
-                      (78,), ["retries", "lots"]))
+                      (64, 78), [conf + ":3", "retries", "lots"]))
         conf2 = os.path.join(self.work, "bad2.conf")
         with open(conf2, "w") as f:
             f.write("[deliver]\nremote = local1:\nnosuchkey = 1\n")
         cases.append(("config: unknown key", [self.bin, "deliver", "--dir", d, "--config", conf2, "--rclone-config", self.srv.conf],
-                      (78,), ["nosuchkey"]))
+                      (64, 78), [conf2 + ":3", "nosuchkey"]))
         conf3 = os.path.join(self.work, "bad3.conf")
         with open(conf3, "w") as f:
             f.write("[deliver]\nremote = nosuch:rides\n")
         cases.append(("config: unknown remote", [self.bin, "deliver", "--dir", d, "--config", conf3, "--rclone-config", self.srv.conf],
-                      (78, 1), ["nosuch"]))
+                      (78, 64, 1), ["nosuch"]))
         for name, argv, codes, words in cases:
             sc = "bad input: " + name
             env = None
@@ -573,13 +562,6 @@ def local_trips(logdir):
             trip = struct.unpack_from("<Q", data, 16)[0]
             out.setdefault(trip, []).append((n, len(data), "%08x" % (cairnlog.crc32c(data) ^ 0xFFFFFFFF)))
     return out
-
-
-def faketime_lib():
-    for p in ("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1"):
-        if os.path.exists(p):
-            return p
-    return None
 
 
 if __name__ == "__main__":
