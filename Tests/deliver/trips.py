@@ -38,6 +38,13 @@ def make(d):
     return d
 
 
+def make_other(d):
+    """Another board's trip 4 under the same names (files 4 and 5): other fixes, other salts."""
+    fx = craftlib.fixes(1_751_000_000_000, 500, lat=47.5, seed=9)
+    craftlib.write(os.path.join(d, "00000004.cairn"), 4, fx[:250], closed=False, part=0, salt=0x0B0A4D02)
+    craftlib.write(os.path.join(d, "00000005.cairn"), 4, fx[250:], closed=True, part=1, salt=0x0B0A4D03)
+
+
 def grow(d):
     """Trip 2 goes on in a new part (a restart): file 6, part 1 of trip 2, closed."""
     fx = craftlib.fixes(1_748_800_000_000, 120, lat=47.41, seed=6)
