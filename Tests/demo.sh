@@ -5,7 +5,8 @@
 # stops it like systemd would (SIGTERM), then lists and verifies the log, prints the trip's
 # summary, converts it to every export format (GPX checked against the official GPX 1.1 schema,
 # FIT, speed-coloured GeoJSON, KML, CSV) and to a smoothed, gap-filled GPX, draws its picture (SVG, and PNG when rsvg-convert is
-# there), lists the geohash cells it explored, and says where each file is. Installs what is
+# there), lists the geohash cells it explored, delivers it to a folder through rclone (twice: the
+# second run sends nothing), and says where each file is. Installs what is
 # missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,7 +62,12 @@ if command -v rsvg-convert >/dev/null; then rsvg-convert "$out/ride.svg" -o "$ou
 echo "== cairn cells"
 "$cairn" cells "$out/logs" --precision 6 | tail -3
 "$cairn" cells "$out/logs" --to geojson -o "$out/cells.geojson"
+echo "== cairn deliver: to a folder through rclone, as to a NAS or a bucket"
+printf '[home]\ntype = local\n' >"$out/rclone.conf"
+"$cairn" deliver --dir "$out/logs" --remote "home:$out/delivered" --rclone-config "$out/rclone.conf" --config none
+"$cairn" deliver --dir "$out/logs" --remote "home:$out/delivered" --rclone-config "$out/rclone.conf" --config none
 echo
 echo "demo: the log is in $out/logs/"
 echo "demo: exports: $out/ride.gpx, $out/fit/$(ls "$out/fit" | head -1), $out/ride.geojson, $out/ride.kml, $out/ride.csv; smoothed: $out/ride-smoothed.gpx"
 echo "demo: picture: $out/ride.svg${png:+ and $png}; explored cells: $out/cells.geojson"
+echo "demo: delivered: $out/delivered/ (a second run sent nothing: each trip goes once)"

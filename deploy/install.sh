@@ -50,9 +50,10 @@ have_user() {
 
 if [ "$uninstall" = yes ]; then
     if [ "$live_systemd" = yes ]; then
-        systemctl disable --now cairn.service 2>/dev/null || true
+        systemctl disable --now cairn.service cairn-deliver.timer 2>/dev/null || true
     fi
-    rm -f "$unit_path" "$bin_path"
+    rm -f "$unit_path" "$bin_path" "$root/etc/systemd/system/cairn-deliver.service" "$root/etc/systemd/system/cairn-deliver.timer" \
+        "$root/etc/NetworkManager/dispatcher.d/90-cairn-deliver"
     rm -rf "$doc_dir"
     [ "$live_systemd" = yes ] && systemctl daemon-reload
     say "removed the service and $bin_path"
@@ -102,6 +103,13 @@ fi
 # Binary and unit: replaced through a temporary name, so a running service is never half-written.
 install -m 0755 "$binary" "$bin_path.new" && mv -f "$bin_path.new" "$bin_path"
 install -m 0644 "$here/cairn.service" "$unit_path.new" && mv -f "$unit_path.new" "$unit_path"
+# Delivery (cairn deliver through rclone): its unit, timer and network hook, installed off;
+# 'systemctl enable --now cairn-deliver.timer' turns it on (README: "Rides that reach you").
+for u in cairn-deliver.service cairn-deliver.timer; do
+    install -m 0644 "$here/$u" "$root/etc/systemd/system/$u.new" && mv -f "$root/etc/systemd/system/$u.new" "$root/etc/systemd/system/$u"
+done
+mkdir -p "$root/etc/NetworkManager/dispatcher.d" "$root/etc/cairn"
+install -m 0755 "$here/90-cairn-deliver" "$root/etc/NetworkManager/dispatcher.d/90-cairn-deliver"
 # The user guide (the repo's README: "Put it on a bike" is in it), when installing from a checkout.
 if [ -f "$here/../README.md" ]; then install -m 0644 "$here/../README.md" "$doc_dir/README.md"; fi
 say "installed $bin_path ($("$bin_path" --version 2>/dev/null || echo '?')) and $unit_path"

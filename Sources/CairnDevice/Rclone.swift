@@ -46,13 +46,15 @@ public struct Rclone: Sendable {
         if outcome.status == 0 { return }
         let said = Self.lastLines(outcome.errorText)
         if outcome.timedOut { throw Failure(what: what, detail: "no answer within \(timeoutSeconds * 30) s, stopped", notFound: false) }
-        if let s = outcome.signal { throw Failure(what: what, detail: "rclone ended by signal \(s)" + (said.isEmpty ? "" : ": \(said)"), notFound: false) }
+        if let s = outcome.signal {
+            throw Failure(what: what, detail: "rclone ended by signal \(s)" + (said.isEmpty ? "" : ": \(said)"), notFound: false)
+        }
         let status = outcome.status ?? -1
         throw Failure(what: what, detail: said.isEmpty ? "rclone exit status \(status)" : said, notFound: status == 3 || status == 4)
     }
 
     /// rclone's last error lines without their date and time, on one line.
-    static func lastLines(_ text: String) -> String {
+    public static func lastLines(_ text: String) -> String {
         let lines = text.split(separator: "\n").map { line -> Substring in
             // "2026/12/03 16:29:59 ERROR : x: y" -> "x: y"
             var l = line[...]

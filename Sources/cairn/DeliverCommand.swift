@@ -51,7 +51,8 @@ enum DeliverCommand: Command {
         ),
         OptionSpec(name: "--rclone", valueName: "PROGRAM", help: "The rclone program. (default: rclone, from PATH)"),
         OptionSpec(name: "--rclone-config", valueName: "FILE", help: "rclone's config file, with the remote. (default: rclone's own)"),
-        OptionSpec(name: "--retries", valueName: "N", help: "Tries per file before the run gives up, 1 to 10, waiting 2, 8, 32 s... between. (default: 3)"),
+        OptionSpec(
+            name: "--retries", valueName: "N", help: "Tries per file before the run gives up, 1 to 10, waiting 2, 8, 32 s... between. (default: 3)"),
         OptionSpec(
             name: "--timeout", valueName: "SECONDS",
             help: "Seconds without progress before a transfer is given up (a call is stopped after 30 times this). (default: 30)"),

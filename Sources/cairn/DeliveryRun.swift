@@ -38,7 +38,11 @@ struct DeliveryRun {
         var problems = 0
         let all: [(trip: TripRef, summary: TripSummary, openBecause: String?)]
         do {
-            all = try catalogTrips(in: dir, say: { printErr("cairn: \($0)"); problems += 1 })
+            all = try catalogTrips(
+                in: dir,
+                say: {
+                    printErr("cairn: \($0)"); problems += 1
+                })
         } catch {
             printErr("cairn: \(error)")
             return ExitCode.failure
@@ -50,7 +54,7 @@ struct DeliveryRun {
 
         var waiting: [(trip: TripRef, summary: TripSummary, files: [ExportState.CopiedFile])] = []
         var stop: Stop?
-        if let why = recording(all) { stop = .recording(why) }
+        if let why = recording() { stop = .recording(why) }
         for (t, s, openBecause) in all where openBecause == nil && stop == nil {
             let now: [ExportState.CopiedFile]
             do { now = try ExportState.current(t) } catch {
@@ -74,7 +78,7 @@ struct DeliveryRun {
         var left = waiting.count
         for (t, whole, now) in waiting where stop == nil {
             let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
-            if let why = recording(all) { stop = .recording(why); break }
+            if let why = recording() { stop = .recording(why); break }
             do {
                 let sent = try deliver(t, whole, now, label: label, staging: staging)
                 sentFiles += sent.files
@@ -94,6 +98,21 @@ struct DeliveryRun {
                 printErr("cairn: \(label): \(error)")
                 problems += 1
                 failedTrips += 1
+            }
+        }
+        // The board's privacy key goes with its logs, as export's does: a laptop's convert of
+        // the copies then cuts the zones where the board does (they hold every point anyway).
+        if stop == nil, delivered > 0, copyLogs, let key = stageOptions.zones.key {
+            do {
+                let local = POSIX.join(staging, ExportStageOptions.keyFileName)
+                try writeFileAtomically(local, key.bytes, mode: 0o600)
+                let target = DeliverCommand.join(DeliverCommand.join(base, "logs"), ExportStageOptions.keyFileName)
+                _ = try send(local, FileDigest.of(local), to: target)
+            } catch let e as Stop {
+                stop = e
+            } catch {
+                printErr("cairn: \(error)")
+                problems += 1
             }
         }
         removeStaging(staging)
@@ -134,7 +153,7 @@ struct DeliveryRun {
     }
 
     /// Why delivery must wait: a trip the recorder is writing.
-    func recording(_ all: [(trip: TripRef, summary: TripSummary, openBecause: String?)]) -> String? {
+    func recording() -> String? {
         if case .running(let pid, let open?, _) = DirectoryLock.recorder(in: dir) {
             // The recorder holds its lock whole days while parked; only a log it has open counts.
             let logs = ((try? LogDirectory.logFiles(in: dir)) ?? []).compactMap { DirectoryLock.FileKey(path: $0.path) }
@@ -208,6 +227,7 @@ struct DeliveryRun {
     /// holds those bytes already, else up under a temporary name, read back, renamed, read back.
     /// Returns whether it sent anything.
     func send(_ local: String, _ digest: FileDigest, to target: String) throws -> Bool {
+        if let why = recording() { throw Stop.recording(why) }
         if let there = try digestOf(target), there == digest { return false }
         let folder = String(target[..<target.lastIndex(of: "/")!])
         let name = String(target[target.index(after: target.lastIndex(of: "/")!)...])

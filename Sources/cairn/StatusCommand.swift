@@ -86,10 +86,13 @@ enum StatusCommand: Command {
     static let name = "status"
     static let overview =
         "Show what a running recorder is doing, from the file it writes with 'record --status'. Exit status: 0 the recorder is running and the file is fresh; 2 the recorder has stopped, or the file is stale (not rewritten for over twice its refresh interval plus 5 s, or its recorder's process is gone); 1 the file cannot be read or is not a status file (a FIFO, a directory, another file)."
-    static let usage = "cairn status [<file>] [--raw]"
+    static let usage = "cairn status [<file>] [--raw] [--dir <dir>]"
     static let arguments = [("<file>", "The status file. (default: /run/cairn/status)")]
     static let options = [
-        OptionSpec(name: "--raw", valueName: nil, help: "Print the file as it is (key=value lines).")
+        OptionSpec(name: "--raw", valueName: nil, help: "Print the file as it is (key=value lines)."),
+        OptionSpec(
+            name: "--dir", valueName: "DIR",
+            help: "The recorder's log directory, whose 'delivery' file says how the last 'cairn deliver' went. (default: /var/lib/cairn)")
     ]
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
@@ -148,6 +151,9 @@ enum StatusCommand: Command {
             "updated:    \(g("updated")) (write \(g("seq")), pid \(g("pid")))"
         ]
         if state == "stopped" { lines[0] = "state:      stopped (the recorder has exited)" }
+        if let d = DeliveryStatus.read(directory: a.value("--dir") ?? "/var/lib/cairn") {
+            lines.append("delivery:   " + terminalSafe(d.summary))
+        }
         printOut(lines.joined(separator: "\n"))
         return state == "stopped" || !age.isEmpty ? ExitCode.statusStale : ExitCode.ok
     }

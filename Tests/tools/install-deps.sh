@@ -14,9 +14,8 @@ packages=(gpsd gpsd-clients libgps-dev libxml2-utils python3 file strace procps 
           # emulated boards, their disks read unmounted, and i2c-stub cross-built for arm64
           debootstrap qemu-user-static binfmt-support qemu-system-x86 qemu-system-arm qemu-utils e2fsprogs
           dosfstools mtools busybox-static cpio xz-utils make gcc-aarch64-linux-gnu
-          # cairn deliver against loopback servers (Tests/deliver): rclone serves sftp and webdav,
-          # libfaketime skews the clock
-          rclone faketime)
+          rclone   # cairn deliver's transport, in its tests' loopback remotes
+          )
 
 tmp="" prc=/usr/sbin/policy-rc.d own_prc=no
 cleanup() { rm -rf "$tmp"; if [ "$own_prc" = yes ]; then rm -f "$prc"; fi; }

@@ -44,6 +44,15 @@ sed -e 's#/usr/local/bin/cairn#/usr/bin/cairn#g' \
     "$repo/deploy/cairn.service" >"$stage/usr/lib/systemd/system/cairn.service"
 chmod 0644 "$stage/usr/lib/systemd/system/cairn.service"
 grep -q '^ExecStart=/usr/bin/cairn ' "$stage/usr/lib/systemd/system/cairn.service" || die "the unit's ExecStart does not name /usr/bin/cairn"
+for u in cairn-deliver.service cairn-deliver.timer; do
+    sed -e 's#/usr/local/bin/cairn#/usr/bin/cairn#g' \
+        -e 's#^Documentation=.*#Documentation=man:cairn(1) file:///usr/share/doc/cairn/README.md#' \
+        -e 's#^\# Installed by deploy/install.sh as .*#\# Installed by the cairn package.#' \
+        "$repo/deploy/$u" >"$stage/usr/lib/systemd/system/$u"
+    chmod 0644 "$stage/usr/lib/systemd/system/$u"
+done
+mkdir -p "$stage/usr/lib/NetworkManager/dispatcher.d"
+install -m 0755 "$repo/deploy/90-cairn-deliver" "$stage/usr/lib/NetworkManager/dispatcher.d/90-cairn-deliver"
 install -m 0644 "$repo/deploy/cairn.conf" "$stage/etc/cairn.conf"
 
 MAN_DATE=$(date -u -d "$(sed -n 's/^ -- .*>  //p' "$here/changelog" | head -1)" +%Y-%m-%d) \

@@ -1,0 +1,47 @@
+import CairnDevice
+import XCTest
+
+@testable import cairn
+
+/// The `delivery` file's round trip, rclone's messages on one line, and remote folder names.
+final class DeliveryStatusTests: XCTestCase {
+    func testRoundTripAndSummary() throws {
+        let dir = freshDirectory()
+        var s = DeliveryStatus()
+        s.result = .failed
+        s.atMs = 1_748_764_800_000
+        s.remote = "nas:rides"
+        s.waiting = 3
+        s.failures = 2
+        s.failingSinceMs = 1_748_760_000_000
+        s.reason = "upload to nas:x: dial tcp: connection refused\nsecond line"
+        try s.write(directory: dir)
+        var back = try XCTUnwrap(DeliveryStatus.read(directory: dir))
+        XCTAssertEqual(back.reason, "upload to nas:x: dial tcp: connection refused second line")
+        back.reason = s.reason
+        XCTAssertEqual(back, s)
+        XCTAssertEqual(
+            back.summary, "failing since 2025-06-01T06:40:00Z (2 runs): upload to nas:x: dial tcp: connection refused\nsecond line; 3 waiting")
+    }
+
+    func testRcloneLastLines() {
+        let text = """
+            2026/12/03 16:29:59 ERROR : : error listing: directory not found
+            2026/12/03 16:29:59 Failed to lsjson with 2 errors: last error was: directory not found
+
+            """
+        XCTAssertEqual(Rclone.lastLines(text), ": error listing: directory not found; Failed to lsjson with 2 errors: last error was: directory not found")
+    }
+
+    func testJoin() {
+        XCTAssertEqual(DeliverCommand.join("nas:", "b1"), "nas:b1")
+        XCTAssertEqual(DeliverCommand.join("nas:rides", "b1"), "nas:rides/b1")
+        XCTAssertEqual(DeliverCommand.join("nas:rides/", "b1"), "nas:rides/b1")
+    }
+}
+
+private func freshDirectory() -> String {
+    let p = "/tmp/cairn-delivery-status-\(getpid())-\(Int.random(in: 0..<1_000_000))"
+    mkdir(p, 0o755)
+    return p
+}

@@ -1,0 +1,202 @@
+import Foundation
+import XCTest
+
+/// `cairn deliver` (issue 31) through a real rclone to a local remote: every finished trip
+/// once, whole, with its receipt written only after the remote's copy read back right; a trip
+/// that changed goes again; a trip being recorded waits; a failing remote is said once per
+/// outage; bad input names the option. Faults against network servers are in Tests/deliver.
+final class DeliverEndToEndTests: XCTestCase {
+    let fm = FileManager.default
+
+    /// A log directory and an rclone config whose remote `loc` is the local file system.
+    func setUp(trips: Int) throws -> (dir: String, conf: String, remote: String) {
+        let dir = CraftedLog.directory()
+        for i in 1...trips {
+            try CraftedLog.write(
+                CraftedLog.file(
+                    trip: UInt64(i), salt: UInt32(0x10 * i), startMs: CraftedLog.june1 + Int64(i) * 86_400_000, points: 20 + i, closed: true),
+                dir + "/0000000\(i).cairn")
+        }
+        let t = Harness.tempDir()
+        let conf = t + "/rclone.conf"
+        try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        return (dir, conf, "loc:" + t + "/remote")
+    }
+
+    func deliver(_ dir: String, _ conf: String, _ remote: String, _ extra: String...) throws -> Harness.Result {
+        try Harness.run(
+            Harness.cairn, ["deliver", "--dir", dir, "--remote", remote, "--rclone-config", conf, "--config", "none", "--retries", "1"] + extra)
+    }
+
+    func files(_ root: String) -> [String] {
+        guard let e = fm.enumerator(atPath: root) else { return [] }
+        var out: [String] = []
+        while let p = e.nextObject() as? String {
+            var d: ObjCBool = false
+            if fm.fileExists(atPath: root + "/" + p, isDirectory: &d), !d.boolValue { out.append(p) }
+        }
+        return out.sorted()
+    }
+
+    func data(_ p: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: p)) }
+
+    func testEachTripGoesOnceWholeWithItsReceipt() throws {
+        let (dir, conf, remote) = try setUp(trips: 2)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        let r = try deliver(dir, conf, remote)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(
+            files(root),
+            [
+                "csv/20250602-080000-trip1.csv", "csv/20250603-080000-trip2.csv", "fit/20250602-080000-trip1.fit", "fit/20250603-080000-trip2.fit",
+                "gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx", "logs/00000001.cairn", "logs/00000002.cairn"
+            ], r.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"))
+        XCTAssertEqual(Harness.count("<trkpt ", in: try String(contentsOfFile: root + "/gpx/20250603-080000-trip2.gpx", encoding: .utf8)), 22)
+        let receipts = try String(contentsOfFile: dir + "/delivered", encoding: .utf8)
+        XCTAssertEqual(receipts.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 2, receipts)
+        XCTAssertTrue(receipts.contains("00000002.cairn 2 20 v2 logs 00000002.cairn/20/"), receipts)
+        XCTAssertTrue(r.stderr.contains("delivered 2 trips"), r.stderr)
+        // Again: nothing sent, nothing changed on the remote.
+        let before = try files(root).map { try data(root + "/" + $0) }
+        let r2 = try deliver(dir, conf, remote)
+        XCTAssertEqual(r2.status, 0, r2.stderr)
+        XCTAssertTrue(r2.stderr.contains("delivered 0 trips") && r2.stderr.contains("2 already there"), r2.stderr)
+        XCTAssertEqual(try files(root).map { try data(root + "/" + $0) }, before)
+        // A delivered trip counts as exported for retention (the newest file is always kept).
+        let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
+        XCTAssertEqual(p.status, 0, p.stderr)
+        XCTAssertTrue(p.stderr.contains("deleted trip 1 (00000001.cairn"), p.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"))
+        XCTAssertFalse(try String(contentsOfFile: dir + "/delivered", encoding: .utf8).contains("00000001.cairn 1 "))
+    }
+
+    func testATripThatChangedGoesAgainUnderTheSameNames() throws {
+        let (dir, conf, remote) = try setUp(trips: 1)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote).status, 0)
+        // The trip resumed after a restart: a second part in a new file.
+        try CraftedLog.write(
+            CraftedLog.file(trip: 1, part: 1, salt: 0x77, startMs: CraftedLog.june1 + 86_400_000 + 600_000, points: 9, northOffset: 40, closed: true),
+            dir + "/00000002.cairn")
+        let r = try deliver(dir, conf, remote)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("delivered 1 trip "), r.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000002.cairn"), try data(dir + "/00000002.cairn"))
+        XCTAssertEqual(Harness.count("<trkpt ", in: try String(contentsOfFile: root + "/gpx/20250602-080000-trip1.gpx", encoding: .utf8)), 30)
+        XCTAssertEqual(files(root).filter { $0.hasPrefix("gpx/") }, ["gpx/20250602-080000-trip1.gpx"])
+    }
+
+    /// A run cut by a power loss left a temporary and a final-named copy of one log. The next
+    /// run removes the temporary, finds the whole copy (read back: not sent again) and replaces
+    /// a damaged one.
+    func testLeftoversOfACutRunAreCleanedAndCheckedNotTrusted() throws {
+        let (dir, conf, remote) = try setUp(trips: 2)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        try fm.createDirectory(atPath: root + "/logs", withIntermediateDirectories: true)
+        try data(dir + "/00000001.cairn").prefix(700).write(to: URL(fileURLWithPath: root + "/logs/.cairn-tmp-0123456789abcdef-00000001.cairn"))
+        try data(dir + "/00000001.cairn").write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn"))
+        var damaged = try data(dir + "/00000002.cairn")
+        damaged[100] ^= 0xFF
+        try damaged.write(to: URL(fileURLWithPath: root + "/logs/00000002.cairn"))
+        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(files(root), ["gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx", "logs/00000001.cairn", "logs/00000002.cairn"])
+        XCTAssertEqual(try data(root + "/logs/00000002.cairn"), try data(dir + "/00000002.cairn"))
+        // Three files sent: two conversions and the damaged log; the whole copy stayed.
+        XCTAssertTrue(r.stderr.contains("(3 files,"), r.stderr)
+    }
+
+    func testATripBeingRecordedMakesDeliveryWait() throws {
+        let (dir, conf, remote) = try setUp(trips: 2)
+        let lock = open(dir + "/.cairn.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        XCTAssertEqual(flock(lock, LOCK_EX | LOCK_NB), 0)
+        let w = open(dir + "/00000002.cairn", O_WRONLY | O_APPEND | O_CLOEXEC)
+        let r = try deliver(dir, conf, remote)
+        XCTAssertEqual(r.status, 75, r.stderr)
+        XCTAssertTrue(r.stderr.contains("delivery waits: the recorder (PID \(getpid())) is recording a trip"), r.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: String(remote.dropFirst(4))))
+        XCTAssertTrue(try String(contentsOfFile: dir + "/delivery", encoding: .utf8).contains("result = deferred"))
+        // Parked: the recorder keeps its lock, no log open. Delivery goes.
+        close(w)
+        let r2 = try deliver(dir, conf, remote)
+        XCTAssertEqual(r2.status, 0, r2.stderr)
+        XCTAssertTrue(r2.stderr.contains("delivered 2 trips"), r2.stderr)
+        close(lock)
+    }
+
+    /// A remote that fails is said once per outage under systemd (standard error is not a
+    /// terminal here either), counted in the status, and its end is said.
+    func testAFailingRemoteIsSaidOncePerOutage() throws {
+        let (dir, conf, remote) = try setUp(trips: 1)
+        let blocker = Harness.tempDir() + "/file"
+        try "not a folder".write(toFile: blocker, atomically: true, encoding: .utf8)
+        let bad = "loc:" + blocker + "/rides"
+        let r1 = try deliver(dir, conf, bad)
+        XCTAssertEqual(r1.status, 75, r1.stderr)
+        XCTAssertTrue(r1.stderr.contains("delivery to \(bad) failed:"), r1.stderr)
+        let r2 = try deliver(dir, conf, bad)
+        XCTAssertEqual(r2.status, 75, r2.stderr)
+        XCTAssertFalse(r2.stderr.contains("failed"), r2.stderr)
+        let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
+        XCTAssertTrue(status.contains("result = failed") && status.contains("failures = 2"), status)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/delivered"))
+        let live = Harness.tempDir() + "/status"
+        try "state=stopped\npid=1\n".write(toFile: live, atomically: true, encoding: .utf8)
+        let s = try Harness.cairn("status", live, "--dir", dir)
+        XCTAssertTrue(s.stdout.contains("delivery:   failing since ") && s.stdout.contains("(2 runs)"), s.stdout)
+        let r3 = try deliver(dir, conf, remote)
+        XCTAssertEqual(r3.status, 0, r3.stderr)
+        XCTAssertTrue(r3.stderr.contains("works again (it failed 2 runs in a row)"), r3.stderr)
+    }
+
+    func testBadInputIsNamed() throws {
+        let (dir, conf, remote) = try setUp(trips: 1)
+        let r1 = try deliver(dir, conf, "nas:rides")
+        XCTAssertEqual(r1.status, 78, r1.stderr)
+        XCTAssertTrue(r1.stderr.contains("--remote nas:rides: rclone has no remote 'nas' (config: \(conf)); it has: loc"), r1.stderr)
+        let r2 = try deliver(dir, conf, remote, "--rclone", "/nonexistent/rclone")
+        XCTAssertEqual(r2.status, 78, r2.stderr)
+        XCTAssertTrue(r2.stderr.contains("--rclone /nonexistent/rclone: "), r2.stderr)
+        let r3 = try deliver(dir, conf, remote, "--retries", "0")
+        XCTAssertEqual(r3.status, 64, r3.stderr)
+        XCTAssertTrue(r3.stderr.contains("'--retries'"), r3.stderr)
+        let r4 = try Harness.cairn("deliver", "--dir", dir, "--config", "none")
+        XCTAssertEqual(r4.status, 64, r4.stderr)
+        XCTAssertTrue(r4.stderr.contains("'--remote <remote:path>'"), r4.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/delivered"))
+    }
+
+    /// The `[deliver]` section of the recorder's config: read by deliver, checked and skipped
+    /// by record, and a wrong key names its line.
+    func testConfigSection() throws {
+        let (dir, conf, remote) = try setUp(trips: 1)
+        let cfg = Harness.tempDir() + "/cairn.conf"
+        try "dir = \(dir)\n[deliver]\nremote = \(remote)\nformat = gpx\nrclone-config = \(conf)\n".write(
+            toFile: cfg, atomically: true, encoding: .utf8)
+        let c = try Harness.cairn("record", "--config", cfg, "--check")
+        XCTAssertEqual(c.status, 0, c.stderr)
+        let r = try Harness.cairn("deliver", "--config", cfg)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(files(String(remote.dropFirst(4)) + "/unnamed"), ["gpx/20250602-080000-trip1.gpx", "logs/00000001.cairn"])
+        try "[deliver]\nremote = x:y\nsync = 5\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+        let bad = try Harness.cairn("deliver", "--config", cfg)
+        XCTAssertEqual(bad.status, 64, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("\(cfg):3: unknown key 'sync'"), bad.stderr)
+        try "[delivery]\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+        let bad2 = try Harness.cairn("record", "--config", cfg, "--check")
+        XCTAssertTrue(bad2.stderr.contains("\(cfg):1: unknown section '[delivery]'; sections: [deliver]"), bad2.stderr)
+    }
+
+    /// Two deliveries at once: the second stops at once (75), the first delivers.
+    func testTwoDeliveriesAtOnce() throws {
+        let (dir, conf, remote) = try setUp(trips: 1)
+        let lock = open(dir + "/.cairn-deliver.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        XCTAssertEqual(flock(lock, LOCK_EX | LOCK_NB), 0)
+        let r = try deliver(dir, conf, remote)
+        XCTAssertEqual(r.status, 75, r.stderr)
+        XCTAssertTrue(r.stderr.contains("another delivery is running"), r.stderr)
+        close(lock)
+        XCTAssertEqual(try deliver(dir, conf, remote).status, 0)
+    }
+}
