@@ -1,7 +1,8 @@
 """Real rclone remotes on loopback for the `cairn deliver` tests, python 3 stdlib only.
 
     with Servers(workdir) as s:       # rclone serve sftp, rclone serve webdav, moto's S3 server
-        s.conf                        # an rclone.conf: sftp1:, dav1:, s31: (bucket `cairn`), local1:
+        s.conf                        # an rclone.conf: sftp1:, dav1:, s31: (bucket `cairn`), local1:,
+                                      # gone1: (a webdav server that is not there)
         s.proxy["sftp1"].drop()       # every open connection closed now (the server vanishing)
         s.proxy["dav1"].throttle(2000)  # 2000 bytes/s each way (a slow link); 0: stalled; None: full speed
         s.proxy["s31"].refuse(True)   # new connections refused (the port closed) until refuse(False)
@@ -230,7 +231,9 @@ class Servers:
             f.write("[s31]\ntype = s3\nprovider = Other\nenv_auth = false\naccess_key_id = test\n"
                     "secret_access_key = test\nregion = us-east-1\nendpoint = http://127.0.0.1:%d\n"
                     "force_path_style = true\n\n" % self.proxy["s31"].port)
-            f.write("[local1]\ntype = alias\nremote = %s\n" % self.root["local1"])
+            f.write("[local1]\ntype = alias\nremote = %s\n\n" % self.root["local1"])
+            # A server that is not there at all (nothing listens on the port).
+            f.write("[gone1]\ntype = webdav\nurl = http://127.0.0.1:%d/\nvendor = other\n" % free_port())
         r = self.rc(["mkdir", "s31:cairn"])
         if r.returncode != 0:
             raise RuntimeError("rclone mkdir s31:cairn failed: " + r.stderr)
@@ -264,11 +267,11 @@ class Servers:
         except FileNotFoundError:
             pass
 
-    def reset_faults(self):
-        for p in self.proxy.values():
-            p.reset()
-        for r in ("sftp1", "dav1", "local1"):
-            self.unfill(r)
+    def reset_faults(self, remote):
+        if remote in self.proxy:
+            self.proxy[remote].reset()
+        if remote in self.root:
+            self.unfill(remote)
 
     def wipe(self, remote, sub):
         """Empties one delivery folder (between scenarios)."""
