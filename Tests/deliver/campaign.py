@@ -216,16 +216,21 @@ class Campaign:
             self.fail(sc + " (trip grown)", "the grown trip 2 was not delivered again: %s" % out3.strip())
         self.check(sc + " (trip grown)", d, remote, before, clean=True)
 
-    def s_vanish(self, r, delay):
-        sc = "server vanishes mid-upload %s (after %.1f s)" % (r, delay)
+    def s_vanish(self, r, after):
+        """The server vanishes `after` bytes into the upload (the proxy counts them): every
+        connection dropped at once, new ones refused until the run ends."""
+        sc = "server vanishes mid-upload %s (after %d bytes)" % (r, after)
         d = self.logdir("vanish-" + r, "pair", ("gpx",))
         remote = self.fresh(r, "vanish")
         before = self.snapshot(d)
         px = self.srv.proxy[r]
-        px.throttle(20_000)  # 120 kB take seconds each way: the drop lands mid-transfer
+        px.throttle(20_000)  # each file takes seconds each way: the drop lands mid-transfer
+        start = px.up
         p = subprocess.Popen(self.cmd(d, remote, ["--retries", "2", "--timeout", "5"]), stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
-        time.sleep(delay)
+        end = time.time() + 60
+        while px.up - start < after and p.poll() is None and time.time() < end:
+            time.sleep(0.02)
         dropped = px.drop()
         px.refuse(True)
         try:
@@ -529,7 +534,7 @@ class Campaign:
                         self.s_clean(r)
                     clean_secs = self.figures.get("clean_seconds_" + r, 3.0)
                     if want("vanish") and r in s.proxy:
-                        self.s_vanish(r, 1.0 + random.Random(self.a.seed * 7 + len(r)).uniform(0, 3))
+                        self.s_vanish(r, random.Random(self.a.seed * 7 + len(r)).randrange(2_000, 60_000))
                     if want("full") and r in s.root:
                         self.s_full(r)
                     if want("stall") and r in s.proxy:

@@ -4,6 +4,7 @@
         s.conf                        # an rclone.conf: sftp1:, dav1:, s31: (bucket `cairn`), local1:,
                                       # gone1: (a webdav server that is not there)
         s.proxy["sftp1"].drop()       # every open connection closed now (the server vanishing)
+        s.proxy["sftp1"].up           # bytes sent to the server so far
         s.proxy["dav1"].throttle(2000)  # 2000 bytes/s each way (a slow link); 0: stalled; None: full speed
         s.proxy["s31"].refuse(True)   # new connections refused (the port closed) until refuse(False)
         s.fill("sftp1")               # the remote's file system full (a small tmpfs), s.unfill(...)
@@ -56,6 +57,7 @@ class Proxy:
         self.listener = None
         self.stopping = False
         self.accepted = 0
+        self.up = 0  # bytes client -> server so far
         self._listen()
 
     def _listen(self):
@@ -97,6 +99,8 @@ class Proxy:
                     if not data:
                         return
                     peer[s].sendall(data)
+                    if s is a:
+                        self.up += len(data)
                     if self.rate is not None:
                         time.sleep(len(data) / float(self.rate))
         except OSError:
