@@ -252,6 +252,37 @@ class Campaign:
         self.check(sc, d, remote, before, clean=False)
         self.clean_after(sc, d, remote, before)
 
+    def s_blip(self, r):
+        """A short outage the retries outlast: the connections dropped mid-upload, new ones
+        refused for 1.5 s. With --retries 3 (waits of 2 and 8 s) the run itself delivers: exit 0."""
+        sc = "short outage %s" % r
+        d = self.logdir("blip-" + r, "pair", ("gpx",))
+        remote = self.fresh(r, "blip")
+        before = self.snapshot(d)
+        px = self.srv.proxy[r]
+        px.throttle(40_000)
+        start = px.up
+        argv = self.cmd(d, remote, ["--retries", "3", "--timeout", "5"])
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        end = time.time() + 60
+        while px.up - start < 15_000 and p.poll() is None and time.time() < end:
+            time.sleep(0.02)
+        px.drop()
+        px.refuse(True)
+        time.sleep(1.5)
+        px.refuse(False)
+        px.throttle(None)
+        try:
+            out = p.communicate(timeout=150)[0]
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out = p.communicate()[0]
+        if p.returncode != 0:
+            self.fail(sc, "exit %s after an outage of 1.5 s with --retries 3: %s" % (p.returncode, out.strip()[-400:]), " ".join(argv))
+        self.check(sc, d, remote, before, clean=p.returncode == 0)
+        if p.returncode != 0:
+            self.clean_after(sc, d, remote, before)
+
     def s_full(self, r):
         sc = "full remote %s" % r
         d = self.logdir("full-" + r, "pair", ("gpx",))
@@ -555,6 +586,8 @@ class Campaign:
                     clean_secs = self.figures.get("clean_seconds_" + r, 3.0)
                     if want("vanish") and r in s.proxy:
                         self.s_vanish(r, random.Random(self.a.seed * 7 + len(r)).randrange(2_000, 60_000))
+                    if want("blip") and r in s.proxy:
+                        self.s_blip(r)
                     if want("full") and r in s.root:
                         self.s_full(r)
                     if want("stall") and r in s.proxy:
@@ -656,7 +689,7 @@ if __name__ == "__main__":
     ap.add_argument("--remotes", default=",".join(servers.Servers.REMOTES))
     ap.add_argument("--seeds", type=int, default=24, help="kill -9 trials, spread over the remotes")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", help="scenarios: clean,bad,vanish,full,stall,slow,two,clock,boards,formats,spaces,kill,record")
+    ap.add_argument("--only", help="scenarios: clean,bad,vanish,blip,full,stall,slow,two,clock,boards,formats,spaces,kill,record")
     ap.add_argument("--json")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     a = ap.parse_args()
