@@ -58,6 +58,7 @@ class Proxy:
         self.stopping = False
         self.accepted = 0
         self.up = 0  # bytes client -> server so far
+        self.corrupt_at = None  # flip the byte at this count of `up` (bit rot on the way)
         self._listen()
 
     def _listen(self):
@@ -98,9 +99,15 @@ class Proxy:
                     data = s.recv(n)
                     if not data:
                         return
-                    peer[s].sendall(data)
                     if s is a:
+                        k = self.corrupt_at
+                        if k is not None and self.up <= k < self.up + len(data):
+                            flipped = bytearray(data)
+                            flipped[k - self.up] ^= 0x20
+                            data = bytes(flipped)
+                            self.corrupt_at = None
                         self.up += len(data)
+                    peer[s].sendall(data)
                     if self.rate is not None:
                         time.sleep(len(data) / float(self.rate))
         except OSError:
@@ -152,6 +159,7 @@ class Proxy:
     def reset(self):
         self.refuse(False)
         self.rate = None
+        self.corrupt_at = None
 
     def close(self):
         self.refuse(True)
