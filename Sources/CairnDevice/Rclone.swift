@@ -77,7 +77,10 @@ public struct Rclone: Sendable {
 
     /// Uploads the local file `source` as `target` (rclone copyto).
     public func upload(_ source: String, to target: String) throws(Failure) {
-        try call("upload to \(target)", ["copyto", source, target])
+        // A relative local path could read as a flag ("-x/…") or a remote ("a:b/…"); rclone
+        // takes one beginning with "./" as local.
+        let local = source.hasPrefix("/") ? source : "./" + source
+        try call("upload to \(target)", ["copyto", local, target])
     }
 
     /// Renames `source` to `target` on the remote (rclone moveto: a rename where the backend has

@@ -14,6 +14,7 @@ import CairnDevice
 ///
 ///     REMOTE/<board>/logs/NNNNNNNN.cairn      the log files, byte for byte (unless --logs no)
 ///     REMOTE/<board>/<format>/<name>          one conversion per trip and format
+///     REMOTE/<board>/index.html, index.tsv, pictures/   the page of the trips delivered there
 ///
 /// Exactly once: each file goes up under a temporary name (`.cairn-tmp-…`, same folder), is read
 /// back whole (size and CRC-32C of what the remote holds), then renamed to its final name, which
@@ -32,7 +33,7 @@ enum DeliverCommand: Command {
     static let name = "deliver"
     static let overview = "Send finished trips (log files and conversions) to a remote through rclone, each exactly once."
     static let usage =
-        "cairn deliver [--remote <remote:path>] [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--rclone <program>] [--rclone-config <file>] [--retries <n>] [--timeout <seconds>] [--laps <laps>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>]"
+        "cairn deliver [--remote <remote:path>] [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--rclone <program>] [--rclone-config <file>] [--retries <n>] [--timeout <seconds>] [--laps <laps>] [--page <yes|no>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>]"
 
     /// What the `[deliver]` section of the config file may set.
     static let sectionOptions = [
@@ -56,7 +57,12 @@ enum DeliverCommand: Command {
         OptionSpec(
             name: "--timeout", valueName: "SECONDS",
             help: "Seconds without progress before a transfer is given up (a call is stopped after 30 times this). (default: 30)"),
-        OptionSpec(name: "--laps", valueName: "LAPS", help: "Laps, as for export. (default: pause)")
+        OptionSpec(name: "--laps", valueName: "LAPS", help: "Laps, as for export. (default: pause)"),
+        OptionSpec(
+            name: "--page", valueName: "YES|NO",
+            help:
+                "Keep REMOTE/<board>/index.html up to date: a page of every trip delivered there (date, distance, moving time, climb, picture, links), with its index.tsv and pictures/. (default: yes)"
+        )
     ]
 
     static let options =
@@ -73,31 +79,46 @@ enum DeliverCommand: Command {
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
         var a = parsed
         if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
-        // The config's [deliver] section (and its top's dir), under the command line.
+        // The config's [deliver] section (and its top's dir), under the command line; a bad value
+        // from it is named by its file and line.
+        var origin: [String: String] = [:]
         if let path = try ExportStageOptions.configPath(a, defaultConfig: ExportStageOptions.defaultConfig) {
-            _ = try ConfigFile.load(path, options: RecordCommand.options).merge(into: &a, section: "deliver", alsoTop: ["dir"])
+            origin = try ConfigFile.load(path, options: RecordCommand.options).merge(into: &a, section: "deliver", alsoTop: ["dir"])
         }
+        func from(_ option: String) -> String { origin[option].map { "\($0): " } ?? "" }
         guard let remote = a.value("--remote"), !remote.isEmpty else {
             throw UsageError("Missing expected option '--remote <remote:path>' (or 'remote = ...' in the [deliver] section of the config)")
         }
         if remote.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) || remote.hasPrefix("-") {
-            throw UsageError("The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>'")
+            throw UsageError(from("--remote") + "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>'")
         }
         let dir = a.value("--dir") ?? "/var/lib/cairn"
-        let formats = try SharedOptions.formats(a.value("--format") ?? "gpx,fit,csv")
+        let formats: [ExportFormat]
+        do throws(UsageError) { formats = try SharedOptions.formats(a.value("--format") ?? "gpx,fit,csv") } catch {
+            throw UsageError(from("--format") + error.message)
+        }
         let logsText = a.value("--logs")
-        if let l = logsText, l != "yes" && l != "no" { throw UsageError("The value '\(l)' is invalid for '--logs <yes|no>'") }
-        let retries = try wholeOption(a, "--retries", 1...10, default: 3)
-        let timeout = try wholeOption(a, "--timeout", 1...3600, default: 30)
+        if let l = logsText, l != "yes" && l != "no" { throw UsageError(from("--logs") + "The value '\(l)' is invalid for '--logs <yes|no>'") }
+        let pageText = a.value("--page") ?? "yes"
+        if pageText != "yes" && pageText != "no" { throw UsageError(from("--page") + "The value '\(pageText)' is invalid for '--page <yes|no>'") }
+        let retries = try wholeOption(a, "--retries", 1...10, default: 3, from: from("--retries"))
+        let timeout = try wholeOption(a, "--timeout", 1...3600, default: 30, from: from("--timeout"))
         let rcloneConfig = a.value("--rclone-config")
         if let c = rcloneConfig {
             guard !c.isEmpty, pathExists(c) else {
-                throw Failure("--rclone-config \(c): no such file", status: ExitCode.config)
+                throw Failure(from("--rclone-config") + "--rclone-config \(c): no such file", status: ExitCode.config)
             }
         }
         let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
-        let copyLogs = logsText.map { $0 == "yes" } ?? (stageOptions.zones.isEmpty || formats.isEmpty)
-        if !copyLogs && formats.isEmpty { throw UsageError("'--format none' with '--logs no' leaves nothing to deliver") }
+        // With zones the logs (every point, the zones' too) stay home unless said outright, even
+        // with no conversion chosen: a config's 'format = none' is no consent to send them.
+        let copyLogs = logsText.map { $0 == "yes" } ?? stageOptions.zones.isEmpty
+        if !copyLogs && formats.isEmpty {
+            throw UsageError(
+                logsText == nil
+                    ? "'--format none' with privacy zones leaves nothing to deliver: the logs hold the zones' points and go only with '--logs yes'"
+                    : "'--format none' with '--logs no' leaves nothing to deliver")
+        }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
         ignoreFileSizeLimitSignal()
 
@@ -118,7 +139,7 @@ enum DeliverCommand: Command {
 
         var run = DeliveryRun(
             dir: dir, remote: remote, rclone: rclone, retries: retries, formats: formats, copyLogs: copyLogs,
-            stageOptions: stageOptions, quietFailures: isatty(2) == 0)
+            stageOptions: stageOptions, quietFailures: isatty(2) == 0, page: pageText == "yes")
         return run.go()
     }
 
@@ -144,10 +165,11 @@ enum DeliverCommand: Command {
         }
     }
 
-    static func wholeOption(_ a: ParsedArguments, _ name: String, _ range: ClosedRange<Int>, default d: Int) throws -> Int {
+    static func wholeOption(_ a: ParsedArguments, _ name: String, _ range: ClosedRange<Int>, default d: Int, from: String = "") throws -> Int {
         guard let text = a.value(name) else { return d }
         guard let v = StrictNumber.whole(text), range.contains(v) else {
-            throw UsageError("The value '\(text)' is invalid for '\(name)': use a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw UsageError(
+                from + "The value '\(text)' is invalid for '\(name)': use a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return v
     }

@@ -21,6 +21,8 @@ struct DeliveryRun {
     let stageOptions: ExportStageOptions
     /// Under systemd (standard error not a terminal): a failure that goes on is not said again.
     let quietFailures: Bool
+    /// Keep the remote's page (index.html, index.tsv, pictures/) up to date.
+    let page: Bool
 
     /// Why the run stopped early: the remote failed, or a trip started.
     enum Stop: Error {
@@ -76,6 +78,7 @@ struct DeliveryRun {
             }
         }
         var left = waiting.count
+        var shown: [PageTrip] = []
         for (t, whole, now) in waiting where stop == nil {
             let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
             if let why = recording() { stop = .recording(why); break }
@@ -83,6 +86,7 @@ struct DeliveryRun {
                 let sent = try deliver(t, whole, now, label: label, staging: staging)
                 sentFiles += sent.files
                 sentBytes += sent.bytes
+                if let p = sent.shown { shown.append(p) }
                 receipts.mark(t, files: now, logs: copyLogs, destination: destination)
                 // Each receipt is durable on its own: a run cut later keeps the trips before.
                 try receipts.save()
@@ -98,6 +102,21 @@ struct DeliveryRun {
                 printErr("cairn: \(label): \(error)")
                 problems += 1
                 failedTrips += 1
+            }
+        }
+        // The page after the trips: a trip is delivered (and receipted) whether or not its page
+        // goes up; a page that fails is said, and made again with the next trip delivered.
+        if page, stop == nil, !shown.isEmpty {
+            do {
+                try updatePage(shown, staging: staging)
+            } catch let e as Stop {
+                stop = e
+            } catch let e as Failure {
+                printErr("cairn: the page on \(base): \(e.message)")
+                problems += 1
+            } catch {
+                printErr("cairn: the page on \(base): \(error)")
+                problems += 1
             }
         }
         // The board's privacy key goes with its logs, as export's does: a laptop's convert of
@@ -184,18 +203,18 @@ struct DeliveryRun {
     /// `Failure` for a trip that cannot be converted.
     func deliver(
         _ t: TripRef, _ whole: TripSummary, _ now: [ExportState.CopiedFile], label: String, staging: String
-    ) throws -> (files: Int, bytes: Int) {
+    ) throws -> (files: Int, bytes: Int, shown: PageTrip?) {
         var files = 0, bytes = 0
         if copyLogs {
             for (f, c) in zip(t.files, now) {
-                if try send(f.path, c.digest, to: DeliverCommand.join(DeliverCommand.join(base, "logs"), c.name)) {
+                if try send(f.path, c.digest, to: DeliverCommand.join(DeliverCommand.join(base, "logs"), c.name), logSalt: c.salt) {
                     files += 1
                     bytes += c.digest.size
                 }
             }
         }
         let empty = whole.stats.points == 0
-        if empty || formats.isEmpty { return (files, bytes) }
+        if empty || (formats.isEmpty && !page) { return (files, bytes, nil) }
         var window: PrivacyWindow?
         var s = whole
         if !stageOptions.zones.isEmpty {
@@ -203,7 +222,7 @@ struct DeliveryRun {
             window = w
             if w.hidesAll {
                 printErr("cairn: \(label): every point is inside a privacy zone; no conversion sent")
-                return (files, bytes)
+                return (files, bytes, nil)
             }
             s = try ExportStages.summary(t, window: w)
         }
@@ -220,15 +239,79 @@ struct DeliveryRun {
                 bytes += digest.size
             }
         }
-        return (files, bytes)
+        let shown = pageTrip(t, s, window: window, logs: copyLogs ? now.map(\.name) : [])
+        return (files, bytes, shown)
+    }
+
+    /// The trip as the page shows it: what the conversions hold, linked to the files sent.
+    func pageTrip(_ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, logs: [String]) -> PageTrip {
+        let entry = ExportCommand.pageEntry(
+            t, s, key: TripIndex.key(tripId: t.id, suffix: t.nameSuffix), present: { _ in true }, formats: formats, prefix: "",
+            hidden: false, logs: logs.map { "logs/" + $0 })
+        return PageTrip(entry: entry, trip: t, window: window)
+    }
+
+    /// Brings the remote's page up to date with `shown`: its index read back from the remote
+    /// (the trips of earlier runs and of other tools stay), the pictures drawn here, then the
+    /// pictures, the index and the page sent, each whole.
+    func updatePage(_ shown: [PageTrip], staging: String) throws {
+        let folder = POSIX.join(staging, "page")
+        try ensureDirectory(folder)
+        let indexName = TripIndex.fileName
+        var bytes: [UInt8] = []
+        var found = false
+        try attempt { () throws(Rclone.Failure) in
+            bytes = []
+            do throws(Rclone.Failure) {
+                try rclone.read(DeliverCommand.join(base, indexName)) { bytes.append(contentsOf: $0) }
+                found = true
+            } catch {
+                if !error.notFound { throw error }
+                found = false
+            }
+        }
+        if found { try writeFileAtomically(POSIX.join(folder, indexName), bytes) }
+        let builder: PageBuilder
+        do throws(ExportError) { builder = try PageBuilder(folder: folder, say: { printErr("cairn: \($0)") }) } catch {
+            throw Failure("\(error)")
+        }
+        builder.title = "cairn trips: \(board)"
+        for t in shown where !t.entry.files.isEmpty {
+            if let p = builder.add(t) { printErr("cairn: trip \(t.entry.tripId): no picture on the page: \(p)") }
+        }
+        do throws(ExportError) { try builder.write() } catch { throw Failure("\(error)") }
+        let pictures = POSIX.join(folder, PageBuilder.picturesFolder)
+        for name in ((try? POSIX.listDirectory(pictures)) ?? []).sorted() where !name.hasPrefix(".") {
+            let local = POSIX.join(pictures, name)
+            _ = try send(local, FileDigest.of(local), to: DeliverCommand.join(DeliverCommand.join(base, PageBuilder.picturesFolder), name))
+        }
+        for name in [indexName, IndexPage.fileName] {
+            let local = POSIX.join(folder, name)
+            _ = try send(local, FileDigest.of(local), to: DeliverCommand.join(base, name))
+        }
     }
 
     /// Puts the local file (whose bytes are `digest`) at `target` whole: nothing when the remote
     /// holds those bytes already, else up under a temporary name, read back, renamed, read back.
-    /// Returns whether it sent anything.
-    func send(_ local: String, _ digest: FileDigest, to target: String) throws -> Bool {
+    /// Returns whether it sent anything. A log (`logSalt`) never replaces another log under its
+    /// name (another board's, or this board's from before its log directory started again at
+    /// 00000001): that copy may be the only one, its trip pruned on the strength of it.
+    func send(_ local: String, _ digest: FileDigest, to target: String, logSalt: UInt32? = nil) throws -> Bool {
         if let why = recording() { throw Stop.recording(why) }
-        if let there = try digestOf(target), there == digest { return false }
+        if let there = try remoteFile(target) {
+            if there.digest == digest { return false }
+            if let mine = logSalt, let theirs = Self.logSalt(there.head), theirs != mine {
+                throw Failure(
+                    "\(target) holds another log (salt \(String(theirs, radix: 16)), this one's \(String(mine, radix: 16))): not replaced;"
+                        + " move it away, or deliver this board's trips to another folder")
+            }
+            // A log is never rewritten after its trip (only its unused zeros trimmed): a copy of
+            // the same log that differs from a damaged one here (a card's bit rot since) may be
+            // the whole one, and must not be replaced by it.
+            if logSalt != nil, Self.isDamaged(local) {
+                throw Failure("\(local) is damaged ('cairn verify'); the copy at \(target) differs and is kept")
+            }
+        }
         let folder = String(target[..<target.lastIndex(of: "/")!])
         let name = String(target[target.index(after: target.lastIndex(of: "/")!)...])
         let temporary = folder + "/" + DeliverCommand.temporaryPrefix + randomHex() + "-" + name
@@ -245,18 +328,38 @@ struct DeliveryRun {
     }
 
     /// The size and CRC-32C of what the remote holds at `path`, nil when it holds nothing there.
-    func digestOf(_ path: String) throws -> FileDigest? {
-        var result: FileDigest?
+    func digestOf(_ path: String) throws -> FileDigest? { try remoteFile(path)?.digest }
+
+    /// The size and CRC-32C of what the remote holds at `path`, and its first 16 bytes (a log's
+    /// header: magic, version, length, salt); nil when it holds nothing there.
+    func remoteFile(_ path: String) throws -> (digest: FileDigest, head: [UInt8])? {
+        var result: (digest: FileDigest, head: [UInt8])?
         try attempt { () throws(Rclone.Failure) in
             var acc = FileDigest.Accumulator()
+            var head: [UInt8] = []
             do throws(Rclone.Failure) {
-                try rclone.read(path) { acc.add($0) }
-                result = acc.digest
+                try rclone.read(path) {
+                    acc.add($0)
+                    if head.count < 16 { head += $0.prefix(16 - head.count) }
+                }
+                result = (acc.digest, head)
             } catch {
                 if error.notFound { result = nil } else { throw error }
             }
         }
         return result
+    }
+
+    /// Whether the local log reads with damaged records (or not at all).
+    static func isDamaged(_ path: String) -> Bool {
+        guard let r = try? LogReader(path: path), let s = try? r.scan() else { return true }
+        return !s.damaged.isEmpty
+    }
+
+    /// The salt in a log header's first 16 bytes; nil for anything else.
+    static func logSalt(_ head: [UInt8]) -> UInt32? {
+        guard head.count == 16, head.prefix(8).elementsEqual("CAIRNLOG".utf8) else { return nil }
+        return UInt32(head[12]) | UInt32(head[13]) << 8 | UInt32(head[14]) << 16 | UInt32(head[15]) << 24
     }
 
     /// Runs `call` up to `retries` times, waiting 2, 8, 32... s between (monotonic: a clock set

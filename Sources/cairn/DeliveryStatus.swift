@@ -28,13 +28,16 @@ struct DeliveryStatus: Equatable {
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
         var s = DeliveryStatus()
+        // Without a result line it is no delivery's file (damaged, or another program's): not
+        // shown, rather than read as a success.
         var any = false
         for line in text.split(separator: "\n") {
             guard let eq = line.firstIndex(of: "=") else { continue }
             let key = line[..<eq].trimmingSpaces, value = String(line[line.index(after: eq)...].trimmingSpaces)
-            any = true
             switch key {
-            case "result": s.result = Result(rawValue: value) ?? .failed
+            case "result":
+                s.result = Result(rawValue: value) ?? .failed
+                any = true
             case "at_ms": s.atMs = Int64(value) ?? 0
             case "remote": s.remote = value
             case "delivered": s.delivered = Int(value) ?? 0

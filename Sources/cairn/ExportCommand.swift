@@ -14,6 +14,12 @@ import CairnExport
 ///     DIR/logs/NNNNNNNN.cairn                   the log files, byte for byte (unless --logs no)
 ///     DIR/gpx/YYYYMMDD-HHMMSS-tripID.gpx        one GPX per trip (UTC time of its first exported point)
 ///     DIR/fit/YYYYMMDD-HHMMSS-tripID.fit        one FIT activity per trip
+///     DIR/index.html, DIR/index.tsv             the page of every trip exported here (unless --page no)
+///     DIR/pictures/YYYYMMDD-HHMMSS-tripID.svg   each trip's picture on the page
+///
+/// The page (`PageBuilder`) is made from the index, which keeps the trips of earlier runs: a
+/// trip retention has since deleted on the board stays on it. Its pictures and figures are of
+/// what the conversions hold (the privacy zones cut the same way).
 ///
 /// `--name-prefix TEXT` puts TEXT in front of each conversion's name; the log copies keep their
 /// names (the `exported` state, retention and a later export know them by it).
@@ -36,7 +42,7 @@ enum ExportCommand: Command {
     static let name = "export"
     static let overview = "Copy finished trips (log files and conversions) to a card or stick; a second run copies nothing new."
     static let usage =
-        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>]"
+        "cairn export --to <dir> [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--laps <pause|none|1km|...>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>] [--page <yes|no>]"
     static let options =
         [
             OptionSpec(name: "--to", valueName: "DIR", help: "Destination (a mounted card or stick); created if its parent exists."),
@@ -48,6 +54,11 @@ enum ExportCommand: Command {
                 name: "--logs", valueName: "YES|NO",
                 help:
                     "Copy the raw log files to DIR/logs. They hold every point, the privacy zones' too, so with zones in effect the default is no; a trip exported without its logs is not safe to delete, and retention keeps it. (default: yes, or no with privacy zones)"
+            ),
+            OptionSpec(
+                name: "--page", valueName: "YES|NO",
+                help:
+                    "Keep DIR/index.html, a page of every trip exported to DIR (date, distance, moving time, climb, picture, links to its files), with its index DIR/index.tsv and DIR/pictures/. (default: yes)"
             )
         ]
         + ExportStageOptions.options + [SharedOptions.namePrefixOption]
@@ -62,6 +73,8 @@ enum ExportCommand: Command {
         let namePrefix = try a.value("--name-prefix").map(SharedOptions.namePrefix) ?? ""
         let logsText = a.value("--logs")
         if let l = logsText, l != "yes" && l != "no" { throw UsageError("The value '\(l)' is invalid for '--logs <yes|no>'") }
+        let pageText = a.value("--page") ?? "yes"
+        if pageText != "yes" && pageText != "no" { throw UsageError("The value '\(pageText)' is invalid for '--page <yes|no>'") }
         let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
         // The raw logs hold every point, home too: with zones they stay off the stick unless asked.
         // `--format none` asks for the logs alone, zones or not.
@@ -104,6 +117,14 @@ enum ExportCommand: Command {
             unfinished: { printErr("cairn: \($0)") })
         var state = ExportState(directory: dir)
         if let p = state.problem { printErr("cairn: \(p)") }
+        // The page's index is read before any trip, so one that cannot be read stops no export.
+        var page: PageBuilder?
+        if pageText == "yes" {
+            do throws(ExportError) { page = try PageBuilder(folder: dest, say: { printErr("cairn: \($0)") }) } catch {
+                printErr("cairn: \(error)")
+                problems += 1
+            }
+        }
         var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0, failedTrips = 0, openTrips = 0
         for (t, whole, openBecause) in all {
             let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
@@ -177,7 +198,8 @@ enum ExportCommand: Command {
             var window: PrivacyWindow?
             var s = whole
             var zonesRead = true
-            if !empty && !formats.isEmpty && !stageOptions.zones.isEmpty {
+            // The page shows the trip too (its picture and figures): cut it even with --format none.
+            if !empty && (!formats.isEmpty || page != nil) && !stageOptions.zones.isEmpty {
                 do {
                     let w = try ExportStages.window(t, zones: stageOptions.zones)
                     window = w
@@ -208,7 +230,25 @@ enum ExportCommand: Command {
             }
             if tripProblem { problems += 1; failedTrips += 1; continue }
             if wroteAny { exportedTrips += 1 } else { alreadyThere += 1 }
+            if let page, zonesRead {
+                let key = TripIndex.key(tripId: t.id, suffix: t.nameSuffix)
+                if wroteAny || !page.isCurrent(key: key) {
+                    let entry = pageEntry(
+                        t, s, key: key, present: { pathExists(POSIX.join(dest, $0)) }, formats: formats, prefix: namePrefix,
+                        hidden: window?.hidesAll == true,
+                        logs: copyLogs ? now.map { "logs/" + $0.name } : [])
+                    if !entry.files.isEmpty, let p = page.add(PageTrip(entry: entry, trip: t, window: window)) {
+                        printErr("cairn: \(label): no picture on the page: \(p)")
+                    }
+                }
+            }
             state.mark(t, files: now, logs: copyLogs, destination: destination)
+        }
+        if let page {
+            do throws(ExportError) { try page.write() } catch {
+                printErr("cairn: \(error); the trips are exported")
+                problems += 1
+            }
         }
         // One directory sync per directory covers every rename into it; the state is saved only
         // after them, so a stick that fills or vanishes on the way marks nothing.
@@ -245,6 +285,31 @@ enum ExportCommand: Command {
             printErr("cairn: \(failedTrips) trip\(failedTrips == 1 ? "" : "s") not exported (see above); run again once fixed")
         }
         return problems > 0 ? ExitCode.failure : ExitCode.ok
+    }
+
+    /// The page's entry for a trip: the figures of what the conversions hold (`s`), the files
+    /// they and the log copies are in (relative to the destination; those `present` there).
+    static func pageEntry(
+        _ t: TripRef, _ s: TripSummary, key: String, present: (String) -> Bool, formats: [ExportFormat], prefix: String, hidden: Bool,
+        logs: [String]
+    ) -> TripIndex.Entry {
+        let stem = ExportFormat.csv.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix)
+        var e = TripIndex.Entry(key: key, tripId: t.id, name: String(stem.dropLast(ExportFormat.csv.fileExtension.utf8.count + 1)))
+        if !hidden && s.stats.points > 0 {
+            e.startMs = s.stats.firstTimeMs
+            e.utcOffsetS = s.utcOffsetS
+            e.distanceM = s.stats.distanceM
+            e.movingS = Double(s.stats.movingTimeMs) / 1000
+            e.ascentM = s.stats.ascentM
+            e.points = s.stats.points
+            for f in formats {
+                let rel = f.name + "/" + f.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix)
+                if present(rel) { e.files.append(rel) }
+            }
+        }
+        e.activity = s.activity
+        e.files += logs.filter(present)
+        return e
     }
 
     enum ExistingCopy: Equatable {

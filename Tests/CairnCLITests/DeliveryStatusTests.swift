@@ -30,7 +30,8 @@ final class DeliveryStatusTests: XCTestCase {
             2026/12/03 16:29:59 Failed to lsjson with 2 errors: last error was: directory not found
 
             """
-        XCTAssertEqual(Rclone.lastLines(text), ": error listing: directory not found; Failed to lsjson with 2 errors: last error was: directory not found")
+        XCTAssertEqual(
+            Rclone.lastLines(text), ": error listing: directory not found; Failed to lsjson with 2 errors: last error was: directory not found")
     }
 
     func testJoin() {

@@ -49,7 +49,8 @@ final class DeliverEndToEndTests: XCTestCase {
             files(root),
             [
                 "csv/20250602-080000-trip1.csv", "csv/20250603-080000-trip2.csv", "fit/20250602-080000-trip1.fit", "fit/20250603-080000-trip2.fit",
-                "gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx", "logs/00000001.cairn", "logs/00000002.cairn"
+                "gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx", "index.html", "index.tsv", "logs/00000001.cairn",
+                "logs/00000002.cairn", "pictures/20250602-080000-trip1.svg", "pictures/20250603-080000-trip2.svg"
             ], r.stderr)
         XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"))
         XCTAssertEqual(Harness.count("<trkpt ", in: try String(contentsOfFile: root + "/gpx/20250603-080000-trip2.gpx", encoding: .utf8)), 22)
@@ -85,6 +86,30 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertEqual(try data(root + "/logs/00000002.cairn"), try data(dir + "/00000002.cairn"))
         XCTAssertEqual(Harness.count("<trkpt ", in: try String(contentsOfFile: root + "/gpx/20250602-080000-trip1.gpx", encoding: .utf8)), 30)
         XCTAssertEqual(files(root).filter { $0.hasPrefix("gpx/") }, ["gpx/20250602-080000-trip1.gpx"])
+        // Once on the page, with the figures of both parts.
+        let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
+        XCTAssertEqual(index.split(separator: "\n").filter { $0.hasPrefix("trip1") }.count, 1, index)
+    }
+
+    /// The remote's page lists the trips of every run (its index is read back from the remote,
+    /// not kept on the board), and passes the page check in headless Chromium.
+    func testThePageOnTheRemoteKeepsEveryRunsTrips() throws {
+        let (dir, conf, remote) = try setUp(trips: 1)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote).status, 0)
+        // The board's first trip pruned since; a second ride.
+        try fm.removeItem(atPath: dir + "/00000001.cairn")
+        try CraftedLog.write(
+            CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 + 2 * 86_400_000, points: 25, closed: true), dir + "/00000002.cairn")
+        let r = try deliver(dir, conf, remote)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let html = try String(contentsOfFile: root + "/index.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("gpx/20250602-080000-trip1.gpx") && html.contains("gpx/20250603-080000-trip2.gpx"), html)
+        let check = try Harness.run(
+            "/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/check-page.py").path, root + "/index.html"], timeout: 120
+        )
+        XCTAssertEqual(check.status, 0, "check-page: \(check.stderr)\n\(check.stdout)")
+        XCTAssertFalse(files(root).contains { $0.contains(".cairn-tmp-") })
     }
 
     /// A run cut by a power loss left a temporary and a final-named copy of one log. The next
@@ -99,7 +124,7 @@ final class DeliverEndToEndTests: XCTestCase {
         var damaged = try data(dir + "/00000002.cairn")
         damaged[100] ^= 0xFF
         try damaged.write(to: URL(fileURLWithPath: root + "/logs/00000002.cairn"))
-        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        let r = try deliver(dir, conf, remote, "--format", "gpx", "--page", "no")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(files(root), ["gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx", "logs/00000001.cairn", "logs/00000002.cairn"])
         XCTAssertEqual(try data(root + "/logs/00000002.cairn"), try data(dir + "/00000002.cairn"))
@@ -172,7 +197,7 @@ final class DeliverEndToEndTests: XCTestCase {
     func testConfigSection() throws {
         let (dir, conf, remote) = try setUp(trips: 1)
         let cfg = Harness.tempDir() + "/cairn.conf"
-        try "dir = \(dir)\n[deliver]\nremote = \(remote)\nformat = gpx\nrclone-config = \(conf)\n".write(
+        try "dir = \(dir)\n[deliver]\nremote = \(remote)\nformat = gpx\npage = no\nrclone-config = \(conf)\n".write(
             toFile: cfg, atomically: true, encoding: .utf8)
         let c = try Harness.cairn("record", "--config", cfg, "--check")
         XCTAssertEqual(c.status, 0, c.stderr)

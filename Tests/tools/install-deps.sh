@@ -13,9 +13,12 @@ packages=(gpsd gpsd-clients libgps-dev libxml2-utils python3 file strace procps 
           # the board in a box (deploy/board): guest roots (the arm64 one through qemu-user), the
           # emulated boards, their disks read unmounted, and i2c-stub cross-built for arm64
           debootstrap qemu-user-static binfmt-support qemu-system-x86 qemu-system-arm qemu-utils e2fsprogs
-          dosfstools mtools busybox-static cpio xz-utils make gcc-aarch64-linux-gnu
-          rclone   # cairn deliver's transport, in its tests' loopback remotes
-          )
+          dosfstools mtools busybox-static cpio xz-utils make gcc-aarch64-linux-gnu)
+# The page beside exports (issue 31, item 4): Tests/tools/check-page.py loads index.html in
+# headless Chromium (DevTools over a pipe: no Python package needed).
+packages+=(chromium)
+# cairn deliver's transport, in its tests' loopback remotes (issue 31).
+packages+=(rclone)
 
 tmp="" prc=/usr/sbin/policy-rc.d own_prc=no
 cleanup() { rm -rf "$tmp"; if [ "$own_prc" = yes ]; then rm -f "$prc"; fi; }

@@ -1,0 +1,159 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnSystem
+
+/// One trip for the page: its index entry (the figures of what was written) and what its
+/// picture is drawn from, the trip and its privacy window (the export's: the same cut circles as
+/// its conversions, so the picture shows exactly the points they hold).
+public struct PageTrip {
+    public var entry: TripIndex.Entry
+    public var trip: TripRef
+    public var window: PrivacyWindow?
+
+    public init(entry: TripIndex.Entry, trip: TripRef, window: PrivacyWindow?) {
+        self.entry = entry
+        self.trip = trip
+        self.window = window
+    }
+}
+
+/// The page beside a destination's exports, kept up to date: `pictures/NAME.svg` for each trip
+/// added (`TrackPicture`, the zones cut), the index `index.tsv` with the trips merged in by key,
+/// and `index.html` made from the whole index. Each file is written under a temporary name,
+/// synced and renamed (`AtomicFile`): a reader sees the old file or the new one. `cairn export`
+/// and `cairn deliver` (for its local staging folder) call it.
+public final class PageBuilder {
+    public let folder: String
+    public private(set) var index: TripIndex
+    /// Whether an index was there to read (a new one is written either way).
+    public let foundIndex: Bool
+    public var title = "cairn trips"
+    private var drewPictures = false
+
+    public static let picturesFolder = "pictures"
+    public static let pictureWidth = 640.0
+    /// Far above any real index (a line is about 200 bytes); a bigger file is not read as one.
+    static let maxIndexBytes = 64 << 20
+
+    /// Reads `folder/index.tsv` when there is one; what it could not read goes to `say`, its
+    /// lines kept. An index that cannot be read at all (permissions, a directory in its place,
+    /// too large) is an error: writing a new one would lose the trips it lists.
+    public init(folder: String, say: (String) -> Void) throws(ExportError) {
+        self.folder = folder
+        let path = POSIX.join(folder, TripIndex.fileName)
+        let fd: Int32
+        do throws(Errno) { fd = try POSIX.open(path, O_RDONLY | O_CLOEXEC) } catch {
+            if error == .noSuchFile {
+                index = TripIndex()
+                foundIndex = false
+                return
+            }
+            throw ExportError("\(path): cannot open: \(error); the page is not updated")
+        }
+        defer { POSIX.close(fd) }
+        let bytes: [UInt8]
+        do throws(Errno) { bytes = try POSIX.readToEnd(fd, limit: Self.maxIndexBytes) } catch {
+            throw ExportError("\(path): cannot read: \(error); the page is not updated")
+        }
+        if bytes.count > Self.maxIndexBytes {
+            throw ExportError("\(path): over \(Self.maxIndexBytes >> 20) MiB, not a cairn trip index; the page is not updated")
+        }
+        index = TripIndex(text: String(decoding: bytes, as: UTF8.self))
+        foundIndex = true
+        for p in index.problems { say("\(path): \(p)") }
+    }
+
+    /// The relative path of a trip's picture.
+    public static func picturePath(name: String) -> String { picturesFolder + "/" + name + ".svg" }
+
+    /// Whether the page already shows `key` with its picture in place: a trip exported before
+    /// needs no new picture.
+    public func isCurrent(key: String) -> Bool {
+        guard let e = index.entry(key: key) else { return false }
+        guard let p = e.picture else { return e.points == 0 }
+        return POSIX.exists(POSIX.join(folder, p))
+    }
+
+    /// Draws the trip's picture and merges its entry into the index; returns what went wrong
+    /// with the picture (the entry goes in without one).
+    @discardableResult
+    public func add(_ t: PageTrip) -> String? {
+        var entry = t.entry
+        entry.picture = nil
+        var problem: String?
+        if entry.points > 0 {
+            let relative = Self.picturePath(name: entry.name)
+            do {
+                try draw(t, to: POSIX.join(folder, relative))
+                entry.picture = relative
+            } catch {
+                problem = "\(error)"
+            }
+        }
+        index.merge(entry)
+        return problem
+    }
+
+    private func draw(_ t: PageTrip, to path: String) throws {
+        do throws(Errno) { try POSIX.makeDirectory(POSIX.join(folder, Self.picturesFolder)) } catch {
+            throw ExportError("\(POSIX.join(folder, Self.picturesFolder)): cannot create directory: \(error)")
+        }
+        var options = TrackPicture.Options.defaults(activity: t.entry.activity ?? TripConversion.recordedActivity(of: t.trip))
+        options.privacy = t.window
+        // Narrower than `render`'s 1000 px: shown about 330 px wide on a phone, its labels stay legible.
+        options.width = Self.pictureWidth
+        let out = try OutputSink(atomically: path, force: true)
+        do {
+            try TrackPicture.render(t.trip, options: options, to: out)
+        } catch {
+            out.discard()
+            throw error
+        }
+        if let e = out.finish() { throw ExportError(e) }
+        drewPictures = true
+    }
+
+    /// Writes `index.tsv`, then `index.html` from it; a file that would not change is left as
+    /// it is (a second export with nothing new changes nothing on the stick).
+    public func write() throws(ExportError) {
+        try Self.replace(POSIX.join(folder, TripIndex.fileName), index.text)
+        try Self.replace(POSIX.join(folder, IndexPage.fileName), IndexPage.html(index.entries, title: title))
+    }
+
+    /// The file's bytes, nil when it cannot be read or is larger than `limit`.
+    static func contents(_ path: String, limit: Int) -> [UInt8]? {
+        guard let fd = try? POSIX.open(path, O_RDONLY | O_CLOEXEC) else { return nil }
+        defer { POSIX.close(fd) }
+        guard let bytes = try? POSIX.readToEnd(fd, limit: limit), bytes.count <= limit else { return nil }
+        return bytes
+    }
+
+    /// The one call for a folder: reads its index, adds `trips` (pictures drawn), writes the
+    /// index and the page. Problems with single pictures or index lines go to `say`; an index
+    /// that cannot be read, or a file that cannot be written, is thrown.
+    public static func update(folder: String, trips: [PageTrip], title: String? = nil, say: (String) -> Void) throws(ExportError) {
+        let b = try PageBuilder(folder: folder, say: say)
+        if let title { b.title = title }
+        for t in trips {
+            if let p = b.add(t) { say("trip \(t.entry.tripId): no picture on the page: \(p)") }
+        }
+        try b.write()
+    }
+
+    static func replace(_ path: String, _ text: String) throws(ExportError) {
+        let bytes = Array(text.utf8)
+        if contents(path, limit: bytes.count) == bytes { return }
+        let tmp = OutputSink.temporaryName(for: path)
+        do throws(AtomicFile.Failure) { try AtomicFile.write(bytes, to: path, temporaryPath: tmp) } catch {
+            switch error {
+            case .create(let e): throw ExportError("\(tmp): cannot create: \(e)")
+            case .rename(let e): throw ExportError("\(path): cannot rename into place: \(e)")
+            case .directory: throw ExportError("\(POSIX.parent(of: path)): sync failed: \(error.errno)")
+            default: throw ExportError("\(tmp): write failed: \(error.errno)")
+            }
+        }
+    }
+}

@@ -1,0 +1,236 @@
+/// The ledger of the trips at one destination (`index.tsv` beside the exports), from which the
+/// page (`IndexPage`) is made each time: a trip exported in an earlier run, and since deleted on
+/// the board by retention, stays on the page.
+///
+/// The file is tab-separated text: a version line, a header line naming the columns, one line per
+/// trip. Values escape `\` `\t` `\n` `\r` with a backslash; the `files` column lists relative
+/// paths separated by spaces (a space in a path is `\s`). Reading never fails: a line it cannot
+/// read (a column count that differs from the header's, a number that is not one, an unknown
+/// escape) is kept verbatim and written back, and said in `problems`; columns it does not know (a
+/// newer cairn's) are kept with their entries. Pure: no I/O.
+public struct TripIndex: Sendable, Equatable {
+    public static let fileName = "index.tsv"
+    public static let version = 1
+    static let versionPrefix = "# cairn trip index, version "
+    /// The columns this version writes, in order.
+    public static let columns = [
+        "key", "trip", "start_ms", "utc_offset_s", "activity", "distance_m", "moving_s", "ascent_m", "points", "name", "picture", "files"
+    ]
+
+    /// One trip as the page shows it: the figures of what was written (privacy zones applied).
+    public struct Entry: Sendable, Equatable {
+        /// What identifies the trip at this destination (`TripIndex.key`): a re-export replaces it.
+        public var key: String
+        public var tripId: UInt64
+        /// The first written point's time (UTC), and the recorder's UTC offset then.
+        public var startMs: Int64?
+        public var utcOffsetS: Int?
+        public var activity: String?
+        public var distanceM = 0.0
+        public var movingS = 0.0
+        public var ascentM: Double?
+        public var points = 0
+        /// The conversions' name without its extension (`bike-20250601-080000-trip3`).
+        public var name: String
+        /// The picture, relative to the index (`pictures/NAME.svg`); nil when none was drawn.
+        public var picture: String?
+        /// The written files, relative to the index: conversions, then log copies.
+        public var files: [String] = []
+        /// Values of columns this version does not know, by column name.
+        public var extra: [String: String] = [:]
+
+        public init(key: String, tripId: UInt64, name: String) {
+            self.key = key
+            self.tripId = tripId
+            self.name = name
+        }
+    }
+
+    /// The trips, in the order they were first added (a re-export keeps its place).
+    public private(set) var entries: [Entry] = []
+    /// Lines that could not be read, kept verbatim (written back after the entries).
+    public private(set) var kept: [String] = []
+    /// What reading found wrong: "line N: why".
+    public private(set) var problems: [String] = []
+    /// The version the file said it was (this one's for a new index).
+    public private(set) var fileVersion = TripIndex.version
+    /// Columns of a newer version, in the order the file named them.
+    private var extraColumns: [String] = []
+
+    public init() {}
+
+    /// The key of a trip at a destination: its id, the name suffix that tells a second recording
+    /// of that id from the first (`TripRef.nameSuffix`), and the board when known.
+    public static func key(tripId: UInt64, suffix: String = "", board: String? = nil) -> String {
+        (board.map { $0 + "/" } ?? "") + "trip\(tripId)\(suffix)"
+    }
+
+    /// Reads an index's text; never fails (see the type's comment).
+    public init(text: String) {
+        // Split on the byte: "\r\n" is one Character, which a split on "\n" would not see.
+        var lines = text.utf8.split(separator: 10, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        if lines.last == "" { lines.removeLast() }
+        var columns = Self.columns
+        var lineNo = 0
+        var sawHeader = false
+        for raw in lines {
+            lineNo += 1
+            let line = raw.hasSuffix("\r") ? String(raw.dropLast()) : raw
+            if lineNo == 1 {
+                if line.hasPrefix(Self.versionPrefix), let v = Int(line.dropFirst(Self.versionPrefix.count)), v >= 1 {
+                    fileVersion = v
+                    if v > Self.version {
+                        problems.append("line 1: version \(v), newer than this cairn's \(Self.version); read the columns it knows")
+                    }
+                    continue
+                }
+                problems.append("line 1: not a cairn trip index version line; read as version \(Self.version)")
+            }
+            if line.isEmpty { continue }
+            if !sawHeader && line.hasPrefix("key\t") {
+                sawHeader = true
+                let named = Self.fields(line)
+                if Set(named).count != named.count || !named.contains("trip") {
+                    problems.append("line \(lineNo): a header without 'trip' or with a column named twice; read as version \(Self.version)'s columns")
+                    kept.append(raw)
+                } else {
+                    columns = named
+                    extraColumns = named.filter { !Self.columns.contains($0) }
+                }
+                continue
+            }
+            if line.hasPrefix("#") {
+                kept.append(raw)
+                continue
+            }
+            switch Self.entry(line, columns: columns) {
+            case .success(let e): merge(e)
+            case .failure(let why):
+                problems.append("line \(lineNo): \(why); kept as it is")
+                kept.append(raw)
+            }
+        }
+    }
+
+    private struct Bad: Error, CustomStringConvertible {
+        let why: String
+        var description: String { why }
+    }
+
+    /// The tab-separated fields, split on the byte: a tab followed by a combining mark is one
+    /// Character, which a split on "\t" would not see.
+    static func fields(_ line: String) -> [String] {
+        line.utf8.split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private static func entry(_ line: String, columns: [String]) -> Result<Entry, Bad> {
+        let fields = Self.fields(line)
+        guard fields.count == columns.count else {
+            return .failure(Bad(why: "\(fields.count) field\(fields.count == 1 ? "" : "s"), the header names \(columns.count)"))
+        }
+        var values: [String: String] = [:]
+        for (c, f) in zip(columns, fields) {
+            guard let v = unescaped(f) else { return .failure(Bad(why: "column \(c): a backslash not followed by \\, t, n, r or s")) }
+            values[c] = v
+        }
+        guard let key = values["key"], !key.isEmpty else { return .failure(Bad(why: "column key: empty")) }
+        guard let idText = values["trip"], let id = UInt64(idText) else {
+            return .failure(Bad(why: "column trip: '\(values["trip"] ?? "")' is not a trip id"))
+        }
+        var e = Entry(key: key, tripId: id, name: values["name"] ?? "")
+        func number<T>(_ c: String, _ parse: (String) -> T?) -> Result<T?, Bad> {
+            guard let text = values[c], !text.isEmpty else { return .success(nil) }
+            guard let v = parse(text) else { return .failure(Bad(why: "column \(c): '\(text)' is not a number")) }
+            return .success(v)
+        }
+        func finite(_ s: String) -> Double? { Double(s).flatMap { $0.isFinite ? $0 : nil } }
+        do throws(Bad) {
+            e.startMs = try number("start_ms") { Int64($0) }.get()
+            e.utcOffsetS = try number("utc_offset_s") { Int($0) }.get()
+            e.distanceM = try number("distance_m", finite).get() ?? 0
+            e.movingS = try number("moving_s", finite).get() ?? 0
+            e.ascentM = try number("ascent_m", finite).get()
+            e.points = try number("points") { Int($0) }.get() ?? 0
+        } catch {
+            return .failure(error)
+        }
+        if let a = values["activity"], !a.isEmpty { e.activity = a }
+        if let p = values["picture"], !p.isEmpty { e.picture = p }
+        if let f = fields[safe: columns.firstIndex(of: "files")] {
+            e.files = f.utf8.split(separator: 32).compactMap { unescaped(String(decoding: $0, as: UTF8.self)) }
+        }
+        for c in columns where !Self.columns.contains(c) { e.extra[c] = values[c] }
+        return .success(e)
+    }
+
+    /// Adds a trip, or replaces the one with its key (keeping its place).
+    public mutating func merge(_ e: Entry) {
+        if let i = entries.firstIndex(where: { $0.key == e.key }) { entries[i] = e } else { entries.append(e) }
+    }
+
+    public func entry(key: String) -> Entry? { entries.first { $0.key == key } }
+
+    /// The index as text: version line, header, entries, then the lines kept verbatim.
+    public var text: String {
+        let cols = Self.columns + extraColumns
+        var out = Self.versionPrefix + "\(max(fileVersion, Self.version))\n" + cols.joined(separator: "\t") + "\n"
+        func n(_ v: Double) -> String { TextFormat.trimmed(v, 3) ?? "" }
+        for e in entries {
+            var f = [
+                Self.escaped(e.key), "\(e.tripId)", e.startMs.map { "\($0)" } ?? "", e.utcOffsetS.map { "\($0)" } ?? "",
+                Self.escaped(e.activity ?? ""), n(e.distanceM), n(e.movingS), e.ascentM.map(n) ?? "", "\(e.points)",
+                Self.escaped(e.name), Self.escaped(e.picture ?? ""), e.files.map { Self.escaped($0, space: true) }.joined(separator: " ")
+            ]
+            for c in extraColumns { f.append(Self.escaped(e.extra[c] ?? "")) }
+            out += f.joined(separator: "\t") + "\n"
+        }
+        for k in kept { out += k + "\n" }
+        return out
+    }
+
+    static func escaped(_ s: String, space: Bool = false) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\t": out += "\\t"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case " " where space: out += "\\s"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    static func unescaped(_ s: String) -> String? {
+        guard s.contains("\\") else { return s }
+        var out = ""
+        var escape = false
+        for c in s.unicodeScalars {
+            if escape {
+                switch c {
+                case "\\": out += "\\"
+                case "t": out += "\t"
+                case "n": out += "\n"
+                case "r": out += "\r"
+                case "s": out += " "
+                default: return nil
+                }
+                escape = false
+            } else if c == "\\" {
+                escape = true
+            } else {
+                out.unicodeScalars.append(c)
+            }
+        }
+        return escape ? nil : out
+    }
+}
+
+extension Array {
+    fileprivate subscript(safe i: Int?) -> Element? {
+        guard let i, i >= 0, i < count else { return nil }
+        return self[i]
+    }
+}

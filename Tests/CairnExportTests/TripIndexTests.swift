@@ -1,0 +1,113 @@
+import XCTest
+
+@testable import CairnExport
+
+/// The page's ledger (`index.tsv`): written and read back the same, merged by key, and read
+/// without loss or failure whatever the file holds.
+final class TripIndexTests: XCTestCase {
+    func entry(_ id: UInt64, start: Int64? = 1_748_764_800_000, name: String? = nil) -> TripIndex.Entry {
+        var e = TripIndex.Entry(key: TripIndex.key(tripId: id), tripId: id, name: name ?? "20250601-080000-trip\(id)")
+        e.startMs = start
+        e.utcOffsetS = 7200
+        e.activity = "ride"
+        e.distanceM = 41_360.5
+        e.movingS = 4632
+        e.ascentM = 320
+        e.points = 4600
+        e.picture = "pictures/\(e.name).svg"
+        e.files = ["gpx/\(e.name).gpx", "logs/00000001.cairn"]
+        return e
+    }
+
+    func testWrittenIndexReadsBackTheSame() {
+        var i = TripIndex()
+        i.merge(entry(1))
+        var odd = entry(2, start: nil, name: "a\tb\\c d\ne")
+        odd.utcOffsetS = nil
+        odd.ascentM = nil
+        odd.activity = "\u{301}combining after a tab"
+        odd.picture = nil
+        odd.files = ["gpx/with space.gpx", "csv/tab\there.csv", "\u{301}combining"]
+        i.merge(odd)
+        let text = i.text
+        XCTAssertTrue(text.hasPrefix("# cairn trip index, version 1\nkey\ttrip\tstart_ms\t"), text)
+        XCTAssertEqual(text.split(separator: "\n").count, 4, "version, header, one line per trip: \(text)")
+        let back = TripIndex(text: text)
+        XCTAssertEqual(back.problems, [])
+        XCTAssertEqual(back.entries, i.entries)
+        XCTAssertEqual(back.text, text)
+    }
+
+    func testReExportReplacesItsLineInPlace() {
+        var i = TripIndex()
+        i.merge(entry(1))
+        i.merge(entry(2))
+        var again = entry(1)
+        again.distanceM = 12
+        i.merge(again)
+        XCTAssertEqual(i.entries.map(\.key), ["trip1", "trip2"])
+        XCTAssertEqual(i.entry(key: "trip1")?.distanceM, 12)
+        // A second recording of the same id (its name suffix) is another trip.
+        XCTAssertNotEqual(TripIndex.key(tripId: 1, suffix: "-00000007"), TripIndex.key(tripId: 1))
+        XCTAssertEqual(TripIndex.key(tripId: 1, board: "pi-1"), "pi-1/trip1")
+    }
+
+    func testBadLinesAreKeptVerbatimAndReported() {
+        var i = TripIndex()
+        i.merge(entry(1))
+        let good = i.text
+        let bad = [
+            "trip9\tnot-a-number" + String(repeating: "\t", count: 10),  // trip id
+            "short\t1",  // field count
+            "trip8\t8\tx" + String(repeating: "\t", count: 9),  // start_ms
+            "trip7\t7" + String(repeating: "\t", count: 7) + "bad\\q" + "\t\t",  // escape
+            "# a comment someone wrote",
+            "\u{FFFD}garbage"
+        ]
+        let text = good + bad.joined(separator: "\n") + "\n"
+        let r = TripIndex(text: text)
+        XCTAssertEqual(r.entries, i.entries)
+        XCTAssertEqual(r.kept, bad)
+        XCTAssertEqual(r.problems.count, 5, "\(r.problems)")
+        XCTAssertTrue(r.problems.allSatisfy { $0.hasPrefix("line ") && $0.hasSuffix("kept as it is") }, "\(r.problems)")
+        XCTAssertTrue(r.problems[0].contains("column trip"), r.problems[0])
+        XCTAssertEqual(r.problems[1], "line 5: 2 fields, the header names 12; kept as it is")
+        // Written back, nothing is lost, and a merge leaves the kept lines alone.
+        var m = r
+        m.merge(entry(3))
+        let back = TripIndex(text: m.text)
+        XCTAssertEqual(back.kept, bad)
+        XCTAssertEqual(back.entries.map(\.key), ["trip1", "trip3"])
+    }
+
+    func testNewerVersionsColumnsAreKept() {
+        let text = """
+            # cairn trip index, version 2
+            key\ttrip\tboard\tstart_ms\tname\tfiles\tweather
+            trip4\t4\tpi-1\t1748764800000\tx-trip4\tgpx/x-trip4.gpx\tsunny
+
+            """
+        let r = TripIndex(text: text)
+        XCTAssertEqual(r.problems.count, 1)
+        XCTAssertTrue(r.problems[0].contains("version 2"), r.problems[0])
+        XCTAssertEqual(r.entries.count, 1)
+        XCTAssertEqual(r.entries[0].files, ["gpx/x-trip4.gpx"])
+        XCTAssertEqual(r.entries[0].extra, ["board": "pi-1", "weather": "sunny"])
+        let back = TripIndex(text: r.text)
+        XCTAssertEqual(back.entries, r.entries, r.text)
+        XCTAssertTrue(r.text.hasPrefix("# cairn trip index, version 2\n"), r.text)
+    }
+
+    func testNoVersionLineOrEmptyFileIsNotFatal() {
+        XCTAssertEqual(TripIndex(text: "").entries, [])
+        XCTAssertEqual(TripIndex(text: "").problems, [], "an empty file is an empty index")
+        let r = TripIndex(text: "hello\nworld\n")
+        XCTAssertEqual(r.kept, ["hello", "world"])
+        XCTAssertEqual(r.problems.count, 3)
+        // Lines in Windows form read the same.
+        var i = TripIndex()
+        i.merge(entry(5))
+        let crlf = i.text.replacingOccurrences(of: "\n", with: "\r\n")
+        XCTAssertEqual(TripIndex(text: crlf).entries, i.entries)
+    }
+}
