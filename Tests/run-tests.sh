@@ -59,6 +59,15 @@ demo_status=0
 bash Tests/demo.sh > .build/demo.log 2>&1 || demo_status=$?
 tail -4 .build/demo.log
 
+# cairn deliver against rclone's sftp and webdav servers and moto's S3 on loopback, with faults
+# (Tests/deliver/README.md).
+echo "== deliver against loopback servers (Tests/deliver/campaign.py)"
+set +e
+python3 Tests/deliver/campaign.py --bin "$CAIRN_BIN" --json .build/deliver-campaign.json 2>&1 \
+    | tee .build/deliver-campaign.log | grep -E "^(FAIL|deliver campaign)"
+deliver_status=${PIPESTATUS[0]}
+set -e
+
 # No skipping: when the Debian archive cannot be reached, this fails (build-aarch64 says why).
 x86_seconds=$SECONDS
 echo "== aarch64: deploy/build-aarch64.sh (Debian 13, Swift 6.0.3)"
@@ -140,6 +149,7 @@ if [ "$ran" = no ] && [ "$status" = 0 ] && [ "$e2e_status" = 0 ]; then echo "run
 echo "run-tests: wall time: x86_64 build and suite ${x86_seconds} s, build-aarch64.sh ${build_seconds} s, aarch64 end-to-end under qemu-user ${e2e_seconds} s, package test ${deb_seconds} s, board in a box ${board_seconds} s"
 [ "$status" = 0 ] || exit "$status"
 [ "$demo_status" = 0 ] || { echo "run-tests: the demo failed (exit $demo_status): .build/demo.log" >&2; exit 1; }
+[ "$deliver_status" = 0 ] || { echo "run-tests: the deliver campaign failed (exit $deliver_status): .build/deliver-campaign.log" >&2; exit 1; }
 [ "$format_status" = 0 ] || { echo "run-tests: swift format lint found the above (swift format -i -r Sources Tests Package.swift)" >&2; exit 1; }
 [ "$aarch64_status" = 0 ] || exit "$aarch64_status"
 [ "$e2e_status" = 0 ] || exit "$e2e_status"

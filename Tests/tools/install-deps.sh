@@ -99,6 +99,20 @@ else
     python3 -m pip install "${pip_flags[@]}" "${py_pkgs[@]}" </dev/null || die "pip install ${py_pkgs[*]} failed"
     python3 -c 'import garmin_fit_sdk, fitdecode, geojson_validator, fastkml, gpxpy' || die "python readers still missing after pip install"
 fi
+# moto's S3 server for Tests/deliver (moto_server), pinned like the readers above.
+moto_pkg="moto[server]==5.2.1"
+if command -v moto_server >/dev/null && python3 -c 'import moto, flask' 2>/dev/null; then
+    say "moto server present"
+else
+    if ! python3 -m pip --version >/dev/null 2>&1; then apt_update; apt-get install -y -qq --no-install-recommends python3-pip </dev/null; fi
+    moto_flags=(-q --disable-pip-version-check --root-user-action=ignore)
+    if python3 -c 'import sys, sysconfig, os; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) else 1)'; then
+        moto_flags+=(--break-system-packages)
+    fi
+    say "installing $moto_pkg"
+    python3 -m pip install "${moto_flags[@]}" "$moto_pkg" </dev/null || die "pip install $moto_pkg failed"
+    command -v moto_server >/dev/null || hash -r
+fi
 # The KML 2.2 schemas (OGC + gx) ship inside fastkml; tests find them with check-export.py kml-schema-dir.
 
 # The fleet recipe (Tests/fleet, FleetEndToEndTests): DuckDB's python package, pinned; no
