@@ -94,18 +94,23 @@ public struct Rclone: Sendable {
         try call("read back \(path)", ["cat", path], output: output)
     }
 
-    /// Whether `path` is a folder on the remote (false for a file or nothing).
+    /// Whether `path` is a folder on the remote with something in it (false for a file or
+    /// nothing; an object store answers "a folder" for any name, so an empty one is nothing).
     public func isFolder(_ path: String) throws(Failure) -> Bool {
-        var bytes: [UInt8] = []
-        do {
-            try call("look at \(path)", ["lsjson", "--stat", "--no-mimetype", "--no-modtime", path]) { bytes.append(contentsOf: $0) }
-        } catch {
-            if error.notFound { return false }
-            throw error
+        func list(_ extra: [String]) throws(Failure) -> String? {
+            var bytes: [UInt8] = []
+            do {
+                try call("look at \(path)", ["lsjson"] + extra + ["--no-mimetype", "--no-modtime", path]) { bytes.append(contentsOf: $0) }
+            } catch {
+                if error.notFound { return nil }
+                throw error
+            }
+            // {"Path": "x", "Name": "x", "Size": -1, "IsDir": true}, spaced or not
+            return String(decoding: bytes.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
         }
-        // {"Path": "x", "Name": "x", "Size": -1, "IsDir": true}, spaced or not
-        let text = String(decoding: bytes.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
-        return text.contains("\"IsDir\":true")
+        guard let stat = try list(["--stat"]), stat.contains("\"IsDir\":true") else { return false }
+        guard let inside = try list(["--max-depth", "1"]) else { return false }
+        return inside.contains("{")
     }
 
     /// Deletes the remote file `path`.

@@ -62,6 +62,7 @@ struct DeliveryRun {
         var stop: Stop?
         if let why = recording() { stop = .recording(why) }
         for (t, s, openBecause) in all where openBecause == nil && stop == nil {
+            if receipts.isExportedBySize(t, to: destination, logs: copyLogs) { continue }
             let now: [ExportState.CopiedFile]
             do { now = try ExportState.current(t) } catch {
                 printErr("cairn: trip \(t.id): \(error)")

@@ -139,6 +139,19 @@ struct ExportState {
 
     mutating func forget(_ t: TripRef) { entries.removeAll { Self.same($0, t) } }
 
+    /// Whether the files recorded for `t` at `destination` are its files now by name, salt and
+    /// size: what a timer's run checks, so that a board with months of logs is not read whole
+    /// every quarter hour. A log only grows; one changed in place (a card's bit rot) must not be
+    /// sent over its good copy anyway.
+    func isExportedBySize(_ t: TripRef, to destination: String, logs: Bool) -> Bool {
+        entries.contains { e in
+            guard Self.same(e, t), e.destination == destination, e.logs || !logs, let files = e.files, files.count == t.files.count else {
+                return false
+            }
+            return zip(files, t.files).allSatisfy { c, f in c.name == baseName(f.path) && c.salt == f.header.salt && c.digest.size == fileSize(f.path) }
+        }
+    }
+
     /// Whether a line names `t` at `destination` (its files as they were then, whatever now).
     func names(_ t: TripRef, destination: String) -> Bool { entries.contains { Self.same($0, t) && $0.destination == destination } }
 
