@@ -148,7 +148,8 @@ struct ExportState {
             guard Self.same(e, t), e.destination == destination, e.logs || !logs, let files = e.files, files.count == t.files.count else {
                 return false
             }
-            return zip(files, t.files).allSatisfy { c, f in c.name == baseName(f.path) && c.salt == f.header.salt && c.digest.size == fileSize(f.path) }
+            return zip(files, t.files).allSatisfy { c, f in c.name == baseName(f.path) && c.salt == f.header.salt && c.digest.size == fileSize(f.path)
+            }
         }
     }
 
