@@ -58,11 +58,16 @@ struct DeliveryRun {
         let destination = receiptDestination
         let staging = POSIX.join(dir, DeliverCommand.stagingName)
 
+        let receiptsNs = modifiedNs(receipts.path)
         var waiting: [(trip: TripRef, summary: TripSummary, files: [ExportState.CopiedFile])] = []
         var stop: Stop?
         if let why = recording() { stop = .recording(why) }
         for (t, s, openBecause) in all where openBecause == nil && stop == nil {
-            if receipts.isExportedBySize(t, to: destination, logs: copyLogs) { continue }
+            // Sizes suffice for a log untouched since the receipts were written; one written
+            // since (even to the same size) is read whole.
+            if receipts.isExportedBySize(t, to: destination, logs: copyLogs), !t.files.contains(where: { modifiedNs($0.path) >= receiptsNs }) {
+                continue
+            }
             let now: [ExportState.CopiedFile]
             do { now = try ExportState.current(t) } catch {
                 printErr("cairn: trip \(t.id): \(error)")
@@ -186,6 +191,12 @@ struct DeliveryRun {
         }
         do { try status.write(directory: dir) } catch { printErr("cairn: \(error)") }
         return code
+    }
+
+    /// A file's modification time in ns; Int64.max when it cannot be read (then it counts as new).
+    func modifiedNs(_ path: String) -> Int64 {
+        guard let st = try? POSIX.status(path) else { return .max }
+        return Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
     }
 
     /// Why delivery must wait: a trip the recorder is writing.

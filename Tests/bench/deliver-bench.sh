@@ -39,7 +39,7 @@ run() {  # name, then cairn's arguments
     : >"$work/calls"
     /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$cairn" deliver --dir "$work/logs" --rclone "$work/rclone" \
         --rclone-config "$work/rclone.conf" --config none "$@" >/dev/null 2>"$work/err" || true
-    read -r wall user sys rss <"$work/time"
+    read -r wall user sys rss < <(tail -1 "$work/time")
     local calls reads
     calls=$(wc -l <"$work/calls")
     reads=$(grep -c '^.* cat ' "$work/calls" || true)
