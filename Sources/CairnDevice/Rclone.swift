@@ -90,8 +90,10 @@ public struct Rclone: Sendable {
     }
 
     /// Streams the bytes of the remote file `path` to `output` (rclone cat).
-    public func read(_ path: String, output: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
-        try call("read back \(path)", ["cat", path], output: output)
+    /// `limit`: at most this many bytes (rclone cat --count), for a file that should be small
+    /// but lies at a remote anyone may have written to.
+    public func read(_ path: String, limit: Int? = nil, output: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
+        try call("read back \(path)", ["cat"] + (limit.map { ["--count", "\($0)"] } ?? []) + [path], output: output)
     }
 
     /// Whether `path` is a folder on the remote with something in it (false for a file or

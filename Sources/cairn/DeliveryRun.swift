@@ -317,7 +317,11 @@ struct DeliveryRun {
         try attempt { () throws(Rclone.Failure) in
             bytes = []
             do throws(Rclone.Failure) {
-                try rclone.read(DeliverCommand.join(base, indexName)) { bytes.append(contentsOf: $0) }
+                // One byte past the page's limit is enough to tell the index is too large: a huge
+                // file there is never read whole into the board's memory or onto its card.
+                try rclone.read(DeliverCommand.join(base, indexName), limit: PageBuilder.maxIndexBytes + 1) {
+                    bytes.append(contentsOf: $0)
+                }
                 found = true
             } catch {
                 if !error.notFound { throw error }
@@ -326,7 +330,7 @@ struct DeliveryRun {
         }
         if found { try writeFileAtomically(POSIX.join(folder, indexName), bytes) }
         let builder: PageBuilder
-        do throws(ExportError) { builder = try PageBuilder(folder: folder, say: { printErr("cairn: \($0)") }) } catch {
+        do throws(ExportError) { builder = try PageBuilder(folder: folder, say: { printErr("cairn: \(terminalSafe($0))") }) } catch {
             throw Failure("\(error)")
         }
         builder.title = "cairn trips: \(board)"

@@ -123,7 +123,7 @@ enum ExportCommand: Command {
         // The page's index is read before any trip, so one that cannot be read stops no export.
         var page: PageBuilder?
         if pageText == "yes" {
-            do throws(ExportError) { page = try PageBuilder(folder: dest, say: { printErr("cairn: \($0)") }) } catch {
+            do throws(ExportError) { page = try PageBuilder(folder: dest, say: { printErr("cairn: \(terminalSafe($0))") }) } catch {
                 printErr("cairn: \(error)")
                 problems += 1
             }

@@ -74,7 +74,7 @@ public enum IndexPage {
         what.append("trip \(e.tripId)")
         if !e.name.isEmpty { what.append(escaped(e.name)) }
         out += "<p class=\"what\">\(what.joined(separator: " · "))</p>\n"
-        if let p = e.picture {
+        if let p = e.picture, staysInside(p) {
             let alt = "map and height profile of trip \(e.tripId)"
             out += "<a class=\"picture\" href=\"\(href(p))\"><img src=\"\(href(p))\" alt=\"\(escaped(alt))\"></a>\n"
         }
@@ -84,9 +84,10 @@ public enum IndexPage {
         out += "<div><dt>climb</dt><dd>\(e.ascentM.map { "+" + (TextFormat.fixed($0, 0) ?? "?") + " m" } ?? "–")</dd></div>\n"
         out += "<div><dt>points</dt><dd>\(e.points)</dd></div>\n"
         out += "</dl>\n"
-        if !e.files.isEmpty {
+        let files = e.files.filter(staysInside)
+        if !files.isEmpty {
             out += "<ul class=\"files\">\n"
-            for f in e.files { out += "<li><a href=\"\(href(f))\">\(escaped(label(f)))</a></li>\n" }
+            for f in files { out += "<li><a href=\"\(href(f))\">\(escaped(label(f)))</a></li>\n" }
             out += "</ul>\n"
         }
         return out + "</article>\n"
@@ -148,6 +149,14 @@ public enum IndexPage {
                     c.isASCII && (("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "-" || c == "_")
                         ? Character(c) : "_"
                 })
+    }
+
+    /// Whether `path` names something in the page's folder or below it: no ".." part (an edited
+    /// index could otherwise link or show any file beside or above the folder, such as a home
+    /// directory's from a page opened as file://). Percent-encoding is no help: a browser reads
+    /// "%2E%2E" as "..".
+    static func staysInside(_ path: String) -> Bool {
+        !path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains { $0.elementsEqual("..".utf8) }
     }
 
     /// A relative path as a URL: every byte outside the unreserved set and '/' percent-encoded,

@@ -36,7 +36,7 @@ public final class PageBuilder {
     public static let picturesFolder = "pictures"
     public static let pictureWidth = 640.0
     /// Far above any real index (a line is about 200 bytes); a bigger file is not read as one.
-    static let maxIndexBytes = 64 << 20
+    public static let maxIndexBytes = 64 << 20
 
     /// Reads `folder/index.tsv` when there is one; what it could not read goes to `say`, its
     /// lines kept. An index that cannot be read at all (permissions, a directory in its place,
