@@ -46,7 +46,7 @@ run() {  # name, then cairn's arguments
     printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')" "$rss" "$calls" "$reads"
 }
 {
-    echo "| run | wall s | CPU s (cairn + rclone) | peak RSS kB | rclone starts | of them read-backs |"
+    echo "| run | wall s | CPU s (cairn + rclone) | peak RSS kB (largest of cairn and its rclones) | rclone starts | of them read-backs |"
     echo "|---|---:|---:|---:|---:|---:|"
     run "first delivery (1 trip: log, gpx, fit, csv)" --remote "home:$work/remote"
     run "again, nothing to send" --remote "home:$work/remote"
@@ -78,6 +78,9 @@ kill $holder 2>/dev/null || true
     echo "Bytes: the log directory holds $logs bytes; the remote received $sent bytes (log and conversions),"
     echo "each file read back twice (temporary and final name): about $((sent * 2)) bytes down."
     echo "The recorder itself does nothing for delivery: no code of it runs in \`cairn record\`, so"
-    echo "recording has no extra wake-up; a run while a trip is recorded stops before any transfer."
+    echo "recording has no extra wake-up; a run while a trip is recorded stops before any transfer (its one"
+    echo "rclone start is \`rclone listremotes\`, the check that the remote is known). Most of a delivery's"
+    echo "time is rclone's start-up: per file, a check that no folder has its name, a read of what is there,"
+    echo "the upload, a read-back, the rename, the check and a read-back again."
 } >Tests/bench/deliver-results.md
 cat Tests/bench/deliver-results.md
