@@ -99,7 +99,7 @@ public struct Rclone: Sendable {
     /// Whether `path` is a folder on the remote with something in it (false for a file or
     /// nothing; an object store answers "a folder" for any name, so an empty one is nothing).
     public func isFolder(_ path: String) throws(Failure) -> Bool {
-        func list(_ extra: [String]) throws(Failure) -> String? {
+        func list(_ extra: [String]) throws(Failure) -> [UInt8]? {
             var bytes: [UInt8] = []
             do {
                 try call("look at \(path)", ["lsjson"] + extra + ["--no-mimetype", "--no-modtime", path]) { bytes.append(contentsOf: $0) }
@@ -108,11 +108,21 @@ public struct Rclone: Sendable {
                 throw error
             }
             // {"Path": "x", "Name": "x", "Size": -1, "IsDir": true}, spaced or not
-            return String(decoding: bytes.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
+            return bytes.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
         }
-        guard let stat = try list(["--stat"]), stat.contains("\"IsDir\":true") else { return false }
+        guard let stat = try list(["--stat"]), Self.find(Array("\"IsDir\":true".utf8), in: stat) else { return false }
         guard let inside = try list(["--max-depth", "1"]) else { return false }
-        return inside.contains("{")
+        return inside.contains(UInt8(ascii: "{"))
+    }
+
+    /// Whether `needle` occurs in `bytes`. (String's own search would link the regex engine,
+    /// a megabyte of the binary, for this one use.)
+    public static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
+        guard !needle.isEmpty, bytes.count >= needle.count else { return needle.isEmpty }
+        for i in 0...(bytes.count - needle.count) where bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) {
+            return true
+        }
+        return false
     }
 
     /// Deletes the remote file `path`.

@@ -34,6 +34,13 @@ final class DeliveryStatusTests: XCTestCase {
             Rclone.lastLines(text), ": error listing: directory not found; Failed to lsjson with 2 errors: last error was: directory not found")
     }
 
+    func testFind() {
+        XCTAssertTrue(Rclone.find(Array("\"IsDir\":true".utf8), in: Array("{\"Path\":\"\",\"IsDir\":true}".utf8)))
+        XCTAssertFalse(Rclone.find(Array("\"IsDir\":true".utf8), in: Array("{\"IsDir\":false}".utf8)))
+        XCTAssertFalse(Rclone.find(Array("abc".utf8), in: Array("ab".utf8)))
+        XCTAssertTrue(Rclone.find(Array("c".utf8), in: Array("abc".utf8)))
+    }
+
     func testJoin() {
         XCTAssertEqual(DeliverCommand.join("nas:", "b1"), "nas:b1")
         XCTAssertEqual(DeliverCommand.join("nas:rides", "b1"), "nas:rides/b1")

@@ -45,3 +45,13 @@ if [ "$(id -u)" = 0 ] && command -v chroot >/dev/null; then
     rm -rf "$root"; echo "build-static: cannot mount /proc here; skipped the empty-root run"
   fi
 fi
+
+# String searches of the _StringProcessing module (String.contains(String), replacing, ranges(of:))
+# link Swift's regex engine: about 1.3 MB of the binary. None of cairn's code needs them.
+if nm "$bin" 2>/dev/null | grep -q '12_RegexParser'; then
+  echo "build-static: $bin links Swift's regex engine (_RegexParser): a String search of _StringProcessing crept in;" \
+       "these object files call it:" >&2
+  for o in "$scratch"/release/*.build/*.o; do nm -u "$o" 2>/dev/null | grep -q '17_StringProcessing' && echo "  $o" >&2; done
+  exit 1
+fi
+echo "build-static: no regex engine linked"
