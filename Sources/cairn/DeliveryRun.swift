@@ -33,8 +33,12 @@ struct DeliveryRun {
     /// The remote folder of this board: its id (`board` in the config, `--board`), else `unnamed`.
     var board: String { stageOptions.board ?? "unnamed" }
     var base: String { DeliverCommand.join(remote, board) }
-    /// What a receipt names as its destination: the remote and the formats sent there.
-    var receiptDestination: String { remote + " " + (formats.isEmpty ? "none" : formats.map(\.name).joined(separator: ",")) }
+    /// What a receipt names as its destination: the remote, the formats sent there and, with
+    /// privacy zones, their keyed hash: a format or a zone changed later sends every trip again.
+    var receiptDestination: String {
+        remote + " " + (formats.isEmpty ? "none" : formats.map(\.name).joined(separator: ","))
+            + (stageOptions.zones.isEmpty ? "" : " zones-" + stageOptions.zones.fingerprint)
+    }
 
     mutating func go() -> Int32 {
         let previous = DeliveryStatus.read(directory: dir)
@@ -91,6 +95,7 @@ struct DeliveryRun {
         }
         var left = waiting.count
         var shown: [PageTrip] = []
+        var hidden: [String] = []
         if page && stop == nil && !waiting.isEmpty {
             // Said before the first receipt, so that a run cut after it leaves the page owed.
             var owed = previous ?? DeliveryStatus()
@@ -106,6 +111,7 @@ struct DeliveryRun {
                 sentFiles += sent.files
                 sentBytes += sent.bytes
                 if let p = sent.shown { shown.append(p) }
+                if let k = sent.hidden { hidden.append(k) }
                 receipts.mark(t, files: now, logs: copyLogs, destination: destination)
                 // Each receipt is durable on its own: a run cut later keeps the trips before.
                 try receipts.save()
@@ -128,7 +134,7 @@ struct DeliveryRun {
         if page, stop == nil, pagePending {
             do {
                 let receipted = all.filter { $0.openBecause == nil && receipts.names($0.trip, destination: destination) }
-                try updatePage(shown, receipted: receipted.map { ($0.trip, $0.summary) }, staging: staging)
+                try updatePage(shown, hidden: hidden, receipted: receipted.map { ($0.trip, $0.summary) }, staging: staging)
                 pagePending = false
             } catch let e as Stop {
                 stop = e
@@ -239,8 +245,9 @@ struct DeliveryRun {
     /// `Failure` for a trip that cannot be converted.
     func deliver(
         _ t: TripRef, _ whole: TripSummary, _ now: [ExportState.CopiedFile], label: String, staging: String
-    ) throws -> (files: Int, bytes: Int, shown: PageTrip?) {
+    ) throws -> (files: Int, bytes: Int, shown: PageTrip?, hidden: String?) {
         var files = 0, bytes = 0
+        let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
         if copyLogs {
             for (f, c) in zip(t.files, now) {
                 if try send(f.path, c.digest, to: DeliverCommand.join(DeliverCommand.join(base, "logs"), c.name), logSalt: c.salt) {
@@ -250,7 +257,7 @@ struct DeliveryRun {
             }
         }
         let empty = whole.stats.points == 0
-        if empty || (formats.isEmpty && !page) { return (files, bytes, nil) }
+        if empty || (formats.isEmpty && !page) { return (files, bytes, nil, nil) }
         var window: PrivacyWindow?
         var s = whole
         if !stageOptions.zones.isEmpty {
@@ -258,11 +265,11 @@ struct DeliveryRun {
             window = w
             if w.hidesAll {
                 printErr("cairn: \(label): every point is inside a privacy zone; no conversion sent")
-                return (files, bytes, nil)
+                // Off the page, with what an earlier delivery (before the zone) sent of it.
+                return (files, bytes, nil, TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: tripBoard))
             }
             s = try ExportStages.summary(t, window: w)
         }
-        let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
         for format in formats {
             let name = format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: "", board: tripBoard)
             let local = POSIX.join(staging, name)
@@ -277,7 +284,7 @@ struct DeliveryRun {
             }
         }
         let shown = pageTrip(t, s, window: window, board: tripBoard, logs: copyLogs ? now.map(\.name) : [])
-        return (files, bytes, shown)
+        return (files, bytes, shown, nil)
     }
 
     /// The trip as the page shows it, its zones cut: nil for one with no point to show.
@@ -308,7 +315,11 @@ struct DeliveryRun {
     /// pictures, the index and the page sent, each whole.
     /// `receipted`: every trip delivered here (by any run) that is still on the board: one the
     /// remote's index lacks (a run cut before its page went up) is added too.
-    func updatePage(_ shown: [PageTrip], receipted: [(TripRef, TripSummary)], staging: String) throws {
+    ///
+    /// What an earlier delivery sent of a trip that this one names otherwise (a zone added since
+    /// moves its first point, so its names) or no longer shows (now wholly inside a zone) is
+    /// deleted from the remote once the new page is up: the index says what each trip's files were.
+    func updatePage(_ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary)], staging: String) throws {
         let folder = POSIX.join(staging, "page")
         try ensureDirectory(folder)
         let indexName = TripIndex.fileName
@@ -340,8 +351,17 @@ struct DeliveryRun {
             if adding.contains(where: { $0.entry.key == key }) || builder.index.entry(key: key) != nil { continue }
             if let p = try pageTrip(t, whole) { adding.append(p) }
         }
+        var obsolete: [String] = []
+        func sentFiles(_ e: TripIndex.Entry?) -> [String] { e.map { $0.files + ($0.picture.map { [$0] } ?? []) } ?? [] }
+        for key in hidden {
+            obsolete += sentFiles(builder.index.entry(key: key))
+            builder.remove(key: key)
+        }
         for t in adding where !t.entry.files.isEmpty {
+            let before = sentFiles(builder.index.entry(key: t.entry.key))
             if let p = builder.add(t) { printErr("cairn: trip \(t.entry.tripId): no picture on the page: \(p)") }
+            let now = sentFiles(builder.index.entry(key: t.entry.key))
+            obsolete += before.filter { !now.contains($0) }
         }
         do throws(ExportError) { try builder.write() } catch { throw Failure("\(error)") }
         let pictures = POSIX.join(folder, PageBuilder.picturesFolder)
@@ -352,6 +372,15 @@ struct DeliveryRun {
         for name in [indexName, IndexPage.fileName] {
             let local = POSIX.join(folder, name)
             _ = try send(local, FileDigest.of(local), to: DeliverCommand.join(base, name))
+        }
+        // Only what deliver itself names: a conversion or a picture, never a log copy, never a
+        // path out of the board's folder (the index may have been edited).
+        let folders = formats.map { $0.name + "/" } + ExportFormat.allCases.map { $0.name + "/" } + [PageBuilder.picturesFolder + "/"]
+        for rel in Set(obsolete)
+        where folders.contains(where: { rel.hasPrefix($0) }) && !rel.split(separator: "/").contains("..") && !rel.utf8.contains(0) {
+            do throws(Rclone.Failure) { try rclone.delete(DeliverCommand.join(base, rel)) } catch {
+                if !error.notFound { throw Stop.remote(error.description) }
+            }
         }
     }
 

@@ -248,6 +248,41 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: dir + "/delivery", encoding: .utf8).contains("page = ok"))
     }
 
+    /// A privacy zone added after a delivery: every trip goes again, cut; what was sent of the
+    /// place before (a conversion named by its old first point, a picture, a trip now wholly
+    /// inside the zone) is deleted from the remote and the page. The logs sent before stay: they
+    /// are the copy retention relied on.
+    func testAZoneAddedLaterTakesBackWhatWasSentOfThePlace() throws {
+        let dir = CraftedLog.directory()
+        let day: Int64 = 86_400_000
+        try CraftedLog.write(
+            CraftedLog.file(trip: 1, salt: 0x10, startMs: CraftedLog.june1 + day, points: 120, closed: true), dir + "/00000001.cairn")
+        try CraftedLog.write(
+            CraftedLog.file(trip: 2, salt: 0x20, startMs: CraftedLog.june1 + 2 * day, points: 4, closed: true), dir + "/00000002.cairn")
+        let t = Harness.tempDir()
+        let conf = t + "/rclone.conf"
+        try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let remote = "loc:" + t + "/remote"
+        let root = t + "/remote/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
+        XCTAssertEqual(files(root).filter { $0.hasPrefix("gpx/") }, ["gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx"])
+        let r = try deliver(dir, conf, remote, "--format", "gpx", "--privacy-zone", "47.0,8.5,100")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("delivered 2 trips"), r.stderr)
+        let gpx = files(root).filter { $0.hasPrefix("gpx/") }
+        XCTAssertEqual(gpx.count, 1, "\(gpx)")
+        XCTAssertTrue(gpx.first?.hasSuffix("-trip1.gpx") == true && gpx.first != "gpx/20250602-080000-trip1.gpx", "\(gpx)")
+        XCTAssertEqual(files(root).filter { $0.hasPrefix("pictures/") }.count, 1, "\(files(root))")
+        let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
+        XCTAssertFalse(index.contains("trip2") || index.contains("20250602-080000"), index)
+        // No written point within 100 m of the place.
+        let text = try String(contentsOfFile: root + "/" + gpx[0], encoding: .utf8)
+        let lats = text.components(separatedBy: "lat=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
+        XCTAssertFalse(lats.isEmpty)
+        XCTAssertTrue(lats.allSatisfy { ($0 - 47.0) * 111_195 > 100 }, "\(lats.min() ?? 0)")
+        XCTAssertEqual(files(root).filter { $0.hasPrefix("logs/") }, ["logs/00000001.cairn", "logs/00000002.cairn"])
+    }
+
     /// Two deliveries at once: the second stops at once (75), the first delivers.
     func testTwoDeliveriesAtOnce() throws {
         let (dir, conf, remote) = try setUp(trips: 1)

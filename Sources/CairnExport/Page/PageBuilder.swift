@@ -77,6 +77,9 @@ public final class PageBuilder {
         return POSIX.exists(POSIX.join(folder, p))
     }
 
+    /// Takes a trip off the page (its picture stays until the caller removes it).
+    public func remove(key: String) { index.remove(key: key) }
+
     /// Draws the trip's picture and merges its entry into the index; returns what went wrong
     /// with the picture (the entry goes in without one).
     @discardableResult

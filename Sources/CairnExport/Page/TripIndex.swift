@@ -170,6 +170,9 @@ public struct TripIndex: Sendable, Equatable {
 
     public func entry(key: String) -> Entry? { entries.first { $0.key == key } }
 
+    /// Takes the trip with `key` off the index (a trip now wholly inside a privacy zone).
+    public mutating func remove(key: String) { entries.removeAll { $0.key == key } }
+
     /// The index as text: version line, header, entries, then the lines kept verbatim.
     public var text: String {
         let cols = Self.columns + extraColumns

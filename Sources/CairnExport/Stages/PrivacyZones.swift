@@ -263,13 +263,19 @@ public struct PrivacyZones: Sendable {
 
     /// The name of the cells index walked with these zones left out (`.cairn-cells-` and a keyed
     /// hash of the zones, which says nothing of them): another zone set, another index.
-    public var cellIndexName: String {
+    public var cellIndexName: String { ".cairn-cells-" + keyedHash("cairn cells index") }
+
+    /// A keyed hash of the zones that says nothing of them: what a delivery's receipt names, so
+    /// that a zone added, moved or dropped sends every trip again, cut anew.
+    public var fingerprint: String { keyedHash("cairn delivery zones") }
+
+    private func keyedHash(_ purpose: String) -> String {
         var h = SipHash24(key: key?.bytes ?? [UInt8](repeating: 0, count: PrivacyKey.byteCount))
-        h.add("cairn cells index")
+        h.add(purpose)
         for z in zones { z.identity(into: &h) }
         let x = h.finalize()
         let digits = Array("0123456789abcdef".utf8)
-        return ".cairn-cells-" + String(decoding: (0..<16).map { digits[Int((x >> (60 - 4 * UInt64($0))) & 0xf)] }, as: UTF8.self)
+        return String(decoding: (0..<16).map { digits[Int((x >> (60 - 4 * UInt64($0))) & 0xf)] }, as: UTF8.self)
     }
 
     /// Whether an explored cell (its bounds) touches any zone's widest cut.
