@@ -134,7 +134,9 @@ struct DeliveryRun {
         if page, stop == nil, pagePending {
             do {
                 let receipted = all.filter { $0.openBecause == nil && receipts.names($0.trip, destination: destination) }
-                try updatePage(shown, hidden: hidden, receipted: receipted.map { ($0.trip, $0.summary) }, staging: staging)
+                try updatePage(
+                    shown, hidden: hidden, receipted: receipted.map { ($0.trip, $0.summary) }, reconcile: previous?.pagePending == true,
+                    staging: staging)
                 pagePending = false
             } catch let e as Stop {
                 stop = e
@@ -319,7 +321,9 @@ struct DeliveryRun {
     /// What an earlier delivery sent of a trip that this one names otherwise (a zone added since
     /// moves its first point, so its names) or no longer shows (now wholly inside a zone) is
     /// deleted from the remote once the new page is up: the index says what each trip's files were.
-    func updatePage(_ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary)], staging: String) throws {
+    /// Only what deliver itself names is deleted: a conversion or a picture, never a log copy,
+    /// never a path out of the board's folder (the index may have been edited).
+    func updatePage(_ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary)], reconcile: Bool, staging: String) throws {
         let folder = POSIX.join(staging, "page")
         try ensureDirectory(folder)
         let indexName = TripIndex.fileName
@@ -346,14 +350,23 @@ struct DeliveryRun {
         }
         builder.title = "cairn trips: \(board)"
         var adding = shown
+        var hiding = hidden
         for (t, whole) in receipted {
             let key = TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: TripCatalog.board(of: t, fallback: stageOptions.board))
-            if adding.contains(where: { $0.entry.key == key }) || builder.index.entry(key: key) != nil { continue }
-            if let p = try pageTrip(t, whole) { adding.append(p) }
+            if adding.contains(where: { $0.entry.key == key }) || hiding.contains(key) { continue }
+            let listed = builder.index.entry(key: key)
+            // A page an earlier run owed: every receipted trip as it shows now (a run cut between
+            // deleting and sending the index left its entry stale). Otherwise only those missing.
+            if listed != nil && !reconcile { continue }
+            guard let p = try pageTrip(t, whole) else {
+                if listed != nil { hiding.append(key) }
+                continue
+            }
+            if listed?.files != p.entry.files { adding.append(p) }
         }
         var obsolete: [String] = []
         func sentFiles(_ e: TripIndex.Entry?) -> [String] { e.map { $0.files + ($0.picture.map { [$0] } ?? []) } ?? [] }
-        for key in hidden {
+        for key in hiding {
             obsolete += sentFiles(builder.index.entry(key: key))
             builder.remove(key: key)
         }
@@ -364,6 +377,15 @@ struct DeliveryRun {
             obsolete += before.filter { !now.contains($0) }
         }
         do throws(ExportError) { try builder.write() } catch { throw Failure("\(error)") }
+        // What showed the place goes first: privacy before a page whose links all resolve (a run
+        // cut here leaves the page owed, and the next one makes it).
+        let folders = formats.map { $0.name + "/" } + ExportFormat.allCases.map { $0.name + "/" } + [PageBuilder.picturesFolder + "/"]
+        for rel in Set(obsolete)
+        where folders.contains(where: { rel.hasPrefix($0) }) && !rel.split(separator: "/").contains("..") && !rel.utf8.contains(0) {
+            do throws(Rclone.Failure) { try rclone.delete(DeliverCommand.join(base, rel)) } catch {
+                if !error.notFound { throw Stop.remote(error.description) }
+            }
+        }
         let pictures = POSIX.join(folder, PageBuilder.picturesFolder)
         for name in ((try? POSIX.listDirectory(pictures)) ?? []).sorted() where !name.hasPrefix(".") {
             let local = POSIX.join(pictures, name)
@@ -372,15 +394,6 @@ struct DeliveryRun {
         for name in [indexName, IndexPage.fileName] {
             let local = POSIX.join(folder, name)
             _ = try send(local, FileDigest.of(local), to: DeliverCommand.join(base, name))
-        }
-        // Only what deliver itself names: a conversion or a picture, never a log copy, never a
-        // path out of the board's folder (the index may have been edited).
-        let folders = formats.map { $0.name + "/" } + ExportFormat.allCases.map { $0.name + "/" } + [PageBuilder.picturesFolder + "/"]
-        for rel in Set(obsolete)
-        where folders.contains(where: { rel.hasPrefix($0) }) && !rel.split(separator: "/").contains("..") && !rel.utf8.contains(0) {
-            do throws(Rclone.Failure) { try rclone.delete(DeliverCommand.join(base, rel)) } catch {
-                if !error.notFound { throw Stop.remote(error.description) }
-            }
         }
     }
 
