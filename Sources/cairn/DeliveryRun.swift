@@ -343,6 +343,12 @@ struct DeliveryRun {
                 found = false
             }
         }
+        if bytes.count > PageBuilder.maxIndexBytes {
+            // Said as export says it, without a copy on the card or a second one in memory.
+            throw Failure(
+                "\(DeliverCommand.join(base, indexName)): over \(PageBuilder.maxIndexBytes >> 20) MiB, not a cairn trip index; the page is not updated"
+            )
+        }
         if found { try writeFileAtomically(POSIX.join(folder, indexName), bytes) }
         let builder: PageBuilder
         do throws(ExportError) { builder = try PageBuilder(folder: folder, say: { printErr("cairn: \(terminalSafe($0))") }) } catch {
