@@ -38,30 +38,37 @@ public enum Subprocess {
             close(outPipe[0]); close(outPipe[1])
             throw StartFailure(program: arguments[0], errno: e)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
+        // On the heap: Swift 6.0.3's optimizer asserts (AccessPathVerification) on these as
+        // locals passed inout, destroyed in a defer.
+        let actions = UnsafeMutablePointer<posix_spawn_file_actions_t>.allocate(capacity: 1)
+        let attributes = UnsafeMutablePointer<posix_spawnattr_t>.allocate(capacity: 1)
+        let defaults = UnsafeMutablePointer<sigset_t>.allocate(capacity: 1)
+        posix_spawn_file_actions_init(actions)
+        posix_spawnattr_init(attributes)
+        defer {
+            posix_spawn_file_actions_destroy(actions)
+            posix_spawnattr_destroy(attributes)
+            actions.deallocate()
+            attributes.deallocate()
+            defaults.deallocate()
+        }
+        posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(actions, errPipe[1], 2)
         // The child starts with default signal handling (cairn ignores SIGPIPE and SIGXFSZ).
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        sigaddset(&defaults, SIGXFSZ)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        sigemptyset(defaults)
+        sigaddset(defaults, SIGPIPE)
+        sigaddset(defaults, SIGXFSZ)
+        posix_spawnattr_setsigdefault(attributes, defaults)
         // Its own process group: a deadline kills rclone and whatever it started, and no
         // grandchild holds the pipes open after it.
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(attributes, 0)
+        posix_spawnattr_setflags(attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         var cArgs: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for p in cArgs { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawnp(&pid, arguments[0], &actions, &attributes, &cArgs, environ)
+        let rc = posix_spawnp(&pid, arguments[0], actions, attributes, &cArgs, environ)
         close(outPipe[1]); close(errPipe[1])
         if rc != 0 {
             close(outPipe[0]); close(errPipe[0])
