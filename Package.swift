@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "CairnSystemTests", dependencies: ["CairnSystem"]),
         .testTarget(name: "CairnRecorderTests", dependencies: ["CairnCore", "CairnLog", "CairnDevice", "CairnRecorder"]),
         // The CLI's option parsing (`@testable import cairn`), without running the binary.
-        .testTarget(name: "CairnCLITests", dependencies: ["cairn", "CairnExport", "CairnDevice"]),
+        .testTarget(name: "CairnCLITests", dependencies: ["cairn", "CairnExport"]),
         // Runs the built `cairn` binary against a private gpsd; depends on the CLI so it is built.
         .testTarget(name: "EndToEndTests", dependencies: ["cairn"], resources: [])
     ]

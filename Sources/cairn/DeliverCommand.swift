@@ -35,14 +35,14 @@ enum DeliverCommand: Command {
     static let name = "deliver"
     static let overview = "Send finished trips (log files and conversions) to a remote through rclone, each exactly once."
     static let usage =
-        "cairn deliver [--remote <remote:path>] [--dir <dir>] [--format <gpx,fit,...|none>] [--logs <yes|no>] [--rclone <program>] [--rclone-config <file>] [--retries <n>] [--timeout <seconds>] [--laps <laps>] [--page <yes|no>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--board <id>]"
+        "cairn deliver [--remote <remote:path>] [--dir <dir>] [--format <formats|none>] [--logs <yes|no>] [--page <yes|no>] [<option>]..."
 
     /// What the `[deliver]` section of the config file may set.
     static let sectionOptions = [
         OptionSpec(
             name: "--remote", valueName: "REMOTE:PATH",
             help:
-                "Where trips go: an rclone remote and folder (nas:rides, s3:bucket/rides) or a local folder; each board writes under its own folder there."
+                "An rclone remote and folder (nas:rides, s3:bucket/rides); each board writes in its own folder there."
         ),
         OptionSpec(
             name: "--format", valueName: "FORMATS",
@@ -50,20 +50,20 @@ enum DeliverCommand: Command {
         OptionSpec(
             name: "--logs", valueName: "YES|NO",
             help:
-                "Send the raw log files. They hold every point, the privacy zones' too, so with zones in effect the default is no. (default: yes, or no with privacy zones)"
+                "Send the log files (every point, the zones' too). (default: yes; no with privacy zones)"
         ),
         OptionSpec(name: "--rclone", valueName: "PROGRAM", help: "The rclone program. (default: rclone, from PATH)"),
         OptionSpec(name: "--rclone-config", valueName: "FILE", help: "rclone's config file, with the remote. (default: rclone's own)"),
         OptionSpec(
-            name: "--retries", valueName: "N", help: "Tries per file before the run gives up, 1 to 10, waiting 2, 8, 32 s... between. (default: 3)"),
+            name: "--retries", valueName: "N", help: "Tries per call, 1 to 10, 2, 8, 32 s... apart. (default: 3)"),
         OptionSpec(
             name: "--timeout", valueName: "SECONDS",
-            help: "Seconds without progress before a transfer is given up (a call is stopped after 30 times this). (default: 30)"),
+            help: "Seconds without progress before a transfer gives up. (default: 30)"),
         OptionSpec(name: "--laps", valueName: "LAPS", help: "Laps, as for export. (default: pause)"),
         OptionSpec(
             name: "--page", valueName: "YES|NO",
             help:
-                "Keep REMOTE/<board>/index.html up to date: a page of every trip delivered there (date, distance, moving time, climb, picture, links), with its index.tsv and pictures/. (default: yes)"
+                "Keep REMOTE/<board>/index.html, a page of the trips delivered there. (default: yes)"
         )
     ]
 

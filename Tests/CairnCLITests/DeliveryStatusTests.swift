@@ -1,4 +1,4 @@
-import CairnDevice
+import CairnExport
 import XCTest
 
 @testable import cairn

@@ -1,6 +1,7 @@
 import CairnSystem
 
-/// The edge to rclone, the one transport of `cairn deliver`: each call is one rclone command
+/// The edge to rclone, the one transport of `cairn deliver` (here rather than in CairnDevice,
+/// whose per-fix code is built for speed: this is built for size, for the 8 MB binary): each call is one rclone command
 /// (Debian's rclone 1.60 or later), with its retries left to the caller, so that a delivery
 /// decides itself when to try again and when to give up for this run.
 public struct Rclone: Sendable {
