@@ -6,9 +6,12 @@
 #   sudo bash deploy/build-aarch64.sh [--no-deb] [--no-x86_64]
 #
 # The host needs only Debian 12's debootstrap and qemu-user-static (installed when missing).
-# Everything else comes from Debian 13 (trixie) into a build root cached at .build/trixie-root
-# (about 3.7 GB): amd64 swiftlang and its clang/lld, the arm64 C libraries and libgps (multiarch),
-# and the aarch64 static Swift runtime unpacked from the arm64 swiftlang package.
+# Everything else comes from Debian 13 (trixie) into a build root (about 3.7 GB): amd64 swiftlang
+# and its clang/lld, the arm64 C libraries and libgps (multiarch), and the aarch64 static Swift
+# runtime unpacked from the arm64 swiftlang package. The root is cached outside the checkout, in
+# $CAIRN_CACHE/trixie-root (default /var/cache/cairn), keyed by what makes it: the package lists,
+# the archive, and this script's steps that build it; a root whose key differs, that is
+# unfinished, or that is over 30 days old (Debian's updates) is made again from nothing.
 #
 # Results: .build/aarch64/cairn (stripped), .build/x86_64-6.0/cairn (stripped), .build/deb/*.deb.
 # Environment: CAIRN_DEBIAN_MIRROR overrides the Debian archive (default: the one apt uses here).
@@ -32,9 +35,9 @@ die() { echo "build-aarch64: ERROR: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "run as root: debootstrap and chroot need it"
 [ "$(uname -m)" = x86_64 ] || die "this script builds from an x86_64 machine (this is $(uname -m))"
 
-root=$repo/.build/trixie-root
-# Bump when the package list below changes: the cached root is then completed, not rebuilt.
-root_stamp="cairn-build-root 1"
+cache=${CAIRN_CACHE:-/var/cache/cairn}
+root=$cache/trixie-root
+root_max_days=30
 host_pkgs=(debootstrap qemu-user-static)
 root_pkgs=(swiftlang libc6-dev libstdc++-14-dev libgps-dev binutils-aarch64-linux-gnu file binutils
            lintian fakeroot)
@@ -73,13 +76,26 @@ fi
 
 mirror=$(debian_mirror) || die "no Debian archive in /etc/apt/sources.list*; set CAIRN_DEBIAN_MIRROR=http://.../debian"
 
+# The root's key: everything it is made from (the steps between the markers "# 2." and "# 3."
+# below, the package lists, the archive). The stamp is written last: a cut build leaves none.
+root_key=$( { echo "${root_pkgs[*]} | ${arm64_pkgs[*]} | $mirror"
+              sed -n '/^# 2\. The build root/,/^# 3\. The sources/p' "${BASH_SOURCE[0]}"; } | sha256sum | cut -c1-16)
+root_stamp="cairn-build-root $root_key"
+if [ -f "$root/.cairn-root" ] && [ -n "$(find "$root/.cairn-root" -mtime +"$root_max_days" 2>/dev/null)" ]; then
+    say "the cached build root is over $root_max_days days old: it is made again (Debian's updates)"
+    rm -f "$root/.cairn-root" "$root/.debootstrap-done"
+elif [ -f "$root/.cairn-root" ] && [ "$(cat "$root/.cairn-root")" != "$root_stamp" ]; then
+    say "the cached build root was made from other inputs ($(cat "$root/.cairn-root")): it is made again"
+    rm -f "$root/.cairn-root" "$root/.debootstrap-done"
+fi
+
 # Free space: the root is about 3.7 GB, the two release builds about 1 GB more.
 need_mb=1500
 [ -f "$root/.cairn-root" ] || need_mb=6000
-mkdir -p "$repo/.build"
-free_mb=$(df -Pm "$repo/.build" | awk 'NR == 2 {print $4}')
+mkdir -p "$repo/.build" "$cache"
+free_mb=$(df -Pm "$cache" | awk 'NR == 2 {print $4}')
 if [ "$free_mb" -lt "$need_mb" ]; then
-    die "not enough disk: $free_mb MB free on $(df -P "$repo/.build" | awk 'NR == 2 {print $6}'), need $need_mb MB (the build root is about 3.7 GB)"
+    die "not enough disk: $free_mb MB free on $(df -P "$cache" | awk 'NR == 2 {print $6}'), need $need_mb MB (the build root is about 3.7 GB)"
 fi
 
 reach_archive() {

@@ -24,7 +24,7 @@ bin="$scratch-static/release/cairn"
 echo "== A1-A5, C: in-process (CAIRN_CRASH_FULL=1)"
 if [ "$quick" = yes ]; then full=0; else full=1; fi
 CAIRN_CRASH_FULL=$full swift test -c release -Xswiftc -enable-testing --scratch-path "$scratch" \
-  --filter 'CrashCampaignTests|PowerLossModelTests|TripLogFaultTests' 2>&1 | tee "$out/inprocess.log" | grep -E "FIGURE|error:|Executed .* tests" 
+  --filter 'CrashCampaignTests|PowerLossModelCampaignTests|TripLogFaultTests' 2>&1 | tee "$out/inprocess.log" | grep -E "FIGURE|error:|Executed .* tests" 
 grep -q "with 0 failures" "$out/inprocess.log" || fail=1
 
 echo "== B: kill -9"

@@ -44,11 +44,12 @@ if [ "$arch" = arm64 ]; then
         || die "qemu-aarch64 binfmt handler not registered"
 fi
 rootdir=$work/root
-[ -f "$work/debootstrap.done" ] || rm -rf "$rootdir"
+# A finished debootstrap kept from a failed run is reused only when it was made for this key.
+[ "$(cat "$work/debootstrap.done" 2>/dev/null)" = "$key" ] || rm -rf "$rootdir" "$work/debootstrap.done"
 [ -f "$work/debootstrap.done" ] || debootstrap --variant=minbase --arch="$arch" --include="$(IFS=,; echo "${packages[*]}")" \
     bookworm "$rootdir" "$mirror" >"$work/debootstrap.log" 2>&1 \
     || { tail -20 "$work/debootstrap.log" >&2; die "debootstrap failed (log: $work/debootstrap.log)"; }
-touch "$work/debootstrap.done"
+echo "$key" >"$work/debootstrap.done"
 
 # 2. The kernel and its modules, unpacked from Debian's package on the host.
 say "kernel: $kpkg"

@@ -7,7 +7,8 @@
 #
 # With no scenario option: --ride --cuts-ext4 2 --cuts-vfat 2 (what CI runs on amd64; on arm64
 # CI runs --ride). --bench: CPU time and peak RSS of cairn and gpxlogger over the ride. The guest root
-# is cached in .build/board/ARCH (debootstrap, keyed by its package list and make-root.sh);
+# is cached outside the checkout in $CAIRN_CACHE/board/ARCH (default /var/cache/cairn; debootstrap,
+# keyed by its package list and make-root.sh);
 # each run works in .build/board/run-ARCH (or --out DIR) and writes its figures to results.json there.
 # The .deb defaults to .build/deb/cairn_VERSION_ARCH.deb (deploy/build-aarch64.sh builds it).
 # Never skips: a missing tool or a guest that cannot boot is a failure with the reason.
@@ -51,7 +52,7 @@ deb=${deb:-$repo/.build/deb/cairn_${version}_${arch}.deb}
 [ -f "$deb" ] || die "no package at $deb: build it first (sudo bash deploy/build-aarch64.sh)"
 
 t0=$SECONDS
-kdir=$repo/.build/board/$arch
+kdir=${CAIRN_CACHE:-/var/cache/cairn}/board/$arch
 bash "$here/make-root.sh" "$arch" "$kdir"
 run=${run:-$repo/.build/board/run-$arch}
 rm -rf "$run"; mkdir -p "$run"; run=$(cd "$run" && pwd)

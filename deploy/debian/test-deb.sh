@@ -17,7 +17,8 @@ die() { echo "test-deb[$arch ${CAIRN_TEST_SUITE:-trixie}]: FAIL: $*" >&2; exit 1
 version=$(sed -n 's/^let cairnVersion = "\(.*\)"$/\1/p' "$repo/Sources/cairn/Console.swift")
 deb=$repo/.build/deb/cairn_${version}_${arch}.deb
 [ -f "$deb" ] || die "no $deb: run deploy/build-aarch64.sh"
-build_root=$repo/.build/trixie-root
+cache=${CAIRN_CACHE:-/var/cache/cairn}
+build_root=$cache/trixie-root
 [ -f "$build_root/.cairn-root" ] || die "no build root at $build_root: run deploy/build-aarch64.sh"
 suite=${CAIRN_TEST_SUITE:-trixie}
 root=$repo/.build/deb-test-root-$arch$([ "$suite" = trixie ] || echo "-$suite")
@@ -43,15 +44,26 @@ tags=$(echo "$lint" | grep -E '^[EWIPXO]: ' | sort -u | tr '\n' ' ')
 say "lintian: no errors or warnings; ${tags:-no tags} (O: overridden, explained in deploy/debian/lintian-overrides)"
 
 # 2. The chroot: Debian minbase with systemd (for systemd-analyze), gpsd (the unit wants it)
-#    and man-db (systemd-analyze verify checks the unit's man: documentation link).
-if [ ! -f "$root/.cairn-test-root" ]; then
-    mirror=$(sed -n 's/^deb \([^ ]*\) trixie main$/\1/p' "$build_root/etc/apt/sources.list")
-    rm -rf "$root"
-    say "debootstrap $arch $suite into $root (arm64: under emulation, several minutes)"
-    debootstrap --variant=minbase --arch="$arch" --include=systemd,gpsd,man-db "$suite" "$root" "$mirror" \
+#    and man-db (systemd-analyze verify checks the unit's man: documentation link). The fresh
+#    debootstrap is cached outside the checkout ($CAIRN_CACHE, default /var/cache/cairn), keyed by
+#    its architecture, suite, packages and archive; every run works on a new copy of it, so no run
+#    sees what an earlier one left.
+mirror=$(sed -n 's/^deb \([^ ]*\) trixie main$/\1/p' "$build_root/etc/apt/sources.list")
+test_pkgs=systemd,gpsd,man-db
+pristine_key=$(echo "$arch $suite $test_pkgs $mirror minbase" | sha256sum | cut -c1-16)
+pristine=$cache/deb-test-root-$arch-$suite
+if [ "$(cat "$pristine/.cairn-test-root" 2>/dev/null)" != "$pristine_key" ] \
+        || [ -n "$(find "$pristine/.cairn-test-root" -mtime +30 2>/dev/null)" ]; then
+    rm -rf "$pristine"
+    say "debootstrap $arch $suite into $pristine (arm64: under emulation, several minutes)"
+    debootstrap --variant=minbase --arch="$arch" --include="$test_pkgs" "$suite" "$pristine" "$mirror" \
         >"$repo/.build/debootstrap-test-$arch-$suite.log" 2>&1 || die "debootstrap failed (see .build/debootstrap-test-$arch-$suite.log)"
-    touch "$root/.cairn-test-root"
+    echo "$pristine_key" >"$pristine/.cairn-test-root"
 fi
+# A run killed before its cleanup may have left /proc mounted in the old copy.
+findmnt -rn -o TARGET | grep "^$root/" | sort -r | while read -r m; do umount -l "$m"; done
+rm -rf "$root"
+cp -a "$pristine" "$root"
 mount_proc "$root"
 if [ ! -x "$root/usr/bin/man" ]; then
     in_test apt-get install -y -qq --no-install-recommends man-db >/dev/null || die "cannot install man-db in $root"

@@ -21,7 +21,7 @@ import XCTest
 /// its first changed byte. M3 trashes whole sectors, those bytes included.
 /// Invariants checked after each crash: I1 every acknowledged record is read back, equal to what
 /// was appended; nothing fabricated; I3 every break in the sequence is reported.
-final class PowerLossModelTests: LogTestCase {
+final class PowerLossModelCampaignTests: LogTestCase {
     enum Model: String, CaseIterable {
         case m1 = "M1"
         case m2 = "M2"

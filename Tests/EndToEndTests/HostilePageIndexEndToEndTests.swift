@@ -5,7 +5,7 @@ import XCTest
 /// delivery, and `cairn deliver`), through the binary: an edited index at the destination whose
 /// links lead out of the folder or whose bad fields reach the terminal as escape sequences, and
 /// a huge index at the remote read whole into the board.
-final class IssueThirtyOneAttackEndToEndTests: XCTestCase {
+final class HostilePageIndexEndToEndTests: XCTestCase {
     let fm = FileManager.default
 
     /// A log directory with two closed crafted trips.
