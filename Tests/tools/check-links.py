@@ -10,7 +10,7 @@ Checked, against `git ls-files` (what a clone has, nothing generated):
 - every `Documentation=` of the systemd units (and of the scripts that rewrite it):
   `file:///usr/local/share/doc/cairn/NAME` must be a file deploy/install.sh installs into its
   doc directory, `file:///usr/share/doc/cairn/NAME` one deploy/debian/build-deb.sh puts in the
-  package, `man:cairn(N)` the manual's source deploy/man/cairn.N.in;
+  package, `man:cairn(1)` the manual's source (deploy/man/cairn.1.in);
 - every repository path (starting with Sources/, Tests/, Hardware/, deploy/ or .ci/) named in
   Markdown (code included), in the comments of shell and Python scripts (and Python docstrings),
   units and timers, and in Swift comments: a tracked file, or a folder holding one (a glob must
@@ -42,7 +42,7 @@ REF_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s+[\"'(].*)?$")
 HEADING_RE = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE_RE = re.compile(r"^\s{0,3}(```+|~~~+)")
 FILTER_RE = re.compile(r"--filter\s+([A-Za-z]\w*)(?:\.([A-Za-z]\w*))?")
-DOC_RE = re.compile(r"Documentation=([^\n'\"]*)")
+DOC_RE = re.compile(r"(?:^|#)Documentation=([^\n'\"]*)")  # a unit's line, or a sed's new value
 SCRIPT_EXT = (".sh", ".py", ".service", ".timer")
 
 
@@ -246,8 +246,9 @@ class Checker:
             m = re.search(r"(?:^|\s)#(.*)$", line)
             if m and not line.lstrip().startswith("#!"):
                 self.scan_words(path, n, m.group(1))
-            for d in DOC_RE.finditer(line):
-                self.documentation(path, n, d.group(1))
+            if not python:
+                for d in DOC_RE.finditer(line):
+                    self.documentation(path, n, d.group(1))
 
     def swift(self, path):
         for n, line in enumerate((self.text(path) or "").splitlines(), 1):
