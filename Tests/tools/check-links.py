@@ -15,8 +15,8 @@ Checked, against `git ls-files` (what a clone has, nothing generated):
   Markdown (code included), in the comments of shell and Python scripts (and Python docstrings),
   units and timers, and in Swift comments: a tracked file, or a folder holding one (a glob must
   match one);
-- every bare Markdown name in capitals (`LOG_FORMAT.md`, `DESIGN.md`) in the same places: some
-  tracked file must have that name;
+- every bare Markdown name in capitals (`LOG_FORMAT.md`) in the same places: some tracked file
+  must have that name;
 - every `--filter Target.Class` in Markdown: the test target's folder and the class in it.
 
 Prints each broken reference as FILE:LINE: what is broken, then one line
