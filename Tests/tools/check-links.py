@@ -30,6 +30,7 @@ import posixpath
 import re
 import subprocess
 import sys
+from urllib.parse import unquote
 
 # Paths a build or a run makes, never committed, that the text may name or link to.
 GENERATED = (".build/",)
@@ -136,8 +137,6 @@ class Checker:
         path, _, anchor = target.partition("#")
         path = path.split("?", 1)[0]
         if path:
-            from urllib.parse import unquote
-
             resolved = posixpath.normpath(posixpath.join(posixpath.dirname(src), unquote(path)))
             if resolved.startswith("../"):
                 self.bad(src, lineno, f"link '{target}' leaves the repository")
@@ -201,7 +200,8 @@ class Checker:
     def markdown(self, path):
         fence = None
         for n, line in enumerate((self.text(path) or "").splitlines(), 1):
-            self.scan_words(path, n, line)
+            # A link's target is checked as a link (below), not again as a path in the text.
+            self.scan_words(path, n, line if fence else re.sub(r"\]\([^)\s]*", "](", line))
             for m in FILTER_RE.finditer(line):
                 self.check_filter(path, n, m.group(1), m.group(2))
             m = FENCE_RE.match(line)
@@ -239,8 +239,6 @@ class Checker:
                         if stripped.count(q) == 1:
                             in_doc = q
                         break
-                else:
-                    pass
                 if in_doc:
                     continue
             m = re.search(r"(?:^|\s)#(.*)$", line)
