@@ -27,14 +27,19 @@ let package = Package(
         // The system calls, each made once: EINTR retried, errno typed (in the spirit of swift-system).
         .target(name: "CairnSystem", dependencies: ["CSystem"], swiftSettings: hotPath),
         // Pure core: values and algorithms, no I/O.
-        .target(name: "CairnCore", swiftSettings: hotPath),
+        .target(
+            name: "CairnCore", exclude: ["Rules/README.md", "Barometry/README.md", "Smoothing/README.md"],
+            swiftSettings: hotPath),
         // The on-card log format.
         .target(
-            name: "CairnLog", dependencies: ["CairnCore", "CairnSystem"], exclude: ["LOG_FORMAT.md"],
+            name: "CairnLog", dependencies: ["CairnCore", "CairnSystem"], exclude: ["LOG_FORMAT.md", "DURABILITY.md"],
             swiftSettings: hotPath),
         // Streaming exporters.
         .target(
-            name: "CairnExport", dependencies: ["CairnCore", "CairnLog", "CairnSystem"], exclude: ["CELL_INDEX.md"],
+            name: "CairnExport", dependencies: ["CairnCore", "CairnLog", "CairnSystem"],
+            exclude: [
+                "CELL_INDEX.md", "RENDER-AND-CELLS.md", "Stages/PRIVACY.md", "Writers/UPLOADS.md"
+            ],
             swiftSettings: forSize),
         // The edges: gpsd through libgps, signals, clocks.
         .target(name: "CairnDevice", dependencies: ["CairnCore", "CairnSystem", "CGPS", "CGPSShim"], swiftSettings: hotPath),
@@ -47,7 +52,7 @@ let package = Package(
         // The thin CLI.
         .executableTarget(
             name: "cairn", dependencies: ["CairnCore", "CairnSystem", "CairnLog", "CairnExport", "CairnDevice", "CairnRecorder"],
-            swiftSettings: forSize),
+            exclude: ["README.md"], swiftSettings: forSize),
 
         // libFuzzer target for the log reader and TPV decoding; see Tests/crash/fuzz.sh.
         .executableTarget(

@@ -105,14 +105,17 @@ fi
 install -m 0755 "$binary" "$bin_path.new" && mv -f "$bin_path.new" "$bin_path"
 install -m 0644 "$here/cairn.service" "$unit_path.new" && mv -f "$unit_path.new" "$unit_path"
 # Delivery (cairn deliver through rclone): its unit, timer and network hook, installed off;
-# 'systemctl enable --now cairn-deliver.timer' turns it on (README: "Rides that reach you").
+# 'systemctl enable --now cairn-deliver.timer' turns it on (deploy/DELIVERY.md).
 for u in cairn-deliver.service cairn-deliver.timer; do
     install -m 0644 "$here/$u" "$root/etc/systemd/system/$u.new" && mv -f "$root/etc/systemd/system/$u.new" "$root/etc/systemd/system/$u"
 done
 mkdir -p "$root/etc/NetworkManager/dispatcher.d" "$root/etc/cairn"
 install -m 0755 "$here/90-cairn-deliver" "$root/etc/NetworkManager/dispatcher.d/90-cairn-deliver"
-# The user guide (the repo's README: "Put it on a bike" is in it), when installing from a checkout.
-if [ -f "$here/../README.md" ]; then install -m 0644 "$here/../README.md" "$doc_dir/README.md"; fi
+# The guides beside this script, which the units' Documentation= name: the service and the
+# package (README.md), every step from parts to rides off (PUT-IT-ON-A-BIKE.md), delivery.
+if [ -f "$here/README.md" ]; then install -m 0644 "$here/README.md" "$doc_dir/README.md"; fi
+if [ -f "$here/PUT-IT-ON-A-BIKE.md" ]; then install -m 0644 "$here/PUT-IT-ON-A-BIKE.md" "$doc_dir/PUT-IT-ON-A-BIKE.md"; fi
+if [ -f "$here/DELIVERY.md" ]; then install -m 0644 "$here/DELIVERY.md" "$doc_dir/DELIVERY.md"; fi
 say "installed $bin_path ($("$bin_path" --version 2>/dev/null || echo '?')) and $unit_path"
 
 # The config: never overwritten (it is the rider's).

@@ -1,7 +1,7 @@
 import Foundation
 @testable import CairnCore
 
-/// Ground-truth rides with the error model of DESIGN.md, for judging the fix rules.
+/// Ground-truth rides with the error model below, for judging the fix rules.
 ///
 /// A ride is built from legs (straight, bend, stop, tunnel); the truth is sampled once a second
 /// in local east/north metres. The receiver's output is the truth plus:

@@ -6,7 +6,7 @@ import XCTest
 @testable import CairnLog
 
 /// Issue 27, finding 12: text and numbers a crafted log or a smoother can put into the XML
-/// writers, `--laps` as README promises it, and `info --why` in time order.
+/// writers, `--laps` as Sources/CairnExport/Writers/UPLOADS.md promises it, and `info --why` in time order.
 final class HostileTextTests: XCTestCase {
     /// Parses a file with Python's expat (what most XML readers are built on); nil when it reads.
     func xmlError(_ path: String) throws -> String? {

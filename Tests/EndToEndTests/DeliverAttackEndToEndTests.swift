@@ -64,7 +64,7 @@ final class DeliverAttackEndToEndTests: XCTestCase {
     }
 
     /// Privacy zones in the config and `format = none` in its [deliver] section: the help and
-    /// the README say the logs (every point, home too) stay on the board unless `logs = yes`.
+    /// deploy/DELIVERY.md say the logs (every point, home too) stay on the board unless `logs = yes`.
     /// Before the fix the raw logs went to the remote.
     func testFormatNoneWithPrivacyZonesDoesNotSendTheLogs() throws {
         let (dir, conf, remote) = try setUp(trips: 1)

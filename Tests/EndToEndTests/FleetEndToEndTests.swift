@@ -1,7 +1,7 @@
 import XCTest
 import Foundation
 
-/// The fleet recipe (Tests/fleet, README "Many boards"): a generated fleet of boards' delivered
+/// The fleet recipe (Tests/fleet/README.md): a generated fleet of boards' delivered
 /// CSV files plus one board holding real cairn output (a real ride recorded through gpsd and
 /// converted by the binary under test, without a `board` column: its folder names it), loaded
 /// into DuckDB and into a private PostGIS cluster. The generated boards' answers must equal the
@@ -89,7 +89,7 @@ final class FleetEndToEndTests: XCTestCase {
         XCTAssertEqual(
             Set(genTrips.first?.keys.map { $0 } ?? []).subtracting(["board"]), Set(realTrips.first?.keys.map { $0 } ?? []).subtracting(["board"]))
 
-        // The README's DuckDB command: every board's day, the real one's by its folder.
+        // Tests/fleet/README.md's DuckDB command: every board's day, the real one's by its folder.
         let ask = try Harness.run(
             "/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/fleet/duckdb/ask.py").path, work + "/remote"],
             timeout: 120)

@@ -9,7 +9,7 @@
 # a synthetic 1 Hz ride, 10 segments, points framed 5 at a time like the recorder's 5 s syncs.
 #
 # Usage: Tests/bench/convert-bench.sh [RUNS]      (default 3; wall time is the median)
-# Results: Tests/bench/convert-results.md (a table ready for the README)
+# Results: Tests/bench/convert-results.md (a table ready for Tests/bench/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${1:-3}

@@ -66,6 +66,8 @@ install -m 0644 "$here/copyright" "$stage/usr/share/doc/cairn/copyright"
     cat "$here/changelog"
 } | gzip -9n >"$stage/usr/share/doc/cairn/changelog.gz"
 install -m 0644 "$repo/deploy/README.md" "$stage/usr/share/doc/cairn/README.md"
+install -m 0644 "$repo/deploy/PUT-IT-ON-A-BIKE.md" "$stage/usr/share/doc/cairn/PUT-IT-ON-A-BIKE.md"
+install -m 0644 "$repo/deploy/DELIVERY.md" "$stage/usr/share/doc/cairn/DELIVERY.md"
 mkdir -p "$stage/usr/share/lintian/overrides"
 install -m 0644 "$here/lintian-overrides" "$stage/usr/share/lintian/overrides/cairn"
 

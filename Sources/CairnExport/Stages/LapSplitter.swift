@@ -10,8 +10,8 @@ public enum LapRule: Sendable, Equatable {
     case distance(Double)
 
     /// "pause", "none", or a distance in km or mi ("1km", "5km", "10km", "1mi", "2.5mi"):
-    /// plain decimal digits, from 0.01 to 1000 of its unit (README: "any distance from 0.01 to
-    /// 1000 km or mi"). nil for anything else.
+    /// plain decimal digits, from 0.01 to 1000 of its unit (Sources/CairnExport/Writers/UPLOADS.md: "any distance from
+    /// 0.01 to 1000 km or mi"). nil for anything else.
     public static func parse(_ text: String) -> LapRule? {
         switch text {
         case "pause": return .pause

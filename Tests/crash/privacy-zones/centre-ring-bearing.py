@@ -9,7 +9,7 @@
 2. The ring: each ride's cut radius is (roughly) the distance from C to its first/last written
    point. They are spread uniformly over [r+|o|+1, r+|o|+1+r/2], so over many rides
    r ~ 2 (max - min) and |o| ~ min - r - 1: home lies on a circle of known radius around C
-   (the README says the ring's radius stays secret).
+   (Sources/CairnExport/Stages/PRIVACY.md says the ring's radius stays secret).
 3. The bearings: each ride's first written points head away from home (its last ones towards
    it); the lines back through them meet near home. Least squares of the line distances, then
    the same restricted to the ring.
