@@ -4,7 +4,7 @@ import XCTest
 
 @testable import CairnLog
 
-/// The in-process part of the crash-test protocol (shared/notes/durability.md): A1-A5 (damage
+/// The in-process part of the crash-test protocol (Tests/crash/RESULTS.md): A1-A5 (damage
 /// to a finished file) and C (simulated power loss while writing). Every test prints its
 /// figures as `FIGURE <test> key=value ...` lines, which Tests/crash/run-campaign.sh collects.
 ///

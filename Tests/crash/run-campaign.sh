@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The full crash-test campaign (shared/notes/durability.md, issue 4), one command:
+# The full crash-test campaign (issue 4; Tests/crash/RESULTS.md), one command:
 #   bash Tests/crash/run-campaign.sh [--quick]
 # A1-A5 and C in-process at the protocol's trial counts (release build with testability),
 # B kill -9 x 1000 of the real recorder, D1 the strace audit, the edge-fault end-to-end tests,

@@ -9,7 +9,7 @@ complaints on stderr when one rejects it, 2 when a reader is missing (never a si
 
 Readers (installed by Tests/tools/install-deps.sh, the versions are pinned there):
 - fit: Garmin's FIT SDK (`garmin-fit-sdk`: integrity check and decode, zero errors) and
-  `fitdecode` (CRC and decoding errors raise), plus the rules in notes/formats.md: file_id first,
+  `fitdecode` (CRC and decoding errors raise), plus these rules: file_id first,
   records chronological with timestamps, cumulative distance never decreasing, timer events
   paired, one activity.
 - gpx: xmllint against the GPX 1.1 schema, gpsbabel's point and segment counts, and a streamed

@@ -8,7 +8,7 @@ Protocol on stdout (one line each, flushed):
   DONE <written>     all sentences written; gpsd lingers, then is stopped
 Exit: 0 ok, 1 gpsd failure, 2 no client connected within --wait-client.
 
-Stdlib only. See /work/shared/notes/gpsd.md section 1a for why it works this way.
+Stdlib only. It speaks gpsd's own protocol on a free port (gpsd reads the pty like a serial GPS).
 """
 import argparse, ctypes, fcntl, os, pwd, select, signal, socket, subprocess
 import sys, tempfile, termios, time, tty, pty
