@@ -38,6 +38,10 @@ die() { echo "build-aarch64: ERROR: $*" >&2; exit 1; }
 cache=${CAIRN_CACHE:-/var/cache/cairn}
 root=$cache/trixie-root
 root_max_days=30
+mkdir -p "$cache"
+# One user of the root at a time (a developer's build beside a CI run): the others wait.
+exec 9>"$cache/trixie-root.lock"
+flock 9
 host_pkgs=(debootstrap qemu-user-static)
 root_pkgs=(swiftlang libc6-dev libstdc++-14-dev libgps-dev binutils-aarch64-linux-gnu file binutils
            lintian fakeroot)

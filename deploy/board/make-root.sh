@@ -23,7 +23,13 @@ case "$arch" in
     *) die "unknown architecture '$arch' (amd64 or arm64)" ;;
 esac
 mirror=${CAIRN_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-key=$( { echo "$arch ${packages[*]} $kpkg $mirror"; cat "$0" "$here/guest/initrd-init"; } | sha256sum | cut -c1-16)
+# One maker of this root at a time (a CI run beside a developer's): the other waits, then finds it.
+mkdir -p "$(dirname "$out")"
+exec 9>"$out.lock"
+flock 9
+# The key: the package list, the archive, and every step below the next line (what makes the root).
+key=$( { echo "$arch ${packages[*]} $kpkg $mirror"; sed '1,/^# ---- the steps ----$/d' "$0"; cat "$here/guest/initrd-init"; } | sha256sum | cut -c1-16)
+# ---- the steps ----
 if [ -f "$out/key" ] && [ "$(cat "$out/key")" = "$key" ] && [ -d "$out/root" ] && [ -f "$out/initrd.img" ]; then
     say "cached: $out (key $key)"
     exit 0

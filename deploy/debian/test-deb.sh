@@ -19,6 +19,10 @@ deb=$repo/.build/deb/cairn_${version}_${arch}.deb
 [ -f "$deb" ] || die "no $deb: run deploy/build-aarch64.sh"
 cache=${CAIRN_CACHE:-/var/cache/cairn}
 build_root=$cache/trixie-root
+# The build root and this test's cached chroot are shared with other runs: one at a time.
+mkdir -p "$cache"
+exec 9>"$cache/trixie-root.lock"
+flock 9
 [ -f "$build_root/.cairn-root" ] || die "no build root at $build_root: run deploy/build-aarch64.sh"
 suite=${CAIRN_TEST_SUITE:-trixie}
 root=$repo/.build/deb-test-root-$arch$([ "$suite" = trixie ] || echo "-$suite")
