@@ -93,6 +93,8 @@ swift_test_x86() {
 }
 if stage_ok "static release build (x86_64)"; then
     stage "swift test (x86_64: unit, end-to-end)" 1500 swift_test_x86
+    # Every system call through CairnSystem: the debug objects swift test built, read by nm.
+    stage "system calls" 30 python3 Tests/tools/check-syscalls.py
     # The README's first command, as a user runs it (the static binary is built already).
     demo() { bash Tests/demo.sh >.build/demo.log 2>&1; local rc=$?; tail -4 .build/demo.log; return $rc; }
     stage "the demo" 180 demo
@@ -104,7 +106,7 @@ if stage_ok "static release build (x86_64)"; then
     }
     stage "deliver campaign" 480 campaign
 else
-    for s in "swift test (x86_64: unit, end-to-end)" "the demo" "deliver campaign"; do
+    for s in "swift test (x86_64: unit, end-to-end)" "system calls" "the demo" "deliver campaign"; do
         not_run "$s" 0 "the static build failed"
     done
 fi

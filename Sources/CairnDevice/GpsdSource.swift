@@ -48,7 +48,7 @@ public final class GpsdSource {
         overlong = false
         emptied = false
         if gps_open(host, port, data) != 0 {
-            return "cannot connect to gpsd at \(address): \(String(cString: gps_errstr(errno)))"
+            return "cannot connect to gpsd at \(address): \(String(cString: gps_errstr(Errno.current.rawValue)))"
         }
         isOpen = true
         if gps_stream(data, UInt32(WATCH_ENABLE | WATCH_JSON), nil) != 0 {
@@ -71,8 +71,7 @@ public final class GpsdSource {
 
     private func applyLowWater() {
         guard isOpen else { return }
-        var v = max(1, wakeAtBytes)
-        _ = setsockopt(data.pointee.gps_fd, SOL_SOCKET, SO_RCVLOWAT, &v, socklen_t(MemoryLayout<Int32>.size))
+        _ = try? POSIX.setReceiveLowWater(data.pointee.gps_fd, bytes: max(1, wakeAtBytes))
     }
 
     public func close() {
@@ -113,17 +112,14 @@ public final class GpsdSource {
         pfds[0] = pollfd(fd: data.pointee.gps_fd, events: Int16(POLLIN), revents: 0)
         pfds[1] = pollfd(fd: stopFd, events: Int16(POLLIN), revents: 0)
         // Not retried: a stop signal interrupts the wait, and the caller looks at it.
-        switch valueOrErrno(retryOnInterrupt: false, { poll(pfds, stopFd >= 0 ? 2 : 1, max(0, timeoutUs / 1000)) }) {
-        case .success: break
-        case .failure(.interrupted): return .idle
-        case .failure(let e): return .closed("poll failed: \(e)")
+        do throws(Errno) { _ = try POSIX.poll(pfds, count: stopFd >= 0 ? 2 : 1, timeoutMs: max(0, timeoutUs / 1000)) } catch {
+            return error == .interrupted ? .idle : .closed("poll failed: \(error)")
         }
         if pfds[0].revents == 0 && !takeQueued { return .idle }
         let n: Int
-        switch valueOrErrno(retryOnInterrupt: false, { recv(data.pointee.gps_fd, buffer, Self.bufferSize, Int32(MSG_DONTWAIT)) }) {
-        case .success(let v): n = v
-        case .failure(let e) where e == .interrupted || e == .wouldBlock || e.rawValue == EAGAIN: return .idle
-        case .failure(let e): return .closed("read error from gpsd: \(e)")
+        do throws(Errno) { n = try POSIX.receive(data.pointee.gps_fd, into: buffer, count: Self.bufferSize, flags: Int32(MSG_DONTWAIT)) } catch {
+            if error == .interrupted || error == .wouldBlock || error.rawValue == EAGAIN { return .idle }
+            return .closed("read error from gpsd: \(error)")
         }
         if n == 0 { return .closed("gpsd closed the connection") }
         emptied = takeQueued && n < Self.bufferSize

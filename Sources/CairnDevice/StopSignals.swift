@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 // Set from the signal handler; read by the main loop. C-compatible globals are the only things a
 // signal handler may touch.
@@ -16,36 +17,22 @@ nonisolated(unsafe) private var stopPipeWrite: Int32 = -1
 /// SIGPIPE are ignored.
 public enum StopSignals {
     public static func install() {
-        if stopPipeRead < 0 {
-            var fds: [Int32] = [-1, -1]
-            if pipe(&fds) == 0 {
-                for fd in fds {
-                    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                }
-                stopPipeRead = fds[0]
-                stopPipeWrite = fds[1]
-            }
+        if stopPipeRead < 0, let fds = try? POSIX.makePipe(nonBlocking: true) {
+            stopPipeRead = fds.read
+            stopPipeWrite = fds.write
         }
         for sig in [SIGTERM, SIGINT] {
-            var sa = sigaction()
-            sa.__sigaction_handler.sa_handler = { _ in
+            Signals.handle(sig) { _ in
                 stopRequested = 1
-                // The interrupted code may be about to read errno.
-                let saved = errno
-                var byte: UInt8 = 1
-                if stopPipeWrite >= 0 { _ = write(stopPipeWrite, &byte, 1) }
-                errno = saved
+                // `wake` keeps errno: the interrupted code may be about to read it.
+                if stopPipeWrite >= 0 { Signals.wake(stopPipeWrite) }
             }
-            sigemptyset(&sa.sa_mask)
-            sa.sa_flags = 0
-            sigaction(sig, &sa, nil)
         }
         // A display reading our status through a pipe must not kill us when it goes away.
-        signal(SIGPIPE, SIG_IGN)
+        Signals.ignore(SIGPIPE)
         // A closed ssh session or terminal (SIGHUP) must not end a ride: the recorder goes on,
         // and the config is not reloaded (restart the service for that).
-        signal(SIGHUP, SIG_IGN)
+        Signals.ignore(SIGHUP)
     }
 
     public static var requested: Bool { stopRequested != 0 }

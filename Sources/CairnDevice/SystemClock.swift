@@ -3,19 +3,18 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// Clocks and sleeping. Monotonic time drives the sync cadence and back-off; the wall clock
 /// judges fix age and retention's "days ago", and stamps the status (it never names a file).
 public enum SystemClock {
     public static func monotonicMs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let ts = POSIX.time(CLOCK_MONOTONIC)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
     public static func wallClockMs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
+        let ts = POSIX.time(CLOCK_REALTIME)
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
@@ -24,8 +23,7 @@ public enum SystemClock {
         var left = ms
         while left > 0 && !stop() {
             let step = min(left, 100)
-            var ts = timespec(tv_sec: 0, tv_nsec: Int(step) * 1_000_000)
-            nanosleep(&ts, nil)
+            POSIX.sleep(nanoseconds: Int(step) * 1_000_000)
             left -= step
         }
     }

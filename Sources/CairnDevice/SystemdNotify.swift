@@ -27,14 +27,15 @@ public final class SystemdNotify {
 
     /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` from the environment.
     public convenience init() {
-        func env(_ k: String) -> String? { getenv(k).map { String(cString: $0) } }
-        self.init(socket: env("NOTIFY_SOCKET"), watchdogUsec: env("WATCHDOG_USEC"), watchdogPid: env("WATCHDOG_PID"))
+        self.init(
+            socket: POSIX.environment("NOTIFY_SOCKET"), watchdogUsec: POSIX.environment("WATCHDOG_USEC"),
+            watchdogPid: POSIX.environment("WATCHDOG_PID"))
     }
 
     public init(socket socketName: String?, watchdogUsec: String?, watchdogPid: String?) {
         var interval: Int64?
         if let u = watchdogUsec.flatMap({ Int64($0) }), u > 0 {
-            if let p = watchdogPid, let pid = Int32(p), pid != getpid() {
+            if let p = watchdogPid, let pid = Int32(p), pid != POSIX.processID {
                 interval = nil  // the watchdog is meant for another process
             } else {
                 interval = max(u / 2000, 1)
@@ -49,11 +50,7 @@ public final class SystemdNotify {
             return
         }
         socketPath = path
-        #if canImport(Glibc)
-        fd = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        #else
-        fd = Musl.socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)
-        #endif
+        fd = (try? POSIX.unixDatagramSocket()) ?? -1
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -74,14 +71,14 @@ public final class SystemdNotify {
     public func send(_ message: String) -> Bool {
         guard fd >= 0 else { return false }
         var m = message
-        let r = m.withUTF8 { p -> Int in
+        let sent = m.withUTF8 { p -> Bool in
             withUnsafePointer(to: &address) { a in
                 a.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, p.baseAddress, p.count, Int32(MSG_NOSIGNAL), $0, addressLength)
+                    (try? POSIX.send(fd, UnsafeRawBufferPointer(p), to: $0, length: addressLength)) != nil
                 }
             }
         }
-        if r < 0 { failures += 1; return false }
+        if !sent { failures += 1; return false }
         return true
     }
 

@@ -50,17 +50,17 @@ public final class DirectoryLock {
             }
             writable = false
         }
-        if case .failure(let e) = valueOrErrno({ flock(fd, LOCK_EX | LOCK_NB) }) {
+        do throws(Errno) { try POSIX.lockExclusively(fd) } catch {
             let holder = Self.readHolder(fd)
             POSIX.close(fd)
-            if e == .wouldBlock { throw .held(directory: directory, holder: holder) }
-            throw .system(path: path, what: "cannot lock", errno: e.rawValue)
+            if error == .wouldBlock { throw .held(directory: directory, holder: holder) }
+            throw .system(path: path, what: "cannot lock", errno: error.rawValue)
         }
         self.fd = fd
         // Informational only: a failure to write the PID does not stop the recorder.
         guard writable else { return }
         if (try? io.truncate(fd, 0)) != nil {
-            let text = Array("\(getpid())\n".utf8)
+            let text = Array("\(POSIX.processID)\n".utf8)
             _ = text.withUnsafeBytes { b in try? retryingInterrupts { () throws(Errno) in try io.write(fd, b, 0) } }
         }
         // Synced once, at the start: unsynced, a power cut in the first seconds left a FAT

@@ -69,6 +69,22 @@ public enum POSIX {
         }
     }
 
+    /// One pwrite(2) of `bytes` at `offset`, EINTR retried: the bytes written, which may be fewer.
+    public static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(Errno) -> Int {
+        try valueOrErrno { pwrite(fd, bytes.baseAddress, bytes.count, off_t(offset)) }.get()
+    }
+
+    /// lseek(2) to `offset` from the start: the new offset.
+    @discardableResult
+    public static func seek(_ fd: Int32, to offset: Int) throws(Errno) -> Int {
+        Int(try valueOrErrno { lseek(fd, off_t(offset), SEEK_SET) }.get())
+    }
+
+    /// flock(2) LOCK_EX, without waiting: throws `.wouldBlock` when another descriptor holds it.
+    public static func lockExclusively(_ fd: Int32) throws(Errno) {
+        _ = try valueOrErrno { flock(fd, LOCK_EX | LOCK_NB) }.get()
+    }
+
     /// close(2), not retried: after EINTR the descriptor is already gone on Linux.
     @discardableResult
     public static func close(_ fd: Int32) -> Errno? {
@@ -150,6 +166,30 @@ public enum POSIX {
         let n = readlink(path, &buf, buf.count - 1)
         if n < 0 { throw .current }
         return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// realpath(3): `path` with every symbolic link, `.` and `..` resolved; it must exist.
+    public static func realPath(_ path: String) throws(Errno) -> String {
+        guard let r = realpath(path, nil) else { throw .current }
+        defer { free(r) }
+        return String(cString: r)
+    }
+
+    /// getcwd(3): the working directory.
+    public static func currentDirectory() throws(Errno) -> String {
+        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buf, buf.count) != nil else { throw .current }
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// mkstemp(3): a new file `prefix` + six random characters, mode 0600, close-on-exec.
+    /// Returns its descriptor and name.
+    public static func makeTemporaryFile(prefix: String) throws(Errno) -> (fd: Int32, path: String) {
+        var template = Array((prefix + "XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd < 0 { throw .current }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        return (fd, String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     /// The names in directory `dir` (without "." and ".."), in the order readdir(3) gives them.

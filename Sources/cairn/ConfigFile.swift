@@ -135,8 +135,8 @@ struct ConfigFile {
         let fd: Int32
         do { fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } catch { throw fail("\(error)") }
         defer { POSIX.close(fd) }
-        var st = stat()
-        if fstat(fd, &st) != 0 { throw fail("\(Errno.current)") }
+        let st: stat
+        do { st = try POSIX.status(fd) } catch { throw fail("\(error)") }
         if (st.st_mode & S_IFMT) != S_IFREG { throw fail("not a regular file") }
         if Int(st.st_size) > sizeLimit { throw fail("\(st.st_size) bytes, over the 1 MiB a config file may have") }
         let bytes: [UInt8]

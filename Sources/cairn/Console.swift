@@ -34,7 +34,7 @@ struct Failure: Error {
 func printErr(_ s: String) {
     var line = s
     if !line.hasSuffix("\n") { line += "\n" }
-    line.withUTF8 { p in _ = write(2, p.baseAddress, p.count) }
+    line.withUTF8 { p in _ = try? POSIX.writeAll(2, UnsafeRawBufferPointer(p)) }
 }
 
 /// The first error writing standard output (an errno), so a command whose output went
@@ -58,8 +58,7 @@ func checkedStdout(_ code: Int32) throws -> Int32 {
 }
 
 func pathExists(_ p: String) -> Bool {
-    var st = stat()
-    return stat(p, &st) == 0
+    (try? POSIX.status(p)) != nil
 }
 
 /// Text read from a log (a trip's activity), fit for a terminal: control characters (C0, DEL,
@@ -76,5 +75,5 @@ func terminalSafe(_ s: String) -> String {
 /// default action kills the process without a word and leaves its temporary file behind.
 /// Ignored, the write fails with EFBIG: reported, and the temporary file removed.
 func ignoreFileSizeLimitSignal() {
-    signal(SIGXFSZ, SIG_IGN)
+    Signals.ignore(SIGXFSZ)
 }

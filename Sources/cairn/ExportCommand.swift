@@ -182,7 +182,7 @@ enum ExportCommand: Command {
                             throw Failure("\(f.path): changed while being copied (\(c.digest.text) before, \(copied.text) copied); run again")
                         }
                         if back != copied {
-                            unlink(target)
+                            POSIX.unlink(target)
                             throw Failure("\(target): reads back as \(back.text), not the \(copied.text) written (a failing card?); removed")
                         }
                         copiedBytes += copied.size
@@ -342,7 +342,7 @@ enum ExportCommand: Command {
         board: String? = nil
     ) -> String? {
         let tmp = temporaryName(for: target)
-        unlink(tmp)
+        POSIX.unlink(tmp)
         var settings = ExportFormat.Settings(version: cairnVersion)
         settings.barometer = s.stats.climbFromBarometer
         settings.laps = lapRule
@@ -367,9 +367,9 @@ enum ExportCommand: Command {
         // The summary counted points: a conversion that wrote none is not a file to keep.
         let endErr = conversion.begun ? nil : "\(tmp): nothing written"
         let err = conversion.finish()
-        if let e = readError ?? endErr ?? err { unlink(tmp); return e }
+        if let e = readError ?? endErr ?? err { POSIX.unlink(tmp); return e }
         // What was written: the sink's count, or for FIT the file's size.
-        guard let written = sink?.bytesWritten ?? fileSize(tmp), written > 0 else { unlink(tmp); return "\(tmp): nothing written" }
+        guard let written = sink?.bytesWritten ?? fileSize(tmp), written > 0 else { POSIX.unlink(tmp); return "\(tmp): nothing written" }
         do throws(AtomicFile.Failure) { try AtomicFile.commit(written: tmp, to: target) } catch {
             switch error {
             case .reopen(let e): return "\(tmp): cannot open to sync: \(e)"
@@ -380,7 +380,7 @@ enum ExportCommand: Command {
         let back: FileDigest
         do { back = try FileDigest.of(target, fromMedium: true) } catch { return "\(error)" }
         if back.size != written {
-            unlink(target)
+            POSIX.unlink(target)
             return "\(target): reads back as \(back.size) bytes, not the \(written) written (a failing card?); removed"
         }
         return nil
@@ -405,9 +405,7 @@ enum ExportCommand: Command {
         var rest: [String] = []
         var cur = absolute(p)
         while true {
-            if let r = realpath(cur, nil) {
-                defer { free(r) }
-                var base = String(cString: r)
+            if var base = try? POSIX.realPath(cur) {
                 for part in rest.reversed() where part != "." && !part.isEmpty {
                     if part == ".." { base = POSIX.parent(of: base) } else { base = POSIX.join(base, part) }
                 }
@@ -421,9 +419,7 @@ enum ExportCommand: Command {
 
     static func absolute(_ p: String) -> String {
         if p.hasPrefix("/") { return p }
-        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buf, buf.count) != nil else { return p }
-        let cwd = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let cwd = try? POSIX.currentDirectory() else { return p }
         return POSIX.join(cwd, p)
     }
 }

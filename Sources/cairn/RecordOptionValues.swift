@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CairnCore
+import CairnSystem
 import CairnDevice
 
 // The values of `record --timezone` and `--gpsd`.
@@ -64,8 +65,7 @@ extension RecordCommand {
             } else if !rest.isEmpty {
                 throw invalid("use [IPv6]:PORT")
             }
-            var buf = [UInt8](repeating: 0, count: 16)
-            guard inet_pton(AF_INET6, host, &buf) == 1 else { throw invalid("'\(host)' in brackets is not an IPv6 address") }
+            guard POSIX.isIPv6Address(host) else { throw invalid("'\(host)' in brackets is not an IPv6 address") }
         } else if let colon = s.lastIndex(of: ":"), s.firstIndex(of: ":") == colon {
             host = String(s[..<colon])
             port = String(s[s.index(after: colon)...])
@@ -75,8 +75,7 @@ extension RecordCommand {
         guard let p = StrictNumber.whole(port), p > 0, p < 65536 else {
             throw invalid("port must be 1-65535")
         }
-        var buf = [UInt8](repeating: 0, count: 16)
-        guard inet_pton(AF_INET, host, &buf) == 1 || inet_pton(AF_INET6, host, &buf) == 1 else {
+        guard POSIX.isIPv4Address(host) || POSIX.isIPv6Address(host) else {
             throw invalid("use a numeric address (this static binary does no DNS look-ups); an IPv6 address with a port goes in brackets: [::1]:2947")
         }
         return (host, String(p))

@@ -55,7 +55,7 @@ extension LiveStatus {
             ("updated", TextFormat.isoTime(ms: updatedMs - updatedMs % 1000)),
             ("seq", String(seq)),
             ("refresh_s", String(refreshS)),
-            ("pid", String(getpid()))
+            ("pid", String(POSIX.processID))
         ]
         return "# cairn live status (cairn status FILE)\n" + fields.map { "\($0.0)=\($0.1)" }.joined(separator: "\n") + "\n"
     }
@@ -117,7 +117,7 @@ enum StatusCommand: Command {
         // Any number the file holds may be out of range: converted without a trap (a PID over
         // Int32's range is no process).
         let pid = StrictNumber.whole(g("pid")).flatMap { pid_t(exactly: $0) }
-        let pidGone = pid.map { $0 > 0 && kill($0, 0) != 0 && errno == ESRCH } ?? false
+        let pidGone = pid.map { $0 > 0 && POSIX.processIsGone($0) } ?? false
         if state != "stopped" {
             if pidGone {
                 age = "  (stale: its recorder, PID \(g("pid")), is not running)"
@@ -165,8 +165,8 @@ enum StatusCommand: Command {
         let fd: Int32
         do { fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) } catch { throw fail("\(error)") }
         defer { POSIX.close(fd) }
-        var st = stat()
-        if fstat(fd, &st) != 0 { throw fail("\(Errno.current)") }
+        let st: stat
+        do { st = try POSIX.status(fd) } catch { throw fail("\(error)") }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             throw Failure("\(path): not a regular file: a status file is what 'cairn record --status FILE' writes")
         }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// A subcommand: its help, its options, and what it does.
 protocol Command {
@@ -104,6 +105,6 @@ if let bad = argumentsNotUTF8(argc: CommandLine.argc, argv: CommandLine.unsafeAr
     printErr(
         "Error: the argument '\(bad)' is not valid UTF-8 (each \\xHH is a byte that is not): cairn reads paths as UTF-8 and would look for another name; rename the file or link to it under a UTF-8 name"
     )
-    exit(ExitCode.usage)
+    POSIX.exit(ExitCode.usage)
 }
-exit(main(CommandLine.arguments, commands: allCommands))
+POSIX.exit(main(CommandLine.arguments, commands: allCommands))

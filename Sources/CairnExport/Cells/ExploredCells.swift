@@ -161,14 +161,13 @@ public enum ExploredCells {
     /// - Parameter logs: the log files beside it (nil: those in its directory now).
     static func loadIndex(_ path: String, logs: [String]? = nil) -> Loaded {
         // Never followed: a link in the index's place (to a log, say) is no index.
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ELOOP { return .damaged("the index is a symbolic link, not a regular file") }
-            return errno == ENOENT ? .missing : .damaged("cannot open the index: \(Errno.current)")
+        let fd: Int32
+        do throws(Errno) { fd = try POSIX.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) } catch {
+            if error.rawValue == ELOOP { return .damaged("the index is a symbolic link, not a regular file") }
+            return error == .noSuchFile ? .missing : .damaged("cannot open the index: \(error)")
         }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return .damaged("the index is not a regular file") }
+        defer { POSIX.close(fd) }
+        guard let st = try? POSIX.status(fd), (st.st_mode & S_IFMT) == S_IFREG else { return .damaged("the index is not a regular file") }
         var sizes: [String: Int64] = [:]
         let logs = logs ?? ((try? LogDirectory.logFiles(in: POSIX.parent(of: path)))?.map(\.path) ?? [])
         for p in logs { if let s = statFile(p) { sizes[basename(p)] = Int64(s.st_size) } }
@@ -330,13 +329,11 @@ public enum ExploredCells {
     }
 
     static func statFile(_ p: String) -> stat? {
-        var st = stat()
-        return stat(p, &st) == 0 ? st : nil
+        try? POSIX.status(p)
     }
 
     static func nowNs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
+        let ts = POSIX.time(CLOCK_REALTIME)
         return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
     }
 

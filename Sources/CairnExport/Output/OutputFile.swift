@@ -35,8 +35,7 @@ final class OutputFile {
         self.path = path
         if !force && Self.exists(path) { throw ExportError("\(path): already exists (use --force to replace it)") }
         if POSIX.isDirectory(path) { throw ExportError("\(path): is a directory") }
-        var st = stat()
-        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG {
+        if let st = try? POSIX.status(path), (st.st_mode & S_IFMT) != S_IFREG {
             do { fd = try POSIX.open(path, O_WRONLY | O_CLOEXEC) } catch { throw ExportError("\(path): cannot open: \(error)") }
             ownsFd = true
             atomic = nil
@@ -59,12 +58,13 @@ final class OutputFile {
     /// See `OutputSink.init(replacing:)`.
     init(replacing path: String) throws(ExportError) {
         self.path = path
-        var st = stat()
-        if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { throw ExportError("\(path): is a directory") }
+        if let st = try? POSIX.status(path, followLinks: false), (st.st_mode & S_IFMT) == S_IFDIR {
+            throw ExportError("\(path): is a directory")
+        }
         // A temporary name of this write's own: two runs at once each rename a complete file
         // into place (with one name, each removed the other's as a leftover and renamed a file
         // still being written, or found none).
-        let tag = String(UInt32(truncatingIfNeeded: getpid()), radix: 16) + "-" + String(UInt32.random(in: .min ... .max), radix: 16)
+        let tag = String(UInt32(truncatingIfNeeded: POSIX.processID), radix: 16) + "-" + String(UInt32.random(in: .min ... .max), radix: 16)
         let tmp = String(Self.temporaryName(for: path).dropLast(5)) + "." + tag + ".part"
         do throws(AtomicFile.Failure) { atomic = try AtomicFile(path: path, temporaryPath: tmp) } catch {
             throw ExportError("\(path): cannot create \(tmp): \(error.errno)")
@@ -106,20 +106,18 @@ final class OutputFile {
     /// Where a symbolic link at `path` leads (a link may name a relative target); `path` itself
     /// when it is no link or leads nowhere.
     static func resolvingLink(_ path: String) -> String {
-        var st = stat()
-        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK, let r = realpath(path, nil) else { return path }
-        defer { free(r) }
-        return String(cString: r)
+        guard let st = try? POSIX.status(path, followLinks: false), (st.st_mode & S_IFMT) == S_IFLNK,
+            let r = try? POSIX.realPath(path)
+        else { return path }
+        return r
     }
 
     /// Whether `path` (links followed) is a regular file that starts like a cairn log: an
     /// export never replaces the record it is made from, whatever `-o` and `--force` say.
     static func isLog(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
+        guard let fd = try? POSIX.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) else { return false }
+        defer { POSIX.close(fd) }
+        guard let st = try? POSIX.status(fd), (st.st_mode & S_IFMT) == S_IFREG else { return false }
         let magic = FileHeader.magic
         var head = [UInt8](repeating: 0, count: magic.count)
         let got = head.withUnsafeMutableBytes { b in (try? POSIX.readFully(fd, into: b, at: 0)) ?? 0 }
@@ -137,8 +135,7 @@ final class OutputFile {
     }
 
     static func exists(_ p: String) -> Bool {
-        var st = stat()
-        return lstat(p, &st) == 0
+        (try? POSIX.status(p, followLinks: false)) != nil
     }
 
     /// Writes all of `bytes`; after a failure nothing more is written.
@@ -152,7 +149,7 @@ final class OutputFile {
     /// Overwrites bytes already written (FIT's header, completed at the end). Needs a file.
     func overwrite(at offset: Int, _ bytes: [UInt8]) {
         guard error == nil else { return }
-        let r = bytes.withUnsafeBytes { b in valueOrErrno { pwrite(fd, b.baseAddress, b.count, off_t(offset)) } }
+        let r = bytes.withUnsafeBytes { b in Result { () throws(Errno) in try POSIX.write(fd, b, at: offset) } }
         switch r {
         case .success(let n) where n == bytes.count: break
         case .success: error = "\(path): cannot rewrite the header: short write"

@@ -16,7 +16,7 @@ public final class Spool {
 
     public init(directory: String? = nil) {
         var d = directory ?? ""
-        if d.isEmpty, let t = getenv("TMPDIR") { d = String(cString: t) }
+        if d.isEmpty, let t = POSIX.environment("TMPDIR") { d = t }
         if d.isEmpty { d = "/tmp" }
         self.directory = d
     }
@@ -38,15 +38,13 @@ public final class Spool {
 
     private func open() -> OutputSink {
         // A named file, unlinked at once: nothing is left behind, whatever happens to the process.
-        var template = Array((directory + "/cairn-spool-XXXXXX").utf8CString)
-        var fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        var fd: Int32
         var name = directory + "/cairn-spool (unlinked)"
-        if fd >= 0 {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            name = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            unlink(name)
-        } else {
-            error = "\(directory): cannot create a temporary file: \(Errno.current)"
+        do throws(Errno) {
+            (fd, name) = try POSIX.makeTemporaryFile(prefix: directory + "/cairn-spool-")
+            POSIX.unlink(name)
+        } catch {
+            self.error = "\(directory): cannot create a temporary file: \(error)"
             fd = (try? POSIX.open("/dev/null", O_WRONLY | O_CLOEXEC)) ?? -1
         }
         return OutputSink(spoolFd: fd, path: name)
@@ -81,8 +79,8 @@ public final class Spool {
             target.commit(r)
             offset += r
         }
-        if ftruncate(fd, 0) != 0 { error = error ?? "\(s.path): cannot truncate: \(Errno.current)" }
-        lseek(fd, 0, SEEK_SET)
+        do throws(Errno) { try POSIX.truncate(fd, to: 0) } catch { self.error = self.error ?? "\(s.path): cannot truncate: \(error)" }
+        _ = try? POSIX.seek(fd, to: 0)
         s.rewound()
     }
 }

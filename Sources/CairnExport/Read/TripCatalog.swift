@@ -47,8 +47,7 @@ public struct FileIdentity: Hashable, Sendable {
     }
 
     public init?(path: String) {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
+        guard let st = try? POSIX.status(path) else { return nil }
         self.init(st)
     }
 }
