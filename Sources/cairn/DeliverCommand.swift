@@ -128,7 +128,7 @@ enum DeliverCommand: Command {
                     : "'--format none' with '--logs no' leaves nothing to deliver")
         }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
-        try refuseNesting(remote: remote, logs: dir, from: from("--remote"))
+        try refuseNesting(remote: remote, board: stageOptions.board ?? unnamedBoard, logs: dir, from: from("--remote"))
         ignoreFileSizeLimitSignal()
 
         let rclone = Rclone(program: a.value("--rclone") ?? "rclone", configFile: rcloneConfig, timeoutSeconds: timeout)
@@ -163,12 +163,16 @@ enum DeliverCommand: Command {
         return nil
     }
 
-    /// Refuses a local remote whose board folder is the log directory, inside it or holds it:
-    /// copies on the same card are no copies off the board, yet their receipts would let prune
-    /// delete the trips, and they would fill the card outside retention's count.
-    static func refuseNesting(remote: String, logs: String, from: String) throws {
+    /// The remote folder of a board without an id.
+    static let unnamedBoard = "unnamed"
+
+    /// Refuses a local remote whose board folder (the one written: `board`, the config's or
+    /// `--board`, else `unnamed`) is the log directory, inside it or holds it: copies on the
+    /// same card are no copies off the board, yet their receipts would let prune delete the
+    /// trips, and they would fill the card outside retention's count.
+    static func refuseNesting(remote: String, board: String, logs: String, from: String) throws {
         guard let folder = localFolder(remote) else { return }
-        let target = ExportCommand.canonical(join(folder.isEmpty ? "." : folder, "unnamed"))
+        let target = ExportCommand.canonical(join(folder.isEmpty ? "." : folder, board))
         let l = ExportCommand.canonical(logs)
         let inside = target == l || target.hasPrefix(l == "/" ? "/" : l + "/") || l.hasPrefix(target == "/" ? "/" : target + "/")
         if inside {

@@ -31,7 +31,7 @@ struct DeliveryRun {
     }
 
     /// The remote folder of this board: its id (`board` in the config, `--board`), else `unnamed`.
-    var board: String { stageOptions.board ?? "unnamed" }
+    var board: String { stageOptions.board ?? DeliverCommand.unnamedBoard }
     var base: String { DeliverCommand.join(remote, board) }
     /// What a receipt names as its destination: the remote, the formats sent there and, with
     /// privacy zones, their keyed hash: a format or a zone changed later sends every trip again.
@@ -66,7 +66,8 @@ struct DeliveryRun {
         var waiting: [(trip: TripRef, summary: TripSummary, files: [ExportState.CopiedFile])] = []
         var stop: Stop?
         if let why = recording() { stop = .recording(why) }
-        for (t, s, openBecause) in all where openBecause == nil && stop == nil {
+        // Counted whether or not the run goes on: a deferred run's status says what waits.
+        for (t, s, openBecause) in all where openBecause == nil {
             // Sizes suffice for a log untouched since the receipts were written; one written
             // since (even to the same size) is read whole.
             if receipts.isExportedBySize(t, to: destination, logs: copyLogs), !t.files.contains(where: { modifiedNs($0.path) >= receiptsNs }) {
