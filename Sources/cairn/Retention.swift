@@ -68,6 +68,7 @@ struct Retention {
                 endMs: e.summary.stats.lastTimeMs ?? e.summary.stats.firstTimeMs,
                 open: e.openBecause != nil, holdsNewestFile: e.trip.files.contains { $0.path == newestFile })
         }
+        var forgotReceipts = false
         let plan = RetentionPlan.plan(
             trips: trips, totalBytes: total, nowMs: wallClockMs,
             limits: RetentionPlan.Limits(keepDays: keepDays, maxBytes: maxBytes, force: force)
@@ -76,7 +77,17 @@ struct Retention {
             if exported == .exported { return exported }
             let sent = delivered.verdict(all[i].trip)
             // Nothing is deleted on the strength of a copy that was not found whole in this run.
-            if sent == .exported { return copies.verdict(all[i].trip, destinations: delivered.exportedDestinations(all[i].trip), say: say) }
+            if sent == .exported {
+                let t = all[i].trip
+                let found = copies.verdict(t, destinations: delivered.exportedDestinations(t), say: say)
+                // A receipt whose copy is not whole there no longer holds: the next delivery
+                // reads that copy back and sends it again (a damaged one too, unseen by its sizes).
+                if !dryRun && !found.notWhole.isEmpty {
+                    for d in found.notWhole { delivered.forget(t, destination: d) }
+                    forgotReceipts = true
+                }
+                return found.verdict
+            }
             return sent == .neverExported ? exported : sent
         }
         if let c = plan.clockBehind {
@@ -85,7 +96,7 @@ struct Retention {
             )
         }
         var warned = Set<String>()
-        var changed = false
+        var changed = forgotReceipts
         for step in plan.steps {
             let t = all[step.trip].trip
             let size = trips[step.trip].bytes
@@ -176,8 +187,10 @@ final class DeliveredCopies {
         rclone = r
     }
 
-    /// `.exported` when one destination holds every file of `t` whole.
-    func verdict(_ t: TripRef, destinations: [String], say: (String) -> Void) -> RetentionPlan.ExportVerdict {
+    /// `.exported` when one destination holds every file of `t` whole; `notWhole`: the
+    /// destinations listed without them whole.
+    func verdict(_ t: TripRef, destinations: [String], say: (String) -> Void) -> (verdict: RetentionPlan.ExportVerdict, notWhole: [String]) {
+        var notWhole: [String] = []
         var unreachable = false
         for d in destinations {
             guard let folder = ExportState.folder(ofDestination: d) else { continue }
@@ -187,16 +200,17 @@ final class DeliveredCopies {
             }
             var wanted: [RemoteCopies.FileCheck] = []
             for f in t.files {
-                guard let check = Self.local(f.path) else { return .copyUnchecked }
+                guard let check = Self.local(f.path) else { return (.copyUnchecked, notWhole) }
                 wanted.append(check)
             }
             switch RemoteCopies.found(wanted, in: listing) {
-            case .whole: return .exported
+            case .whole: return (.exported, [])
             case .notWhole(let p):
+                notWhole.append(d)
                 say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) are not found whole: \(p.joined(separator: ", "))")
             }
         }
-        return unreachable ? .copyUnchecked : .copyNotWhole
+        return (unreachable ? .copyUnchecked : .copyNotWhole, notWhole)
     }
 
     /// A local log's name, size and MD5.

@@ -104,8 +104,11 @@ final class IssueThirtyEightDeliverEndToEndTests: XCTestCase {
         try flipped.write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn"))
         let damaged = try prune(dir)
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), damaged.stderr)
-        flipped[200] ^= 0x01
-        try flipped.write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn"))
+        // Found so, its receipt no longer holds: the next delivery reads it back and repairs it.
+        let repair = try deliver(dir, conf, remote, ["--format", "gpx"])
+        XCTAssertEqual(repair.status, 0, repair.stderr)
+        XCTAssertTrue(repair.stderr.contains("a damaged copy"), repair.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"), repair.stderr)
         // A remote that cannot be reached keeps every delivered trip, said.
         try "".write(toFile: conf, atomically: true, encoding: .utf8)
         let gone = try prune(dir)
