@@ -592,7 +592,7 @@ struct DeliveryRun {
     /// end", "damaged"), nil when it reads clean.
     static func flaw(_ path: String) -> String? {
         guard let r = try? LogReader(path: path), let s = try? r.scan() else { return "unreadable" }
-        if !s.damaged.isEmpty || s.malformedRecords > 0 || s.implausibleRecords > 0 { return "damaged" }
+        if !s.damaged.isEmpty { return "damaged" }
         if s.tornTailBytes > 0 { return "torn at its end (\(s.tornTailBytes) bytes)" }
         return nil
     }
