@@ -174,6 +174,28 @@ final class IssueThirtyEightDeliverEndToEndTests: XCTestCase {
         }
     }
 
+    /// Found beside finding 4: two boards without an id, zones on and `--logs yes`: the second
+    /// board's privacy key replaced the first's beside the first's logs, so a laptop's convert of
+    /// them cut the zones elsewhere than the board did (two cuts of one home cross at it).
+    func testAnotherBoardsKeyBesideTheLogsIsNeverReplaced() throws {
+        let (conf, remote, path) = try remote()
+        let cfg = try zoneConfig()
+        let a = try logs(1, salt: 0x10, firstDay: 1)
+        // The second board's log under a name of its own: only the key is shared.
+        let b = CraftedLog.directory()
+        try CraftedLog.write(
+            CraftedLog.file(trip: 7, salt: 0x5500, startMs: CraftedLog.june1 + 3 * day, points: 40, northOffset: 400, closed: true),
+            b + "/00000007.cairn")
+        let extra = ["--format", "gpx", "--config", cfg, "--logs", "yes"]
+        XCTAssertEqual(try deliver(a, conf, remote, extra).status, 0)
+        let key = try data(path + "/unnamed/logs/privacy-key")
+        XCTAssertEqual(key, try data(a + "/privacy-key"))
+        let rb = try deliver(b, conf, remote, extra)
+        XCTAssertEqual(try data(path + "/unnamed/logs/privacy-key"), key, rb.stderr)
+        XCTAssertNotEqual(rb.status, 0, rb.stderr)
+        XCTAssertTrue(rb.stderr.contains("holds another key"), rb.stderr)
+    }
+
     /// Finding 5: `--remote PARENT --board bike` where PARENT/bike is the log directory: the
     /// nesting check looked at PARENT/unnamed only; it delivered into the log directory, and
     /// prune deleted trip 1 on the strength of that "copy".
