@@ -182,7 +182,7 @@ struct DeliveryRun {
                 let local = POSIX.join(staging, ExportStageOptions.keyFileName)
                 try writeFileAtomically(local, key.bytes, mode: 0o600)
                 let target = DeliverCommand.join(DeliverCommand.join(base, "logs"), ExportStageOptions.keyFileName)
-                _ = try send(local, FileDigest.of(local), to: target)
+                _ = try send(local, FileDigest.of(local), to: target, keepOther: true)
             } catch let e as Stop {
                 stop = e
             } catch {
@@ -521,12 +521,19 @@ struct DeliveryRun {
     /// Returns whether it sent anything. A log (`logSalt`) never replaces another log under its
     /// name (another board's, or this board's from before its log directory started again at
     /// 00000001): that copy may be the only one, its trip pruned on the strength of it.
-    func send(_ local: String, _ digest: FileDigest, to target: String, logSalt: UInt32? = nil) throws -> Bool {
+    /// `keepOther`: another file under the name is never replaced (the privacy key beside the
+    /// logs: another board's in a shared folder, or the key that cut the logs already there).
+    func send(_ local: String, _ digest: FileDigest, to target: String, logSalt: UInt32? = nil, keepOther: Bool = false) throws -> Bool {
         if let why = recording() { throw Stop.recording(why) }
         // rclone cat reads a folder's files as one: a folder under the name is no copy.
         if try isFolder(target) { throw Failure("\(target): a folder on the remote has this file's name; move it away") }
         if let there = try remoteFile(target) {
             if there.digest == digest { return false }
+            if keepOther {
+                throw Failure(
+                    "\(target) holds another key (another board's in this folder, or the one the logs there were cut with): not replaced;"
+                        + " give this board its own id ('board' in the config)")
+            }
             if let salt = logSalt {
                 // A log is never replaced by another, nor by a version of itself that is
                 // shorter, torn or damaged: the copy there may be the only whole one, its trip
