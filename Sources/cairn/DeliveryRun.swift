@@ -74,6 +74,7 @@ struct DeliveryRun {
         if stop == nil {
             do { listing = try list() } catch let e as Stop { stop = e } catch { stop = .remote("\(error)") }
         }
+        var unreadable = 0
         // Counted whether or not the run goes on: a deferred run's status says what waits.
         for (t, s, openBecause) in all where openBecause == nil {
             // Sizes suffice for a log untouched since the receipts were written; one written
@@ -84,6 +85,7 @@ struct DeliveryRun {
                 do { now = try ExportState.current(t) } catch {
                     printErr("cairn: trip \(t.id): \(error)")
                     problems += 1
+                    unreadable += 1
                     continue
                 }
                 known = receipts.isExported(t, to: destination, now: now!, logs: copyLogs)
@@ -95,6 +97,7 @@ struct DeliveryRun {
                     do { now = try ExportState.current(t) } catch {
                         printErr("cairn: trip \(t.id): \(error)")
                         problems += 1
+                        unreadable += 1
                         continue
                     }
                 }
@@ -196,7 +199,8 @@ struct DeliveryRun {
         status.rclone = rclone.program
         status.rcloneConfig = rclone.configFile ?? ""
         status.delivered = delivered
-        status.waiting = left
+        // A trip whose files could not be read is not delivered either.
+        status.waiting = left + unreadable
         status.atMs = SystemClock.wallClockMs()
         let code: Int32
         switch stop {
@@ -221,7 +225,7 @@ struct DeliveryRun {
                 printErr("cairn: delivery to \(remote) works again (it failed \(p.failures) run\(p.failures == 1 ? "" : "s") in a row)")
             }
             printErr(
-                "cairn: delivered \(delivered) trip\(delivered == 1 ? "" : "s") to \(base) (\(sentFiles) file\(sentFiles == 1 ? "" : "s"), \(sentBytes) bytes); \(all.count - waiting.count - all.filter { $0.openBecause != nil }.count) already there"
+                "cairn: delivered \(delivered) trip\(delivered == 1 ? "" : "s") to \(base) (\(sentFiles) file\(sentFiles == 1 ? "" : "s"), \(sentBytes) bytes); \(all.count - waiting.count - unreadable - all.filter { $0.openBecause != nil }.count) already there"
             )
             if failedTrips > 0 { printErr("cairn: \(failedTrips) trip\(failedTrips == 1 ? "" : "s") not delivered (see above)") }
             code = problems > 0 ? ExitCode.failure : ExitCode.ok
