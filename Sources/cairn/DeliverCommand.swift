@@ -24,7 +24,8 @@ import CairnDevice
 /// synced only once every file of the trip verified. A run killed anywhere leaves temporaries,
 /// never a partial file under a final name; the next run removes them and finds the files
 /// already there (read back: not sent again) or sends them. A trip whose files changed since
-/// its receipt (a new part) is delivered again, under the same names.
+/// its receipt (a new part) is delivered again, under the same names. Each run lists the board's
+/// folder once: a receipted copy missing or cut there is sent again (issue 38).
 ///
 /// It yields to the recorder: it starts only when no trip is being recorded, and stops between
 /// files when one starts (exit 75; the timer runs it again later). Failures of the remote end

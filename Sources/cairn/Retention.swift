@@ -16,7 +16,9 @@ import CairnDevice
 /// (its file number keeps the counter going), nor a trip still being recorded. Ages count from
 /// the system clock, and only while it is not over a day behind the newest trip's end (a board
 /// without a real-time clock at 1970, a clock set back: then nothing is old; `--max-mb` still
-/// applies).
+/// applies). A trip counted exported on the strength of a delivery is deleted only when its logs
+/// are found whole on the remote in this run (`DeliveredCopies`); a copy found not whole voids its
+/// receipt, and a remote out of reach keeps the trip.
 /// The plan is `RetentionPlan`'s; every deletion is reported through `say`, naming the trip, its
 /// files and why.
 struct Retention {
