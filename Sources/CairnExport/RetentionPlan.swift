@@ -13,6 +13,10 @@ public enum RetentionPlan {
         case unverifiable
         /// Exported with `--logs no`: the stick holds conversions only, no copy of the log.
         case logsLeftOff
+        /// Delivered, but the remote does not hold its logs whole now (missing, cut, changed).
+        case copyNotWhole
+        /// Delivered, but its remote could not be reached to find its logs whole in this run.
+        case copyUnchecked
 
         /// Why the trip is kept, for the message.
         public var keptBecause: String {
@@ -23,6 +27,12 @@ public enum RetentionPlan {
                 return "changed since it was exported (a new part, or a file that is not the one copied)"
             case .unverifiable: return "was exported by an earlier cairn that kept no checksum, so the copy cannot be verified"
             case .logsLeftOff: return "was exported without its log files (--logs no), so no copy of the log is safe"
+            case .copyNotWhole:
+                return "was delivered, but its log copies were not found whole on the remote in this run"
+                    + " (missing, cut or changed there; the next 'cairn deliver' sends them again)"
+            case .copyUnchecked:
+                return "was delivered, but its log copies could not be checked on the remote in this run (not reached);"
+                    + " nothing is deleted on the strength of a copy not found whole"
             }
         }
     }

@@ -24,7 +24,8 @@ import CairnDevice
 /// synced only once every file of the trip verified. A run killed anywhere leaves temporaries,
 /// never a partial file under a final name; the next run removes them and finds the files
 /// already there (read back: not sent again) or sends them. A trip whose files changed since
-/// its receipt (a new part) is delivered again, under the same names.
+/// its receipt (a new part) is delivered again, under the same names. Each run lists the board's
+/// folder once: a receipted copy missing or cut there is sent again (issue 38).
 ///
 /// It yields to the recorder: it starts only when no trip is being recorded, and stops between
 /// files when one starts (exit 75; the timer runs it again later). Failures of the remote end
@@ -128,7 +129,7 @@ enum DeliverCommand: Command {
                     : "'--format none' with '--logs no' leaves nothing to deliver")
         }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
-        try refuseNesting(remote: remote, logs: dir, from: from("--remote"))
+        try refuseNesting(remote: remote, board: stageOptions.board ?? unnamedBoard, logs: dir, from: from("--remote"))
         ignoreFileSizeLimitSignal()
 
         let rclone = Rclone(program: a.value("--rclone") ?? "rclone", configFile: rcloneConfig, timeoutSeconds: timeout)
@@ -163,12 +164,16 @@ enum DeliverCommand: Command {
         return nil
     }
 
-    /// Refuses a local remote whose board folder is the log directory, inside it or holds it:
-    /// copies on the same card are no copies off the board, yet their receipts would let prune
-    /// delete the trips, and they would fill the card outside retention's count.
-    static func refuseNesting(remote: String, logs: String, from: String) throws {
+    /// The remote folder of a board without an id.
+    static let unnamedBoard = "unnamed"
+
+    /// Refuses a local remote whose board folder (the one written: `board`, the config's or
+    /// `--board`, else `unnamed`) is the log directory, inside it or holds it: copies on the
+    /// same card are no copies off the board, yet their receipts would let prune delete the
+    /// trips, and they would fill the card outside retention's count.
+    static func refuseNesting(remote: String, board: String, logs: String, from: String) throws {
         guard let folder = localFolder(remote) else { return }
-        let target = ExportCommand.canonical(join(folder.isEmpty ? "." : folder, "unnamed"))
+        let target = ExportCommand.canonical(join(folder.isEmpty ? "." : folder, board))
         let l = ExportCommand.canonical(logs)
         let inside = target == l || target.hasPrefix(l == "/" ? "/" : l + "/") || l.hasPrefix(target == "/" ? "/" : target + "/")
         if inside {

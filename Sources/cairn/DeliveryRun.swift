@@ -31,12 +31,13 @@ struct DeliveryRun {
     }
 
     /// The remote folder of this board: its id (`board` in the config, `--board`), else `unnamed`.
-    var board: String { stageOptions.board ?? "unnamed" }
+    var board: String { stageOptions.board ?? DeliverCommand.unnamedBoard }
     var base: String { DeliverCommand.join(remote, board) }
-    /// What a receipt names as its destination: the remote, the formats sent there and, with
-    /// privacy zones, their keyed hash: a format or a zone changed later sends every trip again.
+    /// What a receipt names as its destination: the board's folder on the remote (where
+    /// retention looks for the copies), the formats sent there and, with privacy zones, their
+    /// keyed hash: a folder, a format or a zone changed later sends every trip again.
     var receiptDestination: String {
-        remote + " " + (formats.isEmpty ? "none" : formats.map(\.name).joined(separator: ","))
+        base + " " + (formats.isEmpty ? "none" : formats.map(\.name).joined(separator: ","))
             + (stageOptions.zones.isEmpty ? "" : " zones-" + stageOptions.zones.fingerprint)
     }
 
@@ -66,25 +67,54 @@ struct DeliveryRun {
         var waiting: [(trip: TripRef, summary: TripSummary, files: [ExportState.CopiedFile])] = []
         var stop: Stop?
         if let why = recording() { stop = .recording(why) }
-        for (t, s, openBecause) in all where openBecause == nil && stop == nil {
+        // One listing of the board's folder (sizes) per run: a receipt is trusted only as far as
+        // the remote shows its copies now (one deleted or cut there since goes again), and the
+        // temporaries of a cut run are found whatever this run sends.
+        var listing: [String: RemoteCopies.FileCheck]?
+        if stop == nil {
+            do { listing = try list() } catch let e as Stop { stop = e } catch { stop = .remote("\(error)") }
+        }
+        var unreadable = 0
+        // Counted whether or not the run goes on: a deferred run's status says what waits.
+        for (t, s, openBecause) in all where openBecause == nil {
             // Sizes suffice for a log untouched since the receipts were written; one written
             // since (even to the same size) is read whole.
-            if receipts.isExportedBySize(t, to: destination, logs: copyLogs), !t.files.contains(where: { modifiedNs($0.path) >= receiptsNs }) {
-                continue
+            var now: [ExportState.CopiedFile]?
+            var known = receipts.isExportedBySize(t, to: destination, logs: copyLogs) && !t.files.contains { modifiedNs($0.path) >= receiptsNs }
+            if !known {
+                do { now = try ExportState.current(t) } catch {
+                    printErr("cairn: trip \(t.id): \(error)")
+                    problems += 1
+                    unreadable += 1
+                    continue
+                }
+                known = receipts.isExported(t, to: destination, now: now!, logs: copyLogs)
             }
-            let now: [ExportState.CopiedFile]
-            do { now = try ExportState.current(t) } catch {
-                printErr("cairn: trip \(t.id): \(error)")
-                problems += 1
-                continue
+            if known {
+                guard let l = listing, let lost = lostCopies(t, s, receipts: receipts, destination: destination, listing: l) else { continue }
+                printErr("cairn: trip \(t.id): its copies on \(base) are not whole (\(lost.joined(separator: ", "))); sent again")
+                if now == nil {
+                    do { now = try ExportState.current(t) } catch {
+                        printErr("cairn: trip \(t.id): \(error)")
+                        problems += 1
+                        unreadable += 1
+                        continue
+                    }
+                }
             }
-            if receipts.isExported(t, to: destination, now: now, logs: copyLogs) { continue }
-            waiting.append((t, s, now))
+            waiting.append((t, s, now!))
+        }
+        let temporaries = listing?.keys.contains { baseName($0).hasPrefix(DeliverCommand.temporaryPrefix) } ?? false
+        // The board's key goes with its logs: owed while the logs folder holds logs and not it
+        // (a run cut after its receipts, before the key went up, leaves it so).
+        var keyOwed = false
+        if copyLogs, let key = stageOptions.zones.key, let l = listing, l.keys.contains(where: { $0.hasPrefix("logs/") && $0.hasSuffix(".cairn") }) {
+            keyOwed = l["logs/" + ExportStageOptions.keyFileName]?.size != key.bytes.count
         }
         var delivered = 0, failedTrips = 0, sentFiles = 0, sentBytes = 0
         // A page owed by an earlier run (cut, or its page failed) is made whatever this run sends.
         var pagePending = page && previous?.pagePending == true
-        if stop == nil && (!waiting.isEmpty || pagePending) {
+        if stop == nil && (!waiting.isEmpty || pagePending || temporaries || keyOwed) {
             do {
                 try prepare(staging)
             } catch let e as Stop {
@@ -107,7 +137,7 @@ struct DeliveryRun {
             let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
             if let why = recording() { stop = .recording(why); break }
             do {
-                let sent = try deliver(t, whole, now, label: label, staging: staging)
+                let sent = try deliver(t, whole, now, receipts: receipts, label: label, staging: staging)
                 sentFiles += sent.files
                 sentBytes += sent.bytes
                 if let p = sent.shown { shown.append(p) }
@@ -136,7 +166,7 @@ struct DeliveryRun {
                 let receipted = all.filter { $0.openBecause == nil && receipts.names($0.trip, destination: destination) }
                 try updatePage(
                     shown, hidden: hidden, receipted: receipted.map { ($0.trip, $0.summary) }, reconcile: previous?.pagePending == true,
-                    staging: staging)
+                    staging: staging, indexSize: listing?[TripIndex.fileName]?.size)
                 pagePending = false
             } catch let e as Stop {
                 stop = e
@@ -150,12 +180,12 @@ struct DeliveryRun {
         }
         // The board's privacy key goes with its logs, as export's does: a laptop's convert of
         // the copies then cuts the zones where the board does (they hold every point anyway).
-        if stop == nil, delivered > 0, copyLogs, let key = stageOptions.zones.key {
+        if stop == nil, delivered > 0 || keyOwed, copyLogs, let key = stageOptions.zones.key {
             do {
                 let local = POSIX.join(staging, ExportStageOptions.keyFileName)
                 try writeFileAtomically(local, key.bytes, mode: 0o600)
                 let target = DeliverCommand.join(DeliverCommand.join(base, "logs"), ExportStageOptions.keyFileName)
-                _ = try send(local, FileDigest.of(local), to: target)
+                _ = try send(local, FileDigest.of(local), to: target, keepOther: true)
             } catch let e as Stop {
                 stop = e
             } catch {
@@ -166,8 +196,11 @@ struct DeliveryRun {
         removeStaging(staging)
 
         status.pagePending = pagePending
+        status.rclone = rclone.program
+        status.rcloneConfig = rclone.configFile ?? ""
         status.delivered = delivered
-        status.waiting = left
+        // A trip whose files could not be read is not delivered either.
+        status.waiting = left + unreadable
         status.atMs = SystemClock.wallClockMs()
         let code: Int32
         switch stop {
@@ -192,13 +225,53 @@ struct DeliveryRun {
                 printErr("cairn: delivery to \(remote) works again (it failed \(p.failures) run\(p.failures == 1 ? "" : "s") in a row)")
             }
             printErr(
-                "cairn: delivered \(delivered) trip\(delivered == 1 ? "" : "s") to \(base) (\(sentFiles) file\(sentFiles == 1 ? "" : "s"), \(sentBytes) bytes); \(all.count - waiting.count - all.filter { $0.openBecause != nil }.count) already there"
+                "cairn: delivered \(delivered) trip\(delivered == 1 ? "" : "s") to \(base) (\(sentFiles) file\(sentFiles == 1 ? "" : "s"), \(sentBytes) bytes); \(all.count - waiting.count - unreadable - all.filter { $0.openBecause != nil }.count) already there"
             )
             if failedTrips > 0 { printErr("cairn: \(failedTrips) trip\(failedTrips == 1 ? "" : "s") not delivered (see above)") }
             code = problems > 0 ? ExitCode.failure : ExitCode.ok
         }
         do { try status.write(directory: dir) } catch { printErr("cairn: \(error)") }
         return code
+    }
+
+    /// The board's folder as the remote lists it now (path under it -> size), empty when it is
+    /// not there yet.
+    func list() throws -> [String: RemoteCopies.FileCheck] {
+        var out: [String: RemoteCopies.FileCheck] = [:]
+        try attempt { () throws(Rclone.Failure) in
+            out = [:]
+            do throws(Rclone.Failure) {
+                try rclone.list(base, md5: false) { line in
+                    if let f = RemoteCopies.listed(line) { out[f.name] = f }
+                }
+            } catch {
+                if !error.notFound { throw error }
+            }
+        }
+        return out
+    }
+
+    /// What the listing lacks of a delivered trip's copies: its logs at the sizes of its receipt
+    /// and, where their names are known without reading the trip (no zones), its conversions;
+    /// nil when all are there.
+    func lostCopies(
+        _ t: TripRef, _ whole: TripSummary, receipts: ExportState, destination: String, listing: [String: RemoteCopies.FileCheck]
+    ) -> [String]? {
+        var problems: [String] = []
+        if copyLogs, let files = receipts.files(t, destination: destination) {
+            let wanted = files.map { RemoteCopies.FileCheck(name: "logs/" + $0.name, size: $0.digest.size) }
+            if case .notWhole(let p) = RemoteCopies.found(wanted, in: listing) { problems += p }
+        }
+        if stageOptions.zones.isEmpty && whole.stats.points > 0 {
+            let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
+            for format in formats {
+                let name =
+                    format.name + "/"
+                    + format.fileName(tripId: t.id, startMs: whole.stats.firstTimeMs, suffix: t.nameSuffix, prefix: "", board: tripBoard)
+                if listing[name] == nil { problems.append("\(name): missing") }
+            }
+        }
+        return problems.isEmpty ? nil : problems
     }
 
     /// A file's modification time in ns; Int64.max when it cannot be read (then it counts as new).
@@ -246,9 +319,24 @@ struct DeliveryRun {
     /// Sends one trip: its logs, then its conversions. Throws `Stop` when the remote fails,
     /// `Failure` for a trip that cannot be converted.
     func deliver(
-        _ t: TripRef, _ whole: TripSummary, _ now: [ExportState.CopiedFile], label: String, staging: String
+        _ t: TripRef, _ whole: TripSummary, _ now: [ExportState.CopiedFile], receipts: ExportState, label: String, staging: String
     ) throws -> (files: Int, bytes: Int, shown: PageTrip?, hidden: String?) {
         var files = 0, bytes = 0
+        // A trip whose files lost bytes since a delivery (a tail torn off, a card's rot) is not
+        // sent again: its copies there are whole, and neither its logs nor its conversions may
+        // be replaced by what is left.
+        for earlier in receipts.recorded(t) {
+            let names = Set(earlier.map(\.name))
+            var flaws: [String: String] = [:]
+            for (f, c) in zip(t.files, now) where names.contains(c.name) && !earlier.contains(c) {
+                if let flaw = Self.flaw(f.path) { flaws[c.name] = flaw }
+            }
+            if let why = RemoteCopies.shrank(
+                delivered: earlier.map { ($0.name, $0.digest) }, now: now.map { ($0.name, $0.digest) }, flaws: flaws)
+            {
+                throw Failure("\(why); its delivered copies are kept")
+            }
+        }
         let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
         if copyLogs {
             for (f, c) in zip(t.files, now) {
@@ -268,7 +356,7 @@ struct DeliveryRun {
             if w.hidesAll {
                 printErr("cairn: \(label): every point is inside a privacy zone; no conversion sent")
                 // Off the page, with what an earlier delivery (before the zone) sent of it.
-                return (files, bytes, nil, TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: tripBoard))
+                return (files, bytes, nil, TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: tripBoard, salt: t.files[0].header.salt))
             }
             s = try ExportStages.summary(t, window: w)
         }
@@ -307,7 +395,8 @@ struct DeliveryRun {
     /// The trip as the page shows it: what the conversions hold, linked to the files sent.
     func pageTrip(_ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, board: String?, logs: [String]) -> PageTrip {
         let entry = ExportCommand.pageEntry(
-            t, s, key: TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: board), present: { _ in true }, formats: formats,
+            t, s, key: TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: board, salt: t.files[0].header.salt), present: { _ in true },
+            formats: formats,
             prefix: "", board: board, hidden: false, logs: logs.map { "logs/" + $0 })
         return PageTrip(entry: entry, trip: t, window: window)
     }
@@ -323,19 +412,47 @@ struct DeliveryRun {
     /// deleted from the remote once the new page is up: the index says what each trip's files were.
     /// Only what deliver itself names is deleted: a conversion or a picture, never a log copy,
     /// never a path out of the board's folder (the index may have been edited).
-    func updatePage(_ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary)], reconcile: Bool, staging: String) throws {
+    func updatePage(
+        _ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary)], reconcile: Bool, staging: String, indexSize: Int?
+    ) throws {
         let folder = POSIX.join(staging, "page")
         try ensureDirectory(folder)
         let indexName = TripIndex.fileName
-        var bytes: [UInt8] = []
-        var found = false
+        let remoteIndex = DeliverCommand.join(base, indexName)
+        // Never read whole into the board's memory: over the page's limit by the listing's size,
+        // refused unread; else streamed to the staging folder, and refused at its first bytes
+        // when they are no cairn trip index (a file of zeros).
+        if let size = indexSize, size > PageBuilder.maxIndexBytes {
+            throw Failure("\(remoteIndex): over \(PageBuilder.maxIndexBytes >> 20) MiB, not a cairn trip index; the page is not updated")
+        }
+        let indexPath = POSIX.join(folder, indexName)
+        let fd: Int32
+        do { fd = try POSIX.open(indexPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) } catch {
+            throw Failure("\(indexPath): cannot create: \(error)")
+        }
+        var found = false, size = 0, head: [UInt8] = [], notIndex = false, writeFailed: Errno?
+        defer { _ = POSIX.close(fd) }
         try attempt { () throws(Rclone.Failure) in
-            bytes = []
+            found = false
+            size = 0
+            head = []
+            notIndex = false
+            writeFailed = nil
+            _ = ftruncate(fd, 0)
+            _ = lseek(fd, 0, SEEK_SET)
             do throws(Rclone.Failure) {
-                // One byte past the page's limit is enough to tell the index is too large: a huge
-                // file there is never read whole into the board's memory or onto its card.
-                try rclone.read(DeliverCommand.join(base, indexName), limit: PageBuilder.maxIndexBytes + 1) {
-                    bytes.append(contentsOf: $0)
+                // One byte past the page's limit is enough to tell the index is too large.
+                try rclone.read(remoteIndex, limit: PageBuilder.maxIndexBytes + 1) { chunk in
+                    size += chunk.count
+                    if notIndex || writeFailed != nil || size > PageBuilder.maxIndexBytes { return }
+                    if head.count < 32 {
+                        head += chunk.prefix(32 - head.count)
+                        if !Self.mayBeIndex(head) {
+                            notIndex = true
+                            return
+                        }
+                    }
+                    do throws(Errno) { try POSIX.writeAll(fd, chunk) } catch { writeFailed = error }
                 }
                 found = true
             } catch {
@@ -343,13 +460,12 @@ struct DeliveryRun {
                 found = false
             }
         }
-        if bytes.count > PageBuilder.maxIndexBytes {
-            // Said as export says it, without a copy on the card or a second one in memory.
-            throw Failure(
-                "\(DeliverCommand.join(base, indexName)): over \(PageBuilder.maxIndexBytes >> 20) MiB, not a cairn trip index; the page is not updated"
-            )
+        if size > PageBuilder.maxIndexBytes {
+            throw Failure("\(remoteIndex): over \(PageBuilder.maxIndexBytes >> 20) MiB, not a cairn trip index; the page is not updated")
         }
-        if found { try writeFileAtomically(POSIX.join(folder, indexName), bytes) }
+        if notIndex { throw Failure("\(remoteIndex): not a cairn trip index; the page is not updated") }
+        if let e = writeFailed { throw Failure("\(indexPath): write failed: \(e)") }
+        if !found { _ = POSIX.unlink(indexPath) }
         let builder: PageBuilder
         do throws(ExportError) { builder = try PageBuilder(folder: folder, say: { printErr("cairn: \(terminalSafe($0))") }) } catch {
             throw Failure("\(error)")
@@ -358,7 +474,8 @@ struct DeliveryRun {
         var adding = shown
         var hiding = hidden
         for (t, whole) in receipted {
-            let key = TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: TripCatalog.board(of: t, fallback: stageOptions.board))
+            let key = TripIndex.key(
+                tripId: t.id, suffix: t.nameSuffix, board: TripCatalog.board(of: t, fallback: stageOptions.board), salt: t.files[0].header.salt)
             if adding.contains(where: { $0.entry.key == key }) || hiding.contains(key) { continue }
             let listed = builder.index.entry(key: key)
             // A page an earlier run owed: every receipted trip as it shows now (a run cut between
@@ -408,22 +525,33 @@ struct DeliveryRun {
     /// Returns whether it sent anything. A log (`logSalt`) never replaces another log under its
     /// name (another board's, or this board's from before its log directory started again at
     /// 00000001): that copy may be the only one, its trip pruned on the strength of it.
-    func send(_ local: String, _ digest: FileDigest, to target: String, logSalt: UInt32? = nil) throws -> Bool {
+    /// `keepOther`: another file under the name is never replaced (the privacy key beside the
+    /// logs: another board's in a shared folder, or the key that cut the logs already there).
+    func send(_ local: String, _ digest: FileDigest, to target: String, logSalt: UInt32? = nil, keepOther: Bool = false) throws -> Bool {
         if let why = recording() { throw Stop.recording(why) }
         // rclone cat reads a folder's files as one: a folder under the name is no copy.
         if try isFolder(target) { throw Failure("\(target): a folder on the remote has this file's name; move it away") }
         if let there = try remoteFile(target) {
             if there.digest == digest { return false }
-            if let mine = logSalt, let theirs = Self.logSalt(there.head), theirs != mine {
+            if keepOther {
                 throw Failure(
-                    "\(target) holds another log (salt \(String(theirs, radix: 16)), this one's \(String(mine, radix: 16))): not replaced;"
-                        + " move it away, or deliver this board's trips to another folder")
+                    "\(target) holds another key (another board's in this folder, or the one the logs there were cut with): not replaced;"
+                        + " give this board its own id ('board' in the config)")
             }
-            // A log is never rewritten after its trip (only its unused zeros trimmed): a copy of
-            // the same log that differs from a damaged one here (a card's bit rot since) may be
-            // the whole one, and must not be replaced by it.
-            if logSalt != nil, Self.isDamaged(local) {
-                throw Failure("\(local) is damaged ('cairn verify'); the copy at \(target) differs and is kept")
+            if let salt = logSalt {
+                // A log is never replaced by another, nor by a version of itself that is
+                // shorter, torn or damaged: the copy there may be the only whole one, its trip
+                // pruned on the strength of it.
+                let prefix = there.digest.size < digest.size ? try? FileDigest.of(local, limit: there.digest.size) : nil
+                let decision = RemoteCopies.log(
+                    local: digest, localSalt: salt, localFlaw: Self.flaw(local), remote: there.digest, remoteSalt: Self.logSalt(there.head),
+                    remoteIsPrefix: prefix == there.digest)
+                switch decision {
+                case .send, .same, .grow: break
+                case .repair: printErr("cairn: \(target): a damaged copy (\(there.digest.size) bytes, other bytes); sent again")
+                case .keep(let why):
+                    throw Failure("\(target) is kept: \(why)")
+                }
             }
         }
         let folder = String(target[..<target.lastIndex(of: "/")!])
@@ -471,10 +599,21 @@ struct DeliveryRun {
         return result
     }
 
-    /// Whether the local log reads with damaged records (or not at all).
-    static func isDamaged(_ path: String) -> Bool {
-        guard let r = try? LogReader(path: path), let s = try? r.scan() else { return true }
-        return !s.damaged.isEmpty
+    /// What `cairn verify` finds wrong with a local log that matters for its copies ("torn at its
+    /// end", "damaged"), nil when it reads clean.
+    static func flaw(_ path: String) -> String? {
+        guard let r = try? LogReader(path: path), let s = try? r.scan() else { return "unreadable" }
+        if !s.damaged.isEmpty { return "damaged" }
+        if s.tornTailBytes > 0 { return "torn at its end (\(s.tornTailBytes) bytes)" }
+        return nil
+    }
+
+    /// Whether the first bytes of a file may begin a cairn trip index (its version line, or the
+    /// header line of one without): a file of zeros or of anything else is none.
+    static func mayBeIndex(_ head: [UInt8]) -> Bool {
+        [Array("# cairn trip index".utf8), Array("key\t".utf8)].contains { p in
+            head.count >= p.count ? head.prefix(p.count).elementsEqual(p) : p.prefix(head.count).elementsEqual(head)
+        }
     }
 
     /// The salt in a log header's first 16 bytes; nil for anything else.

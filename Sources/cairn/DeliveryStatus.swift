@@ -26,6 +26,10 @@ struct DeliveryStatus: Equatable {
     var reason = ""
     /// Trips were delivered but the remote's page does not show them yet.
     var pagePending = false
+    /// The rclone program and config file the run used (empty: rclone's own): how retention
+    /// reaches the remote its receipts name, to find the copies whole before it deletes.
+    var rclone = ""
+    var rcloneConfig = ""
 
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
@@ -48,6 +52,8 @@ struct DeliveryStatus: Equatable {
             case "failing_since_ms": s.failingSinceMs = Int64(value)
             case "reason": s.reason = value
             case "page": s.pagePending = value == "pending"
+            case "rclone": s.rclone = value
+            case "rclone_config": s.rcloneConfig = value
             default: continue
             }
         }
@@ -60,6 +66,7 @@ struct DeliveryStatus: Equatable {
         text += "delivered = \(delivered)\nwaiting = \(waiting)\nfailures = \(failures)\n"
         if let f = failingSinceMs { text += "failing_since_ms = \(f)\n" }
         text += "page = \(pagePending ? "pending" : "ok")\n"
+        if !rclone.isEmpty { text += "rclone = \(rclone)\nrclone_config = \(rcloneConfig)\n" }
         // One line: a reason from rclone may hold several.
         text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
         try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))

@@ -235,7 +235,7 @@ enum ExportCommand: Command {
             if tripProblem { problems += 1; failedTrips += 1; continue }
             if wroteAny { exportedTrips += 1 } else { alreadyThere += 1 }
             if let page, zonesRead {
-                let key = TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: board)
+                let key = TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: board, salt: t.files[0].header.salt)
                 if wroteAny || !page.isCurrent(key: key) {
                     let entry = pageEntry(
                         t, s, key: key, present: { pathExists(POSIX.join(dest, $0)) }, formats: formats, prefix: namePrefix, board: board,

@@ -153,6 +153,31 @@ struct ExportState {
         }
     }
 
+    /// The destinations whose verified copies of `t` are its files now, logs included: where
+    /// retention may look for them (reads the trip's files).
+    func exportedDestinations(_ t: TripRef) -> [String] {
+        guard let now = try? Self.current(t) else { return [] }
+        return entries.filter { Self.same($0, t) && $0.logs && $0.files == now }.map(\.destination)
+    }
+
+    /// The remote folder a delivery receipt's destination names ("nas:rides/bike gpx,fit
+    /// zones-…" -> "nas:rides/bike"; the folder may hold spaces, the formats and zones do not).
+    static func folder(ofDestination d: String) -> String? {
+        var parts = d.split(separator: " ", omittingEmptySubsequences: false)
+        if parts.last?.hasPrefix("zones-") == true { parts.removeLast() }
+        guard parts.count >= 2 else { return nil }
+        parts.removeLast()
+        return parts.joined(separator: " ")
+    }
+
+    /// The files recorded for `t`'s copy at `destination`, nil when there is none.
+    func files(_ t: TripRef, destination: String) -> [CopiedFile]? {
+        entries.first { Self.same($0, t) && $0.destination == destination }?.files
+    }
+
+    /// The files of every verified copy of `t` recorded here (at any destination).
+    func recorded(_ t: TripRef) -> [[CopiedFile]] { entries.filter { Self.same($0, t) }.compactMap(\.files) }
+
     /// Whether a line names `t` at `destination` (its files as they were then, whatever now).
     func names(_ t: TripRef, destination: String) -> Bool { entries.contains { Self.same($0, t) && $0.destination == destination } }
 

@@ -10,8 +10,10 @@ public struct Rclone: Sendable {
     /// `--config FILE` for rclone, or nil for its own default (~/.config/rclone/rclone.conf).
     public var configFile: String?
     /// Seconds without progress before rclone gives up a transfer (its `--timeout`) and to
-    /// connect (`--contimeout`); a call is killed after 30 times this in all.
+    /// connect (`--contimeout`); a call is killed after 30 times this in all, or after
+    /// `deadlineSeconds` when set.
     public var timeoutSeconds: Int
+    public var deadlineSeconds: Double?
 
     public init(program: String, configFile: String?, timeoutSeconds: Int) {
         self.program = program
@@ -40,13 +42,15 @@ public struct Rclone: Sendable {
     private func call(_ what: String, _ arguments: [String], output: (UnsafeRawBufferPointer) -> Void = { _ in }) throws(Failure) {
         let outcome: Subprocess.Outcome
         do {
-            outcome = try Subprocess.run(common + arguments, deadline: Double(timeoutSeconds) * 30, output: output)
+            outcome = try Subprocess.run(common + arguments, deadline: deadlineSeconds ?? Double(timeoutSeconds) * 30, output: output)
         } catch {
             throw Failure(what: what, detail: "\(error)", notFound: false)
         }
         if outcome.status == 0 { return }
         let said = Self.lastLines(outcome.errorText)
-        if outcome.timedOut { throw Failure(what: what, detail: "no answer within \(timeoutSeconds * 30) s, stopped", notFound: false) }
+        if outcome.timedOut {
+            throw Failure(what: what, detail: "no answer within \(Int(deadlineSeconds ?? Double(timeoutSeconds) * 30)) s, stopped", notFound: false)
+        }
         if let s = outcome.signal {
             throw Failure(what: what, detail: "rclone ended by signal \(s)" + (said.isEmpty ? "" : ": \(said)"), notFound: false)
         }
@@ -124,6 +128,33 @@ public struct Rclone: Sendable {
             return true
         }
         return false
+    }
+
+    /// Lists the files under `folder`, every level (rclone lsjson -R --files-only), with their
+    /// sizes and, with `md5`, their MD5 where the backend has one: each line of the listing goes
+    /// to `line` as it comes, so that a folder of any size is read in bounded memory (a line
+    /// over 64 KiB is no file deliver wrote, and is skipped).
+    public func list(_ folder: String, md5: Bool, line: ([UInt8]) -> Void) throws(Failure) {
+        var pending: [UInt8] = []
+        var skipping = false
+        try call(
+            "list \(folder)", ["lsjson", "-R", "--files-only", "--no-mimetype", "--no-modtime"] + (md5 ? ["--hash-type", "md5"] : []) + [folder]
+        ) { chunk in
+            for b in chunk {
+                if b == 0x0A {
+                    if !skipping { line(pending) }
+                    pending.removeAll(keepingCapacity: true)
+                    skipping = false
+                } else if !skipping {
+                    pending.append(b)
+                    if pending.count > 65536 {
+                        skipping = true
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+        }
+        if !skipping && !pending.isEmpty { line(pending) }
     }
 
     /// Deletes the remote file `path`.

@@ -183,7 +183,10 @@ enum RecordCommand: Command {
                 + (notify.isEnabled ? "; notifying systemd" + (notify.watchdogIntervalMs.map { ", watchdog every \($0) ms" } ?? "") : ""))
         func prune() {
             guard retention.isActive else { return }
-            _ = retention.apply(directory: dir, wallClockMs: SystemClock.wallClockMs()) { printErr("cairn: \($0)") }
+            // The remote's listing within the watchdog's 30 s: a remote out of reach keeps the trips.
+            _ = retention.apply(directory: dir, wallClockMs: SystemClock.wallClockMs(), remoteTimeout: 5, remoteDeadline: 20) {
+                printErr("cairn: \($0)")
+            }
         }
         prune()
 

@@ -16,7 +16,9 @@ import CairnDevice
 /// (its file number keeps the counter going), nor a trip still being recorded. Ages count from
 /// the system clock, and only while it is not over a day behind the newest trip's end (a board
 /// without a real-time clock at 1970, a clock set back: then nothing is old; `--max-mb` still
-/// applies).
+/// applies). A trip counted exported on the strength of a delivery is deleted only when its logs
+/// are found whole on the remote in this run (`DeliveredCopies`); a copy found not whole voids its
+/// receipt, and a remote out of reach keeps the trip.
 /// The plan is `RetentionPlan`'s; every deletion is reported through `say`, naming the trip, its
 /// files and why.
 struct Retention {
@@ -34,7 +36,11 @@ struct Retention {
         var problems = 0
     }
 
-    func apply(directory dir: String, wallClockMs: Int64, say: (String) -> Void) -> Outcome {
+    /// `remoteTimeout`, `remoteDeadline`: rclone's for the listing of a delivered trip's remote
+    /// (the recorder's retention keeps them short: its watchdog waits 30 s).
+    func apply(
+        directory dir: String, wallClockMs: Int64, remoteTimeout: Int = 30, remoteDeadline: Double? = nil, say: (String) -> Void
+    ) -> Outcome {
         var out = Outcome()
         guard isActive else { return out }
         let all: [(trip: TripRef, summary: TripSummary, openBecause: String?)]
@@ -52,6 +58,7 @@ struct Retention {
         var delivered = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
         if let p = state.problem { say("retention: \(p)") }
         if let p = delivered.problem { say("retention: \(p)") }
+        let copies = DeliveredCopies(directory: dir, timeoutSeconds: remoteTimeout, deadlineSeconds: remoteDeadline)
         var total = 0
         let files = (try? LogDirectory.logFiles(in: dir)) ?? []
         for f in files { total += fileSize(f.path) ?? 0 }
@@ -63,6 +70,7 @@ struct Retention {
                 endMs: e.summary.stats.lastTimeMs ?? e.summary.stats.firstTimeMs,
                 open: e.openBecause != nil, holdsNewestFile: e.trip.files.contains { $0.path == newestFile })
         }
+        var forgotReceipts = false
         let plan = RetentionPlan.plan(
             trips: trips, totalBytes: total, nowMs: wallClockMs,
             limits: RetentionPlan.Limits(keepDays: keepDays, maxBytes: maxBytes, force: force)
@@ -70,6 +78,18 @@ struct Retention {
             let exported = state.verdict(all[i].trip)
             if exported == .exported { return exported }
             let sent = delivered.verdict(all[i].trip)
+            // Nothing is deleted on the strength of a copy that was not found whole in this run.
+            if sent == .exported {
+                let t = all[i].trip
+                let found = copies.verdict(t, destinations: delivered.exportedDestinations(t), say: say)
+                // A receipt whose copy is not whole there no longer holds: the next delivery
+                // reads that copy back and sends it again (a damaged one too, unseen by its sizes).
+                if !dryRun && !found.notWhole.isEmpty {
+                    for d in found.notWhole { delivered.forget(t, destination: d) }
+                    forgotReceipts = true
+                }
+                return found.verdict
+            }
             return sent == .neverExported ? exported : sent
         }
         if let c = plan.clockBehind {
@@ -78,7 +98,7 @@ struct Retention {
             )
         }
         var warned = Set<String>()
-        var changed = false
+        var changed = forgotReceipts
         for step in plan.steps {
             let t = all[step.trip].trip
             let size = trips[step.trip].bytes
@@ -150,6 +170,87 @@ struct Retention {
             r.maxBytes = Int(v * 1_000_000)
         }
         return r
+    }
+}
+
+/// The logs a delivery's receipts name, found (or not) on their remote in this run: one listing
+/// of each board folder's `logs/` with sizes and MD5s (where the backend has them), through the
+/// rclone program and config the last delivery used (LOGDIR/delivery).
+final class DeliveredCopies {
+    let rclone: Rclone
+    private var listings: [String: [String: RemoteCopies.FileCheck]?] = [:]
+
+    init(directory: String, timeoutSeconds: Int, deadlineSeconds: Double?) {
+        let status = DeliveryStatus.read(directory: directory)
+        var r = Rclone(
+            program: status.map(\.rclone).flatMap { $0.isEmpty ? nil : $0 } ?? "rclone",
+            configFile: status.map(\.rcloneConfig).flatMap { $0.isEmpty ? nil : $0 }, timeoutSeconds: timeoutSeconds)
+        r.deadlineSeconds = deadlineSeconds
+        rclone = r
+    }
+
+    /// `.exported` when one destination holds every file of `t` whole; `notWhole`: the
+    /// destinations listed without them whole.
+    func verdict(_ t: TripRef, destinations: [String], say: (String) -> Void) -> (verdict: RetentionPlan.ExportVerdict, notWhole: [String]) {
+        var notWhole: [String] = []
+        var unreachable = false
+        for d in destinations {
+            guard let folder = ExportState.folder(ofDestination: d) else { continue }
+            guard let listing = listing(DeliverCommand.join(folder, "logs"), say: say) else {
+                unreachable = true
+                continue
+            }
+            var wanted: [RemoteCopies.FileCheck] = []
+            for f in t.files {
+                guard let check = Self.local(f.path) else { return (.copyUnchecked, notWhole) }
+                wanted.append(check)
+            }
+            switch RemoteCopies.found(wanted, in: listing) {
+            case .whole: return (.exported, [])
+            case .notWhole(let p):
+                notWhole.append(d)
+                say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) are not found whole: \(p.joined(separator: ", "))")
+            }
+        }
+        return (unreachable ? .copyUnchecked : .copyNotWhole, notWhole)
+    }
+
+    /// A local log's name, size and MD5.
+    static func local(_ path: String) -> RemoteCopies.FileCheck? {
+        guard let fd = try? POSIX.open(path, O_RDONLY | O_CLOEXEC) else { return nil }
+        defer { _ = POSIX.close(fd) }
+        let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
+        defer { buf.deallocate() }
+        var md5 = MD5()
+        var size = 0
+        while true {
+            guard let n = try? POSIX.read(fd, into: buf) else { return nil }
+            if n == 0 { break }
+            md5.add(UnsafeRawBufferPointer(rebasing: buf[0..<n]))
+            size += n
+        }
+        return RemoteCopies.FileCheck(name: baseName(path), size: size, md5: md5.hex())
+    }
+
+    /// The folder's files (name -> size, MD5), listed once per run; nil when it could not be.
+    private func listing(_ folder: String, say: (String) -> Void) -> [String: RemoteCopies.FileCheck]? {
+        if let known = listings[folder] { return known }
+        var out: [String: RemoteCopies.FileCheck] = [:]
+        var result: [String: RemoteCopies.FileCheck]?
+        do throws(Rclone.Failure) {
+            try rclone.list(folder, md5: true) { line in
+                if let f = RemoteCopies.listed(line) { out[f.name] = f }
+            }
+            result = out
+        } catch {
+            if error.notFound {
+                result = [:]
+            } else {
+                say("retention: \(terminalSafe(folder)) could not be checked (\(terminalSafe(error.description))): its delivered trips are kept")
+            }
+        }
+        listings[folder] = result
+        return result
     }
 }
 

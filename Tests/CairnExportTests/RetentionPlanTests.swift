@@ -51,6 +51,10 @@ final class RetentionPlanTests: XCTestCase {
                 name: "unverifiable and logs-off trips stay", ends: [j, j, j, j], verdicts: [.unverifiable, .logsLeftOff, .exported, .exported],
                 now: j + 40 * day, limits: .init(keepDays: 30), deleted: [2], kept: [0: .unverifiable, 1: .logsLeftOff]),
             Row(
+                name: "delivered trips whose copies were not found whole, or not checked, stay (issue 38)", ends: [j, j, j, j],
+                verdicts: [.copyNotWhole, .copyUnchecked, .exported, .exported],
+                now: j + 40 * day, limits: .init(keepDays: 30), deleted: [2], kept: [0: .copyNotWhole, 1: .copyUnchecked]),
+            Row(
                 name: "force deletes unexported ones too", ends: [j, j, j, j], verdicts: [.neverExported, .changedSinceExport, .exported, .exported],
                 now: j + 40 * day, limits: .init(keepDays: 30, force: true), deleted: [0, 1, 2]),
             Row(

@@ -50,6 +50,9 @@ final class TripIndexTests: XCTestCase {
         // A second recording of the same id (its name suffix) is another trip.
         XCTAssertNotEqual(TripIndex.key(tripId: 1, suffix: "-00000007"), TripIndex.key(tripId: 1))
         XCTAssertEqual(TripIndex.key(tripId: 1, board: "pi-1"), "pi-1/trip1")
+        // Trip 1 of a new card, or of another board in the folder, is another trip (issue 38).
+        XCTAssertEqual(TripIndex.key(tripId: 1, board: "pi-1", salt: 0xa1b2), "pi-1/trip1-0000a1b2")
+        XCTAssertNotEqual(TripIndex.key(tripId: 1, salt: 0x10), TripIndex.key(tripId: 1, salt: 0x4400))
     }
 
     func testBadLinesAreKeptVerbatimAndReported() {

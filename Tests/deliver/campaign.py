@@ -172,7 +172,8 @@ class Campaign:
             if temps:
                 self.fail(scenario, "temporaries left on the remote after a clean run: %s" % temps)
         # Receipts: only for trips that verify, and every finished trip after a clean run.
-        rec = receipts(logdir, remote)
+        # A receipt names the board's folder (issue 38): the campaign's boards have no id.
+        rec = receipts(logdir, join(remote, BOARD))
         for trip, files in sorted(rec.items()):
             for name, size, crc in files:
                 local = os.path.join(logdir, name)

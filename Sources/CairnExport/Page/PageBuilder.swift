@@ -96,6 +96,13 @@ public final class PageBuilder {
                 problem = "\(error)"
             }
         }
+        // The entry an earlier cairn keyed without the log's salt, for this very trip (it
+        // names the same files): replaced, not listed twice. One naming other files (another
+        // card's trip of that id) stays.
+        if let salt = t.trip.files.first?.header.salt, entry.key.hasSuffix("-" + TripIndex.hex8(salt)) {
+            let legacy = String(entry.key.dropLast(9))
+            if let old = index.entry(key: legacy), Set(old.files) == Set(entry.files) { index.remove(key: legacy) }
+        }
         index.merge(entry)
         return problem
     }

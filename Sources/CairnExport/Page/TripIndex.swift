@@ -60,9 +60,18 @@ public struct TripIndex: Sendable, Equatable {
     public init() {}
 
     /// The key of a trip at a destination: its id, the name suffix that tells a second recording
-    /// of that id from the first (`TripRef.nameSuffix`), and the board when known.
-    public static func key(tripId: UInt64, suffix: String = "", board: String? = nil) -> String {
-        (board.map { $0 + "/" } ?? "") + "trip\(tripId)\(suffix)"
+    /// of that id from the first (`TripRef.nameSuffix`), the board when known, and the salt of
+    /// its first log (`-0000a1b2`) when given: trip 1 of a new card, or of another board in the
+    /// same folder, is another trip than the trip 1 listed, and must never take its place (the
+    /// page step deletes what a trip's entry no longer names).
+    public static func key(tripId: UInt64, suffix: String = "", board: String? = nil, salt: UInt32? = nil) -> String {
+        (board.map { $0 + "/" } ?? "") + "trip\(tripId)\(suffix)" + (salt.map { "-" + hex8($0) } ?? "")
+    }
+
+    /// `v` in 8 lowercase hex digits.
+    public static func hex8(_ v: UInt32) -> String {
+        let h = String(v, radix: 16)
+        return String(repeating: "0", count: 8 - h.count) + h
     }
 
     /// Reads an index's text; never fails (see the type's comment).

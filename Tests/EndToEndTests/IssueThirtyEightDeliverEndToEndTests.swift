@@ -1,0 +1,289 @@
+import Foundation
+import XCTest
+
+/// The delivery findings of issue 38, each through the binary and a real rclone to a local
+/// remote: what changes around a receipt after it was written (the local log, the remote's
+/// copy, the card, another board, a kill, the remote's index, a ride) must never lose a ride.
+final class IssueThirtyEightDeliverEndToEndTests: XCTestCase {
+    let fm = FileManager.default
+    let day: Int64 = 86_400_000
+
+    /// `trips` closed trips in `dir` (a new one when nil), salts `salt * i`, starting `firstDay`
+    /// days after June 1st.
+    func logs(_ trips: Int, dir: String? = nil, salt: UInt32 = 0x10, firstDay: Int64 = 1) throws -> String {
+        let dir = dir ?? CraftedLog.directory()
+        for i in 1...trips {
+            try CraftedLog.write(
+                CraftedLog.file(
+                    trip: UInt64(i), salt: salt * UInt32(i), startMs: CraftedLog.june1 + (firstDay + Int64(i) - 1) * day, points: 40 + i,
+                    northOffset: 400, closed: true),
+                dir + "/0000000\(i).cairn")
+        }
+        return dir
+    }
+
+    /// An rclone config with the local remote `loc`, and a remote folder under a new directory.
+    func remote() throws -> (conf: String, remote: String, path: String) {
+        let t = Harness.tempDir()
+        let conf = t + "/rclone.conf"
+        try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        return (conf, "loc:" + t + "/remote", t + "/remote")
+    }
+
+    func deliver(_ dir: String, _ conf: String, _ remote: String, _ extra: [String] = []) throws -> Harness.Result {
+        try Harness.run(
+            Harness.cairn, ["deliver", "--dir", dir, "--remote", remote, "--rclone-config", conf, "--config", "none", "--retries", "1"] + extra)
+    }
+
+    func prune(_ dir: String) throws -> Harness.Result { try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001") }
+
+    func files(_ root: String) -> [String] {
+        guard let e = fm.enumerator(atPath: root) else { return [] }
+        var out: [String] = []
+        while let p = e.nextObject() as? String {
+            var d: ObjCBool = false
+            if fm.fileExists(atPath: root + "/" + p, isDirectory: &d), !d.boolValue { out.append(p) }
+        }
+        return out.sorted()
+    }
+
+    func data(_ p: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: p)) }
+
+    /// Finding 1: a local log that lost its tail after its delivery (torn: `cairn verify` says
+    /// so) replaced the whole remote copy and its conversion (exit 0), and prune then deleted
+    /// the trip: the end of the ride was nowhere.
+    func testATornLocalLogNeverReplacesItsWholeCopy() throws {
+        let dir = try logs(2)
+        let (conf, remote, path) = try remote()
+        let root = path + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
+        let whole = try data(dir + "/00000001.cairn")
+        let gpx = try data(root + "/gpx/20250602-080000-trip1.gpx")
+        // The tail lost mid-record, then more of it.
+        for cut in [whole.count - 7, whole.count - 37] {
+            try whole.prefix(cut).write(to: URL(fileURLWithPath: dir + "/00000001.cairn"))
+            let r = try deliver(dir, conf, remote, ["--format", "gpx"])
+            XCTAssertEqual(try data(root + "/logs/00000001.cairn"), whole, "cut to \(cut): " + r.stderr)
+            XCTAssertEqual(try data(root + "/gpx/20250602-080000-trip1.gpx"), gpx, "cut to \(cut): " + r.stderr)
+            XCTAssertNotEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("00000001.cairn") && r.stderr.contains("kept"), r.stderr)
+            let p = try prune(dir)
+            XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        }
+    }
+
+    /// Finding 2: a remote log deleted, or cut, after its receipt: the next run said "already
+    /// there" (receipts and sizes; the remote never read again), and prune deleted the only copy.
+    func testARemoteCopyLostAfterItsReceiptIsSentAgainAndPruneChecksIt() throws {
+        let dir = try logs(3)
+        let (conf, remote, path) = try remote()
+        let root = path + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
+        try fm.removeItem(atPath: root + "/logs/00000001.cairn")
+        let two = try data(dir + "/00000002.cairn")
+        try two.prefix(300).write(to: URL(fileURLWithPath: root + "/logs/00000002.cairn"))
+        try fm.removeItem(atPath: root + "/gpx/20250604-080000-trip3.gpx")
+        let r = try deliver(dir, conf, remote, ["--format", "gpx"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"), r.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000002.cairn"), two, r.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: root + "/gpx/20250604-080000-trip3.gpx"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("delivered 3 trips"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("logs/00000001.cairn: missing") && r.stderr.contains("sent again"), r.stderr)
+        // Lost again after the run: prune finds it so in its own run and keeps the trips.
+        try fm.removeItem(atPath: root + "/logs/00000001.cairn")
+        try two.prefix(300).write(to: URL(fileURLWithPath: root + "/logs/00000002.cairn"))
+        let p = try prune(dir)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000002.cairn"), p.stderr)
+        XCTAssertTrue(p.stderr.contains("not found whole"), p.stderr)
+        // Same size, other bytes (where the backend has a hash): kept too.
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
+        var flipped = try data(root + "/logs/00000001.cairn")
+        flipped[200] ^= 0x01
+        try flipped.write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn"))
+        let damaged = try prune(dir)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), damaged.stderr)
+        // Found so, its receipt no longer holds: the next delivery reads it back and repairs it.
+        let repair = try deliver(dir, conf, remote, ["--format", "gpx"])
+        XCTAssertEqual(repair.status, 0, repair.stderr)
+        XCTAssertTrue(repair.stderr.contains("a damaged copy"), repair.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"), repair.stderr)
+        // A remote that cannot be reached keeps every delivered trip, said.
+        try "".write(toFile: conf, atomically: true, encoding: .utf8)
+        let gone = try prune(dir)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), gone.stderr)
+        XCTAssertTrue(gone.stderr.contains("could not be checked"), gone.stderr)
+        // Whole and reachable: deleted.
+        try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let ok = try prune(dir)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), ok.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000002.cairn"), ok.stderr)
+    }
+
+    /// The config of a board with a privacy zone (far from the crafted rides: nothing is cut).
+    func zoneConfig(_ extra: String = "") throws -> String {
+        let cfg = Harness.tempDir() + "/cairn.conf"
+        try "privacy-zone = 46.0,7.0,200\n\(extra)".write(toFile: cfg, atomically: true, encoding: .utf8)
+        return cfg
+    }
+
+    /// Finding 3: with zones (the logs stay home), a new card's trip 1 went under the old card's
+    /// page key: the page step deleted the old trip 1's conversions, their only copy once the
+    /// old card is gone.
+    func testANewCardsTripOneLeavesTheOldCardsTripOne() throws {
+        let (conf, remote, path) = try remote()
+        let cfg = try zoneConfig()
+        let old = try logs(2, salt: 0x10, firstDay: 1)
+        let new = try logs(2, salt: 0x4400, firstDay: 20)
+        let common = ["--board", "bike", "--format", "gpx"]
+        XCTAssertEqual(try deliver(old, conf, remote, common + ["--config", cfg]).status, 0)
+        let root = path + "/bike"
+        let before = files(root).filter { $0.hasPrefix("gpx/") || $0.hasPrefix("pictures/") }
+        XCTAssertEqual(before.count, 4, "\(files(root))")
+        let r = try deliver(new, conf, remote, common + ["--config", cfg])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let after = files(root)
+        for f in before { XCTAssertTrue(after.contains(f), "\(f) deleted: \(after) " + r.stderr) }
+        XCTAssertEqual(after.filter { $0.hasPrefix("gpx/") }.count, 4, "\(after)")
+        let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
+        XCTAssertEqual(index.split(separator: "\n").filter { $0.hasPrefix("bike/trip1") }.count, 2, index)
+    }
+
+    /// Finding 4: two boards without an id, zones on: both in `unnamed/`; the second deleted the
+    /// first's GPX and picture while the first's receipt still said delivered. A board without
+    /// an id is refused the shared folder when its logs stay home; the folder's files of another
+    /// board are never deleted.
+    func testTwoBoardsWithoutAnIdNeverDeleteEachOthersFiles() throws {
+        let (conf, remote, path) = try remote()
+        let cfg = try zoneConfig()
+        let a = try logs(1, salt: 0x10, firstDay: 1)
+        let b = try logs(1, salt: 0x5500, firstDay: 3)
+        let ra = try deliver(a, conf, remote, ["--format", "gpx", "--config", cfg])
+        let rb = try deliver(b, conf, remote, ["--format", "gpx", "--config", cfg])
+        let root = path + "/unnamed"
+        if ra.status == 0 {
+            // Let in: the second board's run leaves the first's files and page entry.
+            let all = files(root)
+            XCTAssertEqual(all.filter { $0.hasPrefix("gpx/") }.count, 2, "\(all) " + rb.stderr)
+            XCTAssertEqual(all.filter { $0.hasPrefix("pictures/") }.count, 2, "\(all) " + rb.stderr)
+        } else {
+            XCTAssertEqual(ra.status, 78, ra.stderr)
+            XCTAssertTrue(ra.stderr.contains("board"), ra.stderr)
+            XCTAssertEqual(files(path), [], ra.stderr)
+        }
+    }
+
+    /// Found beside finding 4: two boards without an id, zones on and `--logs yes`: the second
+    /// board's privacy key replaced the first's beside the first's logs, so a laptop's convert of
+    /// them cut the zones elsewhere than the board did (two cuts of one home cross at it).
+    func testAnotherBoardsKeyBesideTheLogsIsNeverReplaced() throws {
+        let (conf, remote, path) = try remote()
+        let cfg = try zoneConfig()
+        let a = try logs(1, salt: 0x10, firstDay: 1)
+        // The second board's log under a name of its own: only the key is shared.
+        let b = CraftedLog.directory()
+        try CraftedLog.write(
+            CraftedLog.file(trip: 7, salt: 0x5500, startMs: CraftedLog.june1 + 3 * day, points: 40, northOffset: 400, closed: true),
+            b + "/00000007.cairn")
+        let extra = ["--format", "gpx", "--config", cfg, "--logs", "yes"]
+        XCTAssertEqual(try deliver(a, conf, remote, extra).status, 0)
+        let key = try data(path + "/unnamed/logs/privacy-key")
+        XCTAssertEqual(key, try data(a + "/privacy-key"))
+        let rb = try deliver(b, conf, remote, extra)
+        XCTAssertEqual(try data(path + "/unnamed/logs/privacy-key"), key, rb.stderr)
+        XCTAssertNotEqual(rb.status, 0, rb.stderr)
+        XCTAssertTrue(rb.stderr.contains("holds another key"), rb.stderr)
+    }
+
+    /// Finding 5: `--remote PARENT --board bike` where PARENT/bike is the log directory: the
+    /// nesting check looked at PARENT/unnamed only; it delivered into the log directory, and
+    /// prune deleted trip 1 on the strength of that "copy".
+    func testTheNestingCheckLooksAtTheBoardsFolder() throws {
+        let parent = Harness.tempDir()
+        let dir = parent + "/bike"
+        try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        _ = try logs(2, dir: dir)
+        let (conf, _, _) = try remote()
+        let r = try deliver(dir, conf, parent, ["--board", "bike"])
+        XCTAssertEqual(r.status, 78, r.stderr)
+        XCTAssertTrue(r.stderr.contains("its folder"), r.stderr)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir).sorted(), ["00000001.cairn", "00000002.cairn"])
+        // The same through the config's board.
+        let cfg = Harness.tempDir() + "/cairn.conf"
+        try "board = bike\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+        let c = try Harness.run(
+            Harness.cairn, ["deliver", "--dir", dir, "--remote", parent, "--rclone-config", conf, "--config", cfg, "--retries", "1"])
+        XCTAssertEqual(c.status, 78, c.stderr)
+    }
+
+    /// Finding 6: a kill right after the privacy key's temporary upload (`--logs yes --page no`):
+    /// the temporary stayed after two clean runs and the key was never sent.
+    func testAKeysTemporaryIsRemovedAndTheKeySent() throws {
+        let dir = try logs(2)
+        let (conf, remote, path) = try remote()
+        let cfg = try zoneConfig()
+        let extra = ["--config", cfg, "--logs", "yes", "--page", "no", "--format", "gpx"]
+        XCTAssertEqual(try deliver(dir, conf, remote, extra).status, 0)
+        let logsFolder = path + "/unnamed/logs"
+        let key = try data(logsFolder + "/privacy-key")
+        // As a kill -9 after the upload under the temporary name leaves it.
+        try fm.removeItem(atPath: logsFolder + "/privacy-key")
+        try key.write(to: URL(fileURLWithPath: logsFolder + "/.cairn-tmp-0123456789abcdef-privacy-key"))
+        for _ in 0..<2 {
+            let r = try deliver(dir, conf, remote, extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        XCTAssertEqual(files(path + "/unnamed").filter { $0.contains(".cairn-tmp-") }, [])
+        XCTAssertEqual(try? data(logsFolder + "/privacy-key"), key)
+    }
+
+    /// Finding 7: a 40 MiB index.tsv of zero bytes at the remote was read whole (262 MB
+    /// resident on a 512 MB board), staged, and uploaded back, exit 0.
+    func testAZeroFilledIndexAtTheRemoteIsNeitherReadWholeNorSentBack() throws {
+        let dir = try logs(2)
+        let (conf, remote, path) = try remote()
+        try fm.createDirectory(atPath: path + "/b1", withIntermediateDirectories: true)
+        let index = path + "/b1/index.tsv"
+        try Data(count: 40 << 20).write(to: URL(fileURLWithPath: index))
+        let measure = """
+            import resource, subprocess, sys
+            r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            sys.stderr.write(r.stderr.decode(errors="replace"))
+            print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+            sys.exit(r.returncode)
+            """
+        let r = try Harness.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c", measure, Harness.cairn, "deliver", "--dir", dir, "--remote", remote, "--rclone-config", conf,
+                "--config", "none", "--retries", "1", "--board", "b1", "--format", "gpx"
+            ],
+            timeout: 300)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("not a cairn trip index; the page is not updated"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("delivered 2 trips"), r.stderr)
+        let peakKiB = Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
+        XCTAssertLessThan(peakKiB, 100 * 1024, "peak resident KiB of deliver with a 40 MiB index of zeros at the remote")
+        let back = try data(index)
+        XCTAssertEqual(back.count, 40 << 20)
+        XCTAssertFalse(fm.fileExists(atPath: path + "/b1/index.html"))
+    }
+
+    /// Finding 8: a run deferred by a ride being recorded said `waiting = 0` with two finished
+    /// trips undelivered.
+    func testADeferredRunCountsTheTripsWaiting() throws {
+        let dir = try logs(3)
+        let (conf, remote, _) = try remote()
+        let lock = open(dir + "/.cairn.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        defer { close(lock) }
+        XCTAssertEqual(flock(lock, LOCK_EX | LOCK_NB), 0)
+        let w = open(dir + "/00000003.cairn", O_WRONLY | O_APPEND | O_CLOEXEC)
+        defer { close(w) }
+        let r = try deliver(dir, conf, remote)
+        XCTAssertEqual(r.status, 75, r.stderr)
+        XCTAssertTrue(r.stderr.contains("2 trips left"), r.stderr)
+        let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
+        XCTAssertTrue(status.contains("waiting = 2\n"), status)
+    }
+}
