@@ -21,4 +21,12 @@ extension POSIX {
         var ts = timespec(tv_sec: 0, tv_nsec: nanoseconds)
         nanosleep(&ts, nil)
     }
+
+    /// Sleeps `seconds` whole: a signal that ends nanosleep(2) early resumes it for what is left
+    /// (delivery's back-off between retries, which no signal of ours should shorten).
+    public static func sleep(seconds: UInt32) {
+        var ts = timespec(tv_sec: Int(seconds), tv_nsec: 0)
+        var left = timespec()
+        while nanosleep(&ts, &left) != 0 && errno == EINTR { ts = left }
+    }
 }

@@ -123,6 +123,15 @@ public enum POSIX {
         cUnlink(path) == 0 ? nil : .current
     }
 
+    /// rmdir(2): nil when the empty directory is gone, else why not.
+    @discardableResult
+    public static func removeDirectory(_ path: String) -> Errno? {
+        cRmdir(path) == 0 ? nil : .current
+    }
+
+    /// isatty(3): whether `fd` is a terminal (under systemd, standard error is not).
+    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
     /// mkdir(2); an existing entry of that name is no failure when `existingIsFine`.
     public static func makeDirectory(_ path: String, mode: mode_t = 0o755, existingIsFine: Bool = true) throws(Errno) {
         if cMkdir(path, mode) == 0 { return }
@@ -266,4 +275,5 @@ private func cRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
 private func cLink(_ from: String, _ to: String) -> Int32 { link(from, to) }
 private func cUnlink(_ path: String) -> Int32 { unlink(path) }
 private func cMkdir(_ path: String, _ mode: mode_t) -> Int32 { mkdir(path, mode) }
+private func cRmdir(_ path: String) -> Int32 { rmdir(path) }
 private func cStat(_ path: String, _ st: UnsafeMutablePointer<stat>) -> Int32 { stat(path, st) }

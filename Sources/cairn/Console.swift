@@ -6,8 +6,9 @@ import Musl
 import CairnSystem
 
 /// Exit codes: 0 success or help, 1 a runtime failure, 64 a usage error (EX_USAGE), 73 another
-/// recorder holds the log directory (EX_CANTCREAT), 78 the config file cannot be read (EX_CONFIG).
-/// The service unit does not restart on 64, 73 or 78: none of them fixes itself.
+/// recorder holds the log directory (EX_CANTCREAT), 75 try later (EX_TEMPFAIL), 78 the config
+/// file cannot be read (EX_CONFIG). The service unit does not restart on 64, 73 or 78: none of
+/// them fixes itself.
 enum ExitCode {
     static let ok: Int32 = 0
     static let failure: Int32 = 1
@@ -15,6 +16,9 @@ enum ExitCode {
     /// `cairn status`: the recorder has stopped, or its file is stale.
     static let statusStale: Int32 = 2
     static let directoryLocked: Int32 = 73
+    /// `cairn deliver`: not now (a trip being recorded, the remote out of reach, another
+    /// delivery running); the delivery unit counts it as success and the timer tries again.
+    static let tryLater: Int32 = 75
     static let config: Int32 = 78
 }
 

@@ -72,10 +72,6 @@ enum DeliverCommand: Command {
         [OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)")]
         + sectionOptions.filter { $0.name != "--laps" } + ExportStageOptions.options + [SharedOptions.boardOption]
 
-    /// Exit status of a run that will be worth repeating later (EX_TEMPFAIL): the remote failed,
-    /// a trip is being recorded, another delivery runs. The timer's unit counts it as success.
-    static let tryLater: Int32 = 75
-
     static let temporaryPrefix = ".cairn-tmp-"
     static let stagingName = ".deliver"
 
@@ -141,7 +137,7 @@ enum DeliverCommand: Command {
         } catch {
             if case .held(_, let holder) = error {
                 printErr("cairn: \(dir): another delivery is running" + (holder.map { " (PID \($0))" } ?? "") + "; this one stops")
-                return tryLater
+                return ExitCode.tryLater
             }
             throw Failure(error.description)
         }
@@ -149,7 +145,7 @@ enum DeliverCommand: Command {
 
         var run = DeliveryRun(
             dir: dir, remote: remote, rclone: rclone, retries: retries, formats: formats, copyLogs: copyLogs,
-            stageOptions: stageOptions, quietFailures: isatty(2) == 0, page: pageText == "yes")
+            stageOptions: stageOptions, quietFailures: !POSIX.isTerminal(2), page: pageText == "yes")
         return run.go()
     }
 

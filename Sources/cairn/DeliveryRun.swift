@@ -208,7 +208,7 @@ struct DeliveryRun {
             status.result = .deferred
             status.reason = why
             printErr("cairn: delivery waits: \(why); \(left) trip\(left == 1 ? "" : "s") left for a later run")
-            code = DeliverCommand.tryLater
+            code = ExitCode.tryLater
         case .remote(let why):
             status.result = .failed
             status.reason = why
@@ -218,7 +218,7 @@ struct DeliveryRun {
             if !(ongoing && quietFailures) {
                 printErr("cairn: delivery to \(remote) failed: \(why); \(left) trip\(left == 1 ? "" : "s") wait for the next run")
             }
-            code = DeliverCommand.tryLater
+            code = ExitCode.tryLater
         case nil:
             status.result = .ok
             if previous?.result == .failed, let p = previous {
@@ -313,7 +313,7 @@ struct DeliveryRun {
                 _ = POSIX.unlink(p)
             }
         }
-        rmdir(staging)
+        POSIX.removeDirectory(staging)
     }
 
     /// Sends one trip: its logs, then its conversions. Throws `Stop` when the remote fails,
@@ -438,8 +438,9 @@ struct DeliveryRun {
             head = []
             notIndex = false
             writeFailed = nil
-            _ = ftruncate(fd, 0)
-            _ = lseek(fd, 0, SEEK_SET)
+            // A retry starts the copy again from nothing.
+            try? POSIX.truncate(fd, to: 0)
+            _ = try? POSIX.seek(fd, to: 0)
             do throws(Rclone.Failure) {
                 // One byte past the page's limit is enough to tell the index is too large.
                 try rclone.read(remoteIndex, limit: PageBuilder.maxIndexBytes + 1) { chunk in
@@ -632,7 +633,7 @@ struct DeliveryRun {
                 return
             } catch {
                 if n == retries { throw Stop.remote(error.description) }
-                sleep(wait)
+                POSIX.sleep(seconds: wait)
                 wait = min(wait * 4, 300)
             }
         }

@@ -274,15 +274,12 @@ func copyFileAtomically(_ src: String, _ dst: String) throws -> FileDigest {
 }
 
 func fileSize(_ p: String) -> Int? {
-    var st = stat()
-    guard stat(p, &st) == 0 else { return nil }
-    return Int(st.st_size)
+    (try? POSIX.status(p)).map { Int($0.st_size) }
 }
 
 func ensureDirectory(_ d: String) throws {
-    if mkdir(d, 0o755) != 0 && errno != EEXIST { throw Failure("\(d): cannot create directory: \(Errno.current)") }
-    var st = stat()
-    guard stat(d, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw Failure("\(d): not a directory") }
+    do throws(Errno) { try POSIX.makeDirectory(d) } catch { throw Failure("\(d): cannot create directory: \(error)") }
+    guard let st = try? POSIX.status(d), (st.st_mode & S_IFMT) == S_IFDIR else { throw Failure("\(d): not a directory") }
 }
 
 /// The trips of one log directory with their summaries, and for each trip that may still change
@@ -304,8 +301,7 @@ func catalogTrips(
         do { s = try TripCatalog.read(t) } catch { say("trip \(t.id): \(error)"); continue }
         var modified: Int64? = Int64.min
         for f in t.files {
-            var st = stat()
-            let m = stat(f.path, &st) == 0 ? Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) : nil
+            let m = (try? POSIX.status(f.path)).map { Int64($0.st_mtim.tv_sec) * 1_000_000_000 + Int64($0.st_mtim.tv_nsec) }
             modified = m.flatMap { m in modified.map { max($0, m) } }
         }
         let why = TripFinish.openReason(

@@ -122,8 +122,9 @@ struct Retention {
                 say("retention: would delete trip \(t.id) (\(names); \(size) bytes): \(reason)")
             } else {
                 var failed = false
-                for f in t.files where unlink(f.path) != 0 && errno != ENOENT {
-                    say("retention: \(f.path): cannot delete: \(Errno.current)")
+                for f in t.files {
+                    guard let e = POSIX.unlink(f.path), e != .noSuchFile else { continue }
+                    say("retention: \(f.path): cannot delete: \(e)")
                     failed = true
                 }
                 if failed { out.problems += 1; continue }

@@ -4,7 +4,7 @@ import XCTest
 /// The delivery findings of issue 38, each through the binary and a real rclone to a local
 /// remote: what changes around a receipt after it was written (the local log, the remote's
 /// copy, the card, another board, a kill, the remote's index, a ride) must never lose a ride.
-final class IssueThirtyEightDeliverEndToEndTests: XCTestCase {
+final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
     let fm = FileManager.default
     let day: Int64 = 86_400_000
 
