@@ -189,7 +189,8 @@ final class PrivacyCutTests: XCTestCase {
             let first = pts.first { w.keeps($0) }!
             let d = Geodesy.distance(lat1: disc.lat, lon1: disc.lon, lat2: first.lat, lon2: first.lon)
             XCTAssertGreaterThan(d, disc.radiusM)
-            XCTAssertLessThanOrEqual(d, disc.radiusM + PrivacyCut.longestReach(home, key: key(5)) + 6)
+            let aim = PrivacyCut.aimShare * PrivacyCut.radiusClass(home.radiusM, key: key(5)).metres
+            XCTAssertLessThanOrEqual(d, disc.radiusM + PrivacyCut.longestReach(home, key: key(5)) + aim + 6)
             radii.append(d)
         }
         let spread = radii.max()! - radii.min()!
@@ -236,6 +237,70 @@ final class PrivacyCutTests: XCTestCase {
             paths: [dir], precision: 7, prefix: nil, settleNs: 0, hide: zones, problem: { XCTFail($0) }, note: { _ in })
         XCTAssertEqual(again.filesFromIndex, 1)
         XCTAssertEqual(again.cells, hidden.cells)
+    }
+
+    /// Issue 38's street vote: rides leave home along the streets, so the first written stretch of
+    /// each, drawn back, passes near home's street, and many rides' lines meet near the door
+    /// however far the cut reaches. Each visit's cut now ends where the written stretch, drawn
+    /// back, passes nearest the disc's centre: on rides that turn corners (a staircase on a
+    /// 120 m grid) the lines' nearest point is the disc's, not home.
+    func testTheWrittenEndsAreAimedAtTheDiscNotAtHome() {
+        let zone = PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: 200)
+        // A key whose square puts the disc's centre well off home (the test is of the aim).
+        let k = (UInt8(0)..<200).map(key).first { k in
+            let c = PrivacyCut.disc(zone, key: k)
+            return Geodesy.distance(lat1: zone.lat, lon1: zone.lon, lat2: c.lat, lon2: c.lon) > 1.5 * zone.radiusM
+        }!
+        let zones = PrivacyZones([zone], key: k)
+        let disc = zones.discs[0]
+        let plane = LocalPlane(lat: zone.lat, lon: zone.lon)
+        let centre = plane.local(lat: disc.lat, lon: disc.lon)
+        var rng = SplitMix(seed: 11)
+        var lines: [(p: (Double, Double), u: (Double, Double))] = []
+        for trip in UInt64(1)...30 {
+            // A staircase out of home: runs of 1-4 blocks east or west, then north or south.
+            let sx = rng.next() % 2 == 0 ? 1.0 : -1.0, sy = rng.next() % 2 == 0 ? 1.0 : -1.0
+            var x = 0.0, y = 0.0
+            var pts: [Fix] = []
+            var i = 0
+            func walk(_ dx: Double, _ dy: Double, _ metres: Double) {
+                for _ in 0..<Int(metres / 5) {
+                    x += dx * 5
+                    y += dy * 5
+                    let g = plane.global(east: x, north: y)
+                    pts.append(Fix(timeMs: Int64(i) * 1000, lat: g.lat, lon: g.lon, mode: 3))
+                    i += 1
+                }
+            }
+            while (x * x + y * y).squareRoot() < 5000 {
+                walk(sx, 0, 120 * Double(1 + rng.next() % 4))
+                walk(0, sy, 120 * Double(1 + rng.next() % 4))
+            }
+            let w = zones.window(tripId: trip, points: pts)
+            guard let a = pts.firstIndex(where: { w.keeps($0) }) else { continue }
+            let pa = plane.local(lat: pts[a].lat, lon: pts[a].lon)
+            let b = min(a + 30, pts.count - 1)
+            let pb = plane.local(lat: pts[b].lat, lon: pts[b].lon)
+            let l = ((pa.east - pb.east) * (pa.east - pb.east) + (pa.north - pb.north) * (pa.north - pb.north)).squareRoot()
+            lines.append(((pa.east, pa.north), ((pa.east - pb.east) / l, (pa.north - pb.north) / l)))
+        }
+        XCTAssertGreaterThan(lines.count, 25)
+        // The point nearest every line (least squares).
+        var m = [0.0, 0.0, 0.0], v = [0.0, 0.0]
+        for (p, u) in lines {
+            let a = 1 - u.0 * u.0, b = -u.0 * u.1, d = 1 - u.1 * u.1
+            m[0] += a
+            m[1] += b
+            m[2] += d
+            v[0] += a * p.0 + b * p.1
+            v[1] += b * p.0 + d * p.1
+        }
+        let det = m[0] * m[2] - m[1] * m[1]
+        let ex = (m[2] * v[0] - m[1] * v[1]) / det, ey = (m[0] * v[1] - m[1] * v[0]) / det
+        let fromHome = (ex * ex + ey * ey).squareRoot()
+        let fromDisc = ((ex - centre.east) * (ex - centre.east) + (ey - centre.north) * (ey - centre.north)).squareRoot()
+        XCTAssertGreaterThan(fromHome, zone.radiusM, "the lines meet \(Int(fromHome)) m from home, \(Int(fromDisc)) m from the disc's centre")
+        XCTAssertLessThan(fromDisc, fromHome)
     }
 
     /// Kasa's algebraic circle fit: the centre.

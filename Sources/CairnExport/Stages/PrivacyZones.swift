@@ -161,12 +161,18 @@ public struct CutCircle: Sendable, Equatable {
 ///   from a keyed distance along the path before it enters to a keyed distance after it leaves
 ///   (0 to `R` each, from the key, the square, the trip and the visit's time): the rides' cut
 ///   points lie on no common circle, and the first written stretch is further from home.
+/// - **The written ends point at the disc.** The cut then goes on up to `2 R` more of path, to
+///   where the written stretch beyond it, drawn back, passes nearest the disc's centre: many
+///   rides' ends drawn back meet near the square's centre, not at home (`PrivacyReach`).
 /// Pure: the key comes from the caller (`ExportStageOptions` reads or makes the file).
 public enum PrivacyCut {
     /// The square's side at even class steps, in class radii.
     static let cellShare = 4.0
     /// The most each visit's cut reaches along the path beyond the disc, in class radii.
     static let reachShare = 1.0
+    /// How much further (class radii) a visit's cut may go to aim its written ends at the disc's
+    /// centre (`PrivacyReach`).
+    static let aimShare = 2.0
     /// Margin for the plane's rounding: the asked disc is inside the cut by at least this.
     static let marginM = 1.0
     /// The smallest radius class before the keyed phase.
@@ -289,16 +295,16 @@ public struct PrivacyZones: Sendable {
                 }
             }
         } catch {
-            return PrivacyWindow(cuts: discs, hidden: PrivacyReach.merge(reach.flatMap { $0.finish() } + [(last ?? .min)...Int64.max]))
+            return PrivacyWindow(cuts: discs, hidden: PrivacyReach.merge(reach.indices.flatMap { reach[$0].finish() } + [(last ?? .min)...Int64.max]))
         }
-        return PrivacyWindow(cuts: discs, hidden: PrivacyReach.merge(reach.flatMap { $0.finish() }))
+        return PrivacyWindow(cuts: discs, hidden: PrivacyReach.merge(reach.indices.flatMap { reach[$0].finish() }))
     }
 
     /// A window made from points given in order (`window(for:)` reads them from the trip).
     public func window(tripId: UInt64, points: [Fix]) -> PrivacyWindow {
         var reach = reaches(tripId: tripId)
         for f in points { for i in reach.indices { reach[i].add(f) } }
-        return PrivacyWindow(cuts: discs, hidden: PrivacyReach.merge(reach.flatMap { $0.finish() }))
+        return PrivacyWindow(cuts: discs, hidden: PrivacyReach.merge(reach.indices.flatMap { reach[$0].finish() }))
     }
 
     func reaches(tripId: UInt64) -> [PrivacyReach] {
@@ -306,6 +312,7 @@ public struct PrivacyZones: Sendable {
         return zones.map { z in
             PrivacyReach(
                 disc: PrivacyCut.disc(z, key: key), longest: PrivacyCut.longestReach(z, key: key),
+                aim: PrivacyCut.aimShare * PrivacyCut.radiusClass(z.radiusM, key: key).metres,
                 reach: { at, side in PrivacyCut.reach(z, key: key, tripId: tripId, atMs: at, side: side) })
         }
     }
@@ -333,72 +340,153 @@ public struct PrivacyZones: Sendable {
     }
 }
 
-/// One zone's cut along one trip's path, from its points in order: each visit to the disc (a run
+/// One zone's cut along one trip's path, from its points in order. Each visit to the disc (a run
 /// of points inside it) is left out from `reach(entry, 0)` metres of path before its first point
-/// to `reach(entry, 1)` metres after its last; visits whose cuts meet are one. Holds the path's
-/// last `longest` metres (at most 4,097 entries, thinned), whatever the trip's length.
+/// to `reach(entry, 1)` metres after its last, and then up to `aim` metres further: to where the
+/// written stretch beyond the cut (its next 150 m), drawn back, passes nearest the disc's centre.
+/// Every ride leaves home, so the ends of many rides drawn back meet near home, whatever the
+/// cut's reach, and their errors average out; aimed, they meet near the disc's centre, which says
+/// only which square home is in. Visits whose cuts meet are one. Holds the path's last
+/// `longest + aim + 200` metres (at most 4,097 entries, thinned), whatever the trip's length.
 struct PrivacyReach {
     let disc: CutCircle
     let longest: Double
+    let aim: Double
     let reach: (Int64, UInt64) -> Double
+    private let plane: LocalPlane
+    private let spacing: Double
     private var walked = 0.0
     private var previous: (lat: Double, lon: Double)?
-    private var behind = RingBuffer<(t: Int64, at: Double)>(capacity: 4097)
-    /// The cut being made: its first time, its last, and (after the disc) where along the path it ends.
+    private var path = RingBuffer<Step>(capacity: 4097)
+    /// The cut being made: its first time, its last, and (after the disc) from where along the
+    /// path its end is chosen.
     private var start: Int64?
     private var end: Int64 = 0
     private var until: Double?
     private var visitMs: Int64 = 0
     private var done: [ClosedRange<Int64>] = []
 
-    init(disc: CutCircle, longest: Double, reach: @escaping (Int64, UInt64) -> Double) {
+    struct Step {
+        var t: Int64
+        var at: Double
+        var east: Double
+        var north: Double
+    }
+
+    /// The length of path whose line a written end is drawn back along.
+    static let lineM = 150.0
+    /// The candidates' spacing along the path.
+    static let candidateM = 10.0
+
+    init(disc: CutCircle, longest: Double, aim: Double, reach: @escaping (Int64, UInt64) -> Double) {
         self.disc = disc
         self.longest = longest
+        self.aim = aim
         self.reach = reach
+        plane = LocalPlane(lat: disc.lat, lon: disc.lon)
+        spacing = (longest + aim + Self.lineM + 50) / 4096
     }
 
     mutating func add(_ f: Fix) {
         guard f.lat.isFinite && f.lon.isFinite else { return }
         if let p = previous { walked += Geodesy.distance(lat1: p.lat, lon1: p.lon, lat2: f.lat, lon2: f.lon) }
         previous = (f.lat, f.lon)
-        if disc.contains(f) {
-            if start == nil {
-                visitMs = f.timeMs
-                let from = walked - reach(f.timeMs, 0)
-                var first = f.timeMs
-                var i = behind.count - 1
-                while i >= 0 && behind[i].at >= from {
-                    first = behind[i].t
-                    i -= 1
-                }
-                start = first
-            }
+        let inside = disc.contains(f)
+        if inside && start == nil {
+            visitMs = f.timeMs
+            start = before(walked - reach(f.timeMs, 0)) ?? f.timeMs
+        }
+        if inside {
             until = nil
             end = f.timeMs
-            return
+        } else if start != nil && until == nil {
+            until = walked + reach(visitMs, 1)
         }
-        if start != nil {
-            if until == nil { until = walked + reach(visitMs, 1) }
-            if let u = until, walked <= u {
-                end = f.timeMs
-            } else if let s = start {
-                done.append(s...max(s, end))
-                start = nil
-                until = nil
-            }
+        // Kept thinned (one entry per `spacing` metres of path; every point inside the disc, which
+        // the cut holds anyway, is as good as none).
+        if path.last.map({ walked - $0.at >= spacing }) ?? true {
+            if path.isFull { _ = path.popFirst() }
+            let e = plane.local(lat: f.lat, lon: f.lon)
+            path.append(Step(t: f.timeMs, at: walked, east: e.east, north: e.north))
         }
-        if start == nil {
-            // Thinned: one entry per longest/4096 metres keeps `longest` metres of path.
-            if let l = behind.last, walked - l.at < longest / 4096 { return }
-            if behind.isFull { _ = behind.popFirst() }
-            behind.append((f.timeMs, walked))
+        if let u = until, walked > u + aim + Self.lineM {
+            close(after: u)
         }
     }
 
-    /// The time ranges left out: a cut still open at the end reaches to the end.
-    func finish() -> [ClosedRange<Int64>] {
+    /// The time from which a cut starts, for a visit whose cut reaches back to `from` metres of
+    /// path: just after the last point at or before `from - x` (x up to `aim`) whose stretch of
+    /// path before it, drawn on towards the disc, passes nearest the disc's centre; nil when the
+    /// path held starts later (the cut then starts with the trip's held points).
+    private func before(_ from: Double) -> Int64? {
+        var best: (off: Double, t: Int64)?
+        var plain: Int64?
+        var i = path.count - 1
+        // The first entry at or before `from`: the plain cut starts just after it.
+        while i >= 0 && path[i].at > from { i -= 1 }
+        guard i >= 0 else { return path.first?.t }
+        plain = path[i].t &+ 1
+        var x = from
+        var j = i
+        while x >= from - aim {
+            while j >= 0 && path[j].at > x { j -= 1 }
+            guard j >= 0 else { break }
+            // The stretch before it: back to the entry `lineM` earlier.
+            var k = j
+            while k >= 0 && path[k].at > path[j].at - Self.lineM { k -= 1 }
+            guard k >= 0 else { break }
+            if let off = offset(from: path[j], along: path[k]), off < (best?.off ?? .infinity) { best = (off, path[j].t &+ 1) }
+            x -= Self.candidateM
+        }
+        return best?.t ?? plain
+    }
+
+    /// Ends the cut of the visit that left the disc: just before the first point at or after
+    /// `u + x` (x up to `aim`) whose next stretch of path, drawn back, passes nearest the disc's
+    /// centre; with no path after `u`, at the trip's end.
+    private mutating func close(after u: Double) {
+        guard let s = start else { return }
+        var first = 0
+        while first < path.count && path[first].at < u { first += 1 }
+        guard first < path.count else { return }
+        var best: (off: Double, t: Int64)?
+        var x = u
+        var j = first
+        while x <= u + aim {
+            while j < path.count && path[j].at < x { j += 1 }
+            guard j < path.count else { break }
+            var k = j
+            while k < path.count && path[k].at < path[j].at + Self.lineM { k += 1 }
+            guard k < path.count else { break }
+            if let off = offset(from: path[j], along: path[k]), off < (best?.off ?? .infinity) { best = (off, path[j].t) }
+            x += Self.candidateM
+        }
+        let t = (best?.t ?? path[first].t) &- 1
+        done.append(s...max(s, t))
+        start = nil
+        until = nil
+    }
+
+    /// How far from the disc's centre the line from `p` away from `q` passes, when the centre
+    /// lies that way (behind the written stretch from `p` to `q`); nil otherwise.
+    private func offset(from p: Step, along q: Step) -> Double? {
+        let ux = q.east - p.east, uy = q.north - p.north
+        let l = (ux * ux + uy * uy).squareRoot()
+        guard l > Self.lineM / 3 else { return nil }
+        let cx = -p.east, cy = -p.north
+        guard cx * ux + cy * uy < 0 else { return nil }
+        return abs(ux * cy - uy * cx) / l
+    }
+
+    /// The time ranges left out: a cut whose end the trip did not reach reaches to the end; one
+    /// past its reach, to the best end the path held.
+    mutating func finish() -> [ClosedRange<Int64>] {
         guard let s = start else { return done }
-        return done + [s...(until == nil ? Int64.max : max(s, end))]
+        if let u = until, walked > u {
+            close(after: u)
+            if start == nil { return done }
+        }
+        return done + [s...Int64.max]
     }
 
     /// Sorted, overlapping ranges joined.
