@@ -63,6 +63,11 @@ enum CellsCommand: Command {
         report.cells = outsideZones(report.cells, precision: precision, zones: zones)
         if before > report.cells.count {
             printErr("cairn: privacy zones: left out \(before - report.cells.count) cell\(before - report.cells.count == 1 ? "" : "s") near a zone")
+        } else if !zones.isEmpty {
+            // The walk itself left out each trip's cut (the disc and the path beyond it), so no
+            // cell it listed touches a disc: said all the same.
+            let n = zones.zones.count
+            printErr("cairn: privacy zones: left out each trip's stretches near \(n == 1 ? "the zone" : "\(n) zones") before counting cells")
         }
         if format == "geojson" {
             CellsWriter.geoJSON(report.cells, precision: precision, to: out)

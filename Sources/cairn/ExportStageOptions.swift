@@ -115,7 +115,10 @@ struct ExportStageOptions {
     /// The key's file: `--privacy-key` (which must exist: a mistyped path never makes a second
     /// key), else the log directory's, made there when missing (a directory that cannot hold it,
     /// a card mounted read-only, is an error: another key elsewhere would cut elsewhere), else
-    /// (convert) the one beside the first input when there is one there, else the user's.
+    /// (convert) the one beside the first input. `convert` never makes a key: logs converted
+    /// elsewhere than on the board cut with another key would be a second cut of the same place
+    /// (two cuts together narrow home down), so without the board's key it is an error saying
+    /// how to bring it.
     static func key(_ a: ParsedArguments, logDirectory: String?, firstInput: String?) throws -> PrivacyKey {
         let hint = "; give --privacy-key FILE"
         if let p = a.value("--privacy-key") {
@@ -131,20 +134,18 @@ struct ExportStageOptions {
                     "\(d): no privacy key in the log directory and none can be made there (\(error.description)); give --privacy-key FILE with the board's key"
                 )
             }
-        } else if let first = firstInput {
-            let beside = POSIX.join(POSIX.isDirectory(first) ? first : POSIX.parent(of: first), keyFileName)
-            if pathExists(beside) {
-                do throws(SecretFile.Failure) { return try load(beside) } catch { throw Failure(error.description + hint) }
-            }
         }
-        guard let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty else {
-            throw Failure("no privacy key in the log directory and no HOME for ~/.config/cairn/\(keyFileName)" + hint)
+        let first = firstInput ?? "."
+        let folder = POSIX.isDirectory(first) ? first : POSIX.parent(of: first)
+        let beside = POSIX.join(folder, keyFileName)
+        if pathExists(beside) {
+            do throws(SecretFile.Failure) { return try load(beside, make: false) } catch { throw Failure(error.description + hint) }
         }
-        let dir = POSIX.join(POSIX.join(home, ".config"), "cairn")
-        for d in [POSIX.join(home, ".config"), dir] where mkdir(d, 0o700) != 0 && errno != EEXIST {
-            throw Failure("\(d): cannot create directory for the privacy key: \(Errno.current)" + hint)
-        }
-        do throws(SecretFile.Failure) { return try load(POSIX.join(dir, keyFileName)) } catch { throw Failure(error.description + hint) }
+        throw Failure(
+            "privacy zones need the board's privacy key, and there is none beside the logs (\(beside)): "
+                + "copy the board's \(keyFileName) (in its log directory, such as /var/lib/cairn/\(keyFileName); "
+                + "`cairn export --logs yes` puts it beside the logs on the stick) there, or give --privacy-key FILE. "
+                + "No new key is made: another key would cut the zones elsewhere, and two cuts of one place give it away")
     }
 
     /// Reads the key at `path`, or (with `make`) makes it there (said once). A key its group or

@@ -84,4 +84,30 @@ final class ExportStageOptionsTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: home + "/.config/cairn/privacy-key"), "no user's key made instead")
     }
+
+    /// Issue 38: `convert` of logs away from the board (a laptop) with zones but without the
+    /// board's key made a key of its own in ~/.config, silently: the same rides cut with two
+    /// keys put home within 24 m. Now it is an error saying how to bring the key; no key is made.
+    func testConvertWithoutTheBoardsKeyIsAnErrorAndMakesNoKey() throws {
+        let home = dir + "/home", logs = dir + "/copied"
+        for d in [home, logs] { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) }
+        let saved = ProcessInfo.processInfo.environment["HOME"]
+        setenv("HOME", home, 1)
+        defer { if let saved { setenv("HOME", saved, 1) } else { unsetenv("HOME") } }
+        let a = try parsed(["--privacy-zone", "47.3769,8.5417,300"])
+        XCTAssertThrowsError(try ExportStageOptions.parse(a, firstInput: logs + "/00000001.cairn", defaultConfig: dir + "/absent.conf")) { e in
+            XCTAssertTrue(message(e).contains("privacy zones need the board's privacy key"), message(e))
+            XCTAssertTrue(message(e).contains(logs + "/privacy-key"), message(e))
+            XCTAssertTrue(message(e).contains("--privacy-key FILE"), message(e))
+            XCTAssertTrue(message(e).contains("export --logs yes"), message(e))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home + "/.config/cairn/privacy-key"), "no user's key made instead")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: logs + "/privacy-key"), "nor one beside the logs")
+        // The board's key beside the logs is taken; without zones no key is needed.
+        let board = [UInt8](repeating: 7, count: 16)
+        FileManager.default.createFile(atPath: logs + "/privacy-key", contents: Data(board), attributes: [.posixPermissions: 0o600])
+        let o = try ExportStageOptions.parse(a, firstInput: logs + "/00000001.cairn", defaultConfig: dir + "/absent.conf")
+        XCTAssertEqual(o.zones.key?.bytes, board)
+        XCTAssertTrue(try ExportStageOptions.parse(try parsed([]), firstInput: home, defaultConfig: dir + "/absent.conf").zones.isEmpty)
+    }
 }

@@ -78,4 +78,34 @@ final class PrivacyKeyConfigEndToEndTests: XCTestCase {
         XCTAssertFalse(quiet.stderr.contains("can be read by others"), quiet.stderr)
         XCTAssertEqual(quiet.stdout, r.stdout)
     }
+
+    /// Issue 38: logs copied to a laptop and converted with zones but without the board's key
+    /// were cut with a key made in ~/.config, silently: two cuts of one home, which together
+    /// put it within 24 m. Now convert stops, says how to bring the key, and makes none.
+    func testConvertWithoutTheBoardsKeyIsAnErrorNotANewKey() throws {
+        let d = try rides()
+        let copied = Harness.tempDir() + "/copied"
+        try FileManager.default.createDirectory(atPath: copied, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: d + "/00000001.cairn", toPath: copied + "/00000001.cairn")
+        let home = Harness.tempDir() + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let r = try Harness.run(
+            "/usr/bin/env", ["HOME=" + home, Harness.cairn, "convert", copied + "/00000001.cairn", "--to", "gpx", "--privacy-zone", zone])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stdout, "", "nothing written")
+        XCTAssertTrue(r.stderr.contains("privacy zones need the board's privacy key"), r.stderr)
+        XCTAssertTrue(r.stderr.contains(copied + "/privacy-key"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("--privacy-key FILE"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("made a new privacy key"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home + "/.config/cairn/privacy-key"), "no laptop key")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: copied + "/privacy-key"))
+        // The board's key brought beside the logs: the board's cut.
+        let key = try PrivacyZoneEndToEndTests.boardKey(d)
+        try FileManager.default.copyItem(atPath: key, toPath: copied + "/privacy-key")
+        let a = try Harness.run(
+            "/usr/bin/env", ["HOME=" + home, Harness.cairn, "convert", copied + "/00000001.cairn", "--to", "gpx", "--privacy-zone", zone])
+        XCTAssertEqual(a.status, 0, a.stderr)
+        let b = try Harness.cairn("convert", d + "/00000001.cairn", "--to", "gpx", "--privacy-zone", zone, "--privacy-key", key)
+        XCTAssertEqual(a.stdout, b.stdout, "cut as on the board")
+    }
 }

@@ -99,6 +99,21 @@ else
     python3 -m pip install "${pip_flags[@]}" "${py_pkgs[@]}" </dev/null || die "pip install ${py_pkgs[*]} failed"
     python3 -c 'import garmin_fit_sdk, fitdecode, geojson_validator, fastkml, gpxpy' || die "python readers still missing after pip install"
 fi
+
+# The street-aware attack on privacy zones (Tests/crash/privacy-zones/street-attack.py, issue 38):
+# street grids and the rides' routes (numpy, scipy's Dijkstra). Pinned like the readers.
+attack_pkgs=(numpy==2.4.6 scipy==1.17.1)
+if python3 -c 'import numpy, scipy.sparse.csgraph' 2>/dev/null; then
+    say "numpy and scipy present"
+else
+    if ! python3 -m pip --version >/dev/null 2>&1; then apt_update; apt-get install -y -qq --no-install-recommends python3-pip </dev/null; fi
+    attack_flags=(-q --disable-pip-version-check --root-user-action=ignore)
+    if python3 -c 'import sys, sysconfig, os; sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")) else 1)'; then
+        attack_flags+=(--break-system-packages)
+    fi
+    say "installing ${attack_pkgs[*]}"
+    python3 -m pip install "${attack_flags[@]}" "${attack_pkgs[@]}" </dev/null || die "pip install ${attack_pkgs[*]} failed"
+fi
 # moto's S3 server for Tests/deliver (moto_server), pinned like the readers above.
 moto_pkg="moto[server]==5.2.1"
 if command -v moto_server >/dev/null && python3 -c 'import moto, flask' 2>/dev/null; then

@@ -60,7 +60,7 @@ public enum ExploredCells {
         settleNs: Int64 = ExploredCells.settleNs, hide: PrivacyZones = PrivacyZones(),
         problem: (String) -> Void, note: (String) -> Void
     ) -> Report {
-        let cuts = hide.widest
+        let cuts = hide
         let indexName = hide.isEmpty ? CellIndex.fileName : hide.cellIndexName
         var report = Report()
         var files: [FileCells] = []
@@ -102,7 +102,7 @@ public enum ExploredCells {
     }
 
     static func directoryCells(
-        _ dir: String, save: Bool, settleNs: Int64, cuts: [CutCircle] = [], indexName: String = CellIndex.fileName,
+        _ dir: String, save: Bool, settleNs: Int64, cuts: PrivacyZones = PrivacyZones(), indexName: String = CellIndex.fileName,
         report: inout Report, problem: (String) -> Void, note: (String) -> Void
     ) -> [FileCells] {
         let logs: [(number: UInt32, path: String)]
@@ -214,7 +214,7 @@ public enum ExploredCells {
 
     /// Reads one log file's points into its cells; nil (said) when it cannot be read.
     static func readFile(
-        _ path: String, name: String, st: stat, cuts: [CutCircle] = [], problem: (String) -> Void, note: (String) -> Void
+        _ path: String, name: String, st: stat, cuts: PrivacyZones = PrivacyZones(), problem: (String) -> Void, note: (String) -> Void
     ) -> (entry: CellIndex.FileEntry, cut: Bool)? {
         let header: FileHeader
         do {
@@ -229,7 +229,8 @@ public enum ExploredCells {
         let ref = LogFileRef(path: path, header: header, directory: POSIX.parent(of: path))
         guard let trip = TripCatalog.trips([ref]).first else { return nil }
         var walk = CellWalk()
-        var zones = PrivacyFilter(window: cuts.isEmpty ? nil : PrivacyWindow(cuts: cuts))
+        // The trip's own cut (its visits to a disc cut along the path), as an export makes it.
+        var zones = PrivacyFilter(window: cuts.isEmpty ? nil : cuts.window(for: trip))
         let summary: TripSummary
         do {
             summary = try TripCatalog.read(trip) { e in

@@ -79,8 +79,8 @@ public struct PrivacyZone: Sendable, Equatable {
 }
 
 /// The board's secret for privacy zones: 16 random bytes (`privacy-key` in the log directory).
-/// It fixes where each zone's cut circle lies and how far each ride's cut reaches; without it,
-/// the exports do not say where the protected place is.
+/// It fixes where each zone's cut lies and how far along each ride it reaches; without it, the
+/// exports do not say where the protected place is.
 public struct PrivacyKey: Sendable, Equatable {
     public static let byteCount = 16
     public let bytes: [UInt8]
@@ -91,18 +91,16 @@ public struct PrivacyKey: Sendable, Equatable {
         self.bytes = bytes
     }
 
-    /// A keyed hash of the zone as `PrivacyCut` places it: its radius class and its centre on a
-    /// 0.1° grid, never its exact digits, so the zone edited a little (moved a metre, 500 m made
-    /// 501 m) keeps its offset and its rides keep their radii' shares.
-    func hash(_ purpose: String, _ zone: PrivacyZone, _ more: [UInt64] = []) -> SipHash24 {
+    /// A keyed hash for `purpose` and `more`.
+    func hash(_ purpose: String, _ more: [UInt64] = []) -> SipHash24 {
         var h = SipHash24(key: bytes)
         h.add(purpose)
-        h.add(UInt64(PrivacyCut.radiusClass(zone.radiusM).step))
-        h.add(UInt64(bitPattern: Int64((zone.lat * 10).rounded(.down))))
-        h.add(UInt64(bitPattern: Int64((zone.lon * 10).rounded(.down))))
         for m in more { h.add(m) }
         return h
     }
+
+    /// A keyed number in [0, 1) for `purpose` and `more`.
+    func unit(_ purpose: String, _ more: [UInt64] = []) -> Double { SipHash24.unit(hash(purpose, more).finalize()) }
 }
 
 /// The circle an export really cuts: every point in it is left out.
@@ -144,89 +142,116 @@ public struct CutCircle: Sendable, Equatable {
     }
 }
 
-/// Where a zone is really cut (the defence against fitting a circle through the ends of many
-/// exported rides, which finds the centre of the cut):
-/// - the zone's radius `r` is taken up to its class `R = 100 m × √2^k`, the smallest at least `r`
-///   (at least 100 m);
-/// - the cut circle's centre is moved off the protected place by a secret offset: a bearing and a
-///   length `L` from `R` to `1.5 R`, from a keyed hash of the class and the zone's centre on a
-///   0.1° grid (never its exact digits: a zone edited by a metre keeps its offset, so exports
-///   before and after the edit give the same ring, not two that cross near home); never drawn
-///   anew per ride, which would average out; the fitted centre is at least `r` from home;
-/// - each ride's cut radius is `r + L` (so the whole asked disc is always inside the cut) plus a
-///   per-ride share of up to `R/2`, from the key, the zone's class and grid cell, the trip's id
-///   and its first file's salt: a re-export gives the same bytes, and the spread of the radii
-///   over many rides tells the class, not `r`; an attacker learns at most `r + L`, so home lies
-///   in an annulus of width at least `r/2` around the fitted centre, not on a ring.
+/// Where a zone is really cut. Two things give a home away when rides are cut where they cross a
+/// circle: the circle (fitted through the cut points of a few rides: its centre, and from the
+/// radii a ring around it) and the streets (every ride leaves home along home's street, so the
+/// first and last written stretches, drawn back, meet near the door). So:
+/// - **The disc is a cell's, not home's.** The zone's radius `r` is taken up to its class
+///   `R = 100 m × √2^(k + φ)` (the smallest at least `r`, `φ` in [0, 1) from the key: no round
+///   radius sits on a class boundary, and the boundaries say nothing of `r`). The plane is cut
+///   into squares by a keyed grid (a keyed origin and turn; each square of a level holds four of
+///   the level below, so levels nest), side `4 R₀ 2^⌈k/2⌉` (at least 4 `R`). The disc left out is
+///   around the centre of home's square, radius half its diagonal (× 1.05 for the plane's
+///   distortion) plus `R`: the asked disc is inside wherever home is in the square, and the
+///   disc's centre says only which square. A zone moved or resized inside its square and class
+///   is cut exactly as before (byte for byte); a radius moved to the next class gets the square
+///   of the same grid that holds home (the same or the one holding it), so two cuts never say
+///   more than the smaller square.
+/// - **Each ride is cut along its own path.** Every visit of a ride to the disc is left out
+///   from a keyed distance along the path before it enters to a keyed distance after it leaves
+///   (0 to `R` each, from the key, the square, the trip and the visit's time): the rides' cut
+///   points lie on no common circle, and the first written stretch is further from home.
+/// - **The written ends point at the disc.** The cut then goes on up to `2 R` more of path, to
+///   where the written stretch beyond it, drawn back, passes nearest the disc's centre: many
+///   rides' ends drawn back meet near the square's centre, not at home (`PrivacyReach`).
 /// Pure: the key comes from the caller (`ExportStageOptions` reads or makes the file).
 public enum PrivacyCut {
-    /// The secret offset's length as a share of the radius class: [1, 1.5].
-    static let offsetShare = 1.0...1.5
-    /// The most a ride's cut reaches beyond `r + L`, as a share of the radius class.
-    static let rideShare = 0.5
+    /// The square's side at even class steps, in class radii.
+    static let cellShare = 4.0
+    /// The most each visit's cut reaches along the path beyond the disc, in class radii.
+    static let reachShare = 1.0
+    /// How much further (class radii) a visit's cut may go to aim its written ends at the disc's
+    /// centre (`PrivacyReach`).
+    static let aimShare = 2.0
     /// Margin for the plane's rounding: the asked disc is inside the cut by at least this.
     static let marginM = 1.0
-    /// The smallest radius class.
+    /// The smallest radius class before the keyed phase.
     static let smallestClassM = 100.0
+    static let metresPerDegree = Geodesy.earthRadiusM * .pi / 180
 
-    /// The radius class of `r`: `100 m × √2^step`, the smallest at least `r` (100 m for
-    /// `r <= 100`).
-    public static func radiusClass(_ r: Double) -> (step: Int, metres: Double) {
+    /// The radius class of `r` under `key`: `100 m × √2^(step + φ)`, the smallest at least `r`.
+    public static func radiusClass(_ r: Double, key: PrivacyKey) -> (step: Int, metres: Double) {
+        let base = smallestClassM * root2(key.unit("cairn privacy class"))
         var step = 0
-        // Exact powers for even steps, so 200, 400, 800 m are their own classes.
-        func metres(_ k: Int) -> Double {
-            var m = smallestClassM
-            for _ in 0..<(k / 2) { m *= 2 }
-            return k % 2 == 1 ? m * 2.0.squareRoot() : m
-        }
-        // 50 km (the largest zone) is step 18; the bound keeps a NaN from looping.
-        while metres(step) < r && step < 40 { step += 1 }
-        return (step, metres(step))
+        // 50 km (the largest zone) is below step 18; the bound keeps a NaN from looping.
+        while base * root2(Double(step)) < r && step < 40 { step += 1 }
+        return (step, base * root2(Double(step)))
     }
 
-    /// The secret offset of `zone`'s cut centre from the protected place, in metres east and
-    /// north: the same for every zone of the same class and 0.1° grid cell under one key.
-    public static func offset(_ zone: PrivacyZone, key: PrivacyKey) -> (east: Double, north: Double, lengthM: Double) {
-        let h = key.hash("cairn privacy offset", zone)
-        var hb = h
-        hb.add(1)
-        var hd = h
-        hd.add(2)
-        let bearing = 2 * Double.pi * SipHash24.unit(hb.finalize())
-        let share = offsetShare.lowerBound + (offsetShare.upperBound - offsetShare.lowerBound) * SipHash24.unit(hd.finalize())
-        let l = radiusClass(zone.radiusM).metres * share
-        return (l * sin(bearing), l * cos(bearing), l)
+    /// √2^x, exact powers of two at even whole x.
+    static func root2(_ x: Double) -> Double {
+        let whole = x.rounded(.down)
+        var m = 1.0
+        for _ in 0..<(Int(whole) / 2) { m *= 2 }
+        if Int(whole) % 2 == 1 { m *= 2.0.squareRoot() }
+        return m * exp2((x - whole) / 2)
     }
 
-    /// The offset centre of `zone`'s cut circles and its distance from the protected place.
-    public static func centre(_ zone: PrivacyZone, key: PrivacyKey) -> (lat: Double, lon: Double, offsetM: Double) {
-        let o = offset(zone, key: key)
-        let plane = LocalPlane(lat: zone.lat, lon: zone.lon)
-        let g = plane.global(east: o.east, north: o.north)
-        let lat = min(max(g.lat, -90), 90)
-        return (lat, g.lon, Geodesy.distance(lat1: zone.lat, lon1: zone.lon, lat2: lat, lon2: g.lon))
+    /// Home's square: its level's side, the square's indices and its centre (degrees).
+    public static func square(_ zone: PrivacyZone, key: PrivacyKey) -> (level: Int, sideM: Double, ix: Int64, iy: Int64, lat: Double, lon: Double) {
+        let step = radiusClass(zone.radiusM, key: key).step
+        let level = (step + 1) / 2
+        let base = smallestClassM * root2(key.unit("cairn privacy class"))
+        var side = cellShare * base
+        for _ in 0..<level { side *= 2 }
+        // The plane: north metres, and east metres at the cosine of a keyed one-degree band's
+        // middle (the band's edge a keyed line, not a round latitude).
+        let bandPhase = key.unit("cairn privacy band")
+        let band = (zone.lat + bandPhase).rounded(.down) - bandPhase + 0.5
+        let eastScale = max(cos(band * .pi / 180), 1e-3)
+        let x = zone.lon * metresPerDegree * eastScale
+        let y = zone.lat * metresPerDegree
+        let turn = key.unit("cairn privacy turn") * .pi / 2
+        let (c, s) = (cos(turn), sin(turn))
+        let ox = key.unit("cairn privacy origin", [1]) * 1e6
+        let oy = key.unit("cairn privacy origin", [2]) * 1e6
+        let u = (c * x + s * y - ox) / side
+        let v = (-s * x + c * y - oy) / side
+        let ix = u.rounded(.down), iy = v.rounded(.down)
+        let cu = (ix + 0.5) * side + ox, cv = (iy + 0.5) * side + oy
+        let cx = c * cu - s * cv, cy = s * cu + c * cv
+        var lon = cx / (metresPerDegree * eastScale)
+        lon = lon - 360 * ((lon + 180) / 360).rounded(.down)
+        let lat = min(max(cy / metresPerDegree, -90), 90)
+        return (level, side, Int64(ix), Int64(iy), lat, lon)
     }
 
-    /// The radius of every cut of `zone` before the ride's share: covers the asked disc from the
-    /// offset centre (the larger of the planned and the measured offset, with the margin).
-    static func baseRadius(_ zone: PrivacyZone, key: PrivacyKey, centre c: (lat: Double, lon: Double, offsetM: Double)) -> Double {
-        zone.radiusM + max(c.offsetM, offset(zone, key: key).lengthM) + marginM
+    /// The disc left out of every ride of `zone`: around the centre of home's square, covering
+    /// the asked disc wherever in the square home is.
+    public static func disc(_ zone: PrivacyZone, key: PrivacyKey) -> CutCircle {
+        let q = square(zone, key: key)
+        let classM = radiusClass(zone.radiusM, key: key).metres
+        let planned = q.sideM / 2.0.squareRoot() * 1.05 + classM + marginM
+        // Near the poles the plane is no square: never less than the asked disc needs.
+        let needed = Geodesy.distance(lat1: zone.lat, lon1: zone.lon, lat2: q.lat, lon2: q.lon) + zone.radiusM + marginM
+        return CutCircle(lat: q.lat, lon: q.lon, radiusM: max(planned, needed))
     }
 
-    /// The circle cut from the ride whose first log file is `salt` of trip `tripId`.
-    public static func circle(_ zone: PrivacyZone, key: PrivacyKey, tripId: UInt64, salt: UInt32) -> CutCircle {
-        let c = centre(zone, key: key)
-        let h = key.hash("cairn privacy ride", zone, [tripId, UInt64(salt)])
-        let extra = radiusClass(zone.radiusM).metres * rideShare * SipHash24.unit(h.finalize())
-        return CutCircle(lat: c.lat, lon: c.lon, radiusM: baseRadius(zone, key: key, centre: c) + extra)
+    /// How far along the path beyond the disc a ride's visit is cut (metres): `side` 0 before
+    /// it enters, 1 after it leaves; from the key, home's square and class, the trip and the
+    /// visit's first point's time.
+    public static func reach(_ zone: PrivacyZone, key: PrivacyKey, tripId: UInt64, atMs: Int64, side: UInt64) -> Double {
+        let q = square(zone, key: key)
+        let k = radiusClass(zone.radiusM, key: key)
+        let u = key.unit(
+            "cairn privacy reach",
+            [UInt64(k.step), UInt64(q.level), UInt64(bitPattern: q.ix), UInt64(bitPattern: q.iy), tripId, UInt64(bitPattern: atMs), side])
+        return reachShare * k.metres * u
     }
 
-    /// The largest circle any ride of `zone` is cut by: what a view over many trips (explored
-    /// cells) leaves out.
-    public static func widest(_ zone: PrivacyZone, key: PrivacyKey) -> CutCircle {
-        let c = centre(zone, key: key)
-        return CutCircle(
-            lat: c.lat, lon: c.lon, radiusM: baseRadius(zone, key: key, centre: c) + radiusClass(zone.radiusM).metres * rideShare)
+    /// The most any visit is cut beyond the disc.
+    static func longestReach(_ zone: PrivacyZone, key: PrivacyKey) -> Double {
+        reachShare * radiusClass(zone.radiusM, key: key).metres
     }
 
     /// The zone cut exactly (no key): for tests and to compare.
@@ -246,28 +271,59 @@ public struct PrivacyZones: Sendable {
 
     public var isEmpty: Bool { zones.isEmpty }
 
-    /// The circles cut from one trip.
-    public func cuts(tripId: UInt64, salt: UInt32) -> [CutCircle] {
-        zones.map { z in key.map { PrivacyCut.circle(z, key: $0, tripId: tripId, salt: salt) } ?? PrivacyCut.exact(z) }
+    /// The discs left out of every trip (with a key, each ride is cut further along its path:
+    /// `window(for:)`).
+    public var discs: [CutCircle] {
+        zones.map { z in key.map { PrivacyCut.disc(z, key: $0) } ?? PrivacyCut.exact(z) }
     }
 
-    /// The widest circles cut from any trip.
-    public var widest: [CutCircle] {
-        zones.map { z in key.map { PrivacyCut.widest(z, key: $0) } ?? PrivacyCut.exact(z) }
-    }
+    /// The widest circles cut from any trip: the discs.
+    public var widest: [CutCircle] { discs }
 
-    /// The window for `trip`: cut by its own circles (its id and first file's salt).
+    /// The window for `trip`: its points in the discs, and with a key each visit to a disc from
+    /// a keyed distance along the path before it to one after it. Reads the trip once; a trip
+    /// that cannot be read to its end hides everything after the last point read.
     public func window(for trip: TripRef) -> PrivacyWindow {
-        PrivacyWindow(cuts: cuts(tripId: trip.id, salt: trip.files.first?.header.salt ?? 0))
+        var reach = reaches(tripId: trip.id)
+        guard !reach.isEmpty else { return PrivacyWindow(cuts: discs) }
+        var last: Int64?
+        do {
+            try TripCatalog.read(trip) { e in
+                if case .point(let f) = e {
+                    for i in reach.indices { reach[i].add(f) }
+                    last = f.timeMs
+                }
+            }
+        } catch {
+            return PrivacyWindow(cuts: discs, hidden: PrivacyReach.merge(reach.indices.flatMap { reach[$0].finish() } + [(last ?? .min)...Int64.max]))
+        }
+        return PrivacyWindow(cuts: discs, hidden: PrivacyReach.merge(reach.indices.flatMap { reach[$0].finish() }))
+    }
+
+    /// A window made from points given in order (`window(for:)` reads them from the trip).
+    public func window(tripId: UInt64, points: [Fix]) -> PrivacyWindow {
+        var reach = reaches(tripId: tripId)
+        for f in points { for i in reach.indices { reach[i].add(f) } }
+        return PrivacyWindow(cuts: discs, hidden: PrivacyReach.merge(reach.indices.flatMap { reach[$0].finish() }))
+    }
+
+    func reaches(tripId: UInt64) -> [PrivacyReach] {
+        guard let key else { return [] }
+        return zones.map { z in
+            PrivacyReach(
+                disc: PrivacyCut.disc(z, key: key), longest: PrivacyCut.longestReach(z, key: key),
+                aim: PrivacyCut.aimShare * PrivacyCut.radiusClass(z.radiusM, key: key).metres,
+                reach: { at, side in PrivacyCut.reach(z, key: key, tripId: tripId, atMs: at, side: side) })
+        }
     }
 
     /// The name of the cells index walked with these zones left out (`.cairn-cells-` and a keyed
     /// hash of the zones, which says nothing of them): another zone set, another index.
-    public var cellIndexName: String { ".cairn-cells-" + keyedHash("cairn cells index") }
+    public var cellIndexName: String { ".cairn-cells-" + keyedHash("cairn cells index 2") }
 
     /// A keyed hash of the zones that says nothing of them: what a delivery's receipt names, so
     /// that a zone added, moved or dropped sends every trip again, cut anew.
-    public var fingerprint: String { keyedHash("cairn delivery zones") }
+    public var fingerprint: String { keyedHash("cairn delivery zones 2") }
 
     private func keyedHash(_ purpose: String) -> String {
         var h = SipHash24(key: key?.bytes ?? [UInt8](repeating: 0, count: PrivacyKey.byteCount))
@@ -278,9 +334,172 @@ public struct PrivacyZones: Sendable {
         return String(decoding: (0..<16).map { digits[Int((x >> (60 - 4 * UInt64($0))) & 0xf)] }, as: UTF8.self)
     }
 
-    /// Whether an explored cell (its bounds) touches any zone's widest cut.
+    /// Whether an explored cell (its bounds) touches any zone's disc.
     public func hidesCell(south: Double, west: Double, north: Double, east: Double) -> Bool {
         widest.contains { $0.touches(south: south, west: west, north: north, east: east) }
+    }
+}
+
+/// One zone's cut along one trip's path, from its points in order. Each visit to the disc (a run
+/// of points inside it) is left out from `reach(entry, 0)` metres of path before its first point
+/// to `reach(entry, 1)` metres after its last, and then up to `aim` metres further: to where the
+/// written stretch beyond the cut (its next 150 m), drawn back, passes nearest the disc's centre.
+/// Every ride leaves home, so the ends of many rides drawn back meet near home, whatever the
+/// cut's reach, and their errors average out; aimed, they meet near the disc's centre, which says
+/// only which square home is in. Visits whose cuts meet are one. Holds the path's last
+/// `longest + aim + 200` metres (at most 4,097 entries, thinned), whatever the trip's length.
+struct PrivacyReach {
+    let disc: CutCircle
+    let longest: Double
+    let aim: Double
+    let reach: (Int64, UInt64) -> Double
+    private let plane: LocalPlane
+    private let spacing: Double
+    private var walked = 0.0
+    private var previous: (lat: Double, lon: Double)?
+    private var path = RingBuffer<Step>(capacity: 4097)
+    /// The cut being made: its first time, its last, and (after the disc) from where along the
+    /// path its end is chosen.
+    private var start: Int64?
+    private var end: Int64 = 0
+    private var until: Double?
+    private var visitMs: Int64 = 0
+    private var done: [ClosedRange<Int64>] = []
+
+    struct Step {
+        var t: Int64
+        var at: Double
+        var east: Double
+        var north: Double
+    }
+
+    /// The length of path whose line a written end is drawn back along.
+    static let lineM = 150.0
+    /// The candidates' spacing along the path.
+    static let candidateM = 10.0
+
+    init(disc: CutCircle, longest: Double, aim: Double, reach: @escaping (Int64, UInt64) -> Double) {
+        self.disc = disc
+        self.longest = longest
+        self.aim = aim
+        self.reach = reach
+        plane = LocalPlane(lat: disc.lat, lon: disc.lon)
+        spacing = (longest + aim + Self.lineM + 50) / 4096
+    }
+
+    mutating func add(_ f: Fix) {
+        guard f.lat.isFinite && f.lon.isFinite else { return }
+        if let p = previous { walked += Geodesy.distance(lat1: p.lat, lon1: p.lon, lat2: f.lat, lon2: f.lon) }
+        previous = (f.lat, f.lon)
+        let inside = disc.contains(f)
+        if inside && start == nil {
+            visitMs = f.timeMs
+            start = before(walked - reach(f.timeMs, 0)) ?? f.timeMs
+        }
+        if inside {
+            until = nil
+            end = f.timeMs
+        } else if start != nil && until == nil {
+            until = walked + reach(visitMs, 1)
+        }
+        // Kept thinned (one entry per `spacing` metres of path; every point inside the disc, which
+        // the cut holds anyway, is as good as none).
+        if path.last.map({ walked - $0.at >= spacing }) ?? true {
+            if path.isFull { _ = path.popFirst() }
+            let e = plane.local(lat: f.lat, lon: f.lon)
+            path.append(Step(t: f.timeMs, at: walked, east: e.east, north: e.north))
+        }
+        if let u = until, walked > u + aim + Self.lineM {
+            close(after: u)
+        }
+    }
+
+    /// The time from which a cut starts, for a visit whose cut reaches back to `from` metres of
+    /// path: just after the last point at or before `from - x` (x up to `aim`) whose stretch of
+    /// path before it, drawn on towards the disc, passes nearest the disc's centre; nil when the
+    /// path held starts later (the cut then starts with the trip's held points).
+    private func before(_ from: Double) -> Int64? {
+        var best: (off: Double, t: Int64)?
+        var plain: Int64?
+        var i = path.count - 1
+        // The first entry at or before `from`: the plain cut starts just after it.
+        while i >= 0 && path[i].at > from { i -= 1 }
+        guard i >= 0 else { return path.first?.t }
+        plain = path[i].t &+ 1
+        var x = from
+        var j = i
+        while x >= from - aim {
+            while j >= 0 && path[j].at > x { j -= 1 }
+            guard j >= 0 else { break }
+            // The stretch before it: back to the entry `lineM` earlier.
+            var k = j
+            while k >= 0 && path[k].at > path[j].at - Self.lineM { k -= 1 }
+            guard k >= 0 else { break }
+            if let off = offset(from: path[j], along: path[k]), off < (best?.off ?? .infinity) { best = (off, path[j].t &+ 1) }
+            x -= Self.candidateM
+        }
+        return best?.t ?? plain
+    }
+
+    /// Ends the cut of the visit that left the disc: just before the first point at or after
+    /// `u + x` (x up to `aim`) whose next stretch of path, drawn back, passes nearest the disc's
+    /// centre; with no path after `u`, at the trip's end.
+    private mutating func close(after u: Double) {
+        guard let s = start else { return }
+        var first = 0
+        while first < path.count && path[first].at < u { first += 1 }
+        guard first < path.count else { return }
+        var best: (off: Double, t: Int64)?
+        var x = u
+        var j = first
+        while x <= u + aim {
+            while j < path.count && path[j].at < x { j += 1 }
+            guard j < path.count else { break }
+            var k = j
+            while k < path.count && path[k].at < path[j].at + Self.lineM { k += 1 }
+            guard k < path.count else { break }
+            if let off = offset(from: path[j], along: path[k]), off < (best?.off ?? .infinity) { best = (off, path[j].t) }
+            x += Self.candidateM
+        }
+        let t = (best?.t ?? path[first].t) &- 1
+        done.append(s...max(s, t))
+        start = nil
+        until = nil
+    }
+
+    /// How far from the disc's centre the line from `p` away from `q` passes, when the centre
+    /// lies that way (behind the written stretch from `p` to `q`); nil otherwise.
+    private func offset(from p: Step, along q: Step) -> Double? {
+        let ux = q.east - p.east, uy = q.north - p.north
+        let l = (ux * ux + uy * uy).squareRoot()
+        guard l > Self.lineM / 3 else { return nil }
+        let cx = -p.east, cy = -p.north
+        guard cx * ux + cy * uy < 0 else { return nil }
+        return abs(ux * cy - uy * cx) / l
+    }
+
+    /// The time ranges left out: a cut whose end the trip did not reach reaches to the end; one
+    /// past its reach, to the best end the path held.
+    mutating func finish() -> [ClosedRange<Int64>] {
+        guard let s = start else { return done }
+        if let u = until, walked > u {
+            close(after: u)
+            if start == nil { return done }
+        }
+        return done + [s...Int64.max]
+    }
+
+    /// Sorted, overlapping ranges joined.
+    static func merge(_ r: [ClosedRange<Int64>]) -> [ClosedRange<Int64>] {
+        var out: [ClosedRange<Int64>] = []
+        for x in r.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let l = out.last, x.lowerBound <= l.upperBound {
+                out[out.count - 1] = l.lowerBound...max(l.upperBound, x.upperBound)
+            } else {
+                out.append(x)
+            }
+        }
+        return out
     }
 }
 
@@ -291,19 +510,34 @@ public struct PrivacyZones: Sendable {
 /// points and stretches are left out.
 public struct PrivacyWindow: Sendable {
     public let cuts: [CutCircle]
+    /// Times (ms) left out whatever the position: each ride's cut along its path (`PrivacyReach`).
+    public let hidden: [ClosedRange<Int64>]
     /// Points seen by `see`, of them left out, and the runs of left-out points.
     public private(set) var seen = 0
     public private(set) var leftOut = 0
     public private(set) var stretches = 0
     private var inStretch = false
 
-    public init(cuts: [CutCircle]) { self.cuts = cuts }
+    public init(cuts: [CutCircle], hidden: [ClosedRange<Int64>] = []) {
+        self.cuts = cuts
+        self.hidden = hidden
+    }
 
     /// The zones cut as asked (no key): tests, and what the key moves.
-    public init(zones: [PrivacyZone]) { cuts = zones.map(PrivacyCut.exact) }
+    public init(zones: [PrivacyZone]) { self.init(cuts: zones.map(PrivacyCut.exact)) }
 
     @inline(__always)
-    public func isInZone(_ fix: Fix) -> Bool { cuts.contains { $0.contains(fix) } }
+    public func isInZone(_ fix: Fix) -> Bool { cuts.contains { $0.contains(fix) } || isHidden(fix.timeMs) }
+
+    /// Whether the time lies in a cut along the path (binary search).
+    public func isHidden(_ t: Int64) -> Bool {
+        var lo = 0, hi = hidden.count
+        while lo < hi {
+            let m = (lo + hi) / 2
+            if hidden[m].upperBound < t { lo = m + 1 } else { hi = m }
+        }
+        return lo < hidden.count && hidden[lo].contains(t)
+    }
 
     /// Whether this point may be written.
     @inline(__always)
