@@ -172,7 +172,9 @@ enum ConvertCommand: Command {
             } else if pathExists(o) {
                 throw Failure("-o \(o): not a directory (FIT writes one file per trip into a directory)")
             } else {
-                if mkdir(o, 0o755) != 0 { throw Failure("-o \(o): cannot create directory: \(Errno.current)") }
+                do throws(Errno) { try POSIX.makeDirectory(o, existingIsFine: false) } catch {
+                    throw Failure("-o \(o): cannot create directory: \(error)")
+                }
                 target = .directory(o)
             }
             output = .fitFiles(target, force: force, atomic: true)

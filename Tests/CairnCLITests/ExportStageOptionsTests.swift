@@ -105,7 +105,8 @@ final class ExportStageOptionsTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: logs + "/privacy-key"), "nor one beside the logs")
         // The board's key beside the logs is taken; without zones no key is needed.
         let board = [UInt8](repeating: 7, count: 16)
-        FileManager.default.createFile(atPath: logs + "/privacy-key", contents: Data(board), attributes: [.posixPermissions: 0o600])
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: logs + "/privacy-key", contents: Data(board), attributes: [.posixPermissions: 0o600]))
         let o = try ExportStageOptions.parse(a, firstInput: logs + "/00000001.cairn", defaultConfig: dir + "/absent.conf")
         XCTAssertEqual(o.zones.key?.bytes, board)
         XCTAssertTrue(try ExportStageOptions.parse(try parsed([]), firstInput: home, defaultConfig: dir + "/absent.conf").zones.isEmpty)
