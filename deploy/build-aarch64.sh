@@ -213,7 +213,9 @@ run_build() {  # name, then extra flags
     say "$name: no warnings ($(grep -c -E "$notes" "$log" || true) toolchain notes in $log)"
 }
 
-# The 8,000,000-byte limit is the board's: enforced for aarch64; for the x86_64 build (a
+# The board's limit (a product decision: the aarch64 binary may be up to 9 MB stripped; memory,
+# RSS at most 6 MB, is the goal that matters) is enforced for aarch64; 8,000,000 bytes stays the
+# target, said when missed. For the x86_64 build (a
 # developer's machine, the amd64 package) said loudly and not enforced, as Tests/tools/build-static.sh does.
 check_binary() {  # name, path, expected `file` machine, strip tool, enforce|warn
     local name=$1 bin=$2 machine=$3 strip=$4 limit=${5:-enforce} desc size
@@ -224,11 +226,13 @@ check_binary() {  # name, path, expected `file` machine, strip tool, enforce|war
     echo "$desc" | grep -q "statically linked" || die "$bin is not statically linked: $desc"
     if in_root readelf -lW "/${bin#"$root"/}" | grep -q INTERP; then die "$bin has a program interpreter"; fi
     size=$(stat -c %s "$bin")
+    if [ "$size" -gt 9000000 ] && [ "$limit" != warn ]; then
+        die "$bin is $size bytes stripped, over the 9,000,000-byte limit"
+    fi
     if [ "$size" -gt 8000000 ]; then
-        [ "$limit" = warn ] || die "$bin is $size bytes stripped, over the 8,000,000-byte limit"
         echo "build-aarch64: WARNING: $name: stripped $size bytes, over the 8,000,000-byte target" >&2
     fi
-    say "$name: $desc; stripped $size bytes (limit 8,000,000: $limit)"
+    say "$name: $desc; stripped $size bytes (limit 9,000,000: $limit; target 8,000,000)"
 }
 
 aarch64_flags=(--triple aarch64-unknown-linux-gnu

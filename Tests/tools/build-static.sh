@@ -9,9 +9,14 @@ scratch=${SCRATCH:-.build}
 # Size: lld with identical-code folding (only functions whose address is never taken) and
 # section garbage collection; the CLI and the exporters are built -Osize (Package.swift).
 # Tests/bench/peer-results.md has the stripped sizes.
+# A failed build fails here: an older binary left in the scratch path must not pass for this one.
+set +e
 swift build --scratch-path "$scratch" -c release --product cairn --static-swift-stdlib -Xswiftc -static-executable \
   -Xswiftc -use-ld=lld -Xlinker --icf=safe -Xlinker --gc-sections 2>&1 \
-  | grep -v -E "Using 'dlopen' in statically linked|getaddrinfo|getprotobyname" || true
+  | grep -v -E "Using 'dlopen' in statically linked|getaddrinfo|getprotobyname"
+build_status=${PIPESTATUS[0]}
+set -e
+[ "$build_status" = 0 ] || { echo "build-static: swift build failed (exit $build_status)" >&2; exit 1; }
 bin=$scratch/release/cairn
 [ -x "$bin" ] || { echo "build-static: $bin was not built" >&2; exit 1; }
 if ! file "$bin" | grep -q "statically linked"; then
