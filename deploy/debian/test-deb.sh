@@ -65,7 +65,7 @@ if [ "$(cat "$pristine/.cairn-test-root" 2>/dev/null)" != "$pristine_key" ] \
     echo "$pristine_key" >"$pristine/.cairn-test-root"
 fi
 # A run killed before its cleanup may have left /proc mounted in the old copy.
-findmnt -rn -o TARGET | grep "^$root/" | sort -r | while read -r m; do umount -l "$m"; done
+for m in $(findmnt -rn -o TARGET | grep "^$root/" | sort -r || true); do umount -l "$m"; done
 rm -rf "$root"
 cp -a "$pristine" "$root"
 mount_proc "$root"
