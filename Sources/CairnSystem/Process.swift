@@ -9,6 +9,9 @@ extension POSIX {
     /// getpid(2).
     public static var processID: Int32 { getpid() }
 
+    /// geteuid(2): whose rights this process has.
+    public static var effectiveUserID: uid_t { geteuid() }
+
     /// getenv(3): the variable's value, nil when it is not set.
     public static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }

@@ -188,7 +188,8 @@ enum DeliverCommand: Command {
         let name = String(remote[..<colon])
         let known: [String]
         do { known = try rclone.remotes() } catch {
-            throw Failure("--rclone \(rclone.program): \(error.detail)", status: ExitCode.config)
+            // A killed or silent rclone says nothing about the setup: try later, not "fix the config".
+            throw Failure("--rclone \(rclone.program): \(error.detail)", status: error.interrupted ? ExitCode.tryLater : ExitCode.config)
         }
         if !known.contains(name) {
             let config = rclone.configFile.map { " (config: \($0))" } ?? ""

@@ -119,6 +119,10 @@ struct DeliveryRun {
                 try prepare(staging)
             } catch let e as Stop {
                 stop = e
+            } catch let e as Failure where e.status == ExitCode.config {
+                removeStaging(staging)
+                printErr("cairn deliver: \(e.message)")
+                return e.status
             } catch {
                 stop = .remote("\(error)")
             }
@@ -300,6 +304,57 @@ struct DeliveryRun {
         } catch {
             if !error.notFound { throw Stop.remote(error.description) }
         }
+        try refuseSameStorage(staging)
+    }
+
+    /// Refuses a board folder on the log directory's own storage however rclone names it (a
+    /// local remote of its config, an alias, a symlink; a plain path is refused before, by
+    /// `DeliverCommand.refuseNesting`): a probe sent there is looked for in the log directory,
+    /// below it and above it. Copies on the board's card are no copies off the board, yet prune
+    /// would delete the trips on their strength. The probe is a temporary: a cut run's goes
+    /// with the next run's temporaries.
+    func refuseSameStorage(_ staging: String) throws {
+        let name = DeliverCommand.temporaryPrefix + "probe-" + randomHex()
+        let local = POSIX.join(staging, "probe")
+        try writeFileAtomically(local, Array("cairn: a delivery's probe of where the remote is\n".utf8))
+        defer { POSIX.unlink(local) }
+        let target = DeliverCommand.join(base, name)
+        try attempt { () throws(Rclone.Failure) in try rclone.upload(local, to: target) }
+        defer { try? rclone.delete(target) }
+        if let found = Self.find(name, around: dir) {
+            throw Failure(
+                "--remote \(terminalSafe(remote)): its folder \(terminalSafe(base)) is \(found) on this board's own storage;"
+                    + " deliver off the board's card", status: ExitCode.config)
+        }
+    }
+
+    /// Where a file named `name` is in `dir`, in its folders up to 3 deep, or in the folders
+    /// above it (at most 20,000 entries looked at); nil when nowhere.
+    static func find(_ name: String, around dir: String) -> String? {
+        let start = ExportCommand.canonical(dir)
+        var up = start
+        while true {
+            let p = POSIX.join(up, name)
+            if POSIX.exists(p) { return up == start ? "the log directory" : "\(up), which holds the log directory" }
+            if up == "/" || up.isEmpty { break }
+            up = POSIX.parent(of: up)
+        }
+        var budget = 20_000
+        var level = [start]
+        for _ in 0..<3 {
+            var next: [String] = []
+            for d in level {
+                for n in (try? POSIX.listDirectory(d)) ?? [] where n != "." && n != ".." {
+                    budget -= 1
+                    if budget < 0 { return nil }
+                    let p = POSIX.join(d, n)
+                    if n == name { return "\(d), inside the log directory" }
+                    if POSIX.isDirectory(p) { next.append(p) }
+                }
+            }
+            level = next
+        }
+        return nil
     }
 
     /// Removes the staging folder and everything in it (the page's folders too).

@@ -27,6 +27,8 @@ public struct Rclone: Sendable {
         public let what: String
         public let detail: String
         public let notFound: Bool
+        /// rclone was stopped (a signal, or no answer in time): nothing said about the setup.
+        public var interrupted = false
         public var description: String { detail.isEmpty ? what : "\(what): \(detail)" }
     }
 
@@ -49,10 +51,13 @@ public struct Rclone: Sendable {
         if outcome.status == 0 { return }
         let said = Self.lastLines(outcome.errorText)
         if outcome.timedOut {
-            throw Failure(what: what, detail: "no answer within \(Int(deadlineSeconds ?? Double(timeoutSeconds) * 30)) s, stopped", notFound: false)
+            throw Failure(
+                what: what, detail: "no answer within \(Int(deadlineSeconds ?? Double(timeoutSeconds) * 30)) s, stopped", notFound: false,
+                interrupted: true)
         }
         if let s = outcome.signal {
-            throw Failure(what: what, detail: "rclone ended by signal \(s)" + (said.isEmpty ? "" : ": \(said)"), notFound: false)
+            throw Failure(
+                what: what, detail: "rclone ended by signal \(s)" + (said.isEmpty ? "" : ": \(said)"), notFound: false, interrupted: true)
         }
         let status = outcome.status ?? -1
         throw Failure(what: what, detail: said.isEmpty ? "rclone exit status \(status)" : said, notFound: status == 3 || status == 4)
@@ -85,13 +90,17 @@ public struct Rclone: Sendable {
         // A relative local path could read as a flag ("-x/…") or a remote ("a:b/…"); rclone
         // takes one beginning with "./" as local.
         let local = source.hasPrefix("/") ? source : "./" + source
-        try call("upload to \(target)", ["copyto", local, target])
+        // --ignore-times: a file there of the same size and time (a copy damaged in place) is
+        // replaced, not taken for this one.
+        try call("upload to \(target)", ["copyto", "--ignore-times", local, target])
     }
 
     /// Renames `source` to `target` on the remote (rclone moveto: a rename where the backend has
     /// one, else a server-side copy and delete; `target` appears whole either way).
     public func move(_ source: String, to target: String) throws(Failure) {
-        try call("rename \(source) to \(target)", ["moveto", source, target])
+        // --ignore-times: rclone would otherwise take a damaged copy of the same size and time at
+        // `target` for this file, delete `source` and leave the damage.
+        try call("rename \(source) to \(target)", ["moveto", "--ignore-times", source, target])
     }
 
     /// Streams the bytes of the remote file `path` to `output` (rclone cat).

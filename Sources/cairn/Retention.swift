@@ -182,7 +182,13 @@ final class DeliveredCopies {
     private var listings: [String: [String: RemoteCopies.FileCheck]?] = [:]
 
     init(directory: String, timeoutSeconds: Int, deadlineSeconds: Double?) {
-        let status = DeliveryStatus.read(directory: directory)
+        // The program and config the last delivery used, from LOGDIR/delivery, only when that file
+        // belongs to this user (or root): one the recorder's user can write must not choose what
+        // a root `cairn prune` runs. Otherwise rclone from PATH, with its own config.
+        let path = POSIX.join(directory, DeliveryStatus.fileName)
+        let owner = (try? POSIX.status(path)).map { $0.st_uid }
+        let trusted = owner == POSIX.effectiveUserID || owner == 0
+        let status = trusted ? DeliveryStatus.read(directory: directory) : nil
         var r = Rclone(
             program: status.map(\.rclone).flatMap { $0.isEmpty ? nil : $0 } ?? "rclone",
             configFile: status.map(\.rcloneConfig).flatMap { $0.isEmpty ? nil : $0 }, timeoutSeconds: timeoutSeconds)
@@ -207,13 +213,49 @@ final class DeliveredCopies {
                 wanted.append(check)
             }
             switch RemoteCopies.found(wanted, in: listing) {
-            case .whole: return (.exported, [])
+            case .whole:
+                // A listing is what the backend says (sizes only on WebDAV, a cache's view on
+                // some servers): before a delete, each copy is read back whole and its MD5 taken.
+                switch readBack(wanted, in: DeliverCommand.join(folder, "logs")) {
+                case .whole: return (.exported, [])
+                case .unreachable(let why):
+                    say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) could not be read back (\(terminalSafe(why))): kept")
+                    unreachable = true
+                case .differs(let what):
+                    notWhole.append(d)
+                    say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) are not found whole: \(what) read back")
+                }
             case .notWhole(let p):
                 notWhole.append(d)
                 say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) are not found whole: \(p.joined(separator: ", "))")
             }
         }
         return (unreachable ? .copyUnchecked : .copyNotWhole, notWhole)
+    }
+
+    enum ReadBack {
+        case whole
+        case differs(String)
+        case unreachable(String)
+    }
+
+    /// Reads each file of `wanted` back from `folder` and compares its size and MD5.
+    func readBack(_ wanted: [RemoteCopies.FileCheck], in folder: String) -> ReadBack {
+        for w in wanted {
+            var md5 = MD5()
+            var size = 0
+            do throws(Rclone.Failure) {
+                try rclone.read(DeliverCommand.join(folder, w.name), limit: w.size + 1) { chunk in
+                    md5.add(chunk)
+                    size += chunk.count
+                }
+            } catch {
+                if error.notFound { return .differs("\(w.name): missing when") }
+                return .unreachable(error.description)
+            }
+            if size != w.size || md5.hex() != w.md5 { return .differs("\(w.name): other bytes (\(size) bytes) when") }
+        }
+        return .whole
     }
 
     /// A local log's name, size and MD5.
