@@ -618,7 +618,13 @@ struct DeliveryRun {
             try? rclone.delete(temporary)
             throw Stop.remote("\(temporary) does not read back as the \(digest.size) bytes sent")
         }
-        try attempt { () throws(Rclone.Failure) in try rclone.move(temporary, to: target) }
+        do {
+            try attempt { () throws(Rclone.Failure) in try rclone.move(temporary, to: target) }
+        } catch {
+            // A rename that went through while its answer was lost (an outage) fails when tried
+            // again: its source is gone. Then what the target holds decides, just below.
+            if try remoteFile(temporary) != nil { throw error }
+        }
         guard try !isFolder(target), let there = try digestOf(target), there == digest else {
             throw Stop.remote("\(target) does not read back as the \(digest.size) bytes sent after its rename")
         }
