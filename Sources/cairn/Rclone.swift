@@ -90,17 +90,13 @@ public struct Rclone: Sendable {
         // A relative local path could read as a flag ("-x/…") or a remote ("a:b/…"); rclone
         // takes one beginning with "./" as local.
         let local = source.hasPrefix("/") ? source : "./" + source
-        // --ignore-times: a file there of the same size and time (a copy damaged in place) is
-        // replaced, not taken for this one.
-        try call("upload to \(target)", ["copyto", "--ignore-times", local, target])
+        try call("upload to \(target)", ["copyto", local, target])
     }
 
     /// Renames `source` to `target` on the remote (rclone moveto: a rename where the backend has
     /// one, else a server-side copy and delete; `target` appears whole either way).
     public func move(_ source: String, to target: String) throws(Failure) {
-        // --ignore-times: rclone would otherwise take a damaged copy of the same size and time at
-        // `target` for this file, delete `source` and leave the damage.
-        try call("rename \(source) to \(target)", ["moveto", "--ignore-times", source, target])
+        try call("rename \(source) to \(target)", ["moveto", source, target])
     }
 
     /// Streams the bytes of the remote file `path` to `output` (rclone cat).
