@@ -99,6 +99,15 @@ public enum RemoteCopies {
         return problems.isEmpty ? .whole : .notWhole(problems)
     }
 
+    /// One line of `rclone lsjson` (file or folder): its path, size (0 for a folder) and
+    /// whether it is a folder; nil for a line that is none.
+    public static func entry(_ line: [UInt8]) -> (name: String, size: Int, isFolder: Bool)? {
+        guard let path = stringValue("Path", in: line), let sizeText = rawValue("Size", in: line), let size = Int(sizeText) else { return nil }
+        let folder = rawValue("IsDir", in: line) == "true"
+        guard folder || size >= 0 else { return nil }
+        return (path, folder ? 0 : size, folder)
+    }
+
     /// One line of `rclone lsjson` (`{"Path":"logs/x","Name":"x","Size":12,"Hashes":{"md5":"…"}}`,
     /// with or without spaces and a trailing comma): the file, or nil for anything else (the
     /// brackets, a folder, a line not understood). The path's JSON escapes are undone.

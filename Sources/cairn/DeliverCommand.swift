@@ -12,23 +12,24 @@ import CairnDevice
 /// `cairn deliver`: sends every finished trip that has not been delivered (its log files and its
 /// conversions, privacy zones applied) to a remote through rclone. Layout under the remote:
 ///
-/// (`<board>`: this board's id, the config's `board` or `--board`; `unnamed` without one)
+/// (`<board>`: this board's id, the config's `board` or `--board`; `unnamed` without one, or
+/// `unnamed-<tag>` with privacy zones: `boardFolder`)
 ///
 ///     REMOTE/<board>/logs/NNNNNNNN.cairn      the log files, byte for byte (unless --logs no)
 ///     REMOTE/<board>/<format>/<name>          one conversion per trip and format
 ///     REMOTE/<board>/index.html, index.tsv, pictures/   the page of the trips delivered there
 ///
-/// Exactly once: each file goes up under a temporary name (`.cairn-tmp-…`, same folder), is read
-/// back whole (size and CRC-32C of what the remote holds), then renamed to its final name, which
-/// is read back again; the trip's receipt (LOGDIR/delivered, ExportState's format) is written and
-/// synced only once every file of the trip verified. A run killed anywhere leaves temporaries,
-/// never a partial file under a final name; the next run removes them and finds the files
-/// already there (read back: not sent again) or sends them. A trip whose files changed since
-/// its receipt (a new part) is delivered again, under the same names. Each run lists the board's
-/// folder once: a receipted copy missing or cut there is sent again (issue 38).
+/// Exactly once, in a few calls (DeliveryRun): the run's files are staged as they lie under the
+/// board's folder, sent whole to a shipping folder beside it (`.cairn-tmp-<board>-<random>`), read
+/// back whole (MD5), moved into place and read back again; the trips' receipts (LOGDIR/delivered,
+/// ExportState's format, the conversions sent by size) are written and synced only then. A run
+/// killed anywhere leaves a shipping folder (named in LOGDIR/delivery, removed by the next run),
+/// never a partial file under a final name. A trip whose files changed since its receipt (a new
+/// part) is delivered again, under the same names. Each run lists the board's folder once: a
+/// receipted copy missing or cut there is sent again (issue 38).
 ///
-/// It yields to the recorder: it starts only when no trip is being recorded, and stops between
-/// files when one starts (exit 75; the timer runs it again later). Failures of the remote end
+/// It yields to the recorder: it starts only when no trip is being recorded, and stops before
+/// its batch moves into place when one starts (exit 75; the timer runs it again later). Failures of the remote end
 /// the run (75); a trip that cannot be converted is said and the others go (1). A failure is
 /// said once per outage (then only in LOGDIR/delivery, which `cairn status` shows) unless
 /// standard error is a terminal.
@@ -125,10 +126,15 @@ enum DeliverCommand: Command {
                     : "'--format none' with '--logs no' leaves nothing to deliver")
         }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
-        try refuseNesting(remote: remote, board: stageOptions.board ?? unnamedBoard, logs: dir, from: from("--remote"))
+        let receipts = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
+        let boardFolder = boardFolder(
+            id: stageOptions.board, zonesKey: stageOptions.zones.isEmpty ? nil : stageOptions.zones.key?.bytes,
+            deliveredBefore: { folder in receipts.entries.contains { ExportState.folder(ofDestination: $0.destination) == join(remote, folder) } })
+        try refuseNesting(remote: remote, board: boardFolder, logs: dir, from: from("--remote"))
         ignoreFileSizeLimitSignal()
 
-        let rclone = Rclone(program: a.value("--rclone") ?? "rclone", configFile: rcloneConfig, timeoutSeconds: timeout)
+        var rclone = Rclone(program: a.value("--rclone") ?? "rclone", configFile: rcloneConfig, timeoutSeconds: timeout)
+        rclone.scratch = POSIX.join(dir, stagingName)
         try checkRemote(remote, rclone: rclone)
 
         let lock: DirectoryLock
@@ -144,8 +150,9 @@ enum DeliverCommand: Command {
         defer { withExtendedLifetime(lock) {} }
 
         var run = DeliveryRun(
-            dir: dir, remote: remote, rclone: rclone, retries: retries, formats: formats, copyLogs: copyLogs,
-            stageOptions: stageOptions, quietFailures: !POSIX.isTerminal(2), page: pageText == "yes")
+            dir: dir, remote: remote, board: boardFolder, transport: rclone, retries: retries, formats: formats, copyLogs: copyLogs,
+            stageOptions: stageOptions, quietFailures: !POSIX.isTerminal(2), page: pageText == "yes", rcloneProgram: rclone.program,
+            rcloneConfig: rclone.configFile ?? "")
         return run.go()
     }
 
@@ -162,6 +169,21 @@ enum DeliverCommand: Command {
 
     /// The remote folder of a board without an id.
     static let unnamedBoard = "unnamed"
+
+    /// The remote folder of a board: its id (`board` in the config, `--board`), else `unnamed`
+    /// or, with privacy zones, `unnamed-` and a keyed hash of the board's privacy key (unless it
+    /// delivered to `unnamed/` before: its page there is reconciled when a zone changes). Boards
+    /// without an id share `unnamed/`, where two trips under one name (the same ride recorded on
+    /// two boards) replace each other's conversions, and a board whose logs stay home cannot
+    /// tell its trips there from another's.
+    static func boardFolder(id: String?, zonesKey: [UInt8]?, deliveredBefore: (String) -> Bool) -> String {
+        if let id { return id }
+        guard let k = zonesKey, !deliveredBefore(unnamedBoard) else { return unnamedBoard }
+        var h = SipHash24(key: k)
+        h.add("cairn board folder 1")
+        let hex = String(h.finalize() >> 32, radix: 16)
+        return unnamedBoard + "-" + String(repeating: "0", count: 8 - hex.count) + hex
+    }
 
     /// Refuses a local remote whose board folder (the one written: `board`, the config's or
     /// `--board`, else `unnamed`) is the log directory, inside it or holds it: copies on the

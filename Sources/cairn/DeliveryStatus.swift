@@ -30,6 +30,9 @@ struct DeliveryStatus: Equatable {
     /// reaches the remote its receipts name, to find the copies whole before it deletes.
     var rclone = ""
     var rcloneConfig = ""
+    /// The remote folder a run shipped its batch through, while it may still be there (a run cut
+    /// short): the next run removes it.
+    var shipping = ""
 
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
@@ -54,6 +57,7 @@ struct DeliveryStatus: Equatable {
             case "page": s.pagePending = value == "pending"
             case "rclone": s.rclone = value
             case "rclone_config": s.rcloneConfig = value
+            case "shipping": s.shipping = value
             default: continue
             }
         }
@@ -67,6 +71,7 @@ struct DeliveryStatus: Equatable {
         if let f = failingSinceMs { text += "failing_since_ms = \(f)\n" }
         text += "page = \(pagePending ? "pending" : "ok")\n"
         if !rclone.isEmpty { text += "rclone = \(rclone)\nrclone_config = \(rcloneConfig)\n" }
+        if !shipping.isEmpty { text += "shipping = \(shipping)\n" }
         // One line: a reason from rclone may hold several.
         text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
         try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))

@@ -44,6 +44,16 @@ struct ExportState {
         /// Nil for a line written before files were recorded.
         var files: [CopiedFile]?
         var logs: Bool
+        /// The trip was wholly inside a privacy zone when it was delivered: no conversion went.
+        var hidden = false
+        /// What a delivery sent beside the logs (conversions: path under the board's folder and
+        /// size), for the next run's listing to find whole.
+        var sent: [SentFile] = []
+    }
+
+    struct SentFile: Equatable {
+        var path: String
+        var size: Int
     }
 
     let directory: String
@@ -73,12 +83,37 @@ struct ExportState {
             guard parts.count >= 3, let id = UInt64(parts[1]), let salt = UInt32(parts[2], radix: 16) else { ignored += 1; continue }
             let rest = parts.count > 3 ? parts[3] : "-"
             let v2 = rest.split(separator: " ", maxSplits: 3)
-            if v2.count == 4, v2[0] == Self.version, v2[1] == "logs" || v2[1] == "nologs", let files = Self.parseFiles(v2[2]) {
-                entries.append(Entry(file: String(parts[0]), trip: id, salt: salt, destination: String(v2[3]), files: files, logs: v2[1] == "logs"))
+            // "logs", "nologs", then "+hidden" and "+sent=gpx/NAME/SIZE,..." (a delivery's).
+            let kind = v2.count == 4 ? v2[1].split(separator: "+") : []
+            if v2.count == 4, v2[0] == Self.version, kind.first == "logs" || kind.first == "nologs", let files = Self.parseFiles(v2[2]),
+                let extra = Self.parseExtra(kind.dropFirst())
+            {
+                entries.append(
+                    Entry(
+                        file: String(parts[0]), trip: id, salt: salt, destination: String(v2[3]), files: files, logs: kind.first == "logs",
+                        hidden: extra.hidden, sent: extra.sent))
             } else {
                 entries.append(Entry(file: String(parts[0]), trip: id, salt: salt, destination: String(rest), files: nil, logs: true))
             }
         }
+    }
+
+    private static func parseExtra(_ parts: ArraySlice<Substring>) -> (hidden: Bool, sent: [SentFile])? {
+        var hidden = false
+        var sent: [SentFile] = []
+        for p in parts {
+            if p == "hidden" {
+                hidden = true
+            } else if p.hasPrefix("sent=") {
+                for item in p.dropFirst(5).split(separator: ",") {
+                    guard let slash = item.lastIndex(of: "/"), let size = Int(item[item.index(after: slash)...]) else { return nil }
+                    sent.append(SentFile(path: String(item[..<slash]), size: size))
+                }
+            } else {
+                return nil
+            }
+        }
+        return (hidden, sent)
     }
 
     private static func parseFiles(_ text: Substring) -> [CopiedFile]? {
@@ -131,10 +166,14 @@ struct ExportState {
 
     /// Records a verified export of `t` (its files as `files`) to `destination`, replacing what
     /// was recorded for that trip and destination before.
-    mutating func mark(_ t: TripRef, files: [CopiedFile], logs: Bool, destination: String) {
+    /// `hidden`: the trip was wholly inside a privacy zone, so no conversion went.
+    /// `sent`: the conversions a delivery sent (names without spaces, commas or '+').
+    mutating func mark(_ t: TripRef, files: [CopiedFile], logs: Bool, destination: String, hidden: Bool = false, sent: [SentFile] = []) {
         entries.removeAll { Self.same($0, t) && $0.destination == destination }
         entries.append(
-            Entry(file: baseName(t.files[0].path), trip: t.id, salt: t.files[0].header.salt, destination: destination, files: files, logs: logs))
+            Entry(
+                file: baseName(t.files[0].path), trip: t.id, salt: t.files[0].header.salt, destination: destination, files: files, logs: logs,
+                hidden: hidden, sent: sent.filter { !$0.path.contains { $0 == " " || $0 == "," || $0 == "+" || $0 == "\n" } }))
     }
 
     mutating func forget(_ t: TripRef) { entries.removeAll { Self.same($0, t) } }
@@ -178,6 +217,16 @@ struct ExportState {
     /// The files of every verified copy of `t` recorded here (at any destination).
     func recorded(_ t: TripRef) -> [[CopiedFile]] { entries.filter { Self.same($0, t) }.compactMap(\.files) }
 
+    /// The conversions a delivery of `t` to `destination` sent (empty for a receipt of before).
+    func sent(_ t: TripRef, destination: String) -> [SentFile] {
+        entries.first { Self.same($0, t) && $0.destination == destination }?.sent ?? []
+    }
+
+    /// Whether `t` went to `destination` wholly inside a privacy zone (no conversion).
+    func hidesAll(_ t: TripRef, destination: String) -> Bool {
+        entries.contains { Self.same($0, t) && $0.destination == destination && $0.hidden }
+    }
+
     /// Whether a line names `t` at `destination` (its files as they were then, whatever now).
     func names(_ t: TripRef, destination: String) -> Bool { entries.contains { Self.same($0, t) && $0.destination == destination } }
 
@@ -194,7 +243,8 @@ struct ExportState {
             text += "\(e.file) \(e.trip) \(String(e.salt, radix: 16)) "
             if let files = e.files {
                 let list = files.map { "\($0.name)/\(String($0.salt, radix: 16))/\($0.digest.text)" }.joined(separator: ",")
-                text += "\(Self.version) \(e.logs ? "logs" : "nologs") \(list) "
+                let sent = e.sent.isEmpty ? "" : "+sent=" + e.sent.map { "\($0.path)/\($0.size)" }.joined(separator: ",")
+                text += "\(Self.version) \(e.logs ? "logs" : "nologs")\(e.hidden ? "+hidden" : "")\(sent) \(list) "
             }
             text += "\(e.destination)\n"
         }

@@ -1,21 +1,22 @@
 import CairnSystem
+import CairnExport
 
 /// The edge to rclone, the one transport of `cairn deliver` (here rather than in CairnDevice,
 /// whose per-fix code is built for speed: this is built for size, for the 8 MB binary): each call is one rclone command
 /// (Debian's rclone 1.60 or later), with its retries left to the caller, so that a delivery
 /// decides itself when to try again and when to give up for this run.
-public struct Rclone: Sendable {
+struct Rclone: TripRemote, Sendable {
     /// The program (`rclone`, looked up in PATH, or a path).
-    public var program: String
+    var program: String
     /// `--config FILE` for rclone, or nil for its own default (~/.config/rclone/rclone.conf).
-    public var configFile: String?
+    var configFile: String?
     /// Seconds without progress before rclone gives up a transfer (its `--timeout`) and to
     /// connect (`--contimeout`); a call is killed after 30 times this in all, or after
     /// `deadlineSeconds` when set.
-    public var timeoutSeconds: Int
-    public var deadlineSeconds: Double?
+    var timeoutSeconds: Int
+    var deadlineSeconds: Double?
 
-    public init(program: String, configFile: String?, timeoutSeconds: Int) {
+    init(program: String, configFile: String?, timeoutSeconds: Int) {
         self.program = program
         self.configFile = configFile
         self.timeoutSeconds = timeoutSeconds
@@ -23,14 +24,10 @@ public struct Rclone: Sendable {
 
     /// A failed call: what rclone said, and whether the thing asked for is missing (rclone's exit
     /// statuses 3 and 4: directory or file not found).
-    public struct Failure: Error, CustomStringConvertible, Sendable {
-        public let what: String
-        public let detail: String
-        public let notFound: Bool
-        /// rclone was stopped (a signal, or no answer in time): nothing said about the setup.
-        public var interrupted = false
-        public var description: String { detail.isEmpty ? what : "\(what): \(detail)" }
-    }
+    typealias Failure = RemoteFailure
+
+    /// A local folder for the path lists of batch calls (`--files-from`); nil: none of those.
+    var scratch: String?
 
     private var common: [String] {
         var a = [
@@ -64,7 +61,7 @@ public struct Rclone: Sendable {
     }
 
     /// rclone's last error lines without their date and time, on one line.
-    public static func lastLines(_ text: String) -> String {
+    static func lastLines(_ text: String) -> String {
         let lines = text.split(separator: "\n").map { line -> Substring in
             // "2026/12/03 16:29:59 ERROR : x: y" -> "x: y"
             var l = line[...]
@@ -77,7 +74,7 @@ public struct Rclone: Sendable {
     }
 
     /// The names of the remotes rclone's config holds ("nas", "s3"), without the colon.
-    public func remotes() throws(Failure) -> [String] {
+    func remotes() throws(Failure) -> [String] {
         var bytes: [UInt8] = []
         try call("rclone listremotes", ["listremotes"]) { bytes.append(contentsOf: $0) }
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map { l in
@@ -86,7 +83,7 @@ public struct Rclone: Sendable {
     }
 
     /// Uploads the local file `source` as `target` (rclone copyto).
-    public func upload(_ source: String, to target: String) throws(Failure) {
+    func upload(_ source: String, to target: String) throws(Failure) {
         // A relative local path could read as a flag ("-x/…") or a remote ("a:b/…"); rclone
         // takes one beginning with "./" as local.
         let local = source.hasPrefix("/") ? source : "./" + source
@@ -95,20 +92,20 @@ public struct Rclone: Sendable {
 
     /// Renames `source` to `target` on the remote (rclone moveto: a rename where the backend has
     /// one, else a server-side copy and delete; `target` appears whole either way).
-    public func move(_ source: String, to target: String) throws(Failure) {
+    func move(_ source: String, to target: String) throws(Failure) {
         try call("rename \(source) to \(target)", ["moveto", source, target])
     }
 
     /// Streams the bytes of the remote file `path` to `output` (rclone cat).
     /// `limit`: at most this many bytes (rclone cat --count), for a file that should be small
     /// but lies at a remote anyone may have written to.
-    public func read(_ path: String, limit: Int? = nil, output: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
+    func read(_ path: String, limit: Int? = nil, output: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
         try call("read back \(path)", ["cat"] + (limit.map { ["--count", "\($0)"] } ?? []) + [path], output: output)
     }
 
     /// Whether `path` is a folder on the remote with something in it (false for a file or
     /// nothing; an object store answers "a folder" for any name, so an empty one is nothing).
-    public func isFolder(_ path: String) throws(Failure) -> Bool {
+    func isFolder(_ path: String) throws(Failure) -> Bool {
         func list(_ extra: [String]) throws(Failure) -> [UInt8]? {
             var bytes: [UInt8] = []
             do {
@@ -127,7 +124,7 @@ public struct Rclone: Sendable {
 
     /// Whether `needle` occurs in `bytes`. (String's own search would link the regex engine,
     /// a megabyte of the binary, for this one use.)
-    public static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
+    static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
         guard !needle.isEmpty, bytes.count >= needle.count else { return needle.isEmpty }
         for i in 0...(bytes.count - needle.count) where bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) {
             return true
@@ -139,12 +136,17 @@ public struct Rclone: Sendable {
     /// sizes and, with `md5`, their MD5 where the backend has one: each line of the listing goes
     /// to `line` as it comes, so that a folder of any size is read in bounded memory (a line
     /// over 64 KiB is no file deliver wrote, and is skipped).
-    public func list(_ folder: String, md5: Bool, line: ([UInt8]) -> Void) throws(Failure) {
+    func list(_ folder: String, md5: Bool, line: ([UInt8]) -> Void) throws(Failure) {
+        try listLines(
+            folder, arguments: ["lsjson", "-R", "--files-only", "--no-mimetype", "--no-modtime"] + (md5 ? ["--hash-type", "md5"] : []), line: line)
+    }
+
+    /// Runs an rclone listing of `folder` and gives each line of its answer to `line` as it
+    /// comes, in bounded memory (a line over 64 KiB is no file deliver wrote, and is skipped).
+    private func listLines(_ folder: String, arguments: [String], line: ([UInt8]) -> Void) throws(Failure) {
         var pending: [UInt8] = []
         var skipping = false
-        try call(
-            "list \(folder)", ["lsjson", "-R", "--files-only", "--no-mimetype", "--no-modtime"] + (md5 ? ["--hash-type", "md5"] : []) + [folder]
-        ) { chunk in
+        try call("list \(folder)", arguments + [folder]) { chunk in
             for b in chunk {
                 if b == 0x0A {
                     if !skipping { line(pending) }
@@ -162,18 +164,89 @@ public struct Rclone: Sendable {
         if !skipping && !pending.isEmpty { line(pending) }
     }
 
+    // MARK: TripRemote
+
+    func list(_ folder: String, entry: (RemoteEntry) -> Void) throws(Failure) {
+        try listLines(folder, arguments: ["lsjson", "-R", "--no-mimetype", "--no-modtime"]) { line in
+            if let e = RemoteCopies.entry(line) { entry(RemoteEntry(path: e.name, size: e.size, isFolder: e.isFolder)) }
+        }
+    }
+
+    func mirror(_ local: String, to folder: String) throws(Failure) {
+        // --copy-links: the staged logs are links to the log files.
+        try call("send to \(folder)", ["sync", "--copy-links", Self.localArgument(local), folder])
+    }
+
+    func readBack(_ folder: String, paths: [String]?, md5: (String, String) -> Void) throws(Failure) {
+        var arguments = ["md5sum", "--download"]
+        if let p = paths { arguments += ["--files-from-raw", try pathList(p)] }
+        var pending: [UInt8] = []
+        func take(_ line: [UInt8]) {
+            // "<32 hex>  relative/path"
+            guard line.count > 34, line[32] == 0x20, line[33] == 0x20 else { return }
+            md5(String(decoding: line[0..<32], as: UTF8.self).lowercased(), String(decoding: line[34...], as: UTF8.self))
+        }
+        try call("read back \(folder)", arguments + [folder]) { chunk in
+            for b in chunk {
+                if b == 0x0A {
+                    take(pending)
+                    pending.removeAll(keepingCapacity: true)
+                } else if pending.count <= 65536 {
+                    pending.append(b)
+                }
+            }
+        }
+        if !pending.isEmpty { take(pending) }
+    }
+
+    func moveAll(_ source: String, into target: String) throws(Failure) {
+        // --ignore-times: every file replaces what is there (rclone deletes it first where the
+        // backend's move does not overwrite), even a copy of the same size and time (a damaged
+        // one) that it would otherwise take for this one.
+        try call("move \(source) to \(target)", ["move", "--ignore-times", "--delete-empty-src-dirs", source, target])
+    }
+
+    func delete(_ paths: [String], under folder: String) throws(Failure) {
+        if paths.isEmpty { return }
+        do {
+            try call("delete in \(folder)", ["delete", "--files-from-raw", try pathList(paths), folder])
+        } catch {
+            if !error.notFound { throw error }
+        }
+    }
+
+    func removeFolder(_ folder: String) throws(Failure) {
+        do { try call("remove \(folder)", ["purge", folder]) } catch {
+            if !error.notFound { throw error }
+        }
+    }
+
+    /// A local path as an argument rclone reads as local whatever its first characters.
+    static func localArgument(_ path: String) -> String { path.hasPrefix("/") ? path : "./" + path }
+
+    /// Writes `paths` one a line to a file in `scratch` and returns its path.
+    private func pathList(_ paths: [String]) throws(Failure) -> String {
+        guard let s = scratch else { throw Failure(what: "a list of paths", detail: "no folder to write it in", notFound: false) }
+        let file = POSIX.join(s, "paths-" + String(paths.count))
+        let text = paths.joined(separator: "\n") + "\n"
+        do { try writeFileAtomically(file, Array(text.utf8)) } catch {
+            throw Failure(what: "a list of paths", detail: "\(file): \(error)", notFound: false)
+        }
+        return file
+    }
+
     /// Deletes the remote file `path`.
-    public func delete(_ path: String) throws(Failure) {
+    func delete(_ path: String) throws(Failure) {
         try call("delete \(path)", ["deletefile", path])
     }
 
     /// Deletes the files under `folder` whose names match `pattern` (rclone's filter syntax).
-    public func deleteMatching(_ pattern: String, under folder: String) throws(Failure) {
+    func deleteMatching(_ pattern: String, under folder: String) throws(Failure) {
         try call("clean up \(folder)", ["delete", folder, "--include", pattern])
     }
 
     /// Creates `folder` (and its parents) where the backend has folders; a no-op elsewhere.
-    public func makeFolder(_ folder: String) throws(Failure) {
+    func makeFolder(_ folder: String) throws(Failure) {
         try call("create \(folder)", ["mkdir", folder])
     }
 }

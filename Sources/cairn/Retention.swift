@@ -76,9 +76,10 @@ struct Retention {
             limits: RetentionPlan.Limits(keepDays: keepDays, maxBytes: maxBytes, force: force)
         ) { i in
             let exported = state.verdict(all[i].trip)
-            if exported == .exported { return exported }
             let sent = delivered.verdict(all[i].trip)
-            // Nothing is deleted on the strength of a copy that was not found whole in this run.
+            // Nothing is deleted on the strength of a copy that was not found whole in this run;
+            // a delivered copy found damaged in it outweighs an export's receipt (the stick is
+            // not here to look at, and the delivery will send the copy again).
             if sent == .exported {
                 let t = all[i].trip
                 let found = copies.verdict(t, destinations: delivered.exportedDestinations(t), say: say)
@@ -88,8 +89,10 @@ struct Retention {
                     for d in found.notWhole { delivered.forget(t, destination: d) }
                     forgotReceipts = true
                 }
-                return found.verdict
+                if found.verdict == .copyNotWhole || exported != .exported { return found.verdict }
+                return exported
             }
+            if exported == .exported { return exported }
             return sent == .neverExported ? exported : sent
         }
         if let c = plan.clockBehind {

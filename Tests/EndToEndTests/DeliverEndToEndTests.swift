@@ -254,9 +254,11 @@ final class DeliverEndToEndTests: XCTestCase {
     /// are the copy retention relied on.
     func testAZoneAddedLaterTakesBackWhatWasSentOfThePlace() throws {
         let dir = CraftedLog.directory()
+        // Trip 1 runs 2 km north from the zone's centre: out of any keyed cut of 100 m (at 600 m
+        // a cut of the widest class hid it whole now and then).
         let day: Int64 = 86_400_000
         try CraftedLog.write(
-            CraftedLog.file(trip: 1, salt: 0x10, startMs: CraftedLog.june1 + day, points: 120, closed: true), dir + "/00000001.cairn")
+            CraftedLog.file(trip: 1, salt: 0x10, startMs: CraftedLog.june1 + day, points: 400, closed: true), dir + "/00000001.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x20, startMs: CraftedLog.june1 + 2 * day, points: 4, closed: true), dir + "/00000002.cairn")
         let t = Harness.tempDir()

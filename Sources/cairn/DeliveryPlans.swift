@@ -1,0 +1,134 @@
+import CairnExport
+
+/// The decisions of a delivery that send, delete or say, as pure functions of what it found:
+/// each has its table tests (DeliveryPlansTests); DeliveryRun does the I/O around them.
+enum DeliveryPlans {
+    /// A file staged to go up: its path under the board's folder, and its MD5 and size.
+    struct Staged: Equatable {
+        var relative: String
+        var md5: String
+        var size: Int
+    }
+
+    /// Which staged files a read-back shows whole (`readBack`: relative path -> MD5 read), and
+    /// what is wrong with the others ("gpx/x.gpx: missing"). A file listed twice or not staged
+    /// is no concern of this check.
+    static func verified(_ staged: [Staged], readBack: [String: String]) -> (whole: Set<String>, wrong: [String]) {
+        var whole = Set<String>()
+        var wrong: [String] = []
+        for f in staged {
+            guard let got = readBack[f.relative] else {
+                wrong.append("\(f.relative): missing")
+                continue
+            }
+            if got == f.md5 { whole.insert(f.relative) } else { wrong.append("\(f.relative): other bytes (MD5 \(got), not \(f.md5))") }
+        }
+        return (whole, wrong)
+    }
+
+    /// Whether a trip goes on record as delivered: every file it staged was found whole (a trip
+    /// that staged none, its copies there already, goes too).
+    static func receipted(_ files: [String], whole: Set<String>) -> Bool { files.allSatisfy { whole.contains($0) } }
+
+    /// What the page's reconciliation deletes of what an earlier delivery sent of a trip
+    /// (`before`, the index's files and picture, paths under the board's folder), now that it
+    /// sends `now` (empty: the trip is off the page, wholly inside a zone): a file under a name
+    /// the trip no longer has in a format still sent (a zone moved its first point), a picture
+    /// replaced, every file of a trip now hidden. A file of a format no longer sent stays when
+    /// its name is still the one the trip would have (`nameNow`: the name in that format now;
+    /// nil when the trip is hidden); one whose name changed showed what is now cut, and goes.
+    /// Never a log copy, never anything out of the folders deliver writes, never a path with
+    /// `..` or a NUL (the index may have been edited by anyone).
+    static func obsolete(
+        before: [String], now: [String], hidden: Bool, formatsSent: [String], allFormats: [String], picturesFolder: String,
+        nameNow: (_ format: String) -> String?
+    ) -> [String] {
+        var out: [String] = []
+        for rel in before where !now.contains(rel) {
+            let parts = rel.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[1].isEmpty, !rel.utf8.contains(0), parts[1] != "..", parts[1] != "." else { continue }
+            let folder = String(parts[0])
+            if folder == picturesFolder {
+                out.append(rel)
+            } else if allFormats.contains(folder) {
+                if hidden || formatsSent.contains(folder) {
+                    out.append(rel)
+                } else if let n = nameNow(folder), n != String(parts[1]) {
+                    out.append(rel)
+                }
+            }
+        }
+        return out
+    }
+
+    /// How a run ended, for its status file, its exit code and its last lines.
+    enum Stop: Error, Equatable {
+        case recording(String)
+        case remote(String)
+    }
+
+    struct Counts: Equatable {
+        var delivered = 0
+        /// Finished trips still not delivered.
+        var left = 0
+        var alreadyThere = 0
+        var failedTrips = 0
+        /// Problems said on the way (a trip that cannot be read or converted, a page not made).
+        var problems = 0
+        var firstProblem = ""
+        var sentFiles = 0
+        var sentBytes = 0
+    }
+
+    struct Outcome: Equatable {
+        var result: DeliveryStatus.Result
+        var reason: String
+        var failures: Int
+        var failingSinceMs: Int64?
+        var exitCode: Int32
+        var lines: [String]
+    }
+
+    /// The outcome of a run. A remote failing and a recording ride are "try later" (75); a run
+    /// that went through with problems fails (1) and its status says so, counted like an outage
+    /// so that `cairn status` shows since when.
+    static func outcome(
+        stop: Stop?, counts c: Counts, remote: String, base: String, previous: DeliveryStatus?, quietFailures: Bool, nowMs: Int64
+    ) -> Outcome {
+        func trips(_ n: Int) -> String { "\(n) trip\(n == 1 ? "" : "s")" }
+        let ongoing = previous?.result == .failed
+        var o = Outcome(result: .ok, reason: "", failures: 0, failingSinceMs: nil, exitCode: ExitCode.ok, lines: [])
+        func failing(_ why: String) {
+            o.result = .failed
+            o.reason = why
+            o.failures = ongoing ? (previous?.failures ?? 0) + 1 : 1
+            o.failingSinceMs = ongoing ? (previous?.failingSinceMs ?? nowMs) : nowMs
+        }
+        switch stop {
+        case .recording(let why):
+            o.result = .deferred
+            o.reason = why
+            o.lines.append("delivery waits: \(why); \(trips(c.left)) left for a later run")
+            o.exitCode = ExitCode.tryLater
+        case .remote(let why):
+            failing(why)
+            if !(ongoing && quietFailures) {
+                o.lines.append("delivery to \(remote) failed: \(why); \(trips(c.left)) wait for the next run")
+            }
+            o.exitCode = ExitCode.tryLater
+        case nil:
+            if c.problems > 0 {
+                failing(
+                    c.failedTrips > 0 ? "\(trips(c.failedTrips)) not delivered: \(c.firstProblem)" : c.firstProblem)
+            } else if ongoing, let p = previous {
+                o.lines.append("delivery to \(remote) works again (it failed \(p.failures) run\(p.failures == 1 ? "" : "s") in a row)")
+            }
+            o.lines.append(
+                "delivered \(trips(c.delivered)) to \(base) (\(c.sentFiles) file\(c.sentFiles == 1 ? "" : "s"), \(c.sentBytes) bytes); \(c.alreadyThere) already there"
+            )
+            if c.failedTrips > 0 { o.lines.append("\(trips(c.failedTrips)) not delivered (see above)") }
+            o.exitCode = c.problems > 0 ? ExitCode.failure : ExitCode.ok
+        }
+        return o
+    }
+}

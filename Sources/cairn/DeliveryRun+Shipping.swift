@@ -1,0 +1,91 @@
+import CairnSystem
+import CairnLog
+import CairnExport
+
+/// Shipping: the staged batch up in a few calls whatever its size (DeliverCommand's exactly-once
+/// protocol): mirrored to the board's shipping folder beside its own, read back whole, what the
+/// page no longer shows deleted, moved into place; the receipts follow (DeliveryRun.go).
+extension DeliveryRun {
+    /// Ships `batch` (in the outbox) and deletes `deleting` (paths under the board's folder);
+    /// returns the files found whole under their final names. Throws `Stop` when the remote
+    /// fails or a trip starts, `Failure` (config) when the remote is the board's own storage.
+    func ship(_ batch: [DeliveryPlans.Staged], deleting: [String]) throws -> Set<String> {
+        precondition(!shipping.isEmpty)
+        if !batch.isEmpty {
+            if let why = recording() { throw Stop.recording(why) }
+            try attempt { () throws(Rclone.Failure) in try transport.mirror(outbox, to: shipping) }
+            try refuseSameStorage(batch)
+            var read: [String: String] = [:]
+            try attempt { () throws(Rclone.Failure) in
+                read = [:]
+                try transport.readBack(shipping, paths: nil) { md5, path in read[path] = md5 }
+            }
+            let check = DeliveryPlans.verified(batch, readBack: read)
+            if !check.wrong.isEmpty {
+                throw Stop.remote("\(shipping): does not read back as sent (\(check.wrong.prefix(3).joined(separator: ", ")))")
+            }
+            if let why = recording() { throw Stop.recording(why) }
+        }
+        // What showed the place goes first: privacy before a page whose links all resolve (a run
+        // cut here leaves the page owed, and the next one makes it).
+        if !deleting.isEmpty {
+            try attempt { () throws(Rclone.Failure) in try transport.delete(deleting, under: base) }
+        }
+        if batch.isEmpty { return [] }
+        do {
+            try attempt { () throws(Rclone.Failure) in
+                do throws(Rclone.Failure) { try transport.moveAll(shipping, into: base) } catch {
+                    // A move tried again after one that went through with its answer lost finds
+                    // nothing left to move.
+                    if !error.notFound { throw error }
+                }
+            }
+        } catch {
+            // Then what the final names hold decides, just below.
+        }
+        var final: [String: String] = [:]
+        try attempt { () throws(Rclone.Failure) in
+            final = [:]
+            try transport.readBack(base, paths: batch.map(\.relative)) { md5, path in final[path] = md5 }
+        }
+        let check = DeliveryPlans.verified(batch, readBack: final)
+        if !check.wrong.isEmpty {
+            throw Stop.remote("\(base): does not read back as sent after the move (\(check.wrong.prefix(3).joined(separator: ", ")))")
+        }
+        return check.whole
+    }
+
+    /// Refuses a board folder on the log directory's own storage however rclone names it (a
+    /// local remote of its config, an alias, a symlink; a plain path is refused before, by
+    /// `DeliverCommand.refuseNesting`): the shipping folder just sent is looked for in the log
+    /// directory, below it and above it. Copies on the board's card are no copies off the board,
+    /// yet prune would delete the trips on their strength.
+    func refuseSameStorage(_ batch: [DeliveryPlans.Staged]) throws {
+        let name = String(shipping[shipping.index(after: shipping.lastIndex { $0 == "/" || $0 == ":" }!)...])
+        guard let found = Self.find(name, around: dir) else { return }
+        try? transport.removeFolder(shipping)
+        throw Failure(
+            "--remote \(terminalSafe(remote)): its folder \(terminalSafe(base)) is \(found) on this board's own storage;"
+                + " deliver off the board's card", status: ExitCode.config)
+    }
+
+    /// The size and CRC-32C of what the remote holds at `path`, and its first 16 bytes (a log's
+    /// header: magic, version, length, salt); nil when it holds nothing there.
+    func remoteFile(_ path: String) throws -> (digest: FileDigest, head: [UInt8])? {
+        var result: (digest: FileDigest, head: [UInt8])?
+        try attempt { () throws(Rclone.Failure) in
+            var acc = FileDigest.Accumulator()
+            var head: [UInt8] = []
+            do throws(Rclone.Failure) {
+                try transport.read(path, limit: nil) {
+                    acc.add($0)
+                    if head.count < 16 { head += $0.prefix(16 - head.count) }
+                }
+                result = (acc.digest, head)
+            } catch {
+                if error.notFound { result = nil } else { throw error }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,46 @@
+/// A place trips are shipped to, as a delivery uses it: a few calls that each carry a whole
+/// batch, so that a run costs the same handful of calls whatever it sends. `Rclone` is the one
+/// that ships (one rclone process a call); the tests hold one in memory that fails at any call.
+/// Paths are the remote's ("nas:rides/bike/logs/00000001.cairn"); `RemoteFailure.notFound` says
+/// the thing asked for is not there.
+protocol TripRemote {
+    /// Every file and folder under `folder`, every level, each to `entry` as it comes (paths
+    /// relative to `folder`); notFound when there is no such folder.
+    func list(_ folder: String, entry: (RemoteEntry) -> Void) throws(RemoteFailure)
+    /// The bytes of the file `path`, at most `limit` of them, to `output` as they come.
+    func read(_ path: String, limit: Int?, output: (UnsafeRawBufferPointer) -> Void) throws(RemoteFailure)
+    /// Makes `folder` hold exactly the files of the local folder `local`, same relative paths
+    /// (what was in it before, from a run cut short, goes).
+    func mirror(_ local: String, to folder: String) throws(RemoteFailure)
+    /// Reads back whole each file under `folder` (only `paths`, relative to it, when given) and
+    /// gives its relative path and MD5 (lowercase hex) to `md5`.
+    func readBack(_ folder: String, paths: [String]?, md5: (String, String) -> Void) throws(RemoteFailure)
+    /// Moves every file under `source` to its relative path under `target`, replacing any file
+    /// there; each appears whole under its name.
+    func moveAll(_ source: String, into target: String) throws(RemoteFailure)
+    /// Deletes the files `paths` (relative to `folder`); one already gone is no failure.
+    func delete(_ paths: [String], under folder: String) throws(RemoteFailure)
+    /// Deletes `folder` and everything in it; one not there is no failure.
+    func removeFolder(_ folder: String) throws(RemoteFailure)
+    /// Deletes the files under `folder`, every level, whose names match `pattern` (a name with
+    /// `*` for any run of characters).
+    func deleteMatching(_ pattern: String, under folder: String) throws(RemoteFailure)
+}
+
+/// One file or folder a remote lists.
+struct RemoteEntry: Equatable, Sendable {
+    var path: String
+    var size: Int
+    var isFolder: Bool
+}
+
+/// A remote's call that failed: what was asked, what the remote said, and whether the thing
+/// asked for is missing.
+struct RemoteFailure: Error, CustomStringConvertible, Sendable {
+    let what: String
+    let detail: String
+    let notFound: Bool
+    /// The call was stopped (a signal, or no answer in time): nothing said about the setup.
+    var interrupted = false
+    var description: String { detail.isEmpty ? what : "\(what): \(detail)" }
+}

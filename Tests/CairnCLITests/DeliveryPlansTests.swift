@@ -1,0 +1,100 @@
+import XCTest
+
+@testable import cairn
+
+/// Table tests of delivery's pure decisions: what a read-back shows whole, what the page's
+/// reconciliation deletes, and how a run ends.
+final class DeliveryPlansTests: XCTestCase {
+    typealias S = DeliveryPlans.Staged
+
+    func testVerified() {
+        let staged = [S(relative: "logs/1", md5: "a", size: 1), S(relative: "gpx/x.gpx", md5: "b", size: 2)]
+        let rows: [(read: [String: String], whole: Set<String>, wrong: [String])] = [
+            (["logs/1": "a", "gpx/x.gpx": "b"], ["logs/1", "gpx/x.gpx"], []),
+            (["logs/1": "a"], ["logs/1"], ["gpx/x.gpx: missing"]),
+            (["logs/1": "z", "gpx/x.gpx": "b", "other": "q"], ["gpx/x.gpx"], ["logs/1: other bytes (MD5 z, not a)"]),
+            ([:], [], ["logs/1: missing", "gpx/x.gpx: missing"])
+        ]
+        for r in rows {
+            let v = DeliveryPlans.verified(staged, readBack: r.read)
+            XCTAssertEqual(v.whole, r.whole, "\(r.read)")
+            XCTAssertEqual(v.wrong, r.wrong, "\(r.read)")
+        }
+        XCTAssertTrue(DeliveryPlans.receipted([], whole: []))
+        XCTAssertTrue(DeliveryPlans.receipted(["a"], whole: ["a", "b"]))
+        XCTAssertFalse(DeliveryPlans.receipted(["a", "c"], whole: ["a", "b"]))
+    }
+
+    func testObsolete() {
+        let all = ["gpx", "fit", "csv", "geojson", "kml"]
+        // (before, now, hidden, formats sent, the name each format would have now, deleted)
+        let rows: [(before: [String], now: [String], hidden: Bool, sent: [String], names: [String: String], deleted: [String])] = [
+            // Unchanged.
+            (["gpx/a.gpx", "pictures/a.svg"], ["gpx/a.gpx", "pictures/a.svg"], false, ["gpx"], [:], []),
+            // A zone moved the first point: the old names go.
+            (["gpx/a.gpx", "pictures/a.svg"], ["gpx/b.gpx", "pictures/b.svg"], false, ["gpx"], [:], ["gpx/a.gpx", "pictures/a.svg"]),
+            // A format dropped: its file stays while its name is still the trip's.
+            (["gpx/a.gpx", "csv/a.csv"], ["gpx/a.gpx"], false, ["gpx"], ["csv": "a.csv"], []),
+            // A format dropped and the trip renamed by a zone: the old file showed what is cut now.
+            (["gpx/a.gpx", "csv/a.csv"], ["gpx/b.gpx"], false, ["gpx"], ["csv": "b.csv"], ["gpx/a.gpx", "csv/a.csv"]),
+            // Hidden whole: every conversion and the picture, whatever the formats.
+            (["gpx/a.gpx", "csv/a.csv", "pictures/a.svg"], [], true, ["gpx"], [:], ["gpx/a.gpx", "csv/a.csv", "pictures/a.svg"]),
+            // Never a log, a path out of the folders, or an escape.
+            (["logs/00000001.cairn", "../x", "gpx/../../x", "gpx/..", "notes/a.txt", "/etc/passwd", "gpx/a\u{0}.gpx"], [], true, ["gpx"], [:], [])
+        ]
+        for r in rows {
+            let got = DeliveryPlans.obsolete(
+                before: r.before, now: r.now, hidden: r.hidden, formatsSent: r.sent, allFormats: all, picturesFolder: "pictures",
+                nameNow: { r.names[$0] })
+            XCTAssertEqual(got, r.deleted, "\(r.before) -> \(r.now)")
+        }
+    }
+
+    func testOutcome() {
+        let failing = DeliveryStatus(result: .failed, atMs: 0, failures: 2, failingSinceMs: 5)
+        var ok = DeliveryPlans.Counts()
+        ok.delivered = 2
+        ok.sentFiles = 7
+        var problems = ok
+        problems.problems = 1
+        problems.failedTrips = 1
+        problems.firstProblem = "trip 3: gpx not made"
+        // (stop, counts, previous, quiet) -> (result, exit, failures, since, lines said)
+        let rows: [(Stop?, DeliveryPlans.Counts, DeliveryStatus?, Bool, DeliveryStatus.Result, Int32, Int, Int64?, Int)] = [
+            (nil, ok, nil, true, .ok, ExitCode.ok, 0, nil, 1),
+            (nil, ok, failing, true, .ok, ExitCode.ok, 0, nil, 2),
+            // A run with a trip that failed: it fails, and says since when.
+            (nil, problems, nil, true, .failed, ExitCode.failure, 1, 100, 2),
+            (nil, problems, failing, true, .failed, ExitCode.failure, 3, 5, 2),
+            (.remote("down"), ok, nil, true, .failed, ExitCode.tryLater, 1, 100, 1),
+            // An outage going on is said once under systemd, every time at a terminal.
+            (.remote("down"), ok, failing, true, .failed, ExitCode.tryLater, 3, 5, 0),
+            (.remote("down"), ok, failing, false, .failed, ExitCode.tryLater, 3, 5, 1),
+            (.recording("riding"), ok, nil, true, .deferred, ExitCode.tryLater, 0, nil, 1)
+        ]
+        for (stop, counts, previous, quiet, result, code, failures, since, lines) in rows {
+            let o = DeliveryPlans.outcome(
+                stop: stop, counts: counts, remote: "nas:r", base: "nas:r/bike", previous: previous, quietFailures: quiet, nowMs: 100)
+            let row = "\(String(describing: stop)) \(counts.problems) \(String(describing: previous?.result))"
+            XCTAssertEqual(o.result, result, row)
+            XCTAssertEqual(o.exitCode, code, row)
+            XCTAssertEqual(o.failures, failures, row)
+            XCTAssertEqual(o.failingSinceMs, since, row)
+            XCTAssertEqual(o.lines.count, lines, "\(row): \(o.lines)")
+        }
+        let p = DeliveryPlans.outcome(stop: nil, counts: problems, remote: "r:", base: "r:x", previous: nil, quietFailures: true, nowMs: 1)
+        XCTAssertEqual(p.reason, "1 trip not delivered: trip 3: gpx not made")
+    }
+
+    typealias Stop = DeliveryPlans.Stop
+}
+
+extension DeliveryStatus {
+    init(result: Result, atMs: Int64, failures: Int, failingSinceMs: Int64?) {
+        self.init()
+        self.result = result
+        self.atMs = atMs
+        self.failures = failures
+        self.failingSinceMs = failingSinceMs
+    }
+}

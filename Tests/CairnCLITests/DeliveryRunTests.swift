@@ -1,0 +1,122 @@
+import Foundation
+import CairnExport
+import CairnSystem
+import XCTest
+
+@testable import cairn
+
+/// Delivery's exactly-once protocol against a remote in memory that fails at any call: after a
+/// run cut at any call (the remote refusing, or its answer lost after the effect) and a clean run
+/// after it, the remote holds every file whole under its final name, nothing else of ours, the
+/// receipts name every trip, and a third run sends nothing.
+final class DeliveryRunTests: XCTestCase {
+    let remote = "mem:rides"
+
+    func makeDir() throws -> String {
+        let d = "/tmp/cairn-delivery-run-\(getpid())-\(Int.random(in: 0..<1_000_000_000))"
+        XCTAssertEqual(mkdir(d, 0o755), 0)
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/logs/format1-ride.cairn").path
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        try bytes.write(to: URL(fileURLWithPath: d + "/00000001.cairn"))
+        return d
+    }
+
+    func run(_ dir: String, _ r: MemoryRemote, formats: [ExportFormat] = [.gpx, .csv], page: Bool = true) -> Int32 {
+        var run = DeliveryRun(
+            dir: dir, remote: remote, board: "unnamed", transport: r, retries: 1, formats: formats, copyLogs: true,
+            stageOptions: ExportStageOptions(),
+            quietFailures: true, page: page)
+        return run.go()
+    }
+
+    /// The files a clean run leaves, with their bytes.
+    func cleanRun() throws -> (files: [String: [UInt8]], calls: Int) {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        return (r.files, r.calls.count)
+    }
+
+    func testACleanRunShipsInAFewCallsAndASecondSendsNothing() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list", "mirror", "readBack", "moveAll", "readBack", "removeFolder"])
+        XCTAssertEqual(
+            Set(r.files.keys.map { String($0.dropFirst(remote.count + 1)) }.map { $0.split(separator: "/").first.map(String.init) ?? $0 }),
+            ["unnamed"])
+        XCTAssertTrue(r.files.keys.contains("\(remote)/unnamed/logs/00000001.cairn"))
+        XCTAssertTrue(r.files.keys.contains("\(remote)/unnamed/index.html"))
+        r.calls = []
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list"])
+    }
+
+    func testARunCutAtAnyCallLeavesNothingPartialAndTheNextDeliversExactlyOnce() throws {
+        let clean = try cleanRun()
+        for after in [false, true] {
+            for k in 1...clean.calls {
+                let d = try makeDir()
+                let r = MemoryRemote()
+                r.failAt = k
+                r.failAfterEffect = after
+                // Refused, the run fails; with its answer lost after the effect, it may find
+                // its work done (then it says so only when the remote is as a clean run's).
+                if run(d, r) == ExitCode.ok {
+                    // (Or the call refused only removed the emptied shipping folder.)
+                    XCTAssertTrue(after || r.calls.last == "removeFolder", "call \(k) refused went unsaid")
+                    XCTAssertEqual(r.files, clean.files, "call \(k) (after: \(after)): a run said ok with the remote not whole")
+                }
+                // Whatever the cut run left under a final name is whole.
+                for (p, b) in r.files where !p.contains(DeliverCommand.temporaryPrefix) {
+                    XCTAssertEqual(b, clean.files[p], "call \(k) (after: \(after)): \(p) not whole")
+                }
+                r.failAt = nil
+                XCTAssertEqual(run(d, r), ExitCode.ok, "call \(k) (after: \(after)): the run after failed")
+                XCTAssertEqual(r.files, clean.files, "call \(k) (after: \(after)): the remote differs from a clean run's")
+                let receipts = ExportState(directory: d, fileName: ExportState.deliveredFileName)
+                XCTAssertEqual(receipts.entries.count, 1)
+                r.calls = []
+                XCTAssertEqual(run(d, r), ExitCode.ok)
+                XCTAssertEqual(r.calls, ["list"], "call \(k) (after: \(after)): a third run sent again")
+            }
+        }
+    }
+
+    func testACopyDamagedWhereItIsStoredIsNeverReceipted() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        r.onStore = { path, bytes in if path.hasSuffix(".cairn") { bytes[bytes.count / 2] ^= 0xFF } }
+        XCTAssertEqual(run(d, r), ExitCode.tryLater)
+        XCTAssertTrue(ExportState(directory: d, fileName: ExportState.deliveredFileName).entries.isEmpty)
+        XCTAssertEqual(DeliveryStatus.read(directory: d)?.result, .failed)
+        r.onStore = nil
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.files, try cleanRun().files)
+    }
+
+    func testACopyDeletedOrCutAfterItsReceiptIsSentAgain() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        let whole = r.files
+        let log = "\(remote)/unnamed/logs/00000001.cairn"
+        r.files[log] = Array(whole[log]!.prefix(4096))
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.files, whole)
+        for p in whole.keys where p.hasSuffix(".gpx") { r.files[p] = nil }
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.files, whole)
+    }
+
+    func testADroppedFormatLeavesItsEarlierFilesInPlace() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        XCTAssertEqual(run(d, r, formats: [.gpx, .csv]), ExitCode.ok)
+        let csv = r.files.keys.filter { $0.hasSuffix(".csv") }
+        XCTAssertEqual(csv.count, 1)
+        XCTAssertEqual(run(d, r, formats: [.gpx]), ExitCode.ok)
+        XCTAssertEqual(r.files.keys.filter { $0.hasSuffix(".csv") }, csv)
+    }
+}

@@ -1,0 +1,127 @@
+import CairnExport
+import CairnSystem
+
+@testable import cairn
+
+/// A remote in memory for delivery's tests: every call counted, and any call made to fail,
+/// before its effect (the remote refused) or after it (the answer was lost).
+final class MemoryRemote: TripRemote, @unchecked Sendable {
+    /// Full remote path ("r:bike/logs/00000001.cairn") -> bytes.
+    var files: [String: [UInt8]] = [:]
+    /// The calls made, by name ("list", "mirror", ...).
+    var calls: [String] = []
+    /// The call (1-based) that fails, and whether its effect happened first.
+    var failAt: Int?
+    var failAfterEffect = false
+    /// Called on what a move puts in place: a remote that damages what it stores.
+    var onStore: ((String, inout [UInt8]) -> Void)?
+
+    private func begin(_ name: String) throws(RemoteFailure) -> Bool {
+        calls.append(name)
+        guard calls.count == failAt else { return false }
+        if !failAfterEffect { throw RemoteFailure(what: name, detail: "refused (test)", notFound: false) }
+        return true
+    }
+
+    private func end(_ name: String, _ failing: Bool) throws(RemoteFailure) {
+        if failing { throw RemoteFailure(what: name, detail: "answer lost (test)", notFound: false) }
+    }
+
+    private func under(_ folder: String) -> [String] {
+        let p = folder.hasSuffix("/") || folder.hasSuffix(":") ? folder : folder + "/"
+        return files.keys.filter { $0.hasPrefix(p) }.sorted()
+    }
+
+    private func relative(_ path: String, _ folder: String) -> String {
+        String(path.dropFirst(folder.hasSuffix("/") || folder.hasSuffix(":") ? folder.count : folder.count + 1))
+    }
+
+    func list(_ folder: String, entry: (RemoteEntry) -> Void) throws(RemoteFailure) {
+        let failing = try begin("list")
+        let paths = under(folder)
+        if paths.isEmpty { throw RemoteFailure(what: "list", detail: "directory not found", notFound: true) }
+        var folders = Set<String>()
+        for p in paths {
+            let rel = relative(p, folder)
+            var parts = rel.split(separator: "/").dropLast()
+            while !parts.isEmpty {
+                folders.insert(parts.joined(separator: "/"))
+                parts = parts.dropLast()
+            }
+            entry(RemoteEntry(path: rel, size: files[p]!.count, isFolder: false))
+        }
+        for f in folders.sorted() { entry(RemoteEntry(path: f, size: 0, isFolder: true)) }
+        try end("list", failing)
+    }
+
+    func read(_ path: String, limit: Int?, output: (UnsafeRawBufferPointer) -> Void) throws(RemoteFailure) {
+        let failing = try begin("read")
+        guard let b = files[path] else { throw RemoteFailure(what: "read", detail: "not found", notFound: true) }
+        Array(b.prefix(limit ?? b.count)).withUnsafeBytes { output($0) }
+        try end("read", failing)
+    }
+
+    func mirror(_ local: String, to folder: String) throws(RemoteFailure) {
+        let failing = try begin("mirror")
+        for p in under(folder) { files[p] = nil }
+        func walk(_ dir: String, _ rel: String) {
+            for n in ((try? POSIX.listDirectory(dir)) ?? []) where n != "." && n != ".." {
+                let p = POSIX.join(dir, n)
+                let r = rel.isEmpty ? n : rel + "/" + n
+                if POSIX.isDirectory(p) {
+                    walk(p, r)
+                } else if let fd = try? POSIX.open(p, 0), let bytes = try? POSIX.readToEnd(fd, limit: 1 << 28) {
+                    _ = POSIX.close(fd)
+                    files[DeliverCommand.join(folder, r)] = bytes
+                }
+            }
+        }
+        walk(local, "")
+        try end("mirror", failing)
+    }
+
+    func readBack(_ folder: String, paths: [String]?, md5: (String, String) -> Void) throws(RemoteFailure) {
+        let failing = try begin("readBack")
+        let wanted = paths.map { $0.map { DeliverCommand.join(folder, $0) } } ?? under(folder)
+        for p in wanted {
+            guard let b = files[p] else { continue }
+            var m = MD5()
+            m.add(b)
+            md5(m.hex(), relative(p, folder))
+        }
+        try end("readBack", failing)
+    }
+
+    func moveAll(_ source: String, into target: String) throws(RemoteFailure) {
+        let failing = try begin("moveAll")
+        let paths = under(source)
+        if paths.isEmpty { throw RemoteFailure(what: "move", detail: "directory not found", notFound: true) }
+        for p in paths {
+            var b = files[p]!
+            files[p] = nil
+            let t = DeliverCommand.join(target, relative(p, source))
+            onStore?(t, &b)
+            files[t] = b
+        }
+        try end("moveAll", failing)
+    }
+
+    func delete(_ paths: [String], under folder: String) throws(RemoteFailure) {
+        let failing = try begin("delete")
+        for p in paths { files[DeliverCommand.join(folder, p)] = nil }
+        try end("delete", failing)
+    }
+
+    func removeFolder(_ folder: String) throws(RemoteFailure) {
+        let failing = try begin("removeFolder")
+        for p in under(folder) { files[p] = nil }
+        try end("removeFolder", failing)
+    }
+
+    func deleteMatching(_ pattern: String, under folder: String) throws(RemoteFailure) {
+        let failing = try begin("deleteMatching")
+        let prefix = String(pattern.prefix { $0 != "*" })
+        for p in under(folder) where (p.split(separator: "/").last ?? "").hasPrefix(prefix) { files[p] = nil }
+        try end("deleteMatching", failing)
+    }
+}
