@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnSystem
+import CairnLog
+import CairnExport
+
+/// The logs a delivery's receipts name, found (or not) on their remote in this run: one listing
+/// of each board folder's `logs/` with sizes and MD5s (where the backend has them), through the
+/// rclone program and config the last delivery used (LOGDIR/delivery).
+final class DeliveredCopies {
+    let rclone: Rclone
+    private var listings: [String: [String: RemoteCopies.FileCheck]?] = [:]
+
+    init(directory: String, timeoutSeconds: Int, deadlineSeconds: Double?) {
+        // The program and config the last delivery used, from LOGDIR/delivery, only when that file
+        // belongs to this user (or root): one the recorder's user can write must not choose what
+        // a root `cairn prune` runs. Otherwise rclone from PATH, with its own config.
+        let path = POSIX.join(directory, DeliveryStatus.fileName)
+        let owner = (try? POSIX.status(path)).map { $0.st_uid }
+        let trusted = owner == POSIX.effectiveUserID || owner == 0
+        let status = trusted ? DeliveryStatus.read(directory: directory) : nil
+        var r = Rclone(
+            program: status.map(\.rclone).flatMap { $0.isEmpty ? nil : $0 } ?? "rclone",
+            configFile: status.map(\.rcloneConfig).flatMap { $0.isEmpty ? nil : $0 }, timeoutSeconds: timeoutSeconds)
+        r.deadlineSeconds = deadlineSeconds
+        rclone = r
+    }
+
+    /// `.exported` when one destination holds every file of `t` whole; `notWhole`: the
+    /// destinations listed without them whole.
+    func verdict(_ t: TripRef, destinations: [String], say: (String) -> Void) -> (verdict: RetentionPlan.ExportVerdict, notWhole: [String]) {
+        var notWhole: [String] = []
+        var unreachable = false
+        for d in destinations {
+            guard let folder = ExportState.folder(ofDestination: d) else { continue }
+            guard let listing = listing(DeliverCommand.join(folder, "logs"), say: say) else {
+                unreachable = true
+                continue
+            }
+            var wanted: [RemoteCopies.FileCheck] = []
+            for f in t.files {
+                guard let check = Self.local(f.path) else { return (.copyUnchecked, notWhole) }
+                wanted.append(check)
+            }
+            switch RemoteCopies.found(wanted, in: listing) {
+            case .whole:
+                // A listing is what the backend says (sizes only on WebDAV, a cache's view on
+                // some servers): before a delete, each copy is read back whole and its MD5 taken.
+                switch readBack(wanted, in: DeliverCommand.join(folder, "logs")) {
+                case .whole: return (.exported, [])
+                case .unreachable(let why):
+                    say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) could not be read back (\(terminalSafe(why))): kept")
+                    unreachable = true
+                case .differs(let what):
+                    notWhole.append(d)
+                    say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) are not found whole: \(what) read back")
+                }
+            case .notWhole(let p):
+                notWhole.append(d)
+                say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) are not found whole: \(p.joined(separator: ", "))")
+            }
+        }
+        return (unreachable ? .copyUnchecked : .copyNotWhole, notWhole)
+    }
+
+    enum ReadBack {
+        case whole
+        case differs(String)
+        case unreachable(String)
+    }
+
+    /// Reads each file of `wanted` back from `folder` and compares its size and MD5.
+    func readBack(_ wanted: [RemoteCopies.FileCheck], in folder: String) -> ReadBack {
+        for w in wanted {
+            var md5 = MD5()
+            var size = 0
+            do throws(Rclone.Failure) {
+                try rclone.read(DeliverCommand.join(folder, w.name), limit: w.size + 1) { chunk in
+                    md5.add(chunk)
+                    size += chunk.count
+                }
+            } catch {
+                if error.notFound { return .differs("\(w.name): missing when") }
+                return .unreachable(error.description)
+            }
+            if size != w.size || md5.hex() != w.md5 { return .differs("\(w.name): other bytes (\(size) bytes) when") }
+        }
+        return .whole
+    }
+
+    /// A local log's name, size and MD5.
+    static func local(_ path: String) -> RemoteCopies.FileCheck? {
+        guard let fd = try? POSIX.open(path, O_RDONLY | O_CLOEXEC) else { return nil }
+        defer { _ = POSIX.close(fd) }
+        let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 16)
+        defer { buf.deallocate() }
+        var md5 = MD5()
+        var size = 0
+        while true {
+            guard let n = try? POSIX.read(fd, into: buf) else { return nil }
+            if n == 0 { break }
+            md5.add(UnsafeRawBufferPointer(rebasing: buf[0..<n]))
+            size += n
+        }
+        return RemoteCopies.FileCheck(name: baseName(path), size: size, md5: md5.hex())
+    }
+
+    /// The folder's files (name -> size, MD5), listed once per run; nil when it could not be.
+    private func listing(_ folder: String, say: (String) -> Void) -> [String: RemoteCopies.FileCheck]? {
+        if let known = listings[folder] { return known }
+        var out: [String: RemoteCopies.FileCheck] = [:]
+        var result: [String: RemoteCopies.FileCheck]?
+        do throws(Rclone.Failure) {
+            try rclone.list(folder, md5: true) { line in
+                if let f = RemoteCopies.listed(line) { out[f.name] = f }
+            }
+            result = out
+        } catch {
+            if error.notFound {
+                result = [:]
+            } else {
+                say("retention: \(terminalSafe(folder)) could not be checked (\(terminalSafe(error.description))): its delivered trips are kept")
+            }
+        }
+        listings[folder] = result
+        return result
+    }
+}
