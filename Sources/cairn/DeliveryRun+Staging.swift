@@ -85,33 +85,23 @@ extension DeliveryRun {
         w.staged = staged
         let whole = w.summary
         if whole.stats.points == 0 || (formats.isEmpty && !page) { return }
-        let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
-        var window: PrivacyWindow?
-        var s = whole
-        if !stageOptions.zones.isEmpty {
-            let win = try ExportStages.window(t, zones: stageOptions.zones)
-            window = win
-            if win.hidesAll {
-                printErr("cairn: trip \(t.id): every point is inside a privacy zone; no conversion sent")
-                // Off the page, with what an earlier delivery (before the zone) sent of it.
-                w.hidden = TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: tripBoard, salt: t.files[0].header.salt)
-                return
-            }
-            s = try ExportStages.summary(t, window: win)
+        let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
+        if shipment.hidesAll {
+            printErr("cairn: trip \(t.id): every point is inside a privacy zone; no conversion sent")
+            // Off the page, with what an earlier delivery (before the zone) sent of it.
+            w.hidden = shipment.key
+            return
         }
         for format in formats {
-            let name = format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: "", board: tripBoard)
-            let rel = format.name + "/" + name
+            let rel = shipment.path(format)
             try refuseFolder(rel, listing)
             let local = try outboxPath(rel)
-            if let err = ExportCommand.convert(t, s, window: window, format: format, to: local, laps: stageOptions.laps, board: tripBoard) {
-                throw Failure("\(format.name) not made: \(err)")
-            }
+            if let err = shipment.write(format, to: local, laps: stageOptions.laps) { throw Failure("\(format.name) not made: \(err)") }
             let file = try self.staged(rel, at: local)
             w.staged.append(file)
             w.conversions.append(ExportState.SentFile(path: rel, size: file.size))
         }
-        w.shown = pageTrip(t, s, window: window, board: tripBoard, logs: copyLogs ? w.now.map(\.name) : [])
+        w.shown = shipment.pageTrip(formats: formats, logs: copyLogs ? w.now.map { "logs/" + $0.name } : []) { _ in true }
     }
 
     /// Whether the local log (`path`, `c`) goes over what the remote holds at `rel`. A log is never

@@ -399,25 +399,9 @@ struct DeliveryRun {
     /// The trip as the page shows it, its zones cut: nil for one with no point to show.
     func pageTrip(_ t: TripRef, _ whole: TripSummary) throws -> PageTrip? {
         if whole.stats.points == 0 { return nil }
-        var window: PrivacyWindow?
-        var s = whole
-        if !stageOptions.zones.isEmpty {
-            let w = try ExportStages.window(t, zones: stageOptions.zones)
-            if w.hidesAll { return nil }
-            window = w
-            s = try ExportStages.summary(t, window: w)
-        }
-        let logs = copyLogs ? t.files.map { baseName($0.path) } : []
-        return pageTrip(t, s, window: window, board: TripCatalog.board(of: t, fallback: stageOptions.board), logs: logs)
-    }
-
-    /// The trip as the page shows it: what the conversions hold, linked to the files sent.
-    func pageTrip(_ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, board: String?, logs: [String]) -> PageTrip {
-        let entry = ExportCommand.pageEntry(
-            t, s, key: TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: board, salt: t.files[0].header.salt), present: { _ in true },
-            formats: formats,
-            prefix: "", board: board, hidden: false, logs: logs.map { "logs/" + $0 })
-        return PageTrip(entry: entry, trip: t, window: window)
+        let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
+        if shipment.hidesAll { return nil }
+        return shipment.pageTrip(formats: formats, logs: copyLogs ? t.files.map { "logs/" + baseName($0.path) } : []) { _ in true }
     }
 
     /// A file's modification time in ns; Int64.max when it cannot be read (then it counts as new).

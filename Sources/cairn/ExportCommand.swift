@@ -197,34 +197,30 @@ enum ExportCommand: Command {
                     }
                 }
             }
-            // Conversions, one file per trip and format, named by the first point they hold.
-            var window: PrivacyWindow?
-            var s = whole
-            var zonesRead = true
-            // The page shows the trip too (its picture and figures): cut it even with --format none.
-            if !empty && (!formats.isEmpty || page != nil) && !stageOptions.zones.isEmpty {
-                do {
-                    let w = try ExportStages.window(t, zones: stageOptions.zones)
-                    window = w
-                    if !w.hidesAll { s = try ExportStages.summary(t, window: w) }
-                } catch {
-                    printErr("cairn: \(label): \(error)")
-                    tripProblem = true
-                    zonesRead = false  // never a conversion without its zones' cut
-                }
+            // Conversions, one file per trip and format, cut once (`TripShipment`). The page
+            // shows the trip too (its picture and figures): cut it even with --format none.
+            let shipment: TripShipment
+            do {
+                shipment = try TripShipment(
+                    t, whole, zones: (!empty && (!formats.isEmpty || page != nil)) ? stageOptions.zones : PrivacyZones(),
+                    board: stageOptions.board, prefix: namePrefix)
+            } catch {
+                // Never a conversion without its zones' cut.
+                printErr("cairn: \(label): \(error)")
+                problems += 1
+                failedTrips += 1
+                continue
             }
-            let board = TripCatalog.board(of: t, fallback: stageOptions.board)
-            for format in formats where zonesRead && !empty {
-                if window?.hidesAll == true {
+            for format in formats where !empty {
+                if shipment.hidesAll {
                     printErr("cairn: \(label): every point is inside a privacy zone; no \(format.name) written")
                     continue
                 }
-                let name = format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: namePrefix, board: board)
-                let target = POSIX.join(POSIX.join(dest, format.name), name)
+                let target = POSIX.join(dest, shipment.path(format))
                 // Written again unless this trip, as it is now, was verified here: a trip resumed
                 // since has more points than its earlier conversion.
                 if verified && pathExists(target) { continue }
-                if let err = convert(t, s, window: window, format: format, to: target, laps: stageOptions.laps, board: board) {
+                if let err = shipment.write(format, to: target, laps: stageOptions.laps) {
                     printErr("cairn: \(label): \(format.name) not written: \(err)")
                     tripProblem = true
                 } else {
@@ -234,17 +230,11 @@ enum ExportCommand: Command {
             }
             if tripProblem { problems += 1; failedTrips += 1; continue }
             if wroteAny { exportedTrips += 1 } else { alreadyThere += 1 }
-            if let page, zonesRead {
-                let key = TripIndex.key(tripId: t.id, suffix: t.nameSuffix, board: board, salt: t.files[0].header.salt)
-                if wroteAny || !page.isCurrent(key: key) {
-                    let entry = pageEntry(
-                        t, s, key: key, present: { pathExists(POSIX.join(dest, $0)) }, formats: formats, prefix: namePrefix, board: board,
-                        hidden: window?.hidesAll == true,
-                        logs: copyLogs ? now.map { "logs/" + $0.name } : [])
-                    if !entry.files.isEmpty, let p = page.add(PageTrip(entry: entry, trip: t, window: window)) {
-                        printErr("cairn: \(label): no picture on the page: \(p)")
-                    }
+            if let page, wroteAny || !page.isCurrent(key: shipment.key) {
+                let p = shipment.pageTrip(formats: formats, logs: copyLogs ? now.map { "logs/" + $0.name } : []) {
+                    pathExists(POSIX.join(dest, $0))
                 }
+                if !p.entry.files.isEmpty, let why = page.add(p) { printErr("cairn: \(label): no picture on the page: \(why)") }
             }
             state.mark(t, files: now, logs: copyLogs, destination: destination)
         }
@@ -291,31 +281,6 @@ enum ExportCommand: Command {
         return problems > 0 ? ExitCode.failure : ExitCode.ok
     }
 
-    /// The page's entry for a trip: the figures of what the conversions hold (`s`), the files
-    /// they and the log copies are in (relative to the destination; those `present` there).
-    static func pageEntry(
-        _ t: TripRef, _ s: TripSummary, key: String, present: (String) -> Bool, formats: [ExportFormat], prefix: String, board: String?,
-        hidden: Bool, logs: [String]
-    ) -> TripIndex.Entry {
-        let stem = ExportFormat.csv.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
-        var e = TripIndex.Entry(key: key, tripId: t.id, name: String(stem.dropLast(ExportFormat.csv.fileExtension.utf8.count + 1)))
-        if !hidden && s.stats.points > 0 {
-            e.startMs = s.stats.firstTimeMs
-            e.utcOffsetS = s.utcOffsetS
-            e.distanceM = s.stats.distanceM
-            e.movingS = Double(s.stats.movingTimeMs) / 1000
-            e.ascentM = s.stats.ascentM
-            e.points = s.stats.points
-            for f in formats {
-                let rel = f.name + "/" + f.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
-                if present(rel) { e.files.append(rel) }
-            }
-        }
-        e.activity = s.activity
-        e.files += logs.filter(present)
-        return e
-    }
-
     enum ExistingCopy: Equatable {
         case none
         /// The same bytes.
@@ -333,57 +298,6 @@ enum ExportCommand: Command {
         if theirs == digest { return .same }
         if theirs.size < digest.size, let prefix = try? FileDigest.of(source, limit: theirs.size), prefix == theirs { return .earlierCopy }
         return .other("\(theirs.size) bytes, not a copy of this log's \(digest.size); a log from another board?")
-    }
-
-    /// Converts one trip into `target` through a temporary name, then reads it back; returns an
-    /// error text or nil. `s` is the trip's summary over what the export holds (`window`).
-    static func convert(
-        _ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, format: ExportFormat, to target: String, laps lapRule: LapRule,
-        board: String? = nil
-    ) -> String? {
-        let tmp = temporaryName(for: target)
-        POSIX.unlink(tmp)
-        var settings = ExportFormat.Settings(version: cairnVersion)
-        settings.barometer = s.stats.climbFromBarometer
-        settings.laps = lapRule
-        settings.board = board
-        let output: ExportFormat.Output
-        var sink: OutputSink?
-        if format == .fit {
-            output = .fitFiles(.file(tmp), force: true, atomic: false)
-        } else {
-            let out: OutputSink
-            do { out = try OutputSink(creating: tmp, force: true) } catch { return "\(error)" }
-            sink = out
-            output = .sink(out)
-        }
-        // The conversion's notes (a zone's cut, a damaged log) are export's to say, not each format's.
-        var stages = TripConversion.Stages()
-        stages.laps = lapRule
-        stages.board = board
-        let conversion = TripConversion(writer: format.makeWriter(output, settings), stages: stages) { _ in }
-        let outcome = conversion.convert(t, window: window, summary: s)
-        let readError = outcome.error
-        // The summary counted points: a conversion that wrote none is not a file to keep.
-        let endErr = conversion.begun ? nil : "\(tmp): nothing written"
-        let err = conversion.finish()
-        if let e = readError ?? endErr ?? err { POSIX.unlink(tmp); return e }
-        // What was written: the sink's count, or for FIT the file's size.
-        guard let written = sink?.bytesWritten ?? fileSize(tmp), written > 0 else { POSIX.unlink(tmp); return "\(tmp): nothing written" }
-        do throws(AtomicFile.Failure) { try AtomicFile.commit(written: tmp, to: target) } catch {
-            switch error {
-            case .reopen(let e): return "\(tmp): cannot open to sync: \(e)"
-            case .sync(let e): return "\(tmp): sync failed: \(e)"
-            default: return "\(target): cannot rename into place: \(error.errno)"
-            }
-        }
-        let back: FileDigest
-        do { back = try FileDigest.of(target, fromMedium: true) } catch { return "\(error)" }
-        if back.size != written {
-            POSIX.unlink(target)
-            return "\(target): reads back as \(back.size) bytes, not the \(written) written (a failing card?); removed"
-        }
-        return nil
     }
 
     /// Refuses a destination inside the log directory, or a log directory inside the

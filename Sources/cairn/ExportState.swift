@@ -24,7 +24,9 @@ import CairnSystem
 /// export checks the copies it finds on the stick byte for byte and records them in full.
 /// Replaced atomically (temp, fsync, rename, directory fsync) whenever it changes.
 ///
-/// `cairn deliver` keeps its receipts the same way in `delivered` (the destination is the remote).
+/// `cairn deliver` keeps its receipts the same way in `delivered` (the destination is the remote);
+/// after `logs`/`nologs` it adds `+hidden` (the trip was wholly inside a zone: no conversion) and
+/// `+sent=gpx/NAME/SIZE,...` (the conversions sent, for the next run's listing to find whole).
 struct ExportState {
     static let fileName = "exported"
     static let deliveredFileName = "delivered"

@@ -56,7 +56,9 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertEqual(Harness.count("<trkpt ", in: try String(contentsOfFile: root + "/gpx/20250603-080000-trip2.gpx", encoding: .utf8)), 22)
         let receipts = try String(contentsOfFile: dir + "/delivered", encoding: .utf8)
         XCTAssertEqual(receipts.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 2, receipts)
-        XCTAssertTrue(receipts.contains("00000002.cairn 2 20 v2 logs 00000002.cairn/20/"), receipts)
+        // The conversions sent, with their sizes, after the logs' "logs".
+        XCTAssertTrue(receipts.contains("00000002.cairn 2 20 v2 logs+sent=gpx/20250603-080000-trip2.gpx/"), receipts)
+        XCTAssertTrue(receipts.contains(" 00000002.cairn/20/"), receipts)
         XCTAssertTrue(r.stderr.contains("delivered 2 trips"), r.stderr)
         // Nothing of the run stays in the log directory but its receipts and status.
         XCTAssertFalse(fm.fileExists(atPath: dir + "/.deliver"))

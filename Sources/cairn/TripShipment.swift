@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnSystem
+import CairnCore
+import CairnLog
+import CairnExport
+
+/// What a trip ships, to a stick (`cairn export`) or a remote (`cairn deliver`), cut once through
+/// its privacy zones' window: its conversions (named by the first point they hold) and its page
+/// entry. Both commands make a trip's shipment here; they differ only in where its files go and
+/// how each is checked there.
+struct TripShipment {
+    let trip: TripRef
+    /// The trip as its conversions hold it (the zones cut), and the cut.
+    let summary: TripSummary
+    let window: PrivacyWindow?
+    /// The board id in its names (the log's, else the options').
+    let board: String?
+    /// In front of each conversion's name (`--name-prefix`).
+    let prefix: String
+
+    /// Cuts `t` (its summary `whole`) through `zones`; without zones it ships whole.
+    init(_ t: TripRef, _ whole: TripSummary, zones: PrivacyZones, board fallback: String?, prefix: String = "") throws {
+        trip = t
+        board = TripCatalog.board(of: t, fallback: fallback)
+        self.prefix = prefix
+        guard whole.stats.points > 0, !zones.isEmpty else {
+            summary = whole
+            window = nil
+            return
+        }
+        let w = try ExportStages.window(t, zones: zones)
+        window = w
+        summary = w.hidesAll ? whole : try ExportStages.summary(t, window: w)
+    }
+
+    /// Every point is inside a zone: no conversion, no page entry.
+    var hidesAll: Bool { window?.hidesAll == true }
+
+    /// The page's key of the trip: its id and first log's salt.
+    var key: String { TripIndex.key(tripId: trip.id, suffix: trip.nameSuffix, board: board, salt: trip.files[0].header.salt) }
+
+    /// A conversion's name, and its path under the destination ("gpx/NAME").
+    func name(_ format: ExportFormat) -> String {
+        format.fileName(tripId: trip.id, startMs: summary.stats.firstTimeMs, suffix: trip.nameSuffix, prefix: prefix, board: board)
+    }
+    func path(_ format: ExportFormat) -> String { format.name + "/" + name(format) }
+
+    /// Writes the conversion in `format` to `target`; an error text or nil (`convert`).
+    func write(_ format: ExportFormat, to target: String, laps: LapRule) -> String? {
+        Self.convert(trip, summary, window: window, format: format, to: target, laps: laps, board: board)
+    }
+
+    /// The trip on the page: its entry links the conversions in `formats` and the `logs` (paths
+    /// under the destination) that are `present` there.
+    func pageTrip(formats: [ExportFormat], logs: [String], present: (String) -> Bool) -> PageTrip {
+        let entry = Self.pageEntry(
+            trip, summary, key: key, present: present, formats: formats, prefix: prefix, board: board, hidden: hidesAll, logs: logs)
+        return PageTrip(entry: entry, trip: trip, window: window)
+    }
+
+    /// The page's entry for a trip: the figures of what the conversions hold (`s`), the files
+    /// they and the log copies are in (relative to the destination; those `present` there).
+    static func pageEntry(
+        _ t: TripRef, _ s: TripSummary, key: String, present: (String) -> Bool, formats: [ExportFormat], prefix: String, board: String?,
+        hidden: Bool, logs: [String]
+    ) -> TripIndex.Entry {
+        let stem = ExportFormat.csv.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
+        var e = TripIndex.Entry(key: key, tripId: t.id, name: String(stem.dropLast(ExportFormat.csv.fileExtension.utf8.count + 1)))
+        if !hidden && s.stats.points > 0 {
+            e.startMs = s.stats.firstTimeMs
+            e.utcOffsetS = s.utcOffsetS
+            e.distanceM = s.stats.distanceM
+            e.movingS = Double(s.stats.movingTimeMs) / 1000
+            e.ascentM = s.stats.ascentM
+            e.points = s.stats.points
+            for f in formats {
+                let rel = f.name + "/" + f.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
+                if present(rel) { e.files.append(rel) }
+            }
+        }
+        e.activity = s.activity
+        e.files += logs.filter(present)
+        return e
+    }
+
+    /// Converts one trip into `target` through a temporary name, then reads it back; returns an
+    /// error text or nil. `s` is the trip's summary over what the export holds (`window`).
+    static func convert(
+        _ t: TripRef, _ s: TripSummary, window: PrivacyWindow?, format: ExportFormat, to target: String, laps lapRule: LapRule,
+        board: String? = nil
+    ) -> String? {
+        let tmp = temporaryName(for: target)
+        POSIX.unlink(tmp)
+        var settings = ExportFormat.Settings(version: cairnVersion)
+        settings.barometer = s.stats.climbFromBarometer
+        settings.laps = lapRule
+        settings.board = board
+        let output: ExportFormat.Output
+        var sink: OutputSink?
+        if format == .fit {
+            output = .fitFiles(.file(tmp), force: true, atomic: false)
+        } else {
+            let out: OutputSink
+            do { out = try OutputSink(creating: tmp, force: true) } catch { return "\(error)" }
+            sink = out
+            output = .sink(out)
+        }
+        // The conversion's notes (a zone's cut, a damaged log) are export's to say, not each format's.
+        var stages = TripConversion.Stages()
+        stages.laps = lapRule
+        stages.board = board
+        let conversion = TripConversion(writer: format.makeWriter(output, settings), stages: stages) { _ in }
+        let outcome = conversion.convert(t, window: window, summary: s)
+        let readError = outcome.error
+        // The summary counted points: a conversion that wrote none is not a file to keep.
+        let endErr = conversion.begun ? nil : "\(tmp): nothing written"
+        let err = conversion.finish()
+        if let e = readError ?? endErr ?? err { POSIX.unlink(tmp); return e }
+        // What was written: the sink's count, or for FIT the file's size.
+        guard let written = sink?.bytesWritten ?? fileSize(tmp), written > 0 else { POSIX.unlink(tmp); return "\(tmp): nothing written" }
+        do throws(AtomicFile.Failure) { try AtomicFile.commit(written: tmp, to: target) } catch {
+            switch error {
+            case .reopen(let e): return "\(tmp): cannot open to sync: \(e)"
+            case .sync(let e): return "\(tmp): sync failed: \(e)"
+            default: return "\(target): cannot rename into place: \(error.errno)"
+            }
+        }
+        let back: FileDigest
+        do { back = try FileDigest.of(target, fromMedium: true) } catch { return "\(error)" }
+        if back.size != written {
+            POSIX.unlink(target)
+            return "\(target): reads back as \(back.size) bytes, not the \(written) written (a failing card?); removed"
+        }
+        return nil
+    }
+}
