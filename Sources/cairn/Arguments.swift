@@ -9,7 +9,14 @@ import Musl
 /// positionals. Errors are `UsageError`s, printed with the usage and exit code 64.
 struct UsageError: Error {
     let message: String
+    /// The error is a config file's line (named in the message): said without the usage text,
+    /// which is of no help there.
+    var inFile = false
     init(_ message: String) { self.message = message }
+    init(inFile message: String) {
+        self.message = message
+        inFile = true
+    }
 }
 
 struct OptionSpec {

@@ -50,25 +50,27 @@ struct ConfigFile {
                 let name = t.hasSuffix("]") ? trim(t.dropFirst().dropLast()) : ""
                 guard let s = Self.sections.first(where: { $0.name == name }) else {
                     throw UsageError(
-                        "\(path):\(n): unknown section '\(t)'; sections: " + Self.sections.map { "[\($0.name)]" }.joined(separator: ", "))
+                        inFile: "\(path):\(n): unknown section '\(t)'; sections: " + Self.sections.map { "[\($0.name)]" }.joined(separator: ", "))
                 }
-                if seen["[" + name] != nil { throw UsageError("\(path):\(n): section [\(name)] already began on line \(seen["[" + name]!)") }
+                if seen["[" + name] != nil { throw UsageError(inFile: "\(path):\(n): section [\(name)] already began on line \(seen["[" + name]!)") }
                 seen["[" + name] = n
                 section = name
                 allowed = s.options
                 continue
             }
             guard let eq = t.firstIndex(of: "=") else {
-                throw UsageError("\(path):\(n): expected 'key = value', got '\(t)'")
+                throw UsageError(inFile: "\(path):\(n): expected 'key = value', got '\(t)'")
             }
             var key = trim(t[..<eq])
             if key == "privacy_zone" { key = "privacy-zone" }  // the spelling the zone's users know from other tools
             var value = trim(t[t.index(after: eq)...])
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            if key.isEmpty { throw UsageError("\(path):\(n): missing key before '='") }
-            if key == "config" { throw UsageError("\(path):\(n): 'config' cannot be set in a config file") }
+            if key.isEmpty { throw UsageError(inFile: "\(path):\(n): missing key before '='") }
+            if key == "config" { throw UsageError(inFile: "\(path):\(n): 'config' cannot be set in a config file") }
             // In a file it would make every start of the service print the settings and exit.
-            if key == "check" { throw UsageError("\(path):\(n): 'check' is a command-line flag only (cairn record --config \(path) --check)") }
+            if key == "check" {
+                throw UsageError(inFile: "\(path):\(n): 'check' is a command-line flag only (cairn record --config \(path) --check)")
+            }
             let readerKey = section == nil && Self.readerKeys.contains(key)
             guard
                 let spec = allowed.first(where: { $0.name == "--" + key })
@@ -77,17 +79,17 @@ struct ConfigFile {
                 var msg = "\(path):\(n): unknown key '\(key)'"
                 let names = allowed.map(\.name) + Self.readerKeys.map { "--" + $0 }
                 if let near = nearestName("--" + key, names) { msg += " (did you mean '\(near.dropFirst(2))'?)" }
-                throw UsageError(msg + "; keys: " + names.map { String($0.dropFirst(2)) }.joined(separator: ", "))
+                throw UsageError(inFile: msg + "; keys: " + names.map { String($0.dropFirst(2)) }.joined(separator: ", "))
             }
             let seenKey = (section.map { "[\($0)]" } ?? "") + key
-            if let first = seen[seenKey], !spec.repeatable { throw UsageError("\(path):\(n): '\(key)' is already set on line \(first)") }
+            if let first = seen[seenKey], !spec.repeatable { throw UsageError(inFile: "\(path):\(n): '\(key)' is already set on line \(first)") }
             seen[seenKey] = n
-            if value.isEmpty { throw UsageError("\(path):\(n): '\(key)' has no value") }
+            if value.isEmpty { throw UsageError(inFile: "\(path):\(n): '\(key)' has no value") }
             if spec.valueName == nil {
                 switch value.lowercased() {
                 case "yes", "true", "on", "1": value = "yes"
                 case "no", "false", "off", "0": value = "no"
-                default: throw UsageError("\(path):\(n): '\(key)' is a flag: use yes or no, not '\(value)'")
+                default: throw UsageError(inFile: "\(path):\(n): '\(key)' is a flag: use yes or no, not '\(value)'")
                 }
             }
             entries.append(Entry(key: key, value: value, line: n, isFlag: spec.valueName == nil, section: section))
@@ -111,7 +113,7 @@ struct ConfigFile {
         for e in entries where e.key == "privacy-zone" && e.section == nil {
             switch PrivacyZone.parse(e.value) {
             case .success(let z): zones.append(z)
-            case .failure(let why): throw UsageError("\(path):\(e.line): privacy-zone: \(why)")
+            case .failure(let why): throw UsageError(inFile: "\(path):\(e.line): privacy-zone: \(why)")
             }
         }
         return zones
@@ -120,7 +122,7 @@ struct ConfigFile {
     /// The file's `board = ID` line (`BoardId`), or nil; a bad id is an error naming the line.
     func board() throws(UsageError) -> String? {
         guard let e = entries.last(where: { $0.key == "board" }) else { return nil }
-        do { return try BoardId(parsing: e.value).text } catch { throw UsageError("\(path):\(e.line): board: \(error.reason)") }
+        do { return try BoardId(parsing: e.value).text } catch { throw UsageError(inFile: "\(path):\(e.line): board: \(error.reason)") }
     }
 
     /// A config file is a few hundred bytes; anything over this is the wrong file.
@@ -161,7 +163,7 @@ struct ConfigFile {
                 switch decoder.decode(&it) {
                 case .scalarValue: continue
                 case .emptyInput: break loop
-                case .error: throw UsageError("\(path):\(line): not valid UTF-8 text")
+                case .error: throw UsageError(inFile: "\(path):\(line): not valid UTF-8 text")
                 }
             }
         }

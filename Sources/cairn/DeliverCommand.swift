@@ -70,7 +70,12 @@ enum DeliverCommand: Command {
     ]
 
     static let options =
-        [OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)")]
+        [
+            OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
+            OptionSpec(
+                name: "--check", valueName: nil,
+                help: "Reach the remote and say what would go (trips, files, the board's folder); send and write nothing.")
+        ]
         + sectionOptions.filter { $0.name != "--laps" } + ExportStageOptions.options + [SharedOptions.boardOption]
 
     static let temporaryPrefix = ".cairn-tmp-"
@@ -86,6 +91,9 @@ enum DeliverCommand: Command {
             origin = try ConfigFile.load(path, options: RecordCommand.options).merge(into: &a, section: "deliver", alsoTop: ["dir"])
         }
         func from(_ option: String) -> String { origin[option].map { "\($0): " } ?? "" }
+        func invalid(_ option: String, _ message: String) -> UsageError {
+            origin[option] != nil ? UsageError(inFile: from(option) + message) : UsageError(message)
+        }
         guard let remote = a.value("--remote"), !remote.isEmpty else {
             throw UsageError("Missing expected option '--remote <remote:path>' (or 'remote = ...' in the [deliver] section of the config)")
         }
@@ -94,19 +102,27 @@ enum DeliverCommand: Command {
         if remote.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) || remote.hasPrefix("-")
             || remote.allSatisfy({ $0 == " " || $0 == "\t" || $0 == ":" })
         {
-            throw UsageError(
-                from("--remote")
-                    + "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>': use an rclone remote and folder (nas:rides)")
+            throw invalid(
+                "--remote", "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>': use an rclone remote and folder (nas:rides)"
+            )
+        }
+        // A bare name or relative path (`rides`) is no rclone remote: rclone would write a folder
+        // of that name wherever the command runs. A folder on this machine is said outright.
+        if localFolder(remote) != nil && !remote.hasPrefix("/") && !remote.hasPrefix(":local:") {
+            throw invalid(
+                "--remote",
+                "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>': it names no rclone remote (nas:rides);"
+                    + " for a folder on this machine give its absolute path or ':local:PATH'")
         }
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         let formats: [ExportFormat]
         do throws(UsageError) { formats = try SharedOptions.formats(a.value("--format") ?? "gpx,fit,csv") } catch {
-            throw UsageError(from("--format") + error.message)
+            throw invalid("--format", error.message)
         }
         let logsText = a.value("--logs")
-        if let l = logsText, l != "yes" && l != "no" { throw UsageError(from("--logs") + "The value '\(l)' is invalid for '--logs <yes|no>'") }
+        if let l = logsText, l != "yes" && l != "no" { throw invalid("--logs", "The value '\(l)' is invalid for '--logs <yes|no>'") }
         let pageText = a.value("--page") ?? "yes"
-        if pageText != "yes" && pageText != "no" { throw UsageError(from("--page") + "The value '\(pageText)' is invalid for '--page <yes|no>'") }
+        if pageText != "yes" && pageText != "no" { throw invalid("--page", "The value '\(pageText)' is invalid for '--page <yes|no>'") }
         let retries = try wholeOption(a, "--retries", 1...10, default: 3, from: from("--retries"))
         let timeout = try wholeOption(a, "--timeout", 1...3600, default: 30, from: from("--timeout"))
         let rcloneConfig = a.value("--rclone-config")
@@ -136,6 +152,13 @@ enum DeliverCommand: Command {
         var rclone = Rclone(program: a.value("--rclone") ?? "rclone", configFile: rcloneConfig, timeoutSeconds: timeout)
         rclone.scratch = POSIX.join(dir, stagingName)
         try checkRemote(remote, rclone: rclone)
+
+        if a.has("--check") {
+            let check = DeliveryRun(
+                dir: dir, remote: remote, board: boardFolder, transport: rclone, retries: 1, formats: formats, copyLogs: copyLogs,
+                stageOptions: stageOptions, quietFailures: false, page: pageText == "yes")
+            return check.check()
+        }
 
         let lock: DirectoryLock
         do throws(DirectoryLock.Failure) {
@@ -225,8 +248,8 @@ enum DeliverCommand: Command {
     static func wholeOption(_ a: ParsedArguments, _ name: String, _ range: ClosedRange<Int>, default d: Int, from: String = "") throws -> Int {
         guard let text = a.value(name) else { return d }
         guard let v = StrictNumber.whole(text), range.contains(v) else {
-            throw UsageError(
-                from + "The value '\(text)' is invalid for '\(name)': use a whole number from \(range.lowerBound) to \(range.upperBound)")
+            let message = from + "The value '\(text)' is invalid for '\(name)': use a whole number from \(range.lowerBound) to \(range.upperBound)"
+            throw from.isEmpty ? UsageError(message) : UsageError(inFile: message)
         }
         return v
     }

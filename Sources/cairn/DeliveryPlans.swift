@@ -89,7 +89,18 @@ enum DeliveryPlans {
         var lines: [String]
     }
 
-    /// The outcome of a run. A remote failing and a recording ride are "try later" (75); a run
+    /// Whether a remote's failure is one of its setup (a password, a key, a permission), which
+    /// no later run mends by itself: said on every run and failing the unit, unlike an outage.
+    static func isSetupFailure(_ text: String) -> Bool {
+        let t = text.lowercased()
+        return [
+            "unauthorized", "forbidden", "permission denied", "access denied", "accessdenied", "invalidaccesskeyid",
+            "signaturedoesnotmatch", "unable to authenticate", "authentication failed", "status code: 401", "status code: 403"
+        ].contains { t.contains($0) }
+    }
+
+    /// The outcome of a run. A remote failing and a recording ride are "try later" (75), but a
+    /// remote refusing the setup (a password, a key) fails (1), said every run; a run
     /// that went through with problems fails (1) and its status says so, counted like an outage
     /// so that `cairn status` shows since when.
     static func outcome(
@@ -110,6 +121,10 @@ enum DeliveryPlans {
             o.reason = why
             o.lines.append("delivery waits: \(why); \(trips(c.left)) left for a later run")
             o.exitCode = ExitCode.tryLater
+        case .remote(let why) where isSetupFailure(why):
+            failing(why)
+            o.lines.append("delivery to \(remote) failed: \(why); fix the remote's setup (rclone config); \(trips(c.left)) wait")
+            o.exitCode = ExitCode.failure
         case .remote(let why):
             failing(why)
             if !(ongoing && quietFailures) {

@@ -72,65 +72,19 @@ struct DeliveryRun {
             if counts.problems == 0 { counts.firstProblem = line }
             counts.problems += 1
         }
-        let all: [(trip: TripRef, summary: TripSummary, openBecause: String?)]
-        do { all = try catalogTrips(in: dir, say: problem) } catch {
-            printErr("cairn: \(error)")
-            return ExitCode.failure
-        }
-        let finished = all.filter { $0.openBecause == nil }
-        var receipts = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
-        if let p = receipts.problem { printErr("cairn: \(p)") }
+        guard let found = survey(&counts, problem) else { return ExitCode.failure }
+        let finished = found.finished
+        var receipts = found.receipts
+        let listing = found.listing
+        var waiting = found.waiting
+        let unreadable = found.unreadable
+        var stop = found.stop
         let destination = receiptDestination
-
-        var stop: Stop?
-        if let why = recording() { stop = .recording(why) }
-        // One listing of the board's folder per run, kept to the names that matter here (a
-        // folder of any size is read in bounded memory): a receipt is trusted only as far as
-        // the remote shows its copies now (one deleted or cut there since goes again).
-        var listing = Listing()
-        if stop == nil {
-            do { listing = try list(wanted: wantedNames(finished.map { ($0.trip, $0.summary) }, receipts: receipts)) } catch let e as Stop {
-                stop = e
-            } catch { stop = .remote("\(error)") }
-        }
         if stop == nil && !leftover.isEmpty {
             do {
                 try attempt { () throws(Rclone.Failure) in try transport.removeFolder(leftover) }
                 leftover = ""
             } catch {}  // tried again by the next run
-        }
-        let receiptsNs = modifiedNs(receipts.path)
-        var waiting: [Waiting] = []
-        var unreadable = 0
-        // Counted whether or not the run goes on: a deferred run's status says what waits.
-        for (t, s, _) in finished {
-            // Sizes suffice for a log untouched since the receipts were written; one written
-            // since (even to the same size) is read whole.
-            var now: [ExportState.CopiedFile]?
-            var known = receipts.isExportedBySize(t, to: destination, logs: copyLogs) && !t.files.contains { modifiedNs($0.path) >= receiptsNs }
-            if !known {
-                do { now = try ExportState.current(t) } catch {
-                    problem("trip \(t.id): \(error)")
-                    unreadable += 1
-                    continue
-                }
-                known = receipts.isExported(t, to: destination, now: now!, logs: copyLogs)
-            }
-            if known {
-                guard stop == nil, let lost = lostCopies(t, s, receipts: receipts, destination: destination, listing: listing) else {
-                    counts.alreadyThere += 1
-                    continue
-                }
-                printErr("cairn: trip \(t.id): its copies on \(base) are not whole (\(lost.joined(separator: ", "))); sent again")
-                if now == nil {
-                    do { now = try ExportState.current(t) } catch {
-                        problem("trip \(t.id): \(error)")
-                        unreadable += 1
-                        continue
-                    }
-                }
-            }
-            waiting.append(Waiting(trip: t, summary: s, now: now!))
         }
         // The board's key goes with its logs: owed while the logs folder holds logs and not it
         // (a run cut after its receipts, before the key went up, leaves it so).
@@ -244,6 +198,100 @@ struct DeliveryRun {
         for l in o.lines { printErr("cairn: \(l)") }
         do { try status.write(directory: dir) } catch { printErr("cairn: \(error)") }
         return o.exitCode
+    }
+
+    /// What a run finds before it sends anything: the finished trips, the receipts, the board's
+    /// folder as listed (kept to this board's names), the trips that wait and why the run stops
+    /// early (a ride being recorded, the remote out of reach). Nil when the log directory cannot
+    /// be read.
+    struct Survey {
+        var finished: [(trip: TripRef, summary: TripSummary, openBecause: String?)]
+        var receipts: ExportState
+        var listing: Listing
+        var waiting: [Waiting]
+        var unreadable: Int
+        var stop: Stop?
+    }
+
+    func survey(_ counts: inout DeliveryPlans.Counts, _ problem: (String) -> Void) -> Survey? {
+        let all: [(trip: TripRef, summary: TripSummary, openBecause: String?)]
+        do { all = try catalogTrips(in: dir, say: problem) } catch {
+            printErr("cairn: \(error)")
+            return nil
+        }
+        let finished = all.filter { $0.openBecause == nil }
+        let receipts = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
+        if let p = receipts.problem { printErr("cairn: \(p)") }
+        let destination = receiptDestination
+
+        var stop: Stop?
+        if let why = recording() { stop = .recording(why) }
+        // One listing of the board's folder per run, kept to the names that matter here (a
+        // folder of any size is read in bounded memory): a receipt is trusted only as far as
+        // the remote shows its copies now (one deleted or cut there since goes again).
+        var listing = Listing()
+        if stop == nil {
+            do { listing = try list(wanted: wantedNames(finished.map { ($0.trip, $0.summary) }, receipts: receipts)) } catch let e as Stop {
+                stop = e
+            } catch { stop = .remote("\(error)") }
+        }
+        let receiptsNs = modifiedNs(receipts.path)
+        var waiting: [Waiting] = []
+        var unreadable = 0
+        // Counted whether or not the run goes on: a deferred run's status says what waits.
+        for (t, s, _) in finished {
+            // Sizes suffice for a log untouched since the receipts were written; one written
+            // since (even to the same size) is read whole.
+            var now: [ExportState.CopiedFile]?
+            var known = receipts.isExportedBySize(t, to: destination, logs: copyLogs) && !t.files.contains { modifiedNs($0.path) >= receiptsNs }
+            if !known {
+                do { now = try ExportState.current(t) } catch {
+                    problem("trip \(t.id): \(error)")
+                    unreadable += 1
+                    continue
+                }
+                known = receipts.isExported(t, to: destination, now: now!, logs: copyLogs)
+            }
+            if known {
+                guard stop == nil, let lost = lostCopies(t, s, receipts: receipts, destination: destination, listing: listing) else {
+                    counts.alreadyThere += 1
+                    continue
+                }
+                printErr("cairn: trip \(t.id): its copies on \(base) are not whole (\(lost.joined(separator: ", "))); sent again")
+                if now == nil {
+                    do { now = try ExportState.current(t) } catch {
+                        problem("trip \(t.id): \(error)")
+                        unreadable += 1
+                        continue
+                    }
+                }
+            }
+            waiting.append(Waiting(trip: t, summary: s, now: now!))
+        }
+        return Survey(finished: finished, receipts: receipts, listing: listing, waiting: waiting, unreadable: unreadable, stop: stop)
+    }
+
+    /// `deliver --check`: reaches the remote and says what a run would send, writing nothing.
+    func check() -> Int32 {
+        var counts = DeliveryPlans.Counts()
+        guard let found = survey(&counts, { printErr("cairn: \($0)") }) else { return ExitCode.failure }
+        if let stop = found.stop {
+            switch stop {
+            case .recording(let why): printOut("cairn deliver --check: \(why); a run now would wait")
+            case .remote(let why):
+                printErr("cairn deliver --check: \(remote): \(why)")
+                return DeliveryPlans.isSetupFailure(why) ? ExitCode.failure : ExitCode.tryLater
+            }
+        }
+        printOut("remote: \(remote) (reached); this board's folder: \(base)")
+        printOut(
+            "formats: \(formats.isEmpty ? "none" : formats.map(\.name).joined(separator: ",")); logs: \(copyLogs ? "yes" : "no"); page: \(page ? "yes" : "no")"
+                + (stageOptions.zones.isEmpty ? "" : "; privacy zones: \(stageOptions.zones.zones.count), cut"))
+        for w in found.waiting {
+            printOut("would send: trip \(w.trip.id) (\(w.trip.files.map { baseName($0.path) }.joined(separator: ", ")))")
+        }
+        printOut("\(found.waiting.count) trip\(found.waiting.count == 1 ? "" : "s") to send, \(counts.alreadyThere) already there")
+        return counts.problems > 0 ? ExitCode.failure : ExitCode.ok
     }
 
     /// What delivery keeps of the board folder's listing: the files it may need by name (the

@@ -91,6 +91,10 @@ func main(_ argv: [String], commands: [any Command.Type]) -> Int32 {
         let parsed = try parseArguments(args, options: command.options)
         return try command.run(parsed)
     } catch let e as UsageError {
+        if e.inFile {
+            printErr("Error: \(e.message)")
+            return ExitCode.usage
+        }
         return usageFailure(e.message, usage: command.usage, helpHint: "cairn \(command.name) --help")
     } catch let e as Failure {
         printErr("cairn \(command.name): \(e.message)")

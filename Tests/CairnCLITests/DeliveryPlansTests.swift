@@ -70,7 +70,11 @@ final class DeliveryPlansTests: XCTestCase {
             // An outage going on is said once under systemd, every time at a terminal.
             (.remote("down"), ok, failing, true, .failed, ExitCode.tryLater, 3, 5, 0),
             (.remote("down"), ok, failing, false, .failed, ExitCode.tryLater, 3, 5, 1),
-            (.recording("riding"), ok, nil, true, .deferred, ExitCode.tryLater, 0, nil, 1)
+            (.recording("riding"), ok, nil, true, .deferred, ExitCode.tryLater, 0, nil, 1),
+            // A password or a key refused: it fails the unit and is said on every run.
+            (.remote("list dav:x: 401 Unauthorized"), ok, failing, true, .failed, ExitCode.failure, 3, 5, 1),
+            (.remote("AccessDenied: Access Denied status code: 403"), ok, nil, true, .failed, ExitCode.failure, 1, 100, 1),
+            (.remote("ssh: handshake failed: ssh: unable to authenticate"), ok, failing, true, .failed, ExitCode.failure, 3, 5, 1)
         ]
         for (stop, counts, previous, quiet, result, code, failures, since, lines) in rows {
             let o = DeliveryPlans.outcome(
@@ -84,6 +88,15 @@ final class DeliveryPlansTests: XCTestCase {
         }
         let p = DeliveryPlans.outcome(stop: nil, counts: problems, remote: "r:", base: "r:x", previous: nil, quietFailures: true, nowMs: 1)
         XCTAssertEqual(p.reason, "1 trip not delivered: trip 3: gpx not made")
+    }
+
+    func testSetupFailures() {
+        for t in ["Unauthorized", "x: 403 Forbidden", "open /a: permission denied", "InvalidAccessKeyId: x"] {
+            XCTAssertTrue(DeliveryPlans.isSetupFailure(t), t)
+        }
+        for t in ["dial tcp 127.0.0.1:8080: connect: connection refused", "context deadline exceeded", "no answer within 90 s, stopped"] {
+            XCTAssertFalse(DeliveryPlans.isSetupFailure(t), t)
+        }
     }
 
     typealias Stop = DeliveryPlans.Stop

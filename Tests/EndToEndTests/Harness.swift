@@ -53,9 +53,10 @@ enum Harness {
 
     /// Runs a command to completion (with a time limit) and captures its output.
     @discardableResult
-    static func run(_ exe: String, _ args: [String], timeout: TimeInterval = 60) throws -> Result {
+    static func run(_ exe: String, _ args: [String], timeout: TimeInterval = 60, cwd: String? = nil) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: exe)
+        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
         p.arguments = args
         // Output goes to files, so a chatty child never blocks on a full pipe.
         let dir = tempDir()
