@@ -14,7 +14,11 @@ final class DeliveredCopies {
     let rclone: Rclone
     private var listings: [String: [String: RemoteCopies.FileCheck]?] = [:]
 
-    init(directory: String, timeoutSeconds: Int, deadlineSeconds: Double?) {
+    /// The log files' names: all a listing keeps (a folder of any size is read in bounded memory).
+    let names: Set<String>
+
+    init(directory: String, timeoutSeconds: Int, deadlineSeconds: Double?, names: Set<String>) {
+        self.names = names
         // The program and config the last delivery used, from LOGDIR/delivery, only when that file
         // belongs to this user (or root): one the recorder's user can write must not choose what
         // a root `cairn prune` runs. Otherwise rclone from PATH, with its own config.
@@ -115,7 +119,7 @@ final class DeliveredCopies {
         var result: [String: RemoteCopies.FileCheck]?
         do throws(Rclone.Failure) {
             try rclone.list(folder, md5: true) { line in
-                if let f = RemoteCopies.listed(line) { out[f.name] = f }
+                if let f = RemoteCopies.listed(line), names.contains(f.name) { out[f.name] = f }
             }
             result = out
         } catch {

@@ -58,9 +58,10 @@ struct Retention {
         var delivered = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
         if let p = state.problem { say("retention: \(p)") }
         if let p = delivered.problem { say("retention: \(p)") }
-        let copies = DeliveredCopies(directory: dir, timeoutSeconds: remoteTimeout, deadlineSeconds: remoteDeadline)
-        var total = 0
         let files = (try? LogDirectory.logFiles(in: dir)) ?? []
+        let copies = DeliveredCopies(
+            directory: dir, timeoutSeconds: remoteTimeout, deadlineSeconds: remoteDeadline, names: Set(files.map { baseName($0.path) }))
+        var total = 0
         for f in files { total += fileSize(f.path) ?? 0 }
         // The newest file is always kept: it carries the counter that names the next file.
         let newestFile = files.last?.path

@@ -53,7 +53,8 @@ fi
 
 # String searches of the _StringProcessing module (String.contains(String), replacing, ranges(of:))
 # link Swift's regex engine: about 1.3 MB of the binary. None of cairn's code needs them.
-if nm "$bin" 2>/dev/null | grep -q '12_RegexParser'; then
+# (grep reads to the end: with -q it would stop nm early, and pipefail would read that as no match.)
+if nm "$bin" 2>/dev/null | grep '12_RegexParser' >/dev/null; then
   echo "build-static: $bin links Swift's regex engine (_RegexParser): a String search of _StringProcessing crept in;" \
        "these object files call it:" >&2
   for o in "$scratch"/release/*.build/*.o; do nm -u "$o" 2>/dev/null | grep -q '17_StringProcessing' && echo "  $o" >&2; done
