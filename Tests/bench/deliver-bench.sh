@@ -96,7 +96,7 @@ month() {  # name, then cairn's arguments
     month "again, nothing to send" --remote "home:$work/remote3"
     /usr/bin/time -f "%e %U %S %M" -o "$work/time" rclone --config "$work/rclone.conf" copy "home:$work/remote3" "home:$work/remote4"
     read -r wall user sys rss < <(tail -1 "$work/time")
-    printf '| one \`rclone copy\` of the same files | %s | %s | %s | 1 | %s |\n' "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')" "$rss" "$(find "$work/remote4" -type f | wc -l)"
+    printf '| one `rclone copy` of the same files | %s | %s | %s | 1 | %s |\n' "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')" "$rss" "$(find "$work/remote4" -type f | wc -l)"
 } >"$work/month-table"
 {
     echo "# cairn deliver: what it costs the board"
