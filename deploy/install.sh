@@ -51,9 +51,9 @@ have_user() {
 
 if [ "$uninstall" = yes ]; then
     if [ "$live_systemd" = yes ]; then
-        systemctl disable --now cairn.service cairn-deliver.timer 2>/dev/null || true
+        systemctl disable --now cairn.service cairn-deliver.timer cairn-deliver.path 2>/dev/null || true
     fi
-    rm -f "$unit_path" "$bin_path" "$root/etc/systemd/system/cairn-deliver.service" "$root/etc/systemd/system/cairn-deliver.timer" \
+    rm -f "$unit_path" "$bin_path" "$root/etc/systemd/system/cairn-deliver.service" "$root/etc/systemd/system/cairn-deliver.timer" "$root/etc/systemd/system/cairn-deliver.path" \
         "$root/etc/NetworkManager/dispatcher.d/90-cairn-deliver"
     rm -rf "$doc_dir"
     [ "$live_systemd" = yes ] && systemctl daemon-reload
@@ -106,7 +106,7 @@ install -m 0755 "$binary" "$bin_path.new" && mv -f "$bin_path.new" "$bin_path"
 install -m 0644 "$here/cairn.service" "$unit_path.new" && mv -f "$unit_path.new" "$unit_path"
 # Delivery (cairn deliver through rclone): its unit, timer and network hook, installed off;
 # 'systemctl enable --now cairn-deliver.timer' turns it on (deploy/DELIVERY.md).
-for u in cairn-deliver.service cairn-deliver.timer; do
+for u in cairn-deliver.service cairn-deliver.timer cairn-deliver.path; do
     install -m 0644 "$here/$u" "$root/etc/systemd/system/$u.new" && mv -f "$root/etc/systemd/system/$u.new" "$root/etc/systemd/system/$u"
 done
 mkdir -p "$root/etc/NetworkManager/dispatcher.d" "$root/etc/cairn"

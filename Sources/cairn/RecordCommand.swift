@@ -4,6 +4,8 @@ import Glibc
 import Musl
 #endif
 import CairnCore
+import CairnExport
+import CairnSystem
 import CairnLog
 import CairnDevice
 import CairnRecorder
@@ -17,11 +19,12 @@ enum RecordCommand: Command {
         if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
         // Command line > config file > defaults. A bad value from the file names its line.
         var origin: [String: String] = [:]
+        var zones: [PrivacyZone] = []
         if let path = a.value("--config") {
             if path.isEmpty { throw UsageError("The value '' is invalid for '--config <file>'") }
             let file = try ConfigFile.load(path, options: options)
             origin = file.merge(into: &a)
-            _ = try file.privacyZones()  // only the exports use them; a bad line is still a mistake to name now
+            zones = try file.privacyZones()  // the exports cut them; record takes the first as home
         }
         _ = try FuelSettings.from(a, origin: origin)  // read by info and list; checked when the service starts
         func invalid(_ option: String, _ message: String) -> UsageError {
@@ -39,6 +42,20 @@ enum RecordCommand: Command {
             throw invalid("--close-after", error.message)
         }
         let closeMinutes = profile.closeAfterMs / 60_000
+        let standText = a.value("--home-stand") ?? "2"
+        guard let standMinutes = StrictNumber.whole(standText), (1...60).contains(standMinutes) else {
+            throw invalid("--home-stand", "The value '\(standText)' is invalid for '--home-stand <minutes>': use a whole number from 1 to 60")
+        }
+        let homeText = a.value("--home")
+        if let h = homeText, h != "none" {
+            switch PrivacyZone.parse(h) {
+            case .success(let z): profile.home = HomePlace(lat: z.lat, lon: z.lon, radiusM: z.radiusM)
+            case .failure(let why): throw invalid("--home", "The value '\(h)' is invalid for '--home <lat,lon,radius_m|none>': \(why)")
+            }
+        } else if homeText == nil, let z = zones.first {
+            profile.home = HomePlace(lat: z.lat, lon: z.lon, radiusM: z.radiusM)
+        }
+        profile.home?.standMs = Int64(standMinutes) * 60_000
         let clock = a.value("--clock") ?? "system"
         guard clock == "system" || clock == "fix" else {
             throw invalid("--clock", "The value '\(clock)' is invalid for '--clock <system|fix>'")
@@ -102,6 +119,11 @@ enum RecordCommand: Command {
                     "gpsd = \(GpsdSource.address(host: host, port: port))" + from("--gpsd"), "dir = \(dir)" + from("--dir"),
                     "activity = \(activity)" + from("--activity"),
                     "close-after = \(closeMinutes)" + from("--close-after"),
+                    // Home is where a short stand closes the trip; its place is not printed (the
+                    // check's output may be pasted anywhere): only that there is one.
+                    "home = \(profile.home == nil ? "none" : "set")"
+                        + (homeText == nil && profile.home != nil ? "  (the first privacy zone)" : from("--home")),
+                    "home-stand = \(standMinutes)" + from("--home-stand"),
                     "clock = \(clock)" + from("--clock"), "raw = \(raw)" + from("--raw"), "sync = \(syncText)" + from("--sync"),
                     "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
                     "sysfs-root = \(sysfsRoot)" + from("--sysfs-root"),
@@ -181,6 +203,13 @@ enum RecordCommand: Command {
                 + (padding > 0 ? ", padded to \(padding) bytes)" : ")")
                 + (statusPath.map { "; status in \($0)" } ?? "")
                 + (notify.isEnabled ? "; notifying systemd" + (notify.watchdogIntervalMs.map { ", watchdog every \($0) ms" } ?? "") : ""))
+        // A trip closed: `trip-closed` in the log directory tells cairn-deliver.path to deliver
+        // it at once (a ride that ended at home, before the power goes); then retention's turn.
+        func tripClosed() {
+            let stamp = TextFormat.isoTime(ms: SystemClock.wallClockMs()) + "\n"
+            do { try writeFileAtomically(POSIX.join(dir, "trip-closed"), Array(stamp.utf8)) } catch { printErr("cairn: \(error)") }
+            prune()
+        }
         func prune() {
             guard retention.isActive else { return }
             // The remote's listing within the watchdog's 30 s: a remote out of reach keeps the trips.
@@ -198,7 +227,7 @@ enum RecordCommand: Command {
         let loop = RecordLoop(
             recorder: recorder, log: log, source: source, barometer: barometer,
             notify: notify, statusFile: statusFile, clock: SystemLoopClock(), settings: settings,
-            stopRequested: { StopSignals.requested }, afterTripClosed: prune,
+            stopRequested: { StopSignals.requested }, afterTripClosed: tripClosed,
             say: { printErr("cairn: \($0)") }, distanceText: formatDistance)
         loop.run()
         return ExitCode.ok

@@ -1,7 +1,7 @@
 /// `record`'s usage line, options and their help (`cairn record --help`, the man page, the config file's keys).
 extension RecordCommand {
     static let usage =
-        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--board <id>] [--config <file>] [--check]"
+        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--home <lat,lon,radius_m|none>] [--home-stand <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--board <id>] [--config <file>] [--check]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
@@ -20,6 +20,12 @@ extension RecordCommand {
         OptionSpec(
             name: "--close-after", valueName: "MINUTES",
             help: "Standing still this long closes the trip (a bike left parked); shorter stops are pauses inside it. (default: 30)"),
+        OptionSpec(
+            name: "--home", valueName: "LAT,LON,RADIUS_M|NONE",
+            help:
+                "Home: standing there for --home-stand closes the trip, so it is delivered before the power goes. (default: the first privacy zone, if any)"
+        ),
+        OptionSpec(name: "--home-stand", valueName: "MINUTES", help: "Standing at home this long closes the trip, 1 to 60. (default: 2)"),
         OptionSpec(
             name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
         OptionSpec(

@@ -193,6 +193,27 @@ final class FixRulesTests: XCTestCase {
         XCTAssertEqual(p.closes, 1)
         XCTAssertLessThanOrEqual(p.kept.count, 21)
 
+        // Home (issue 41): a stand of 2 minutes there closes the trip; the same stand elsewhere,
+        // or passing home without standing, does not.
+        let homeAt = fix(0, north: stopN)
+        var atHome = ActivityProfile.ride
+        atHome.home = HomePlace(lat: homeAt.lat, lon: homeAt.lon, radiusM: 100)
+        var home = ride(20)
+        for i in 0..<150 { home.append(fix(stopT + Double(i), north: stopN + 20, eph: 8, speed: 0.03)) }
+        let h = run(home, profile: atHome)
+        XCTAssertEqual(h.closes, 1, "150 s standing at home")
+        var short = ride(20)
+        for i in 0..<100 { short.append(fix(stopT + Double(i), north: stopN + 20, eph: 8, speed: 0.03)) }
+        short += ride(20, from: stopT + 100, north: stopN + 20)
+        XCTAssertEqual(run(short, profile: atHome).closes, 0, "100 s at home is a stop")
+        var away = ride(120)
+        for i in 0..<150 { away.append(fix(120 + Double(i), north: 6.0 * 119, eph: 8, speed: 0.03)) }
+        away += ride(20, from: 270, north: 6.0 * 119)
+        let awayRun = run(away, profile: atHome)
+        XCTAssertEqual(awayRun.closes, 0, "150 s standing 600 m from home")
+        XCTAssertEqual(awayRun.segments, [.pause], "a stand away from home is a pause")
+        XCTAssertEqual(run(ride(200, north: -300), profile: atHome).closes, 0, "riding through home")
+
         // A short stop (a light) stays in the segment.
         var light = ride(20)
         for i in 0..<40 { light.append(fix(stopT + Double(i), north: stopN, eph: 8, speed: 0.02)) }

@@ -44,7 +44,7 @@ sed -e 's#/usr/local/bin/cairn#/usr/bin/cairn#g' \
     "$repo/deploy/cairn.service" >"$stage/usr/lib/systemd/system/cairn.service"
 chmod 0644 "$stage/usr/lib/systemd/system/cairn.service"
 grep -q '^ExecStart=/usr/bin/cairn ' "$stage/usr/lib/systemd/system/cairn.service" || die "the unit's ExecStart does not name /usr/bin/cairn"
-for u in cairn-deliver.service cairn-deliver.timer; do
+for u in cairn-deliver.service cairn-deliver.timer cairn-deliver.path; do
     sed -e 's#/usr/local/bin/cairn#/usr/bin/cairn#g' \
         -e 's#^Documentation=.*#Documentation=man:cairn(1) file:///usr/share/doc/cairn/README.md#' \
         -e 's#^\# Installed by deploy/install.sh as .*#\# Installed by the cairn package.#' \

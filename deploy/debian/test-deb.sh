@@ -95,7 +95,7 @@ user=$(in_test getent passwd cairn) || die "no cairn user"
 [ "$(in_test stat -c %U:%G:%a /var/lib/cairn)" = cairn:cairn:755 ] || die "/var/lib/cairn is not cairn's"
 [ -L "$root/etc/systemd/system/multi-user.target.wants/cairn.service" ] || die "cairn.service is not enabled"
 [[ "$(in_test dpkg-query -W -f '${Conffiles}' cairn)" == *" /etc/cairn.conf "* ]] || die "/etc/cairn.conf is not a conffile"
-verify=$(in_test systemd-analyze verify /usr/lib/systemd/system/cairn.service /usr/lib/systemd/system/cairn-deliver.service /usr/lib/systemd/system/cairn-deliver.timer 2>&1) || die "systemd-analyze verify: $verify"
+verify=$(in_test systemd-analyze verify /usr/lib/systemd/system/cairn.service /usr/lib/systemd/system/cairn-deliver.service /usr/lib/systemd/system/cairn-deliver.timer /usr/lib/systemd/system/cairn-deliver.path 2>&1) || die "systemd-analyze verify: $verify"
 [ -z "$verify" ] || die "systemd-analyze verify complained: $verify"
 man_warnings=$(in_test sh -c 'MANWIDTH=80 man --warnings -l /usr/share/man/man1/cairn.1.gz 2>&1 >/dev/null')
 [ -z "$man_warnings" ] || die "man cairn warns: $man_warnings"

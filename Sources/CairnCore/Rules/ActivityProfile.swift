@@ -24,6 +24,8 @@ public struct ActivityProfile: Sendable, Equatable {
     public var movingSpeedMps: Double
     public var pauseAfterMs: Int64
     public var closeAfterMs: Int64
+    /// Where a short stand closes the trip (`HomePlace`); nil: only `closeAfterMs` does.
+    public var home: HomePlace? = nil
 
     public static let walk = ActivityProfile(
         name: "walk", maxSpeedMps: 14 / 3.6, minDistanceM: 5,

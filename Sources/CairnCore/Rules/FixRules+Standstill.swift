@@ -5,7 +5,7 @@ extension FixRules {
     mutating func judgeStandstill(_ f: Fix, emit: (RuleOutput) -> Void) -> Bool? {
         if stop.standing {
             if stillStanding(f) {
-                if start.started, f.timeMs - stop.startMs >= profile.closeAfterMs {
+                if start.started, f.timeMs - stop.startMs >= closeLimitMs(standingAt: f) {
                     releaseHeld(emit: emit)
                     distance.releaseSkipped(emit: emit)
                     stop.dropHeld(emit: emit)
@@ -33,6 +33,13 @@ extension FixRules {
             return nil
         }
         return true
+    }
+
+    /// How long a stand at `f` lasts before it closes the trip: the home's stand inside it, the
+    /// close-after time elsewhere.
+    func closeLimitMs(standingAt f: Fix) -> Int64 {
+        guard let home = profile.home, home.holds(f) else { return profile.closeAfterMs }
+        return min(home.standMs, profile.closeAfterMs)
     }
 
     /// `f` ended the stop: the way out (see `Standstill`).
