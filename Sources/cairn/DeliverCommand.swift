@@ -145,7 +145,12 @@ enum DeliverCommand: Command {
         let receipts = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
         let boardFolder = boardFolder(
             id: stageOptions.board, zonesKey: stageOptions.zones.isEmpty ? nil : stageOptions.zones.key?.bytes,
-            deliveredBefore: { folder in receipts.entries.contains { ExportState.folder(ofDestination: $0.destination) == join(remote, folder) } })
+            deliveredBefore: { folder in
+                // (A status of before the folder was kept in it: that cairn wrote to `unnamed`.)
+                DeliveryStatus.read(directory: dir).map { $0.remote == remote && ($0.boardFolder.isEmpty ? unnamedBoard : $0.boardFolder) == folder }
+                    == true
+                    || receipts.entries.contains { ExportState.folder(ofDestination: $0.destination) == join(remote, folder) }
+            })
         try refuseNesting(remote: remote, board: boardFolder, logs: dir, from: from("--remote"))
         ignoreFileSizeLimitSignal()
 
@@ -195,7 +200,8 @@ enum DeliverCommand: Command {
 
     /// The remote folder of a board: its id (`board` in the config, `--board`), else `unnamed`
     /// or, with privacy zones, `unnamed-` and a keyed hash of the board's privacy key (unless it
-    /// delivered to `unnamed/` before: its page there is reconciled when a zone changes). Boards
+    /// delivered to `unnamed/` before, by its receipts or its last run's status: its page there is
+    /// reconciled when a zone changes). Boards
     /// without an id share `unnamed/`, where two trips under one name (the same ride recorded on
     /// two boards) replace each other's conversions, and a board whose logs stay home cannot
     /// tell its trips there from another's.

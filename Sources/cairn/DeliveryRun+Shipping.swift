@@ -9,8 +9,15 @@ extension DeliveryRun {
     /// Ships `batch` (in the outbox) and deletes `deleting` (paths under the board's folder);
     /// returns the files found whole under their final names. Throws `Stop` when the remote
     /// fails or a trip starts, `Failure` (config) when the remote is the board's own storage.
-    func ship(_ batch: [DeliveryPlans.Staged], deleting: [String]) throws -> Set<String> {
+    /// Ships `batch` (in the outbox) and deletes `deleting` (paths under the board's folder);
+    /// returns the files found whole under their final names and what is wrong with the others
+    /// (a file that does not read back as sent never reaches a final name). Throws `Stop` when
+    /// the remote fails or a trip starts before anything goes up, `Failure` (config) when the
+    /// remote is the board's own storage.
+    func ship(_ batch: [DeliveryPlans.Staged], deleting: [String]) throws -> (whole: Set<String>, wrong: [String]) {
         precondition(!shipping.isEmpty)
+        var going = batch
+        var wrong: [String] = []
         if !batch.isEmpty {
             if let why = recording() { throw Stop.recording(why) }
             try attempt { () throws(Rclone.Failure) in try transport.mirror(outbox, to: shipping) }
@@ -20,18 +27,21 @@ extension DeliveryRun {
                 read = [:]
                 try transport.readBack(shipping, paths: nil) { md5, path in read[path] = md5 }
             }
+            // Once up, the batch goes on even if a ride starts now: the rest is the remote's work.
             let check = DeliveryPlans.verified(batch, readBack: read)
             if !check.wrong.isEmpty {
-                throw Stop.remote("\(shipping): does not read back as sent (\(check.wrong.prefix(3).joined(separator: ", ")))")
+                wrong = check.wrong
+                let bad = batch.map(\.relative).filter { !check.whole.contains($0) }
+                try attempt { () throws(Rclone.Failure) in try transport.delete(bad, under: shipping) }
+                going = batch.filter { check.whole.contains($0.relative) }
             }
-            if let why = recording() { throw Stop.recording(why) }
         }
         // What showed the place goes first: privacy before a page whose links all resolve (a run
         // cut here leaves the page owed, and the next one makes it).
         if !deleting.isEmpty {
             try attempt { () throws(Rclone.Failure) in try transport.delete(deleting, under: base) }
         }
-        if batch.isEmpty { return [] }
+        if going.isEmpty { return ([], wrong) }
         do {
             try attempt { () throws(Rclone.Failure) in
                 do throws(Rclone.Failure) { try transport.moveAll(shipping, into: base) } catch {
@@ -46,13 +56,10 @@ extension DeliveryRun {
         var final: [String: String] = [:]
         try attempt { () throws(Rclone.Failure) in
             final = [:]
-            try transport.readBack(base, paths: batch.map(\.relative)) { md5, path in final[path] = md5 }
+            try transport.readBack(base, paths: going.map(\.relative)) { md5, path in final[path] = md5 }
         }
-        let check = DeliveryPlans.verified(batch, readBack: final)
-        if !check.wrong.isEmpty {
-            throw Stop.remote("\(base): does not read back as sent after the move (\(check.wrong.prefix(3).joined(separator: ", ")))")
-        }
-        return check.whole
+        let check = DeliveryPlans.verified(going, readBack: final)
+        return (check.whole, wrong + check.wrong)
     }
 
     /// Refuses a board folder on the log directory's own storage however rclone names it (a

@@ -92,6 +92,7 @@ extension DeliveryRun {
             w.hidden = shipment.key
             return
         }
+        for format in ExportFormat.allCases { w.names[format.name] = shipment.name(format) }
         for format in formats {
             let rel = shipment.path(format)
             try refuseFolder(rel, listing)
@@ -217,7 +218,11 @@ extension DeliveryRun {
     /// an earlier delivery sent that the page's reconciliation deletes (`DeliveryPlans.obsolete`).
     /// `receipted`: every trip delivered here (by any run) that is still on the board: one the
     /// remote's index lacks (a run cut before its page went up) is added too.
-    func stagePage(_ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary)], reconcile: Bool, indexSize: Int?) throws -> [String] {
+    func stagePage(
+        _ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary)], reconcile: Bool, indexSize: Int?, listing: Listing
+    ) throws -> [String] {
+        // A folder under a name of the page is no page (and would hold every trip's receipt back).
+        for name in [TripIndex.fileName, IndexPage.fileName] { try refuseFolder(name, listing) }
         let indexName = TripIndex.fileName
         let remoteIndex = DeliverCommand.join(base, indexName)
         // Never read whole into the board's memory: over the page's limit by the listing's size,

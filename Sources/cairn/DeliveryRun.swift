@@ -54,8 +54,10 @@ struct DeliveryRun {
         var summary: TripSummary
         var now: [ExportState.CopiedFile]
         var staged: [DeliveryPlans.Staged] = []
-        /// Its conversions, whether sent by this run or there already.
+        /// Its conversions, whether sent by this run or there already, and each format's name
+        /// for it now.
         var conversions: [ExportState.SentFile] = []
+        var names: [String: String] = [:]
         var shown: PageTrip?
         var hidden: String?
         var failed = false
@@ -63,16 +65,38 @@ struct DeliveryRun {
 
     mutating func go() -> Int32 {
         let previous = DeliveryStatus.read(directory: dir)
-        shipping = DeliverCommand.join(remote, DeliverCommand.temporaryPrefix + board + "-" + randomHex())
-        // A shipping folder a cut run left, removed once the remote answers.
-        var leftover = previous?.shipping ?? ""
+        // The same shipping folder run after run (its name from this board and this log
+        // directory's id, never read from anywhere else): a run cut mid-upload is resumed.
+        let shippingId = previous.flatMap { $0.shippingId.count == 16 ? $0.shippingId : nil } ?? randomHex()
+        shipping = DeliverCommand.join(remote, DeliverCommand.temporaryPrefix + board + "-" + shippingId)
+        var leftover = previous?.shippingLeft == true
         var counts = DeliveryPlans.Counts()
         func problem(_ line: String) {
             printErr("cairn: \(line)")
             if counts.problems == 0 { counts.firstProblem = line }
             counts.problems += 1
         }
-        guard let found = survey(&counts, problem) else { return ExitCode.failure }
+        // A file only this run names, in its staging folder: a listing of the board's folder
+        // that shows it shows the log directory's own storage (a symlink, an alias, a mount).
+        let marker = "probe-" + randomHex()
+        do {
+            try prepareOutbox()
+            try writeFileAtomically(POSIX.join(staging, marker), Array("cairn: where a delivery's remote is\n".utf8))
+        } catch {
+            printErr("cairn: \(error)")
+            return ExitCode.failure
+        }
+        guard let found = survey(&counts, problem, marker: marker) else {
+            removeStaging(staging)
+            return ExitCode.failure
+        }
+        if let seen = found.listing.marker {
+            removeStaging(staging)
+            printErr(
+                "cairn deliver: --remote \(terminalSafe(remote)): its folder \(terminalSafe(base)) is on this board's own storage"
+                    + " (it lists \(terminalSafe(seen)), made in \(staging) just now); deliver off the board's card")
+            return ExitCode.config
+        }
         let finished = found.finished
         var receipts = found.receipts
         let listing = found.listing
@@ -80,10 +104,11 @@ struct DeliveryRun {
         let unreadable = found.unreadable
         var stop = found.stop
         let destination = receiptDestination
-        if stop == nil && !leftover.isEmpty {
+        // A shipping folder a cut run left: resumed by a run that sends, else removed now.
+        if stop == nil && leftover && waiting.isEmpty {
             do {
-                try attempt { () throws(Rclone.Failure) in try transport.removeFolder(leftover) }
-                leftover = ""
+                try attempt { () throws(Rclone.Failure) in try transport.removeFolder(shipping) }
+                leftover = false
             } catch {}  // tried again by the next run
         }
         // The board's key goes with its logs: owed while the logs folder holds logs and not it
@@ -108,6 +133,7 @@ struct DeliveryRun {
                     }
                 }
                 var obsolete: [String] = []
+                var pageMade = false
                 let goes = waiting.filter { !$0.failed }
                 // Owed from here until a run sends it: a page that fails leaves it so.
                 if page && !goes.isEmpty { pagePending = true }
@@ -116,7 +142,8 @@ struct DeliveryRun {
                         let receipted = finished.filter { receipts.names($0.trip, destination: destination) }
                         obsolete = try stagePage(
                             goes.compactMap(\.shown), hidden: goes.compactMap(\.hidden), receipted: receipted.map { ($0.trip, $0.summary) },
-                            reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size)
+                            reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing)
+                        pageMade = true
                     } catch let e as Failure {
                         problem("the page on \(base): \(e.message)")
                         removePage()
@@ -127,6 +154,16 @@ struct DeliveryRun {
                 if copyLogs, let key = stageOptions.zones.key, logsGo || keyOwed {
                     do { keyStaged = try stageKey(key.bytes, listing: listing) } catch let e as Failure { problem(e.message) }
                 }
+                // What an earlier delivery sent of a trip that it names otherwise now (a zone
+                // added or moved) or no longer sends (now wholly inside a zone), by its receipt:
+                // with the page off too, nothing uncut of the place stays up.
+                for w in waiting where !w.failed {
+                    obsolete += DeliveryPlans.obsolete(
+                        before: receipts.sent(w.trip, folder: base).map(\.path), now: w.conversions.map(\.path), hidden: w.hidden != nil,
+                        formatsSent: formats.map(\.name), allFormats: ExportFormat.allCases.map(\.name), picturesFolder: PageBuilder.picturesFolder,
+                        nameNow: { w.names[$0] })
+                }
+                obsolete = Array(Set(obsolete)).sorted()
                 var pageFiles = try stagedPage()
                 // What the remote holds already, byte for byte, stays out of the batch (a format
                 // added later sends only the new files); a log there at its size but with other
@@ -149,10 +186,19 @@ struct DeliveryRun {
                     // its shipping folder to remove.
                     var owed = previous ?? DeliveryStatus()
                     owed.pagePending = page && pagePending
-                    owed.shipping = shipping
+                    owed.shippingId = shippingId
+                    owed.shippingLeft = true
+                    owed.boardFolder = board
                     do { try owed.write(directory: dir) } catch { printErr("cairn: \(error)") }
                     shipped = true
-                    let whole = try ship(batch, deleting: obsolete)
+                    let (whole, wrong) = try ship(batch, deleting: obsolete)
+                    // Moved out: the emptied shipping folder goes. A batch that did not get this
+                    // far stays in it for the next run to resume.
+                    do {
+                        try attempt { () throws(Rclone.Failure) in try transport.removeFolder(shipping) }
+                        shipped = false
+                        leftover = false
+                    } catch {}  // kept in the status: the next run removes it
                     for w in waiting where !w.failed && DeliveryPlans.receipted(w.staged.map(\.relative), whole: whole) {
                         receipts.mark(w.trip, files: w.now, logs: copyLogs, destination: destination, hidden: w.hidden != nil, sent: w.conversions)
                         counts.delivered += 1
@@ -160,7 +206,11 @@ struct DeliveryRun {
                         counts.sentBytes += w.staged.reduce(0) { $0 + $1.size }
                     }
                     try receipts.save()
-                    if page && pagePending { pagePending = false }
+                    if !wrong.isEmpty {
+                        // The trips whose files all went are delivered; the others wait.
+                        throw Stop.remote("\(base): does not read back as sent (\(wrong.prefix(3).joined(separator: ", ")))")
+                    }
+                    if pageMade { pagePending = false }
                 }
             } catch let e as Stop {
                 stop = e
@@ -172,12 +222,6 @@ struct DeliveryRun {
                 stop = .remote("\(error)")
             }
         }
-        if shipped {
-            do {
-                try attempt { () throws(Rclone.Failure) in try transport.removeFolder(shipping) }
-                shipped = false
-            } catch {}  // kept in the status: the next run removes it
-        }
         removeStaging(staging)
         counts.left = waiting.count - counts.delivered + unreadable
         var status = DeliveryStatus()
@@ -185,7 +229,9 @@ struct DeliveryRun {
         status.pagePending = pagePending
         status.rclone = rcloneProgram
         status.rcloneConfig = rcloneConfig
-        status.shipping = shipped ? shipping : leftover
+        status.shippingId = shippingId
+        status.shippingLeft = shipped || leftover
+        status.boardFolder = board
         status.delivered = counts.delivered
         status.waiting = counts.left
         status.atMs = SystemClock.wallClockMs()
@@ -213,7 +259,9 @@ struct DeliveryRun {
         var stop: Stop?
     }
 
-    func survey(_ counts: inout DeliveryPlans.Counts, _ problem: (String) -> Void) -> Survey? {
+    /// `marker`: the name of a file this run put in the log directory's staging folder; the
+    /// listing finding it means the board's folder is the log directory's own storage.
+    func survey(_ counts: inout DeliveryPlans.Counts, _ problem: (String) -> Void, marker: String? = nil) -> Survey? {
         let all: [(trip: TripRef, summary: TripSummary, openBecause: String?)]
         do { all = try catalogTrips(in: dir, say: problem) } catch {
             printErr("cairn: \(error)")
@@ -231,7 +279,9 @@ struct DeliveryRun {
         // the remote shows its copies now (one deleted or cut there since goes again).
         var listing = Listing()
         if stop == nil {
-            do { listing = try list(wanted: wantedNames(finished.map { ($0.trip, $0.summary) }, receipts: receipts)) } catch let e as Stop {
+            do {
+                listing = try list(wanted: wantedNames(finished.map { ($0.trip, $0.summary) }, receipts: receipts), marker: marker)
+            } catch let e as Stop {
                 stop = e
             } catch { stop = .remote("\(error)") }
         }
@@ -302,6 +352,8 @@ struct DeliveryRun {
         var folders = Set<String>()
         var temporaries = false
         var holdsLogs = false
+        /// Where the listing showed the run's marker (the log directory's own storage).
+        var marker: String?
     }
 
     /// Which listed paths matter to this run: exact names, and conversion names by their tail
@@ -314,6 +366,7 @@ struct DeliveryRun {
     func wantedNames(_ trips: [(TripRef, TripSummary)], receipts: ExportState) -> Wanted {
         var w = Wanted()
         w.exact.insert(TripIndex.fileName)
+        w.exact.insert(IndexPage.fileName)
         w.exact.insert("logs/" + ExportStageOptions.keyFileName)
         for (t, s) in trips {
             for f in t.files { w.exact.insert("logs/" + baseName(f.path)) }
@@ -340,7 +393,7 @@ struct DeliveryRun {
     }
 
     /// The board's folder as the remote lists it now, kept to `wanted`; empty when it is not there yet.
-    func list(wanted: Wanted) throws -> Listing {
+    func list(wanted: Wanted, marker: String? = nil) throws -> Listing {
         var out = Listing()
         try attempt { () throws(Rclone.Failure) in
             out = Listing()
@@ -348,6 +401,7 @@ struct DeliveryRun {
                 try transport.list(base) { e in
                     let name = e.path.split(separator: "/").last ?? ""
                     if name.hasPrefix(DeliverCommand.temporaryPrefix) { out.temporaries = true }
+                    if let m = marker, name == m { out.marker = e.path }
                     if e.path.hasPrefix("logs/") && e.path.hasSuffix(".cairn") { out.holdsLogs = true }
                     var keep = wanted.exact.contains(e.path)
                     if !keep, let slash = e.path.firstIndex(of: "/") {
@@ -401,7 +455,7 @@ struct DeliveryRun {
         }
         return problems.isEmpty ? nil : problems
     }
-    /// Where a file named `name` is in `dir`, in its folders up to 3 deep, or in the folders
+    /// Where a file named `name` is in `dir`, in its folders up to 6 deep, or in the folders
     /// above it (at most 20,000 entries looked at); nil when nowhere.
     static func find(_ name: String, around dir: String) -> String? {
         let start = ExportCommand.canonical(dir)
@@ -414,7 +468,7 @@ struct DeliveryRun {
         }
         var budget = 20_000
         var level = [start]
-        for _ in 0..<3 {
+        for _ in 0..<6 {
             var next: [String] = []
             for d in level {
                 for n in (try? POSIX.listDirectory(d)) ?? [] where n != "." && n != ".." {

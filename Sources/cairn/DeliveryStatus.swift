@@ -30,9 +30,12 @@ struct DeliveryStatus: Equatable {
     /// reaches the remote its receipts name, to find the copies whole before it deletes.
     var rclone = ""
     var rcloneConfig = ""
-    /// The remote folder a run shipped its batch through, while it may still be there (a run cut
-    /// short): the next run removes it.
-    var shipping = ""
+    /// This log directory's shipping folder's name part (kept across runs, so that a run cut
+    /// mid-upload is resumed by the next: what went up stays up), and whether a run left it.
+    var shippingId = ""
+    var shippingLeft = false
+    /// The board's folder the last run delivered to (`DeliverCommand.boardFolder` keeps it).
+    var boardFolder = ""
 
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
@@ -57,7 +60,9 @@ struct DeliveryStatus: Equatable {
             case "page": s.pagePending = value == "pending"
             case "rclone": s.rclone = value
             case "rclone_config": s.rcloneConfig = value
-            case "shipping": s.shipping = value
+            case "shipping_id": s.shippingId = value.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) } ? value : ""
+            case "shipping": s.shippingLeft = value == "left"
+            case "board_folder": s.boardFolder = value
             default: continue
             }
         }
@@ -71,7 +76,8 @@ struct DeliveryStatus: Equatable {
         if let f = failingSinceMs { text += "failing_since_ms = \(f)\n" }
         text += "page = \(pagePending ? "pending" : "ok")\n"
         if !rclone.isEmpty { text += "rclone = \(rclone)\nrclone_config = \(rcloneConfig)\n" }
-        if !shipping.isEmpty { text += "shipping = \(shipping)\n" }
+        if !shippingId.isEmpty { text += "shipping_id = \(shippingId)\nshipping = \(shippingLeft ? "left" : "none")\n" }
+        if !boardFolder.isEmpty { text += "board_folder = \(boardFolder)\n" }
         // One line: a reason from rclone may hold several.
         text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
         try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))

@@ -224,6 +224,12 @@ struct ExportState {
         entries.first { Self.same($0, t) && $0.destination == destination }?.sent ?? []
     }
 
+    /// The conversions every delivery of `t` to the remote folder `folder` sent (whatever its
+    /// formats and zones were then).
+    func sent(_ t: TripRef, folder: String) -> [SentFile] {
+        entries.filter { Self.same($0, t) && Self.folder(ofDestination: $0.destination) == folder }.flatMap(\.sent)
+    }
+
     /// Whether `t` went to `destination` wholly inside a privacy zone (no conversion).
     func hidesAll(_ t: TripRef, destination: String) -> Bool {
         entries.contains { Self.same($0, t) && $0.destination == destination && $0.hidden }

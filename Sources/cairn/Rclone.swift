@@ -38,10 +38,13 @@ struct Rclone: TripRemote, Sendable {
         return a
     }
 
-    private func call(_ what: String, _ arguments: [String], output: (UnsafeRawBufferPointer) -> Void = { _ in }) throws(Failure) {
+    /// `bytes`: what the call moves, which lengthens its deadline (at 2 kB/s): a batch of a month
+    /// of rides on a slow link is not killed part way, run after run.
+    private func call(_ what: String, _ arguments: [String], bytes: Int = 0, output: (UnsafeRawBufferPointer) -> Void = { _ in }) throws(Failure) {
         let outcome: Subprocess.Outcome
         do {
-            outcome = try Subprocess.run(common + arguments, deadline: deadlineSeconds ?? Double(timeoutSeconds) * 30, output: output)
+            outcome = try Subprocess.run(
+                common + arguments, deadline: deadlineSeconds ?? (Double(timeoutSeconds) * 30 + Double(bytes) / 2000), output: output)
         } catch {
             throw Failure(what: what, detail: "\(error)", notFound: false)
         }
@@ -174,7 +177,7 @@ struct Rclone: TripRemote, Sendable {
 
     func mirror(_ local: String, to folder: String) throws(Failure) {
         // --copy-links: the staged logs are links to the log files.
-        try call("send to \(folder)", ["sync", "--copy-links", Self.localArgument(local), folder])
+        try call("send to \(folder)", ["sync", "--copy-links", Self.localArgument(local), folder], bytes: Self.size(of: local))
     }
 
     func readBack(_ folder: String, paths: [String]?, md5: (String, String) -> Void) throws(Failure) {
@@ -186,7 +189,7 @@ struct Rclone: TripRemote, Sendable {
             guard line.count > 34, line[32] == 0x20, line[33] == 0x20 else { return }
             md5(String(decoding: line[0..<32], as: UTF8.self).lowercased(), String(decoding: line[34...], as: UTF8.self))
         }
-        try call("read back \(folder)", arguments + [folder]) { chunk in
+        try call("read back \(folder)", arguments + [folder], bytes: 1 << 24) { chunk in
             for b in chunk {
                 if b == 0x0A {
                     take(pending)
@@ -219,6 +222,16 @@ struct Rclone: TripRemote, Sendable {
         do { try call("remove \(folder)", ["purge", folder]) } catch {
             if !error.notFound { throw error }
         }
+    }
+
+    /// The bytes of the files under the local folder `path` (links followed).
+    static func size(of path: String) -> Int {
+        var total = 0
+        for n in (try? POSIX.listDirectory(path)) ?? [] where n != "." && n != ".." {
+            let p = POSIX.join(path, n)
+            if POSIX.isDirectory(p) { total += size(of: p) } else { total += fileSize(p) ?? 0 }
+        }
+        return total
     }
 
     /// A local path as an argument rclone reads as local whatever its first characters.

@@ -119,4 +119,30 @@ final class DeliveryRunTests: XCTestCase {
         XCTAssertEqual(run(d, r, formats: [.gpx]), ExitCode.ok)
         XCTAssertEqual(r.files.keys.filter { $0.hasSuffix(".csv") }, csv)
     }
+
+    /// A run cut after its upload leaves the batch in its shipping folder; the next run sends to
+    /// the same folder (a slow link's upload resumes there, not from nothing), and removes it.
+    /// A status naming anything else as the shipping folder is not believed.
+    func testTheNextRunResumesInTheSameShippingFolder() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        r.failAt = 3  // the read-back after the upload
+        XCTAssertEqual(run(d, r), ExitCode.tryLater)
+        XCTAssertTrue(r.files.keys.contains { $0.hasPrefix("\(remote)/.cairn-tmp-unnamed-") && $0.hasSuffix("/logs/00000001.cairn") })
+        r.failAt = nil
+        r.calls = []
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list", "mirror", "readBack", "moveAll", "readBack", "removeFolder"])
+        XCTAssertEqual(r.mirroredTo.count, 2)
+        XCTAssertEqual(r.mirroredTo.first, r.mirroredTo.last, "the same shipping folder")
+        XCTAssertFalse(r.files.keys.contains { $0.contains(DeliverCommand.temporaryPrefix) })
+        // A status whose shipping id is no id: a new one, nothing else touched.
+        var status = try XCTUnwrap(DeliveryStatus.read(directory: d))
+        status.shippingId = "../../photos"
+        status.shippingLeft = true
+        try status.write(directory: d)
+        r.files["mem:photos/p.jpg"] = [1, 2, 3]
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.files["mem:photos/p.jpg"], [1, 2, 3])
+    }
 }

@@ -13,6 +13,8 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
     /// The call (1-based) that fails, and whether its effect happened first.
     var failAt: Int?
     var failAfterEffect = false
+    /// The folders mirrored to, in order.
+    var mirroredTo: [String] = []
     /// Called on what a move puts in place: a remote that damages what it stores.
     var onStore: ((String, inout [UInt8]) -> Void)?
 
@@ -63,6 +65,7 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
 
     func mirror(_ local: String, to folder: String) throws(RemoteFailure) {
         let failing = try begin("mirror")
+        mirroredTo.append(folder)
         for p in under(folder) { files[p] = nil }
         func walk(_ dir: String, _ rel: String) {
             for n in ((try? POSIX.listDirectory(dir)) ?? []) where n != "." && n != ".." {

@@ -401,4 +401,56 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertEqual(try String(contentsOfFile: calls, encoding: .utf8).split(separator: "\n").count - n, 2)
     }
+
+    /// The board's folder on the remote a symlink to the log directory: the batch went into the
+    /// log directory (the shipping folder beside it was not), and prune then deleted the trips on
+    /// the strength of those "copies". The listing finds the run's marker and refuses (78).
+    func testABoardFolderThatIsTheLogDirectoryThroughASymlinkIsRefused() throws {
+        let dir = try logs(2)
+        let (conf, remote, path) = try remote()
+        try fm.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: path + "/bike", withDestinationPath: dir)
+        let before = try fm.contentsOfDirectory(atPath: dir).sorted()
+        let r = try deliver(dir, conf, remote, ["--board", "bike"])
+        XCTAssertEqual(r.status, 78, r.stderr)
+        XCTAssertTrue(r.stderr.contains("own storage"), r.stderr)
+        // Nothing there but its lock: no copy landed in the log directory.
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir).filter { $0 != ".cairn-deliver.lock" }.sorted(), before, r.stderr)
+        let p = try prune(dir)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+    }
+
+    /// A folder on the remote under the page's index name: every trip's files went, but no trip
+    /// was receipted (the whole batch had to read back), every run forever. The page is refused,
+    /// said on every run; the trips go and are receipted.
+    func testAFolderUnderThePagesNameHoldsNoTripBack() throws {
+        let dir = try logs(2)
+        let (conf, remote, path) = try remote()
+        try fm.createDirectory(atPath: path + "/unnamed/index.tsv", withIntermediateDirectories: true)
+        try "x".write(toFile: path + "/unnamed/index.tsv/readme", atomically: true, encoding: .utf8)
+        for run in 0..<2 {
+            let r = try deliver(dir, conf, remote, ["--format", "gpx"])
+            XCTAssertEqual(r.status, 1, "run \(run): " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("index.tsv") && r.stderr.contains("folder"), "run \(run): " + r.stderr)
+        }
+        let receipts = try String(contentsOfFile: dir + "/delivered", encoding: .utf8)
+        XCTAssertEqual(receipts.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 2, receipts)
+    }
+
+    /// With the page off, a zone added later left the uncut conversions of before (home in them)
+    /// beside the cut ones: the receipts name what went, and what a trip no longer has goes.
+    func testAZoneAddedLaterTakesBackWhatWentWithThePageOff() throws {
+        let dir = try logs(2)
+        let (conf, remote, path) = try remote()
+        let root = path + "/bike"
+        let common = ["--board", "bike", "--page", "no", "--format", "gpx"]
+        XCTAssertEqual(try deliver(dir, conf, remote, common).status, 0)
+        let before = files(root).filter { $0.hasPrefix("gpx/") }
+        XCTAssertEqual(before.count, 2)
+        // A zone around the trips' start (these start 400 points north of 47.0, 8.5).
+        let r = try deliver(dir, conf, remote, common + ["--privacy-zone", "47.018,8.5,100", "--logs", "yes"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let after = files(root).filter { $0.hasPrefix("gpx/") }
+        for f in before { XCTAssertFalse(after.contains(f), "\(f) uncut, still up: \(after) " + r.stderr) }
+    }
 }
