@@ -13,7 +13,8 @@ and the clean run after it, the invariants (check()):
   - no file under a final name that is not whole (after a fault too);
   - a receipt line in LOGDIR/delivered only for trips whose files verify on the remote, and after
     a clean run one for every finished trip;
-  - nothing in LOGDIR changed but `delivered`, `delivery` and deliver's lock file.
+  - nothing in LOGDIR changed but `delivered`, `delivery` and deliver's lock file (its staging
+    folder and the temporaries of its own two files only between a kill and the next run).
 Exit 1 when any check fails; every failure is printed as FAIL <scenario>: <what>, with the
 command. Needs root (the full remote is a small tmpfs). Never skips.
 
@@ -31,6 +32,8 @@ BOARD = "unnamed"
 # What deliver may leave in LOGDIR besides the logs (which must never change).
 OWN = {"delivered", "delivery", ".cairn-deliver.lock"}
 STAGING = ".deliver"  # deliver's staging folder: may survive a kill -9, gone after a clean run
+# The temporaries of deliver's atomic writes of its own files: the same.
+OWN_TEMPS = {".delivered.part", ".delivery.part"}
 TEMP_PREFIX = ".cairn-tmp-"
 
 
@@ -122,7 +125,7 @@ class Campaign:
 
     def snapshot(self, logdir):
         return {n: sha(os.path.join(logdir, n)) for n in os.listdir(logdir)
-                if n not in OWN and n != STAGING and os.path.isfile(os.path.join(logdir, n))}
+                if n not in OWN and n not in OWN_TEMPS and n != STAGING and os.path.isfile(os.path.join(logdir, n))}
 
     def remote_tree(self, remote):
         """Every file under REMOTE/<board>, by relative path: sha256 (downloaded through rclone)."""
@@ -141,11 +144,12 @@ class Campaign:
         now = self.snapshot(logdir)
         if now != before:
             self.fail(scenario, "LOGDIR changed: %s" % sorted(set(now.items()) ^ set(before.items())))
-        extra = sorted(set(os.listdir(logdir)) - set(before) - OWN - {STAGING})
+        extra = sorted(set(os.listdir(logdir)) - set(before) - OWN - OWN_TEMPS - {STAGING})
         if extra:
             self.fail(scenario, "LOGDIR holds new files %s" % extra)
-        if clean and os.path.exists(os.path.join(logdir, STAGING)):
-            self.fail(scenario, "LOGDIR/%s left after a clean run" % STAGING)
+        for left in [STAGING] + sorted(OWN_TEMPS):
+            if clean and os.path.exists(os.path.join(logdir, left)):
+                self.fail(scenario, "LOGDIR/%s left after a clean run" % left)
         ref = self.reference(logdir)
         try:
             got = self.remote_tree(remote)
