@@ -136,6 +136,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let cfg = try zoneConfig()
         let old = try logs(2, salt: 0x10, firstDay: 1)
         let new = try logs(2, salt: 0x4400, firstDay: 20)
+        try fm.copyItem(atPath: try Harness.recorderKey(old), toPath: new + "/privacy-key")  // one board
         let common = ["--board", "bike", "--format", "gpx"]
         XCTAssertEqual(try deliver(old, conf, remote, common + ["--config", cfg]).status, 0)
         let root = path + "/bike"
@@ -159,6 +160,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let cfg = try zoneConfig()
         let a = try logs(1, salt: 0x10, firstDay: 1)
         let b = try logs(1, salt: 0x5500, firstDay: 3)
+        for d in [a, b] { try Harness.recorderKey(d) }
         let ra = try deliver(a, conf, remote, ["--format", "gpx", "--config", cfg])
         let rb = try deliver(b, conf, remote, ["--format", "gpx", "--config", cfg])
         let root = path + "/unnamed"
@@ -186,6 +188,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         try CraftedLog.write(
             CraftedLog.file(trip: 7, salt: 0x5500, startMs: CraftedLog.june1 + 3 * day, points: 40, northOffset: 400, closed: true),
             b + "/00000007.cairn")
+        for d in [a, b] { try Harness.recorderKey(d) }
         let extra = ["--format", "gpx", "--config", cfg, "--logs", "yes"]
         XCTAssertEqual(try deliver(a, conf, remote, extra).status, 0)
         let key = try data(path + "/unnamed/logs/privacy-key")
@@ -221,6 +224,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
     /// the temporary stayed after two clean runs and the key was never sent.
     func testAKeysTemporaryIsRemovedAndTheKeySent() throws {
         let dir = try logs(2)
+        try Harness.recorderKey(dir)
         let (conf, remote, path) = try remote()
         let cfg = try zoneConfig()
         let extra = ["--config", cfg, "--logs", "yes", "--page", "no", "--format", "gpx"]

@@ -256,7 +256,7 @@ final class DeliverEndToEndTests: XCTestCase {
         let dir = CraftedLog.directory()
         let day: Int64 = 86_400_000
         try CraftedLog.write(
-            CraftedLog.file(trip: 1, salt: 0x10, startMs: CraftedLog.june1 + day, points: 120, closed: true), dir + "/00000001.cairn")
+            CraftedLog.file(trip: 1, salt: 0x10, startMs: CraftedLog.june1 + day, points: 600, closed: true), dir + "/00000001.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x20, startMs: CraftedLog.june1 + 2 * day, points: 4, closed: true), dir + "/00000002.cairn")
         let t = Harness.tempDir()
@@ -266,6 +266,7 @@ final class DeliverEndToEndTests: XCTestCase {
         let root = t + "/remote/unnamed"
         XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
         XCTAssertEqual(files(root).filter { $0.hasPrefix("gpx/") }, ["gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx"])
+        try PrivacyZoneEndToEndTests.boardKey(dir)  // the board's (the recorder's); fixed bytes: the same cut every run
         let r = try deliver(dir, conf, remote, "--format", "gpx", "--privacy-zone", "47.0,8.5,100")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("delivered 2 trips"), r.stderr)

@@ -102,6 +102,7 @@ final class PageEndToEndTests: XCTestCase {
         let zone = ["--privacy-zone", "\(home.lat),\(home.lon),\(Int(radius))", "--config", "none"]
 
         let out = Harness.tempDir() + "/stick"
+        try Harness.recorderKey(logs)
         let e = try Harness.run(Harness.cairn, ["export", "--dir", logs, "--to", out, "--format", "gpx,csv"] + zone)
         XCTAssertEqual(e.status, 0, e.stderr)
         for f in ["index.html", "index.tsv", "pictures"] { XCTAssertTrue(fm.fileExists(atPath: out + "/" + f), f) }

@@ -14,10 +14,12 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         let r = try Harness.run(
             "/usr/bin/env", ["python3", Self.script, Harness.cairn, "--make", d, "--rides", String(rides), "--radius", String(radius)] + extra)
         XCTAssertEqual(r.status, 0, r.stderr)
+        // The board's key, as the recorder makes it in its log directory.
+        try Self.boardKey(d)
         return d
     }
 
-    /// The board's key in `d` (as `export` makes it there), made now when missing: `--privacy-key`
+    /// The board's key in `d` (as the recorder makes it there), made now when missing: `--privacy-key`
     /// names an existing key. Fixed bytes for a name (another name, another key), so that a test's
     /// cut is the same on every run: the cut's place and size follow the key.
     @discardableResult
@@ -192,7 +194,6 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
 
         // render: the points drawn are the points an export writes (same key: the directory's).
         let key = d + "/privacy-key"
-        XCTAssertTrue(FileManager.default.fileExists(atPath: key), "cells made the board's key")
         let render = try Harness.cairn("render", d + "/00000001.cairn", "--privacy-zone", zone(300), "--cells", "-o", out + "/t.svg")
         XCTAssertEqual(render.status, 0, render.stderr)
         let csv = try Harness.cairn("convert", d, "--trip", "1", "--to", "csv", "--privacy-zone", zone(300), "--privacy-key", key)
@@ -207,11 +208,42 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         XCTAssertNotEqual(try startMark(out + "/t.svg"), try startMark(out + "/plain.svg"))
     }
 
-    /// The key: made once, 0600, in the log directory (export, cells, render); `--privacy-key`
-    /// names an existing key and never makes one (a mistyped path made a second key, whose cut
-    /// crossed the first near home: issue 27); the same key gives the same bytes again; a
-    /// damaged key is an error naming the file, never a silent new one.
-    func testTheKeyIsMadeOnceAndKeepsExportsTheSame() throws {
+    /// Issue 38 again: `info`, `render`, `cells`, `export` and `list` on a log directory without
+    /// the board's key made a new key there, silently, and convert then cut with it: two cuts of
+    /// one home, which put it within 24 m. Only the recorder makes the key (in its own log
+    /// directory, `RecordEndToEndTests`); every other command with zones and no key is an error
+    /// saying how to bring it, and makes none.
+    func testNoCommandButTheRecorderMakesAKey() throws {
+        let d = try rides(2, radius: 200)
+        try FileManager.default.removeItem(atPath: d + "/privacy-key")
+        let out = Harness.tempDir()
+        let z = ["--privacy-zone", zone(200), "--config", "none"]
+        let runs: [[String]] = [
+            ["info", "1", "--dir", d] + z, ["info", d + "/00000001.cairn"] + z, ["render", "1", "--dir", d, "-o", out + "/t.svg"] + z,
+            ["cells", d] + z, ["export", "--dir", d, "--to", out + "/stick"] + z,
+            ["convert", d, "--to", "csv"] + z
+        ]
+        for args in runs {
+            let r = try Harness.run(Harness.cairn, args)
+            XCTAssertEqual(r.status, 1, args.joined(separator: " ") + ": " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("privacy zones need the board's privacy key"), args.joined(separator: " ") + ": " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("--privacy-key FILE"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("made a new privacy key"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: d + "/privacy-key"), args.joined(separator: " ") + " made a key")
+        }
+        // Without zones no key is wanted.
+        for args in [["info", "1", "--dir", d, "--config", "none"], ["list", d], ["cells", d]] {
+            let r = try Harness.run(Harness.cairn, args)
+            XCTAssertEqual(r.status, 0, args.joined(separator: " ") + ": " + r.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: d + "/privacy-key"))
+    }
+
+    /// The key: 0600, in the log directory; `--privacy-key` names an existing key and never
+    /// makes one (a mistyped path made a second key, whose cut crossed the first near home:
+    /// issue 27); the same key gives the same bytes again; a damaged key is an error naming the
+    /// file, never a silent new one.
+    func testTheKeyIsKeptAndKeepsExportsTheSame() throws {
         let d = try rides(2, radius: 200)
         let out = Harness.tempDir()
         let missing = out + "/my-key"
@@ -220,14 +252,13 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         XCTAssertTrue(m.stderr.contains("\(missing): no such privacy key"), m.stderr)
         XCTAssertEqual(m.stdout, "")
         XCTAssertFalse(FileManager.default.fileExists(atPath: missing), "--privacy-key never makes a key")
-        // export keeps the board's key in the log directory.
-        // --logs yes: the logs go to the stick, and the key with them (0600), so a laptop's
-        // convert of the copies cuts the zones as the board does.
+        // --logs yes: the logs go to the stick, and the board's key with them (0600), so a
+        // laptop's convert of the copies cuts the zones as the board does.
         let ex = try Harness.cairn(
             "export", "--dir", d, "--to", out + "/stick", "--privacy-zone", zone(200), "--format", "gpx", "--logs", "yes")
         XCTAssertEqual(ex.status, 0, ex.stderr)
         let key = d + "/privacy-key"
-        XCTAssertTrue(ex.stderr.contains("made a new privacy key \(key)"), ex.stderr)
+        XCTAssertFalse(ex.stderr.contains("made a new privacy key"), ex.stderr)
         let attrs = try FileManager.default.attributesOfItem(atPath: key)
         XCTAssertEqual((attrs[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         XCTAssertEqual((attrs[.size] as? NSNumber)?.intValue, 16)
