@@ -40,10 +40,10 @@ final class PrivacyKeyConfigEndToEndTests: XCTestCase {
 
         let info = try Harness.cairn("info", "1", "--dir", d, "--config", conf)
         XCTAssertEqual(info.status, 0, info.stderr)
-        XCTAssertTrue(info.stdout.contains("privacy: "), info.stdout)
+        XCTAssertTrue(info.stdout.contains("figures:    exported part only (privacy zones)"), info.stdout)
         let infoNone = try Harness.cairn("info", "1", "--dir", d, "--config", "none")
         XCTAssertEqual(infoNone.status, 0, infoNone.stderr)
-        XCTAssertFalse(infoNone.stdout.contains("privacy: "), infoNone.stdout)
+        XCTAssertFalse(infoNone.stdout.contains("figures: "), infoNone.stdout)
 
         let csv = try Harness.cairn("convert", d, "--to", "csv", "--config", conf, "--privacy-key", d + "/privacy-key")
         XCTAssertEqual(csv.status, 0, csv.stderr)

@@ -134,8 +134,8 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
 
     /// Finding 4: a ride that comes home, stands 20 minutes and leaves again wrote the stop (41
     /// points inside a 500 m zone). Now it is left out, the ride split there, one trip; `convert`
-    /// and `info` say how many points and stretches were left out, `info --why` shows the
-    /// stretches by time only.
+    /// says how many points and stretches were left out, `info` counts the exported part only,
+    /// `info --why` shows the stretches by time only.
     func testAStopAtHomeInTheMiddleIsLeftOut() throws {
         let d = try rides(1, radius: 500, extra: ["--stop-at-home", "1200"])
         try Self.boardKey(d)
@@ -150,13 +150,59 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         XCTAssertEqual(gpx.stdout.components(separatedBy: "<trkseg>").count - 1, 2, "split at the stop: no line through home")
         let info = try Harness.cairn("info", d + "/00000001.cairn", "--privacy-zone", zone(500))
         XCTAssertEqual(info.status, 0, info.stderr)
-        XCTAssertTrue(info.stdout.contains("in 3 stretches inside privacy zones"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("figures:    exported part only (privacy zones)"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("in 2 segments"), info.stdout)
         let why = try Harness.cairn("info", d + "/00000001.cairn", "--why", "--privacy-zone", zone(500))
         if why.status == 0 {
             XCTAssertTrue(why.stdout.contains("in a privacy zone"), why.stdout)
         } else {
             XCTAssertTrue(why.stderr.contains("raw fixes"), why.stderr)  // the crafted log holds no raw fixes
         }
+    }
+
+    /// Issue 38 (again): `list` and `info` printed the whole trip's figures beside exports of its
+    /// cut part: the whole distance less the exported length, split by the hidden durations and
+    /// walked along the streets from the first and last exported points, put home within
+    /// 18-20 m at r = 200 m. With zones they now print the exported part's figures (what the
+    /// GeoJSON export says, start and end its first and last written points), said as such.
+    func testListAndInfoCountOnlyWhatTheExportsShow() throws {
+        let d = try rides(3, radius: 200)
+        let z = ["--privacy-zone", zone(200), "--config", "none"]
+        let geo = try Harness.run(Harness.cairn, ["convert", d, "--to", "geojson"] + z)
+        XCTAssertEqual(geo.status, 0, geo.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(geo.stdout.utf8)) as! [String: Any]
+        var exported: [String: [String: Any]] = [:]
+        for f in json["features"] as! [[String: Any]] {
+            let p = f["properties"] as! [String: Any]
+            if let t = p["trip"] as? Int { exported[String(t)] = p }
+        }
+        XCTAssertEqual(exported.count, 3, geo.stdout.prefix(300).description)
+        let whole = try Harness.trips(d)
+        let list = try Harness.run(Harness.cairn, ["list", d, "--json"] + z)
+        XCTAssertEqual(list.status, 0, list.stderr)
+        let listed = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]
+        XCTAssertEqual(listed.count, 3)
+        for (t, w) in zip(listed, whole) {
+            let id = String(t["id"] as! Int), e = exported[id]!
+            for k in ["distance_m", "moving_time_s", "elapsed_s", "points", "segments", "start", "end", "ascent_m", "descent_m", "max_speed_mps"] {
+                XCTAssertEqual("\(t[k] ?? "nil")", "\(e[k] ?? "nil")", "trip \(id) \(k): list says what the export says")
+            }
+            XCTAssertLessThan(t["distance_m"] as! Double, (w["distance_m"] as! Double) - 400, "trip \(id): not the whole trip's")
+            XCTAssertEqual(t["figures"] as? String, "exported part only (privacy zones)")
+            XCTAssertNil(w["figures"], "without zones, the whole trip as before")
+            let info = try Harness.run(Harness.cairn, ["info", id, "--dir", d, "--json"] + z)
+            XCTAssertEqual(info.status, 0, info.stderr)
+            let i = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any]
+            XCTAssertEqual("\(i["distance_m"] ?? "nil")", "\(e["distance_m"] ?? "nil")")
+            XCTAssertEqual("\(i["start"] ?? "nil")", "\(e["start"] ?? "nil")")
+            XCTAssertNil(i["privacy_left_out"], "no count of hidden points (at 1 Hz, their duration)")
+        }
+        let text = try Harness.run(Harness.cairn, ["list", d] + z)
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.hasPrefix("figures of the exported part only"), text.stdout)
+        let info = try Harness.run(Harness.cairn, ["info", "1", "--dir", d] + z)
+        XCTAssertTrue(info.stdout.contains("figures:    exported part only (privacy zones)"), info.stdout)
+        XCTAssertFalse(info.stdout.contains("inside privacy zones"), info.stdout)
     }
 
     /// Finding 5: `render` and `cells` took no zones (the start mark was the front door, the
@@ -220,7 +266,7 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         let z = ["--privacy-zone", zone(200), "--config", "none"]
         let runs: [[String]] = [
             ["info", "1", "--dir", d] + z, ["info", d + "/00000001.cairn"] + z, ["render", "1", "--dir", d, "-o", out + "/t.svg"] + z,
-            ["cells", d] + z, ["export", "--dir", d, "--to", out + "/stick"] + z,
+            ["cells", d] + z, ["export", "--dir", d, "--to", out + "/stick"] + z, ["list", d] + z, ["list", d, "--json"] + z,
             ["convert", d, "--to", "csv"] + z
         ]
         for args in runs {
