@@ -151,9 +151,8 @@ enum ListCommand: Command {
             }
         }
         if a.has("--json") {
-            printOut(
-                "[" + (summaries.isEmpty ? "" : "\n" + summaries.map { tripJSON($0, indent: "  ", fuel: fuel, published: !zones.isEmpty) }.joined(separator: ",\n") + "\n") + "]"
-            )
+            let objects = summaries.map { tripJSON($0, indent: "  ", fuel: fuel, published: !zones.isEmpty) }
+            printOut("[" + (summaries.isEmpty ? "" : "\n" + objects.joined(separator: ",\n") + "\n") + "]")
         } else if summaries.isEmpty {
             printOut("no trips")
         } else {
