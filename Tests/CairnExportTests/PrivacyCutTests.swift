@@ -71,12 +71,12 @@ final class PrivacyCutTests: XCTestCase {
             let k = key(seed)
             bases.insert(PrivacyCut.radiusClass(1, key: k).metres)
             XCTAssertGreaterThanOrEqual(PrivacyCut.radiusClass(1, key: k).metres, 100)
-            XCTAssertLessThan(PrivacyCut.radiusClass(1, key: k).metres, 100 * 2.0.squareRoot())
+            XCTAssertLessThan(PrivacyCut.radiusClass(1, key: k).metres, 200)
             XCTAssertGreaterThanOrEqual(PrivacyCut.radiusClass(PrivacyZone.maxRadiusM, key: k).metres, PrivacyZone.maxRadiusM)
             for r in stride(from: 1.0, through: 50_000, by: 37) {
                 let c = PrivacyCut.radiusClass(r, key: k).metres
                 XCTAssertGreaterThanOrEqual(c, r)
-                XCTAssertTrue(c < 100 * 2.0.squareRoot() || c < r * 2.0.squareRoot() + 1e-6, "r \(r): class \(c)")
+                XCTAssertTrue(c < 200 || c < r * 2 + 1e-6, "r \(r): class \(c)")
             }
             if PrivacyCut.radiusClass(200, key: k).step != PrivacyCut.radiusClass(201, key: k).step { splits200 += 1 }
         }
@@ -92,7 +92,7 @@ final class PrivacyCutTests: XCTestCase {
     /// 12 keys, 3 radii and 14 edits, each on 3 rides out of home along grid streets (and
     /// `Tests/crash/privacy-zones/nest-check.py` through the binary).
     func testEveryEditByMetresOrAFewPerCentNests() {
-        var pairs = 0, differ = 0
+        var pairs = 0, differ = 0, exceptions = 0
         var rng = SplitMix(seed: 38)
         for seed in UInt8(0)..<12 {
             let k = key(seed &* 7 &+ 1)
@@ -112,11 +112,20 @@ final class PrivacyCutTests: XCTestCase {
                 for edited in edits {
                     pairs += 1
                     let qa = PrivacyCut.square(zone, key: k), qb = PrivacyCut.square(edited, key: k)
+                    // A zone whose square climbed as far as it may (`maxClimb`) may still lie near
+                    // its edge: a move across that edge is a second cut (about one zone in 40).
+                    let capped = [(zone, qa), (edited, qb)].contains { z, q in
+                        q.level - PrivacyCut.radiusClass(z.radiusM, key: k).step == PrivacyCut.maxClimb
+                    }
                     // The squares nest: the finer one's indices, halved per level, are the other's.
                     let (fine, coarse) = qa.level <= qb.level ? (qa, qb) : (qb, qa)
                     let shift = Int64(coarse.level - fine.level)
-                    XCTAssertEqual(fine.ix >> shift, coarse.ix, "seed \(seed) r \(r) \(edited): the squares nest")
-                    XCTAssertEqual(fine.iy >> shift, coarse.iy, "seed \(seed) r \(r) \(edited)")
+                    let nested = fine.ix >> shift == coarse.ix && fine.iy >> shift == coarse.iy
+                    if capped && !nested {
+                        exceptions += 1
+                        continue
+                    }
+                    XCTAssertTrue(nested, "seed \(seed) r \(r) \(edited): the squares nest")
                     // The larger cut: the higher level, or in one square the larger class.
                     let aFirst = (qa.level, qa.classM) <= (qb.level, qb.classM)
                     let small = aFirst ? zone : edited, large = aFirst ? edited : zone
@@ -135,6 +144,7 @@ final class PrivacyCutTests: XCTestCase {
                 }
             }
         }
+        XCTAssertLessThanOrEqual(exceptions * 100, pairs, "\(exceptions) of \(pairs) edits: a capped square's edge crossed")
         XCTAssertEqual(pairs, 12 * 3 * 14)
         XCTAssertGreaterThan(differ, 0, "some edits change the cut (it nests)")
     }
@@ -285,11 +295,10 @@ final class PrivacyCutTests: XCTestCase {
 
     /// Issue 38's street vote: rides leave home along the streets, so the first written stretch of
     /// each, drawn back, passes near home's street, and many rides' lines meet near the door
-    /// however far the cut reaches. Each visit's cut now reaches `R` to `2 R` along the path and
-    /// then ends where the written stretch, drawn back, passes nearest the disc's centre: on rides
-    /// that turn corners (a staircase on a 120 m grid) the lines' nearest point is more than r
-    /// from home. (The aim is `R / 4` so that edits nest; with `2 R` the lines met nearer the
-    /// disc's centre than home.)
+    /// however far the cut reaches. Each visit's cut now reaches `1.125 R` to `2.125 R` along the
+    /// path and then up to `R` more, to where the written stretch, drawn back, passes nearest the
+    /// disc's centre: on rides that turn corners (a staircase on a 120 m grid) the lines' nearest
+    /// point is more than r from home (and about as far from the disc's centre).
     func testTheWrittenEndsAreAimedAtTheDiscNotAtHome() {
         let zone = PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: 200)
         // A key whose square puts the disc's centre well off home (the test is of the aim).

@@ -149,80 +149,76 @@ public struct CutCircle: Sendable, Equatable {
 /// cuts of one place (a zone edited by a metre, moved by a few) publish points each other hid,
 /// and together narrow it down. So:
 /// - **The disc is a square's, not home's.** The zone's radius `r` is taken up to its class
-///   `R = 100 m × √2^(k + φ)` (the smallest at least `r`, `φ` in [0, 1) from the key). The plane
-///   is cut into squares by a keyed grid (a keyed origin and turn), one grid a level, each square
-///   of level `L + 1` made of four of level `L`; level `L` holds classes `2L - 1` and `2L`, and
-///   its squares are `4 R(2L)` across. A zone is cut at its class's level, or above it while home
-///   lies within 1/40 of the square's side of its edge (`edgeShare`): at the level of the first
-///   square that holds home with that margin all round (then with the level's smaller class).
-///   The disc left out is around that square's centre, radius half its diagonal (× 1.05 for the
-///   plane's distortion) plus `R`: the asked disc is inside wherever home is in the square, and
-///   the disc's centre says only which square.
+///   `R = 100 m × 2^(k + φ)` (the smallest at least `r`, `φ` in [0, 1) from the key). The plane is
+///   cut into squares by a keyed grid (a keyed origin and turn), one grid a class, each square of
+///   class `k + 1` made of four of class `k`, `4 R` across. A zone is cut at its class, or above
+///   it while home lies within 1/40 of the square's side of its edge (`edgeShare`): at the class
+///   of the first square that holds home with that margin all round, two classes up at most. The disc left out is around
+///   that square's centre, radius half its diagonal (× 1.05 for the plane's distortion) plus
+///   `R`: the asked disc is inside wherever home is in the square, and the disc's centre says
+///   only which square.
 /// - **Each ride is cut along its own path.** Every visit of a ride to the disc is left out
 ///   from a keyed distance along the path before it enters to a keyed distance after it leaves
-///   (`R` to `2 R` each, the share from the key, the trip and the side): the rides' cut points
-///   lie on no common circle, and the first written stretch is further from home.
-/// - **The written ends point at the disc.** The cut then goes on up to `R / 4` more of path,
-///   to where the written stretch beyond it, drawn back, passes nearest the disc's centre
+///   (`1.125 R` to `2.125 R` each, the share from the key, the trip and the side): the rides' cut
+///   points lie on no common circle, and the first written stretch is further from home.
+/// - **The written ends point at the disc.** The cut then goes on up to `R` more of path, to
+///   where the written stretch beyond it, drawn back, passes nearest the disc's centre
 ///   (`PrivacyReach`).
-/// - **Edits nest.** A zone moved by up to `r / 10` or resized by any amount gets a cut that holds
-///   the first or is held by it, never a second cut beside it: two zones whose centres are that
-///   close are cut at levels `a <= b` in squares that nest (the one cut at `b` lies at least its
-///   margin inside its square, so the other's centre is in that square too); a larger radius
-///   only raises the class or the level; and a larger class's cut holds a smaller's in a square
-///   it holds (its disc holds theirs, and its least reach beyond the disc is at least their
-///   most reach plus their aim, with `R / 8` to spare for the path's spacing: the same share
-///   every level and class). Published with both, the rides show no more than the smaller cut.
+/// - **Edits nest.** A zone moved by up to `r / 10` or resized by any amount (unless its square
+///   climbed as far as it may and home is still near its edge, `maxClimb`) gets a cut that
+///   holds the first or is held by it, never a second cut beside it: two zones whose centres are
+///   that close are cut at classes `a <= b` in squares that nest (the one cut at `b` lies at least
+///   its margin inside its square, so the other's centre is in that square too); a larger radius
+///   only raises the class; and a square's cut holds the cuts of the squares inside it (its disc
+///   holds theirs, and its least reach beyond the disc, `2.25 R` of theirs, is at least their
+///   most reach plus their aim, with `R / 8` to spare for the path's spacing: the reach's keyed
+///   share is the same at every class). Published with both, the rides show no more than the
+///   smaller cut alone.
 /// Pure: the key comes from the caller (`ExportStageOptions` reads it).
 public enum PrivacyCut {
-    /// The square's side at even class steps, in class radii.
+    /// The square's side, in class radii.
     static let cellShare = 4.0
     /// How close to its square's edge (a share of the side) home may lie at a level before the
     /// zone is cut at the next: the largest centre move that keeps two cuts nested.
     static let edgeShare = 1.0 / 40
     /// The least each visit's cut reaches along the path beyond the disc, and how much more at
     /// most, in class radii.
-    static let reachLeast = 1.0
+    static let reachLeast = 1.125
     static let reachShare = 1.0
     /// How much further (class radii) a visit's cut may go to aim its written ends at the disc's
-    /// centre (`PrivacyReach`): small enough that a larger class's least reach passes a smaller's
-    /// aimed end.
-    static let aimShare = 0.25
+    /// centre (`PrivacyReach`): small enough that the next class's least reach (twice this
+    /// class's) passes this class's aimed end.
+    static let aimShare = 1.0
     /// Margin for the plane's rounding: the asked disc is inside the cut by at least this.
     static let marginM = 1.0
     /// The smallest radius class before the keyed phase.
     static let smallestClassM = 100.0
     static let metresPerDegree = Geodesy.earthRadiusM * .pi / 180
-    /// The most levels a zone climbs above its class's for its margin (each climb is 10 % likely).
-    static let maxClimb = 24
+    /// The most classes a zone climbs above its own for its margin. A line that is an edge at one
+    /// class is one at the next with odds of one in two, so a zone near it climbs again and
+    /// again (one in ten climbs once, one in 20 twice, one in 40 three times...), each class
+    /// doubling its cut: two at most, and the one zone in 40 still near an edge then is cut
+    /// there (a move across that edge is a second cut).
+    static let maxClimb = 2
 
-    /// The radius class of `r` under `key`: `100 m × √2^(step + φ)`, the smallest at least `r`.
+    /// The radius class of `r` under `key`: `100 m × 2^(step + φ)`, the smallest at least `r`.
     public static func radiusClass(_ r: Double, key: PrivacyKey) -> (step: Int, metres: Double) {
         let base = baseM(key)
         var step = 0
-        // 50 km (the largest zone) is below step 18; the bound keeps a NaN from looping.
-        while base * root2(Double(step)) < r && step < 40 { step += 1 }
-        return (step, base * root2(Double(step)))
+        // 50 km (the largest zone) is below step 9; the bound keeps a NaN from looping.
+        while base * exp2(Double(step)) < r && step < 40 { step += 1 }
+        return (step, base * exp2(Double(step)))
     }
 
-    static func baseM(_ key: PrivacyKey) -> Double { smallestClassM * root2(key.unit("cairn privacy class")) }
+    static func baseM(_ key: PrivacyKey) -> Double { smallestClassM * exp2(key.unit("cairn privacy class")) }
 
-    /// √2^x, exact powers of two at even whole x.
-    static func root2(_ x: Double) -> Double {
-        let whole = x.rounded(.down)
-        var m = 1.0
-        for _ in 0..<(Int(whole) / 2) { m *= 2 }
-        if Int(whole) % 2 == 1 { m *= 2.0.squareRoot() }
-        return m * exp2((x - whole) / 2)
-    }
-
-    /// Home's square: the level the zone is cut at, its side, the square's indices, its centre
-    /// (degrees), and the class radius the zone is cut with.
+    /// Home's square: the class (level) the zone is cut at, its side, the square's indices, its
+    /// centre (degrees), and the class radius the zone is cut with.
     public static func square(_ zone: PrivacyZone, key: PrivacyKey) -> (
         level: Int, sideM: Double, ix: Int64, iy: Int64, lat: Double, lon: Double, classM: Double
     ) {
         let step = radiusClass(zone.radiusM, key: key).step
-        let least = (step + 1) / 2
+        let least = step
         let base = baseM(key)
         // The plane: north metres, and east metres at the cosine of a keyed one-degree band's
         // middle (the band's edge a keyed line, not a round latitude).
@@ -244,7 +240,7 @@ public enum PrivacyCut {
             let f = w - w.rounded(.down)
             return !(f < edgeShare || f > 1 - edgeShare)
         }
-        // Up a level while home is near its square's edge (a level's squares hold four of the one below).
+        // Up a class while home is near its square's edge (a class's squares hold four of the one below).
         while !(clear(u) && clear(v)) && level < least + maxClimb {
             level += 1
             side *= 2
@@ -257,13 +253,11 @@ public enum PrivacyCut {
         var lon = cx / (metresPerDegree * eastScale)
         lon = lon - 360 * ((lon + 180) / 360).rounded(.down)
         let lat = min(max(cy / metresPerDegree, -90), 90)
-        // A zone that climbed takes its level's smaller class: never more than a zone of that
-        // level's own classes, so a larger radius never cuts less.
-        let classM = base * root2(Double(level > least ? 2 * level - 1 : step))
+        let classM = base * exp2(Double(level))
         return (level, side, Int64(ix), Int64(iy), lat, lon, classM)
     }
 
-    /// The class radius the zone is cut with (its square's level's, when it climbed).
+    /// The class radius the zone is cut with (its square's, when it climbed).
     static func levelM(_ zone: PrivacyZone, key: PrivacyKey) -> Double { square(zone, key: key).classM }
 
     /// The disc left out of every ride of `zone`: around the centre of home's square, covering
@@ -277,9 +271,9 @@ public enum PrivacyCut {
     }
 
     /// How far along the path beyond the disc a ride's visit is cut (metres): `side` 0 before
-    /// it enters, 1 after it leaves; `R` to `2 R`, the share from the key, the trip and the side
-    /// alone (the same share at every class and level, so a larger class's cut reaches further
-    /// on every ride: edits nest). `atMs` is not used.
+    /// it enters, 1 after it leaves; `1.125 R` to `2.125 R`, the share from the key, the trip and
+    /// the side alone (the same share at every class, so a larger class's cut reaches further on
+    /// every ride: edits nest). `atMs` is not used.
     public static func reach(_ zone: PrivacyZone, key: PrivacyKey, tripId: UInt64, atMs: Int64, side: UInt64) -> Double {
         let u = key.unit("cairn privacy reach 3", [tripId, side])
         return (reachLeast + reachShare * u) * levelM(zone, key: key)

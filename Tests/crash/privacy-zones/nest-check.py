@@ -95,7 +95,7 @@ def main():
                         bad += 1
                         print("  home %d key %d r %g: edit %.7f,%.7f,%g is a second cut beside the first" % (home, keyseed, r, *z), flush=True)
                 print("home %d key %d r %4g: %d edits: %d the same cut, %d cut more, %d cut less, %d beside (not nested)"
-                      % (home, keyseed, r, len(edits), counts["="], counts["<"], counts[">"], counts["x"]), flush=True)
+                      % (home, keyseed, r, len(edits), counts["="], counts[">"], counts["<"], counts["x"]), flush=True)
         subprocess.run(["rm", "-rf", d])
     print("not nested: %d" % bad)
     sys.exit(1 if bad else 0)
