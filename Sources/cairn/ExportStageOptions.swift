@@ -40,7 +40,7 @@ struct ExportStageOptions {
         OptionSpec(
             name: "--privacy-key", valueName: "FILE",
             help:
-                "The secret that places the zones' cuts (16 random bytes; this file must exist). (default: privacy-key in the log directory, made when missing; for convert, beside the first input, else ~/.config/cairn/privacy-key)"
+                "The secret that places the zones' cuts (16 random bytes; this file must exist). (default: privacy-key in the log directory, which the recorder makes; for convert, beside the first input)"
         )
     ]
 
@@ -54,7 +54,7 @@ struct ExportStageOptions {
 
     /// - Parameters:
     ///   - logDirectory: where the board keeps its key (`--dir` of export, render, cells); nil
-    ///     for `convert`, which looks beside `firstInput`, then in ~/.config/cairn.
+    ///     for `convert`, which looks beside `firstInput`.
     ///   - defaultConfig: the config read when `--config` is not given, if it exists.
     static func parse(
         _ a: ParsedArguments, logDirectory: String? = nil, firstInput: String? = nil, defaultConfig: String = defaultConfig
@@ -113,59 +113,60 @@ struct ExportStageOptions {
     }
 
     /// The key's file: `--privacy-key` (which must exist: a mistyped path never makes a second
-    /// key), else the log directory's, made there when missing (a directory that cannot hold it,
-    /// a card mounted read-only, is an error: another key elsewhere would cut elsewhere), else
-    /// (convert) the one beside the first input. `convert` never makes a key: logs converted
-    /// elsewhere than on the board cut with another key would be a second cut of the same place
-    /// (two cuts together narrow home down), so without the board's key it is an error saying
-    /// how to bring it.
+    /// key), else the log directory's, else (convert) the one beside the first input. No command
+    /// that cuts makes a key: only the recorder does, in its own log directory, at start
+    /// (`ensureKey`). A key made anywhere else (a card copied without it, a laptop) would cut the
+    /// same rides a second way, and two cuts of one place give it away (issue 38); so without
+    /// the board's key, zones are an error saying how to bring it.
     static func key(_ a: ParsedArguments, logDirectory: String?, firstInput: String?) throws -> PrivacyKey {
         let hint = "; give --privacy-key FILE"
         if let p = a.value("--privacy-key") {
-            do throws(SecretFile.Failure) { return try load(p, make: false) } catch { throw Failure(error.description) }
+            do throws(SecretFile.Failure) { return try load(p) } catch { throw Failure(error.description) }
         }
+        let path: String
         if let d = logDirectory {
-            let path = POSIX.join(d, keyFileName)
-            do throws(SecretFile.Failure) {
-                return try load(path)
-            } catch {
-                guard error.readOnly && !pathExists(path) else { throw Failure(error.description + hint) }
-                throw Failure(
-                    "\(d): no privacy key in the log directory and none can be made there (\(error.description)); give --privacy-key FILE with the board's key"
-                )
-            }
+            path = POSIX.join(d, keyFileName)
+        } else {
+            let first = firstInput ?? "."
+            path = POSIX.join(POSIX.isDirectory(first) ? first : POSIX.parent(of: first), keyFileName)
         }
-        let first = firstInput ?? "."
-        let folder = POSIX.isDirectory(first) ? first : POSIX.parent(of: first)
-        let beside = POSIX.join(folder, keyFileName)
-        if pathExists(beside) {
-            do throws(SecretFile.Failure) { return try load(beside, make: false) } catch { throw Failure(error.description + hint) }
+        if pathExists(path) {
+            do throws(SecretFile.Failure) { return try load(path) } catch { throw Failure(error.description + hint) }
         }
-        throw Failure(
-            "privacy zones need the board's privacy key, and there is none beside the logs (\(beside)): "
-                + "copy the board's \(keyFileName) (in its log directory, such as /var/lib/cairn/\(keyFileName); "
-                + "`cairn export --logs yes` puts it beside the logs on the stick) there, or give --privacy-key FILE. "
-                + "No new key is made: another key would cut the zones elsewhere, and two cuts of one place give it away")
+        throw Failure(missingKey(path))
     }
 
-    /// Reads the key at `path`, or (with `make`) makes it there (said once). A key its group or
-    /// others may read is used, with a warning naming it.
-    static func load(_ path: String, make: Bool = true) throws(SecretFile.Failure) -> PrivacyKey {
+    /// What a command with zones says when the board's key is not at `path`.
+    static func missingKey(_ path: String) -> String {
+        "privacy zones need the board's privacy key, and there is none at \(path): "
+            + "the recorder makes it in its log directory (`cairn record --dir DIR`, such as /var/lib/cairn/\(keyFileName)); "
+            + "copy the board's \(keyFileName) there (`cairn export --logs yes` puts it beside the logs on the stick), or give --privacy-key FILE. "
+            + "No new key is made: another key would cut the zones elsewhere, and two cuts of one place give it away"
+    }
+
+    /// The recorder's part: the board's key in its own log directory, made when missing (said
+    /// once on stderr). Never a failure: a recorder records without it, and says why.
+    static func ensureKey(directory: String, say: (String) -> Void) {
+        let path = POSIX.join(directory, keyFileName)
+        do throws(SecretFile.Failure) {
+            if try SecretFile.readChecked(path, count: PrivacyKey.byteCount) != nil { return }
+            let made = try SecretFile.create(path, count: PrivacyKey.byteCount)
+            if made.created { say("made a new privacy key \(path) (keep it: it places the zones' cuts; one board, one key)") }
+        } catch {
+            say("\(error.description); privacy zones cannot be cut with this board's key until it is fixed (recording goes on)")
+        }
+    }
+
+    /// Reads the key at `path`. A key its group or others may read is used, with a warning
+    /// naming it.
+    static func load(_ path: String) throws(SecretFile.Failure) -> PrivacyKey {
         if let read = try SecretFile.readChecked(path, count: PrivacyKey.byteCount), let k = PrivacyKey(bytes: read.bytes) {
             if read.othersMayRead {
                 printErr("cairn: warning: the privacy key \(path) can be read by others; chmod 600 \(path)")
             }
             return k
         }
-        guard make else {
-            throw SecretFile.Failure(
-                description: "\(path): no such privacy key (--privacy-key names an existing key file, such as a copy of the board's privacy-key)")
-        }
-        let made = try SecretFile.create(path, count: PrivacyKey.byteCount)
-        if made.created {
-            printErr("cairn: made a new privacy key \(path) (keep it: it places the zones' cuts; one board, one key)")
-        }
-        guard let k = PrivacyKey(bytes: made.bytes) else { throw SecretFile.Failure(description: "\(path): not a privacy key") }
-        return k
+        throw SecretFile.Failure(
+            description: "\(path): no such privacy key (--privacy-key names an existing key file, such as a copy of the board's privacy-key)")
     }
 }

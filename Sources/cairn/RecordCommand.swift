@@ -184,6 +184,10 @@ enum RecordCommand: Command {
             throw Failure("\(error)")
         }
         log.board = board
+        // The board's privacy key: only the recorder makes it, here in its own log directory, so
+        // every command that cuts zones (export, deliver, render, a laptop's convert of copied
+        // logs) cuts with this one key (a second key is a second cut of the same place).
+        ExportStageOptions.ensureKey(directory: dir) { printErr("cairn: \($0)") }
 
         // The barometer is read with each batch (at most 5 s apart), or once a second when the
         // reports are read as they come: never a wake-up of its own at the default settings.

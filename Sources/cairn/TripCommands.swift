@@ -58,7 +58,7 @@ func formatDuration(ms: Int64) -> String {
 }
 
 /// The JSON object `list --json` prints for one trip (keys are part of the CLI contract).
-func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil, privacy: (points: Int, stretches: Int)? = nil) -> String {
+func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil, published: Bool = false) -> String {
     let drops = s.drops.nonzero.map { c -> String in
         let name = DropReason(rawValue: c.rule)?.name ?? "rule_\(c.rule)"
         return "\(TextFormat.jsonString(name)): \(c.count)"
@@ -78,7 +78,7 @@ func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil, privacy: 
         ("torn_tail_bytes", String(s.tornTailBytes))
     ]
     fields += fuelJSON(s, fuel)
-    if let p = privacy { fields.append(("privacy_left_out", "{\"points\": \(p.points), \"stretches\": \(p.stretches)}")) }
+    if published { fields.append(("figures", TextFormat.jsonString(publishedFigures))) }
     return indent + "{\n" + fields.map { "\(indent)  \(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
 }
 
@@ -93,35 +93,70 @@ func fuelJSON(_ s: TripSummary, _ fuel: FuelRate?) -> [(String, String)] {
     return out
 }
 
+/// What `list` and `info` say of a trip's figures with privacy zones: they are the exported
+/// part's (`published`), never the whole trip's. The whole trip's distance and times less the
+/// exported part's are the hidden stretches' length and duration; drawn along the streets from
+/// the first and last exported points they put home within 18-20 m (issue 38).
+let publishedFigures = "exported part only (privacy zones)"
+
+/// The trip's summary as its exports count it: with zones, the figures of the points an export
+/// writes (`ExportStages.summary`, as GeoJSON's and FIT's), the rest (files, drops, damage) the
+/// log's.
+func published(_ t: TripRef, _ s: TripSummary, zones: PrivacyZones) throws -> TripSummary {
+    guard !zones.isEmpty else { return s }
+    var p = try ExportStages.summary(t, window: zones.window(for: t))
+    p.files = s.files
+    return p
+}
+
+/// The zones `list` and `info` count the figures with: `--config` (default: the recorder's
+/// /etc/cairn.conf when it exists) and `--privacy-zone`, the key beside the logs.
+func listZones(_ a: ParsedArguments, paths: [String]) throws -> PrivacyZones {
+    let first = paths.first ?? "."
+    return try ExportStageOptions.zones(a, logDirectory: POSIX.isDirectory(first) ? first : POSIX.parent(of: first), firstInput: nil)
+}
+
 enum ListCommand: Command {
     static let name = "list"
     static let overview = "List the trips in log files or directories of them (a card copied to a laptop)."
-    static let usage = "cairn list [<path> ...] [--json] [--config <file>]"
+    static let usage =
+        "cairn list [<path> ...] [--json] [--config <file|none>] [--privacy-zone <lat,lon,radius_m>]... [--privacy-key <file>]"
     static let arguments = [("<path>", "Log files or directories. (default: .)")]
-    static let options = [OptionSpec(name: "--json", valueName: nil, help: "Print a JSON array, one object per trip."), FuelSettings.option]
+    static let options =
+        [
+            OptionSpec(name: "--json", valueName: nil, help: "Print a JSON array, one object per trip."),
+            OptionSpec(
+                name: "--config", valueName: "FILE",
+                help:
+                    "The record config file: its privacy-zone lines (the figures are then the exported part's), and a drive's fuel and its cost from its fuel_l_per_100km and fuel_price. none: no file. (default: \(ExportStageOptions.defaultConfig) when it exists, for the zones)"
+            )
+        ] + ExportStageOptions.zoneOptions.filter { $0.name != "--config" }
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         let paths = a.positionals.isEmpty ? ["."] : a.positionals
         let fuel = try FuelSettings.load(a)
         let sel = try TripSelection(paths: paths, trip: nil)
+        // With zones the figures are those of the exported part (the whole trip's less them
+        // would give the hidden stretches away).
+        let zones = try listZones(a, paths: paths)
         var summaries: [TripSummary] = []
         var problems = sel.problems
         for t in sel.trips {
             do {
                 let s = try TripCatalog.read(t)
-                if hasPoints(s) { summaries.append(s) }
+                if hasPoints(s) { summaries.append(try published(t, s, zones: zones)) }
             } catch {
                 printErr("cairn: \(error)")
                 problems += 1
             }
         }
         if a.has("--json") {
-            printOut(
-                "[" + (summaries.isEmpty ? "" : "\n" + summaries.map { tripJSON($0, indent: "  ", fuel: fuel) }.joined(separator: ",\n") + "\n") + "]"
-            )
+            let objects = summaries.map { tripJSON($0, indent: "  ", fuel: fuel, published: !zones.isEmpty) }
+            printOut("[" + (summaries.isEmpty ? "" : "\n" + objects.joined(separator: ",\n") + "\n") + "]")
         } else if summaries.isEmpty {
             printOut("no trips")
         } else {
+            if !zones.isEmpty { printOut("figures of the exported part only: privacy zones leave the rest out") }
             printOut(pad("ID", 6) + pad("START", 25) + pad("DISTANCE", 11) + pad("MOVING", 9) + pad("POINTS", 8) + pad("STATUS", 10) + "BOARD")
             for s in summaries {
                 printOut(
@@ -171,10 +206,10 @@ enum InfoCommand: Command {
             throw Failure("\(target): no such file, directory or trip id")
         }
         var out: [TripSummary] = []
-        var privacy: [(points: Int, stretches: Int)?] = []
         var problems = sel.problems
-        // Privacy zones (--privacy-zone, the config's lines): what exports leave out is said; the
-        // key lies with the trip's logs.
+        // Privacy zones (--privacy-zone, the config's lines): the figures are the exported part's
+        // (the whole trip's less them would give the hidden stretches away); the key lies with
+        // the trip's logs.
         let zones = try ExportStageOptions.zones(
             a, logDirectory: pathExists(target) ? (POSIX.isDirectory(target) ? target : POSIX.parent(of: target)) : (a.value("--dir") ?? "."),
             firstInput: nil)
@@ -182,16 +217,9 @@ enum InfoCommand: Command {
         for t in sel.trips {
             do {
                 let s = try TripCatalog.read(t)
-                var leftOut: (points: Int, stretches: Int)?
-                if !zones.isEmpty {
-                    var w = zones.window(for: t)
-                    try TripCatalog.read(t) { e in if case .point(let f) = e { w.see(f) } }
-                    leftOut = (w.leftOut, w.stretches)
-                }
                 // A trip asked for by id is shown even without points; a directory's empty ones are not.
                 if UInt64(target) != nil && !pathExists(target) || hasPoints(s) {
-                    out.append(s)
-                    privacy.append(leftOut)
+                    out.append(try published(t, s, zones: zones))
                 }
             } catch {
                 printErr("cairn: \(error)")
@@ -201,16 +229,16 @@ enum InfoCommand: Command {
         if a.has("--json") {
             printOut(
                 out.count == 1
-                    ? tripJSON(out[0], indent: "", fuel: fuel, privacy: privacy[0])
-                    : "[\n" + zip(out, privacy).map { tripJSON($0, indent: "  ", fuel: fuel, privacy: $1) }.joined(separator: ",\n") + "\n]")
+                    ? tripJSON(out[0], indent: "", fuel: fuel, published: !zones.isEmpty)
+                    : "[\n" + out.map { tripJSON($0, indent: "  ", fuel: fuel, published: !zones.isEmpty) }.joined(separator: ",\n") + "\n]")
         } else {
             if out.isEmpty { printOut("no trips") }
-            for (s, p) in zip(out, privacy) { printOut(describe(s, fuel: fuel, privacy: p)) }
+            for s in out { printOut(describe(s, fuel: fuel, published: !zones.isEmpty)) }
         }
         return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
     }
 
-    static func describe(_ s: TripSummary, fuel: FuelRate? = nil, privacy: (points: Int, stretches: Int)? = nil) -> String {
+    static func describe(_ s: TripSummary, fuel: FuelRate? = nil, published: Bool = false) -> String {
         let st = s.stats
         let avg = st.movingTimeMs > 0 ? st.distanceM / (Double(st.movingTimeMs) / 1000) : nil
         func kmh(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0 * 3.6, 1) }.map { $0 + " km/h" } ?? "-" }
@@ -237,11 +265,7 @@ enum InfoCommand: Command {
             }
             lines.append(line)
         }
-        if let p = privacy {
-            lines.append(
-                "  privacy:    \(p.points) point\(p.points == 1 ? "" : "s") in \(p.stretches) stretch\(p.stretches == 1 ? "" : "es") inside privacy zones (left out of every export)"
-            )
-        }
+        if published { lines.append("  figures:    \(publishedFigures): what every export of it writes") }
         let drops = s.drops.nonzero
         if drops.isEmpty {
             lines.append("  dropped:    none")

@@ -33,6 +33,7 @@ final class ExportStageOptionsTests: XCTestCase {
         let other = try config("other.conf", "46.1,7.2,200")
         let logs = dir + "/logs"
         try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+        ExportStageOptions.ensureKey(directory: logs) { _ in }  // the recorder's
         let byDefault = try ExportStageOptions.parse(try parsed([]), logDirectory: logs, defaultConfig: conf)
         XCTAssertEqual(byDefault.zones.zones, [PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: 300)], "--config absent: the default file")
         XCTAssertNotNil(byDefault.zones.key)
@@ -69,20 +70,39 @@ final class ExportStageOptionsTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/privacy-key"), "nor one in the log directory")
     }
 
-    /// A log directory that cannot take a key (a card mounted read-only; here /sys, which takes
-    /// no file even from root) is an error naming it, never the user's key instead.
-    func testALogDirectoryThatCannotHoldTheKeyIsAnErrorNotAnotherKey() throws {
+    /// Issue 38: a log directory without the board's key (logs copied off without it) got a new
+    /// key from `export`, `info`, `render` or `cells`; now only the recorder makes one
+    /// (`ensureKey`), and the others say how to bring the board's, never the user's key instead.
+    func testALogDirectoryWithoutTheKeyIsAnErrorAndGetsNone() throws {
         let home = dir + "/home"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         let saved = ProcessInfo.processInfo.environment["HOME"]
         setenv("HOME", home, 1)
         defer { if let saved { setenv("HOME", saved, 1) } else { unsetenv("HOME") } }
         let a = try parsed(["--privacy-zone", "47.3769,8.5417,300"])
-        XCTAssertThrowsError(try ExportStageOptions.parse(a, logDirectory: "/sys", defaultConfig: dir + "/absent.conf")) { e in
-            XCTAssertTrue(message(e).hasPrefix("/sys: no privacy key in the log directory"), message(e))
-            XCTAssertTrue(message(e).contains("--privacy-key"), message(e))
+        for logs in [dir, "/sys"] {
+            XCTAssertThrowsError(try ExportStageOptions.parse(a, logDirectory: logs, defaultConfig: dir + "/absent.conf")) { e in
+                XCTAssertTrue(message(e).contains("privacy zones need the board's privacy key, and there is none at \(logs)/privacy-key"), message(e))
+                XCTAssertTrue(message(e).contains("--privacy-key FILE"), message(e))
+                XCTAssertTrue(message(e).contains("cairn record"), message(e))
+            }
         }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/privacy-key"), "no key made in the log directory")
         XCTAssertFalse(FileManager.default.fileExists(atPath: home + "/.config/cairn/privacy-key"), "no user's key made instead")
+        // The recorder's part makes it once (0600), and keeps it.
+        var said: [String] = []
+        ExportStageOptions.ensureKey(directory: dir) { said.append($0) }
+        let made = try Data(contentsOf: URL(fileURLWithPath: dir + "/privacy-key"))
+        XCTAssertEqual(made.count, 16)
+        XCTAssertEqual(said, ["made a new privacy key \(dir)/privacy-key (keep it: it places the zones' cuts; one board, one key)"])
+        ExportStageOptions.ensureKey(directory: dir) { said.append($0) }
+        XCTAssertEqual(said.count, 1)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: dir + "/privacy-key")), made)
+        XCTAssertEqual(try ExportStageOptions.parse(a, logDirectory: dir, defaultConfig: dir + "/absent.conf").zones.key?.bytes, [UInt8](made))
+        // A directory that cannot hold it: said, never thrown (the recorder records anyway).
+        ExportStageOptions.ensureKey(directory: "/sys") { said.append($0) }
+        XCTAssertEqual(said.count, 2)
+        XCTAssertTrue(said.last?.contains("/sys/privacy-key") == true, said.last ?? "")
     }
 
     /// Issue 38: `convert` of logs away from the board (a laptop) with zones but without the

@@ -143,6 +143,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let cfg = try zoneConfig()
         let old = try logs(2, salt: 0x10, firstDay: 1)
         let new = try logs(2, salt: 0x4400, firstDay: 20)
+        try fm.copyItem(atPath: try Harness.recorderKey(old), toPath: new + "/privacy-key")  // one board
         let common = ["--board", "bike", "--format", "gpx"]
         XCTAssertEqual(try deliver(old, conf, remote, common + ["--config", cfg]).status, 0)
         let root = path + "/bike"
@@ -166,6 +167,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let cfg = try zoneConfig()
         let a = try logs(1, salt: 0x10, firstDay: 1)
         let b = try logs(1, salt: 0x5500, firstDay: 3)
+        for d in [a, b] { try Harness.recorderKey(d) }
         let ra = try deliver(a, conf, remote, ["--format", "gpx", "--config", cfg])
         XCTAssertEqual(ra.status, 0, ra.stderr)
         let first = try unnamedFolder(path)
@@ -194,6 +196,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         try CraftedLog.write(
             CraftedLog.file(trip: 7, salt: 0x5500, startMs: CraftedLog.june1 + 3 * day, points: 40, northOffset: 400, closed: true),
             b + "/00000007.cairn")
+        for d in [a, b] { try Harness.recorderKey(d) }
         let extra = ["--format", "gpx", "--config", cfg, "--logs", "yes", "--board", "bike"]
         XCTAssertEqual(try deliver(a, conf, remote, extra).status, 0)
         let key = try data(path + "/bike/logs/privacy-key")
@@ -229,6 +232,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
     /// the temporary stayed after two clean runs and the key was never sent.
     func testAKeysTemporaryIsRemovedAndTheKeySent() throws {
         let dir = try logs(2)
+        try Harness.recorderKey(dir)
         let (conf, remote, path) = try remote()
         let cfg = try zoneConfig()
         let extra = ["--config", cfg, "--logs", "yes", "--page", "no", "--format", "gpx"]
@@ -347,6 +351,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
     /// went, with sizes, and the listing finds it so.
     func testAConversionCutOrLostAfterItsReceiptIsSentAgain() throws {
         let dir = try logs(2)
+        try Harness.recorderKey(dir)
         let (conf, remote, path) = try remote()
         let cfg = try zoneConfig()
         let extra = ["--format", "gpx,fit", "--config", cfg]
@@ -441,6 +446,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
     /// beside the cut ones: the receipts name what went, and what a trip no longer has goes.
     func testAZoneAddedLaterTakesBackWhatWentWithThePageOff() throws {
         let dir = try logs(2)
+        try Harness.recorderKey(dir)
         let (conf, remote, path) = try remote()
         let root = path + "/bike"
         let common = ["--board", "bike", "--page", "no", "--format", "gpx"]

@@ -63,7 +63,16 @@ extension ConvertEndToEndTests {
     /// the points in its cut are left out of every format, the figures count the rest, and the
     /// log is untouched. A config file's privacy-zone lines do the same.
     func testPrivacyZonesTrimTheStartAndTheEnd() throws {
-        let (dir, trips) = try logs()
+        // A ride of its own over some kilometres (24 minutes): the shared one (1.6 km) is about
+        // as long as a keyed cut reaches past a zone now, at each end.
+        let work = Harness.tempDir()
+        let mk = try Harness.run(
+            "/usr/bin/env",
+            ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path, "0.4", work + "/ride.nmea", "--seed", "7"])
+        XCTAssertEqual(mk.status, 0, mk.stderr)
+        let dir = work + "/logs"
+        XCTAssertEqual(try Harness.record(work + "/ride.nmea", dir: dir).status, 0)
+        let trips = try Harness.trips(dir)
         let out = Harness.tempDir()
         let t = trips.max { ($0["points"] as? Int ?? 0) < ($1["points"] as? Int ?? 0) }!
         let id = String(t["id"] as? Int ?? 0)
@@ -78,7 +87,7 @@ extension ConvertEndToEndTests {
         }
         let logsBefore = try logFiles()
         // The board's key, as export keeps it: convert is pointed at it, so both cut the same.
-        let key = ["--privacy-key", try PrivacyZoneEndToEndTests.boardKey(out)]
+        let key = ["--privacy-key", try Self.keyLeavingSome(dir, id: id, zone: zone)]
 
         let fit = try Harness.cairn(
             "convert", dir, "--trip", id, "--to", "fit", "--privacy-zone", zone, "--laps", "1km", "-o", out + "/z.fit", key[0], key[1])
@@ -128,16 +137,38 @@ extension ConvertEndToEndTests {
         XCTAssertEqual(try logFiles(), logsBefore, "the logs are untouched")
     }
 
+    /// A fixed key (`PrivacyZoneEndToEndTests.boardKey`) whose cut of `zone` leaves part of this
+    /// short ride (make-ride.py's, a few km): the cut is 4 to 8 times the radius class (100 m to
+    /// 200 m at least) around a keyed square's centre, and reaches on along the path, so some keys
+    /// hide the whole ride. The tests are of what is left out, not of the cut's size.
+    static func keyLeavingSome(_ dir: String, id: String, zone: String) throws -> String {
+        let keys = Harness.tempDir()
+        for i in 0..<40 {
+            let key = try PrivacyZoneEndToEndTests.boardKey(keys, name: "key\(i)")
+            let c = try Harness.cairn("convert", dir, "--trip", id, "--to", "csv", "--privacy-zone", zone, "--privacy-key", key)
+            if c.status == 0 && c.stdout.split(separator: "\n").count > 50 { return key }
+        }
+        XCTFail("no key of 40 leaves 50 points of trip \(id) outside \(zone)")
+        return try PrivacyZoneEndToEndTests.boardKey(keys, name: "key0")
+    }
+
     /// A zone in the middle of a recorded ride (finding 4's rule, and `--raw`, `--smooth`,
     /// `--refilter`): no written fix or point within its radius, the ride split there.
     func testAZoneInTheMiddleIsLeftOutOfEveryExport() throws {
-        let (dir, trips) = try logs()
-        let t = trips.max { ($0["points"] as? Int ?? 0) < ($1["points"] as? Int ?? 0) }!
-        let id = String(t["id"] as? Int ?? 0)
+        // A ride of its own, 40 minutes (the shared one is 6): the cut is 4 to 8 times the radius
+        // class around a keyed square's centre and reaches on along the path, so a short ride
+        // is hidden whole.
+        let work = Harness.tempDir()
+        let mk = try Harness.run(
+            "/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/make-ride.py").path, "0.67", work + "/ride.nmea"])
+        XCTAssertEqual(mk.status, 0, mk.stderr)
+        let dir = work + "/logs"
+        XCTAssertEqual(try Harness.record(work + "/ride.nmea", dir: dir).status, 0)
+        let id = "1"
         let rows = try Harness.cairn("convert", dir, "--to", "csv", "--trip", id).stdout.split(separator: "\n").dropFirst()
         let mid = Array(rows)[rows.count / 2].split(separator: ",")
         let (lat, lon) = (Double(mid[1])!, Double(mid[2])!)
-        let key = try PrivacyZoneEndToEndTests.boardKey(Harness.tempDir(), name: "key")
+        let key = try Self.keyLeavingSome(dir, id: id, zone: "\(lat),\(lon),100")
         for opts in [["--raw"], ["--smooth"], ["--refilter", "--smooth", "--fill-gaps"], []] {
             let c = try Harness.run(
                 Harness.cairn, ["convert", dir, "--trip", id, "--to", "csv", "--privacy-zone", "\(lat),\(lon),100", "--privacy-key", key] + opts)

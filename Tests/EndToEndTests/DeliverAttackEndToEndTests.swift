@@ -68,6 +68,7 @@ final class DeliverAttackEndToEndTests: XCTestCase {
     /// Before the fix the raw logs went to the remote.
     func testFormatNoneWithPrivacyZonesDoesNotSendTheLogs() throws {
         let (dir, conf, remote) = try setUp(trips: 1)
+        try Harness.recorderKey(dir)
         let cfg = Harness.tempDir() + "/cairn.conf"
         try "privacy-zone = 47.0,8.5,300\n[deliver]\nremote = \(remote)\nformat = none\nrclone-config = \(conf)\n".write(
             toFile: cfg, atomically: true, encoding: .utf8)

@@ -256,11 +256,11 @@ final class DeliverEndToEndTests: XCTestCase {
     /// are the copy retention relied on.
     func testAZoneAddedLaterTakesBackWhatWasSentOfThePlace() throws {
         let dir = CraftedLog.directory()
-        // Trip 1 runs 2 km north from the zone's centre: out of any keyed cut of 100 m (at 600 m
+        // Trip 1 runs 3 km north from the zone's centre: out of any keyed cut of 100 m (at 600 m
         // a cut of the widest class hid it whole now and then).
         let day: Int64 = 86_400_000
         try CraftedLog.write(
-            CraftedLog.file(trip: 1, salt: 0x10, startMs: CraftedLog.june1 + day, points: 400, closed: true), dir + "/00000001.cairn")
+            CraftedLog.file(trip: 1, salt: 0x10, startMs: CraftedLog.june1 + day, points: 600, closed: true), dir + "/00000001.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x20, startMs: CraftedLog.june1 + 2 * day, points: 4, closed: true), dir + "/00000002.cairn")
         let t = Harness.tempDir()
@@ -270,6 +270,7 @@ final class DeliverEndToEndTests: XCTestCase {
         let root = t + "/remote/unnamed"
         XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
         XCTAssertEqual(files(root).filter { $0.hasPrefix("gpx/") }, ["gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx"])
+        try PrivacyZoneEndToEndTests.boardKey(dir)  // the board's (the recorder's); fixed bytes: the same cut every run
         let r = try deliver(dir, conf, remote, "--format", "gpx", "--privacy-zone", "47.0,8.5,100")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("delivered 2 trips"), r.stderr)

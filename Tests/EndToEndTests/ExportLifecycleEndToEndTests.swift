@@ -295,7 +295,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
     /// not safe to delete, and the conversions are named by their first exported point.
     func testZonesLeaveTheLogsOffAndNameByTheFirstExportedPoint() throws {
         let dir = logDir()
-        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x11, points: 200, closed: true), dir + "/00000001.cairn")
+        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x11, points: 500, closed: true), dir + "/00000001.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 + 3_600_000, points: 5, northOffset: 200, closed: true),
             dir + "/00000002.cairn")
@@ -308,7 +308,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         XCTAssertTrue(e.stderr.contains("log files left off the stick"), e.stderr)
         let gpx = names(stick + "/gpx")
         XCTAssertEqual(gpx.count, 2, "\(gpx)")
-        // Named by the first point written, later than the ride's start (the 200 s ride leaves the cut within it).
+        // Named by the first point written, later than the ride's start (the 500 s ride leaves the cut within it).
         XCTAssertTrue(gpx.contains { $0.hasPrefix("20250601-080") && $0.hasSuffix("-trip1.gpx") && $0 != "20250601-080000-trip1.gpx" }, "\(gpx)")
         let p = try Harness.cairn("prune", "--dir", dir, "--keep-days", "1")
         XCTAssertTrue(p.stderr.contains("but was exported without its log files (--logs no)"), p.stderr)

@@ -45,6 +45,17 @@ enum Harness {
         return d.path
     }
 
+    /// A board's privacy key in the log directory `dir`, as the recorder makes it there (16
+    /// random bytes, 0600): only the recorder makes one; every other command needs it to cut zones.
+    @discardableResult
+    static func recorderKey(_ dir: String) throws -> String {
+        let path = dir + "/privacy-key"
+        var g = SystemRandomNumberGenerator()
+        try Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &g) }).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return path
+    }
+
     struct Result {
         var status: Int32
         var stdout: String

@@ -14,10 +14,12 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         let r = try Harness.run(
             "/usr/bin/env", ["python3", Self.script, Harness.cairn, "--make", d, "--rides", String(rides), "--radius", String(radius)] + extra)
         XCTAssertEqual(r.status, 0, r.stderr)
+        // The board's key, as the recorder makes it in its log directory.
+        try Self.boardKey(d)
         return d
     }
 
-    /// The board's key in `d` (as `export` makes it there), made now when missing: `--privacy-key`
+    /// The board's key in `d` (as the recorder makes it there), made now when missing: `--privacy-key`
     /// names an existing key. Fixed bytes for a name (another name, another key), so that a test's
     /// cut is the same on every run: the cut's place and size follow the key.
     @discardableResult
@@ -132,8 +134,8 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
 
     /// Finding 4: a ride that comes home, stands 20 minutes and leaves again wrote the stop (41
     /// points inside a 500 m zone). Now it is left out, the ride split there, one trip; `convert`
-    /// and `info` say how many points and stretches were left out, `info --why` shows the
-    /// stretches by time only.
+    /// says how many points and stretches were left out, `info` counts the exported part only,
+    /// `info --why` shows the stretches by time only.
     func testAStopAtHomeInTheMiddleIsLeftOut() throws {
         let d = try rides(1, radius: 500, extra: ["--stop-at-home", "1200"])
         try Self.boardKey(d)
@@ -148,13 +150,59 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         XCTAssertEqual(gpx.stdout.components(separatedBy: "<trkseg>").count - 1, 2, "split at the stop: no line through home")
         let info = try Harness.cairn("info", d + "/00000001.cairn", "--privacy-zone", zone(500))
         XCTAssertEqual(info.status, 0, info.stderr)
-        XCTAssertTrue(info.stdout.contains("in 3 stretches inside privacy zones"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("figures:    exported part only (privacy zones)"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("in 2 segments"), info.stdout)
         let why = try Harness.cairn("info", d + "/00000001.cairn", "--why", "--privacy-zone", zone(500))
         if why.status == 0 {
             XCTAssertTrue(why.stdout.contains("in a privacy zone"), why.stdout)
         } else {
             XCTAssertTrue(why.stderr.contains("raw fixes"), why.stderr)  // the crafted log holds no raw fixes
         }
+    }
+
+    /// Issue 38 (again): `list` and `info` printed the whole trip's figures beside exports of its
+    /// cut part: the whole distance less the exported length, split by the hidden durations and
+    /// walked along the streets from the first and last exported points, put home within
+    /// 18-20 m at r = 200 m. With zones they now print the exported part's figures (what the
+    /// GeoJSON export says, start and end its first and last written points), said as such.
+    func testListAndInfoCountOnlyWhatTheExportsShow() throws {
+        let d = try rides(3, radius: 200)
+        let z = ["--privacy-zone", zone(200), "--config", "none"]
+        let geo = try Harness.run(Harness.cairn, ["convert", d, "--to", "geojson"] + z)
+        XCTAssertEqual(geo.status, 0, geo.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(geo.stdout.utf8)) as! [String: Any]
+        var exported: [String: [String: Any]] = [:]
+        for f in json["features"] as! [[String: Any]] {
+            let p = f["properties"] as! [String: Any]
+            if let t = p["trip"] as? Int { exported[String(t)] = p }
+        }
+        XCTAssertEqual(exported.count, 3, geo.stdout.prefix(300).description)
+        let whole = try Harness.trips(d)
+        let list = try Harness.run(Harness.cairn, ["list", d, "--json"] + z)
+        XCTAssertEqual(list.status, 0, list.stderr)
+        let listed = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]
+        XCTAssertEqual(listed.count, 3)
+        for (t, w) in zip(listed, whole) {
+            let id = String(t["id"] as! Int), e = exported[id]!
+            for k in ["distance_m", "moving_time_s", "elapsed_s", "points", "segments", "start", "end", "ascent_m", "descent_m", "max_speed_mps"] {
+                XCTAssertEqual("\(t[k] ?? "nil")", "\(e[k] ?? "nil")", "trip \(id) \(k): list says what the export says")
+            }
+            XCTAssertLessThan(t["distance_m"] as! Double, (w["distance_m"] as! Double) - 400, "trip \(id): not the whole trip's")
+            XCTAssertEqual(t["figures"] as? String, "exported part only (privacy zones)")
+            XCTAssertNil(w["figures"], "without zones, the whole trip as before")
+            let info = try Harness.run(Harness.cairn, ["info", id, "--dir", d, "--json"] + z)
+            XCTAssertEqual(info.status, 0, info.stderr)
+            let i = try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as! [String: Any]
+            XCTAssertEqual("\(i["distance_m"] ?? "nil")", "\(e["distance_m"] ?? "nil")")
+            XCTAssertEqual("\(i["start"] ?? "nil")", "\(e["start"] ?? "nil")")
+            XCTAssertNil(i["privacy_left_out"], "no count of hidden points (at 1 Hz, their duration)")
+        }
+        let text = try Harness.run(Harness.cairn, ["list", d] + z)
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.hasPrefix("figures of the exported part only"), text.stdout)
+        let info = try Harness.run(Harness.cairn, ["info", "1", "--dir", d] + z)
+        XCTAssertTrue(info.stdout.contains("figures:    exported part only (privacy zones)"), info.stdout)
+        XCTAssertFalse(info.stdout.contains("inside privacy zones"), info.stdout)
     }
 
     /// Finding 5: `render` and `cells` took no zones (the start mark was the front door, the
@@ -192,7 +240,6 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
 
         // render: the points drawn are the points an export writes (same key: the directory's).
         let key = d + "/privacy-key"
-        XCTAssertTrue(FileManager.default.fileExists(atPath: key), "cells made the board's key")
         let render = try Harness.cairn("render", d + "/00000001.cairn", "--privacy-zone", zone(300), "--cells", "-o", out + "/t.svg")
         XCTAssertEqual(render.status, 0, render.stderr)
         let csv = try Harness.cairn("convert", d, "--trip", "1", "--to", "csv", "--privacy-zone", zone(300), "--privacy-key", key)
@@ -207,11 +254,42 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         XCTAssertNotEqual(try startMark(out + "/t.svg"), try startMark(out + "/plain.svg"))
     }
 
-    /// The key: made once, 0600, in the log directory (export, cells, render); `--privacy-key`
-    /// names an existing key and never makes one (a mistyped path made a second key, whose cut
-    /// crossed the first near home: issue 27); the same key gives the same bytes again; a
-    /// damaged key is an error naming the file, never a silent new one.
-    func testTheKeyIsMadeOnceAndKeepsExportsTheSame() throws {
+    /// Issue 38 again: `info`, `render`, `cells`, `export` and `list` on a log directory without
+    /// the board's key made a new key there, silently, and convert then cut with it: two cuts of
+    /// one home, which put it within 24 m. Only the recorder makes the key (in its own log
+    /// directory, `RecordEndToEndTests`); every other command with zones and no key is an error
+    /// saying how to bring it, and makes none.
+    func testNoCommandButTheRecorderMakesAKey() throws {
+        let d = try rides(2, radius: 200)
+        try FileManager.default.removeItem(atPath: d + "/privacy-key")
+        let out = Harness.tempDir()
+        let z = ["--privacy-zone", zone(200), "--config", "none"]
+        let runs: [[String]] = [
+            ["info", "1", "--dir", d] + z, ["info", d + "/00000001.cairn"] + z, ["render", "1", "--dir", d, "-o", out + "/t.svg"] + z,
+            ["cells", d] + z, ["export", "--dir", d, "--to", out + "/stick"] + z, ["list", d] + z, ["list", d, "--json"] + z,
+            ["convert", d, "--to", "csv"] + z
+        ]
+        for args in runs {
+            let r = try Harness.run(Harness.cairn, args)
+            XCTAssertEqual(r.status, 1, args.joined(separator: " ") + ": " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("privacy zones need the board's privacy key"), args.joined(separator: " ") + ": " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("--privacy-key FILE"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("made a new privacy key"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: d + "/privacy-key"), args.joined(separator: " ") + " made a key")
+        }
+        // Without zones no key is wanted.
+        for args in [["info", "1", "--dir", d, "--config", "none"], ["list", d], ["cells", d]] {
+            let r = try Harness.run(Harness.cairn, args)
+            XCTAssertEqual(r.status, 0, args.joined(separator: " ") + ": " + r.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: d + "/privacy-key"))
+    }
+
+    /// The key: 0600, in the log directory; `--privacy-key` names an existing key and never
+    /// makes one (a mistyped path made a second key, whose cut crossed the first near home:
+    /// issue 27); the same key gives the same bytes again; a damaged key is an error naming the
+    /// file, never a silent new one.
+    func testTheKeyIsKeptAndKeepsExportsTheSame() throws {
         let d = try rides(2, radius: 200)
         let out = Harness.tempDir()
         let missing = out + "/my-key"
@@ -220,14 +298,13 @@ final class PrivacyZoneEndToEndTests: XCTestCase {
         XCTAssertTrue(m.stderr.contains("\(missing): no such privacy key"), m.stderr)
         XCTAssertEqual(m.stdout, "")
         XCTAssertFalse(FileManager.default.fileExists(atPath: missing), "--privacy-key never makes a key")
-        // export keeps the board's key in the log directory.
-        // --logs yes: the logs go to the stick, and the key with them (0600), so a laptop's
-        // convert of the copies cuts the zones as the board does.
+        // --logs yes: the logs go to the stick, and the board's key with them (0600), so a
+        // laptop's convert of the copies cuts the zones as the board does.
         let ex = try Harness.cairn(
             "export", "--dir", d, "--to", out + "/stick", "--privacy-zone", zone(200), "--format", "gpx", "--logs", "yes")
         XCTAssertEqual(ex.status, 0, ex.stderr)
         let key = d + "/privacy-key"
-        XCTAssertTrue(ex.stderr.contains("made a new privacy key \(key)"), ex.stderr)
+        XCTAssertFalse(ex.stderr.contains("made a new privacy key"), ex.stderr)
         let attrs = try FileManager.default.attributesOfItem(atPath: key)
         XCTAssertEqual((attrs[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         XCTAssertEqual((attrs[.size] as? NSNumber)?.intValue, 16)

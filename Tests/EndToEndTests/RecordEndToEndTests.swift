@@ -207,6 +207,13 @@ final class RecordEndToEndTests: XCTestCase {
         XCTAssertEqual(after.count, 2, "a closed trip is not resumed: a new trip starts")
         XCTAssertEqual(after.first?["points"] as? Int, before.first?["points"] as? Int, "the first trip is untouched")
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
-        XCTAssertEqual(files, [".cairn.lock", "00000001.cairn", "00000002.cairn"], "the log files and the recorder's lock")
+        XCTAssertEqual(files, [".cairn.lock", "00000001.cairn", "00000002.cairn", "privacy-key"], "the log files, the recorder's lock and the key")
+        // The board's privacy key: made by the first run (said), kept by the second (issue 38:
+        // only the recorder makes it, in its own log directory).
+        XCTAssertTrue(first.stderr.contains("made a new privacy key \(dir)/privacy-key"), first.stderr)
+        XCTAssertFalse(second.stderr.contains("made a new privacy key"), second.stderr)
+        let attrs = try FileManager.default.attributesOfItem(atPath: dir + "/privacy-key")
+        XCTAssertEqual((attrs[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        XCTAssertEqual((attrs[.size] as? NSNumber)?.intValue, 16)
     }
 }

@@ -145,65 +145,81 @@ public struct CutCircle: Sendable, Equatable {
 /// Where a zone is really cut. Two things give a home away when rides are cut where they cross a
 /// circle: the circle (fitted through the cut points of a few rides: its centre, and from the
 /// radii a ring around it) and the streets (every ride leaves home along home's street, so the
-/// first and last written stretches, drawn back, meet near the door). So:
-/// - **The disc is a cell's, not home's.** The zone's radius `r` is taken up to its class
-///   `R = 100 m × √2^(k + φ)` (the smallest at least `r`, `φ` in [0, 1) from the key: no round
-///   radius sits on a class boundary, and the boundaries say nothing of `r`). The plane is cut
-///   into squares by a keyed grid (a keyed origin and turn; each square of a level holds four of
-///   the level below, so levels nest), side `4 R₀ 2^⌈k/2⌉` (at least 4 `R`). The disc left out is
-///   around the centre of home's square, radius half its diagonal (× 1.05 for the plane's
-///   distortion) plus `R`: the asked disc is inside wherever home is in the square, and the
-///   disc's centre says only which square. A zone moved or resized inside its square and class
-///   is cut exactly as before (byte for byte); a radius moved to the next class gets the square
-///   of the same grid that holds home (the same or the one holding it), so two cuts never say
-///   more than the smaller square.
+/// first and last written stretches, drawn back, meet near the door). And a third: two different
+/// cuts of one place (a zone edited by a metre, moved by a few) publish points each other hid,
+/// and together narrow it down. So:
+/// - **The disc is a square's, not home's.** The zone's radius `r` is taken up to its class
+///   `R = 100 m × 2^(k + φ)` (the smallest at least `r`, `φ` in [0, 1) from the key). The plane is
+///   cut into squares by a keyed grid (a keyed origin and turn), one grid a class, each square of
+///   class `k + 1` made of four of class `k`, `4 R` across. A zone is cut at its class, or above
+///   it while home lies within 1/40 of the square's side of its edge (`edgeShare`): at the class
+///   of the first square that holds home with that margin all round, two classes up at most. The disc left out is around
+///   that square's centre, radius half its diagonal (× 1.05 for the plane's distortion) plus
+///   `R`: the asked disc is inside wherever home is in the square, and the disc's centre says
+///   only which square.
 /// - **Each ride is cut along its own path.** Every visit of a ride to the disc is left out
 ///   from a keyed distance along the path before it enters to a keyed distance after it leaves
-///   (0 to `R` each, from the key, the square, the trip and the visit's time): the rides' cut
+///   (`1.125 R` to `2.125 R` each, the share from the key, the trip and the side): the rides' cut
 ///   points lie on no common circle, and the first written stretch is further from home.
-/// - **The written ends point at the disc.** The cut then goes on up to `2 R` more of path, to
-///   where the written stretch beyond it, drawn back, passes nearest the disc's centre: many
-///   rides' ends drawn back meet near the square's centre, not at home (`PrivacyReach`).
-/// Pure: the key comes from the caller (`ExportStageOptions` reads or makes the file).
+/// - **The written ends point at the disc.** The cut then goes on up to `R` more of path, to
+///   where the written stretch beyond it, drawn back, passes nearest the disc's centre
+///   (`PrivacyReach`).
+/// - **Edits nest.** A zone moved by up to `r / 10` or resized by any amount (unless its square
+///   climbed as far as it may and home is still near its edge, `maxClimb`) gets a cut that
+///   holds the first or is held by it, never a second cut beside it: two zones whose centres are
+///   that close are cut at classes `a <= b` in squares that nest (the one cut at `b` lies at least
+///   its margin inside its square, so the other's centre is in that square too); a larger radius
+///   only raises the class; and a square's cut holds the cuts of the squares inside it (its disc
+///   holds theirs, and its least reach beyond the disc, `2.25 R` of theirs, is at least their
+///   most reach plus their aim, with `R / 8` to spare for the path's spacing: the reach's keyed
+///   share is the same at every class). Published with both, the rides show no more than the
+///   smaller cut alone.
+/// Pure: the key comes from the caller (`ExportStageOptions` reads it).
 public enum PrivacyCut {
-    /// The square's side at even class steps, in class radii.
+    /// The square's side, in class radii.
     static let cellShare = 4.0
-    /// The most each visit's cut reaches along the path beyond the disc, in class radii.
+    /// How close to its square's edge (a share of the side) home may lie at a level before the
+    /// zone is cut at the next: the largest centre move that keeps two cuts nested.
+    static let edgeShare = 1.0 / 40
+    /// The least each visit's cut reaches along the path beyond the disc, and how much more at
+    /// most, in class radii.
+    static let reachLeast = 1.125
     static let reachShare = 1.0
     /// How much further (class radii) a visit's cut may go to aim its written ends at the disc's
-    /// centre (`PrivacyReach`).
-    static let aimShare = 2.0
+    /// centre (`PrivacyReach`): small enough that the next class's least reach (twice this
+    /// class's) passes this class's aimed end.
+    static let aimShare = 1.0
     /// Margin for the plane's rounding: the asked disc is inside the cut by at least this.
     static let marginM = 1.0
     /// The smallest radius class before the keyed phase.
     static let smallestClassM = 100.0
     static let metresPerDegree = Geodesy.earthRadiusM * .pi / 180
+    /// The most classes a zone climbs above its own for its margin. A line that is an edge at one
+    /// class is one at the next with odds of one in two, so a zone near it climbs again and
+    /// again (one in ten climbs once, one in 20 twice, one in 40 three times...), each class
+    /// doubling its cut: two at most, and the one zone in 40 still near an edge then is cut
+    /// there (a move across that edge is a second cut).
+    static let maxClimb = 2
 
-    /// The radius class of `r` under `key`: `100 m × √2^(step + φ)`, the smallest at least `r`.
+    /// The radius class of `r` under `key`: `100 m × 2^(step + φ)`, the smallest at least `r`.
     public static func radiusClass(_ r: Double, key: PrivacyKey) -> (step: Int, metres: Double) {
-        let base = smallestClassM * root2(key.unit("cairn privacy class"))
+        let base = baseM(key)
         var step = 0
-        // 50 km (the largest zone) is below step 18; the bound keeps a NaN from looping.
-        while base * root2(Double(step)) < r && step < 40 { step += 1 }
-        return (step, base * root2(Double(step)))
+        // 50 km (the largest zone) is below step 9; the bound keeps a NaN from looping.
+        while base * exp2(Double(step)) < r && step < 40 { step += 1 }
+        return (step, base * exp2(Double(step)))
     }
 
-    /// √2^x, exact powers of two at even whole x.
-    static func root2(_ x: Double) -> Double {
-        let whole = x.rounded(.down)
-        var m = 1.0
-        for _ in 0..<(Int(whole) / 2) { m *= 2 }
-        if Int(whole) % 2 == 1 { m *= 2.0.squareRoot() }
-        return m * exp2((x - whole) / 2)
-    }
+    static func baseM(_ key: PrivacyKey) -> Double { smallestClassM * exp2(key.unit("cairn privacy class")) }
 
-    /// Home's square: its level's side, the square's indices and its centre (degrees).
-    public static func square(_ zone: PrivacyZone, key: PrivacyKey) -> (level: Int, sideM: Double, ix: Int64, iy: Int64, lat: Double, lon: Double) {
+    /// Home's square: the class (level) the zone is cut at, its side, the square's indices, its
+    /// centre (degrees), and the class radius the zone is cut with.
+    public static func square(_ zone: PrivacyZone, key: PrivacyKey) -> (
+        level: Int, sideM: Double, ix: Int64, iy: Int64, lat: Double, lon: Double, classM: Double
+    ) {
         let step = radiusClass(zone.radiusM, key: key).step
-        let level = (step + 1) / 2
-        let base = smallestClassM * root2(key.unit("cairn privacy class"))
-        var side = cellShare * base
-        for _ in 0..<level { side *= 2 }
+        let least = step
+        let base = baseM(key)
         // The plane: north metres, and east metres at the cosine of a keyed one-degree band's
         // middle (the band's edge a keyed line, not a round latitude).
         let bandPhase = key.unit("cairn privacy band")
@@ -215,43 +231,57 @@ public enum PrivacyCut {
         let (c, s) = (cos(turn), sin(turn))
         let ox = key.unit("cairn privacy origin", [1]) * 1e6
         let oy = key.unit("cairn privacy origin", [2]) * 1e6
-        let u = (c * x + s * y - ox) / side
-        let v = (-s * x + c * y - oy) / side
+        var level = least
+        var side = cellShare * base
+        for _ in 0..<level { side *= 2 }
+        var u = (c * x + s * y - ox) / side
+        var v = (-s * x + c * y - oy) / side
+        func clear(_ w: Double) -> Bool {
+            let f = w - w.rounded(.down)
+            return !(f < edgeShare || f > 1 - edgeShare)
+        }
+        // Up a class while home is near its square's edge (a class's squares hold four of the one below).
+        while !(clear(u) && clear(v)) && level < least + maxClimb {
+            level += 1
+            side *= 2
+            u /= 2
+            v /= 2
+        }
         let ix = u.rounded(.down), iy = v.rounded(.down)
         let cu = (ix + 0.5) * side + ox, cv = (iy + 0.5) * side + oy
         let cx = c * cu - s * cv, cy = s * cu + c * cv
         var lon = cx / (metresPerDegree * eastScale)
         lon = lon - 360 * ((lon + 180) / 360).rounded(.down)
         let lat = min(max(cy / metresPerDegree, -90), 90)
-        return (level, side, Int64(ix), Int64(iy), lat, lon)
+        let classM = base * exp2(Double(level))
+        return (level, side, Int64(ix), Int64(iy), lat, lon, classM)
     }
+
+    /// The class radius the zone is cut with (its square's, when it climbed).
+    static func levelM(_ zone: PrivacyZone, key: PrivacyKey) -> Double { square(zone, key: key).classM }
 
     /// The disc left out of every ride of `zone`: around the centre of home's square, covering
     /// the asked disc wherever in the square home is.
     public static func disc(_ zone: PrivacyZone, key: PrivacyKey) -> CutCircle {
         let q = square(zone, key: key)
-        let classM = radiusClass(zone.radiusM, key: key).metres
-        let planned = q.sideM / 2.0.squareRoot() * 1.05 + classM + marginM
+        let planned = q.sideM / 2.0.squareRoot() * 1.05 + q.classM + marginM
         // Near the poles the plane is no square: never less than the asked disc needs.
         let needed = Geodesy.distance(lat1: zone.lat, lon1: zone.lon, lat2: q.lat, lon2: q.lon) + zone.radiusM + marginM
         return CutCircle(lat: q.lat, lon: q.lon, radiusM: max(planned, needed))
     }
 
     /// How far along the path beyond the disc a ride's visit is cut (metres): `side` 0 before
-    /// it enters, 1 after it leaves; from the key, home's square and class, the trip and the
-    /// visit's first point's time.
+    /// it enters, 1 after it leaves; `1.125 R` to `2.125 R`, the share from the key, the trip and
+    /// the side alone (the same share at every class, so a larger class's cut reaches further on
+    /// every ride: edits nest). `atMs` is not used.
     public static func reach(_ zone: PrivacyZone, key: PrivacyKey, tripId: UInt64, atMs: Int64, side: UInt64) -> Double {
-        let q = square(zone, key: key)
-        let k = radiusClass(zone.radiusM, key: key)
-        let u = key.unit(
-            "cairn privacy reach",
-            [UInt64(k.step), UInt64(q.level), UInt64(bitPattern: q.ix), UInt64(bitPattern: q.iy), tripId, UInt64(bitPattern: atMs), side])
-        return reachShare * k.metres * u
+        let u = key.unit("cairn privacy reach 3", [tripId, side])
+        return (reachLeast + reachShare * u) * levelM(zone, key: key)
     }
 
-    /// The most any visit is cut beyond the disc.
+    /// The most any visit is cut beyond the disc (before the aim).
     static func longestReach(_ zone: PrivacyZone, key: PrivacyKey) -> Double {
-        reachShare * radiusClass(zone.radiusM, key: key).metres
+        (reachLeast + reachShare) * levelM(zone, key: key)
     }
 
     /// The zone cut exactly (no key): for tests and to compare.
@@ -312,7 +342,7 @@ public struct PrivacyZones: Sendable {
         return zones.map { z in
             PrivacyReach(
                 disc: PrivacyCut.disc(z, key: key), longest: PrivacyCut.longestReach(z, key: key),
-                aim: PrivacyCut.aimShare * PrivacyCut.radiusClass(z.radiusM, key: key).metres,
+                aim: PrivacyCut.aimShare * PrivacyCut.levelM(z, key: key),
                 reach: { at, side in PrivacyCut.reach(z, key: key, tripId: tripId, atMs: at, side: side) })
         }
     }
@@ -344,9 +374,9 @@ public struct PrivacyZones: Sendable {
 /// of points inside it) is left out from `reach(entry, 0)` metres of path before its first point
 /// to `reach(entry, 1)` metres after its last, and then up to `aim` metres further: to where the
 /// written stretch beyond the cut (its next 150 m), drawn back, passes nearest the disc's centre.
-/// Every ride leaves home, so the ends of many rides drawn back meet near home, whatever the
-/// cut's reach, and their errors average out; aimed, they meet near the disc's centre, which says
-/// only which square home is in. Visits whose cuts meet are one. Holds the path's last
+/// Every ride leaves home, so the ends of many rides drawn back lean towards home, whatever the
+/// cut's reach, and their errors average out; aimed, they lean towards the disc's centre, which
+/// says only which square home is in. Visits whose cuts meet are one. Holds the path's last
 /// `longest + aim + 200` metres (at most 4,097 entries, thinned), whatever the trip's length.
 struct PrivacyReach {
     let disc: CutCircle
