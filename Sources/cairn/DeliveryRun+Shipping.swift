@@ -7,14 +7,16 @@ import CairnExport
 /// page no longer shows deleted, moved into place; the receipts follow (DeliveryRun.go).
 extension DeliveryRun {
     /// Ships `batch` (in the outbox) and deletes `deleting` (paths under the board's folder);
+    /// `keep`: files of the batch that never replace one there (`TripRemote.moveAll`);
     /// returns the files found whole under their final names. Throws `Stop` when the remote
     /// fails or a trip starts, `Failure` (config) when the remote is the board's own storage.
     /// Ships `batch` (in the outbox) and deletes `deleting` (paths under the board's folder);
+    /// `keep`: files of the batch that never replace one there (`TripRemote.moveAll`);
     /// returns the files found whole under their final names and what is wrong with the others
     /// (a file that does not read back as sent never reaches a final name). Throws `Stop` when
     /// the remote fails or a trip starts before anything goes up, `Failure` (config) when the
     /// remote is the board's own storage.
-    func ship(_ batch: [DeliveryPlans.Staged], deleting: [String]) throws -> (whole: Set<String>, wrong: [String]) {
+    func ship(_ batch: [DeliveryPlans.Staged], deleting: [String], keep: Set<String>) throws -> (whole: Set<String>, wrong: [String]) {
         precondition(!shipping.isEmpty)
         var going = batch
         var wrong: [String] = []
@@ -44,7 +46,7 @@ extension DeliveryRun {
         if going.isEmpty { return ([], wrong) }
         do {
             try attempt { () throws(Rclone.Failure) in
-                do throws(Rclone.Failure) { try transport.moveAll(shipping, into: base) } catch {
+                do throws(Rclone.Failure) { try transport.moveAll(shipping, into: base, keep: keep) } catch {
                     // A move tried again after one that went through with its answer lost finds
                     // nothing left to move.
                     if !error.notFound { throw error }

@@ -74,6 +74,7 @@ extension DeliveryRun {
                 if let l = listing.files[rel], l.size != c.digest.size, let there = try remoteFile(DeliverCommand.join(base, rel)) {
                     if try !replaces(there, with: f.path, c, at: rel) { continue }
                 }
+                if listing.files[rel] == nil { w.fresh.insert(rel) }
                 let path = try outboxPath(rel)
                 do throws(Errno) { try POSIX.link(f.path, path) } catch { _ = try copyFileAtomically(f.path, path) }
                 let s = try self.staged(rel, at: path)

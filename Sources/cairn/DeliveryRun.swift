@@ -58,6 +58,8 @@ struct DeliveryRun {
         /// for it now.
         var conversions: [ExportState.SentFile] = []
         var names: [String: String] = [:]
+        /// Its logs the listing did not show at the remote: they never replace a file there.
+        var fresh: Set<String> = []
         var shown: PageTrip?
         var hidden: String?
         var failed = false
@@ -191,7 +193,11 @@ struct DeliveryRun {
                     owed.boardFolder = board
                     do { try owed.write(directory: dir) } catch { printErr("cairn: \(error)") }
                     shipped = true
-                    let (whole, wrong) = try ship(batch, deleting: obsolete)
+                    // A log (or the key) the listing did not show never replaces a file that is
+                    // there by the time it moves: another board's, come meanwhile, or unlisted.
+                    var keep = Set(waiting.filter { !$0.failed }.flatMap(\.fresh))
+                    if let k = keyStaged, listing.files[k.relative] == nil { keep.insert(k.relative) }
+                    let (whole, wrong) = try ship(batch, deleting: obsolete, keep: keep)
                     // Moved out: the emptied shipping folder goes. A batch that did not get this
                     // far stays in it for the next run to resume.
                     do {

@@ -202,11 +202,24 @@ struct Rclone: TripRemote, Sendable {
         if !pending.isEmpty { take(pending) }
     }
 
-    func moveAll(_ source: String, into target: String) throws(Failure) {
-        // --ignore-times: every file replaces what is there (rclone deletes it first where the
-        // backend's move does not overwrite), even a copy of the same size and time (a damaged
-        // one) that it would otherwise take for this one.
-        try call("move \(source) to \(target)", ["move", "--ignore-times", "--delete-empty-src-dirs", source, target])
+    func moveAll(_ source: String, into target: String, keep: Set<String>) throws(Failure) {
+        var failure: Failure?
+        if !keep.isEmpty {
+            // --immutable: a file there with other bytes is an error, never replaced.
+            do {
+                try call("move \(source) to \(target)", ["move", "--immutable", "--files-from-raw", try pathList(keep.sorted()), source, target])
+            } catch {
+                if !error.notFound { failure = error }
+            }
+        }
+        // --ignore-times: every other file replaces what is there (rclone deletes it first where
+        // the backend's move does not overwrite), even a copy of the same size and time (a
+        // damaged one) that it would otherwise take for this one.
+        let others = keep.isEmpty ? [] : ["--exclude-from", try excludeList(keep.sorted())]
+        do { try call("move \(source) to \(target)", ["move", "--ignore-times", "--delete-empty-src-dirs"] + others + [source, target]) } catch {
+            if !error.notFound || failure == nil { failure = failure ?? error }
+        }
+        if let f = failure { throw f }
     }
 
     func delete(_ paths: [String], under folder: String) throws(Failure) {
@@ -237,10 +250,19 @@ struct Rclone: TripRemote, Sendable {
     /// A local path as an argument rclone reads as local whatever its first characters.
     static func localArgument(_ path: String) -> String { path.hasPrefix("/") ? path : "./" + path }
 
+    /// Writes `paths` as rclone filter rules that match each exactly (from the root, its special
+    /// characters escaped) to a file in `scratch`, and returns its path.
+    private func excludeList(_ paths: [String]) throws(Failure) -> String {
+        let rules = paths.map { p in
+            "/" + p.map { c -> String in "\\*?[]{}".contains(c) ? "\\" + String(c) : String(c) }.joined()
+        }
+        return try pathList(rules, name: "exclude")
+    }
+
     /// Writes `paths` one a line to a file in `scratch` and returns its path.
-    private func pathList(_ paths: [String]) throws(Failure) -> String {
+    private func pathList(_ paths: [String], name: String = "paths") throws(Failure) -> String {
         guard let s = scratch else { throw Failure(what: "a list of paths", detail: "no folder to write it in", notFound: false) }
-        let file = POSIX.join(s, "paths-" + String(paths.count))
+        let file = POSIX.join(s, name + "-" + String(paths.count))
         let text = paths.joined(separator: "\n") + "\n"
         do { try writeFileAtomically(file, Array(text.utf8)) } catch {
             throw Failure(what: "a list of paths", detail: "\(file): \(error)", notFound: false)

@@ -16,8 +16,10 @@ protocol TripRemote {
     /// gives its relative path and MD5 (lowercase hex) to `md5`.
     func readBack(_ folder: String, paths: [String]?, md5: (String, String) -> Void) throws(RemoteFailure)
     /// Moves every file under `source` to its relative path under `target`, replacing any file
-    /// there; each appears whole under its name.
-    func moveAll(_ source: String, into target: String) throws(RemoteFailure)
+    /// there, except those in `keep` (relative paths): one of those never replaces a file that is
+    /// there by the time it moves (another board's log that came meanwhile, or that a listing did
+    /// not show), it stays behind and the call fails. Each file appears whole under its name.
+    func moveAll(_ source: String, into target: String, keep: Set<String>) throws(RemoteFailure)
     /// Deletes the files `paths` (relative to `folder`); one already gone is no failure.
     func delete(_ paths: [String], under folder: String) throws(RemoteFailure)
     /// Deletes `folder` and everything in it; one not there is no failure.

@@ -145,4 +145,18 @@ final class DeliveryRunTests: XCTestCase {
         XCTAssertEqual(run(d, r), ExitCode.ok)
         XCTAssertEqual(r.files["mem:photos/p.jpg"], [1, 2, 3])
     }
+
+    /// Another board delivers its log 1 to the same folder while this run uploads (its listing
+    /// showed none): the move never replaces that log, this trip is not receipted, and the other
+    /// board's copy stays.
+    func testALogThatCameMeanwhileIsNeverReplaced() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        let other: [UInt8] = Array("CAIRNLOG another board's log".utf8)
+        let path = "\(remote)/unnamed/logs/00000001.cairn"
+        r.beforeMove = { r.files[path] = other }
+        XCTAssertEqual(run(d, r), ExitCode.tryLater)
+        XCTAssertEqual(r.files[path], other)
+        XCTAssertTrue(ExportState(directory: d, fileName: ExportState.deliveredFileName).entries.isEmpty)
+    }
 }

@@ -13,6 +13,8 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
     /// The call (1-based) that fails, and whether its effect happened first.
     var failAt: Int?
     var failAfterEffect = false
+    /// Runs as a move begins: the world changing between the listing and the move.
+    var beforeMove: (() -> Void)?
     /// The folders mirrored to, in order.
     var mirroredTo: [String] = []
     /// Called on what a move puts in place: a remote that damages what it stores.
@@ -95,17 +97,25 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
         try end("readBack", failing)
     }
 
-    func moveAll(_ source: String, into target: String) throws(RemoteFailure) {
+    func moveAll(_ source: String, into target: String, keep: Set<String>) throws(RemoteFailure) {
         let failing = try begin("moveAll")
+        beforeMove?()
         let paths = under(source)
         if paths.isEmpty { throw RemoteFailure(what: "move", detail: "directory not found", notFound: true) }
+        var refused = false
         for p in paths {
             var b = files[p]!
+            let rel = relative(p, source)
+            let t = DeliverCommand.join(target, rel)
+            if keep.contains(rel), let there = files[t], there != b {
+                refused = true
+                continue
+            }
             files[p] = nil
-            let t = DeliverCommand.join(target, relative(p, source))
             onStore?(t, &b)
             files[t] = b
         }
+        if refused { throw RemoteFailure(what: "move", detail: "immutable file modified (test)", notFound: false) }
         try end("moveAll", failing)
     }
 
