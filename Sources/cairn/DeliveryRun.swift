@@ -78,26 +78,16 @@ struct DeliveryRun {
             if counts.problems == 0 { counts.firstProblem = line }
             counts.problems += 1
         }
-        // A file only this run names, in its staging folder: a listing of the board's folder
-        // that shows it shows the log directory's own storage (a symlink, an alias, a mount).
-        let marker = "probe-" + randomHex()
-        do {
-            try prepareOutbox()
-            try writeFileAtomically(POSIX.join(staging, marker), Array("cairn: where a delivery's remote is\n".utf8))
-        } catch {
-            printErr("cairn: \(error)")
-            return ExitCode.failure
+        let found: Survey
+        switch surveyWithMarker(&counts, problem) {
+        case .found(let f): found = f
+        case .end(let code): return code
         }
-        guard let found = survey(&counts, problem, marker: marker) else {
-            removeStaging(staging)
-            return ExitCode.failure
-        }
-        if let seen = found.listing.marker {
-            removeStaging(staging)
-            printErr(
-                "cairn deliver: --remote \(terminalSafe(remote)): its folder \(terminalSafe(base)) is on this board's own storage"
-                    + " (it lists \(terminalSafe(seen)), made in \(staging) just now); deliver off the board's card")
-            return ExitCode.config
+        // A shipping folder left on the remote of before (the rider changed `remote`): removed.
+        if let p = previous, p.shippingLeft, p.remote != remote, p.shippingId.count == 16, !p.remote.isEmpty, found.stop == nil {
+            let old = DeliverCommand.join(
+                p.remote, DeliverCommand.temporaryPrefix + (p.boardFolder.isEmpty ? board : p.boardFolder) + "-" + p.shippingId)
+            try? transport.removeFolder(old)
         }
         let finished = found.finished
         var receipts = found.receipts
@@ -122,7 +112,14 @@ struct DeliveryRun {
         // A page owed by an earlier run (cut, or its page failed) is made whatever this run sends.
         var pagePending = page && previous?.pagePending == true
         var shipped = false
-        if stop == nil && (!waiting.isEmpty || pagePending || keyOwed || listing.temporaries) {
+        // A file under the name of a folder deliver writes in would hold every file back, run
+        // after run: said, and nothing sent until it is moved away.
+        let blocking = (["logs", PageBuilder.picturesFolder] + ExportFormat.allCases.map(\.name)).filter { listing.files[$0] != nil }
+        if stop == nil && !blocking.isEmpty && !waiting.isEmpty {
+            problem("\(base): \(blocking.joined(separator: ", ")): a file where deliver keeps a folder; move it away")
+            counts.failedTrips += waiting.count
+        }
+        if stop == nil && blocking.isEmpty && (!waiting.isEmpty || pagePending || keyOwed || listing.temporaries) {
             do {
                 try prepareOutbox()
                 if listing.temporaries { try removeTemporaries() }
@@ -188,6 +185,7 @@ struct DeliveryRun {
                     // its shipping folder to remove.
                     var owed = previous ?? DeliveryStatus()
                     owed.pagePending = page && pagePending
+                    owed.remote = remote
                     owed.shippingId = shippingId
                     owed.shippingLeft = true
                     owed.boardFolder = board
@@ -328,9 +326,45 @@ struct DeliveryRun {
     }
 
     /// `deliver --check`: reaches the remote and says what a run would send, writing nothing.
+    enum SurveyOutcome {
+        case found(Survey)
+        case end(Int32)
+    }
+
+    /// The survey, with a file only this run names put in its staging folder first: a listing of
+    /// the board's folder that shows it shows the log directory's own storage (a symlink, an
+    /// alias, a mount), refused (78).
+    func surveyWithMarker(_ counts: inout DeliveryPlans.Counts, _ problem: (String) -> Void) -> SurveyOutcome {
+        let marker = "probe-" + randomHex()
+        do {
+            try prepareOutbox()
+            try writeFileAtomically(POSIX.join(staging, marker), Array("cairn: where a delivery's remote is\n".utf8))
+        } catch {
+            printErr("cairn: \(error)")
+            return .end(ExitCode.failure)
+        }
+        guard let found = survey(&counts, problem, marker: marker) else {
+            removeStaging(staging)
+            return .end(ExitCode.failure)
+        }
+        if let seen = found.listing.marker {
+            removeStaging(staging)
+            printErr(
+                "cairn deliver: --remote \(terminalSafe(remote)): its folder \(terminalSafe(base)) is on this board's own storage"
+                    + " (it lists \(terminalSafe(seen)), made in \(staging) just now); deliver off the board's card")
+            return .end(ExitCode.config)
+        }
+        return .found(found)
+    }
+
     func check() -> Int32 {
         var counts = DeliveryPlans.Counts()
-        guard let found = survey(&counts, { printErr("cairn: \($0)") }) else { return ExitCode.failure }
+        let found: Survey
+        switch surveyWithMarker(&counts, { printErr("cairn: \($0)") }) {
+        case .found(let f): found = f
+        case .end(let code): return code
+        }
+        removeStaging(staging)
         if let stop = found.stop {
             switch stop {
             case .recording(let why): printOut("cairn deliver --check: \(why); a run now would wait")
@@ -373,6 +407,8 @@ struct DeliveryRun {
         var w = Wanted()
         w.exact.insert(TripIndex.fileName)
         w.exact.insert(IndexPage.fileName)
+        // The folders deliver writes in: a file under one of these names holds every file back.
+        for f in ["logs", PageBuilder.picturesFolder] + ExportFormat.allCases.map(\.name) { w.exact.insert(f) }
         w.exact.insert("logs/" + ExportStageOptions.keyFileName)
         for (t, s) in trips {
             for f in t.files { w.exact.insert("logs/" + baseName(f.path)) }
