@@ -186,8 +186,10 @@ enum RecordCommand: Command {
         log.board = board
         // The board's privacy key: only the recorder makes it, here in its own log directory, so
         // every command that cuts zones (export, deliver, render, a laptop's convert of copied
-        // logs) cuts with this one key (a second key is a second cut of the same place).
-        ExportStageOptions.ensureKey(directory: dir) { printErr("cairn: \($0)") }
+        // logs) cuts with this one key (a second key is a second cut of the same place). Made
+        // when a zone is configured (the recorder starts again at boot, or with a restart, after
+        // one is added): a board without zones spends no page of its card on it.
+        if !zones.isEmpty { ExportStageOptions.ensureKey(directory: dir) { printErr("cairn: \($0)") } }
 
         // The barometer is read with each batch (at most 5 s apart), or once a second when the
         // reports are read as they come: never a wake-up of its own at the default settings.
@@ -209,9 +211,15 @@ enum RecordCommand: Command {
                 + (notify.isEnabled ? "; notifying systemd" + (notify.watchdogIntervalMs.map { ", watchdog every \($0) ms" } ?? "") : ""))
         // A trip closed: `trip-closed` in the log directory tells cairn-deliver.path to deliver
         // it at once (a ride that ended at home, before the power goes); then retention's turn.
+        // A trigger, not a record: written without a sync (a power cut loses nothing of a ride,
+        // and the timer delivers it later).
         func tripClosed() {
-            let stamp = TextFormat.isoTime(ms: SystemClock.wallClockMs()) + "\n"
-            do { try writeFileAtomically(POSIX.join(dir, "trip-closed"), Array(stamp.utf8)) } catch { printErr("cairn: \(error)") }
+            let stamp = Array((TextFormat.isoTime(ms: SystemClock.wallClockMs()) + "\n").utf8)
+            do {
+                let fd = try POSIX.open(POSIX.join(dir, "trip-closed"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                defer { _ = POSIX.close(fd) }
+                try POSIX.writeAll(fd, stamp)
+            } catch { printErr("cairn: \(dir)/trip-closed: \(error)") }
             prune()
         }
         func prune() {

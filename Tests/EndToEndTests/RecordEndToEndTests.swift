@@ -198,10 +198,13 @@ final class RecordEndToEndTests: XCTestCase {
     func testSecondRunStartsANewFileAndNeverOverwrites() throws {
         // Two recorder runs into one directory; the second continues, never overwrites.
         let dir = Harness.tempDir() + "/logs"
-        let first = try Harness.record("haicom-305N.log", dir: dir)
+        // A privacy zone far away: the recorder makes the board's key only with a zone configured.
+        let conf = Harness.tempDir() + "/cairn.conf"
+        try "privacy-zone = -45.0,170.0,200\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let first = try Harness.record("haicom-305N.log", dir: dir, extra: ["--config", conf])
         XCTAssertEqual(first.status, 0)
         let before = try Harness.trips(dir)
-        let second = try Harness.record("bundg_zeus_9.log", dir: dir)
+        let second = try Harness.record("bundg_zeus_9.log", dir: dir, extra: ["--config", conf])
         XCTAssertEqual(second.status, 0)
         let after = try Harness.trips(dir)
         XCTAssertEqual(after.count, 2, "a closed trip is not resumed: a new trip starts")
@@ -209,11 +212,14 @@ final class RecordEndToEndTests: XCTestCase {
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
         XCTAssertEqual(files, [".cairn.lock", "00000001.cairn", "00000002.cairn", "privacy-key"], "the log files, the recorder's lock and the key")
         // The board's privacy key: made by the first run (said), kept by the second (issue 38:
-        // only the recorder makes it, in its own log directory).
+        // only the recorder makes it, in its own log directory). Without a zone, none.
         XCTAssertTrue(first.stderr.contains("made a new privacy key \(dir)/privacy-key"), first.stderr)
         XCTAssertFalse(second.stderr.contains("made a new privacy key"), second.stderr)
         let attrs = try FileManager.default.attributesOfItem(atPath: dir + "/privacy-key")
         XCTAssertEqual((attrs[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         XCTAssertEqual((attrs[.size] as? NSNumber)?.intValue, 16)
+        let plain = Harness.tempDir() + "/logs"
+        XCTAssertEqual(try Harness.record("haicom-305N.log", dir: plain).status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: plain + "/privacy-key"))
     }
 }
