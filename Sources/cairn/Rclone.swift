@@ -85,20 +85,6 @@ struct Rclone: TripRemote, Sendable {
         }
     }
 
-    /// Uploads the local file `source` as `target` (rclone copyto).
-    func upload(_ source: String, to target: String) throws(Failure) {
-        // A relative local path could read as a flag ("-x/…") or a remote ("a:b/…"); rclone
-        // takes one beginning with "./" as local.
-        let local = source.hasPrefix("/") ? source : "./" + source
-        try call("upload to \(target)", ["copyto", local, target])
-    }
-
-    /// Renames `source` to `target` on the remote (rclone moveto: a rename where the backend has
-    /// one, else a server-side copy and delete; `target` appears whole either way).
-    func move(_ source: String, to target: String) throws(Failure) {
-        try call("rename \(source) to \(target)", ["moveto", source, target])
-    }
-
     /// Streams the bytes of the remote file `path` to `output` (rclone cat).
     /// `limit`: at most this many bytes (rclone cat --count), for a file that should be small
     /// but lies at a remote anyone may have written to.
@@ -106,27 +92,8 @@ struct Rclone: TripRemote, Sendable {
         try call("read back \(path)", ["cat"] + (limit.map { ["--count", "\($0)"] } ?? []) + [path], output: output)
     }
 
-    /// Whether `path` is a folder on the remote with something in it (false for a file or
-    /// nothing; an object store answers "a folder" for any name, so an empty one is nothing).
-    func isFolder(_ path: String) throws(Failure) -> Bool {
-        func list(_ extra: [String]) throws(Failure) -> [UInt8]? {
-            var bytes: [UInt8] = []
-            do {
-                try call("look at \(path)", ["lsjson"] + extra + ["--no-mimetype", "--no-modtime", path]) { bytes.append(contentsOf: $0) }
-            } catch {
-                if error.notFound { return nil }
-                throw error
-            }
-            // {"Path": "x", "Name": "x", "Size": -1, "IsDir": true}, spaced or not
-            return bytes.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
-        }
-        guard let stat = try list(["--stat"]), Self.find(Array("\"IsDir\":true".utf8), in: stat) else { return false }
-        guard let inside = try list(["--max-depth", "1"]) else { return false }
-        return inside.contains(UInt8(ascii: "{"))
-    }
-
     /// Whether `needle` occurs in `bytes`. (String's own search would link the regex engine,
-    /// a megabyte of the binary, for this one use.)
+    /// a megabyte of the binary.)
     static func find(_ needle: [UInt8], in bytes: [UInt8]) -> Bool {
         guard !needle.isEmpty, bytes.count >= needle.count else { return needle.isEmpty }
         for i in 0...(bytes.count - needle.count) where bytes[i] == needle[0] && bytes[i..<(i + needle.count)].elementsEqual(needle) {
@@ -270,18 +237,8 @@ struct Rclone: TripRemote, Sendable {
         return file
     }
 
-    /// Deletes the remote file `path`.
-    func delete(_ path: String) throws(Failure) {
-        try call("delete \(path)", ["deletefile", path])
-    }
-
     /// Deletes the files under `folder` whose names match `pattern` (rclone's filter syntax).
     func deleteMatching(_ pattern: String, under folder: String) throws(Failure) {
         try call("clean up \(folder)", ["delete", folder, "--include", pattern])
-    }
-
-    /// Creates `folder` (and its parents) where the backend has folders; a no-op elsewhere.
-    func makeFolder(_ folder: String) throws(Failure) {
-        try call("create \(folder)", ["mkdir", folder])
     }
 }
