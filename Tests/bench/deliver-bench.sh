@@ -34,16 +34,21 @@ echo "\$*" >>"$work/calls"
 exec rclone "\$@"
 WRAP
 chmod +x "$work/rclone"
-run() {  # name, then cairn's arguments
-    local name=$1; shift
+timed() {  # the log directory, then cairn's arguments: sets wall, cpu and rss; the calls in $work/calls
+    local dir=$1; shift
     : >"$work/calls"
-    /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$cairn" deliver --dir "$work/logs" --rclone "$work/rclone" \
+    /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$cairn" deliver --dir "$dir" --rclone "$work/rclone" \
         --rclone-config "$work/rclone.conf" --config none "$@" >/dev/null 2>"$work/err" || true
     read -r wall user sys rss < <(tail -1 "$work/time")
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
+}
+run() {  # name, then cairn's arguments
+    local name=$1; shift
+    timed "$work/logs" "$@"
     local calls reads
     calls=$(wc -l <"$work/calls")
     reads=$(grep -c '^.* cat ' "$work/calls" || true)
-    printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')" "$rss" "$calls" "$reads"
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$wall" "$cpu" "$rss" "$calls" "$reads"
 }
 {
     echo "| run | wall s | CPU s (cairn + rclone) | peak RSS kB (largest of cairn and its rclones) | rclone starts | of them read-backs |"
@@ -81,13 +86,8 @@ for n in range(1, 61):
 PY
 month() {  # name, then cairn's arguments
     local name=$1; shift
-    : >"$work/calls"
-    /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$cairn" deliver --dir "$work/month" --rclone "$work/rclone" \
-        --rclone-config "$work/rclone.conf" --config none "$@" >/dev/null 2>"$work/err" || true
-    read -r wall user sys rss < <(tail -1 "$work/time")
-    local files
-    files=$(find "$work/remote3" -type f | wc -l)
-    printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')" "$rss" "$(wc -l <"$work/calls")" "$files"
+    timed "$work/month" "$@"
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$wall" "$cpu" "$rss" "$(wc -l <"$work/calls")" "$(find "$work/remote3" -type f | wc -l)"
 }
 {
     echo "| run | wall s | CPU s (cairn + rclone) | peak RSS kB | rclone starts | files on the remote |"
@@ -113,7 +113,7 @@ month() {  # name, then cairn's arguments
     echo "recording has no extra wake-up; a run while a trip is recorded stops before any transfer (its one"
     echo "rclone start is \`rclone listremotes\`, the check that the remote is known). A run ships its"
     echo "files as one batch, so its rclone starts do not grow with them: the listing, then \`sync\` to the"
-    echo "shipping folder, \`md5sum --download\`, \`move\`, \`md5sum --download\` again, \`purge\`."
+    echo "shipping folder, \`md5sum --download\`, \`move\` (twice: new logs with \`--immutable\`), \`md5sum --download\` again, \`purge\`."
     echo
     echo "## A month of rides at once"
     echo
