@@ -17,6 +17,9 @@ public enum RetentionPlan {
         case copyNotWhole
         /// Delivered, but its remote could not be reached to find its logs whole in this run.
         case copyUnchecked
+        /// Copied only to a folder on the log directory's own file system (a stick's mount point
+        /// while the stick was not mounted): no copy off the board.
+        case copyOnThisCard
 
         /// Why the trip is kept, for the message.
         public var keptBecause: String {
@@ -33,6 +36,8 @@ public enum RetentionPlan {
             case .copyUnchecked:
                 return "was delivered, but its log copies could not be checked on the remote in this run (not reached);"
                     + " nothing is deleted on the strength of a copy not found whole"
+            case .copyOnThisCard:
+                return "has its only copies on the log directory's own file system (a stick that was not mounted?), no copy off the board"
             }
         }
     }

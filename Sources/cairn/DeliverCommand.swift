@@ -179,8 +179,11 @@ enum DeliverCommand: Command {
 
         var run = DeliveryRun(
             dir: dir, remote: remote, board: boardFolder, transport: rclone, retries: retries, formats: formats, copyLogs: copyLogs,
-            stageOptions: stageOptions, quietFailures: !POSIX.isTerminal(2), page: pageText == "yes", rcloneProgram: rclone.program,
-            rcloneConfig: rclone.configFile ?? "")
+            stageOptions: stageOptions, quietFailures: !POSIX.isTerminal(2), page: pageText == "yes",
+            // Kept for retention, which runs from any working directory: a path given relative is
+            // kept absolute (a bare program name stays one, looked up in PATH).
+            rcloneProgram: rclone.program.contains("/") ? ExportCommand.absolute(rclone.program) : rclone.program,
+            rcloneConfig: rclone.configFile.map(ExportCommand.absolute) ?? "")
         return run.go()
     }
 

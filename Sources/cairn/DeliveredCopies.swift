@@ -13,12 +13,16 @@ import CairnExport
 final class DeliveredCopies {
     let rclone: Rclone
     private var listings: [String: [String: RemoteCopies.FileCheck]?] = [:]
+    /// Each board folder's local folder when rclone keeps it on this machine (nil: elsewhere).
+    private var localFolders: [String: String?] = [:]
+    let directory: String
 
     /// The log files' names: all a listing keeps (a folder of any size is read in bounded memory).
     let names: Set<String>
 
     init(directory: String, timeoutSeconds: Int, deadlineSeconds: Double?, names: Set<String>) {
         self.names = names
+        self.directory = directory
         // The program and config the last delivery used, from LOGDIR/delivery, only when that file
         // belongs to this user (or root): one the recorder's user can write must not choose what
         // a root `cairn prune` runs. Otherwise rclone from PATH, with its own config.
@@ -26,8 +30,15 @@ final class DeliveredCopies {
         let owner = (try? POSIX.status(path)).map { $0.st_uid }
         let trusted = owner == POSIX.effectiveUserID || owner == 0
         let status = trusted ? DeliveryStatus.read(directory: directory) : nil
+        // The program it names likewise: owned by this user or root, writable by no one else.
+        let program = status.map(\.rclone).flatMap { p -> String? in
+            if p.isEmpty { return nil }
+            if !p.contains("/") { return p }
+            guard let st = try? POSIX.status(p), st.st_uid == POSIX.effectiveUserID || st.st_uid == 0, st.st_mode & 0o022 == 0 else { return nil }
+            return p
+        }
         var r = Rclone(
-            program: status.map(\.rclone).flatMap { $0.isEmpty ? nil : $0 } ?? "rclone",
+            program: program ?? "rclone",
             configFile: status.map(\.rcloneConfig).flatMap { $0.isEmpty ? nil : $0 }, timeoutSeconds: timeoutSeconds)
         r.deadlineSeconds = deadlineSeconds
         rclone = r
@@ -38,6 +49,7 @@ final class DeliveredCopies {
     func verdict(_ t: TripRef, destinations: [String], say: (String) -> Void) -> (verdict: RetentionPlan.ExportVerdict, notWhole: [String]) {
         var notWhole: [String] = []
         var unreachable = false
+        var onThisCard = false
         for d in destinations {
             guard let folder = ExportState.folder(ofDestination: d) else { continue }
             guard let listing = listing(DeliverCommand.join(folder, "logs"), say: say) else {
@@ -54,7 +66,12 @@ final class DeliveredCopies {
                 // A listing is what the backend says (sizes only on WebDAV, a cache's view on
                 // some servers): before a delete, each copy is read back whole and its MD5 taken.
                 switch readBack(wanted, in: DeliverCommand.join(folder, "logs")) {
-                case .whole: return (.exported, [])
+                case .whole:
+                    if let local = localFolder(folder), OnThisCard.holds(POSIX.join(local, "logs"), file: wanted[0].name, logDirectory: directory) {
+                        onThisCard = true
+                        continue
+                    }
+                    return (.exported, [])
                 case .unreachable(let why):
                     say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) could not be read back (\(terminalSafe(why))): kept")
                     unreachable = true
@@ -67,7 +84,8 @@ final class DeliveredCopies {
                 say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) are not found whole: \(p.joined(separator: ", "))")
             }
         }
-        return (unreachable ? .copyUnchecked : .copyNotWhole, notWhole)
+        if unreachable { return (.copyUnchecked, notWhole) }
+        return (onThisCard && notWhole.isEmpty ? .copyOnThisCard : .copyNotWhole, notWhole)
     }
 
     enum ReadBack {
@@ -110,6 +128,15 @@ final class DeliveredCopies {
             size += n
         }
         return RemoteCopies.FileCheck(name: baseName(path), size: size, md5: md5.hex())
+    }
+
+    /// Where rclone keeps `folder` on this machine, asked once per run; nil for a remote elsewhere
+    /// (or rclone not saying).
+    private func localFolder(_ folder: String) -> String? {
+        if let known = localFolders[folder] { return known }
+        let local = (try? rclone.localFolder(folder)) ?? nil
+        localFolders[folder] = local
+        return local
     }
 
     /// The folder's files (name -> size, MD5), listed once per run; nil when it could not be.

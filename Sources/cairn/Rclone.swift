@@ -85,6 +85,43 @@ struct Rclone: TripRemote, Sendable {
         }
     }
 
+    /// The local folder `folder` is, when rclone keeps it on this machine's file systems (a
+    /// local remote, an alias of one, a plain path: `rclone backend features`); nil for any other
+    /// backend, or an answer this cannot read.
+    func localFolder(_ folder: String) throws(Failure) -> String? {
+        var bytes: [UInt8] = []
+        try call("rclone backend features \(folder)", ["backend", "features", folder]) { bytes.append(contentsOf: $0) }
+        guard Self.jsonString(bytes, key: "String")?.hasPrefix("Local file system at ") == true else { return nil }
+        return Self.jsonString(bytes, key: "Root").flatMap { $0.hasPrefix("/") ? $0 : nil }
+    }
+
+    /// The first `"key": "value"` string value in `json`, its escapes \" \\ \/ read; nil when
+    /// absent or holding any other escape.
+    static func jsonString(_ json: [UInt8], key: String) -> String? {
+        let needle = Array("\"\(key)\":".utf8)
+        guard needle.count < json.count,
+            let start = (0...(json.count - needle.count)).first(where: { json[$0..<($0 + needle.count)].elementsEqual(needle) })
+        else { return nil }
+        var i = start + needle.count
+        while i < json.count && (json[i] == 0x20 || json[i] == 0x09) { i += 1 }
+        guard i < json.count, json[i] == 0x22 else { return nil }
+        i += 1
+        var out: [UInt8] = []
+        while i < json.count {
+            let b = json[i]
+            if b == 0x22 { return String(decoding: out, as: UTF8.self) }
+            if b == 0x5C {
+                guard i + 1 < json.count, [0x22, 0x5C, 0x2F].contains(json[i + 1]) else { return nil }
+                out.append(json[i + 1])
+                i += 2
+                continue
+            }
+            out.append(b)
+            i += 1
+        }
+        return nil
+    }
+
     /// Streams the bytes of the remote file `path` to `output` (rclone cat).
     /// `limit`: at most this many bytes (rclone cat --count), for a file that should be small
     /// but lies at a remote anyone may have written to.

@@ -76,7 +76,15 @@ struct Retention {
             trips: trips, totalBytes: total, nowMs: wallClockMs,
             limits: RetentionPlan.Limits(keepDays: keepDays, maxBytes: maxBytes, force: force)
         ) { i in
-            let exported = state.verdict(all[i].trip)
+            var exported = state.verdict(all[i].trip)
+            // An export to a folder on this card (a stick's mount point, the stick not mounted)
+            // is no copy off the board.
+            if exported == .exported, let t = all[i].trip.files.first {
+                let folders = state.exportedDestinations(all[i].trip)
+                if !folders.isEmpty, folders.allSatisfy({ OnThisCard.holds(POSIX.join($0, "logs"), file: baseName(t.path), logDirectory: dir) }) {
+                    exported = .copyOnThisCard
+                }
+            }
             let sent = delivered.verdict(all[i].trip)
             // Nothing is deleted on the strength of a copy that was not found whole in this run;
             // a delivered copy found damaged in it outweighs an export's receipt (the stick is

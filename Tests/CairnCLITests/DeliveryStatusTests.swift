@@ -46,6 +46,17 @@ final class DeliveryStatusTests: XCTestCase {
         XCTAssertEqual(DeliverCommand.join("nas:rides", "b1"), "nas:rides/b1")
         XCTAssertEqual(DeliverCommand.join("nas:rides/", "b1"), "nas:rides/b1")
     }
+
+    /// `rclone backend features` tells where a local remote keeps a folder.
+    func testJSONStringValuesAreReadWithTheirEscapes() {
+        let features = Array(#"{"Name": "stick", "Root": "/media/a \"b\"\/c", "String": "Local file system at /media"}"#.utf8)
+        XCTAssertEqual(Rclone.jsonString(features, key: "Root"), #"/media/a "b"/c"#)
+        XCTAssertEqual(Rclone.jsonString(features, key: "String"), "Local file system at /media")
+        XCTAssertNil(Rclone.jsonString(features, key: "Features"))
+        XCTAssertNil(Rclone.jsonString(Array(#"{"Root": "a\u00e9"}"#.utf8), key: "Root"), "an escape it does not read")
+        XCTAssertNil(Rclone.jsonString(Array(#"{"Root": 3}"#.utf8), key: "Root"))
+        XCTAssertNil(Rclone.jsonString(Array(#"{"Root": "open"#.utf8), key: "Root"))
+    }
 }
 
 private func freshDirectory() -> String {

@@ -55,6 +55,10 @@ final class RetentionPlanTests: XCTestCase {
                 verdicts: [.copyNotWhole, .copyUnchecked, .exported, .exported],
                 now: j + 40 * day, limits: .init(keepDays: 30), deleted: [2], kept: [0: .copyNotWhole, 1: .copyUnchecked]),
             Row(
+                name: "trips copied only to a folder on the board's own card stay", ends: [j, j, j, j],
+                verdicts: [.copyOnThisCard, .exported, .exported, .exported],
+                now: j + 40 * day, limits: .init(keepDays: 30), deleted: [1, 2], kept: [0: .copyOnThisCard]),
+            Row(
                 name: "force deletes unexported ones too", ends: [j, j, j, j], verdicts: [.neverExported, .changedSinceExport, .exported, .exported],
                 now: j + 40 * day, limits: .init(keepDays: 30, force: true), deleted: [0, 1, 2]),
             Row(

@@ -24,7 +24,8 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
 
     /// An rclone config with the local remote `loc`, and a remote folder under a new directory.
     func remote() throws -> (conf: String, remote: String, path: String) {
-        let t = Harness.tempDir()
+        // Off the log directory's file system, as a remote is (retention deletes on no copy on the card).
+        let t = try Harness.offCardDir()
         let conf = t + "/rclone.conf"
         try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
         return (conf, "loc:" + t + "/remote", t + "/remote")
@@ -126,6 +127,67 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let ok = try prune(dir)
         XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), ok.stderr)
         XCTAssertFalse(fm.fileExists(atPath: dir + "/00000002.cairn"), ok.stderr)
+    }
+
+    /// A stick's mount point while the stick is not mounted, or any folder on the board's card:
+    /// a delivery or an export there writes onto the card itself, and those copies die with it.
+    /// Retention never deletes a trip on their strength (however rclone names the folder: an
+    /// alias of a local remote here); a copy off the card's file system still frees the card.
+    func testCopiesOnTheBoardsOwnCardAreNoCopiesForRetention() throws {
+        let dir = try logs(2)
+        let card = Harness.tempDir()
+        let conf = card + "/rclone.conf"
+        try "[loc]\ntype = local\n[stick]\ntype = alias\nremote = loc:\(card)/media/stick\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let d = try deliver(dir, conf, "stick:rides", ["--format", "gpx", "--page", "no"])
+        XCTAssertEqual(d.status, 0, d.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: card + "/media/stick/rides/unnamed/logs/00000001.cairn"), d.stderr)
+        let p = try prune(dir)
+        XCTAssertEqual(p.status, 0, p.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        XCTAssertTrue(p.stderr.contains("only copies on the log directory's own file system"), p.stderr)
+        // Exported to a folder on the card: kept too.
+        let e = try Harness.cairn("export", "--dir", dir, "--to", card + "/media/stick2")
+        XCTAssertEqual(e.status, 0, e.stderr)
+        let p2 = try prune(dir)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p2.stderr)
+        XCTAssertTrue(p2.stderr.contains("only copies on the log directory's own file system"), p2.stderr)
+        // The stick unplugged after an export to it leaves an empty mount point on the card: the
+        // receipt holds (the copies are not looked for there).
+        let stick = try Harness.offCardDir() + "/stick"
+        let e2 = try Harness.cairn("export", "--dir", dir, "--to", stick)
+        XCTAssertEqual(e2.status, 0, e2.stderr)
+        try fm.removeItem(atPath: stick)
+        let p3 = try prune(dir)
+        XCTAssertEqual(p3.status, 0, p3.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), p3.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000002.cairn"), "the newest file is kept")
+    }
+
+    /// Retention runs the rclone program the last delivery used (LOGDIR/delivery names it), as
+    /// whoever runs `cairn prune` (root): never a program others can write, and the config it
+    /// names is kept absolute (a prune from another working directory checks the same remote).
+    func testRetentionRunsNoProgramOthersCanWrite() throws {
+        let dir = try logs(2)
+        let (_, remote, _) = try remote()
+        let work = try Harness.offCardDir()
+        try "[loc]\ntype = local\n".write(toFile: work + "/rclone.conf", atomically: true, encoding: .utf8)
+        let wrapper = work + "/rclone-wrapper"
+        let rclone = try XCTUnwrap(
+            ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map { $0 + "/rclone" }.first { fm.isExecutableFile(atPath: $0) })
+        try "#!/bin/sh\necho ran >> \(work)/ran\nexec \(rclone) \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        let d = try Harness.run(
+            Harness.cairn,
+            ["deliver", "--dir", dir, "--remote", remote, "--rclone-config", "rclone.conf", "--rclone", wrapper, "--config", "none", "--page", "no"],
+            cwd: work)
+        XCTAssertEqual(d.status, 0, d.stderr)
+        XCTAssertTrue(try String(contentsOfFile: dir + "/delivery", encoding: .utf8).contains("rclone_config = \(work)/rclone.conf"))
+        try fm.removeItem(atPath: work + "/ran")  // the wrapper ran for the delivery
+        // Writable by others now: retention runs rclone from PATH instead, and still checks.
+        try fm.setAttributes([.posixPermissions: 0o777], ofItemAtPath: wrapper)
+        let p = try prune(dir)
+        XCTAssertFalse(fm.fileExists(atPath: work + "/ran"), p.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
     }
 
     /// The config of a board with a privacy zone (far from the crafted rides: nothing is cut).

@@ -17,7 +17,8 @@ final class DeliverEndToEndTests: XCTestCase {
                     trip: UInt64(i), salt: UInt32(0x10 * i), startMs: CraftedLog.june1 + Int64(i) * 86_400_000, points: 20 + i, closed: true),
                 dir + "/0000000\(i).cairn")
         }
-        let t = Harness.tempDir()
+        // Off the log directory's file system, as a remote is (retention deletes on no copy on the card).
+        let t = try Harness.offCardDir()
         let conf = t + "/rclone.conf"
         try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
         return (dir, conf, "loc:" + t + "/remote")
@@ -263,7 +264,8 @@ final class DeliverEndToEndTests: XCTestCase {
             CraftedLog.file(trip: 1, salt: 0x10, startMs: CraftedLog.june1 + day, points: 600, closed: true), dir + "/00000001.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x20, startMs: CraftedLog.june1 + 2 * day, points: 4, closed: true), dir + "/00000002.cairn")
-        let t = Harness.tempDir()
+        // Off the log directory's file system, as a remote is (retention deletes on no copy on the card).
+        let t = try Harness.offCardDir()
         let conf = t + "/rclone.conf"
         try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
         let remote = "loc:" + t + "/remote"

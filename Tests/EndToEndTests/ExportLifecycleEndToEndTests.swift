@@ -42,7 +42,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 - 86_400_000, points: 5, closed: true), dir + "/00000002.cairn")
         let release = recorderHolds(dir, writing: dir + "/00000001.cairn")
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         let e = try Harness.cairn("export", "--dir", dir, "--to", stick)
         XCTAssertEqual(e.status, 0, e.stderr)
         XCTAssertTrue(e.stderr.contains("trip 1 (00000001.cairn): still open (the recorder (PID \(getpid())) is writing it)"), e.stderr)
@@ -72,7 +72,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
             dir + "/00000003.cairn")
         let release = recorderHolds(dir, writing: dir + "/00000001.cairn")
         defer { release() }
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         let e = try Harness.cairn("export", "--dir", dir, "--to", stick)
         XCTAssertEqual(e.status, 0, e.stderr)
         XCTAssertTrue(e.stderr.contains("trip 1 (00000001.cairn, 00000003.cairn): still open"), e.stderr)
@@ -85,7 +85,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
     func testTripOfAPulledBatteryIsExported() throws {
         let dir = logDir()
         try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x11, points: 40, closed: false), dir + "/00000001.cairn")
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         let e = try Harness.cairn("export", "--dir", dir, "--to", stick)
         XCTAssertEqual(e.status, 0, e.stderr)
         XCTAssertTrue(e.stderr.contains("exported 1 trip to"), e.stderr)
@@ -98,7 +98,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
             CraftedLog.file(trip: 2, salt: 0x33, startMs: CraftedLog.june1 + 86_400_000, points: 10, closed: false), other + "/00000002.cairn")
         let release = recorderHolds(other, writing: other + "/00000002.cairn")
         defer { release() }
-        let stick2 = Harness.tempDir() + "/stick"
+        let stick2 = try Harness.offCardDir() + "/stick"
         let e2 = try Harness.cairn("export", "--dir", other, "--to", stick2)
         XCTAssertEqual(e2.status, 0, e2.stderr)
         XCTAssertEqual(names(stick2 + "/logs"), ["00000001.cairn"], e2.stderr)
@@ -122,7 +122,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         usleep(20_000)
         try CraftedLog.write(two, dir + "/00000002.cairn")  // written since the recorder started
         chmod(dir, 0o777)
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         try fm.createDirectory(atPath: stick, withIntermediateDirectories: true)
         chmod(stick, 0o777)
         let e = try Harness.run(
@@ -140,7 +140,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x11, points: 30, closed: false), dir + "/00000001.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 + 3_600_000, points: 5, closed: true), dir + "/00000002.cairn")
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         let e = try Harness.cairn("export", "--dir", dir, "--to", stick)
         XCTAssertEqual(e.status, 0, e.stderr)
         XCTAssertEqual(names(stick + "/logs"), ["00000001.cairn", "00000002.cairn"], e.stderr)
@@ -177,7 +177,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         try CraftedLog.write(CraftedLog.file(trip: 2, salt: 0x22, points: 30, northOffset: 5, closed: true), dir + "/00000002.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 3, salt: 0x33, startMs: CraftedLog.june1 + 3_600_000, points: 5, closed: true), dir + "/00000003.cairn")
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         XCTAssertEqual(try Harness.cairn("export", "--dir", dir, "--to", stick).status, 0)
         // Trip 1: one byte of a point changed in place. Trip 2: grown by a resumed ride's points.
         var one = try Data(contentsOf: URL(fileURLWithPath: dir + "/00000001.cairn"))
@@ -218,7 +218,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x11, points: 60, closed: true), dir + "/00000001.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 + 3_600_000, points: 5, closed: true), dir + "/00000002.cairn")
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         try fm.createDirectory(atPath: stick + "/logs", withIntermediateDirectories: true)
         var bad = try Data(contentsOf: URL(fileURLWithPath: dir + "/00000001.cairn"))
         bad[200] ^= 0x01
@@ -282,7 +282,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
             CraftedLog.file(trip: 2, salt: 0x22, startMs: y2099 + 150 * 86_400_000, points: 10, closed: true), dir + "/00000002.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 3, salt: 0x33, startMs: y2099 + 151 * 86_400_000, points: 10, closed: true), dir + "/00000003.cairn")
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         XCTAssertEqual(try Harness.cairn("export", "--dir", dir, "--to", stick).status, 0)
         let p = try Harness.cairn("prune", "--dir", dir, "--keep-days", "30")
         XCTAssertEqual(p.status, 0, p.stderr)
@@ -300,7 +300,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
             CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 + 3_600_000, points: 5, northOffset: 200, closed: true),
             dir + "/00000002.cairn")
         try PrivacyZoneEndToEndTests.boardKey(dir)  // the same cut on every run
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         // 100 m around the start: at least points 0-20 (5 m apart) are inside its cut.
         let e = try Harness.cairn("export", "--dir", dir, "--to", stick, "--privacy-zone", "47.0,8.5,100", "--format", "gpx")
         XCTAssertEqual(e.status, 0, e.stderr)
@@ -335,7 +335,7 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x11, points: 30, closed: true), dir + "/00000001.cairn")
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x22, startMs: CraftedLog.june1 + 3_600_000, points: 5, closed: true), dir + "/00000002.cairn")
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         try fm.createDirectory(atPath: stick + "/logs", withIntermediateDirectories: true)
         try fm.copyItem(atPath: dir + "/00000001.cairn", toPath: stick + "/logs/00000001.cairn")
         try "# trips copied off this directory by 'cairn export': first-file trip-id salt destination\n00000001.cairn 1 11 \(stick)\n"

@@ -45,6 +45,21 @@ enum Harness {
         return d.path
     }
 
+    /// A folder on another file system than `tempDir()`'s, as a stick or a remote disk is to the
+    /// board's card: retention deletes a trip only on the strength of copies off the card. It is
+    /// in /dev/shm (a tmpfs on every Linux with systemd); a machine where that is the temporary
+    /// directory's own file system fails here, saying so.
+    static func offCardDir() throws -> String {
+        let d = "/dev/shm/cairn-e2e-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        var a = stat()
+        var b = stat()
+        guard stat(d, &a) == 0, stat(FileManager.default.temporaryDirectory.path, &b) == 0, a.st_dev != b.st_dev else {
+            throw NSError(domain: "Harness", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(d) is on the temporary directory's file system"])
+        }
+        return d
+    }
+
     /// A board's privacy key in the log directory `dir`, as the recorder makes it there (16
     /// random bytes, 0600): only the recorder makes one; every other command needs it to cut zones.
     @discardableResult

@@ -305,7 +305,7 @@ final class ServiceTests: XCTestCase {
         // Export: logs + gpx + fit, through temporary names; the state file marks both trips.
         let logs = try FileManager.default.contentsOfDirectory(atPath: r.dir).filter { $0.hasSuffix(".cairn") }.sorted()
         let before = try logs.map { try Data(contentsOf: URL(fileURLWithPath: r.dir + "/" + $0)) }
-        let stick = Harness.tempDir() + "/stick"
+        let stick = try Harness.offCardDir() + "/stick"
         let e1 = try Harness.cairn("export", "--dir", r.dir, "--to", stick)
         XCTAssertEqual(e1.status, 0, e1.stderr)
         XCTAssertTrue(e1.stderr.contains("exported 2 trips"), e1.stderr)
