@@ -156,11 +156,14 @@ struct DeliveryRun {
                 // What an earlier delivery sent of a trip that it names otherwise now (a zone
                 // added or moved) or no longer sends (now wholly inside a zone), by its receipt:
                 // with the page off too, nothing uncut of the place stays up.
+                var renamed: [TripRef] = []
                 for w in waiting where !w.failed {
-                    obsolete += DeliveryPlans.obsolete(
+                    let gone = DeliveryPlans.obsolete(
                         before: receipts.sent(w.trip, folder: base).map(\.path), now: w.conversions.map(\.path), hidden: w.hidden != nil,
                         formatsSent: formats.map(\.name), allFormats: ExportFormat.allCases.map(\.name), picturesFolder: PageBuilder.picturesFolder,
                         nameNow: { w.names[$0] })
+                    if !gone.isEmpty { renamed.append(w.trip) }
+                    obsolete += gone
                 }
                 obsolete = Array(Set(obsolete)).sorted()
                 var pageFiles = try stagedPage()
@@ -190,6 +193,14 @@ struct DeliveryRun {
                     owed.shippingLeft = true
                     owed.boardFolder = board
                     do { try owed.write(directory: dir) } catch { printErr("cairn: \(error)") }
+                    // A trip whose earlier conversions go before its new ones are in place is
+                    // not delivered until they are: a run cut between must not leave prune a
+                    // receipt to delete the trip on (its logs whole there, its tracks gone). What
+                    // the receipt says was sent stays, for the next run to take back.
+                    if !renamed.isEmpty {
+                        for t in renamed { receipts.withholdLogs(t, folder: base) }
+                        try receipts.save()
+                    }
                     shipped = true
                     // A log (or the key) the listing did not show never replaces a file that is
                     // there by the time it moves: another board's, come meanwhile, or unlisted.

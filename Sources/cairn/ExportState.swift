@@ -239,6 +239,15 @@ struct ExportState {
     func names(_ t: TripRef, destination: String) -> Bool { entries.contains { Self.same($0, t) && $0.destination == destination } }
 
     /// Forgets the export of `t` to `destination` only (its copy there no longer matches).
+    /// Takes back what `t`'s receipts at `folder` say of its logs (as if sent without them), and
+    /// keeps what they name as sent: retention keeps the trip, and the next run still finds the
+    /// files it sent there.
+    mutating func withholdLogs(_ t: TripRef, folder: String) {
+        for i in entries.indices where Self.same(entries[i], t) && Self.folder(ofDestination: entries[i].destination) == folder {
+            entries[i].logs = false
+        }
+    }
+
     mutating func forget(_ t: TripRef, destination: String) {
         entries.removeAll { Self.same($0, t) && $0.destination == destination }
     }

@@ -22,10 +22,12 @@ final class DeliveryRunTests: XCTestCase {
         return d
     }
 
-    func run(_ dir: String, _ r: MemoryRemote, formats: [ExportFormat] = [.gpx, .csv], page: Bool = true) -> Int32 {
+    func run(_ dir: String, _ r: MemoryRemote, formats: [ExportFormat] = [.gpx, .csv], page: Bool = true, zones: PrivacyZones = PrivacyZones())
+        -> Int32
+    {
         var run = DeliveryRun(
             dir: dir, remote: remote, board: "unnamed", transport: r, retries: 1, formats: formats, copyLogs: true,
-            stageOptions: ExportStageOptions(),
+            stageOptions: ExportStageOptions(zones: zones),
             quietFailures: true, page: page)
         return run.go()
     }
@@ -108,6 +110,34 @@ final class DeliveryRunTests: XCTestCase {
         for p in whole.keys where p.hasSuffix(".gpx") { r.files[p] = nil }
         XCTAssertEqual(run(d, r), ExitCode.ok)
         XCTAssertEqual(r.files, whole)
+    }
+
+    /// A zone added later renames a trip's conversions: the run deletes the ones that showed the
+    /// place before it moves the new ones in. Between the two (a run cut there), the trip is not
+    /// delivered: prune would delete it on its whole logs with its tracks gone. The next run
+    /// finishes the job, and the trip is delivered again.
+    func testATripWhoseTracksWentBeforeTheirNewOnesCameIsNotDelivered() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        XCTAssertEqual(run(d, r, page: false), ExitCode.ok)
+        let trip = try XCTUnwrap(catalogTrips(in: d, say: { _ in }).first?.trip)
+        func delivered() -> Bool { !ExportState(directory: d, fileName: ExportState.deliveredFileName).exportedDestinations(trip).isEmpty }
+        XCTAssertTrue(delivered())
+        var first: (lat: Double, lon: Double)?
+        try TripCatalog.read(trip) { e in if case .point(let f) = e, first == nil { first = (f.lat, f.lon) } }
+        let zones = PrivacyZones([PrivacyZone(lat: first!.lat, lon: first!.lon, radiusM: 300)])
+        let uncut = Set(r.files.keys.filter { $0.hasSuffix(".gpx") })
+        XCTAssertEqual(uncut.count, 1)
+        r.failAt = r.calls.count + 6  // list, readBack (copies there), mirror, readBack, delete, moveAll: refused
+        XCTAssertNotEqual(run(d, r, page: false, zones: zones), ExitCode.ok)
+        XCTAssertTrue(Set(r.files.keys).isDisjoint(with: uncut), "the track that showed the place went first")
+        XCTAssertFalse(delivered(), "a trip without its tracks is not delivered")
+        r.failAt = nil
+        XCTAssertEqual(run(d, r, page: false, zones: zones), ExitCode.ok)
+        XCTAssertTrue(delivered())
+        let cut = Set(r.files.keys.filter { $0.hasSuffix(".gpx") })
+        XCTAssertEqual(cut.count, 1)
+        XCTAssertTrue(cut.isDisjoint(with: uncut))
     }
 
     func testADroppedFormatLeavesItsEarlierFilesInPlace() throws {
