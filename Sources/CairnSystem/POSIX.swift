@@ -257,6 +257,15 @@ public enum POSIX {
         return (st.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// The bytes an unprivileged writer may still use on the file system holding `path`
+    /// (statvfs(3)); nil when that cannot be read.
+    public static func freeBytes(_ path: String) -> Int? {
+        var v = statvfs()
+        guard statvfs(path, &v) == 0 else { return nil }
+        let (bytes, over) = Int(v.f_bavail).multipliedReportingOverflow(by: Int(v.f_frsize))
+        return over ? Int.max : bytes
+    }
+
     /// The magic number of the file system holding `path` (statfs(2)'s f_type).
     public static func fileSystemMagic(_ path: String) throws(Errno) -> UInt32 {
         let m = try valueOrErrno { cairn_fs_magic(path) }.get()

@@ -147,4 +147,21 @@ enum DeliveryPlans {
         }
         return o
     }
+
+    /// The most bytes of conversions and page a run stages at once, beside the logs (links) on
+    /// the board's card: a quarter of its free space, at most 64 MB; 0 (one trip a batch) after
+    /// a failed run, so that a remote with room for some trips takes those (`grow` widens it
+    /// again after each batch that went).
+    static func batchBytes(freeBytes: Int?, afterFailure: Bool) -> Int {
+        if afterFailure { return 0 }
+        return min(maxBatchBytes, max(0, (freeBytes ?? maxBatchBytes * 4) / 4))
+    }
+
+    static let maxBatchBytes = 64 << 20
+
+    /// The next batch's bytes after one of `staged` bytes went whole: twice as much, up to what
+    /// the card allows.
+    static func grow(_ budget: Int, staged: Int, freeBytes: Int?) -> Int {
+        min(batchBytes(freeBytes: freeBytes, afterFailure: false), max(budget * 2, staged * 2))
+    }
 }

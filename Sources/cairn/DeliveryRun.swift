@@ -119,114 +119,134 @@ struct DeliveryRun {
             problem("\(base): \(blocking.joined(separator: ", ")): a file where deliver keeps a folder; move it away")
             counts.failedTrips += waiting.count
         }
+        // The trips go in batches of what the card can hold staged beside its logs (a month of
+        // rides staged at once filled a card near its limit): each batch whole before the next;
+        // after a failed run one trip a batch, so that a remote with room for some takes those.
+        var budget = DeliveryPlans.batchBytes(freeBytes: POSIX.freeBytes(dir), afterFailure: previous?.result == .failed)
+        var next = 0
+        var keySent = false
         if stop == nil && blocking.isEmpty && (!waiting.isEmpty || pagePending || keyOwed || listing.temporaries) {
             do {
-                try prepareOutbox()
-                if listing.temporaries { try removeTemporaries() }
-                for i in waiting.indices {
-                    let label = "trip \(waiting[i].trip.id) (\(waiting[i].trip.files.map { baseName($0.path) }.joined(separator: ", ")))"
-                    do { try stage(&waiting[i], receipts: receipts, listing: listing) } catch let e as Failure {
-                        problem("\(label): \(e.message)")
-                        waiting[i].failed = true
-                        counts.failedTrips += 1
+                repeat {
+                    try prepareOutbox()
+                    if next == 0 && listing.temporaries { try removeTemporaries() }
+                    var part: [Int] = []
+                    var stagedBytes = 0
+                    while next < waiting.count && (part.isEmpty || stagedBytes < budget) {
+                        let i = next
+                        next += 1
+                        part.append(i)
+                        let label = "trip \(waiting[i].trip.id) (\(waiting[i].trip.files.map { baseName($0.path) }.joined(separator: ", ")))"
+                        do { try stage(&waiting[i], receipts: receipts, listing: listing) } catch let e as Failure {
+                            problem("\(label): \(e.message)")
+                            waiting[i].failed = true
+                            counts.failedTrips += 1
+                        }
+                        stagedBytes += waiting[i].staged.filter { !$0.relative.hasPrefix("logs/") }.reduce(0) { $0 + $1.size }
                     }
-                }
-                var obsolete: [String] = []
-                var pageMade = false
-                let goes = waiting.filter { !$0.failed }
-                // Owed from here until a run sends it: a page that fails leaves it so.
-                if page && !goes.isEmpty { pagePending = true }
-                if page && pagePending {
-                    do {
-                        let receipted = finished.filter { receipts.names($0.trip, destination: destination) }
-                        obsolete = try stagePage(
-                            goes.compactMap(\.shown), hidden: goes.compactMap(\.hidden), receipted: receipted.map { ($0.trip, $0.summary) },
-                            reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing)
-                        pageMade = true
-                    } catch let e as Failure {
-                        problem("the page on \(base): \(e.message)")
-                        removePage()
+                    let last = next == waiting.count
+                    var obsolete: [String] = []
+                    var pageMade = false
+                    let goes = part.map { waiting[$0] }.filter { !$0.failed }
+                    // Owed from here until a run sends it: a page that fails leaves it so. It is
+                    // made with the run's last batch (the trips of the others receipted by then).
+                    if page && !goes.isEmpty { pagePending = true }
+                    if page && pagePending && last {
+                        do {
+                            let receipted = finished.filter { receipts.names($0.trip, destination: destination) }
+                            obsolete = try stagePage(
+                                goes.compactMap(\.shown), hidden: goes.compactMap(\.hidden), receipted: receipted.map { ($0.trip, $0.summary) },
+                                reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing)
+                            pageMade = true
+                        } catch let e as Failure {
+                            problem("the page on \(base): \(e.message)")
+                            removePage()
+                        }
                     }
-                }
-                let logsGo = goes.contains { w in w.staged.contains { $0.relative.hasPrefix("logs/") } }
-                var keyStaged: DeliveryPlans.Staged?
-                if copyLogs, let key = stageOptions.zones.key, logsGo || keyOwed {
-                    do { keyStaged = try stageKey(key.bytes, listing: listing) } catch let e as Failure { problem(e.message) }
-                }
-                // What an earlier delivery sent of a trip that it names otherwise now (a zone
-                // added or moved) or no longer sends (now wholly inside a zone), by its receipt:
-                // with the page off too, nothing uncut of the place stays up.
-                var renamed: [TripRef] = []
-                for w in waiting where !w.failed {
-                    let gone = DeliveryPlans.obsolete(
-                        before: receipts.sent(w.trip, folder: base).map(\.path), now: w.conversions.map(\.path), hidden: w.hidden != nil,
-                        formatsSent: formats.map(\.name), allFormats: ExportFormat.allCases.map(\.name), picturesFolder: PageBuilder.picturesFolder,
-                        nameNow: { w.names[$0] })
-                    if !gone.isEmpty { renamed.append(w.trip) }
-                    obsolete += gone
-                }
-                obsolete = Array(Set(obsolete)).sorted()
-                var pageFiles = try stagedPage()
-                // What the remote holds already, byte for byte, stays out of the batch (a format
-                // added later sends only the new files); a log there at its size but with other
-                // bytes is decided as `stage` decides any log there.
-                let there = try copiesThere(goes.flatMap(\.staged) + pageFiles, listing: listing)
-                for i in waiting.indices where !waiting[i].failed {
-                    do { try drop(there, from: &waiting[i]) } catch let e as Failure {
-                        problem("trip \(waiting[i].trip.id): \(e.message)")
-                        waiting[i].failed = true
-                        counts.failedTrips += 1
+                    let logsGo = goes.contains { w in w.staged.contains { $0.relative.hasPrefix("logs/") } }
+                    var keyStaged: DeliveryPlans.Staged?
+                    if copyLogs, let key = stageOptions.zones.key, !keySent, logsGo || keyOwed {
+                        do { keyStaged = try stageKey(key.bytes, listing: listing) } catch let e as Failure { problem(e.message) }
                     }
-                }
-                pageFiles.removeAll { there[$0.relative] == $0.md5 }
-                let batch = waiting.filter { !$0.failed }.flatMap(\.staged) + pageFiles + (keyStaged.map { [$0] } ?? [])
-                // The outbox is mirrored whole: what a failed trip or a copy already there left in
-                // it goes first.
-                keepOnly(Set(batch.map(\.relative)))
-                if !batch.isEmpty || !obsolete.isEmpty {
-                    // Said before anything goes up: a run cut after it leaves the page owed and
-                    // its shipping folder to remove.
-                    var owed = previous ?? DeliveryStatus()
-                    owed.pagePending = page && pagePending
-                    owed.remote = remote
-                    owed.shippingId = shippingId
-                    owed.shippingLeft = true
-                    owed.boardFolder = board
-                    do { try owed.write(directory: dir) } catch { printErr("cairn: \(error)") }
-                    // A trip whose earlier conversions go before its new ones are in place is
-                    // not delivered until they are: a run cut between must not leave prune a
-                    // receipt to delete the trip on (its logs whole there, its tracks gone). What
-                    // the receipt says was sent stays, for the next run to take back.
-                    if !renamed.isEmpty {
-                        for t in renamed { receipts.withholdLogs(t, folder: base) }
+                    // What an earlier delivery sent of a trip that it names otherwise now (a zone
+                    // added or moved) or no longer sends (now wholly inside a zone), by its receipt:
+                    // with the page off too, nothing uncut of the place stays up.
+                    var renamed: [TripRef] = []
+                    for w in goes {
+                        let gone = DeliveryPlans.obsolete(
+                            before: receipts.sent(w.trip, folder: base).map(\.path), now: w.conversions.map(\.path), hidden: w.hidden != nil,
+                            formatsSent: formats.map(\.name), allFormats: ExportFormat.allCases.map(\.name),
+                            picturesFolder: PageBuilder.picturesFolder, nameNow: { w.names[$0] })
+                        if !gone.isEmpty { renamed.append(w.trip) }
+                        obsolete += gone
+                    }
+                    obsolete = Array(Set(obsolete)).sorted()
+                    var pageFiles = try stagedPage()
+                    // What the remote holds already, byte for byte, stays out of the batch (a
+                    // format added later sends only the new files); a log there at its size but
+                    // with other bytes is decided as `stage` decides any log there.
+                    let there = try copiesThere(goes.flatMap(\.staged) + pageFiles, listing: listing)
+                    for i in part where !waiting[i].failed {
+                        do { try drop(there, from: &waiting[i]) } catch let e as Failure {
+                            problem("trip \(waiting[i].trip.id): \(e.message)")
+                            waiting[i].failed = true
+                            counts.failedTrips += 1
+                        }
+                    }
+                    pageFiles.removeAll { there[$0.relative] == $0.md5 }
+                    let sending = part.map { waiting[$0] }.filter { !$0.failed }
+                    let batch = sending.flatMap(\.staged) + pageFiles + (keyStaged.map { [$0] } ?? [])
+                    // The outbox is mirrored whole: what a failed trip or a copy already there
+                    // left in it goes first.
+                    keepOnly(Set(batch.map(\.relative)))
+                    if !batch.isEmpty || !obsolete.isEmpty {
+                        // Said before anything goes up: a run cut after it leaves the page owed
+                        // and its shipping folder to remove.
+                        var owed = previous ?? DeliveryStatus()
+                        owed.pagePending = page && pagePending
+                        owed.remote = remote
+                        owed.shippingId = shippingId
+                        owed.shippingLeft = true
+                        owed.boardFolder = board
+                        do { try owed.write(directory: dir) } catch { printErr("cairn: \(error)") }
+                        // A trip whose earlier conversions go before its new ones are in place is
+                        // not delivered until they are: a run cut between must not leave prune a
+                        // receipt to delete the trip on (its logs whole there, its tracks gone).
+                        // What the receipt says was sent stays, for the next run to take back.
+                        if !renamed.isEmpty {
+                            for t in renamed { receipts.withholdLogs(t, folder: base) }
+                            try receipts.save()
+                        }
+                        shipped = true
+                        // A log (or the key) the listing did not show never replaces a file that
+                        // is there by the time it moves: another board's, come meanwhile, or unlisted.
+                        var keep = Set(sending.flatMap(\.fresh))
+                        if let k = keyStaged, listing.files[k.relative] == nil { keep.insert(k.relative) }
+                        let (whole, wrong) = try ship(batch, deleting: obsolete, keep: keep)
+                        // Moved out: the emptied shipping folder goes. A batch that did not get
+                        // this far stays in it for the next run to resume.
+                        do {
+                            try attempt { () throws(Rclone.Failure) in try transport.removeFolder(shipping) }
+                            shipped = false
+                            leftover = false
+                        } catch {}  // kept in the status: the next run removes it
+                        for w in sending where DeliveryPlans.receipted(w.staged.map(\.relative), whole: whole) {
+                            receipts.mark(
+                                w.trip, files: w.now, logs: copyLogs, destination: destination, hidden: w.hidden != nil, sent: w.conversions)
+                            counts.delivered += 1
+                            counts.sentFiles += w.staged.count
+                            counts.sentBytes += w.staged.reduce(0) { $0 + $1.size }
+                        }
                         try receipts.save()
+                        if let k = keyStaged, whole.contains(k.relative) { keySent = true }
+                        if !wrong.isEmpty {
+                            // The trips whose files all went are delivered; the others wait.
+                            throw Stop.remote("\(base): does not read back as sent (\(wrong.prefix(3).joined(separator: ", ")))")
+                        }
+                        if pageMade { pagePending = false }
                     }
-                    shipped = true
-                    // A log (or the key) the listing did not show never replaces a file that is
-                    // there by the time it moves: another board's, come meanwhile, or unlisted.
-                    var keep = Set(waiting.filter { !$0.failed }.flatMap(\.fresh))
-                    if let k = keyStaged, listing.files[k.relative] == nil { keep.insert(k.relative) }
-                    let (whole, wrong) = try ship(batch, deleting: obsolete, keep: keep)
-                    // Moved out: the emptied shipping folder goes. A batch that did not get this
-                    // far stays in it for the next run to resume.
-                    do {
-                        try attempt { () throws(Rclone.Failure) in try transport.removeFolder(shipping) }
-                        shipped = false
-                        leftover = false
-                    } catch {}  // kept in the status: the next run removes it
-                    for w in waiting where !w.failed && DeliveryPlans.receipted(w.staged.map(\.relative), whole: whole) {
-                        receipts.mark(w.trip, files: w.now, logs: copyLogs, destination: destination, hidden: w.hidden != nil, sent: w.conversions)
-                        counts.delivered += 1
-                        counts.sentFiles += w.staged.count
-                        counts.sentBytes += w.staged.reduce(0) { $0 + $1.size }
-                    }
-                    try receipts.save()
-                    if !wrong.isEmpty {
-                        // The trips whose files all went are delivered; the others wait.
-                        throw Stop.remote("\(base): does not read back as sent (\(wrong.prefix(3).joined(separator: ", ")))")
-                    }
-                    if pageMade { pagePending = false }
-                }
+                    budget = DeliveryPlans.grow(budget, staged: stagedBytes, freeBytes: POSIX.freeBytes(dir))
+                } while next < waiting.count
             } catch let e as Stop {
                 stop = e
             } catch let e as Failure where e.status == ExitCode.config {

@@ -180,8 +180,10 @@ struct Rclone: TripRemote, Sendable {
     }
 
     func mirror(_ local: String, to folder: String) throws(Failure) {
-        // --copy-links: the staged logs are links to the log files.
-        try call("send to \(folder)", ["sync", "--copy-links", Self.localArgument(local), folder], bytes: Self.size(of: local))
+        // --copy-links: the staged logs are links to the log files. --delete-before: what an
+        // earlier batch left that this one does not hold goes first, so that a remote with room
+        // for this batch only takes it.
+        try call("send to \(folder)", ["sync", "--copy-links", "--delete-before", Self.localArgument(local), folder], bytes: Self.size(of: local))
     }
 
     func readBack(_ folder: String, paths: [String]?, md5: (String, String) -> Void) throws(Failure) {

@@ -99,6 +99,22 @@ final class DeliveryPlansTests: XCTestCase {
         }
     }
 
+    /// How much a batch stages beside the logs: a quarter of the card's free space, at most
+    /// 64 MB; after a failed run one trip, then twice what went, batch after batch.
+    func testBatchBytes() {
+        let mb = 1 << 20
+        let rows: [(free: Int?, afterFailure: Bool, bytes: Int)] = [
+            (nil, false, 64 * mb), (1_000 * mb, false, 64 * mb), (100 * mb, false, 25 * mb), (0, false, 0), (1_000 * mb, true, 0)
+        ]
+        for r in rows {
+            XCTAssertEqual(DeliveryPlans.batchBytes(freeBytes: r.free, afterFailure: r.afterFailure), r.bytes, "\(r)")
+        }
+        XCTAssertEqual(DeliveryPlans.grow(0, staged: 5_000, freeBytes: 1_000 * mb), 10_000)
+        XCTAssertEqual(DeliveryPlans.grow(10_000, staged: 3_000, freeBytes: 1_000 * mb), 20_000)
+        XCTAssertEqual(DeliveryPlans.grow(40 * mb, staged: 50 * mb, freeBytes: 1_000 * mb), 64 * mb)
+        XCTAssertEqual(DeliveryPlans.grow(0, staged: 5_000, freeBytes: 8_000), 2_000, "never past a quarter of the card's free space")
+    }
+
     typealias Stop = DeliveryPlans.Stop
 }
 

@@ -24,6 +24,50 @@ final class DeliverEndToEndTests: XCTestCase {
         return (dir, conf, "loc:" + t + "/remote")
     }
 
+    /// A remote with room for some trips and not for all (a disk nearly full): the batch that does
+    /// not fit fails the run; the next sends one trip a batch, then more while they go, so the
+    /// trips that fit are delivered and every run after a failure makes progress. (rclone here
+    /// refuses an upload of more than `room` bytes, as a full disk does.)
+    func testARemoteWithRoomForSomeTripsTakesThose() throws {
+        let (dir, conf, remote) = try setUp(trips: 6)
+        let work = try Harness.offCardDir()
+        let rclone = try XCTUnwrap(
+            ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map { $0 + "/rclone" }.first { fm.isExecutableFile(atPath: $0) })
+        let wrapper = work + "/rclone-full"
+        let room = 12000
+        try """
+        #!/bin/sh
+        sync=; src=; prev=
+        for a in "$@"; do [ "$a" = sync ] && sync=1; src=$prev; prev=$a; done
+        if [ -n "$sync" ]; then
+            n=$(find -L "$src" -type f -printf '%s\\n' | awk '{s += $1} END {print s + 0}'); echo "$n" >> \(work)/uploads
+            [ "$n" -gt \(room) ] && { echo "ERROR : write: no space left on device" >&2; exit 1; }
+        fi
+        exec \(rclone) "$@"
+        """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        func receipted() -> Int {
+            ((try? String(contentsOfFile: dir + "/delivered", encoding: .utf8)) ?? "").split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+        }
+        let first = try deliver(dir, conf, remote, "--rclone", wrapper, "--page", "no", "--format", "gpx,csv")
+        XCTAssertNotEqual(first.status, 0, "six trips do not fit at once: \(first.stderr)")
+        XCTAssertEqual(receipted(), 0, first.stderr)
+        var runs = 1
+        var before = 0
+        while receipted() < 6 && runs < 5 {
+            let r = try deliver(dir, conf, remote, "--rclone", wrapper, "--page", "no", "--format", "gpx,csv")
+            runs += 1
+            XCTAssertGreaterThan(receipted(), before, "run \(runs) after a failure sent nothing: \(r.stderr)")
+            before = receipted()
+        }
+        XCTAssertEqual(receipted(), 6, (try? String(contentsOfFile: work + "/uploads", encoding: .utf8)) ?? "")
+        for i in 1...6 {
+            XCTAssertEqual(
+                try Data(contentsOf: URL(fileURLWithPath: dir + "/0000000\(i).cairn")),
+                try Data(contentsOf: URL(fileURLWithPath: String(remote.dropFirst(4)) + "/unnamed/logs/0000000\(i).cairn")))
+        }
+    }
+
     func deliver(_ dir: String, _ conf: String, _ remote: String, _ extra: String...) throws -> Harness.Result {
         try Harness.run(
             Harness.cairn, ["deliver", "--dir", dir, "--remote", remote, "--rclone-config", conf, "--config", "none", "--retries", "1"] + extra)
