@@ -405,6 +405,11 @@ struct DeliveryRun {
             }
         }
         printOut("remote: \(remote) (reached); this board's folder: \(base)")
+        if let local = (try? transport.localFolder(base)) ?? nil, OnThisCard.isOnIt(local, logDirectory: dir) {
+            printOut(
+                "note: \(terminalSafe(local)) is on the log directory's own file system (a stick that is not mounted?):"
+                    + " copies there are no copies off the board, and prune keeps the trips")
+        }
         printOut(
             "formats: \(formats.isEmpty ? "none" : formats.map(\.name).joined(separator: ",")); logs: \(copyLogs ? "yes" : "no"); page: \(page ? "yes" : "no")"
                 + (stageOptions.zones.isEmpty ? "" : "; privacy zones: \(stageOptions.zones.zones.count), cut"))

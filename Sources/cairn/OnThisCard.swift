@@ -11,4 +11,17 @@ enum OnThisCard {
         guard let logs = try? POSIX.status(logDirectory), let copy = try? POSIX.status(POSIX.join(folder, file)) else { return false }
         return copy.st_dev == logs.st_dev
     }
+
+    /// `folder` (absolute), or the nearest folder above it that exists (where rclone would make
+    /// it), is on the file system of `logDirectory`.
+    static func isOnIt(_ folder: String, logDirectory: String) -> Bool {
+        guard let logs = try? POSIX.status(logDirectory) else { return false }
+        var p = folder
+        while !p.isEmpty {
+            if let st = try? POSIX.status(p) { return st.st_dev == logs.st_dev }
+            if p == "/" { break }
+            p = POSIX.parent(of: p)
+        }
+        return false
+    }
 }

@@ -131,6 +131,8 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
         try end("removeFolder", failing)
     }
 
+    func localFolder(_ folder: String) throws(RemoteFailure) -> String? { nil }
+
     func deleteMatching(_ pattern: String, under folder: String) throws(RemoteFailure) {
         let failing = try begin("deleteMatching")
         let prefix = String(pattern.prefix { $0 != "*" })

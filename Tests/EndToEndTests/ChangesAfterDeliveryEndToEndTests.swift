@@ -138,6 +138,9 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let card = Harness.tempDir()
         let conf = card + "/rclone.conf"
         try "[loc]\ntype = local\n[stick]\ntype = alias\nremote = loc:\(card)/media/stick\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let check = try deliver(dir, conf, "stick:rides", ["--format", "gpx", "--page", "no", "--check"])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertTrue(check.stdout.contains("on the log directory's own file system"), check.stdout)
         let d = try deliver(dir, conf, "stick:rides", ["--format", "gpx", "--page", "no"])
         XCTAssertEqual(d.status, 0, d.stderr)
         XCTAssertTrue(fm.fileExists(atPath: card + "/media/stick/rides/unnamed/logs/00000001.cairn"), d.stderr)
