@@ -53,7 +53,7 @@ if [ "$uninstall" = yes ]; then
     if [ "$live_systemd" = yes ]; then
         systemctl disable --now cairn.service cairn-deliver.timer cairn-deliver.path 2>/dev/null || true
     fi
-    rm -f "$unit_path" "$bin_path" "$root/etc/systemd/system/cairn-deliver.service" "$root/etc/systemd/system/cairn-deliver.timer" "$root/etc/systemd/system/cairn-deliver.path" \
+    rm -f "$unit_path" "$bin_path" "$root/usr/local/share/man/man1/cairn.1.gz" "$root/usr/local/share/bash-completion/completions/cairn" "$root/etc/systemd/system/cairn-deliver.service" "$root/etc/systemd/system/cairn-deliver.timer" "$root/etc/systemd/system/cairn-deliver.path" \
         "$root/etc/NetworkManager/dispatcher.d/90-cairn-deliver"
     rm -rf "$doc_dir"
     [ "$live_systemd" = yes ] && systemctl daemon-reload
@@ -116,6 +116,18 @@ install -m 0755 "$here/90-cairn-deliver" "$root/etc/NetworkManager/dispatcher.d/
 if [ -f "$here/README.md" ]; then install -m 0644 "$here/README.md" "$doc_dir/README.md"; fi
 if [ -f "$here/PUT-IT-ON-A-BIKE.md" ]; then install -m 0644 "$here/PUT-IT-ON-A-BIKE.md" "$doc_dir/PUT-IT-ON-A-BIKE.md"; fi
 if [ -f "$here/DELIVERY.md" ]; then install -m 0644 "$here/DELIVERY.md" "$doc_dir/DELIVERY.md"; fi
+# The manual page and bash's completion, made from the installed binary's own help (a binary
+# for another machine, staged with --root, cannot say: then they are left out, said).
+man_path="$root/usr/local/share/man/man1/cairn.1.gz"
+completion_path="$root/usr/local/share/bash-completion/completions/cairn"
+mkdir -p "$(dirname "$man_path")" "$(dirname "$completion_path")"
+if "$binary" --version >/dev/null 2>&1; then
+    bash "$here/man/make-man.sh" "$binary" | gzip -9n >"$man_path.new" && mv -f "$man_path.new" "$man_path"
+    bash "$here/man/make-completion.sh" "$binary" >"$completion_path.new" && mv -f "$completion_path.new" "$completion_path"
+    chmod 0644 "$man_path" "$completion_path"
+else
+    say "$binary does not run here: no manual page or completion installed (run install.sh on the board)"
+fi
 say "installed $bin_path ($("$bin_path" --version 2>/dev/null || echo '?')) and $unit_path"
 
 # The config: never overwritten (it is the rider's).

@@ -132,6 +132,13 @@ public enum POSIX {
     /// isatty(3): whether `fd` is a terminal (under systemd, standard error is not).
     public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
+    /// The width in columns of the terminal on `fd` (TIOCGWINSZ); nil when it is no terminal or
+    /// does not say.
+    public static func terminalColumns(_ fd: Int32) -> Int? {
+        let c = Int(cairn_terminal_columns(fd))
+        return c > 0 ? c : nil
+    }
+
     /// mkdir(2); an existing entry of that name is no failure when `existingIsFine`.
     public static func makeDirectory(_ path: String, mode: mode_t = 0o755, existingIsFine: Bool = true) throws(Errno) {
         if cMkdir(path, mode) == 0 { return }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CairnSystem
 
 /// A small command-line parser in the style of swift-argument-parser (which cannot be fetched
 /// here): `--opt value`, `--opt=value`, flags, `--` ends options, options before or after
@@ -103,12 +104,17 @@ func nearestName(_ name: String, _ candidates: [String]) -> String? {
 }
 
 /// Help text for a subcommand, laid out like swift-argument-parser's.
-func helpText(overview: String, usage: String, arguments: [(String, String)] = [], options: [OptionSpec]) -> String {
-    var s = "OVERVIEW: \(overview)\n\nUSAGE: \(usage)\n"
+/// `width`: the columns to wrap to (the terminal's, 80 when output goes elsewhere).
+func helpText(overview: String, usage: String, arguments: [(String, String)] = [], options: [OptionSpec], width: Int = helpWidth) -> String {
+    var s = wrapped("OVERVIEW: \(overview)", width: width, indent: 2) + "\n" + wrapped("USAGE: \(usage)", width: width, indent: 7)
+    let column = 26
     func row(_ left: String, _ right: String) -> String {
         let l = "  " + left
-        return l.count < 26
-            ? l + String(repeating: " ", count: 26 - l.count) + right + "\n" : l + "\n" + String(repeating: " ", count: 26) + right + "\n"
+        let text = wrapped(right, width: width - column, indent: 0).split(separator: "\n", omittingEmptySubsequences: false)
+        let pad = String(repeating: " ", count: column)
+        var out = l.count < column ? l + String(repeating: " ", count: column - l.count) + text[0] + "\n" : l + "\n" + pad + text[0] + "\n"
+        for line in text.dropFirst() where !line.isEmpty { out += pad + line + "\n" }
+        return out
     }
     if !arguments.isEmpty {
         s += "\nARGUMENTS:\n"
@@ -122,6 +128,48 @@ func helpText(overview: String, usage: String, arguments: [(String, String)] = [
     }
     s += row("-h, --help", "Show help information.")
     return s
+}
+
+/// The columns help is wrapped to: $COLUMNS when set (the man page's maker sets it wide), else
+/// the terminal's on standard output, else 80; at least 40.
+let helpWidth = max(40, POSIX.environment("COLUMNS").flatMap { StrictNumber.whole($0) } ?? POSIX.terminalColumns(1) ?? 80)
+
+/// `text` broken at spaces into lines of at most `width` columns (a longer word stays whole). Its
+/// own lines stay lines, each keeping its leading spaces; the rest of the first line goes on
+/// indented by `indent`, of any other line by its own leading spaces. Ends with a newline.
+func wrapped(_ text: String, width: Int, indent: Int) -> String {
+    var out = ""
+    for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        if line.count <= width {
+            out += line + "\n"
+            continue
+        }
+        let lead = line.prefix { $0 == " " }.count
+        let pad = String(repeating: " ", count: n == 0 ? indent : lead)
+        // Words with the spaces before each, as written (a table's columns keep their gaps).
+        var words: [(gap: Substring, word: Substring)] = []
+        var rest = line.dropFirst(lead)
+        while !rest.isEmpty {
+            let gap = rest.prefix { $0 == " " }
+            rest = rest.dropFirst(gap.count)
+            let word = rest.prefix { $0 != " " }
+            rest = rest.dropFirst(word.count)
+            if !word.isEmpty { words.append((gap, word)) }
+        }
+        var current = String(line.prefix(lead))
+        var fresh = true
+        for (gap, word) in words {
+            if !fresh && current.count + gap.count + word.count > width {
+                out += current + "\n"
+                current = pad + word
+            } else {
+                current += (fresh ? "" : String(gap)) + word
+            }
+            fresh = false
+        }
+        out += current + "\n"
+    }
+    return out
 }
 
 /// Every number an option takes, on the command line or in the config file: plain decimal

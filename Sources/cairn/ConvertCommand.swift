@@ -12,17 +12,22 @@ enum ConvertCommand: Command {
     static let name = "convert"
     static let overview = """
         Convert trips to GPX 1.1, FIT activities, GeoJSON, KML or CSV, streamed from the log.
-          gpx      one <trk> per trip, one <trkseg> per segment; temperature in Garmin's
-                   TrackPointExtension v1, speed and course as cairn:speed, cairn:course
-          fit      one activity file per trip into a directory (-o DIR), for Strava and Garmin
-          geojson  one MultiLineString Feature per trip (RFC 7946), or speed-coloured lines;
-                   3-D positions only when every point has a trusted height
+          gpx      one <trk> per trip, one <trkseg> per segment; temperature in
+                   Garmin's TrackPointExtension v1, speed and course as
+                   cairn:speed, cairn:course
+          fit      one activity file per trip into a directory (-o DIR), for
+                   Strava and Garmin
+          geojson  one MultiLineString Feature per trip (RFC 7946), or
+                   speed-coloured lines; 3-D positions only when every point
+                   has a trusted height
           kml      one gx:MultiTrack per trip, or speed-coloured tracks
-          csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board[,lap][,origin]
-        Laps (--laps) and privacy zones (--privacy-zone, --config) apply to every format; the
-        figures an export writes (FIT session and laps, GeoJSON and KML properties) count the
-        points it holds. --smooth and --fill-gaps change the exported track (never the log):
-        the points are flagged (CSV's origin column), and the figures are the exported track's.
+          csv      time,lat,lon,ele,speed,course,temp,pressure,climb,segment,
+                   trip,board[,lap][,origin]
+        Laps (--laps) and privacy zones (--privacy-zone, --config) apply to every
+        format; the figures an export writes (FIT session and laps, GeoJSON and
+        KML properties) count the points it holds. --smooth and --fill-gaps change
+        the exported track (never the log): the points are flagged (CSV's origin
+        column), and the figures are the exported track's.
         """
     static let usage =
         "cairn convert <path> ... --to <gpx|fit|geojson|kml|csv> [-o <file|dir|->] [--trip <id>] [--speed-bands <auto|kmh,...>] [--utc-offset <±HH:MM>] [--refilter [--activity <activity>] [--close-after <minutes>] | --raw] [--smooth] [--fill-gaps] [--laps <pause|none|1km|5km|10km|1mi|5mi>] [--privacy-zone <lat,lon,radius_m>]... [--config <file|none>] [--privacy-key <file>] [--name-prefix <text>] [--board <id>] [--force]"

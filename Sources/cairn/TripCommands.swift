@@ -121,7 +121,7 @@ enum ListCommand: Command {
     static let overview = "List the trips in log files or directories of them (a card copied to a laptop)."
     static let usage =
         "cairn list [<path> ...] [--json] [--config <file|none>] [--privacy-zone <lat,lon,radius_m>]... [--privacy-key <file>]"
-    static let arguments = [("<path>", "Log files or directories. (default: .)")]
+    static let arguments = [("<path>", "Log files or directories. (default: ., or the recorder's /var/lib/cairn when . holds no logs)")]
     static let options =
         [
             OptionSpec(name: "--json", valueName: nil, help: "Print a JSON array, one object per trip."),
@@ -133,7 +133,7 @@ enum ListCommand: Command {
         ] + ExportStageOptions.zoneOptions.filter { $0.name != "--config" }
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
-        let paths = a.positionals.isEmpty ? ["."] : a.positionals
+        let paths = a.positionals.isEmpty ? [defaultLogDirectory()] : a.positionals
         let fuel = try FuelSettings.load(a)
         let sel = try TripSelection(paths: paths, trip: nil)
         // With zones the figures are those of the exported part (the whole trip's less them
@@ -179,7 +179,9 @@ enum InfoCommand: Command {
     static let arguments = [("<trip-id | path>", "A trip id (looked up in --dir), or a log file or directory.")]
     static let options =
         [
-            OptionSpec(name: "--dir", valueName: "DIR", help: "Where to look up a trip id. (default: .)"),
+            OptionSpec(
+                name: "--dir", valueName: "DIR",
+                help: "Where to look up a trip id. (default: ., or the recorder's /var/lib/cairn when . holds no logs)"),
             OptionSpec(name: "--json", valueName: nil, help: "Print JSON (the same keys as 'list --json')."),
             OptionSpec(
                 name: "--config", valueName: "FILE",
@@ -201,7 +203,7 @@ enum InfoCommand: Command {
         if pathExists(target) {
             sel = try TripSelection(paths: [target], trip: nil)
         } else if UInt64(target) != nil {
-            sel = try TripSelection(paths: [a.value("--dir") ?? "."], trip: target, naming: "trip")
+            sel = try TripSelection(paths: [a.value("--dir") ?? defaultLogDirectory()], trip: target, naming: "trip")
         } else {
             throw Failure("\(target): no such file, directory or trip id")
         }
@@ -211,7 +213,9 @@ enum InfoCommand: Command {
         // (the whole trip's less them would give the hidden stretches away); the key lies with
         // the trip's logs.
         let zones = try ExportStageOptions.zones(
-            a, logDirectory: pathExists(target) ? (POSIX.isDirectory(target) ? target : POSIX.parent(of: target)) : (a.value("--dir") ?? "."),
+            a,
+            logDirectory: pathExists(target)
+                ? (POSIX.isDirectory(target) ? target : POSIX.parent(of: target)) : (a.value("--dir") ?? defaultLogDirectory()),
             firstInput: nil)
         if a.has("--why") { return try TripWhy.run(sel, json: a.has("--json"), zones: zones) }
         for t in sel.trips {

@@ -43,3 +43,15 @@ func finishedTrips(
 ) throws -> [(TripRef, TripSummary)] {
     try catalogTrips(in: dir, say: say, unfinished: unfinished).filter { $0.openBecause == nil }.map { ($0.trip, $0.summary) }
 }
+
+/// Where `list` and `info` look when given no path: the working directory when it holds log
+/// files, else the recorder's own directory when there is one (a rider on the board types
+/// `cairn list` in their home directory).
+func defaultLogDirectory() -> String {
+    let here = (try? LogDirectory.logFiles(in: ".")) ?? []
+    if here.isEmpty && POSIX.isDirectory(recorderLogDirectory) { return recorderLogDirectory }
+    return "."
+}
+
+/// The recorder's log directory when none is given (`record --dir`, the service's).
+let recorderLogDirectory = "/var/lib/cairn"

@@ -51,6 +51,12 @@ let topHelp = """
       See 'cairn help <subcommand>' for detailed help.
     """
 
+let shortUsage = """
+    usage: cairn <subcommand> [<options>]
+      \(allCommands.map { $0.name }.joined(separator: "  "))
+    'cairn --help' says what each does; 'cairn help <subcommand>' shows its options.
+    """
+
 func usageFailure(_ message: String, usage: String, helpHint: String) -> Int32 {
     printErr("Error: \(message)\nUsage: \(usage)\n  See '\(helpHint)' for more information.")
     return ExitCode.usage
@@ -59,8 +65,9 @@ func usageFailure(_ message: String, usage: String, helpHint: String) -> Int32 {
 func main(_ argv: [String], commands: [any Command.Type]) -> Int32 {
     var args = Array(argv.dropFirst())
     guard let first = args.first else {
-        printErr(topHelp)
-        return ExitCode.usage
+        // As rclone and restic do: a short usage, on standard output.
+        printOut(shortUsage)
+        return ExitCode.ok
     }
     if first == "-h" || first == "--help" || first == "-help" {
         printOut(topHelp)

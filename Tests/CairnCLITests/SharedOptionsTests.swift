@@ -55,4 +55,17 @@ final class SharedOptionsTests: XCTestCase {
             XCTAssertEqual(options.filter { $0.name == "--name-prefix" }.map(\.help), [SharedOptions.namePrefixOption.help])
         }
     }
+
+    /// Help text broken at spaces to a width; a word longer than the width stays whole.
+    func testWrapped() {
+        XCTAssertEqual(wrapped("a bb ccc dddd", width: 6, indent: 2), "a bb\n  ccc\n  dddd\n")
+        XCTAssertEqual(wrapped("short", width: 80, indent: 4), "short\n")
+        XCTAssertEqual(wrapped("x averyveryverylongword y", width: 8, indent: 0), "x\naveryveryverylongword\ny\n")
+        let help = helpText(
+            overview: "o", usage: "u", options: [OptionSpec(name: "--a", valueName: nil, help: "one two three four five six")], width: 40)
+        XCTAssertEqual(
+            help,
+            "OVERVIEW: o\n\nUSAGE: u\n\nOPTIONS:\n  --a                     one two three\n                          four five six\n  -h, --help              Show help\n                          information.\n"
+        )
+    }
 }

@@ -170,9 +170,22 @@ final class DeployTests: XCTestCase {
         let first = try Harness.run("/bin/bash", args)
         XCTAssertEqual(first.status, 0, first.stdout + first.stderr)
         XCTAssertTrue(first.stdout.contains("created user cairn"), first.stdout)
-        for f in ["/usr/local/bin/cairn", "/etc/systemd/system/cairn.service", "/etc/cairn.conf", "/usr/local/share/doc/cairn/README.md"] {
+        for f in [
+            "/usr/local/bin/cairn", "/etc/systemd/system/cairn.service", "/etc/cairn.conf", "/usr/local/share/doc/cairn/README.md",
+            "/usr/local/share/man/man1/cairn.1.gz", "/usr/local/share/bash-completion/completions/cairn"
+        ] {
             XCTAssertTrue(fm.fileExists(atPath: root + f), "not installed: \(f)")
         }
+        // The completion offers the subcommands, then each one's options, as the binary has them.
+        let completion = root + "/usr/local/share/bash-completion/completions/cairn"
+        let complete = try Harness.run(
+            "/bin/bash",
+            [
+                "-c",
+                "source '\(completion)'; COMP_WORDS=(cairn del); COMP_CWORD=1; _cairn; echo \"${COMPREPLY[*]}\";"
+                    + " COMP_WORDS=(cairn deliver --re); COMP_CWORD=2; _cairn; echo \"${COMPREPLY[*]}\""
+            ])
+        XCTAssertEqual(complete.stdout, "deliver\n--remote --retries\n", complete.stderr)
         var isDir: ObjCBool = false
         XCTAssertTrue(fm.fileExists(atPath: root + "/var/lib/cairn", isDirectory: &isDir) && isDir.boolValue)
         let passwd = try String(contentsOfFile: root + "/etc/passwd", encoding: .utf8)
@@ -202,6 +215,7 @@ final class DeployTests: XCTestCase {
         let un = try Harness.run("/bin/bash", [script, "--root", root, "--uninstall"])
         XCTAssertEqual(un.status, 0, un.stderr)
         XCTAssertFalse(fm.fileExists(atPath: root + "/usr/local/bin/cairn"))
+        XCTAssertFalse(fm.fileExists(atPath: completion))
         XCTAssertFalse(fm.fileExists(atPath: root + "/etc/systemd/system/cairn.service"))
         XCTAssertTrue(fm.fileExists(atPath: root + "/var/lib/cairn/00000001.cairn"))
         XCTAssertTrue(fm.fileExists(atPath: root + "/etc/cairn.conf"))

@@ -142,6 +142,17 @@ final class RecorderFaultTests: XCTestCase {
             let h2 = try Harness.cairn("help", sub)
             XCTAssertEqual(h2.stdout, h.stdout)
         }
+        // Alone: a short usage on standard output, as rclone and restic print theirs.
+        let bare = try Harness.run(Harness.cairn, [])
+        XCTAssertEqual(bare.status, 0)
+        XCTAssertTrue(bare.stdout.hasPrefix("usage: cairn <subcommand>"), bare.stdout)
+        XCTAssertTrue(bare.stderr.isEmpty, bare.stderr)
+        // Help is wrapped: 80 columns when it goes to a file or a pipe.
+        for sub in ["record", "deliver", "export", "list"] {
+            let h = try Harness.cairn(sub, "--help")
+            let long = h.stdout.split(separator: "\n").filter { $0.count > 80 }
+            XCTAssertEqual(long, [], sub)
+        }
         let v = try Harness.cairn("--version")
         XCTAssertEqual(v.status, 0)
         XCTAssertFalse(v.stdout.isEmpty)

@@ -34,7 +34,7 @@ out=${CAIRN_DEB_OUT:-$repo/.build/deb}
 stage=$out/stage-$arch
 rm -rf "$stage"
 mkdir -p "$stage/DEBIAN" "$stage/usr/bin" "$stage/usr/lib/systemd/system" "$stage/etc" \
-         "$stage/usr/share/man/man1" "$stage/usr/share/doc/cairn"
+         "$stage/usr/share/man/man1" "$stage/usr/share/doc/cairn" "$stage/usr/share/bash-completion/completions"
 
 install -m 0755 "$bin" "$stage/usr/bin/cairn"
 # The unit is deploy/cairn.service with the packaged paths.
@@ -57,6 +57,8 @@ install -m 0644 "$repo/deploy/cairn.conf" "$stage/etc/cairn.conf"
 
 MAN_DATE=$(date -u -d "$(sed -n 's/^ -- .*>  //p' "$here/changelog" | head -1)" +%Y-%m-%d) \
     bash "$repo/deploy/man/make-man.sh" "$bin" "$runner" | gzip -9n >"$stage/usr/share/man/man1/cairn.1.gz"
+bash "$repo/deploy/man/make-completion.sh" "$bin" "$runner" >"$stage/usr/share/bash-completion/completions/cairn"
+chmod 0644 "$stage/usr/share/bash-completion/completions/cairn"
 install -m 0644 "$here/copyright" "$stage/usr/share/doc/cairn/copyright"
 {
     if [ "$version" != "$source_version" ]; then

@@ -7,7 +7,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=${1:?usage: make-man.sh BINARY [RUNNER]}
 runner=${2:-}
-run() { if [ -n "$runner" ]; then "$runner" "$bin" "$@"; else "$bin" "$@"; fi; }
+# Help unwrapped (cairn wraps it to $COLUMNS): one line per row for the parser below.
+run() { if [ -n "$runner" ]; then COLUMNS=100000 "$runner" "$bin" "$@"; else COLUMNS=100000 "$bin" "$@"; fi; }
 version=$(run --version)
 subs=$(run --help | awk '/^SUBCOMMANDS:/ {on = 1; next} on && /^  [a-z]/ {print $1}')
 [ -n "$subs" ] || { echo "make-man.sh: no subcommands in '$bin --help'" >&2; exit 1; }
