@@ -74,7 +74,10 @@ enum DeliverCommand: Command {
             OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
             OptionSpec(
                 name: "--check", valueName: nil,
-                help: "Reach the remote and say what would go (trips, files, the board's folder); send and write nothing.")
+                help: "Reach the remote and say what would go (trips, files, the board's folder); send and write nothing."),
+            OptionSpec(
+                name: "--json", valueName: nil,
+                help: "When the run ends, print one JSON object on standard output: the result, the counts, the reason, the exit status.")
         ]
         + sectionOptions.filter { $0.name != "--laps" } + ExportStageOptions.options + [SharedOptions.boardOption]
 
@@ -184,7 +187,13 @@ enum DeliverCommand: Command {
             // kept absolute (a bare program name stays one, looked up in PATH).
             rcloneProgram: rclone.program.contains("/") ? ExportCommand.absolute(rclone.program) : rclone.program,
             rcloneConfig: rclone.configFile.map(ExportCommand.absolute) ?? "")
-        return run.go()
+        let code = run.go()
+        if a.has("--json") {
+            var o = run.report ?? DeliveryStatus(result: .failed).json
+            o.add("exit_status", Int(code))
+            printOut(o.text)
+        }
+        return code
     }
 
     static let lockFileName = ".cairn-deliver.lock"

@@ -26,6 +26,9 @@ struct DeliveryRun {
     let quietFailures: Bool
     /// Keep the remote's page (index.html, index.tsv, pictures/) up to date.
     let page: Bool
+    /// What the run did, for `deliver --json` (the status it wrote, its counts); nil when it
+    /// ended before (the log directory unreadable, the remote the board's own storage).
+    var report: JSONObject?
     /// The rclone program and config, kept in the status for retention.
     var rcloneProgram = ""
     var rcloneConfig = ""
@@ -278,6 +281,13 @@ struct DeliveryRun {
         status.failingSinceMs = o.failingSinceMs
         for l in o.lines { printErr("cairn: \(l)") }
         do { try status.write(directory: dir) } catch { printErr("cairn: \(error)") }
+        var r = status.json
+        r.add("already_there", counts.alreadyThere)
+        r.add("not_delivered", counts.failedTrips)
+        r.add("sent_files", counts.sentFiles)
+        r.add("sent_bytes", counts.sentBytes)
+        r.add("problems", counts.problems)
+        report = r
         return o.exitCode
     }
 

@@ -86,10 +86,12 @@ enum StatusCommand: Command {
     static let name = "status"
     static let overview =
         "Show what a running recorder is doing, from the file it writes with 'record --status'. Exit status: 0 the recorder is running and the file is fresh; 2 the recorder has stopped, or the file is stale (not rewritten for over twice its refresh interval plus 5 s, or its recorder's process is gone); 1 the file cannot be read or is not a status file (a FIFO, a directory, another file)."
-    static let usage = "cairn status [<file>] [--raw] [--dir <dir>]"
+    static let usage = "cairn status [<file>] [--raw | --json] [--dir <dir>]"
     static let arguments = [("<file>", "The status file. (default: /run/cairn/status)")]
     static let options = [
-        OptionSpec(name: "--raw", valueName: nil, help: "Print the file as it is (key=value lines)."),
+        OptionSpec(
+            name: "--raw", valueName: nil, help: "Print the file as it is (key=value lines), and the last delivery as delivery=... lines."),
+        OptionSpec(name: "--json", valueName: nil, help: "Print one JSON object: the file's fields, stale, and the last delivery."),
         OptionSpec(
             name: "--dir", valueName: "DIR",
             help: "The recorder's log directory, whose 'delivery' file says how the last 'cairn deliver' went. (default: /var/lib/cairn)")
@@ -101,8 +103,15 @@ enum StatusCommand: Command {
         let (text, mtime) = try readStatusFile(path)
         // Whatever the file holds, no control character reaches the terminal (an escape
         // sequence could rewrite the screen): each is shown as U+FFFD, lines kept.
+        if a.has("--raw") && a.has("--json") { throw UsageError("Give '--raw' or '--json', not both") }
+        let delivery = DeliveryStatus.read(directory: a.value("--dir") ?? "/var/lib/cairn")
         if a.has("--raw") {
-            printOut(text.split(separator: "\n", omittingEmptySubsequences: false).map { terminalSafe(String($0)) }.joined(separator: "\n"))
+            var raw = text.split(separator: "\n", omittingEmptySubsequences: false).map { terminalSafe(String($0)) }.joined(separator: "\n")
+            if let d = delivery {
+                if !raw.hasSuffix("\n") { raw += "\n" }
+                raw += "delivery=\(terminalSafe(d.result.rawValue))\ndelivery_summary=\(terminalSafe(d.summary))\n"
+            }
+            printOut(raw.hasSuffix("\n") ? String(raw.dropLast()) : raw)
             return ExitCode.ok
         }
         let fields = LiveStatus.parse(text)
@@ -151,11 +160,43 @@ enum StatusCommand: Command {
             "updated:    \(g("updated")) (write \(g("seq")), pid \(g("pid")))"
         ]
         if state == "stopped" { lines[0] = "state:      stopped (the recorder has exited)" }
-        if let d = DeliveryStatus.read(directory: a.value("--dir") ?? "/var/lib/cairn") {
-            lines.append("delivery:   " + terminalSafe(d.summary))
+        if let d = delivery { lines.append("delivery:   " + terminalSafe(d.summary)) }
+        let exit = state == "stopped" || !age.isEmpty ? ExitCode.statusStale : ExitCode.ok
+        if a.has("--json") {
+            printOut(json(fields, stale: !age.isEmpty, delivery: delivery, exit: exit))
+            return exit
         }
         printOut(lines.joined(separator: "\n"))
-        return state == "stopped" || !age.isEmpty ? ExitCode.statusStale : ExitCode.ok
+        return exit
+    }
+
+    /// `status --json`: the file's fields (numbers as numbers, `-` as null, `dropped` as an
+    /// object of counts), whether it is stale, the last delivery (null when none) and the exit
+    /// status. Fields a newer recorder adds come through as strings.
+    static func json(_ fields: [(String, String)], stale: Bool, delivery: DeliveryStatus?, exit: Int32) -> String {
+        let numbers: Set<String> = [
+            "accuracy_m", "fix_age_s", "speed_kmh", "distance_m", "moving_time_s", "ascent_m", "descent_m", "points", "segments",
+            "synced_seq", "sync_age_s", "seq", "refresh_s", "pid"
+        ]
+        var o = JSONObject()
+        for (k, v) in fields where !k.isEmpty {
+            if k == "dropped" {
+                var d = JSONObject()
+                for pair in v.split(separator: ",") where v != "-" {
+                    let p = pair.split(separator: ":")
+                    if p.count == 2, let n = StrictNumber.whole(String(p[1])) { d.add(String(p[0]), n) }
+                }
+                o.add(k, json: d.text)
+            } else if numbers.contains(k) {
+                o.add(k, number: v)
+            } else {
+                o.add(k, v == "-" ? nil : v)
+            }
+        }
+        o.add("stale", stale)
+        o.add("delivery", json: delivery?.json.text ?? "null")
+        o.add("exit_status", Int(exit))
+        return o.text
     }
 
     /// The status file's text and modification time. Opened without blocking and refused unless

@@ -1,11 +1,14 @@
 import CairnLog
+import CairnExport
 
 enum VerifyCommand: Command {
     static let name = "verify"
     static let overview = "Check log files: records, trips, intact, recovered and damaged byte ranges, torn tails."
-    static let usage = "cairn verify <path> ..."
+    static let usage = "cairn verify <path> ... [--json]"
     static let arguments = [("<path>", "Log files or directories of them.")]
-    static let options: [OptionSpec] = []
+    static let options: [OptionSpec] = [
+        OptionSpec(name: "--json", valueName: nil, help: "Print one JSON object: each file's state and byte ranges, the totals, the exit status.")
+    ]
 
     /// Exit status: 0 every file clean; 2 only torn tails or files whose header was never
     /// completed (normal after a power cut: nothing that was synced is lost); 3 damage (records
@@ -18,9 +21,16 @@ enum VerifyCommand: Command {
             let rank: [Int32: Int] = [0: 0, 2: 1, 3: 2, 1: 3]
             if rank[code]! > rank[worst]! { worst = code }
         }
+        let json = a.has("--json")
+        var objects: [String] = []
         var paths: [String] = []
         for p in a.positionals {
-            guard pathExists(p) else { printErr("\(p): no such file or directory"); note(1); continue }
+            guard pathExists(p) else {
+                printErr("\(p): no such file or directory")
+                note(1)
+                if json { objects.append(fileJSON(p, state: "unreadable", error: "no such file or directory")) }
+                continue
+            }
             if let files = try? LogDirectory.logFiles(in: p) {
                 if files.isEmpty { printErr("\(p): no cairn log files in this directory"); note(1) }
                 paths += files.map(\.path)
@@ -70,17 +80,60 @@ enum VerifyCommand: Command {
                 if s.valuesLeftOut > 0 {
                     line += "; \(s.valuesLeftOut) impossible value(s) left out of their points (first: \(s.firstLeftOut ?? "?"))"
                 }
-                printOut(line)
+                if json {
+                    var o = JSONObject()
+                    o.add("path", p)
+                    o.add(
+                        "state",
+                        s.isClean
+                            ? "clean"
+                            : (!s.damaged.isEmpty || s.sequenceGaps > 0 || s.malformedRecords > 0 || s.implausibleRecords > 0) ? "damaged" : "torn")
+                    o.add("trip", Int(r.header.tripId))
+                    o.add("part", Int(r.header.part))
+                    o.add("records", s.records)
+                    o.add("points", s.points)
+                    o.add("closed", s.hasTripEnd)
+                    o.add("damaged_bytes", s.damaged.reduce(0) { $0 + $1.count })
+                    o.add("sequence_gaps", s.sequenceGaps)
+                    o.add("malformed_records", s.malformedRecords)
+                    o.add("implausible_records", s.implausibleRecords)
+                    o.add("torn_tail_bytes", s.tornTailBytes)
+                    o.add("unused_tail_bytes", s.unusedTailBytes)
+                    o.add("newer_records_skipped", s.unknownRecords)
+                    o.add("values_left_out", s.valuesLeftOut)
+                    o.add("ranges", json: JSONObject.array(ranges(r, s).map(TextFormat.jsonString)))
+                    objects.append(o.text)
+                } else {
+                    printOut(line)
+                }
             } catch let e as LogError where e.kind == .truncatedHeader {
                 // Created but never completed: the recorder stopped while creating it.
-                printOut("\(p): torn: \(e.message); holds no records")
+                if json {
+                    objects.append(fileJSON(p, state: "torn", error: e.message))
+                } else {
+                    printOut("\(p): torn: \(e.message); holds no records")
+                }
                 torn += 1
                 note(2)
             } catch {
                 printErr("\(error)")
+                if json { objects.append(fileJSON(p, state: "unreadable", error: "\(error)")) }
                 unreadable += 1
                 note(1)
             }
+        }
+        if json {
+            var o = JSONObject()
+            o.add("files", json: JSONObject.array(objects))
+            o.add("trips", trips.count)
+            o.add("records", records)
+            o.add("clean", clean)
+            o.add("torn", torn)
+            o.add("damaged", damaged)
+            o.add("unreadable", unreadable)
+            o.add("exit_status", Int(worst))
+            printOut(o.text)
+            return try checkedStdout(worst)
         }
         if paths.count > 1 {
             printOut(
@@ -88,6 +141,15 @@ enum VerifyCommand: Command {
                     + "\(clean) clean, \(torn) torn, \(damaged) damaged, \(unreadable) unreadable")
         }
         return try checkedStdout(worst)
+    }
+
+    /// A file `verify --json` could not scan: its path, state and why.
+    static func fileJSON(_ path: String, state: String, error: String) -> String {
+        var o = JSONObject()
+        o.add("path", path)
+        o.add("state", state)
+        o.add("error", error)
+        return o.text
     }
 
     /// Zeros after the last record: the writer's preallocated space, trimmed when it closes a file.
