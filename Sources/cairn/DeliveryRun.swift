@@ -225,6 +225,14 @@ struct DeliveryRun {
                         // is there by the time it moves: another board's, come meanwhile, or unlisted.
                         var keep = Set(sending.flatMap(\.fresh))
                         if let k = keyStaged, listing.files[k.relative] == nil { keep.insert(k.relative) }
+                        // Progress where someone watches (standard error a terminal; under
+                        // systemd the journal gets only the outcome).
+                        if !quietFailures && !batch.isEmpty {
+                            let bytes = batch.reduce(0) { $0 + $1.size }
+                            printErr(
+                                "cairn: sending \(sending.count) trip\(sending.count == 1 ? "" : "s") (\(batch.count) files, \(bytes) bytes)"
+                                    + (next < waiting.count ? ", \(waiting.count - next) more after" : "") + " to \(base)...")
+                        }
                         let (whole, wrong) = try ship(batch, deleting: obsolete, keep: keep)
                         // Moved out: the emptied shipping folder goes. A batch that did not get
                         // this far stays in it for the next run to resume.

@@ -68,6 +68,22 @@ final class DeliverEndToEndTests: XCTestCase {
         }
     }
 
+    /// Progress where someone watches: on a terminal a run says what it sends before it goes;
+    /// into a pipe or the journal only the outcome.
+    func testProgressOnATerminalOnly() throws {
+        let (dir, conf, remote) = try setUp(trips: 2)
+        let quiet = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertFalse(quiet.stderr.contains("sending"), quiet.stderr)
+        try fm.removeItem(atPath: dir + "/delivered")
+        let command = [
+            Harness.cairn, "deliver", "--dir", dir, "--remote", remote + "2", "--rclone-config", conf, "--config", "none", "--format", "gpx"
+        ]
+        let tty = try Harness.run("/usr/bin/script", ["-qec", command.map { "'" + $0 + "'" }.joined(separator: " "), "/dev/null"])
+        XCTAssertEqual(tty.status, 0, tty.stdout)
+        XCTAssertTrue(tty.stdout.contains("cairn: sending 2 trips ("), tty.stdout)
+    }
+
     func deliver(_ dir: String, _ conf: String, _ remote: String, _ extra: String...) throws -> Harness.Result {
         try Harness.run(
             Harness.cairn, ["deliver", "--dir", dir, "--remote", remote, "--rclone-config", conf, "--config", "none", "--retries", "1"] + extra)
