@@ -97,4 +97,20 @@ extension DeliveryRun {
         }
         return result
     }
+
+    /// Removes the shipping folders this board left beside its folder under other ids: a run
+    /// cut on a card since replaced (a new log directory starts without the old id), which no
+    /// later run would know to remove. True when the remote was listed (and each removal tried).
+    func removeOtherShippingFolders() -> Bool {
+        let names: [String]
+        do throws(RemoteFailure) { names = try transport.listFolders(remote) } catch { return error.notFound }
+        let prefix = DeliverCommand.temporaryPrefix + board + "-"
+        let own = String(shipping[shipping.index(after: shipping.lastIndex { $0 == "/" || $0 == ":" }!)...])
+        for n in names where n.hasPrefix(prefix) && n != own {
+            let id = n.dropFirst(prefix.count)
+            guard id.count == 16, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { continue }
+            try? transport.removeFolder(DeliverCommand.join(remote, n))
+        }
+        return true
+    }
 }

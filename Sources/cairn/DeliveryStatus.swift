@@ -36,6 +36,9 @@ struct DeliveryStatus: Equatable {
     var shippingLeft = false
     /// The board's folder the last run delivered to (`DeliverCommand.boardFolder` keeps it).
     var boardFolder = ""
+    /// The shipping folders of this board under other ids (a card before this one) were looked
+    /// for and removed, once per log directory.
+    var othersCleared = false
 
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
@@ -63,6 +66,7 @@ struct DeliveryStatus: Equatable {
             case "shipping_id": s.shippingId = value.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) } ? value : ""
             case "shipping": s.shippingLeft = value == "left"
             case "board_folder": s.boardFolder = value
+            case "shipping_others": s.othersCleared = value == "cleared"
             default: continue
             }
         }
@@ -78,6 +82,7 @@ struct DeliveryStatus: Equatable {
         if !rclone.isEmpty { text += "rclone = \(rclone)\nrclone_config = \(rcloneConfig)\n" }
         if !shippingId.isEmpty { text += "shipping_id = \(shippingId)\nshipping = \(shippingLeft ? "left" : "none")\n" }
         if !boardFolder.isEmpty { text += "board_folder = \(boardFolder)\n" }
+        if othersCleared { text += "shipping_others = cleared\n" }
         // One line: a reason from rclone may hold several.
         text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
         try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))

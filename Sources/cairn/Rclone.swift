@@ -179,6 +179,14 @@ struct Rclone: TripRemote, Sendable {
         }
     }
 
+    func listFolders(_ folder: String) throws(Failure) -> [String] {
+        var names: [String] = []
+        try listLines(folder, arguments: ["lsjson", "--dirs-only", "--no-mimetype", "--no-modtime"]) { line in
+            if let e = RemoteCopies.entry(line), e.isFolder, !e.name.contains("/") { names.append(e.name) }
+        }
+        return names
+    }
+
     func mirror(_ local: String, to folder: String) throws(Failure) {
         // --copy-links: the staged logs are links to the log files. --delete-before: what an
         // earlier batch left that this one does not hold goes first, so that a remote with room

@@ -27,6 +27,8 @@ protocol TripRemote {
     /// Deletes the files under `folder`, every level, whose names match `pattern` (a name with
     /// `*` for any run of characters).
     func deleteMatching(_ pattern: String, under folder: String) throws(RemoteFailure)
+    /// The names of the folders directly in `folder` (one level); notFound when there is none.
+    func listFolders(_ folder: String) throws(RemoteFailure) -> [String]
     /// The absolute local path of `folder` when the remote keeps it on this machine's file
     /// systems (a local folder, an alias of one); nil for any other place.
     func localFolder(_ folder: String) throws(RemoteFailure) -> String?

@@ -44,7 +44,8 @@ final class DeliveryRunTests: XCTestCase {
         let d = try makeDir()
         let r = MemoryRemote()
         XCTAssertEqual(run(d, r), ExitCode.ok)
-        XCTAssertEqual(r.calls, ["list", "mirror", "readBack", "moveAll", "readBack", "removeFolder"])
+        // (listFolders: once per log directory, shipping folders a card before it left.)
+        XCTAssertEqual(r.calls, ["list", "listFolders", "mirror", "readBack", "moveAll", "readBack", "removeFolder"])
         XCTAssertEqual(
             Set(r.files.keys.map { String($0.dropFirst(remote.count + 1)) }.map { $0.split(separator: "/").first.map(String.init) ?? $0 }),
             ["unnamed"])
@@ -140,6 +141,28 @@ final class DeliveryRunTests: XCTestCase {
         XCTAssertTrue(cut.isDisjoint(with: uncut))
     }
 
+    /// A run cut on a card since replaced leaves its shipping folder under an id the new card
+    /// never had: the new card's first run that finds the board's folder holding logs removes
+    /// it, and no other board's.
+    func testANewCardRemovesTheShippingFolderTheOldOneLeft() throws {
+        let old = try makeDir()
+        let r = MemoryRemote()
+        XCTAssertEqual(run(old, r), ExitCode.ok)
+        let left = "\(remote)/.cairn-tmp-unnamed-0123456789abcdef/gpx/x.gpx"
+        let others = "\(remote)/.cairn-tmp-bike-0123456789abcdef/gpx/x.gpx"
+        r.files[left] = [1]
+        r.files[others] = [2]
+        // The same trip on a new card (the old card copied over): no status, no receipts. Its
+        // first run that sends clears, once.
+        let card = try makeDir()
+        XCTAssertEqual(run(card, r), ExitCode.ok)
+        XCTAssertNil(r.files[left], "the old card's shipping folder")
+        r.calls = []
+        XCTAssertEqual(run(card, r, formats: [.gpx, .csv, .kml]), ExitCode.ok)
+        XCTAssertFalse(r.calls.contains("listFolders"), "once per log directory")
+        XCTAssertEqual(r.files[others], [2], "another board's")
+    }
+
     func testADroppedFormatLeavesItsEarlierFilesInPlace() throws {
         let d = try makeDir()
         let r = MemoryRemote()
@@ -156,7 +179,7 @@ final class DeliveryRunTests: XCTestCase {
     func testTheNextRunResumesInTheSameShippingFolder() throws {
         let d = try makeDir()
         let r = MemoryRemote()
-        r.failAt = 3  // the read-back after the upload
+        r.failAt = 4  // the read-back after the upload
         XCTAssertEqual(run(d, r), ExitCode.tryLater)
         XCTAssertTrue(r.files.keys.contains { $0.hasPrefix("\(remote)/.cairn-tmp-unnamed-") && $0.hasSuffix("/logs/00000001.cairn") })
         r.failAt = nil

@@ -133,6 +133,19 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
 
     func localFolder(_ folder: String) throws(RemoteFailure) -> String? { nil }
 
+    func listFolders(_ folder: String) throws(RemoteFailure) -> [String] {
+        let failing = try begin("listFolders")
+        let paths = under(folder)
+        if paths.isEmpty { throw RemoteFailure(what: "listFolders", detail: "directory not found", notFound: true) }
+        let names = Set(
+            paths.compactMap { p -> String? in
+                let parts = relative(p, folder).split(separator: "/")
+                return parts.count > 1 ? String(parts[0]) : nil
+            })
+        try end("listFolders", failing)
+        return names.sorted()
+    }
+
     func deleteMatching(_ pattern: String, under folder: String) throws(RemoteFailure) {
         let failing = try begin("deleteMatching")
         let prefix = String(pattern.prefix { $0 != "*" })

@@ -101,7 +101,8 @@ month() {  # name, then cairn's arguments
 {
     echo "# cairn deliver: what it costs the board"
     echo
-    echo "Measured $(date -u +%Y-%m-%d) on $(uname -m), $(nproc) cores, $(rclone version 2>/dev/null | head -1), by"
+    echo "Measured $(date -u +%Y-%m-%d) on $(uname -m), $(nproc) cores (load average $(cut -d' ' -f1 /proc/loadavg) at the end: times"
+    echo "grow with it, counts do not), $(rclone version 2>/dev/null | head -1), by"
     echo "\`bash Tests/bench/deliver-bench.sh\`: the Edge 810 ride (78 min) recorded through gpsd, delivered"
     echo "to a local rclone remote with the default formats (gpx, fit, csv) and the log."
     echo
@@ -112,8 +113,11 @@ month() {  # name, then cairn's arguments
     echo "The recorder itself does nothing for delivery: no code of it runs in \`cairn record\`, so"
     echo "recording has no extra wake-up; a run while a trip is recorded stops before any transfer (its one"
     echo "rclone start is \`rclone listremotes\`, the check that the remote is known). A run ships its"
-    echo "files as one batch, so its rclone starts do not grow with them: the listing, then \`sync\` to the"
-    echo "shipping folder, \`md5sum --download\`, \`move\` (twice: new logs with \`--immutable\`), \`md5sum --download\` again, \`purge\`."
+    echo "files in batches of what the card can stage (one here), so its rclone starts do not grow with them:"
+    echo "the listing, then \`sync\` to the shipping folder, \`md5sum --download\`, \`move\` (twice: new logs"
+    echo "with \`--immutable\`), \`md5sum --download\` again, \`purge\`; and once per log directory, with its"
+    echo "first run that sends, \`lsjson --dirs-only\` beside the board's folder for shipping folders a card"
+    echo "before it left."
     echo
     echo "## A month of rides at once"
     echo
