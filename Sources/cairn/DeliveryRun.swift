@@ -260,6 +260,16 @@ struct DeliveryRun {
                             throw Stop.remote("\(base): does not read back as sent (\(wrong.prefix(3).joined(separator: ", ")))")
                         }
                         if pageMade { pagePending = false }
+                    } else if sending.contains(where: { $0.staged.isEmpty }) {
+                        // Nothing to ship in this batch: its trips' files are all there already,
+                        // whole (a run cut after its move, before its receipts): receipted now,
+                        // so the page made with a later batch shows them.
+                        for w in sending where w.staged.isEmpty {
+                            receipts.mark(
+                                w.trip, files: w.now, logs: copyLogs, destination: destination, hidden: w.hidden != nil, sent: w.conversions)
+                            counts.delivered += 1
+                        }
+                        try receipts.save()
                     }
                     budget = DeliveryPlans.grow(budget, staged: stagedBytes, freeBytes: POSIX.freeBytes(dir))
                 } while next < waiting.count
