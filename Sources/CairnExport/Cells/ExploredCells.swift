@@ -206,7 +206,8 @@ public enum ExploredCells {
         do {
             let sink = try OutputSink(replacing: path)
             sink.append(index.encode())
-            return sink.finish().map { "cannot save the index \($0)" }
+            do throws(OutputError) { try sink.finish() } catch { return "cannot save the index \(error)" }
+            return nil
         } catch {
             return "cannot save the index: \(error.description)"
         }
