@@ -277,16 +277,17 @@ public final class TripConversion {
             fit.abandonTrip()  // no FIT file for a trip that could not be read to its end
             return outcome
         }
-        if let e = writer.endTrip() {
-            failed(e)
-        } else {
+        do throws(OutputError) {
+            try writer.endTrip()
             outcome.converted = true
+        } catch {
+            failed(error)
         }
         return outcome
     }
 
-    /// Finishes the document; returns an error text if writing failed.
-    public func finish() -> String? { writer.end() }
+    /// Finishes the document; throws if writing failed.
+    public func finish() throws(OutputError) { try writer.end() }
 
     /// The activity the trip's first record names; nil when it cannot be read.
     public static func recordedActivity(of t: TripRef) -> String? {

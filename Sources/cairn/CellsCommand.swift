@@ -74,7 +74,7 @@ enum CellsCommand: Command {
         } else {
             CellsWriter.text(report.cells, precision: precision, to: out)
         }
-        if let e = out.finish() { throw Failure(e) }
+        do throws(OutputError) { try out.finish() } catch { throw Failure("\(error)") }
         if outPath != "-" { printErr("cairn: wrote \(report.cells.count) cells to \(outPath)") }
         return report.problems > 0 ? ExitCode.failure : ExitCode.ok
     }

@@ -219,7 +219,7 @@ enum ConvertCommand: Command {
             sink?.discard()
             throw Failure("no trip with points in \(a.positionals.joined(separator: " ")): nothing written")
         }
-        if let err = conversion.finish() { throw Failure(err) }
+        do throws(OutputError) { try conversion.finish() } catch { throw Failure("\(error)") }
         if let fit = conversion.writer as? FITWriter {
             printErr("cairn: wrote \(fit.written.count) FIT file\(fit.written.count == 1 ? "" : "s") to \(describeOutput)")
         } else if describeOutput != "-" {

@@ -87,7 +87,7 @@ enum RenderCommand: Command {
             out.discard()
             throw Failure("\(error)")
         }
-        if let e = out.finish() { throw Failure(e) }
+        do throws(OutputError) { try out.finish() } catch { throw Failure("\(error)") }
         if outPath != "-" { printErr("cairn: drew trip \(summary.id) (\(summary.stats.points) points) to \(outPath), \(out.bytesWritten) bytes") }
         return sel.problems > 0 ? ExitCode.failure : ExitCode.ok
     }

@@ -118,7 +118,8 @@ struct TripShipment {
         let readError = outcome.error
         // The summary counted points: a conversion that wrote none is not a file to keep.
         let endErr = conversion.begun ? nil : "\(tmp): nothing written"
-        let err = conversion.finish()
+        var err: String?
+        do throws(OutputError) { try conversion.finish() } catch { err = "\(error)" }
         if let e = readError ?? endErr ?? err { POSIX.unlink(tmp); return e }
         // What was written: the sink's count, or for FIT the file's size.
         guard let written = sink?.bytesWritten ?? fileSize(tmp), written > 0 else { POSIX.unlink(tmp); return "\(tmp): nothing written" }

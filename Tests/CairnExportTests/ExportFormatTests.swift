@@ -43,8 +43,8 @@ final class ExportFormatTests: XCTestCase {
             try w.beginTrip(TripHeading(id: 1, activity: "ride"))
             w.beginSegment(.start)
             w.point(ExportSupport.ride(1)[0])
-            XCTAssertNil(w.endTrip())
-            XCTAssertNil(w.end())
+            XCTAssertNoThrow(try w.endTrip())
+            XCTAssertNoThrow(try w.end())
             return try String(contentsOfFile: path, encoding: .utf8)
         }
         var s = ExportFormat.Settings(version: "1.2.3")
@@ -79,8 +79,8 @@ final class ExportFormatTests: XCTestCase {
         try w.beginTrip(TripHeading(id: 4, activity: "ride"))
         w.beginSegment(.start)
         w.point(ExportSupport.ride(1)[0])
-        XCTAssertNil(w.endTrip())
-        XCTAssertNil(w.end())
+        XCTAssertNoThrow(try w.endTrip())
+        XCTAssertNoThrow(try w.end())
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["bike-trip4.fit"])
     }
 }

@@ -139,10 +139,10 @@ enum ExportSupport {
                 case .raw: break  // not asked for
                 }
             }
-            XCTAssertNil(writer.endTrip())
+            XCTAssertNoThrow(try writer.endTrip())
             out.append(s)
         }
-        XCTAssertNil(writer.end())
+        XCTAssertNoThrow(try writer.end())
         return out
     }
 

@@ -38,15 +38,15 @@ final class HostileTextTests: XCTestCase {
                 case .raw: break
                 }
             }
-            XCTAssertNil(w.endTrip())
-            XCTAssertNil(w.end())
+            XCTAssertNoThrow(try w.endTrip())
+            XCTAssertNoThrow(try w.end())
             XCTAssertNil(try xmlError(path), format)
             XCTAssertTrue(try String(contentsOfFile: path, encoding: .utf8).contains("ri\u{FFFD}de\u{FFFD}"), format)
         }
         let svg = dir + "/t.svg"
         let sink = try OutputSink(creating: svg, force: true)
         _ = try TrackPicture.render(trip, options: .defaults(activity: activity), to: sink)
-        XCTAssertNil(sink.finish())
+        XCTAssertNoThrow(try sink.finish())
         XCTAssertNil(try xmlError(svg), "svg")
     }
 
@@ -69,8 +69,8 @@ final class HostileTextTests: XCTestCase {
         for (i, lon) in [179.99999996, 180.0, 180.00000001, -179.9999].enumerated() {
             w.point(Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 10, lon: lon, mode: 3), .none)
         }
-        XCTAssertNil(w.endTrip())
-        XCTAssertNil(w.end())
+        w.endTrip()
+        XCTAssertNoThrow(try w.end())
         let text = try String(contentsOfFile: path, encoding: .utf8)
         XCTAssertFalse(text.contains("lon=\"180"), text)
         XCTAssertEqual(text.components(separatedBy: "lon=\"-180\"").count - 1, 2, text)

@@ -136,8 +136,8 @@ final class PipelineTests: XCTestCase {
             case .point(let f, let o): w.point(f, PointExtras(f, origin: o))
             }
         }
-        w.endTrip()
-        XCTAssertNil(w.end())
+        XCTAssertNoThrow(try w.endTrip())
+        XCTAssertNoThrow(try w.end())
         return try String(contentsOfFile: path, encoding: .utf8)
     }
 

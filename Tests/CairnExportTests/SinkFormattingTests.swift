@@ -10,7 +10,7 @@ final class SinkFormattingTests: XCTestCase {
         let path = ExportSupport.tempDir() + "/s.txt"
         let s = try OutputSink(creating: path, force: false)
         body(s)
-        XCTAssertNil(s.finish())
+        XCTAssertNoThrow(try s.finish())
         return try String(contentsOfFile: path, encoding: .utf8)
     }
 

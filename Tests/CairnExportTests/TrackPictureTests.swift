@@ -29,7 +29,7 @@ final class TrackPictureTests: XCTestCase {
         let path = dir + "/trip.svg"
         let sink = try OutputSink(creating: path, force: true)
         let s = try TrackPicture.render(trip, options: options ?? .defaults(activity: "drive"), to: sink)
-        XCTAssertNil(sink.finish())
+        XCTAssertNoThrow(try sink.finish())
         return (try String(contentsOfFile: path, encoding: .utf8), s)
     }
 

@@ -142,8 +142,10 @@ public enum ExploredCells {
         if !old.isEmpty { changed = true }
         if changed && save {
             let index = CellIndex(files: out.filter { !$0.settling }.map(\.entry))
-            if index != loaded, let why = saveIndex(index, path) {
-                note("\(why); answered without saving the index (the next run reads the logs again)")
+            if index != loaded {
+                do throws(IndexSaveError) { try saveIndex(index, path) } catch {
+                    note("\(error); answered without saving the index (the next run reads the logs again)")
+                }
             }
         }
         return out
@@ -201,15 +203,25 @@ public enum ExploredCells {
         }
     }
 
-    /// nil when saved; otherwise why not.
-    static func saveIndex(_ index: CellIndex, _ path: String) -> String? {
-        do {
-            let sink = try OutputSink(replacing: path)
-            sink.append(index.encode())
-            return sink.finish().map { "cannot save the index \($0)" }
-        } catch {
-            return "cannot save the index: \(error.description)"
+    /// Why the index could not be saved: its file could not be created, or not written whole.
+    enum IndexSaveError: Error, CustomStringConvertible {
+        case create(ExportError)
+        case write(OutputError)
+
+        var description: String {
+            switch self {
+            case .create(let e): "cannot save the index: \(e.description)"
+            case .write(let e): "cannot save the index \(e)"
+            }
         }
+    }
+
+    /// Replaces the index at `path` with `index`, atomically.
+    static func saveIndex(_ index: CellIndex, _ path: String) throws(IndexSaveError) {
+        let sink: OutputSink
+        do throws(ExportError) { sink = try OutputSink(replacing: path) } catch { throw .create(error) }
+        sink.append(index.encode())
+        do throws(OutputError) { try sink.finish() } catch { throw .write(error) }
     }
 
     /// Reads one log file's points into its cells; nil (said) when it cannot be read.

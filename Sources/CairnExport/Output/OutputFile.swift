@@ -8,7 +8,7 @@ import CairnLog
 
 /// Where an export's bytes end up: standard output, a new file, or a file replaced atomically
 /// through a hidden temporary one. Unbuffered (`OutputSink` buffers); the first failure is kept
-/// as the error text the export reports.
+/// and thrown by `finish`.
 final class OutputFile {
     /// The name the user gave ("-" for standard output).
     let path: String
@@ -18,7 +18,7 @@ final class OutputFile {
     /// `path` leads to (atomic files only); an atomic file is synced before its rename.
     private let atomic: AtomicFile?
     private let replace: Bool
-    private(set) var error: String?
+    private(set) var error: OutputError?
     private(set) var finished = false
 
     /// Standard output.
@@ -142,7 +142,7 @@ final class OutputFile {
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard error == nil else { return }
         do { try POSIX.writeAll(fd, bytes) } catch {
-            self.error = "\(path == "-" ? "standard output" : path): write failed: \(error)"
+            self.error = OutputError(path == "-" ? "standard output" : path, .write(error))
         }
     }
 
@@ -152,8 +152,8 @@ final class OutputFile {
         let r = bytes.withUnsafeBytes { b in Result { () throws(Errno) in try POSIX.write(fd, b, at: offset) } }
         switch r {
         case .success(let n) where n == bytes.count: break
-        case .success: error = "\(path): cannot rewrite the header: short write"
-        case .failure(let e): error = "\(path): cannot rewrite the header: \(e)"
+        case .success: error = OutputError(path, .rewriteHeaderShort)
+        case .failure(let e): error = OutputError(path, .rewriteHeader(e))
         }
     }
 
@@ -164,32 +164,38 @@ final class OutputFile {
         finished = true
     }
 
-    /// Closes a created file (syncs and renames an atomic one into place). Returns an error text
-    /// if anything failed (a write or a close: NFS and quotas report late errors at close).
-    func finish() -> String? {
-        guard !finished else { return error }
+    /// Closes a created file (syncs and renames an atomic one into place). Throws the first
+    /// failure (a write or a close: NFS and quotas report late errors at close); again when
+    /// called again.
+    func finish() throws(OutputError) {
+        guard !finished else { return try rethrowKept() }
         finished = true
         guard let atomic else {
-            if ownsFd, let e = POSIX.close(fd), error == nil && fd > 2 { error = "\(path): close failed: \(e)" }
-            return error
+            if ownsFd, let e = POSIX.close(fd), error == nil && fd > 2 { error = OutputError(path, .close(e)) }
+            return try rethrowKept()
         }
         if error != nil {
             atomic.discard()
-            return error
+            return try rethrowKept()
         }
         do throws(AtomicFile.Failure) { try atomic.commit(replace: replace) } catch {
             let final = atomic.path
             let dir = POSIX.parent(of: final)
             switch error {
-            case .sync(let e): self.error = "\(path): sync failed: \(e)"
-            case .close(let e): self.error = "\(path): close failed: \(e)"
-            case .exists: self.error = "\(final): already exists (use --force to replace it)"
-            case .directory(.open(let e)): self.error = "\(dir): cannot open to sync: \(e)"
-            case .directory(.sync(let e)): self.error = "\(dir): sync failed: \(e)"
-            default: self.error = "\(final): cannot rename \(atomic.temporaryPath) into place: \(error.errno)"
+            case .sync(let e): self.error = OutputError(path, .sync(e))
+            case .close(let e): self.error = OutputError(path, .close(e))
+            case .exists: self.error = OutputError(final, .exists)
+            case .directory(.open(let e)): self.error = OutputError(dir, .openToSync(e))
+            case .directory(.sync(let e)): self.error = OutputError(dir, .sync(e))
+            default: self.error = OutputError(final, .rename(temporary: atomic.temporaryPath, error.errno))
             }
         }
-        return error
+        try rethrowKept()
+    }
+
+    /// Throws the failure kept, if any.
+    private func rethrowKept() throws(OutputError) {
+        if let error { throw error }
     }
 }
 

@@ -13,7 +13,7 @@ public final class OutputSink {
     private var dateCache = DateCache()
 
     public var path: String { file.path }
-    public var error: String? { file.error }
+    public var error: OutputError? { file.error }
 
     private init(_ file: OutputFile) {
         self.file = file
@@ -130,12 +130,11 @@ public final class OutputSink {
         file.overwrite(at: offset, bytes)
     }
 
-    /// Flushes and closes a created file. Returns an error text if anything failed (a write or
-    /// a close: NFS and quotas report late errors at close).
-    public func finish() -> String? {
-        guard !file.finished else { return file.error }
-        flush()
-        return file.finish()
+    /// Flushes and closes a created file. Throws if anything failed (a write or a close: NFS
+    /// and quotas report late errors at close).
+    public func finish() throws(OutputError) {
+        if !file.finished { flush() }
+        try file.finish()
     }
 
     // MARK: Numbers and times

@@ -12,7 +12,7 @@ import CairnSystem
 public final class Spool {
     private var sink: OutputSink?
     private let directory: String
-    public private(set) var error: String?
+    public private(set) var error: OutputError?
 
     public init(directory: String? = nil) {
         var d = directory ?? ""
@@ -22,7 +22,7 @@ public final class Spool {
     }
 
     deinit {
-        _ = sink?.finish()
+        try? sink?.finish()
     }
 
     /// True when nothing has been written since the last drain.
@@ -44,7 +44,7 @@ public final class Spool {
             (fd, name) = try POSIX.makeTemporaryFile(prefix: directory + "/cairn-spool-")
             POSIX.unlink(name)
         } catch {
-            self.error = "\(directory): cannot create a temporary file: \(error)"
+            self.error = OutputError(directory, .createTemporary(error))
             fd = (try? POSIX.open("/dev/null", O_WRONLY | O_CLOEXEC)) ?? -1
         }
         return OutputSink(spoolFd: fd, path: name)
@@ -68,18 +68,18 @@ public final class Spool {
             let want = min(OutputSink.capacity, total - offset)
             let p = target.reserve(want)
             let r: Int
-            do { r = try POSIX.readFully(fd, into: UnsafeMutableRawBufferPointer(start: p, count: want), at: offset) } catch {
-                self.error = self.error ?? "\(s.path): cannot read back: \(error)"
+            do throws(Errno) { r = try POSIX.readFully(fd, into: UnsafeMutableRawBufferPointer(start: p, count: want), at: offset) } catch {
+                self.error = self.error ?? OutputError(s.path, .readBack(error))
                 break
             }
             if r == 0 {
-                error = error ?? "\(s.path): cannot read back: short read"
+                error = error ?? OutputError(s.path, .readBackShort)
                 break
             }
             target.commit(r)
             offset += r
         }
-        do throws(Errno) { try POSIX.truncate(fd, to: 0) } catch { self.error = self.error ?? "\(s.path): cannot truncate: \(error)" }
+        do throws(Errno) { try POSIX.truncate(fd, to: 0) } catch { self.error = self.error ?? OutputError(s.path, .truncate(error)) }
         _ = try? POSIX.seek(fd, to: 0)
         s.rewound()
     }

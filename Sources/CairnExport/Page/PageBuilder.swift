@@ -122,7 +122,7 @@ public final class PageBuilder {
             out.discard()
             throw error
         }
-        if let e = out.finish() { throw ExportError(e) }
+        try out.finish()
         drewPictures = true
     }
 

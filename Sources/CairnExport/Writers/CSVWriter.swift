@@ -103,11 +103,10 @@ public final class CSVWriter: TrackExporter {
         out.byte(UInt8(ascii: "\n"))
     }
 
-    @discardableResult
-    public func endTrip() -> String? {
+    public func endTrip() {
         inTrip = false
-        return nil
+        return
     }
 
-    public func end() -> String? { out.finish() }
+    public func end() throws(OutputError) { try out.finish() }
 }

@@ -186,7 +186,7 @@ public final class FITWriter: TrackExporter {
     public func begin() {}
 
     public func beginTrip(_ heading: TripHeading) throws(ExportError) {
-        endTrip()
+        try? endTrip()  // a trip left open (the conversion always ends one first)
         let path: String
         switch target {
         case .file(let p): path = p
@@ -345,9 +345,8 @@ public final class FITWriter: TrackExporter {
         return local
     }
 
-    @discardableResult
-    public func endTrip() -> String? {
-        guard let s = sink else { return nil }
+    public func endTrip() throws(OutputError) {
+        guard let s = sink else { return }
         if started {
             timerEvent(lastMs, start: false)
             writeLap(endMs: lastMs, trigger: 7)  // session_end
@@ -365,9 +364,8 @@ public final class FITWriter: TrackExporter {
         let fileCRC = FITCRC.combine(FITCRC.checksum(h), crc, lengthB: dataSize)
         s.append([UInt8(fileCRC & 0xFF), UInt8(fileCRC >> 8)])
         s.overwrite(at: 0, h)
-        let err = s.finish()
-        if err == nil { written.append(s.path) }
-        return err
+        try s.finish()
+        written.append(s.path)
     }
 
     /// Drops the trip being written (its reading failed): no file for it, and the file already
@@ -472,7 +470,7 @@ public final class FITWriter: TrackExporter {
         emit()
     }
 
-    public func end() -> String? { endTrip() }
+    public func end() throws(OutputError) { try endTrip() }
 
     // MARK: Encoding
 

@@ -137,19 +137,18 @@ public final class GPXWriter: TrackExporter {
         out.put("</trkpt>\n")
     }
 
-    @discardableResult
-    public func endTrip() -> String? {
-        guard inTrip else { return nil }
+    public func endTrip() {
+        guard inTrip else { return }
         if inSegment { out.put("    </trkseg>\n") }
         out.put("  </trk>\n")
         inTrip = false
         inSegment = false
-        return nil
+        return
     }
 
-    public func end() -> String? {
+    public func end() throws(OutputError) {
         endTrip()
         out.put("</gpx>\n")
-        return out.finish()
+        try out.finish()
     }
 }

@@ -425,13 +425,12 @@ public final class GeoJSONWriter: TrackExporter {
         return (edge, lat, t)
     }
 
-    @discardableResult
-    public func endTrip() -> String? {
-        guard inTrip else { return nil }
+    public func endTrip() {
+        guard inTrip else { return }
         inTrip = false
         if runner != nil {
             endRuns()
-            return nil
+            return
         }
         closeLine()
         out.put(pointGeometry == 1 ? "}," : "]},")
@@ -440,14 +439,14 @@ public final class GeoJSONWriter: TrackExporter {
         coordinateProperties(outer: pointGeometry != 1)
         out.put("}}")
         lonePoints.drain(into: out)
-        return nil
+        return
     }
 
-    public func end() -> String? {
+    public func end() throws(OutputError) {
         endTrip()
         out.put("\n]}\n")
-        let e = out.finish()
-        return e ?? times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? laps.error ?? interpolated.error
-            ?? lonePoints.error
+        try out.finish()
+        let spooled = times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? laps.error ?? interpolated.error
+        if let e = spooled ?? lonePoints.error { throw e }
     }
 }

@@ -213,26 +213,25 @@ public final class KMLWriter: TrackExporter {
         }
     }
 
-    @discardableResult
-    public func endTrip() -> String? {
-        guard inTrip else { return nil }
+    public func endTrip() {
+        guard inTrip else { return }
         inTrip = false
         if runner != nil {
             endRuns()
             out.put("</Folder>\n")
-            return nil
+            return
         }
         closeTrack()
         if multiTrackOpen { out.put("</gx:MultiTrack>\n") }
         multiTrackOpen = false
         out.put("</Placemark>\n")
-        return nil
+        return
     }
 
-    public func end() -> String? {
+    public func end() throws(OutputError) {
         endTrip()
         out.put("</Document>\n</kml>\n")
-        let e = out.finish()
-        return e ?? coords.error ?? heights.error
+        try out.finish()
+        if let e = coords.error ?? heights.error { throw e }
     }
 }

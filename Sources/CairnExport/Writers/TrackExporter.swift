@@ -76,11 +76,10 @@ public protocol TrackExporter: AnyObject {
     /// The next point starts a new segment (a GPX `<trkseg>`, a FIT timer stop/start).
     func beginSegment(_ reason: SegmentReason)
     func point(_ fix: Fix, _ extras: PointExtras)
-    /// Ends the trip; returns an error text if writing its output failed.
-    @discardableResult
-    func endTrip() -> String?
-    /// Finishes the document; returns an error text if writing failed.
-    func end() -> String?
+    /// Ends the trip; throws if writing its output failed (FIT's one file per trip).
+    func endTrip() throws(OutputError)
+    /// Finishes the document; throws if writing failed.
+    func end() throws(OutputError)
 }
 
 extension TrackExporter {
