@@ -30,18 +30,35 @@ final class DeliveredCopies {
         let owner = (try? POSIX.status(path)).map { $0.st_uid }
         let trusted = owner == POSIX.effectiveUserID || owner == 0
         let status = trusted ? DeliveryStatus.read(directory: directory) : nil
-        // The program it names likewise: owned by this user or root, writable by no one else.
+        // The program it names likewise (`trustedProgram`), run by its resolved path.
         let program = status.map(\.rclone).flatMap { p -> String? in
             if p.isEmpty { return nil }
-            if !p.contains("/") { return p }
-            guard let st = try? POSIX.status(p), st.st_uid == POSIX.effectiveUserID || st.st_uid == 0, st.st_mode & 0o022 == 0 else { return nil }
-            return p
+            return p.contains("/") ? Self.trustedProgram(p) : p
         }
         var r = Rclone(
             program: program ?? "rclone",
             configFile: status.map(\.rcloneConfig).flatMap { $0.isEmpty ? nil : $0 }, timeoutSeconds: timeoutSeconds)
         r.deadlineSeconds = deadlineSeconds
         rclone = r
+    }
+
+    /// `path` with its links resolved, when no one but this user or root can change what runs
+    /// there: the file and every folder above it owned by one of them and writable by no one
+    /// else (a sticky folder such as /tmp counts when the entry in it is theirs). The resolved
+    /// path is what runs: a link flipped after this check changes nothing.
+    static func trustedProgram(_ path: String) -> String? {
+        guard let real = try? POSIX.realPath(path) else { return nil }
+        func owned(_ st: stat) -> Bool { st.st_uid == POSIX.effectiveUserID || st.st_uid == 0 }
+        guard let file = try? POSIX.status(real, followLinks: false), owned(file), file.st_mode & 0o022 == 0 else { return nil }
+        var child = file
+        var dir = POSIX.parent(of: real)
+        while true {
+            guard let st = try? POSIX.status(dir, followLinks: false), owned(st) else { return nil }
+            if st.st_mode & 0o022 != 0 && !(st.st_mode & S_ISVTX != 0 && owned(child)) { return nil }
+            if dir == "/" { return real }
+            child = st
+            dir = POSIX.parent(of: dir)
+        }
     }
 
     /// `.exported` when one destination holds every file of `t` whole; `notWhole`: the

@@ -47,6 +47,28 @@ final class DeliveryStatusTests: XCTestCase {
         XCTAssertEqual(DeliverCommand.join("nas:rides/", "b1"), "nas:rides/b1")
     }
 
+    /// Retention runs the program the last delivery named only when no one else can change it:
+    /// resolved through links (a link flipped later changes nothing), every folder above it
+    /// closed to others (a sticky one such as /tmp with an entry of this user's).
+    func testTrustedProgram() throws {
+        let d = freshDirectory()
+        let program = d + "/rclone"
+        XCTAssertTrue(FileManager.default.createFile(atPath: program, contents: Data("#!/bin/sh\n".utf8)))
+        XCTAssertEqual(chmod(program, 0o755), 0)
+        XCTAssertEqual(chmod(d, 0o755), 0)
+        XCTAssertEqual(DeliveredCopies.trustedProgram(program), program)
+        XCTAssertEqual(symlink(program, d + "/link"), 0)
+        XCTAssertEqual(DeliveredCopies.trustedProgram(d + "/link"), program, "run by its resolved path")
+        XCTAssertEqual(chmod(program, 0o775), 0)
+        XCTAssertNil(DeliveredCopies.trustedProgram(program), "group-writable")
+        XCTAssertEqual(chmod(program, 0o755), 0)
+        XCTAssertEqual(chmod(d, 0o777), 0)
+        XCTAssertNil(DeliveredCopies.trustedProgram(program), "in a folder anyone can write")
+        XCTAssertEqual(chmod(d, 0o1777), 0)
+        XCTAssertEqual(DeliveredCopies.trustedProgram(program), program, "sticky, the entry this user's")
+        XCTAssertNil(DeliveredCopies.trustedProgram(d + "/missing"))
+    }
+
     /// `rclone backend features` tells where a local remote keeps a folder.
     func testJSONStringValuesAreReadWithTheirEscapes() {
         let features = Array(#"{"Name": "stick", "Root": "/media/a \"b\"\/c", "String": "Local file system at /media"}"#.utf8)
