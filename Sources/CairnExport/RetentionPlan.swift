@@ -20,6 +20,9 @@ public enum RetentionPlan {
         /// Copied only to a folder on the log directory's own file system (a stick's mount point
         /// while the stick was not mounted): no copy off the board.
         case copyOnThisCard
+        /// Delivered cut by other privacy zones than today's (or none): that cut stays published
+        /// until a delivery cuts the trip again, which needs its log.
+        case cutOwed
 
         /// Why the trip is kept, for the message.
         public var keptBecause: String {
@@ -36,6 +39,8 @@ public enum RetentionPlan {
             case .copyUnchecked:
                 return "was delivered, but its log copies could not be checked on the remote in this run (not reached);"
                     + " nothing is deleted on the strength of a copy not found whole"
+            case .cutOwed:
+                return "was delivered cut by other privacy zones than today's; the next 'cairn deliver' cuts it again and takes the old cut down"
             case .copyOnThisCard:
                 return "has its only copies on the log directory's own file system (a stick that was not mounted?), no copy off the board"
             }

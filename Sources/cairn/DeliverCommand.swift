@@ -159,6 +159,14 @@ enum DeliverCommand: Command {
 
         var rclone = Rclone(program: a.value("--rclone") ?? "rclone", configFile: rcloneConfig, timeoutSeconds: timeout)
         rclone.scratch = POSIX.join(dir, stagingName)
+        // The zones this run cuts with, said before the remote is reached: a run cut at its
+        // first call still tells retention which delivered cuts are owed again (a board that
+        // never delivered has none owed).
+        let zonesWanted = stageOptions.zones.isEmpty ? "" : stageOptions.zones.fingerprint
+        if !a.has("--check"), var s = DeliveryStatus.read(directory: dir), s.zonesWanted != zonesWanted {
+            s.zonesWanted = zonesWanted
+            do { try s.write(directory: dir) } catch { printErr("cairn: \(error)") }
+        }
         try checkRemote(remote, rclone: rclone)
 
         if a.has("--check") {

@@ -86,11 +86,11 @@ struct DeliveryRun {
         case .found(let f): found = f
         case .end(let code): return code
         }
-        // Once per log directory, with its first run that sends (a run with nothing to send costs
-        // no more): what a run on a card before this one left in a shipping folder of this board
-        // goes (a new card's first delivery is where that happens).
+        // Once per log directory, with a run that sends after its first (a first delivery and a
+        // run with nothing to send cost no more): what a run on a card before this one left in a
+        // shipping folder of this board goes.
         var othersCleared = previous?.othersCleared == true
-        if !othersCleared, found.stop == nil, !found.waiting.isEmpty { othersCleared = removeOtherShippingFolders() }
+        if let p = previous, !p.othersCleared, found.stop == nil, !found.waiting.isEmpty { othersCleared = removeOtherShippingFolders() }
         // A shipping folder left on the remote of before (the rider changed `remote`): removed.
         if let p = previous, p.shippingLeft, p.remote != remote, p.shippingId.count == 16, !p.remote.isEmpty, found.stop == nil {
             let old = DeliverCommand.join(
@@ -294,6 +294,7 @@ struct DeliveryRun {
         status.shippingLeft = shipped || leftover
         status.boardFolder = board
         status.othersCleared = othersCleared
+        status.zonesWanted = stageOptions.zones.isEmpty ? "" : stageOptions.zones.fingerprint
         status.delivered = counts.delivered
         status.waiting = counts.left
         status.atMs = SystemClock.wallClockMs()

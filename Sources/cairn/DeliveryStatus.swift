@@ -39,6 +39,9 @@ struct DeliveryStatus: Equatable {
     /// The shipping folders of this board under other ids (a card before this one) were looked
     /// for and removed, once per log directory.
     var othersCleared = false
+    /// The privacy zones' fingerprint the last run was asked to cut with, written before it
+    /// reaches the remote ("" without zones): retention keeps a trip delivered cut otherwise.
+    var zonesWanted = ""
 
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
@@ -67,6 +70,7 @@ struct DeliveryStatus: Equatable {
             case "shipping": s.shippingLeft = value == "left"
             case "board_folder": s.boardFolder = value
             case "shipping_others": s.othersCleared = value == "cleared"
+            case "zones": s.zonesWanted = value == "none" ? "" : value
             default: continue
             }
         }
@@ -83,6 +87,7 @@ struct DeliveryStatus: Equatable {
         if !shippingId.isEmpty { text += "shipping_id = \(shippingId)\nshipping = \(shippingLeft ? "left" : "none")\n" }
         if !boardFolder.isEmpty { text += "board_folder = \(boardFolder)\n" }
         if othersCleared { text += "shipping_others = cleared\n" }
+        text += "zones = \(zonesWanted.isEmpty ? "none" : zonesWanted)\n"
         // One line: a reason from rclone may hold several.
         text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
         try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))

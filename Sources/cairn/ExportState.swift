@@ -201,6 +201,9 @@ struct ExportState {
         return entries.filter { Self.same($0, t) && $0.logs && $0.files == now }.map(\.destination)
     }
 
+    /// Every destination a receipt names for `t`, whatever its files now.
+    func destinations(_ t: TripRef) -> [String] { entries.filter { Self.same($0, t) }.map(\.destination) }
+
     /// The remote folder a delivery receipt's destination names ("nas:rides/bike gpx,fit
     /// zones-…" -> "nas:rides/bike"; the folder may hold spaces, the formats and zones do not).
     static func folder(ofDestination d: String) -> String? {

@@ -12,16 +12,22 @@ import CairnDevice
 enum PruneCommand: Command {
     static let name = "prune"
     static let overview = "Delete the oldest exported trips while the log directory is over its limits (retention)."
-    static let usage = "cairn prune [--dir <dir>] [--keep-days <days>] [--max-mb <mb>] [--force] [--dry-run]"
-    static let options = [
-        OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
-        OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Delete trips that ended more than this many days ago."),
-        OptionSpec(name: "--max-mb", valueName: "MB", help: "Delete the oldest trips while the log files take more than this (1 MB = 10^6 bytes)."),
-        OptionSpec(
-            name: "--force", valueName: nil, help: "Also delete trips that are not exported: never, without their logs (--logs no), or changed since."
-        ),
-        OptionSpec(name: "--dry-run", valueName: nil, help: "Say what would be deleted; delete nothing.")
-    ]
+    static let usage =
+        "cairn prune [--dir <dir>] [--keep-days <days>] [--max-mb <mb>] [--force] [--dry-run] [--config <file|none>] [--privacy-zone <lat,lon,radius_m>]..."
+    static let options =
+        [
+            OptionSpec(name: "--dir", valueName: "DIR", help: "The recorder's log directory. (default: /var/lib/cairn)"),
+            OptionSpec(name: "--keep-days", valueName: "DAYS", help: "Delete trips that ended more than this many days ago."),
+            OptionSpec(
+                name: "--max-mb", valueName: "MB", help: "Delete the oldest trips while the log files take more than this (1 MB = 10^6 bytes)."),
+            OptionSpec(
+                name: "--force", valueName: nil,
+                help: "Also delete trips that are not exported: never, without their logs (--logs no), or changed since."
+            ),
+            OptionSpec(name: "--dry-run", valueName: nil, help: "Say what would be deleted; delete nothing.")
+        ]
+        // Today's zones: a trip delivered cut by others is kept until a delivery cuts it again.
+        + ExportStageOptions.zoneOptions
 
     static func run(_ a: ParsedArguments) throws -> Int32 {
         if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
@@ -31,6 +37,7 @@ enum PruneCommand: Command {
         r.dryRun = a.has("--dry-run")
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
+        r.zones = try ExportStageOptions.zones(a, logDirectory: dir, firstInput: nil)
         let o = r.apply(directory: dir, wallClockMs: SystemClock.wallClockMs() / 1000 * 1000) { printErr("cairn: \($0)") }
         printErr(
             "cairn: retention: \(r.dryRun ? "would delete" : "deleted") \(o.deletedTrips) trip\(o.deletedTrips == 1 ? "" : "s") (\(o.deletedBytes) bytes)"

@@ -97,7 +97,7 @@ enum RecordCommand: Command {
         let (zone, zoneText) = try timeZone(a.value("--timezone") ?? "auto") { invalid("--timezone", $0) }
         let statusPath = a.value("--status")
         if statusPath == "" { throw invalid("--status", "The value '' is invalid for '--status <file>'") }
-        let retention = try Retention.from(keepDays: a.value("--keep-days"), maxMb: a.value("--max-mb")) { o, m in invalid(o, m) }
+        var retention = try Retention.from(keepDays: a.value("--keep-days"), maxMb: a.value("--max-mb")) { o, m in invalid(o, m) }
         let verbose = a.has("--verbose")
         var board: String?
         if let b = a.value("--board") {
@@ -189,7 +189,12 @@ enum RecordCommand: Command {
         // logs) cuts with this one key (a second key is a second cut of the same place). Made
         // when a zone is configured (the recorder starts again at boot, or with a restart, after
         // one is added): a board without zones spends no page of its card on it.
-        if !zones.isEmpty { ExportStageOptions.ensureKey(directory: dir) { printErr("cairn: \($0)") } }
+        if !zones.isEmpty {
+            ExportStageOptions.ensureKey(directory: dir) { printErr("cairn: \($0)") }
+            // Retention keeps a trip delivered cut by other zones (a key it cannot read: every
+            // such trip) until a delivery cuts it again.
+            retention.zones = PrivacyZones(zones, key: try? ExportStageOptions.load(POSIX.join(dir, ExportStageOptions.keyFileName)))
+        }
 
         // The barometer is read with each batch (at most 5 s apart), or once a second when the
         // reports are read as they come: never a wake-up of its own at the default settings.

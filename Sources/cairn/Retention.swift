@@ -26,6 +26,9 @@ struct Retention {
     var maxBytes: Int?
     var force = false
     var dryRun = false
+    /// Today's privacy zones, with the board's key: a trip delivered cut by others is kept
+    /// until a delivery cuts it again (`cutOwed`).
+    var zones = PrivacyZones()
 
     var isActive: Bool { keepDays != nil || maxBytes != nil }
 
@@ -53,6 +56,11 @@ struct Retention {
             out.problems += 1
             return out
         }
+        // The cuts today's zones want: the ones given (the config's), and the ones the last
+        // delivery was asked for (LOGDIR/delivery, said before it reached the remote).
+        var wantedCuts: [String] = []
+        if !zones.isEmpty { wantedCuts.append(zones.fingerprint) }
+        if let w = DeliveryStatus.read(directory: dir)?.zonesWanted, !w.isEmpty, !wantedCuts.contains(w) { wantedCuts.append(w) }
         // A trip delivered (`cairn deliver`) counts as one exported.
         var state = ExportState(directory: dir)
         var delivered = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
@@ -76,6 +84,16 @@ struct Retention {
             trips: trips, totalBytes: total, nowMs: wallClockMs,
             limits: RetentionPlan.Limits(keepDays: keepDays, maxBytes: maxBytes, force: force)
         ) { i in
+            // Delivered cut by other zones than today's (or uncut, zones added since): the next
+            // delivery takes that cut down and sends a new one, from the log.
+            for fingerprint in wantedCuts {
+                let suffix = " zones-" + fingerprint
+                let sentTo = delivered.destinations(all[i].trip)
+                let cutToday = Set(sentTo.filter { $0.hasSuffix(suffix) }.compactMap(ExportState.folder(ofDestination:)))
+                let owed = sentTo.contains { d in !d.hasSuffix(suffix) && ExportState.folder(ofDestination: d).map { !cutToday.contains($0) } ?? false
+                }
+                if owed { return .cutOwed }
+            }
             var exported = state.verdict(all[i].trip)
             // An export to a folder on this card (a stick's mount point, the stick not mounted)
             // is no copy off the board.

@@ -59,6 +59,10 @@ final class RetentionPlanTests: XCTestCase {
                 verdicts: [.copyOnThisCard, .exported, .exported, .exported],
                 now: j + 40 * day, limits: .init(keepDays: 30), deleted: [1, 2], kept: [0: .copyOnThisCard]),
             Row(
+                name: "trips owed a new cut by today's privacy zones stay", ends: [j, j, j, j],
+                verdicts: [.exported, .cutOwed, .exported, .exported],
+                now: j + 40 * day, limits: .init(keepDays: 30), deleted: [0, 2], kept: [1: .cutOwed]),
+            Row(
                 name: "force deletes unexported ones too", ends: [j, j, j, j], verdicts: [.neverExported, .changedSinceExport, .exported, .exported],
                 now: j + 40 * day, limits: .init(keepDays: 30, force: true), deleted: [0, 1, 2]),
             Row(

@@ -193,6 +193,37 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
     }
 
+    /// The third attack's zone-widened-prune-before-recut: zones edited after trips went with
+    /// their logs; the remote holds their old cut until a delivery cuts them again, which needs
+    /// their logs. Prune (given today's zones, as the recorder's retention has them) keeps them
+    /// until then, and deletes them once the new cut is there.
+    func testPruneKeepsATripOwedANewCut() throws {
+        let dir = try logs(3)
+        try Harness.recorderKey(dir)
+        let (conf, remote, _) = try remote()
+        let extra = ["--logs", "yes", "--page", "no", "--format", "gpx"]
+        let before = try deliver(dir, conf, remote, ["--config", try zoneConfig()] + extra)
+        XCTAssertEqual(before.status, 0, before.stderr)
+        let wider = Harness.tempDir() + "/cairn.conf"
+        try "privacy-zone = 46.0,7.0,300\n".write(toFile: wider, atomically: true, encoding: .utf8)
+        // A delivery with the wider zone that never reaches the remote (here rclone fails at
+        // once) has said which cut it wants: a prune that is given no zones keeps the trips too.
+        let cut = try deliver(dir, conf, remote, ["--config", wider, "--rclone", "/bin/false"] + extra)
+        XCTAssertNotEqual(cut.status, 0, cut.stderr)
+        let blind = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001", "--config", "none")
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), blind.stderr)
+        XCTAssertTrue(blind.stderr.contains("cut by other privacy zones than today's"), blind.stderr)
+        let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001", "--config", wider)
+        XCTAssertEqual(p.status, 0, p.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        XCTAssertTrue(p.stderr.contains("cut by other privacy zones than today's"), p.stderr)
+        let again = try deliver(dir, conf, remote, ["--config", wider] + extra)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let p2 = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001", "--config", wider)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), p2.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000002.cairn"), p2.stderr)
+    }
+
     /// The config of a board with a privacy zone (far from the crafted rides: nothing is cut).
     func zoneConfig(_ extra: String = "") throws -> String {
         let cfg = Harness.tempDir() + "/cairn.conf"
