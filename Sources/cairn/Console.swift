@@ -22,7 +22,7 @@ enum ExitCode {
     static let config: Int32 = 78
 }
 
-let cairnVersion = "0.3.0"
+let cairnVersion = "0.4.0"
 
 /// A runtime failure: one clear line naming the file, field or option.
 struct Failure: Error {
