@@ -244,7 +244,7 @@ public enum IndexPage {
         if let p = e.picture, staysInside(p) {
             let alt = "map and height profile of trip \(e.tripId)"
             var size = ""
-            if let (w, h) = e.pictureSize { size = " width=\"\(w)\" height=\"\(h)\"" }
+            if let wh = e.pictureSize { size = " width=\"\(wh.0)\" height=\"\(wh.1)\"" }
             out += "<a class=\"picture\" href=\"\(href(p))\"><img src=\"\(href(p))\"\(size) loading=\"lazy\" alt=\"\(escaped(alt))\"></a>\n"
         }
         let files = e.files.filter(staysInside)
