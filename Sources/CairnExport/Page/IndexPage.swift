@@ -220,7 +220,7 @@ public enum IndexPage {
         .files a{display:inline-block;padding:5px 9px;border:1px solid #c9c3b6;border-radius:6px;color:#1f4e79;text-decoration:none;font-size:.85rem;overflow-wrap:anywhere}
         .files a:hover{background:#eef3f8}
         .none{padding:16px}
-        @media (min-width:700px){.trip{padding:14px 16px;column-gap:20px;grid-template-columns:1fr 360px;grid-template-areas:"head pic" "figs pic" "files pic"}.trip .picture{margin:0;max-width:360px}.figures{grid-template-columns:repeat(4,1fr);align-self:start}}
+        @media (min-width:700px){.trip{padding:14px 16px;column-gap:20px;grid-template-columns:1fr 360px;grid-template-rows:auto auto 1fr;grid-template-areas:"head pic" "figs pic" "files pic"}.trip .picture{margin:0;max-width:360px}.figures{grid-template-columns:repeat(4,1fr);align-self:start}}
 
         """
 
