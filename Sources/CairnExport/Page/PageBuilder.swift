@@ -72,10 +72,14 @@ public final class PageBuilder {
     public static func picturePath(name: String) -> String { picturesFolder + "/" + name + ".svg" }
 
     /// Whether the page already shows `key` with its picture in place: a trip exported before
-    /// needs no new picture.
+    /// needs no new picture (unless an older cairn drew it).
     public func isCurrent(key: String) -> Bool {
         guard let e = index.entry(key: key) else { return false }
         guard let p = e.picture else { return e.points == 0 }
+        // An older cairn's entry (no picture size): its picture is the wide one, with labels
+        // too small on a phone, and it lacks the newer figures; drawn and counted again while
+        // the trip is on the board.
+        if e.pictureSize == nil { return false }
         return POSIX.exists(POSIX.join(folder, p))
     }
 
