@@ -117,15 +117,11 @@ final class TrackPictureTests: XCTestCase {
         var options = TrackPicture.Options.defaults(activity: "ride")
         options.width = 320
         options.compact = true
-        let trip = TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) })[0]
-        let sink = try OutputSink(creating: dir + "/p.svg", force: true)
-        let drawn = try TrackPicture.draw(trip, options: options, to: sink)
-        XCTAssertNil(sink.finish())
-        let svg = try String(contentsOfFile: dir + "/p.svg", encoding: .utf8)
-        XCTAssertEqual(drawn.width, 320)
-        XCTAssertTrue(svg.contains("width=\"320\" height=\"\(drawn.height)\""), svg)
+        let (svg, _) = try render(dir, options)
+        let height = try XCTUnwrap(svg.components(separatedBy: " height=\"").dropFirst().first.flatMap { Int($0.prefix { $0 != "\"" }) })
+        XCTAssertTrue(svg.contains("width=\"320\" height=\"\(height)\""), svg)
         // The map at most as tall as wide (280), the profile 90, the rest 44 + 36 + 24 + 24 + a legend row.
-        XCTAssertLessThanOrEqual(drawn.height, 44 + 280 + 36 + 90 + 24 + 24 + 18 * 2)
+        XCTAssertLessThanOrEqual(height, 44 + 280 + 36 + 90 + 24 + 24 + 18 * 2)
         let sizes = svg.components(separatedBy: "font-size=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
         XCTAssertFalse(sizes.isEmpty)
         XCTAssertGreaterThanOrEqual(sizes.min() ?? 0, 11, "no label under 11 px: \(sizes)")
