@@ -58,7 +58,8 @@ struct TripShipment {
     /// under the destination) that are `present` there.
     func pageTrip(formats: [ExportFormat], logs: [String], present: (String) -> Bool) -> PageTrip {
         let entry = Self.pageEntry(
-            trip, summary, key: key, present: present, formats: formats, prefix: prefix, board: board, hidden: hidesAll, logs: logs)
+            trip, summary, key: key, present: present, formats: formats, prefix: prefix, board: board, hidden: hidesAll, logs: logs,
+            leftOut: window?.leftOut ?? 0)
         return PageTrip(entry: entry, trip: trip, window: window)
     }
 
@@ -66,7 +67,7 @@ struct TripShipment {
     /// they and the log copies are in (relative to the destination; those `present` there).
     static func pageEntry(
         _ t: TripRef, _ s: TripSummary, key: String, present: (String) -> Bool, formats: [ExportFormat], prefix: String, board: String?,
-        hidden: Bool, logs: [String]
+        hidden: Bool, logs: [String], leftOut: Int = 0
     ) -> TripIndex.Entry {
         let stem = ExportFormat.csv.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
         var e = TripIndex.Entry(key: key, tripId: t.id, name: String(stem.dropLast(ExportFormat.csv.fileExtension.utf8.count + 1)))
@@ -77,6 +78,10 @@ struct TripShipment {
             e.movingS = Double(s.stats.movingTimeMs) / 1000
             e.ascentM = s.stats.ascentM
             e.points = s.stats.points
+            e.elapsedS = Double(s.stats.elapsedMs) / 1000
+            e.maxSpeedMps = s.stats.maxSpeedMps
+            if s.stats.ascentM != nil { e.climbSource = s.stats.climbFromBarometer ? "barometer" : "gps" }
+            e.leftOut = leftOut
             for f in formats {
                 let rel = f.name + "/" + f.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
                 if present(rel) { e.files.append(rel) }

@@ -76,6 +76,64 @@ final class TrackPictureTests: XCTestCase {
         XCTAssertTrue(svg.contains("stroke-dasharray"), "the gap is bridged by a dashed line")
     }
 
+    /// The profile's axis under a zone and a pause (issue 42): it read the hop across the left-out
+    /// stretch and across the pause (39.1 km under a 34.48 km headline); now it reads the
+    /// figures' distance, the same written points.
+    func testTheAxisReadsTheFiguresDistanceWithAZoneAndAPause() throws {
+        let dir = ExportSupport.tempDir()
+        let ride = ExportSupport.ride(1200)
+        // After the pause the rider starts again 2 km north: no distance across a pause.
+        let part2 = ExportSupport.ride(600, seed: 2, startMs: ride.last!.timeMs + 900_000, lat: ride.last!.lat + 0.018, lon: ride.last!.lon)
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ride), (.pause, part2)]), dir: dir)
+        var options = TrackPicture.Options.defaults(activity: "ride")
+        // A zone round a point in the middle of the first part: a stretch left out mid-ride.
+        let home = ride[600]
+        options.privacy = PrivacyWindow(zones: [PrivacyZone(lat: home.lat, lon: home.lon, radiusM: 300)])
+        let (svg, s) = try render(dir, options)
+        XCTAssertLessThan(s.stats.points, 1800, "the zone left points out")
+        let axis = try XCTUnwrap(
+            svg.components(separatedBy: "text-anchor=\"end\">").compactMap { part -> String? in
+                let t = part.components(separatedBy: "</text>")[0]
+                return t.hasSuffix(" km") ? t : nil
+            }.first)
+        XCTAssertEqual(axis, (TextFormat.fixed(s.stats.distanceM / 1000, 1) ?? "?") + " km", "the axis reads the figures' distance")
+        // Without a zone too: the pause's hop is not on the axis.
+        let (plain, whole) = try render(dir, .defaults(activity: "ride"))
+        XCTAssertTrue(plain.contains(">" + (TextFormat.fixed(whole.stats.distanceM / 1000, 1) ?? "?") + " km</text>"), plain)
+    }
+
+    /// The page's picture (issue 42): drawn at about the width it is shown on a 360 px phone, with
+    /// no text under 11 px, the legend inside the picture, no taller map than wide.
+    func testCompactPictureHasLabelsOfAtLeast11PxAtItsWidth() throws {
+        let dir = ExportSupport.tempDir()
+        // North to south: the map as tall as it may be.
+        let fixes = ExportSupport.ride(1500).enumerated().map { i, f -> Fix in
+            var g = f
+            g.lat = 47 - Double(i) * 0.0001
+            g.lon = 8
+            return g
+        }
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, fixes)]), dir: dir)
+        var options = TrackPicture.Options.defaults(activity: "ride")
+        options.width = 320
+        options.compact = true
+        let (svg, _) = try render(dir, options)
+        let height = try XCTUnwrap(svg.components(separatedBy: " height=\"").dropFirst().first.flatMap { Int($0.prefix { $0 != "\"" }) })
+        XCTAssertTrue(svg.contains("width=\"320\" height=\"\(height)\""), svg)
+        // The map at most as tall as wide (280), the profile 90, the rest 44 + 36 + 24 + 24 + a legend row.
+        XCTAssertLessThanOrEqual(height, 44 + 280 + 36 + 90 + 24 + 24 + 18 * 2)
+        let sizes = svg.components(separatedBy: "font-size=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
+        XCTAssertFalse(sizes.isEmpty)
+        XCTAssertGreaterThanOrEqual(sizes.min() ?? 0, 11, "no label under 11 px: \(sizes)")
+        XCTAssertFalse(svg.contains("Trip 1 ·"), "the page shows the figures; the picture a short line")
+        XCTAssertFalse(svg.contains(">cairn 0"), "no file name: the page links the log")
+        // Every legend key starts inside the picture and its text ends inside it.
+        let legend = TrackPicture.legendLayout(options, width: 320)
+        for (b, p) in legend.places.enumerated() {
+            XCTAssertLessThanOrEqual(p.x + 22 + Double(options.bands.label(b).count) * 6.5, 320 - 20 + 0.1, "band \(b) at \(p)")
+        }
+    }
+
     func testSixHourRideStaysSmallAndCellsAreBehind() throws {
         let dir = ExportSupport.tempDir()
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ExportSupport.ride(6 * 3600))]), dir: dir, batch: 256)

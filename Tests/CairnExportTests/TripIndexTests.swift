@@ -59,11 +59,12 @@ final class TripIndexTests: XCTestCase {
         var i = TripIndex()
         i.merge(entry(1))
         let good = i.text
+        let n = TripIndex.columns.count
         let bad = [
-            "trip9\tnot-a-number" + String(repeating: "\t", count: 10),  // trip id
+            "trip9\tnot-a-number" + String(repeating: "\t", count: n - 2),  // trip id
             "short\t1",  // field count
-            "trip8\t8\tx" + String(repeating: "\t", count: 9),  // start_ms
-            "trip7\t7" + String(repeating: "\t", count: 7) + "bad\\q" + "\t\t",  // escape
+            "trip8\t8\tx" + String(repeating: "\t", count: n - 3),  // start_ms
+            "trip7\t7" + String(repeating: "\t", count: 7) + "bad\\q" + String(repeating: "\t", count: n - 10),  // escape
             "# a comment someone wrote",
             "\u{FFFD}garbage"
         ]
@@ -74,13 +75,58 @@ final class TripIndexTests: XCTestCase {
         XCTAssertEqual(r.problems.count, 5, "\(r.problems)")
         XCTAssertTrue(r.problems.allSatisfy { $0.hasPrefix("line ") && $0.hasSuffix("kept as it is") }, "\(r.problems)")
         XCTAssertTrue(r.problems[0].contains("column trip"), r.problems[0])
-        XCTAssertEqual(r.problems[1], "line 5: 2 fields, the header names 12; kept as it is")
+        XCTAssertEqual(r.problems[1], "line 5: 2 fields, the header names \(n); kept as it is")
         // Written back, nothing is lost, and a merge leaves the kept lines alone.
         var m = r
         m.merge(entry(3))
         let back = TripIndex(text: m.text)
         XCTAssertEqual(back.kept, bad)
         XCTAssertEqual(back.entries.map(\.key), ["trip1", "trip3"])
+    }
+
+    /// The figures added for issue 42 (elapsed, top speed, climb source, temperature, left out,
+    /// picture size): written and read back; an older file without their columns reads them as
+    /// unknown and gains the columns, empty, when written back.
+    func testNewColumnsReadBackAndOlderFilesReadThemAsUnknown() {
+        var e = entry(1)
+        e.elapsedS = 5400
+        e.maxSpeedMps = 14.25
+        e.climbSource = "barometer"
+        e.temperatureMinC = 11.5
+        e.temperatureMaxC = 18
+        e.leftOut = 42
+        (e.pictureWidth, e.pictureHeight) = (320, 486)
+        var i = TripIndex()
+        i.merge(e)
+        let back = TripIndex(text: i.text)
+        XCTAssertEqual(back.problems, [])
+        XCTAssertEqual(back.entries, [e])
+        XCTAssertTrue(i.text.contains("\t5400\t14.25\tbarometer\t11.5\t18\t42\t320x486\n"), i.text)
+
+        let old = """
+            # cairn trip index, version 1
+            key\ttrip\tstart_ms\tutc_offset_s\tactivity\tdistance_m\tmoving_s\tascent_m\tpoints\tname\tpicture\tfiles
+            trip2\t2\t1748764800000\t7200\tride\t41360.5\t4632\t320\t4600\tn\tpictures/n.svg\tgpx/n.gpx
+
+            """
+        let r = TripIndex(text: old)
+        XCTAssertEqual(r.problems, [])
+        let o = r.entries[0]
+        XCTAssertNil(o.elapsedS)
+        XCTAssertNil(o.maxSpeedMps)
+        XCTAssertNil(o.climbSource)
+        XCTAssertNil(o.temperatureMinC)
+        XCTAssertNil(o.leftOut)
+        XCTAssertNil(o.pictureSize)
+        XCTAssertEqual(o.distanceM, 41_360.5)
+        let rewritten = r.text.split(separator: "\n").map(String.init)
+        XCTAssertEqual(rewritten[1], TripIndex.columns.joined(separator: "\t"))
+        XCTAssertTrue(rewritten[2].hasSuffix("gpx/n.gpx\t\t\t\t\t\t\t"), rewritten[2])
+        XCTAssertEqual(TripIndex(text: r.text).entries, r.entries)
+        // A size that does not read is no size, and no problem.
+        let odd = TripIndex(text: i.text.replacingOccurrences(of: "320x486", with: "wide"))
+        XCTAssertEqual(odd.problems, [])
+        XCTAssertNil(odd.entries[0].pictureSize)
     }
 
     func testNewerVersionsColumnsAreKept() {

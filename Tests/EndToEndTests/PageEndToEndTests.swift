@@ -56,7 +56,9 @@ final class PageEndToEndTests: XCTestCase {
         let margin = 20.0, inner = svgWidth - 2 * margin, mapTop = 44.0
         let cosLat = max(cos((minLat + maxLat) / 2 * .pi / 180), 0.01)
         let spanLon = max(maxLon - minLon, 0.0005), spanLat = max(maxLat - minLat, 0.0005)
-        let scale = min(inner / (spanLon * cosLat), 700 / spanLat)
+        // The page's picture is compact (TrackPicture.Options.compact): its map at most as tall as wide.
+        let maxMapHeight = svgWidth < 500 ? inner : 700
+        let scale = min(inner / (spanLon * cosLat), maxMapHeight / spanLat)
         let mapW = spanLon * cosLat * scale, mapH = spanLat * scale
         let ox = margin + (inner - mapW) / 2
         let cLon = (minLon + maxLon) / 2, cLat = (minLat + maxLat) / 2
@@ -131,6 +133,13 @@ final class PageEndToEndTests: XCTestCase {
         let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
         let km = (Double(row[2][head.firstIndex(of: "distance_m")!])! / 1000)
         XCTAssertTrue(html.contains("<dd>\(String(format: "%.2f", km)) km</dd>"), html)
+        // Issue 42: the cut is said, the picture's axis reads the headline's distance (it read
+        // the hop across the left-out stretch), the ride's figures are all there.
+        XCTAssertTrue(html.contains("<p class=\"zone\">The part near home is left out"), html)
+        XCTAssertGreaterThan(Int(row[2][head.firstIndex(of: "left_out")!]) ?? 0, 0, tsv)
+        for dt in ["elapsed time", "average", "top speed"] { XCTAssertTrue(html.contains("<dt>\(dt)</dt>"), dt) }
+        XCTAssertFalse(html.contains("<dd>–</dd>"), "every figure known: \(html)")
+        XCTAssertTrue(html.contains("loading=\"lazy\""), html)
 
         // No coordinate in the page or its index; the picture holds only screen positions (one
         // decimal; two in its summary line's kilometres), and none of them maps back inside the zone.
@@ -139,6 +148,7 @@ final class PageEndToEndTests: XCTestCase {
             XCTAssertEqual(coordinate.numberOfMatches(in: text, range: NSRange(text.startIndex..., in: text)), 0, text)
         }
         let svg = try String(contentsOfFile: picture, encoding: .utf8)
+        XCTAssertTrue(svg.contains(">\(String(format: "%.1f", km)) km</text>"), "the axis under the \(km) km headline: \(svg)")
         XCTAssertEqual(coordinate.numberOfMatches(in: svg, range: NSRange(svg.startIndex..., in: svg)), 0, "no coordinate written into the picture")
         let drawn = pictureTrackPoints(svg, written: written)
         XCTAssertGreaterThan(drawn.count, 100)

@@ -35,6 +35,9 @@ PROBE = r"""
                bodyScrollWidth: document.body ? document.body.scrollWidth : 0,
                links: [], images: [], trips: document.querySelectorAll('article.trip').length};
   for (const a of document.querySelectorAll('a[href]')) out.links.push(a.href);
+  // Pictures load lazily (loading="lazy"): one below the fold would never load, and its
+  // decode() never settle; every one is asked for now, so every one is checked.
+  for (const img of document.querySelectorAll('img')) img.loading = 'eager';
   for (const img of document.querySelectorAll('img')) {
     const r = {src: img.src, complete: img.complete, naturalWidth: img.naturalWidth,
                naturalHeight: img.naturalHeight, shownWidth: img.getBoundingClientRect().width,
@@ -42,6 +45,9 @@ PROBE = r"""
     try {
       await img.decode();
       r.decoded = true;
+      // Read again once decoded: a picture that was still loading had no size before.
+      r.complete = img.complete; r.naturalWidth = img.naturalWidth; r.naturalHeight = img.naturalHeight;
+      r.shownWidth = img.getBoundingClientRect().width;
       const w = Math.min(img.naturalWidth, 400), h = Math.max(1, Math.round(w * img.naturalHeight / Math.max(img.naturalWidth, 1)));
       const c = document.createElement('canvas');
       c.width = w; c.height = h;

@@ -34,7 +34,9 @@ public final class PageBuilder {
     private var drewPictures = false
 
     public static let picturesFolder = "pictures"
-    public static let pictureWidth = 640.0
+    /// The picture is drawn compact (`TrackPicture.Options.compact`) at about the width it is
+    /// shown on a 360 px phone (328 px), so its 11 px labels read 11 px there.
+    public static let pictureWidth = 320.0
     /// Far above any real index (a line is about 200 bytes); a bigger file is not read as one.
     public static let maxIndexBytes = 64 << 20
 
@@ -70,10 +72,14 @@ public final class PageBuilder {
     public static func picturePath(name: String) -> String { picturesFolder + "/" + name + ".svg" }
 
     /// Whether the page already shows `key` with its picture in place: a trip exported before
-    /// needs no new picture.
+    /// needs no new picture (unless an older cairn drew it).
     public func isCurrent(key: String) -> Bool {
         guard let e = index.entry(key: key) else { return false }
         guard let p = e.picture else { return e.points == 0 }
+        // An older cairn's entry (no picture size): its picture is the wide one, with labels
+        // too small on a phone, and it lacks the newer figures; drawn and counted again while
+        // the trip is on the board.
+        if e.pictureSize == nil { return false }
         return POSIX.exists(POSIX.join(folder, p))
     }
 
@@ -86,12 +92,19 @@ public final class PageBuilder {
     public func add(_ t: PageTrip) -> String? {
         var entry = t.entry
         entry.picture = nil
+        (entry.pictureWidth, entry.pictureHeight) = (nil, nil)
         var problem: String?
         if entry.points > 0 {
             let relative = Self.picturePath(name: entry.name)
             do {
-                try draw(t, to: POSIX.join(folder, relative))
+                let drawn = try draw(t, to: POSIX.join(folder, relative))
                 entry.picture = relative
+                (entry.pictureWidth, entry.pictureHeight) = (drawn.width, drawn.height)
+                // The sensors' figures over the points drawn: the written ones (zones cut).
+                if let c = drawn.temperatureC {
+                    entry.temperatureMinC = c.min
+                    entry.temperatureMaxC = c.max
+                }
             } catch {
                 problem = "\(error)"
             }
@@ -107,23 +120,25 @@ public final class PageBuilder {
         return problem
     }
 
-    private func draw(_ t: PageTrip, to path: String) throws {
+    private func draw(_ t: PageTrip, to path: String) throws -> TrackPicture.Drawn {
         do throws(Errno) { try POSIX.makeDirectory(POSIX.join(folder, Self.picturesFolder)) } catch {
             throw ExportError("\(POSIX.join(folder, Self.picturesFolder)): cannot create directory: \(error)")
         }
         var options = TrackPicture.Options.defaults(activity: t.entry.activity ?? TripConversion.recordedActivity(of: t.trip))
         options.privacy = t.window
-        // Narrower than `render`'s 1000 px: shown about 330 px wide on a phone, its labels stay legible.
         options.width = Self.pictureWidth
+        options.compact = true
         let out = try OutputSink(atomically: path, force: true)
+        let drawn: TrackPicture.Drawn
         do {
-            try TrackPicture.render(t.trip, options: options, to: out)
+            drawn = try TrackPicture.draw(t.trip, options: options, to: out)
         } catch {
             out.discard()
             throw error
         }
         try out.finish()
         drewPictures = true
+        return drawn
     }
 
     /// Writes `index.tsv`, then `index.html` from it; a file that would not change is left as

@@ -12,9 +12,12 @@ public struct TripIndex: Sendable, Equatable {
     public static let fileName = "index.tsv"
     public static let version = 1
     static let versionPrefix = "# cairn trip index, version "
-    /// The columns this version writes, in order.
+    /// The columns this version writes, in order. Those after `files` came later (issue 42): an
+    /// older cairn keeps them as a newer version's columns, and an older file without them reads
+    /// them as unknown (the page shows "–").
     public static let columns = [
-        "key", "trip", "start_ms", "utc_offset_s", "activity", "distance_m", "moving_s", "ascent_m", "points", "name", "picture", "files"
+        "key", "trip", "start_ms", "utc_offset_s", "activity", "distance_m", "moving_s", "ascent_m", "points", "name", "picture", "files",
+        "elapsed_s", "max_speed_mps", "climb_source", "temp_min_c", "temp_max_c", "left_out", "picture_px"
     ]
 
     /// One trip as the page shows it: the figures of what was written (privacy zones applied).
@@ -36,6 +39,25 @@ public struct TripIndex: Sendable, Equatable {
         public var picture: String?
         /// The written files, relative to the index: conversions, then log copies.
         public var files: [String] = []
+        /// First to last written point, in seconds; nil when the index predates the column.
+        public var elapsedS: Double?
+        /// The top speed over the written points (`TripStats.maxSpeedMps`).
+        public var maxSpeedMps: Double?
+        /// Where the climb came from: "barometer" or "gps"; nil when unknown or no climb.
+        public var climbSource: String?
+        /// The barometer's temperature over the written points, lowest and highest (°C).
+        public var temperatureMinC: Double?
+        public var temperatureMaxC: Double?
+        /// Points a privacy zone left out of what was written (0: none; nil: unknown).
+        public var leftOut: Int?
+        /// The picture's size in pixels ("320x486" in the file), so the page lays it out before
+        /// it loads; nil when unknown.
+        public var pictureWidth: Int?
+        public var pictureHeight: Int?
+        public var pictureSize: (Int, Int)? {
+            guard let w = pictureWidth, let h = pictureHeight, w > 0, h > 0 else { return nil }
+            return (w, h)
+        }
         /// Values of columns this version does not know, by column name.
         public var extra: [String: String] = [:]
 
@@ -160,11 +182,22 @@ public struct TripIndex: Sendable, Equatable {
             e.movingS = try number("moving_s", finite).get() ?? 0
             e.ascentM = try number("ascent_m", finite).get()
             e.points = try number("points") { Int($0) }.get() ?? 0
+            e.elapsedS = try number("elapsed_s", finite).get()
+            e.maxSpeedMps = try number("max_speed_mps", finite).get()
+            e.temperatureMinC = try number("temp_min_c", finite).get()
+            e.temperatureMaxC = try number("temp_max_c", finite).get()
+            e.leftOut = try number("left_out") { Int($0) }.get()
         } catch {
             return .failure(error)
         }
         if let a = values["activity"], !a.isEmpty { e.activity = a }
         if let p = values["picture"], !p.isEmpty { e.picture = p }
+        if let c = values["climb_source"], !c.isEmpty { e.climbSource = c }
+        // A size that does not read is no size: the page only loses its placeholder.
+        if let px = values["picture_px"] {
+            let wh = px.split(separator: "x").compactMap { Int($0) }
+            if wh.count == 2, wh.allSatisfy({ $0 > 0 && $0 < 100_000 }) { (e.pictureWidth, e.pictureHeight) = (wh[0], wh[1]) }
+        }
         if let f = fields[safe: columns.firstIndex(of: "files")] {
             e.files = f.utf8.split(separator: 32).compactMap { unescaped(String(decoding: $0, as: UTF8.self)) }
         }
@@ -188,11 +221,16 @@ public struct TripIndex: Sendable, Equatable {
         var out = Self.versionPrefix + "\(max(fileVersion, Self.version))\n" + cols.joined(separator: "\t") + "\n"
         func n(_ v: Double) -> String { TextFormat.trimmed(v, 3) ?? "" }
         for e in entries {
-            var f = [
+            var f: [String] = [
                 Self.escaped(e.key), "\(e.tripId)", e.startMs.map { "\($0)" } ?? "", e.utcOffsetS.map { "\($0)" } ?? "",
                 Self.escaped(e.activity ?? ""), n(e.distanceM), n(e.movingS), e.ascentM.map(n) ?? "", "\(e.points)",
                 Self.escaped(e.name), Self.escaped(e.picture ?? ""), e.files.map { Self.escaped($0, space: true) }.joined(separator: " ")
             ]
+            let later: [String?] = [
+                e.elapsedS.map(n), e.maxSpeedMps.map(n), e.climbSource.map { Self.escaped($0) }, e.temperatureMinC.map(n),
+                e.temperatureMaxC.map(n), e.leftOut.map { "\($0)" }, e.pictureSize.map { "\($0.0)x\($0.1)" }
+            ]
+            f += later.map { $0 ?? "" }
             for c in extraColumns { f.append(Self.escaped(e.extra[c] ?? "")) }
             out += f.joined(separator: "\t") + "\n"
         }

@@ -24,6 +24,10 @@ public enum TrackPicture {
         /// Privacy zones' cut for this trip: no point, mark or line inside it is drawn, and the
         /// figures count what is drawn. (The caller leaves out the cells that touch a zone.)
         public var privacy: PrivacyWindow?
+        /// For the page (`PageBuilder`): drawn to be shown at about its own width on a phone
+        /// (320 px), so its 11 px labels stay 11 px there: a short summary line, a map at most
+        /// as tall as wide, a lower profile, the legend wrapped, no file name.
+        public var compact = false
 
         public init(bands: SpeedBands, colours: [String]) {
             self.bands = bands
@@ -59,6 +63,20 @@ public enum TrackPicture {
     static let maxMapHeight = 700.0
     /// Room for "finish" in bold at 13 px (a little more than it takes).
     static let labelWidth = 46.0
+
+    /// The picture's measures for `options`: the map's greatest height, the profile's height.
+    static func maxMapHeight(width: Double, compact: Bool) -> Double { compact ? width - 2 * margin : maxMapHeight }
+    static func profileHeight(compact: Bool) -> Double { compact ? 90 : profileHeight }
+
+    /// What the drawing found besides the summary: the written points' temperatures (°C, the
+    /// barometer's sensor), lowest and highest, when any carried one.
+    public struct Drawn: Sendable {
+        public var summary: TripSummary
+        public var temperatureC: (min: Double, max: Double)?
+        /// The picture's size in pixels.
+        public var width: Int
+        public var height: Int
+    }
 
     /// What the first pass learns.
     struct Survey {
@@ -104,6 +122,11 @@ public enum TrackPicture {
     /// `ExportError` naming its files.
     @discardableResult
     public static func render(_ trip: TripRef, options: Options, to out: OutputSink) throws -> TripSummary {
+        try draw(trip, options: options, to: out).summary
+    }
+
+    /// `render`, with what else the drawing found.
+    public static func draw(_ trip: TripRef, options: Options, to out: OutputSink) throws -> Drawn {
         // Pass 1: the extent, the heights' range, the marks.
         var survey = Survey()
         var heights = Heights()
@@ -111,14 +134,17 @@ public enum TrackPicture {
         var pendingPause = false
         var pass1 = PrivacyFilter(window: options.privacy)
         var shown = TripStats()
+        var temperature: (Double, Double)?
         var summary = try TripCatalog.read(trip) { e in
             pass1.pass(e) { event in
                 switch event {
                 case .segment(let reason):
                     if reason == .pause { pendingPause = true }
+                    if reason == .hidden { prev = nil }  // no stop or pause across a left-out stretch
                     shown.startSegment(reason)
                 case .point(let f):
                     shown.add(f)
+                    if let t = f.temperatureC, t.isFinite { temperature = temperature.map { (min($0.0, t), max($0.1, t)) } ?? (t, t) }
                     guard f.lat.isFinite, f.lon.isFinite else { return }
                     if survey.first == nil { survey.first = f }
                     let lon = unwrap(f.lon, around: survey.first!.lon)
@@ -130,7 +156,6 @@ public enum TrackPicture {
                     if let g = h.gps { survey.gpsRange = Survey.widen(survey.gpsRange, g) }
                     if let p = prev {
                         let d = Geodesy.distance(p, f), dt = f.timeMs - p.timeMs
-                        survey.distanceM += d
                         if pendingPause {
                             survey.mark(Mark(lat: p.lat, lon: p.lon, seconds: dt / 1000, pause: true))
                         } else if dt >= stopMs, d / (Double(dt) / 1000) < TripStats.movingSpeedMps {
@@ -144,6 +169,9 @@ public enum TrackPicture {
             }
         }
         if options.privacy != nil { summary.stats = shown }
+        // The profile's axis counts the distance as the figures do (`TripStats`: nothing across
+        // a pause or a left-out stretch), so it reads the headline's kilometres.
+        survey.distanceM = shown.distanceM
         guard let first = survey.first, let last = survey.last else {
             if pass1.leftOut > 0 {
                 throw ExportError(
@@ -161,7 +189,7 @@ public enum TrackPicture {
         let midLat = (survey.minLat + survey.maxLat) / 2
         let cosLat = max(cos(midLat * .pi / 180), 0.01)
         let spanLon = max(survey.maxLon - survey.minLon, 0.0005), spanLat = max(survey.maxLat - survey.minLat, 0.0005)
-        let scale = min(inner / (spanLon * cosLat), maxMapHeight / spanLat)
+        let scale = min(inner / (spanLon * cosLat), maxMapHeight(width: width, compact: options.compact) / spanLat)
         let mapW = spanLon * cosLat * scale, mapH = spanLat * scale
         let mapTop = 44.0
         let ox = margin + (inner - mapW) / 2
@@ -172,9 +200,11 @@ public enum TrackPicture {
             Simplify.Point(ox + mapW / 2 + (lon - centreLon) * cosLat * scale, mapTop + mapH / 2 - (lat - centreLat) * scale)
         }
         func project(_ lat: Double, _ lon: Double) -> Simplify.Point { projectUnwrapped(lat, unwrap(lon, around: first.lon)) }
+        let profileHeight = Self.profileHeight(compact: options.compact)
         let profileTop = mapTop + mapH + 36
         let legendTop = profileTop + profileHeight + 24
-        let height = legendTop + 24
+        let legend = legendLayout(options, width: width)
+        let height = legendTop + 24 + 18 * Double(legend.rows - 1)
 
         out.put("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
         out.write(
@@ -182,7 +212,9 @@ public enum TrackPicture {
         )
         out.write("<title>\(TextFormat.xmlEscaped("cairn trip \(trip.id)"))</title>\n")
         out.put("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n")
-        out.write("<text x=\"\(fmt(margin))\" y=\"26\" font-size=\"15\" fill=\"#222222\">\(TextFormat.xmlEscaped(summaryLine(summary)))</text>\n")
+        out.write(
+            "<text x=\"\(fmt(margin))\" y=\"26\" font-size=\"15\" fill=\"#222222\">\(TextFormat.xmlEscaped(options.compact ? shortLine(summary) : summaryLine(summary)))</text>\n"
+        )
 
         // Explored cells behind the track.
         if !options.cells.isEmpty {
@@ -216,7 +248,7 @@ public enum TrackPicture {
         var lastPoint: Fix?
         var profile = Profile(columns: Int(inner), barometric: survey.baroRange != nil)
         var profileHeights = Heights()
-        var along = 0.0
+        var alongStats = TripStats()
         func colour(_ band: Int) -> String { options.colours[min(max(band, 0), options.colours.count - 1)] }
         func emit(_ pts: [Simplify.Point]) {
             for p in pts { out.put(" "); _ = out.decimal(p.x, 1); out.put(","); _ = out.decimal(p.y, 1) }
@@ -245,6 +277,7 @@ public enum TrackPicture {
             pass2.pass(e) { event in
                 switch event {
                 case .segment(let reason):
+                    alongStats.startSegment(reason)
                     endSegment()
                     // Across a dropout the rider went on: a thin dashed line, not a coloured one.
                     bridgeFrom = (reason == .gap || reason == .reconnect || reason == .resume) ? lastPoint : nil
@@ -265,9 +298,11 @@ public enum TrackPicture {
                         openPath(band, from)
                         emit(stream.add(project(f.lat, f.lon)))
                     }
-                    if let p = lastPoint { along += Geodesy.distance(p, f) }
+                    alongStats.add(f)
                     let h = profileHeights.next(f)
-                    if let v = profile.barometric ? h.baro : h.gps { profile.add(along: along, total: survey.distanceM, height: v) }
+                    if let v = profile.barometric ? h.baro : h.gps {
+                        profile.add(along: alongStats.distanceM, total: survey.distanceM, height: v)
+                    }
                     lastPoint = f
                 case .raw: break  // not asked for
                 }
@@ -343,18 +378,45 @@ public enum TrackPicture {
 
         // The legend.
         out.put("<g class=\"legend\" font-size=\"11\" fill=\"#333333\">\n")
-        var x = margin
-        for b in 0..<options.bands.count {
-            out.write("<rect x=\"\(fmt(x))\" y=\"\(fmt(legendTop))\" width=\"18\" height=\"8\" fill=\"\(colour(b))\"/>")
+        for (b, place) in legend.places.enumerated() {
+            let x = place.x, y = legendTop + 18 * Double(place.row)
+            out.write("<rect x=\"\(fmt(x))\" y=\"\(fmt(y))\" width=\"18\" height=\"8\" fill=\"\(colour(b))\"/>")
             let label = TextFormat.xmlEscaped(options.bands.label(b))
-            out.write("<text x=\"\(fmt(x + 22))\" y=\"\(fmt(legendTop + 8))\">\(label)</text>\n")
-            x += 30 + Double(label.count) * 6.5
+            out.write("<text x=\"\(fmt(x + 22))\" y=\"\(fmt(y + 8))\">\(label)</text>\n")
         }
-        out.write(
-            "<text x=\"\(fmt(margin + inner))\" y=\"\(fmt(legendTop + 8))\" text-anchor=\"end\" fill=\"#888888\">cairn \(TextFormat.xmlEscaped(trip.files.first.map { basename($0.path) } ?? ""))</text>\n"
-        )
+        if !options.compact {
+            out.write(
+                "<text x=\"\(fmt(margin + inner))\" y=\"\(fmt(legendTop + 8))\" text-anchor=\"end\" fill=\"#888888\">cairn \(TextFormat.xmlEscaped(trip.files.first.map { basename($0.path) } ?? ""))</text>\n"
+            )
+        }
         out.put("</g>\n</svg>\n")
-        return summary
+        return Drawn(
+            summary: summary, temperatureC: temperature.map { (min: $0.0, max: $0.1) }, width: Int(width.rounded(.up)),
+            height: Int(height.rounded(.up)))
+    }
+
+    /// Where each band's key goes: left to right, on a new row when the next would leave the
+    /// picture (compact pictures only; the wide one keeps one row, its file name at the right).
+    static func legendLayout(_ options: Options, width: Double) -> (places: [(x: Double, row: Int)], rows: Int) {
+        var places: [(x: Double, row: Int)] = []
+        var x = margin, row = 0
+        for b in 0..<options.bands.count {
+            let w = 22 + Double(TextFormat.xmlEscaped(options.bands.label(b)).count) * 6.5
+            if options.compact && x > margin && x + w > width - margin {
+                x = margin
+                row += 1
+            }
+            places.append((x, row))
+            x += w + 8
+        }
+        return (places, row + 1)
+    }
+
+    /// "41.36 km · moving 1:17:12": the compact picture's line (the page shows the rest).
+    public static func shortLine(_ s: TripSummary) -> String {
+        let st = s.stats
+        let d = st.distanceM >= 1000 ? (TextFormat.fixed(st.distanceM / 1000, 2) ?? "?") + " km" : (TextFormat.fixed(st.distanceM, 0) ?? "?") + " m"
+        return d + " · moving " + TripFigures.duration(st.movingTimeMs)
     }
 
     /// "Trip 3 · ride · 2026-06-01 08:00 UTC · 41.36 km · moving 1:17:12 · climb +320 m"
