@@ -147,17 +147,10 @@ public enum IndexPage {
         return local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
     }
 
-    /// The civil date of a day number (Howard Hinnant's `civil_from_days`).
+    /// The civil date of a day number (NumberText's, which the ISO times use).
     static func civil(_ day: Int64) -> (year: Int64, month: Int, day: Int) {
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = Int(doy - (153 * mp + 2) / 5 + 1)
-        let m = Int(mp < 10 ? mp + 3 : mp - 9)
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        let (y, m, d) = NumberText.civil(fromDays: day)
+        return (y, Int(m), Int(d))
     }
 
     /// The day number of 1 January of `year`.
