@@ -17,7 +17,7 @@ public enum RetentionPlan {
         case copyNotWhole
         /// Delivered, but its remote could not be reached to find its logs whole in this run.
         case copyUnchecked
-        /// Copied only to a folder on the log directory's own file system (a stick's mount point
+        /// Copied only to a folder on the log directory's own card (a stick's mount point
         /// while the stick was not mounted): no copy off the board.
         case copyOnThisCard
         /// Delivered cut by other privacy zones than today's (or none): that cut stays published
@@ -42,7 +42,7 @@ public enum RetentionPlan {
             case .cutOwed:
                 return "was delivered cut by other privacy zones than today's; the next 'cairn deliver' cuts it again and takes the old cut down"
             case .copyOnThisCard:
-                return "has its only copies on the log directory's own file system (a stick that was not mounted?), no copy off the board"
+                return "has its only copies on the log directory's own card (a stick that was not mounted? another partition?), no copy off the board"
             }
         }
     }

@@ -13,8 +13,8 @@ import CairnExport
 final class DeliveredCopies {
     let rclone: Rclone
     private var listings: [String: [String: RemoteCopies.FileCheck]?] = [:]
-    /// Each board folder's local folder when rclone keeps it on this machine (nil: elsewhere).
-    private var localFolders: [String: String?] = [:]
+    /// Each board folder's local folders when rclone keeps it on this machine ([]: elsewhere).
+    private var localFolders: [String: RcloneLocalRoots.Answer] = [:]
     let directory: String
 
     /// The log files' names: all a listing keeps (a folder of any size is read in bounded memory).
@@ -84,11 +84,18 @@ final class DeliveredCopies {
                 // some servers): before a delete, each copy is read back whole and its MD5 taken.
                 switch readBack(wanted, in: DeliverCommand.join(folder, "logs")) {
                 case .whole:
-                    if let local = localFolder(folder), OnThisCard.holds(POSIX.join(local, "logs"), file: wanted[0].name, logDirectory: directory) {
-                        onThisCard = true
-                        continue
+                    switch localFolder(folder) {
+                    case .folders(let local):
+                        // a crypt, union or alias over a folder on the card is the card
+                        if local.contains(where: { OnThisCard.isOnIt($0, logDirectory: directory) }) {
+                            onThisCard = true
+                            continue
+                        }
+                        return (.exported, [])
+                    case .unknown(let why):
+                        say("retention: trip \(t.id): where \(terminalSafe(folder)) keeps its copies cannot be told (\(terminalSafe(why))): kept")
+                        unreachable = true
                     }
-                    return (.exported, [])
                 case .unreachable(let why):
                     say("retention: trip \(t.id): its copies in \(terminalSafe(folder)) could not be read back (\(terminalSafe(why))): kept")
                     unreachable = true
@@ -149,9 +156,10 @@ final class DeliveredCopies {
 
     /// Where rclone keeps `folder` on this machine, asked once per run; nil for a remote elsewhere
     /// (or rclone not saying).
-    private func localFolder(_ folder: String) -> String? {
+    private func localFolder(_ folder: String) -> RcloneLocalRoots.Answer {
         if let known = localFolders[folder] { return known }
-        let local = (try? rclone.localFolder(folder)) ?? nil
+        let local: RcloneLocalRoots.Answer
+        do throws(Rclone.Failure) { local = try rclone.localFolders(folder) } catch { local = .unknown(error.description) }
         localFolders[folder] = local
         return local
     }

@@ -440,10 +440,15 @@ struct DeliveryRun {
             }
         }
         printOut("remote: \(remote) (reached); this board's folder: \(base)")
-        if let local = (try? transport.localFolder(base)) ?? nil, OnThisCard.isOnIt(local, logDirectory: dir) {
-            printOut(
-                "note: \(terminalSafe(local)) is on the log directory's own file system (a stick that is not mounted?):"
-                    + " copies there are no copies off the board, and prune keeps the trips")
+        switch (try? transport.localFolders(base)) ?? .folders([]) {
+        case .folders(let local):
+            if let onCard = local.first(where: { OnThisCard.isOnIt($0, logDirectory: dir) }) {
+                printOut(
+                    "note: \(terminalSafe(onCard)) is on the log directory's own card (a stick that is not mounted? another partition?):"
+                        + " copies there are no copies off the board, and prune keeps the trips")
+            }
+        case .unknown(let why):
+            printOut("note: where \(terminalSafe(base)) keeps its files cannot be told (\(terminalSafe(why))): prune keeps the trips delivered there")
         }
         printOut(
             "formats: \(formats.isEmpty ? "none" : formats.map(\.name).joined(separator: ",")); logs: \(copyLogs ? "yes" : "no"); page: \(page ? "yes" : "no")"

@@ -85,41 +85,31 @@ struct Rclone: TripRemote, Sendable {
         }
     }
 
-    /// The local folder `folder` is, when rclone keeps it on this machine's file systems (a
-    /// local remote, an alias of one, a plain path: `rclone backend features`); nil for any other
-    /// backend, or an answer this cannot read.
-    func localFolder(_ folder: String) throws(Failure) -> String? {
+    /// The local folders `folder`'s files lie in, when rclone keeps them on this machine's file
+    /// systems: a local remote, a plain path, or any remote wrapping one (alias, crypt, union,
+    /// ...), read from `rclone config show` and the RCLONE_CONFIG_ environment; [] for a remote
+    /// elsewhere.
+    func localFolders(_ folder: String) throws(Failure) -> RcloneLocalRoots.Answer {
+        let cwd = (try? POSIX.currentDirectory()) ?? "/"
+        guard RcloneLocalRoots.split(folder) != nil else { return RcloneLocalRoots.resolve(folder, section: { _ in nil }, cwd: cwd) }
         var bytes: [UInt8] = []
-        try call("rclone backend features \(folder)", ["backend", "features", folder]) { bytes.append(contentsOf: $0) }
-        guard Self.jsonString(bytes, key: "String")?.hasPrefix("Local file system at ") == true else { return nil }
-        return Self.jsonString(bytes, key: "Root").flatMap { $0.hasPrefix("/") ? $0 : nil }
+        try call("rclone config show", ["config", "show"]) { bytes.append(contentsOf: $0) }
+        let sections = RcloneLocalRoots.sections(String(decoding: bytes, as: UTF8.self))
+        return RcloneLocalRoots.resolve(folder, section: { Self.section($0, config: sections) }, cwd: cwd)
     }
 
-    /// The first `"key": "value"` string value in `json`, its escapes \" \\ \/ read; nil when
-    /// absent or holding any other escape.
-    static func jsonString(_ json: [UInt8], key: String) -> String? {
-        let needle = Array("\"\(key)\":".utf8)
-        guard needle.count < json.count,
-            let start = (0...(json.count - needle.count)).first(where: { json[$0..<($0 + needle.count)].elementsEqual(needle) })
-        else { return nil }
-        var i = start + needle.count
-        while i < json.count && (json[i] == 0x20 || json[i] == 0x09) { i += 1 }
-        guard i < json.count, json[i] == 0x22 else { return nil }
-        i += 1
-        var out: [UInt8] = []
-        while i < json.count {
-            let b = json[i]
-            if b == 0x22 { return String(decoding: out, as: UTF8.self) }
-            if b == 0x5C {
-                guard i + 1 < json.count, [0x22, 0x5C, 0x2F].contains(json[i + 1]) else { return nil }
-                out.append(json[i + 1])
-                i += 2
-                continue
+    /// A remote's settings: the config file's, those rclone reads from its environment
+    /// (RCLONE_CONFIG_NAME_KEY) over them.
+    static func section(_ name: String, config: [String: RcloneLocalRoots.Section]) -> RcloneLocalRoots.Section? {
+        var s = config[name]
+        let prefix = "RCLONE_CONFIG_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 }) + "_"
+        for key in ["type", "remote", "upstreams"] {
+            if let v = POSIX.environment(prefix + key.uppercased()) {
+                s = s ?? [:]
+                s?[key] = v
             }
-            out.append(b)
-            i += 1
         }
-        return nil
+        return s
     }
 
     /// Streams the bytes of the remote file `path` to `output` (rclone cat).

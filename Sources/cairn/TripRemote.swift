@@ -29,9 +29,10 @@ protocol TripRemote {
     func deleteMatching(_ pattern: String, under folder: String) throws(RemoteFailure)
     /// The names of the folders directly in `folder` (one level); notFound when there is none.
     func listFolders(_ folder: String) throws(RemoteFailure) -> [String]
-    /// The absolute local path of `folder` when the remote keeps it on this machine's file
-    /// systems (a local folder, an alias of one); nil for any other place.
-    func localFolder(_ folder: String) throws(RemoteFailure) -> String?
+    /// The absolute local folders `folder`'s files lie in when the remote keeps them on this
+    /// machine's file systems (a local folder, or a remote wrapping one: an alias, crypt,
+    /// union, ...); [] for any other place.
+    func localFolders(_ folder: String) throws(RemoteFailure) -> RcloneLocalRoots.Answer
 }
 
 /// One file or folder a remote lists.

@@ -68,17 +68,6 @@ final class DeliveryStatusTests: XCTestCase {
         XCTAssertEqual(DeliveredCopies.trustedProgram(program), program, "sticky, the entry this user's")
         XCTAssertNil(DeliveredCopies.trustedProgram(d + "/missing"))
     }
-
-    /// `rclone backend features` tells where a local remote keeps a folder.
-    func testJSONStringValuesAreReadWithTheirEscapes() {
-        let features = Array(#"{"Name": "stick", "Root": "/media/a \"b\"\/c", "String": "Local file system at /media"}"#.utf8)
-        XCTAssertEqual(Rclone.jsonString(features, key: "Root"), #"/media/a "b"/c"#)
-        XCTAssertEqual(Rclone.jsonString(features, key: "String"), "Local file system at /media")
-        XCTAssertNil(Rclone.jsonString(features, key: "Features"))
-        XCTAssertNil(Rclone.jsonString(Array(#"{"Root": "a\u00e9"}"#.utf8), key: "Root"), "an escape it does not read")
-        XCTAssertNil(Rclone.jsonString(Array(#"{"Root": 3}"#.utf8), key: "Root"))
-        XCTAssertNil(Rclone.jsonString(Array(#"{"Root": "open"#.utf8), key: "Root"))
-    }
 }
 
 private func freshDirectory() -> String {

@@ -131,7 +131,7 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
         try end("removeFolder", failing)
     }
 
-    func localFolder(_ folder: String) throws(RemoteFailure) -> String? { nil }
+    func localFolders(_ folder: String) throws(RemoteFailure) -> RcloneLocalRoots.Answer { .folders([]) }
 
     func listFolders(_ folder: String) throws(RemoteFailure) -> [String] {
         let failing = try begin("listFolders")

@@ -140,20 +140,20 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         try "[loc]\ntype = local\n[stick]\ntype = alias\nremote = loc:\(card)/media/stick\n".write(toFile: conf, atomically: true, encoding: .utf8)
         let check = try deliver(dir, conf, "stick:rides", ["--format", "gpx", "--page", "no", "--check"])
         XCTAssertEqual(check.status, 0, check.stderr)
-        XCTAssertTrue(check.stdout.contains("on the log directory's own file system"), check.stdout)
+        XCTAssertTrue(check.stdout.contains("on the log directory's own card"), check.stdout)
         let d = try deliver(dir, conf, "stick:rides", ["--format", "gpx", "--page", "no"])
         XCTAssertEqual(d.status, 0, d.stderr)
         XCTAssertTrue(fm.fileExists(atPath: card + "/media/stick/rides/unnamed/logs/00000001.cairn"), d.stderr)
         let p = try prune(dir)
         XCTAssertEqual(p.status, 0, p.stderr)
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
-        XCTAssertTrue(p.stderr.contains("only copies on the log directory's own file system"), p.stderr)
+        XCTAssertTrue(p.stderr.contains("only copies on the log directory's own card"), p.stderr)
         // Exported to a folder on the card: kept too.
         let e = try Harness.cairn("export", "--dir", dir, "--to", card + "/media/stick2")
         XCTAssertEqual(e.status, 0, e.stderr)
         let p2 = try prune(dir)
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p2.stderr)
-        XCTAssertTrue(p2.stderr.contains("only copies on the log directory's own file system"), p2.stderr)
+        XCTAssertTrue(p2.stderr.contains("only copies on the log directory's own card"), p2.stderr)
         // The stick unplugged after an export to it leaves an empty mount point on the card: the
         // receipt holds (the copies are not looked for there).
         let stick = try Harness.offCardDir() + "/stick"
@@ -164,6 +164,48 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         XCTAssertEqual(p3.status, 0, p3.stderr)
         XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), p3.stderr)
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000002.cairn"), "the newest file is kept")
+    }
+
+    /// The third attack's sc-crypt, sc-union-mixed: a remote that wraps a folder on the card
+    /// (crypt, a union with one upstream on the card and one off it) is the card; through a
+    /// crypt over a folder off the card the copies are off the board.
+    func testCopiesBehindAWrappingRemoteOnTheCardAreNoCopies() throws {
+        let card = Harness.tempDir()
+        let stick = try Harness.offCardDir()
+        let conf = card + "/rclone.conf"
+        let password = try XCTUnwrap(Harness.run("/usr/bin/env", ["rclone", "obscure", "secret"]).stdout.split(separator: "\n").first)
+        try """
+        [loc]
+        type = local
+        [sec]
+        type = crypt
+        remote = loc:\(card)/enc
+        password = \(password)
+        [u]
+        type = union
+        upstreams = \(card)/u1 \(stick)/u2
+        create_policy = ff
+        [far]
+        type = crypt
+        remote = loc:\(stick)/enc
+        password = \(password)
+        """.write(toFile: conf, atomically: true, encoding: .utf8)
+        for remote in ["sec:rides", "u:rides"] {
+            let dir = try logs(2)
+            let check = try deliver(dir, conf, remote, ["--format", "gpx", "--page", "no", "--check"])
+            XCTAssertTrue(check.stdout.contains("on the log directory's own card"), remote + ": " + check.stdout)
+            let d = try deliver(dir, conf, remote, ["--format", "gpx", "--page", "no"])
+            XCTAssertEqual(d.status, 0, d.stderr)
+            let p = try prune(dir)
+            XCTAssertEqual(p.status, 0, p.stderr)
+            XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), remote + ": " + p.stderr)
+            XCTAssertTrue(p.stderr.contains("only copies on the log directory's own card"), remote + ": " + p.stderr)
+        }
+        let dir = try logs(2)
+        let d = try deliver(dir, conf, "far:rides", ["--format", "gpx", "--page", "no"])
+        XCTAssertEqual(d.status, 0, d.stderr)
+        let p = try prune(dir)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
     }
 
     /// Retention runs the rclone program the last delivery used (LOGDIR/delivery names it), as
