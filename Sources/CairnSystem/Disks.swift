@@ -61,12 +61,17 @@ public enum Disks {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The mount `path` (absolute, links resolved) lies in: the deepest mount point above it, the
-    /// last mounted where several share one point (the one on top).
+    /// The mount `path` (absolute, links resolved) lies in: the deepest mount point above it
+    /// that no later mount covers (one mounted on the same point or above it hides it).
     public static func mount(of path: String, in mounts: [Mount]) -> Mount? {
+        var visible: [Mount] = []
+        for m in mounts {
+            visible.removeAll { isUnder($0.mountPoint, m.mountPoint) }
+            visible.append(m)
+        }
         var best: Mount?
-        for m in mounts where isUnder(path, m.mountPoint) {
-            if best == nil || m.mountPoint.utf8.count >= best!.mountPoint.utf8.count { best = m }
+        for m in visible where isUnder(path, m.mountPoint) {
+            if best == nil || m.mountPoint.utf8.count > best!.mountPoint.utf8.count { best = m }
         }
         return best
     }
@@ -115,24 +120,38 @@ public enum Disks {
         return (UInt32(truncatingIfNeeded: major), UInt32(truncatingIfNeeded: minor))
     }
 
+    /// What cannot be told: a disk whose /sys entry cannot be read ("unknown:..."). Two paths
+    /// either of which lies on one may share a disk.
+    static let unknownPrefix = "unknown:"
+
     /// The disks `path` lies on, or the nearest folder above it that exists (where a copy would
     /// be made): names such as "block:mmcblk0" (the whole disk of a partition, the disks under
     /// a device-mapper or RAID device, the disk holding a loop device's image), or
-    /// "fs:MAJOR:MINOR" for a file system on no disk (tmpfs, a network share, FUSE). Empty when
-    /// nothing can be read.
+    /// "fs:MAJOR:MINOR" for a file system on no disk (tmpfs, a network share, FUSE), or
+    /// "unknown:..." where that cannot be read.
     public static func of(_ path: String) -> Set<String> {
-        guard let text = readSmall("/proc/self/mountinfo", limit: 4 << 20) else { return [] }
-        return of(path, mounts: mounts(text), depth: 0)
+        guard let table = mountTable() else { return [unknownPrefix + "mountinfo"] }
+        return of(path, mounts: table, depth: 0)
     }
 
     /// Whether `a` and `b` (or the nearest folders above them that exist) share a file system or
-    /// a disk.
+    /// a disk; true too where that cannot be told (a copy that may be on the card is no copy
+    /// off it).
     public static func share(_ a: String, _ b: String) -> Bool {
         guard let sa = nearest(a).flatMap({ try? POSIX.status($0) }), let sb = nearest(b).flatMap({ try? POSIX.status($0) }) else { return false }
         if sa.st_dev == sb.st_dev { return true }
-        guard let text = readSmall("/proc/self/mountinfo", limit: 4 << 20) else { return false }
-        let table = mounts(text)
-        return !of(a, mounts: table, depth: 0).isDisjoint(with: of(b, mounts: table, depth: 0))
+        guard let table = mountTable() else { return true }
+        let da = of(a, mounts: table, depth: 0)
+        let db = of(b, mounts: table, depth: 0)
+        if da.isEmpty || db.isEmpty || (da.union(db)).contains(where: { $0.hasPrefix(unknownPrefix) }) { return true }
+        return !da.isDisjoint(with: db)
+    }
+
+    /// This process's mounts; nil when mountinfo cannot be read whole.
+    static func mountTable() -> [Mount]? {
+        let limit = 64 << 20
+        guard let text = readSmall("/proc/self/mountinfo", limit: limit), text.utf8.count <= limit else { return nil }
+        return mounts(text)
     }
 
     /// `path` with its links resolved, or the nearest folder above it that exists.
@@ -147,7 +166,12 @@ public enum Disks {
     }
 
     static func of(_ path: String, mounts: [Mount], depth: Int) -> Set<String> {
-        guard depth < 8, let real = nearest(path), let m = mount(of: real, in: mounts) else { return [] }
+        guard depth < 8, let real = nearest(path), let m = mount(of: real, in: mounts) else { return [unknownPrefix + path] }
+        // a device node (a loop device's backing a partition): the disk it is
+        if let st = try? POSIX.status(real), (st.st_mode & S_IFMT) == S_IFBLK {
+            let (major, minor) = split(UInt64(st.st_rdev))
+            return blockDisks(major, minor, mounts: mounts, depth: depth + 1)
+        }
         if m.type == "overlay" {
             var disks: Set<String> = ["fs:\(m.major):\(m.minor)"]
             for layer in overlayLayers(m) { disks.formUnion(of(layer, mounts: mounts, depth: depth + 1)) }
@@ -155,16 +179,22 @@ public enum Disks {
         }
         if m.major != 0 { return blockDisks(m.major, m.minor, mounts: mounts, depth: depth) }
         // btrfs and others number their mounts anonymously: the source names the device
-        if m.source.hasPrefix("/dev/"), let st = try? POSIX.status(m.source), (st.st_mode & S_IFMT) == S_IFBLK {
-            let (major, minor) = split(UInt64(st.st_rdev))
-            return blockDisks(major, minor, mounts: mounts, depth: depth)
+        if m.source.hasPrefix("/dev/") {
+            // a block file system whose device this sandbox cannot see (PrivateDevices=)
+            guard let st = try? POSIX.status(m.source) else { return [unknownPrefix + m.source] }
+            if (st.st_mode & S_IFMT) == S_IFBLK {
+                let (major, minor) = split(UInt64(st.st_rdev))
+                var disks = blockDisks(major, minor, mounts: mounts, depth: depth)
+                if m.type == "btrfs" { disks.formUnion(btrfsDevices(major, minor, mounts: mounts, depth: depth)) }
+                return disks
+            }
         }
         if m.type == "zfs", let pool = m.source.split(separator: "/").first { return ["zfs:\(pool)"] }
         return ["fs:\(m.major):\(m.minor)"]
     }
 
     static func blockDisks(_ major: UInt32, _ minor: UInt32, mounts: [Mount], depth: Int) -> Set<String> {
-        guard depth < 8, var dir = try? POSIX.realPath("/sys/dev/block/\(major):\(minor)") else { return ["block:\(major):\(minor)"] }
+        guard depth < 8, var dir = try? POSIX.realPath("/sys/dev/block/\(major):\(minor)") else { return [unknownPrefix + "block:\(major):\(minor)"] }
         if POSIX.exists(POSIX.join(dir, "partition")) { dir = POSIX.parent(of: dir) }
         var disks: Set<String> = []
         // device-mapper, RAID: the disks beneath
@@ -182,6 +212,26 @@ public enum Disks {
             disks.formUnion(of(file, mounts: mounts, depth: depth + 1))
         }
         if disks.isEmpty { disks.insert("block:" + String(dir.split(separator: "/").last ?? "")) }
+        return disks
+    }
+
+    /// The disks of every device of the btrfs file system one of whose devices is MAJOR:MINOR
+    /// (mountinfo names only one: /sys/fs/btrfs/FSID/devices lists them all).
+    static func btrfsDevices(_ major: UInt32, _ minor: UInt32, mounts: [Mount], depth: Int) -> Set<String> {
+        guard let dir = try? POSIX.realPath("/sys/dev/block/\(major):\(minor)") else { return [] }
+        let name = String(dir.split(separator: "/").last ?? "")
+        var disks: Set<String> = []
+        for fs in (try? POSIX.listDirectory("/sys/fs/btrfs")) ?? [] {
+            let devices = (try? POSIX.listDirectory("/sys/fs/btrfs/\(fs)/devices")) ?? []
+            guard devices.contains(name) else { continue }
+            for d in devices {
+                guard let dev = readSmall("/sys/class/block/\(d)/dev", limit: 64) else { continue }
+                let parts = dev.split(whereSeparator: { $0 == ":" || $0 == "\n" })
+                if parts.count >= 2, let a = UInt32(parts[0]), let b = UInt32(parts[1]) {
+                    disks.formUnion(blockDisks(a, b, mounts: mounts, depth: depth + 1))
+                }
+            }
+        }
         return disks
     }
 

@@ -87,7 +87,12 @@ final class DeliveredCopies {
                     switch localFolder(folder) {
                     case .folders(let local):
                         // a crypt, union or alias over a folder on the card is the card
-                        if local.contains(where: { OnThisCard.isOnIt($0, logDirectory: directory) }) {
+                        // (the board folder, or any copy read back: a bind mount or a link at logs/)
+                        let onCard = local.contains { l in
+                            OnThisCard.isOnIt(l, logDirectory: directory)
+                                || wanted.contains { OnThisCard.isOnIt(POSIX.join(l, "logs/" + $0.name), logDirectory: directory) }
+                        }
+                        if onCard {
                             onThisCard = true
                             continue
                         }

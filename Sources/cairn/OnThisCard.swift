@@ -6,13 +6,12 @@ import CairnSystem
 /// (`Disks.share`). They are no copies off the board (one card failure loses both), so
 /// retention never deletes a trip on their strength.
 enum OnThisCard {
-    /// `folder` (absolute) holds `file` (a name below it) on the card of `logDirectory`.
-    /// A folder that is not there, or holds no such file, says nothing (a stick unplugged after
-    /// the export leaves its empty mount point behind).
+    /// `file` (a name below `folder`, absolute), or where it would be, is on the card of
+    /// `logDirectory`: a copy taken out of a folder on the card leaves its folder there (and
+    /// that is no copy off the board); a stick's folder gone with the stick says where the
+    /// nearest folder above it lies.
     static func holds(_ folder: String, file: String, logDirectory: String) -> Bool {
-        let copy = POSIX.join(folder, file)
-        guard POSIX.exists(copy) else { return false }
-        return Disks.share(copy, logDirectory)
+        Disks.share(POSIX.join(folder, file), logDirectory)
     }
 
     /// `folder` (absolute), or the nearest folder above it that exists (where rclone would make

@@ -98,18 +98,29 @@ struct Rclone: TripRemote, Sendable {
         return RcloneLocalRoots.resolve(folder, section: { Self.section($0, config: sections) }, cwd: cwd)
     }
 
-    /// A remote's settings: the config file's, those rclone reads from its environment
-    /// (RCLONE_CONFIG_NAME_KEY) over them.
+    /// A remote's settings as rclone reads them: its environment's RCLONE_CONFIG_NAME_KEY, then
+    /// the backend's RCLONE_TYPE_KEY (RCLONE_CRYPT_REMOTE), over the config file's.
     static func section(_ name: String, config: [String: RcloneLocalRoots.Section]) -> RcloneLocalRoots.Section? {
+        section(name, config: config, environment: POSIX.environment)
+    }
+
+    static func section(
+        _ name: String, config: [String: RcloneLocalRoots.Section], environment: (String) -> String?
+    ) -> RcloneLocalRoots.Section? {
+        func upper(_ s: String) -> String { String(s.uppercased().map { $0 == "-" ? "_" : $0 }) }
         var s = config[name]
-        let prefix = "RCLONE_CONFIG_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 }) + "_"
-        for key in ["type", "remote", "upstreams"] {
-            if let v = POSIX.environment(prefix + key.uppercased()) {
-                s = s ?? [:]
-                s?[key] = v
+        let named = "RCLONE_CONFIG_" + upper(name) + "_"
+        if let t = environment(named + "TYPE") {
+            s = s ?? [:]
+            s?["type"] = t
+        }
+        guard var found = s else { return nil }
+        for key in ["remote", "upstreams"] {
+            if let v = environment(named + upper(key)) ?? found["type"].flatMap({ environment("RCLONE_" + upper($0) + "_" + upper(key)) }) {
+                found[key] = v
             }
         }
-        return s
+        return found
     }
 
     /// Streams the bytes of the remote file `path` to `output` (rclone cat).

@@ -100,10 +100,18 @@ enum RcloneLocalRoots {
     /// inside a quoted option value (`:crypt,remote='nas:x':`) does not end the spec.
     static func split(_ path: String) -> (spec: String, sub: String)? {
         var quote: Character?
-        for i in path.indices {
+        var i = path.startIndex
+        while i < path.endIndex {
+            defer { if i < path.endIndex { i = path.index(after: i) } }
             let c = path[i]
             if let q = quote {
-                if c == q { quote = nil }
+                // a doubled quote inside quotes is one quote character
+                let next = path.index(after: i)
+                if c == q, next < path.endIndex, path[next] == q {
+                    i = next
+                } else if c == q {
+                    quote = nil
+                }
             } else if c == "'" || c == "\"" {
                 quote = c
             } else if c == "/" && !path[..<i].contains(",") {
@@ -121,9 +129,19 @@ enum RcloneLocalRoots {
         var parts: [String] = []
         var cur = ""
         var quote: Character?
+        var pendingClose = false
         for c in spec {
-            if let q = quote {
-                if c == q { quote = nil } else { cur.append(c) }
+            if pendingClose {
+                pendingClose = false
+                if c == quote {
+                    // '' inside '...' is one '
+                    cur.append(c)
+                    continue
+                }
+                quote = nil
+            }
+            if quote != nil {
+                if c == quote { pendingClose = true } else { cur.append(c) }
             } else if c == "'" || c == "\"" {
                 quote = c
             } else if c == "," {
@@ -172,8 +190,20 @@ enum RcloneLocalRoots {
         return remote + "/" + sub
     }
 
+    /// `path` made absolute and cleaned as rclone cleans it, by its text: "a/b/../c" is "a/c"
+    /// whatever "b" is (a link to a stick, or nothing).
     static func absolute(_ path: String, cwd: String) -> String {
-        path.hasPrefix("/") ? path : (cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path)
+        let whole = path.hasPrefix("/") ? path : (cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path)
+        var parts: [Substring] = []
+        for p in whole.split(separator: "/") {
+            if p == "." { continue }
+            if p == ".." {
+                _ = parts.popLast()
+                continue
+            }
+            parts.append(p)
+        }
+        return "/" + parts.joined(separator: "/")
     }
 }
 

@@ -77,7 +77,12 @@ final class RcloneLocalRootsTests: XCTestCase {
             ("c:", .folders(["/card/c1"])),
             (":crypt,remote='home:/card/x':rides", .folders(["/card/x"])),
             ("nas,type=local:/srv", .folders(["/srv"])),
-            (":s3,provider=AWS:bucket/rides", .folders([]))
+            (":s3,provider=AWS:bucket/rides", .folders([])),
+            // rclone cleans a path by its text (r17: dotdot-after-symlink, dotdot-through-missing-folder)
+            ("home:/card/tostick/../rides", .folders(["/card/rides"])),
+            ("/stick/nothere/../../card/./rides", .folders(["/card/rides"])),
+            // '' inside quotes is one quote (r17: quote-doubled-in-connection-string)
+            (":alias,remote='/media/Bob''s stick':rides", .folders(["/media/Bob's stick/rides"]))
         ]
         for (path, want) in table { XCTAssertEqual(resolve(path), want, path) }
     }
@@ -86,6 +91,17 @@ final class RcloneLocalRootsTests: XCTestCase {
         for path in ["nope:rides", "loop:rides", "typeless:rides"] {
             guard case .unknown = resolve(path) else { return XCTFail("\(path): \(resolve(path))") }
         }
+    }
+
+    /// rclone reads RCLONE_CONFIG_NAME_KEY, then the backend's RCLONE_TYPE_KEY, over the config
+    /// file (r17: env-RCLONE_ALIAS_REMOTE-to-card).
+    func testTheEnvironmentOverridesTheConfigAsRcloneReadsIt() {
+        let env = ["RCLONE_ALIAS_REMOTE": "/card/x", "RCLONE_CONFIG_A1_REMOTE": "/stick/y", "RCLONE_CONFIG_NEW_TYPE": "local"]
+        XCTAssertEqual(Rclone.section("a2", config: config, environment: { env[$0] })?["remote"], "/card/x")
+        XCTAssertEqual(Rclone.section("a1", config: config, environment: { env[$0] })?["remote"], "/stick/y")
+        XCTAssertEqual(Rclone.section("new", config: config, environment: { env[$0] })?["type"], "local")
+        XCTAssertNil(Rclone.section("none", config: config, environment: { env[$0] }))
+        XCTAssertEqual(Rclone.section("sec", config: config, environment: { env[$0] })?["remote"], "home:/card/enc")
     }
 
     func testSplitKeepsLocalPathsWhole() {

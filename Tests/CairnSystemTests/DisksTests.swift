@@ -31,6 +31,21 @@ final class DisksTests: XCTestCase {
         XCTAssertEqual(Disks.mount(of: "/media/my stick/rides", in: table)?.type, "tmpfs", "the last mounted on one point")
     }
 
+    /// The r17 attack's card-partition-mounted-over-stick: a stick mounted at /backup/stick, then
+    /// a card partition mounted at /backup, hiding it: /backup/stick/x is on the card partition.
+    func testAMountCoveredByALaterOneAboveItHoldsNothing() {
+        let t = Disks.mounts(
+            """
+            27 1 179:2 / / rw - ext4 /dev/mmcblk0p2 rw
+            40 27 8:1 / /backup/stick rw - vfat /dev/sda1 rw
+            41 27 179:3 / /backup rw - ext4 /dev/mmcblk0p3 rw
+            42 41 8:17 / /backup/other rw - vfat /dev/sdb1 rw
+            """)
+        XCTAssertEqual(Disks.mount(of: "/backup/stick/rides", in: t)?.source, "/dev/mmcblk0p3")
+        XCTAssertEqual(Disks.mount(of: "/backup/other/rides", in: t)?.source, "/dev/sdb1", "mounted after, on top")
+        XCTAssertEqual(Disks.mount(of: "/var/lib/cairn", in: t)?.source, "/dev/mmcblk0p2")
+    }
+
     func testAnOverlaysLayersAreItsOptions() {
         XCTAssertEqual(Disks.overlayLayers(table[4]), ["/a:b", "/c", "/var/up", "/var/wk"])
     }
