@@ -112,4 +112,30 @@ final class TripStatsTests: XCTestCase {
         for i in 0..<600 { d.add(fix(Double(i), north: 8 * Double(i) + (i == 30 ? 40 : 0), eph: 5, speed: i == 30 ? 47 : 8)) }
         XCTAssertEqual(d.maxSpeedMps ?? 0, 8, accuracy: 0.5)
     }
+
+    func testASpeedReachedOrLeftFasterThanAVehicleCanIsNoTopSpeed() {
+        // A GGA-only drive (issue 39): cruising 25 m/s, the positions run ahead along the road for
+        // four seconds and come back in one; gpsd's speeds from them (88 → 140 → 166 → 150 →
+        // 145 → 34 km/h) held for more than three seconds, reached and left at 2-3 g.
+        var s = TripStats()
+        s.startSegment(.start)
+        let ahead: [Int: Double] = [30: 14, 31: 30, 32: 41, 33: 52, 34: 0]
+        var previous = 0.0
+        for i in 0..<120 {
+            let north = 25 * Double(i) + (ahead[i] ?? 0)
+            s.add(fix(Double(i), north: north, eph: 5, speed: i == 0 ? 25 : north - previous))
+            previous = north
+        }
+        XCTAssertLessThan(s.maxSpeedMps ?? 0, 30, "an excursion and its return is no speed")
+        // A car that speeds up from 20 to 40 m/s at 0.5 g and holds it: that is its top speed.
+        var c = TripStats()
+        c.startSegment(.start)
+        var north = 0.0
+        for i in 0..<120 {
+            let v = min(40, max(20, 20 + 5 * Double(i - 30)))
+            north += v
+            c.add(fix(Double(i), north: north, eph: 5, speed: v))
+        }
+        XCTAssertEqual(c.maxSpeedMps ?? 0, 40, accuracy: 0.01)
+    }
 }

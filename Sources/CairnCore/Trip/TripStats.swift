@@ -24,7 +24,12 @@ public struct TripStats: Sendable {
     /// Until a speed has held for `supportMs` (a trip of a few seconds), the best there is.
     private var unsupportedMaxMps: Double?
     private var measuredMaxMps: Double? {
-        get { supportedMaxMps ?? unsupportedMaxMps }
+        get {
+            // the measured speeds not yet settled, judged by what has come after them so far
+            var settled = self
+            settled.settleSpeeds(before: Int64.max)
+            return settled.supportedMaxMps ?? settled.unsupportedMaxMps
+        }
         set { supportedMaxMps = newValue }
     }
     /// Ascent and descent: from the barometric pressure stored with the points when there is
@@ -38,8 +43,20 @@ public struct TripStats: Sendable {
     /// A top speed must hold this long: the measured speeds of the points over it (and the one
     /// before), or the chords without them.
     public static let supportMs: Int64 = 3_000
-    /// The recent points' measured speeds that agreed with their steps.
-    private var recentSpeeds = RingBuffer<SpeedAt>(capacity: 64)
+    /// The recent points' measured speeds that agreed with their steps (`settleMs` and
+    /// `supportMs` of them at 10 Hz).
+    private var recentSpeeds = RingBuffer<SpeedAt>(capacity: 160)
+    /// The measured speeds up to this time are judged (their support and reach are known).
+    private var settledThroughMs = Int64.min
+    /// The judged speeds, each lowered to what the speeds around it allow.
+    private var reachedSpeeds = RingBuffer<SpeedAt>(capacity: 160)
+    /// No rider, bike or car speeds up or brakes harder than about 1 g: a speed reached or left
+    /// faster than this is a position that went out and came back (a GGA-only stream's derived
+    /// 88 → 166 → 34 km/h within seconds), not a speed (issue 39).
+    public static let maxAccelerationMps2 = 10.0
+    /// A measured speed is judged once this much has come after it: what it fell to within
+    /// the time 1 g takes to lose 50 m/s.
+    public static let settleMs: Int64 = 5_000
 
     private struct SpeedAt {
         var timeMs: Int64
@@ -99,7 +116,7 @@ public struct TripStats: Sendable {
                 if fix.speed == nil || prev.speed == nil, let from = chordFrom, fix.timeMs - from.timeMs >= Self.supportMs {
                     if let before = chordBefore {
                         let v = min(Self.chordSpeed(from, fix), Self.chordSpeed(before, from), Self.chordSpeed(before, fix))
-                        measuredMaxMps = max(measuredMaxMps ?? 0, v)
+                        supportedMaxMps = max(supportedMaxMps ?? unsupportedMaxMps ?? 0, v)
                     }
                     chordBefore = from
                     chordFrom = fix
@@ -127,23 +144,57 @@ public struct TripStats: Sendable {
         last = fix
     }
 
-    /// The slowest measured speed over the last `supportMs` and the point before them: a speed
-    /// held that long (a doppler blip, or one derived from a single jump, lasts a fix).
+    /// Keeps a measured speed; judges those `settleMs` older.
     private mutating func addSupported(speed v: Double, at t: Int64) {
-        var slowest = v
-        var i = recentSpeeds.count - 1
-        var spans = false
-        while i >= 0 {
-            let p = recentSpeeds[i]
-            slowest = min(slowest, p.speed)
-            if t - p.timeMs >= Self.supportMs {
-                spans = true
-                break
-            }
-            i -= 1
-        }
         recentSpeeds.append(SpeedAt(timeMs: t, speed: v))
-        if spans { measuredMaxMps = max(measuredMaxMps ?? 0, slowest) } else { unsupportedMaxMps = max(unsupportedMaxMps ?? 0, slowest) }
+        settleSpeeds(before: t - Self.settleMs)
+    }
+
+    /// Judges each measured speed at or before `limit` not judged yet: the slowest over the
+    /// `supportMs` up to it and the point before them (a doppler blip, or a speed derived from a
+    /// single jump, lasts a fix), each speed first lowered to what the speeds around it allow
+    /// at `maxAccelerationMps2` (reached and left as a vehicle can).
+    private mutating func settleSpeeds(before limit: Int64) {
+        var i = recentSpeeds.count - 1
+        while i >= 0 && recentSpeeds[i].timeMs > settledThroughMs { i -= 1 }
+        i += 1
+        while i < recentSpeeds.count && recentSpeeds[i].timeMs <= limit {
+            let t = recentSpeeds[i].timeMs
+            let reached = reachable(i)
+            var slowest = reached
+            var spans = false
+            var k = reachedSpeeds.count - 1
+            while k >= 0 {
+                slowest = min(slowest, reachedSpeeds[k].speed)
+                if t - reachedSpeeds[k].timeMs >= Self.supportMs {
+                    spans = true
+                    break
+                }
+                k -= 1
+            }
+            reachedSpeeds.append(SpeedAt(timeMs: t, speed: reached))
+            if spans { supportedMaxMps = max(supportedMaxMps ?? 0, slowest) } else { unsupportedMaxMps = max(unsupportedMaxMps ?? 0, slowest) }
+            settledThroughMs = t
+            i += 1
+        }
+    }
+
+    /// The `i`-th recent speed lowered to what the speeds within `settleMs` of it allow at
+    /// `maxAccelerationMps2`.
+    private func reachable(_ i: Int) -> Double {
+        let t = recentSpeeds[i].timeMs
+        var v = recentSpeeds[i].speed
+        var j = i - 1
+        while j >= 0, t - recentSpeeds[j].timeMs <= Self.settleMs {
+            v = min(v, recentSpeeds[j].speed + Self.maxAccelerationMps2 * Double(t - recentSpeeds[j].timeMs) / 1000)
+            j -= 1
+        }
+        j = i + 1
+        while j < recentSpeeds.count, recentSpeeds[j].timeMs - t <= Self.settleMs {
+            v = min(v, recentSpeeds[j].speed + Self.maxAccelerationMps2 * Double(recentSpeeds[j].timeMs - t) / 1000)
+            j += 1
+        }
+        return v
     }
 
     private static func chordSpeed(_ a: Fix, _ b: Fix) -> Double {
