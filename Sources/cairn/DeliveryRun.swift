@@ -132,6 +132,7 @@ struct DeliveryRun {
         // after a failed run one trip a batch, so that a remote with room for some takes those.
         var budget = DeliveryPlans.batchBytes(freeBytes: POSIX.freeBytes(dir), afterFailure: previous?.result == .failed)
         var next = 0
+        var gone = 0
         var keySent = false
         if stop == nil && blocking.isEmpty && (!waiting.isEmpty || pagePending || keyOwed || listing.temporaries) {
             do {
@@ -146,9 +147,18 @@ struct DeliveryRun {
                         part.append(i)
                         let label = "trip \(waiting[i].trip.id) (\(waiting[i].trip.files.map { baseName($0.path) }.joined(separator: ", ")))"
                         do { try stage(&waiting[i], receipts: receipts, listing: listing) } catch let e as Failure {
-                            problem("\(label): \(e.message)")
                             waiting[i].failed = true
-                            counts.failedTrips += 1
+                            // Deleted since the run began (retention between two batches, on the
+                            // strength of a receipt and its copies found whole): delivered before,
+                            // no failure; the page keeps its entry.
+                            if Self.vanished(waiting[i].trip), !receipts.recorded(waiting[i].trip).isEmpty {
+                                printErr("cairn: \(label): deleted from the board since this run began (delivered before); left as it was delivered")
+                                gone += 1
+                                counts.alreadyThere += 1
+                            } else {
+                                problem("\(label): \(e.message)")
+                                counts.failedTrips += 1
+                            }
                         }
                         stagedBytes += waiting[i].staged.filter { !$0.relative.hasPrefix("logs/") }.reduce(0) { $0 + $1.size }
                     }
@@ -161,7 +171,8 @@ struct DeliveryRun {
                     if page && !goes.isEmpty { pagePending = true }
                     if page && pagePending && last {
                         do {
-                            let receipted = finished.filter { receipts.names($0.trip, destination: destination) }
+                            // A trip deleted since the survey keeps the entry the page has of it.
+                            let receipted = finished.filter { receipts.names($0.trip, destination: destination) && !Self.vanished($0.trip) }
                             obsolete = try stagePage(
                                 goes.compactMap(\.shown), hidden: goes.compactMap(\.hidden), receipted: receipted.map { ($0.trip, $0.summary) },
                                 reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing)
@@ -284,7 +295,7 @@ struct DeliveryRun {
             }
         }
         removeStaging(staging)
-        counts.left = waiting.count - counts.delivered + unreadable
+        counts.left = waiting.count - counts.delivered - gone + unreadable
         var status = DeliveryStatus()
         status.remote = remote
         status.pagePending = pagePending
@@ -623,6 +634,9 @@ struct DeliveryRun {
         if shipment.hidesAll { return nil }
         return shipment.pageTrip(formats: formats, logs: copyLogs ? t.files.map { "logs/" + baseName($0.path) } : []) { _ in true }
     }
+
+    /// Whether every file of `t` is gone from the board (deleted since the run read it).
+    static func vanished(_ t: TripRef) -> Bool { !t.files.contains { POSIX.exists($0.path) } }
 
     /// A file's modification time in ns; Int64.max when it cannot be read (then it counts as new).
     func modifiedNs(_ path: String) -> Int64 {

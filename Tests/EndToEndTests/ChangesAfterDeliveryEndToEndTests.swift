@@ -597,4 +597,55 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let after = files(root).filter { $0.hasPrefix("gpx/") }
         for f in before { XCTAssertFalse(after.contains(f), "\(f) uncut, still up: \(after) " + r.stderr) }
     }
+
+    /// The fourth attack's ship-prune-between-batches: retention ran between two batches of one
+    /// delivery and deleted trips delivered before (their copies whole); the run then failed on
+    /// a trip it could no longer open (exit 1, "not delivered"). A trip deleted after its receipt
+    /// is no failure, and the page keeps its entry.
+    func testAPruneBetweenBatchesOfADeliveryIsNoFailure() throws {
+        let dir = try logs(4)
+        let (conf, remote, path) = try remote()
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
+        // A format added: every trip goes again; a run that failed first makes it one trip a
+        // batch, and retention runs while the first batch goes up.
+        let t = try Harness.offCardDir()
+        let wrapper = t + "/rclone"
+        try """
+        #!/bin/sh
+        echo "$*" >> \(t)/calls
+        for a in "$@"; do
+            [ "$a" = sync ] || continue
+            [ -e \(t)/fail ] && { echo "ERROR : write: no space left on device" >&2; exit 1; }
+            n=$(( $(cat \(t)/syncs 2>/dev/null || echo 0) + 1 )); echo $n > \(t)/syncs
+            [ $n = 1 ] && \(Harness.cairn) prune --dir \(dir) --max-mb 0.000001 > \(t)/prune 2>&1
+        done
+        exec rclone "$@"
+        """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        XCTAssertEqual(chmod(wrapper, 0o755), 0)
+        try "".write(toFile: t + "/fail", atomically: true, encoding: .utf8)
+        let failed = try deliver(dir, conf, remote, ["--format", "gpx,csv", "--rclone", wrapper])
+        XCTAssertNotEqual(failed.status, 0, failed.stderr)
+        try fm.removeItem(atPath: t + "/fail")
+        let r = try deliver(dir, conf, remote, ["--format", "gpx,csv", "--rclone", wrapper])
+        let pruned = (try? String(contentsOfFile: t + "/prune", encoding: .utf8)) ?? ""
+        XCTAssertTrue(pruned.contains("deleted 3 trips"), pruned)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let calls = (try? String(contentsOfFile: t + "/calls", encoding: .utf8)) ?? ""
+        XCTAssertTrue(r.stderr.contains("deleted from the board since this run began"), r.stderr + calls)
+        XCTAssertFalse(r.stderr.contains("not delivered"), r.stderr)
+        let root = path + "/unnamed"
+        let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
+        let rows = index.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("key\t") }
+        XCTAssertEqual(rows.count, 4, index)
+        // No dead link: every file a row names (its `files` column) is there.
+        for row in rows {
+            let fields = row.split(separator: "\t", omittingEmptySubsequences: false)
+            XCTAssertGreaterThan(fields.count, 11, String(row))
+            for link in fields.count > 11 ? fields[11].split(separator: " ") : [] {
+                XCTAssertTrue(fm.fileExists(atPath: root + "/" + link), "\(link): \(row)")
+            }
+        }
+        let again = try deliver(dir, conf, remote, ["--format", "gpx,csv"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+    }
 }
