@@ -218,9 +218,11 @@ extension DeliveryRun {
     /// (the trips of earlier runs and of other tools stay), the pictures drawn here. Returns what
     /// an earlier delivery sent that the page's reconciliation deletes (`DeliveryPlans.obsolete`).
     /// `receipted`: every trip delivered here (by any run) that is still on the board: one the
-    /// remote's index lacks (a run cut before its page went up) is added too.
+    /// remote's index lacks (a run cut before its page went up) is added too. `takeDown`: the
+    /// conversions of trips that come down (`outdatedCuts`): their entries go, with their pictures.
     func stagePage(
-        _ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary)], reconcile: Bool, indexSize: Int?, listing: Listing
+        _ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary)], reconcile: Bool, indexSize: Int?, listing: Listing,
+        takeDown: Set<String> = []
     ) throws -> [String] {
         // A folder under a name of the page is no page (and would hold every trip's receipt back).
         for name in [TripIndex.fileName, IndexPage.fileName] { try refuseFolder(name, listing) }
@@ -306,6 +308,12 @@ extension DeliveryRun {
                 before: sentFiles(builder.index.entry(key: key)), now: [], hidden: true, formatsSent: sending, allFormats: allFormats,
                 picturesFolder: PageBuilder.picturesFolder, nameNow: { _ in nil })
             builder.remove(key: key)
+        }
+        for e in builder.index.entries where !takeDown.isDisjoint(with: e.files) && !adding.contains(where: { $0.entry.key == e.key }) {
+            obsolete += DeliveryPlans.obsolete(
+                before: sentFiles(e), now: [], hidden: true, formatsSent: sending, allFormats: allFormats,
+                picturesFolder: PageBuilder.picturesFolder, nameNow: { _ in nil })
+            builder.remove(key: e.key)
         }
         for t in adding where !t.entry.files.isEmpty {
             let before = sentFiles(builder.index.entry(key: t.entry.key))

@@ -104,6 +104,11 @@ struct DeliveryRun {
         let unreadable = found.unreadable
         var stop = found.stop
         let destination = receiptDestination
+        // Trips delivered, then deleted from the board (retention), whose conversions were cut
+        // for other zones than today's: never cut again, so what was published of them comes
+        // down with the run's last batch (conversions, picture, page entry; the logs stay).
+        let outdated = stop == nil ? outdatedCuts(receipts) : []
+        let takeDown = Set(outdated.flatMap { $0.receipts.flatMap(\.sent).map(\.path) })
         // A shipping folder a cut run left: resumed by a run that sends, else removed now.
         if stop == nil && leftover && waiting.isEmpty {
             do {
@@ -118,7 +123,7 @@ struct DeliveryRun {
             keyOwed = listing.files["logs/" + ExportStageOptions.keyFileName]?.size != key.bytes.count
         }
         // A page owed by an earlier run (cut, or its page failed) is made whatever this run sends.
-        var pagePending = page && previous?.pagePending == true
+        var pagePending = page && (previous?.pagePending == true || !outdated.isEmpty)
         var shipped = false
         // A file under the name of a folder deliver writes in would hold every file back, run
         // after run: said, and nothing sent until it is moved away.
@@ -134,7 +139,7 @@ struct DeliveryRun {
         var next = 0
         var gone = 0
         var keySent = false
-        if stop == nil && blocking.isEmpty && (!waiting.isEmpty || pagePending || keyOwed || listing.temporaries) {
+        if stop == nil && blocking.isEmpty && (!waiting.isEmpty || pagePending || keyOwed || listing.temporaries || !takeDown.isEmpty) {
             do {
                 repeat {
                     try prepareOutbox()
@@ -175,13 +180,15 @@ struct DeliveryRun {
                             let receipted = finished.filter { receipts.names($0.trip, destination: destination) && !Self.vanished($0.trip) }
                             obsolete = try stagePage(
                                 goes.compactMap(\.shown), hidden: goes.compactMap(\.hidden), receipted: receipted.map { ($0.trip, $0.summary) },
-                                reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing)
+                                reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing,
+                                takeDown: takeDown)
                             pageMade = true
                         } catch let e as Failure {
                             problem("the page on \(base): \(e.message)")
                             removePage()
                         }
                     }
+                    if last { obsolete += takeDown }
                     let logsGo = goes.contains { w in w.staged.contains { $0.relative.hasPrefix("logs/") } }
                     var keyStaged: DeliveryPlans.Staged?
                     if copyLogs, let key = stageOptions.zones.key, !keySent, logsGo || keyOwed {
@@ -271,6 +278,18 @@ struct DeliveryRun {
                             throw Stop.remote("\(base): does not read back as sent (\(wrong.prefix(3).joined(separator: ", ")))")
                         }
                         if pageMade { pagePending = false }
+                        // Down, and off the page: their receipts have nothing left to name.
+                        if last && !outdated.isEmpty && (pageMade || !page) {
+                            for g in outdated {
+                                receipts.forget(g, folder: base)
+                                let files = g.receipts.flatMap(\.sent).map(\.path)
+                                printErr(
+                                    "cairn: trip \(g.trip) (\(g.file)): deleted from the board before it was cut for today's privacy zones;"
+                                        + " its conversions cut for other zones are taken off \(base)\(page ? " and its page" : "")"
+                                        + " (\(files.joined(separator: ", ")))")
+                            }
+                            try receipts.save()
+                        }
                     } else if sending.contains(where: { $0.staged.isEmpty }) {
                         // Nothing to ship in this batch: its trips' files are all there already,
                         // whole (a run cut after its move, before its receipts): receipted now,
@@ -633,6 +652,21 @@ struct DeliveryRun {
         let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
         if shipment.hidesAll { return nil }
         return shipment.pageTrip(formats: formats, logs: copyLogs ? t.files.map { "logs/" + baseName($0.path) } : []) { _ in true }
+    }
+
+    /// The delivered trips deleted from the board since (`ExportState.gone`) whose conversions at
+    /// this board's folder were cut for other privacy zones than today's (or for none): with
+    /// their logs gone they cannot be cut again, and what shows the place must come down.
+    func outdatedCuts(_ receipts: ExportState) -> [ExportState.GoneTrip] {
+        guard !stageOptions.zones.isEmpty else { return [] }
+        let today = " zones-" + stageOptions.zones.fingerprint
+        return receipts.gone().compactMap { g in
+            var g = g
+            g.receipts = g.receipts.filter { ExportState.folder(ofDestination: $0.destination) == base }
+            // Cut for today's zones already (its earlier cuts taken down then), or nothing sent.
+            if g.receipts.contains(where: { $0.destination.hasSuffix(today) }) { return nil }
+            return g.receipts.contains { !$0.sent.isEmpty } ? g : nil
+        }
     }
 
     /// Whether every file of `t` is gone from the board (deleted since the run read it).

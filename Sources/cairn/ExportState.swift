@@ -27,6 +27,8 @@ import CairnSystem
 /// `cairn deliver` keeps its receipts the same way in `delivered` (the destination is the remote);
 /// after `logs`/`nologs` it adds `+hidden` (the trip was wholly inside a zone: no conversion) and
 /// `+sent=gpx/NAME/SIZE,...` (the conversions sent, for the next run's listing to find whole).
+/// Retention keeps a deleted trip's delivery receipts that name conversions (`retire`): a
+/// delivery with other zones takes those down (`gone`), its log being no longer there to cut.
 struct ExportState {
     static let fileName = "exported"
     static let deliveredFileName = "delivered"
@@ -179,6 +181,38 @@ struct ExportState {
     }
 
     mutating func forget(_ t: TripRef) { entries.removeAll { Self.same($0, t) } }
+
+    /// Retention's deletion of `t`: forgets its receipts but those that name conversions sent
+    /// (a delivery's): they stay, for a later delivery to find what was published of a trip it
+    /// can no longer cut again (`gone`).
+    mutating func retire(_ t: TripRef) { entries.removeAll { Self.same($0, t) && $0.sent.isEmpty } }
+
+    /// A trip of the receipts whose first log is no longer in the log directory (deleted by
+    /// retention after its delivery), with its receipts.
+    struct GoneTrip {
+        var file: String
+        var trip: UInt64
+        var salt: UInt32
+        var receipts: [Entry]
+    }
+
+    /// The receipts of trips whose first log is gone from the directory, one per trip.
+    func gone() -> [GoneTrip] {
+        var out: [GoneTrip] = []
+        for e in entries where !POSIX.exists(POSIX.join(directory, e.file)) {
+            if let i = out.firstIndex(where: { $0.file == e.file && $0.trip == e.trip && $0.salt == e.salt }) {
+                out[i].receipts.append(e)
+            } else {
+                out.append(GoneTrip(file: e.file, trip: e.trip, salt: e.salt, receipts: [e]))
+            }
+        }
+        return out
+    }
+
+    /// Forgets the receipts of a trip that is gone (`gone`) at the remote folder `folder`.
+    mutating func forget(_ g: GoneTrip, folder: String) {
+        entries.removeAll { $0.file == g.file && $0.trip == g.trip && $0.salt == g.salt && Self.folder(ofDestination: $0.destination) == folder }
+    }
 
     /// Whether the files recorded for `t` at `destination` are its files now by name, salt and
     /// size: what a timer's run checks, so that a board with months of logs is not read whole

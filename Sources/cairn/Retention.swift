@@ -159,7 +159,8 @@ struct Retention {
                 }
                 if failed { out.problems += 1; continue }
                 state.forget(t)
-                delivered.forget(t)
+                // What a delivery sent of it stays named: a zone changed later takes it down.
+                delivered.retire(t)
                 changed = true
                 say(
                     "retention: deleted trip \(t.id) (\(names); \(size) bytes)"

@@ -598,6 +598,39 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         for f in before { XCTAssertFalse(after.contains(f), "\(f) uncut, still up: \(after) " + r.stderr) }
     }
 
+    /// The fourth attack's zone-widened-retention-first: zones given only to deliver; retention
+    /// (no zones of its own) deleted the trips whose copies were whole before the next delivery
+    /// could cut them for the widened zone: their old cut stayed published for good. The next
+    /// delivery takes down what it can no longer cut again: conversions, pictures, page entries
+    /// (the logs stay); it says so, once.
+    func testAZoneChangedAfterPruneTakesDownWhatCannotBeCutAgain() throws {
+        let dir = try logs(3)
+        try Harness.recorderKey(dir)
+        let (conf, remote, path) = try remote()
+        let common = ["--board", "bike", "--logs", "yes", "--format", "gpx"]
+        let first = try deliver(dir, conf, remote, common + ["--privacy-zone", "46.0,7.0,200"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let root = path + "/bike"
+        XCTAssertEqual(files(root).filter { $0.hasPrefix("gpx/") || $0.hasPrefix("pictures/") }.count, 6, "\(files(root))")
+        let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001", "--config", "none")
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000002.cairn"), p.stderr)
+        let r = try deliver(dir, conf, remote, common + ["--privacy-zone", "46.0,7.0,300"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(Harness.count("cut for other zones are taken off", in: r.stderr), 2, r.stderr)
+        let after = files(root)
+        for trip in ["trip1", "trip2"] {
+            XCTAssertFalse(after.contains { !$0.hasPrefix("logs/") && $0.contains(trip) }, "\(trip) still up: \(after) " + r.stderr)
+        }
+        XCTAssertEqual(after.filter { $0.hasPrefix("gpx/") || $0.hasPrefix("pictures/") }.count, 2, "\(after)")
+        XCTAssertTrue(after.contains("logs/00000001.cairn"), "\(after)")
+        let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
+        XCTAssertEqual(index.split(separator: "\n").filter { $0.hasPrefix("bike/") }.count, 1, index)
+        let again = try deliver(dir, conf, remote, common + ["--privacy-zone", "46.0,7.0,300"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertFalse(again.stderr.contains("taken off"), again.stderr)
+    }
+
     /// The fourth attack's ship-prune-between-batches: retention ran between two batches of one
     /// delivery and deleted trips delivered before (their copies whole); the run then failed on
     /// a trip it could no longer open (exit 1, "not delivered"). A trip deleted after its receipt
