@@ -8,21 +8,26 @@ import CairnExport
 extension DeliveryRun {
     /// Ships `batch` (in the outbox) and deletes `deleting` (paths under the board's folder);
     /// `keep`: files of the batch that never replace one there (`TripRemote.moveAll`);
-    /// returns the files found whole under their final names. Throws `Stop` when the remote
-    /// fails or a trip starts, `Failure` (config) when the remote is the board's own storage.
-    /// Ships `batch` (in the outbox) and deletes `deleting` (paths under the board's folder);
-    /// `keep`: files of the batch that never replace one there (`TripRemote.moveAll`);
     /// returns the files found whole under their final names and what is wrong with the others
     /// (a file that does not read back as sent never reaches a final name). Throws `Stop` when
     /// the remote fails or a trip starts before anything goes up, `Failure` (config) when the
-    /// remote is the board's own storage.
-    func ship(_ batch: [DeliveryPlans.Staged], deleting: [String], keep: Set<String>) throws -> (whole: Set<String>, wrong: [String]) {
+    /// remote is the board's own storage. `local`: where a local remote's board folder was
+    /// when the run's first batch went (`LocalDestination`): a batch that finds it moved onto the
+    /// log directory's own file system since is refused (`Stop`), what it wrote there removed.
+    func ship(
+        _ batch: [DeliveryPlans.Staged], deleting: [String], keep: Set<String>, local: LocalDestination? = nil
+    ) throws -> (whole: Set<String>, wrong: [String]) {
         precondition(!shipping.isEmpty)
         var going = batch
         var wrong: [String] = []
+        var floor: String?
         if !batch.isEmpty {
             if let why = recording() { throw Stop.recording(why) }
+            try refuseMovedOnCard(local, wrote: [], floor: nil)
+            // The folders that are there now stay whatever happens below.
+            floor = local.flatMap { $0.plain ? Self.nearestFolder($0.folders[0].path) : nil }
             try attempt { () throws(Rclone.Failure) in try transport.mirror(outbox, to: shipping) }
+            try refuseMovedOnCard(local, wrote: [], floor: floor)
             try refuseSameStorage(batch)
             var read: [String: String] = [:]
             try attempt { () throws(Rclone.Failure) in
@@ -55,6 +60,7 @@ extension DeliveryRun {
         } catch {
             // Then what the final names hold decides, just below.
         }
+        try refuseMovedOnCard(local, wrote: going.map(\.relative), floor: floor)
         var final: [String: String] = [:]
         try attempt { () throws(Rclone.Failure) in
             final = [:]
@@ -62,6 +68,83 @@ extension DeliveryRun {
         }
         let check = DeliveryPlans.verified(going, readBack: final)
         return (check.whole, wrong + check.wrong)
+    }
+
+    /// Where a local remote's board folder keeps its files (`TripRemote.localFolders`: the
+    /// folder itself, or the local folders a remote wrapping one writes in) as the run's first
+    /// batch found them off the log directory's card: each path, and the device of its nearest
+    /// folder that exists (where rclone would make it).
+    struct LocalDestination {
+        var folders: [(path: String, device: UInt64)]
+        /// The board folder itself is the one local folder (a local remote, a plain path): what
+        /// a refused batch wrote there can be named and removed.
+        var plain: Bool
+    }
+
+    /// `path`, or its nearest folder above that exists; nil when none can be read.
+    static func nearestFolder(_ path: String) -> String? {
+        var p = path
+        while !p.isEmpty {
+            if (try? POSIX.status(p)) != nil { return p }
+            if p == "/" { break }
+            p = POSIX.parent(of: p)
+        }
+        return nil
+    }
+
+    /// The device of `path`, or of its nearest folder above that exists; nil when none can be read.
+    static func nearestDevice(_ path: String) -> UInt64? {
+        nearestFolder(path).flatMap { try? POSIX.status($0) }.map { UInt64($0.st_dev) }
+    }
+
+    /// Where the board folder keeps its files now, when the remote keeps them on this machine
+    /// off the log directory's card (one rclone call; none for a plain path); nil otherwise (a
+    /// remote elsewhere, or one that cannot be told: retention keeps its trips anyway).
+    func localDestination() -> LocalDestination? {
+        guard case .folders(let paths)? = try? transport.localFolders(base) else { return nil }
+        let off = paths.compactMap { p in
+            Self.nearestDevice(p).flatMap { OnThisCard.isOnIt(p, logDirectory: dir) ? nil : (path: p, device: $0) }
+        }
+        if off.isEmpty { return nil }
+        return LocalDestination(folders: off, plain: paths.count == 1)
+    }
+
+    /// Refuses a batch whose board folder moved onto the log directory's own file system since
+    /// the run began (a stick unmounted between two batches: rclone would write into its empty
+    /// mount point on the card, copies hidden there once the stick is back, and no copy off the
+    /// board). What the batch wrote there goes: its shipping folder (named by this run's id),
+    /// the files it moved in (`wrote`, relative to the board folder) and the folders they leave
+    /// empty below `floor` (the nearest folder that was there before the batch went up).
+    func refuseMovedOnCard(_ local: LocalDestination?, wrote: [String], floor: String?) throws {
+        guard let d = local,
+            let moved = d.folders.first(where: { Self.nearestDevice($0.path) != $0.device && OnThisCard.isOnIt($0.path, logDirectory: dir) })
+        else { return }
+        let l = (path: moved.path, plain: d.plain)
+        let name = String(shipping[shipping.index(after: shipping.lastIndex { $0 == "/" || $0 == ":" }!)...])
+        let parent = POSIX.parent(of: l.path)
+        var removed = 0
+        if l.plain && POSIX.isDirectory(POSIX.join(parent, name)) {
+            removeStaging(POSIX.join(parent, name))
+            removed += 1
+        }
+        var folders = Set<String>()
+        for rel in wrote where l.plain && !rel.split(separator: "/").contains("..") {
+            let p = POSIX.join(l.path, rel)
+            if POSIX.unlink(p) == nil { removed += 1 }
+            folders.insert(POSIX.parent(of: p))
+        }
+        // The folders rclone made on the card for it, emptied (never one that was there before:
+        // a mount point stays).
+        if l.plain, let f = floor {
+            for start in folders.sorted(by: { $0.count > $1.count }) + [l.path] {
+                var d = start
+                while d.hasPrefix(f + "/") && POSIX.removeDirectory(d) == nil { d = POSIX.parent(of: d) }
+            }
+        }
+        throw Stop.remote(
+            "\(terminalSafe(base)) is now on the log directory's own card (\(terminalSafe(l.path)); a stick unmounted since this run began?),"
+                + " not where it was when the run began; this batch is not sent there"
+                + (removed > 0 ? " and what it wrote there is removed" : ""))
     }
 
     /// Refuses a board folder on the log directory's own storage however rclone names it (a

@@ -138,6 +138,8 @@ struct DeliveryRun {
         var budget = DeliveryPlans.batchBytes(freeBytes: POSIX.freeBytes(dir), afterFailure: previous?.result == .failed)
         var next = 0
         var gone = 0
+        var local: LocalDestination?
+        var lookedUp = false
         var keySent = false
         if stop == nil && blocking.isEmpty && (!waiting.isEmpty || pagePending || keyOwed || listing.temporaries || !takeDown.isEmpty) {
             do {
@@ -256,7 +258,13 @@ struct DeliveryRun {
                                 "cairn: sending \(sending.count) trip\(sending.count == 1 ? "" : "s") (\(batch.count) files, \(bytes) bytes)"
                                     + (next < waiting.count ? ", \(waiting.count - next) more after" : "") + " to \(base)...")
                         }
-                        let (whole, wrong) = try ship(batch, deleting: obsolete, keep: keep)
+                        // A run of more batches than one: where a local remote's folder is as the
+                        // first goes up (one rclone call), for each batch to find it still there.
+                        if !lookedUp && !batch.isEmpty && next < waiting.count {
+                            lookedUp = true
+                            local = localDestination()
+                        }
+                        let (whole, wrong) = try ship(batch, deleting: obsolete, keep: keep, local: local)
                         // Moved out: the emptied shipping folder goes. A batch that did not get
                         // this far stays in it for the next run to resume.
                         do {
