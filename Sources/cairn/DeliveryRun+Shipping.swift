@@ -8,15 +8,16 @@ import CairnExport
 extension DeliveryRun {
     /// Ships `batch` (in the outbox) and deletes `deleting` (paths under the board's folder);
     /// `keep`: files of the batch that never replace one there (`TripRemote.moveAll`);
-    /// returns the files found whole under their final names and what is wrong with the others
-    /// (a file that does not read back as sent never reaches a final name). Throws `Stop` when
-    /// the remote fails or a trip starts before anything goes up, `Failure` (config) when the
-    /// remote is the board's own storage. `local`: where a local remote's board folder was
-    /// when the run's first batch went (`LocalDestination`): a batch that finds it moved onto the
-    /// log directory's own file system since is refused (`Stop`), what it wrote there removed.
+    /// returns the files moved to their final names (read back there by the caller, once for
+    /// the run) and what is wrong with the others (a file that does not read back as sent in
+    /// the shipping folder never reaches a final name). Throws `Stop` when the remote fails or
+    /// a trip starts before anything goes up, `Failure` (config) when the remote is the
+    /// board's own storage. `local`: where a local remote's board folder was when the run's
+    /// first batch went (`LocalDestination`): a batch that finds it moved onto the log
+    /// directory's own file system since is refused (`Stop`), what it wrote there removed.
     func ship(
         _ batch: [DeliveryPlans.Staged], deleting: [String], keep: Set<String>, local: LocalDestination? = nil
-    ) throws -> (whole: Set<String>, wrong: [String]) {
+    ) throws -> (going: [DeliveryPlans.Staged], wrong: [String]) {
         precondition(!shipping.isEmpty)
         var going = batch
         var wrong: [String] = []
@@ -61,13 +62,7 @@ extension DeliveryRun {
             // Then what the final names hold decides, just below.
         }
         try refuseMovedOnCard(local, wrote: going.map(\.relative), floor: floor)
-        var final: [String: String] = [:]
-        try attempt { () throws(Rclone.Failure) in
-            final = [:]
-            try transport.readBack(base, paths: going.map(\.relative)) { md5, path in final[path] = md5 }
-        }
-        let check = DeliveryPlans.verified(going, readBack: final)
-        return (check.whole, wrong + check.wrong)
+        return (going, wrong)
     }
 
     /// Where a local remote's board folder keeps its files (`TripRemote.localFolders`: the

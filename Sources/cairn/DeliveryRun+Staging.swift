@@ -299,6 +299,9 @@ extension DeliveryRun {
             }
             if listed?.files != p.entry.files { adding.append(p) }
         }
+        // New entries in the trips' order on the board, however the run's batches and the
+        // receipts of a run cut before sorted them: a page the same as one run's.
+        adding.sort { baseName($0.trip.files[0].path) < baseName($1.trip.files[0].path) }
         var obsolete: [String] = []
         func sentFiles(_ e: TripIndex.Entry?) -> [String] { e.map { $0.files + ($0.picture.map { [$0] } ?? []) } ?? [] }
         let allFormats = ExportFormat.allCases.map(\.name)

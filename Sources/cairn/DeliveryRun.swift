@@ -140,6 +140,53 @@ struct DeliveryRun {
         var gone = 0
         var local: LocalDestination?
         var lookedUp = false
+        var unsettled: [Moved] = []
+        // The batches moved into place since the last read-back: their final names read back in
+        // one call, the trips whose files all read back receipted, the key and the page counted
+        // sent, the trips taken down forgotten.
+        func settle() throws {
+            if unsettled.isEmpty { return }
+            let all = unsettled
+            unsettled = []
+            var final: [String: String] = [:]
+            let paths = all.flatMap(\.files).map(\.relative)
+            if !paths.isEmpty {
+                try attempt { () throws(Rclone.Failure) in
+                    final = [:]
+                    try transport.readBack(base, paths: paths) { md5, path in final[path] = md5 }
+                }
+            }
+            let check = DeliveryPlans.verified(all.flatMap(\.files), readBack: final)
+            let wrong = all.flatMap(\.wrong) + check.wrong
+            for m in all {
+                for w in m.trips where DeliveryPlans.receipted(w.staged.map(\.relative), whole: check.whole) {
+                    receipts.mark(
+                        w.trip, files: w.now, logs: copyLogs, destination: destination, hidden: w.hidden != nil, sent: w.conversions)
+                    counts.delivered += 1
+                    counts.sentFiles += w.staged.count
+                    counts.sentBytes += w.staged.reduce(0) { $0 + $1.size }
+                }
+                if let k = m.key, check.whole.contains(k.relative) { keySent = true }
+            }
+            try receipts.save()
+            if !wrong.isEmpty {
+                // The trips whose files all went are delivered; the others wait.
+                throw Stop.remote("\(base): does not read back as sent (\(wrong.prefix(3).joined(separator: ", ")))")
+            }
+            if all.contains(where: \.page) { pagePending = false }
+            // Down, and off the page: their receipts have nothing left to name.
+            if all.contains(where: \.takeDown) {
+                for g in outdated {
+                    receipts.forget(g, folder: base)
+                    let files = g.receipts.flatMap(\.sent).map(\.path)
+                    printErr(
+                        "cairn: trip \(g.trip) (\(g.file)): deleted from the board before it was cut for today's privacy zones;"
+                            + " its conversions cut for other zones are taken off \(base)\(page ? " and its page" : "")"
+                            + " (\(files.joined(separator: ", ")))")
+                }
+                try receipts.save()
+            }
+        }
         var keySent = false
         if stop == nil && blocking.isEmpty && (!waiting.isEmpty || pagePending || keyOwed || listing.temporaries || !takeDown.isEmpty) {
             do {
@@ -180,8 +227,10 @@ struct DeliveryRun {
                         do {
                             // A trip deleted since the survey keeps the entry the page has of it.
                             let receipted = finished.filter { receipts.names($0.trip, destination: destination) && !Self.vanished($0.trip) }
+                            // With the trips of the run's earlier batches, moved and not yet receipted.
+                            let onPage = unsettled.flatMap(\.trips) + goes
                             obsolete = try stagePage(
-                                goes.compactMap(\.shown), hidden: goes.compactMap(\.hidden), receipted: receipted.map { ($0.trip, $0.summary) },
+                                onPage.compactMap(\.shown), hidden: onPage.compactMap(\.hidden), receipted: receipted.map { ($0.trip, $0.summary) },
                                 reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing,
                                 takeDown: takeDown)
                             pageMade = true
@@ -264,40 +313,17 @@ struct DeliveryRun {
                             lookedUp = true
                             local = localDestination()
                         }
-                        let (whole, wrong) = try ship(batch, deleting: obsolete, keep: keep, local: local)
-                        // Moved out: the emptied shipping folder goes. A batch that did not get
-                        // this far stays in it for the next run to resume.
-                        do {
-                            try attempt { () throws(Rclone.Failure) in try transport.removeFolder(shipping) }
-                            shipped = false
-                            leftover = false
-                        } catch {}  // kept in the status: the next run removes it
-                        for w in sending where DeliveryPlans.receipted(w.staged.map(\.relative), whole: whole) {
-                            receipts.mark(
-                                w.trip, files: w.now, logs: copyLogs, destination: destination, hidden: w.hidden != nil, sent: w.conversions)
-                            counts.delivered += 1
-                            counts.sentFiles += w.staged.count
-                            counts.sentBytes += w.staged.reduce(0) { $0 + $1.size }
-                        }
-                        try receipts.save()
-                        if let k = keyStaged, whole.contains(k.relative) { keySent = true }
-                        if !wrong.isEmpty {
-                            // The trips whose files all went are delivered; the others wait.
-                            throw Stop.remote("\(base): does not read back as sent (\(wrong.prefix(3).joined(separator: ", ")))")
-                        }
-                        if pageMade { pagePending = false }
-                        // Down, and off the page: their receipts have nothing left to name.
-                        if last && !outdated.isEmpty && (pageMade || !page) {
-                            for g in outdated {
-                                receipts.forget(g, folder: base)
-                                let files = g.receipts.flatMap(\.sent).map(\.path)
-                                printErr(
-                                    "cairn: trip \(g.trip) (\(g.file)): deleted from the board before it was cut for today's privacy zones;"
-                                        + " its conversions cut for other zones are taken off \(base)\(page ? " and its page" : "")"
-                                        + " (\(files.joined(separator: ", ")))")
-                            }
-                            try receipts.save()
-                        }
+                        let moved = try ship(batch, deleting: obsolete, keep: keep, local: local)
+                        // Read back under their final names, and receipted, once for the run
+                        // (`settle`): a run cut before leaves them there unreceipted, and the next
+                        // finds them whole and receipts them.
+                        unsettled.append(
+                            Moved(
+                                trips: sending, files: moved.going, wrong: moved.wrong, key: keyStaged, page: pageMade,
+                                takeDown: last && !outdated.isEmpty && (pageMade || !page)))
+                        // A file that did not read back as sent stops the run here, as it did
+                        // before the read-backs were one for the run.
+                        if !moved.wrong.isEmpty { try settle() }
                     } else if sending.contains(where: { $0.staged.isEmpty }) {
                         // Nothing to ship in this batch: its trips' files are all there already,
                         // whole (a run cut after its move, before its receipts): receipted now,
@@ -311,8 +337,21 @@ struct DeliveryRun {
                     }
                     budget = DeliveryPlans.grow(budget, staged: stagedBytes, freeBytes: POSIX.freeBytes(dir))
                 } while next < waiting.count
+                try settle()
+                // The emptied shipping folder goes, once for the run (each batch's upload
+                // cleared what the one before left). A run cut before leaves it to the next.
+                if shipped {
+                    do {
+                        try attempt { () throws(Rclone.Failure) in try transport.removeFolder(shipping) }
+                        shipped = false
+                        leftover = false
+                    } catch {}  // kept in the status: the next run removes it
+                }
             } catch let e as Stop {
                 stop = e
+                // What earlier batches moved into place is receipted still, when the remote
+                // answers (a remote with room for some trips takes those).
+                do { try settle() } catch {}
             } catch let e as Failure where e.status == ExitCode.config {
                 removeStaging(staging)
                 printErr("cairn deliver: \(e.message)")
@@ -675,6 +714,17 @@ struct DeliveryRun {
             if g.receipts.contains(where: { $0.destination.hasSuffix(today) }) { return nil }
             return g.receipts.contains { !$0.sent.isEmpty } ? g : nil
         }
+    }
+
+    /// A batch moved into place, not yet read back under its final names (`go`'s `settle`).
+    struct Moved {
+        var trips: [Waiting]
+        var files: [DeliveryPlans.Staged]
+        /// What did not read back right in the shipping folder (never moved).
+        var wrong: [String]
+        var key: DeliveryPlans.Staged?
+        var page: Bool
+        var takeDown: Bool
     }
 
     /// Whether every file of `t` is gone from the board (deleted since the run read it).

@@ -545,6 +545,39 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: calls, encoding: .utf8).split(separator: "\n").count - n, 2)
     }
 
+    /// rclone starts per batch (issue 37; the fourth attack's measure-rclone-starts): a batch
+    /// costs its upload, its read-back and its move (two calls with new logs); the read-back of
+    /// the final names and the shipping folder's removal are once for the run (each was once a
+    /// batch: 6 a batch).
+    func testEachFurtherBatchCostsFourRcloneStarts() throws {
+        let dir = try logs(6)
+        let (conf, remote, _) = try remote()
+        let t = Harness.tempDir()
+        let calls = t + "/calls"
+        let wrapper = t + "/rclone"
+        try """
+        #!/bin/sh
+        echo "$*" >> \(calls)
+        for a in "$@"; do [ "$a" = sync ] && [ -e \(t)/fail ] && { echo "ERROR : write: no space left on device" >&2; exit 1; }; done
+        exec rclone "$@"
+        """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        XCTAssertEqual(chmod(wrapper, 0o755), 0)
+        try "".write(toFile: t + "/fail", atomically: true, encoding: .utf8)
+        XCTAssertNotEqual(try deliver(dir, conf, remote, ["--rclone", wrapper]).status, 0)
+        try fm.removeItem(atPath: t + "/fail")
+        try fm.removeItem(atPath: calls)
+        // After a failed run one trip a batch, twice as much after each that went: 1, 2, 3.
+        let r = try deliver(dir, conf, remote, ["--rclone", wrapper])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("delivered 6 trips"), r.stderr)
+        let said = try String(contentsOfFile: calls, encoding: .utf8).split(separator: "\n")
+        let batches = said.filter { $0.contains(" sync ") }.count
+        XCTAssertGreaterThan(batches, 1, said.joined(separator: "\n"))
+        // listremotes, the listing, the folders beside it (once per log directory), where a local
+        // remote is (a run of several batches), the read-back of the final names, the removal.
+        XCTAssertLessThanOrEqual(said.count, 6 + 4 * batches, said.joined(separator: "\n"))
+    }
+
     /// The board's folder on the remote a symlink to the log directory: the batch went into the
     /// log directory (the shipping folder beside it was not), and prune then deleted the trips on
     /// the strength of those "copies". The listing finds the run's marker and refuses (78).
