@@ -350,8 +350,9 @@ struct DeliveryRun {
             } catch let e as Stop {
                 stop = e
                 // What earlier batches moved into place is receipted still, when the remote
-                // answers (a remote with room for some trips takes those).
-                do { try settle() } catch {}
+                // answers (a remote with room for some trips takes those); not while a ride is
+                // recorded (the read-back downloads every byte): the next run finds them there.
+                if case .remote = e { do { try settle() } catch {} }
             } catch let e as Failure where e.status == ExitCode.config {
                 removeStaging(staging)
                 printErr("cairn deliver: \(e.message)")
