@@ -36,7 +36,7 @@ public struct HeartRateMeasurement: Equatable, Sendable {
         var reader = NotificationReader(bytes)
         let flags = try reader.uint8(.flags)
         beatsPerMinute =
-            flags & 0x01 != 0 ? try reader.uint16(.heartRate) : UInt16(try reader.uint8(.heartRate))
+            try flags & 0x01 != 0 ? reader.uint16(.heartRate) : UInt16(reader.uint8(.heartRate))
         guard beatsPerMinute <= Self.maxBeatsPerMinute else {
             throw .outOfRange(.heartRate, value: Int(beatsPerMinute))
         }
@@ -45,7 +45,7 @@ public struct HeartRateMeasurement: Equatable, Sendable {
         case 2: contact = .notDetected
         default: contact = .notSupported
         }
-        energyExpendedKJ = flags & 0x08 != 0 ? try reader.uint16(.energyExpended) : nil
+        energyExpendedKJ = try flags & 0x08 != 0 ? reader.uint16(.energyExpended) : nil
         rrIntervals = []
         if flags & 0x10 != 0 {
             // At least one interval when the flag says so; then every pair of bytes left.
