@@ -41,8 +41,10 @@ let package = Package(
                 "CELL_INDEX.md", "RENDER-AND-CELLS.md", "Stages/PRIVACY.md", "Writers/UPLOADS.md"
             ],
             swiftSettings: forSize),
-        // The edges: gpsd through libgps, signals, clocks.
-        .target(name: "CairnDevice", dependencies: ["CairnCore", "CairnSystem", "CGPS", "CGPSShim"], swiftSettings: hotPath),
+        // The edges: gpsd through libgps, signals, clocks; Bluetooth LE sensors (Bluetooth/DECISION.md).
+        .target(
+            name: "CairnDevice", dependencies: ["CairnCore", "CairnSystem", "CGPS", "CGPSShim"],
+            exclude: ["Bluetooth/DECISION.md"], swiftSettings: hotPath),
         // The record loop: gpsd's reports through the rules into the log, with the barometer,
         // the live status and systemd; its edges given, so that tests run it on fakes. For size,
         // as it was in the CLI: the per-fix work is in the rules and the log.
