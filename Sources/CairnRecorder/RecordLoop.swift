@@ -279,7 +279,8 @@ public final class RecordLoop {
         live.syncedSeq = log.lastSyncedSeq
         live.syncAgeS = lastSyncMono.map { Double(mono - $0) / 1000 }
         live.updatedMs = clock.wallClockMs()
-        light?.update(live, monoMs: mono, wallClockMs: live.updatedMs, stopped: final)
+        // From the first try of gpsd on (before it, "gpsd gone" would be a lie).
+        if notifiedReady || final { light?.update(live, monoMs: mono, wallClockMs: live.updatedMs, stopped: final) }
         if let f = statusFile {
             live.seq += 1
             let before = f.writes
