@@ -18,7 +18,13 @@ import CairnSystem
 public final class LedClassDevice {
     public struct Failure: Error, CustomStringConvertible, Equatable {
         public let description: String
-        public init(_ d: String) { description = d }
+        /// The LED is there but the kernel offers it no `timer` trigger (not loaded: Debian's
+        /// kernels build it as a module, ledtrig-timer; a Pi's has it built in).
+        public var noTimer = false
+        public init(_ d: String, noTimer: Bool = false) {
+            description = d
+            self.noTimer = noTimer
+        }
     }
 
     public let name: String
@@ -59,7 +65,7 @@ public final class LedClassDevice {
         }
         let triggers = (try? Self.readText(path + "/trigger")) ?? ""
         guard triggers.split(whereSeparator: { $0 == " " || $0 == "\n" }).contains(where: { $0 == "timer" || $0 == "[timer]" }) else {
-            throw Failure("\(path)/trigger: no 'timer' trigger offered (the kernel's ledtrig-timer: modprobe ledtrig_timer)")
+            throw Failure("\(path)/trigger: no 'timer' trigger offered (the kernel's ledtrig-timer: modprobe ledtrig-timer)", noTimer: true)
         }
     }
 

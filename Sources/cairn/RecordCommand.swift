@@ -111,15 +111,26 @@ enum RecordCommand: Command {
         // The LED, looked for now: a name that is not there is said with the line that names it.
         var led: LedClassDevice?
         var ledProblem: String?
-        if let n = ledName {
-            do throws(LedClassDevice.Failure) { led = try LedClassDevice(name: n, sysfsRoot: sysfsRoot) } catch {
+        var ledLacksTimer = false
+        func findLed(_ n: String) {
+            do throws(LedClassDevice.Failure) {
+                led = try LedClassDevice(name: n, sysfsRoot: sysfsRoot)
+                ledProblem = nil
+            } catch {
                 ledProblem = (origin["--led"].map { "\($0): " } ?? "") + "--led '\(n)': \(error)"
+                ledLacksTimer = error.noTimer
             }
         }
+        if let n = ledName { findLed(n) }
         if a.has("--led-grant") {
             // Root, before the recorder (the unit's ExecStartPre=+): the LED's two delay files to
             // the log directory's owner, the user the recorder runs as. Never stops the start.
             guard let n = ledName else { return ExitCode.ok }
+            if ledLacksTimer {
+                // Debian's kernels build the timer trigger as a module (a Pi's has it built in).
+                _ = try? Subprocess.run(["modprobe", "-q", "ledtrig-timer"], deadline: 10)
+                findLed(n)
+            }
             guard let d = led else { throw Failure(ledProblem ?? "--led '\(n)': not found") }
             let owner: stat
             do throws(Errno) { owner = try POSIX.status(dir) } catch { throw Failure("\(dir): \(error)") }
@@ -130,9 +141,13 @@ enum RecordCommand: Command {
         if a.has("--check") {
             // A missing LED is a mistake to fix before the ride; the service itself records
             // without it (and takes it when it appears), as with a barometer.
-            if let p = ledProblem { throw UsageError(p) }
             // What `record` would say at start-up, as a warning: it records without them.
             var warnings: [String] = []
+            if let p = ledProblem {
+                // A timer trigger not loaded yet is the unit's root step's to load.
+                guard ledLacksTimer else { throw UsageError(p) }
+                warnings.append("warning: \(p); the unit's root step (record --led-grant) loads it")
+            }
             if case .path(let p) = baroSource, let f = BarometerSampler.probe(path: p) {
                 warnings.append(
                     "warning: --baro" + (origin["--baro"].map { " (\($0))" } ?? "")
