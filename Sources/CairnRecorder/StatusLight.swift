@@ -48,10 +48,15 @@ public final class StatusLight: LoopLight {
     }
 
     private func show(_ p: LedPattern) {
-        if p == pattern, device?.shown == p { return }
+        let changed = p != pattern
         pattern = p
-        if device == nil { device = try? LedClassDevice(name: name, sysfsRoot: sysfsRoot) }
-        guard let d = device else { return }
+        if device == nil {
+            // Not there at start-up: looked for again at each change of pattern only.
+            guard changed else { return }
+            device = try? LedClassDevice(name: name, sysfsRoot: sysfsRoot)
+        }
+        // Written when the pattern changed, or again after a write that failed.
+        guard let d = device, d.shown != p else { return }
         if let e = d.show(p) {
             // Said as the outage begins; the next change of pattern tries again.
             if !failing { say("led: \(e)") }

@@ -74,4 +74,48 @@ final class StatusLightLoopTests: XCTestCase {
         let on = try! String(contentsOfFile: root + "/sys/class/leds/ACT/delay_on", encoding: .utf8)
         XCTAssertEqual(on, "0\n", "dark once stopped")
     }
+
+    /// An LED missing at start-up (a keyboard plugged in later) is looked for at each change of
+    /// pattern, not at each refresh; a ride closed this run waits to go up until a delivery ends.
+    func testAnLedThatAppearsLaterAndARideThatWaits() throws {
+        let logs = root + "/logs"
+        // A delivery set up, its last run from an earlier boot.
+        try "result = ok\nat_ms = 500\nwaiting = 0\n".write(toFile: logs + "/delivery", atomically: true, encoding: .utf8)
+        let light = StatusLight(name: "input7::capslock", sysfsRoot: root + "/sys", directory: logs, device: nil) { _ in }
+        var live = LiveStatus()
+        live.gpsdConnected = true
+        light.update(live, monoMs: 0, wallClockMs: 0, stopped: false)
+        XCTAssertEqual(light.pattern, .slow, "no fix")
+        let real = root + "/sys/devices/virtual/input/input7/input7::capslock"
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        for (f, v) in ["brightness": "0\n", "trigger": "none [timer]\n", "delay_on": "500\n", "delay_off": "500\n"] {
+            try v.write(toFile: real + "/" + f, atomically: false, encoding: .utf8)
+        }
+        try FileManager.default.createSymbolicLink(atPath: root + "/sys/class/leds/input7::capslock", withDestinationPath: real)
+        func delays() -> String {
+            ((try? String(contentsOfFile: real + "/delay_on", encoding: .utf8)) ?? "")
+                + ((try? String(contentsOfFile: real + "/delay_off", encoding: .utf8)) ?? "")
+        }
+        light.update(live, monoMs: 1000, wallClockMs: 1000, stopped: false)
+        XCTAssertEqual(delays(), "500\n500\n", "the same pattern: not looked for")
+        live.tripOpen = true
+        live.state = "recording"
+        light.update(live, monoMs: 2000, wallClockMs: 2000, stopped: false)
+        XCTAssertEqual(delays(), "1000\n0\n", "a change: found, and steady")
+        // Closed at home: a wink until a delivery ends after it.
+        light.tripClosed()
+        live.tripOpen = false
+        live.state = "waiting"
+        live.fixMode = 3
+        live.fixAgeS = 1
+        live.accuracyM = 4
+        light.update(live, monoMs: 3000, wallClockMs: 3000, stopped: false)
+        XCTAssertEqual(light.pattern, .wink)
+        XCTAssertEqual(delays(), "100\n1900\n")
+        try "result = ok\nat_ms = 4000\nwaiting = 0\n".write(toFile: logs + "/delivery", atomically: true, encoding: .utf8)
+        light.update(live, monoMs: 5000, wallClockMs: 5000, stopped: false)
+        XCTAssertEqual(light.pattern, .glow, "delivered")
+        light.update(live, monoMs: 6000, wallClockMs: 6000, stopped: true)
+        XCTAssertEqual(delays(), "0\n1000\n", "dark")
+    }
 }
