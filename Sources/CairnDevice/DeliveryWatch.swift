@@ -14,13 +14,17 @@ import CairnSystem
 /// on (for 2 hours at most, the unit's own limit: a run killed outright leaves no end).
 public final class DeliveryWatch {
     public let directory: String
-    private var firstAtMs: Int64??
+    private var firstAtMs: Int64?
     private var lastAtMs: Int64?
     private var result: String?
     private var waiting = 0
     private var closedSince = false
 
-    public init(directory: String) { self.directory = directory }
+    /// Takes its first look now: a run that ended before this recorder started is no news.
+    public init(directory: String) {
+        self.directory = directory
+        firstAtMs = readIfChanged()
+    }
 
     /// This recorder closed a trip: waiting to go up until a run ends after it.
     public func tripClosed() { closedSince = true }
@@ -29,8 +33,7 @@ public final class DeliveryWatch {
     /// `delivery` when its run's end changed.
     public func phase(wallClockMs: Int64) -> DeliveryPhase {
         let atMs = readIfChanged()
-        if firstAtMs == nil { firstAtMs = .some(atMs) }
-        let newThisRun = atMs != nil && atMs != firstAtMs!
+        let newThisRun = atMs != nil && atMs != firstAtMs
         var running = false
         if let st = try? POSIX.status(POSIX.join(directory, ".cairn-deliver.lock")) {
             let startMs = Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000
@@ -71,7 +74,7 @@ public final class DeliveryWatch {
         result = res
         waiting = wait
         // A run ended after this recorder's close: that trip went (or is counted in waiting).
-        if at != lastAtMs, lastAtMs != nil || firstAtMs != nil { closedSince = false }
+        if at != lastAtMs { closedSince = false }
         lastAtMs = at
         return at
     }

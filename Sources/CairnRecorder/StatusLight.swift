@@ -39,11 +39,14 @@ public final class StatusLight: LoopLight {
             lastDiskMono = monoMs
             diskNearlyFull = POSIX.freeBytes(directory).map { $0 < Self.nearlyFullBytes } ?? false
         }
+        // Delivery's news is shown with no trip open only (it never runs during one): while
+        // recording, not even its two stats.
+        let phase = live.tripOpen ? DeliveryPhase.none : delivery.phase(wallClockMs: wallClockMs)
         let fresh = live.fixMode >= 2 && (live.fixAgeS ?? .infinity) < 10 && (live.accuracyM ?? .infinity) <= 50
         let s = LedSituation(
             stopped: stopped, tripOpen: live.tripOpen, gpsdUp: live.gpsdConnected,
             hasFix: live.tripOpen ? live.state != "gap" : fresh, baroFailing: live.baro == "failing",
-            diskNearlyFull: diskNearlyFull, delivery: delivery.phase(wallClockMs: wallClockMs))
+            diskNearlyFull: diskNearlyFull, delivery: phase)
         show(LedPlan.pattern(for: s))
     }
 
