@@ -649,10 +649,19 @@ def scenario_led(a, epochs, unit_sha, results):
     """The status LED as the unit ships it: a uinput keyboard's caps lock (input-leds) as
     `led = inputN::capslock`; the root step hands over its two delay files and nothing else; what
     the recorder writes comes back as EV_LED events: slow blink without a fix, steady with one,
-    dark once stopped."""
+    dark once stopped. And home: a generated ride (2 minutes riding, then standing 200 s at home)
+    closes there after `home-stand`'s 2 minutes, and `trip-closed` starts cairn-deliver.service
+    through the package's cairn-deliver.path: the door to the close and the close to the start
+    are measured (nothing is delivered: the guest has no remote)."""
     t_start = time.monotonic()
     run = os.path.join(a.run, "led")
     os.makedirs(run, exist_ok=True)
+    ride_nmea, truth_json = os.path.join(run, "home.nmea"), os.path.join(run, "home.json")
+    subprocess.run([sys.executable, os.path.join(REPO, "Tests/tools/make-ride.py"), "0.1", ride_nmea, "--seed", "5",
+                    "--stop", "120:200", "--truth", truth_json], check=True)
+    home_epochs = load_epochs(ride_nmea)
+    truth = json.load(open(truth_json))
+    door, door_gps = truth["track"][150], truth["start"] + 120
     logs = os.path.join(run, "logs.img")
     make_log_disk("ext4", logs)
     root = os.path.join(run, "root.qcow2")
@@ -666,7 +675,8 @@ def scenario_led(a, epochs, unit_sha, results):
         check(out.strip() != "", "led: no uinput caps lock LED in /sys/class/leds (board-led, input-leds): %s" % out)
         led = out.split()[0]
         mark = g.log_mark()
-        g.run("echo 'led = %s' >>/etc/cairn.conf && systemctl restart cairn" % led, timeout=60)
+        g.run("printf 'led = %s\\nhome = %.7f,%.7f,100\\n' >>/etc/cairn.conf && systemctl enable -q --now cairn-deliver.timer cairn-deliver.path"
+              " && systemctl restart cairn" % (led, door[0], door[1]), timeout=60)
         wait_connected(g, mark, "led: cairn restarted with led = %s" % led, 60)
         check_unit(g, unit_sha, "led: with the LED")
         # The root step: the timer set, its two delay files cairn's; the rest root's.
@@ -702,18 +712,54 @@ def scenario_led(a, epochs, unit_sha, results):
             raise Fail("led: waiting for a fix the LED should blink 1 s on, 1 s off; EV_LED events after %.3f: %s\n%s" % (t0, ev, diag))
         say("led: %s handed to cairn by the root step, nothing else; slow blink without a fix (%d EV_LED events in 8 s, median %.2f s)"
             % (led, len(ev), sorted(gaps)[len(gaps) // 2]))
-        # A fix: the ride fed for 30 s of host time; steady once recording.
-        ride = Ride(g, epochs, a.rate)
+        # A fix: the ride home; steady once recording.
+        ride = Ride(g, home_epochs, a.rate)
         ride.start()
         try:
             wait_delays(g, led, (1000, 0), 60, "led: recording with a fix")
             t1 = guest_now(g)
-            time.sleep(4)
+            time.sleep(3)
             ev = led_events(g, t1)
             check(all(v == 1 for _, v in ev), "led: steady on while recording, yet it went dark: %s" % ev)
+            say("led: steady while recording (%d EV_LED events in 3 s)" % len(ev))
+            # Home: standing at the door from epoch 120; closed after 2 minutes of it.
+            wait_epoch(g, ride, 120, "led: riding home", 0.02)
+            t_door = time.monotonic()
+            closed = None
+            while time.monotonic() - t_door < 60 and closed is None:
+                rc, _ = g.run("test -e /var/lib/cairn/trip-closed", check=False)
+                if rc == 0:
+                    closed = time.monotonic()
+                time.sleep(0.2)
+            check(closed is not None, "led: no trip-closed 60 s after standing at home (epoch %d fed)" % ride.i)
         finally:
             ride.pause()
-        say("led: steady while recording (%d EV_LED events in 4 s)" % len(ev))
+        door_s = closed - t_door
+        # In GPS time: trip 1's last decision (the standing fix that closed it), as the e2e test reads it.
+        _, out = g.run("cairn info 1 --dir /var/lib/cairn --why --json")
+        times = [e.get(k) for e in json.loads(out).get("events", []) for k in ("time", "to") if e.get(k)]
+        closed_gps = max(calendar.timegm(time.strptime(t, "%Y-%m-%dT%H:%M:%SZ")) for t in times)
+        gps_s = closed_gps - door_gps
+        results["home_door_to_close_gps_s"] = gps_s
+        results["home_door_to_close_host_s"] = round(door_s, 1)
+        check(120 <= gps_s <= 125, "led: the trip closed %d s (GPS) after standing at home, expected 120-125" % gps_s)
+        # The package's path unit started delivery on trip-closed (it fails here: no remote).
+        out = ""
+        for _ in range(30):
+            _, out = g.run("systemctl show cairn-deliver.service -p ExecMainStartTimestampMonotonic --value; "
+                           "stat -c %Y /var/lib/cairn/trip-closed; cut -d' ' -f1 /proc/uptime; date +%s", check=False)
+            if out.split() and out.split()[0] not in ("0", ""):
+                break
+            time.sleep(1)
+        v = out.split()
+        check(len(v) == 4 and v[0] != "0", "led: cairn-deliver.service never started after trip-closed: %s" % out)
+        start_up = int(v[0]) / 1e6
+        closed_up = float(v[2]) - (int(v[3]) - int(v[1]))  # trip-closed's mtime, on the uptime clock (±1 s)
+        results["home_close_to_delivery_s"] = round(start_up - closed_up, 1)
+        check(-1.5 <= start_up - closed_up <= 10, "led: delivery started %.1f s after trip-closed" % (start_up - closed_up))
+        say("led: home: closed %d s (GPS) after standing at the door, %.1f s of host time at %g epochs a second; "
+            "cairn-deliver.service started by the path unit %.1f s after trip-closed"
+            % (gps_s, door_s, a.rate, start_up - closed_up))
         t2 = guest_now(g)
         g.run("systemctl stop cairn", timeout=60)
         wait_delays(g, led, (0, 1000), 10, "led: cairn stopped")
