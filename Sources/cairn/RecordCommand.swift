@@ -139,12 +139,12 @@ enum RecordCommand: Command {
             return ExitCode.ok
         }
         if a.has("--check") {
-            // A missing LED is a mistake to fix before the ride; the service itself records
-            // without it (and takes it when it appears), as with a barometer.
             // What `record` would say at start-up, as a warning: it records without them.
             var warnings: [String] = []
             if let p = ledProblem {
-                // A timer trigger not loaded yet is the unit's root step's to load.
+                // A missing LED is a mistake to fix before the ride (the service itself records
+                // without it and takes it when it appears); a timer trigger not loaded yet is the
+                // unit's root step's to load.
                 guard ledLacksTimer else { throw UsageError(p) }
                 warnings.append("warning: \(p); the unit's root step (record --led-grant) loads it")
             }
