@@ -122,24 +122,27 @@ stage "aarch64 and packages build (Swift 6.0.3)" 420 bash deploy/build-aarch64.s
 # boots), and on a loaded 2-core machine delivery's tests missed theirs (.ci/README.md).
 # The board in a box (deploy/board/run.sh, deploy/README.md): our packages on booted Debian 12
 # guests under qemu (TCG): amd64 rides the recording through a serial gpsd and a BMP280 on
-# i2c-stub, then takes 2 real power cuts on ext4 and 2 on vfat; arm64 (cortex-a53 x4, 512 MB)
-# rides. It never skips: without the roots or the .debs it fails with the reason.
+# i2c-stub, then takes 2 real power cuts on ext4 and 2 on vfat, and shows the status LED on a
+# uinput keyboard's caps lock; arm64 (cortex-a53 x4, 512 MB) rides. It never skips: without the roots or the .debs it fails with the reason.
 board_line() {
     local wait_t0=$SECONDS
     while [ ! -f .build/make-root.status ]; do sleep 2; done
     if [ "$(cat .build/make-root.status)" != ok ]; then
         not_run "board: amd64 ride and power cuts" 720 "the guest roots: $(cat .build/make-root.status)"
         not_run "board: arm64 ride" 420 "the guest roots: $(cat .build/make-root.status)"
+        not_run "board: amd64 status LED" 240 "the guest roots: $(cat .build/make-root.status)"
         return
     fi
     echo "board: guest roots ready; waited $((SECONDS - wait_t0)) s for them"
     if ! stage_ok "aarch64 and packages build (Swift 6.0.3)"; then
         not_run "board: amd64 ride and power cuts" 720 "no packages: deploy/build-aarch64.sh failed"
         not_run "board: arm64 ride" 420 "no packages: deploy/build-aarch64.sh failed"
+        not_run "board: amd64 status LED" 240 "no packages: deploy/build-aarch64.sh failed"
         return
     fi
     stage "board: amd64 ride and power cuts" 720 bash deploy/board/run.sh --arch amd64
     stage "board: arm64 ride" 420 bash deploy/board/run.sh --arch arm64 --ride
+    stage "board: amd64 status LED" 240 bash deploy/board/run.sh --arch amd64 --led --out .build/board/run-amd64-led
 }
 package_line() {
     if ! stage_ok "aarch64 and packages build (Swift 6.0.3)"; then

@@ -79,3 +79,10 @@ public protocol StatusOutput: AnyObject {
     /// error text when the write failed.
     func write(_ status: LiveStatus, monoMs: Int64, force: Bool) -> String?
 }
+
+/// The status LED (`StatusLight`): told of each closed trip, and updated with each refresh of
+/// the live status (never a wake-up of its own).
+public protocol LoopLight: AnyObject {
+    func tripClosed()
+    func update(_ live: LiveStatus, monoMs: Int64, wallClockMs: Int64, stopped: Bool)
+}

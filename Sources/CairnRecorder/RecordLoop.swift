@@ -36,6 +36,8 @@ public final class RecordLoop {
     private let afterTripClosed: () -> Void
     private let say: (String) -> Void
     private let distanceText: (Double) -> String
+    /// The status LED, if any (`record --led`).
+    public var light: LoopLight?
 
     /// `afterTripClosed`: retention's turn. `say`: a message for the operator (stderr).
     /// `distanceText`: a distance as the messages and systemd's status line show it.
@@ -221,7 +223,10 @@ public final class RecordLoop {
 
     private func apply(_ action: RecorderAction) {
         log.apply(action, monoMs: clock.monotonicMs())
-        if case .closeTrip = action { tripClosed = true }
+        if case .closeTrip = action {
+            tripClosed = true
+            light?.tripClosed()
+        }
     }
 
     /// One report into the recorder; a fix takes the barometer's pressure of its arrival.
@@ -260,7 +265,9 @@ public final class RecordLoop {
         let standing = recorder.tripOpen && recorder.filter.isStanding
         receiver.standing(standing, mono: mono)
         // Once a second at most (the status file's cap), and only when someone reads it.
-        guard final || ((statusFile != nil || notify.isEnabled) && (lastLiveMono == .min || capMono - lastLiveMono >= 1000)) else { return }
+        guard final || ((statusFile != nil || notify.isEnabled || light != nil) && (lastLiveMono == .min || capMono - lastLiveMono >= 1000)) else {
+            return
+        }
         lastLiveMono = capMono
         receiver.fill(&live, mono: mono, tripOpen: recorder.tripOpen, standing: standing, pauseAfterMs: settings.pauseAfterMs)
         if final { live.state = "stopped" }
@@ -272,6 +279,8 @@ public final class RecordLoop {
         live.syncedSeq = log.lastSyncedSeq
         live.syncAgeS = lastSyncMono.map { Double(mono - $0) / 1000 }
         live.updatedMs = clock.wallClockMs()
+        // From the first try of gpsd on (before it, "gpsd gone" would be a lie).
+        if notifiedReady || final { light?.update(live, monoMs: mono, wallClockMs: live.updatedMs, stopped: final) }
         if let f = statusFile {
             live.seq += 1
             let before = f.writes

@@ -167,6 +167,16 @@ public enum POSIX {
         if access(path, mode) != 0 { throw .current }
     }
 
+    /// chown(2): `path`'s owner and group (links followed).
+    public static func changeOwner(_ path: String, uid: uid_t, gid: gid_t) throws(Errno) {
+        if chown(path, uid, gid) != 0 { throw .current }
+    }
+
+    /// chmod(2).
+    public static func changeMode(_ path: String, _ mode: mode_t) throws(Errno) {
+        if chmod(path, mode) != 0 { throw .current }
+    }
+
     /// Whether anything is at `path` (links followed).
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 

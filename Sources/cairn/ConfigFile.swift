@@ -34,7 +34,7 @@ struct ConfigFile {
     /// Parses `text` against the options it may set (every option of the command but `--config`).
     init(path: String, text: String, options: [OptionSpec]) throws(UsageError) {
         self.path = path
-        let top = options.filter { $0.name != "--config" && $0.name != "--check" } + Self.sharedKeys
+        let top = options.filter { $0.name != "--config" && $0.name != "--check" && $0.name != "--led-grant" } + Self.sharedKeys
         var allowed = top
         var section: String?
         var seen: [String: Int] = [:]

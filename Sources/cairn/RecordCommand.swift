@@ -56,6 +56,11 @@ enum RecordCommand: Command {
             profile.home = HomePlace(lat: z.lat, lon: z.lon, radiusM: z.radiusM)
         }
         profile.home?.standMs = Int64(standMinutes) * 60_000
+        let ledText = a.value("--led") ?? "none"
+        if ledText != "none", let why = LedClassDevice.nameProblem(ledText) {
+            throw invalid("--led", "The value '\(ledText)' is invalid for '--led <name|none>': \(why)")
+        }
+        let ledName = ledText == "none" ? nil : ledText
         let clock = a.value("--clock") ?? "system"
         guard clock == "system" || clock == "fix" else {
             throw invalid("--clock", "The value '\(clock)' is invalid for '--clock <system|fix>'")
@@ -103,9 +108,46 @@ enum RecordCommand: Command {
         if let b = a.value("--board") {
             do { board = try SharedOptions.board(b) } catch { throw invalid("--board", error.message) }
         }
+        // The LED, looked for now: a name that is not there is said with the line that names it.
+        var led: LedClassDevice?
+        var ledProblem: String?
+        var ledLacksTimer = false
+        func findLed(_ n: String) {
+            do throws(LedClassDevice.Failure) {
+                led = try LedClassDevice(name: n, sysfsRoot: sysfsRoot)
+                ledProblem = nil
+            } catch {
+                ledProblem = (origin["--led"].map { "\($0): " } ?? "") + "--led '\(n)': \(error)"
+                ledLacksTimer = error.noTimer
+            }
+        }
+        if let n = ledName { findLed(n) }
+        if a.has("--led-grant") {
+            // Root, before the recorder (the unit's ExecStartPre=+): the LED's two delay files to
+            // the log directory's owner, the user the recorder runs as. Never stops the start.
+            guard let n = ledName else { return ExitCode.ok }
+            if ledLacksTimer {
+                // Debian's kernels build the timer trigger as a module (a Pi's has it built in).
+                _ = try? Subprocess.run(["modprobe", "-q", "ledtrig-timer"], deadline: 10)
+                findLed(n)
+            }
+            guard let d = led else { throw Failure(ledProblem ?? "--led '\(n)': not found") }
+            let owner: stat
+            do throws(Errno) { owner = try POSIX.status(dir) } catch { throw Failure("\(dir): \(error)") }
+            do throws(LedClassDevice.Failure) { try d.grant(uid: owner.st_uid, gid: owner.st_gid) } catch { throw Failure("--led '\(n)': \(error)") }
+            printErr("cairn: led \(n): timer trigger set; delay_on and delay_off handed to uid \(owner.st_uid)")
+            return ExitCode.ok
+        }
         if a.has("--check") {
             // What `record` would say at start-up, as a warning: it records without them.
             var warnings: [String] = []
+            if let p = ledProblem {
+                // A missing LED is a mistake to fix before the ride (the service itself records
+                // without it and takes it when it appears); a timer trigger not loaded yet is the
+                // unit's root step's to load.
+                guard ledLacksTimer else { throw UsageError(p) }
+                warnings.append("warning: \(p); the unit's root step (record --led-grant) loads it")
+            }
             if case .path(let p) = baroSource, let f = BarometerSampler.probe(path: p) {
                 warnings.append(
                     "warning: --baro" + (origin["--baro"].map { " (\($0))" } ?? "")
@@ -124,6 +166,7 @@ enum RecordCommand: Command {
                     "home = \(profile.home == nil ? "none" : "set")"
                         + (homeText == nil && profile.home != nil ? "  (the first privacy zone)" : from("--home")),
                     "home-stand = \(standMinutes)" + from("--home-stand"),
+                    "led = \(ledText)" + from("--led"),
                     "clock = \(clock)" + from("--clock"), "raw = \(raw)" + from("--raw"), "sync = \(syncText)" + from("--sync"),
                     "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
                     "sysfs-root = \(sysfsRoot)" + from("--sysfs-root"),
@@ -246,6 +289,10 @@ enum RecordCommand: Command {
             notify: notify, statusFile: statusFile, clock: SystemLoopClock(), settings: settings,
             stopRequested: { StopSignals.requested }, afterTripClosed: tripClosed,
             say: { printErr("cairn: \($0)") }, distanceText: formatDistance)
+        if let n = ledName {
+            if let p = ledProblem { printErr("cairn: \(p); recording without it, and looking for it again at each change of state") }
+            loop.light = StatusLight(name: n, sysfsRoot: sysfsRoot, directory: dir, device: led) { printErr("cairn: \($0)") }
+        }
         loop.run()
         return ExitCode.ok
     }

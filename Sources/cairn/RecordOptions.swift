@@ -1,7 +1,7 @@
 /// `record`'s usage line, options and their help (`cairn record --help`, the man page, the config file's keys).
 extension RecordCommand {
     static let usage =
-        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--home <lat,lon,radius_m|none>] [--home-stand <minutes>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--board <id>] [--config <file>] [--check]"
+        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--home <lat,lon,radius_m|none>] [--home-stand <minutes>] [--led <name|none>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--board <id>] [--config <file>] [--check] [--led-grant]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
@@ -26,6 +26,11 @@ extension RecordCommand {
                 "Home: standing there for --home-stand closes the trip, so it is delivered before the power goes. (default: the first privacy zone, if any)"
         ),
         OptionSpec(name: "--home-stand", valueName: "MINUTES", help: "Standing at home this long closes the trip, 1 to 60. (default: 2)"),
+        OptionSpec(
+            name: "--led", valueName: "NAME|NONE",
+            help:
+                "A status LED of the kernel's LED class, /sys/class/leds/NAME (the Pi's ACT, a GPIO LED from dtoverlay=gpio-led): solid with a fix, slow blink waiting for one, fast when something needs you, a wink while a ride waits to go up, a flicker while it goes, a glow once it is up. (default: none)"
+        ),
         OptionSpec(
             name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
         OptionSpec(
@@ -65,6 +70,11 @@ extension RecordCommand {
             name: "--config", valueName: "FILE",
             help: "Read options from this file (key = value, keys are these option names without '--'); the command line wins."),
         OptionSpec(name: "--verbose", valueName: nil, help: "Also report each sync with the highest durable sequence number."),
-        OptionSpec(name: "--check", valueName: nil, help: "Check the options and the config file, print the settings in effect, and exit.")
+        OptionSpec(name: "--check", valueName: nil, help: "Check the options and the config file, print the settings in effect, and exit."),
+        OptionSpec(
+            name: "--led-grant", valueName: nil,
+            help:
+                "As root, before the recorder starts (the unit's ExecStartPre): set the --led LED's timer trigger, hand its delay_on and delay_off to the owner of --dir, and exit. Nothing else."
+        )
     ]
 }

@@ -90,7 +90,11 @@ final class FakeGpsd: ReportSource {
         return true
     }
 
+    /// Each wait the loop asked for: when, and for how long (its wake-ups).
+    private(set) var waits: [(mono: Int64, timeoutUs: Int32)] = []
+
     func read(timeoutUs: Int32, takeQueued: Bool) -> GpsdSource.ReadResult {
+        waits.append((clock.mono, timeoutUs))
         guard isOpen else { return .closed("not connected") }
         if !received.isEmpty { return .message(report: received.removeFirst()) }
         let deadline = clock.mono + Int64(max(0, timeoutUs / 1000))

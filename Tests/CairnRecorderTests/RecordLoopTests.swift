@@ -18,6 +18,8 @@ final class RecordLoopTests: XCTestCase {
         var said: [String] = []
         var afterTripClosed = 0
         let readEverySeconds: Double
+        /// The status LED, when the test gives one.
+        var light: LoopLight?
 
         init(
             readEverySeconds: Double, syncSeconds: Double = 5, barometerEveryMs: Int64? = nil,
@@ -43,6 +45,7 @@ final class RecordLoopTests: XCTestCase {
                 stopRequested: { [clock, gpsd] in clock.mono >= gpsd.stopAt },
                 afterTripClosed: { [unowned self] in self.afterTripClosed += 1 },
                 say: { [unowned self] in self.said.append($0) }, distanceText: { "\(Int($0)) m" })
+            loop.light = light
             loop.run()
         }
 

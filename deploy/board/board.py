@@ -620,6 +620,157 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
         g.kill()
 
 
+def led_events(g, since):
+    """The caps lock LED's EV_LED events after `since` (the guest's monotonic seconds), as (time, value)."""
+    _, out = g.run("cat /run/board-led.events", check=False)
+    ev = [(float(t), int(v)) for t, v in (ln.split() for ln in out.splitlines() if len(ln.split()) == 2)]
+    return [e for e in ev if e[0] > since]
+
+
+def guest_now(g):
+    """The guest's monotonic seconds (uinput stamps its events with CLOCK_MONOTONIC)."""
+    _, out = g.run("cut -d' ' -f1 /proc/uptime")
+    return float(out.strip())
+
+
+def wait_delays(g, led, want, timeout, what):
+    """Waits until the LED's timer holds `want` (delay_on, delay_off) in ms."""
+    end, got = time.monotonic() + timeout, None
+    while time.monotonic() < end:
+        _, out = g.run("cat /sys/class/leds/%s/delay_on /sys/class/leds/%s/delay_off" % (led, led), check=False)
+        got = tuple(int(x) for x in out.split()[:2]) if len(out.split()) >= 2 and all(x.isdigit() for x in out.split()[:2]) else out.strip()
+        if got == want:
+            return
+        time.sleep(1)
+    raise Fail("%s: the LED's delays are %s after %d s, expected %s" % (what, got, timeout, want))
+
+
+def scenario_led(a, epochs, unit_sha, results):
+    """The status LED as the unit ships it: a uinput keyboard's caps lock (input-leds) as
+    `led = inputN::capslock`; the root step hands over its two delay files and nothing else; what
+    the recorder writes comes back as EV_LED events: slow blink without a fix, steady with one,
+    dark once stopped. And home: a generated ride (2 minutes riding, then standing 200 s at home)
+    closes there after `home-stand`'s 2 minutes, and `trip-closed` starts cairn-deliver.service
+    through the package's cairn-deliver.path: the door to the close and the close to the start
+    are measured (nothing is delivered: the guest has no remote)."""
+    t_start = time.monotonic()
+    run = os.path.join(a.run, "led")
+    os.makedirs(run, exist_ok=True)
+    ride_nmea, truth_json = os.path.join(run, "home.nmea"), os.path.join(run, "home.json")
+    subprocess.run([sys.executable, os.path.join(REPO, "Tests/tools/make-ride.py"), "0.1", ride_nmea, "--seed", "5",
+                    "--stop", "120:200", "--truth", truth_json], check=True)
+    home_epochs = load_epochs(ride_nmea)
+    truth = json.load(open(truth_json))
+    door, door_gps = truth["track"][150], truth["start"] + 120
+    logs = os.path.join(run, "logs.img")
+    make_log_disk("ext4", logs)
+    root = os.path.join(run, "root.qcow2")
+    overlay(os.path.join(a.run, "root-ext4.img"), root)
+    g = Guest(a.arch, a.kdir, run, root, logs, "led", smp=a.smp)
+    try:
+        g.start()
+        wait_connected(g, 0, "led: cairn at boot")
+        # board-led's own (qemu's PS/2 keyboard has a caps lock LED too).
+        _, out = g.run("for l in /sys/class/leds/*::capslock; do [ \"$(cat $l/device/name)\" = board-led ] && basename $l; done", check=False)
+        check(out.strip() != "", "led: no uinput caps lock LED in /sys/class/leds (board-led, input-leds): %s" % out)
+        led = out.split()[0]
+        mark = g.log_mark()
+        g.run("printf 'led = %s\\nhome = %.7f,%.7f,100\\n' >>/etc/cairn.conf && systemctl enable -q --now cairn-deliver.timer cairn-deliver.path"
+              " && systemctl restart cairn" % (led, door[0], door[1]), timeout=60)
+        wait_connected(g, mark, "led: cairn restarted with led = %s" % led, 60)
+        check_unit(g, unit_sha, "led: with the LED")
+        # The root step: the timer set, its two delay files cairn's; the rest root's.
+        _, out = g.run("cd /sys/class/leds/%s && stat -c '%%n %%U %%a' delay_on delay_off brightness trigger && cat trigger" % led)
+        owners = dict((ln.split()[0], ln.split()[1:]) for ln in out.splitlines()[:4])
+        results["led_files"] = owners
+        check(owners.get("delay_on") == ["cairn", "644"] and owners.get("delay_off") == ["cairn", "644"],
+              "led: delay_on/delay_off not handed to cairn: %s" % out)
+        check(owners.get("brightness", [""])[0] == "root" and owners.get("trigger", [""])[0] == "root", "led: more than the two delays handed over: %s" % out)
+        check("[timer]" in out, "led: the timer trigger is not set: %s" % out)
+        # Exactly those: as cairn, in cairn's own mount namespace, the delays take a write, the
+        # brightness, the trigger and another LED's files do not.
+        _, pid = g.run("systemctl show cairn -p MainPID --value")
+        probe = ("nsenter -t %s -m setpriv --reuid=cairn --regid=cairn --clear-groups sh -c "
+                 "'for f in %s; do v=$(cat $f); if (echo $v >$f) 2>/dev/null; then echo $f writable; else echo $f refused; fi; done'")
+        files = " ".join("/sys/class/leds/%s/%s" % (led, f) for f in ("delay_on", "delay_off", "brightness", "trigger")) + " /proc/sys/kernel/hostname"
+        _, out = g.run(probe % (pid.strip(), files), check=False)
+        results["led_sandbox"] = out.splitlines()
+        want = ["writable", "writable", "refused", "refused", "refused"]
+        got = [ln.split()[-1] for ln in out.splitlines()]
+        check(got == want, "led: as cairn in its sandbox, expected the two delays writable and nothing else: %s" % out)
+        # No fix yet (gpsd up, the GPS port quiet): slow blink, 1 s on and 1 s off, from the kernel.
+        wait_delays(g, led, (1000, 1000), 30, "led: waiting for a fix")
+        t0 = guest_now(g)
+        time.sleep(8)
+        ev = led_events(g, t0)
+        gaps = [b[0] - a_[0] for a_, b in zip(ev, ev[1:]) if a_[1] != b[1]]
+        results["led_slow_events"] = len(ev)
+        if not (len(ev) >= 5 and gaps and 0.8 <= sorted(gaps)[len(gaps) // 2] <= 1.3):
+            _, diag = g.run("systemctl status board-led --no-pager | tail -8; tail -3 /run/board-led.events; "
+                            "cat /sys/class/leds/%s/delay_on /sys/class/leds/%s/delay_off; for i in 1 2 3 4 5 6 7 8 9 10; do cat /sys/class/leds/%s/brightness; sleep 0.25; done | tr '\\n' ' '; "
+                            "cat /proc/bus/input/devices | grep -A8 board-led; wc -c /run/board-led.events; date +%%s.%%N" % (led, led, led), check=False)
+            raise Fail("led: waiting for a fix the LED should blink 1 s on, 1 s off; EV_LED events after %.3f: %s\n%s" % (t0, ev, diag))
+        say("led: %s handed to cairn by the root step, nothing else; slow blink without a fix (%d EV_LED events in 8 s, median %.2f s)"
+            % (led, len(ev), sorted(gaps)[len(gaps) // 2]))
+        # A fix: the ride home; steady once recording.
+        ride = Ride(g, home_epochs, a.rate)
+        ride.start()
+        try:
+            wait_delays(g, led, (1000, 0), 60, "led: recording with a fix")
+            t1 = guest_now(g)
+            time.sleep(3)
+            ev = led_events(g, t1)
+            check(all(v == 1 for _, v in ev), "led: steady on while recording, yet it went dark: %s" % ev)
+            say("led: steady while recording (%d EV_LED events in 3 s)" % len(ev))
+            # Home: standing at the door from epoch 120; closed after 2 minutes of it.
+            wait_epoch(g, ride, 120, "led: riding home", 0.02)
+            t_door = time.monotonic()
+            closed = None
+            while time.monotonic() - t_door < 60 and closed is None:
+                rc, _ = g.run("test -e /var/lib/cairn/trip-closed", check=False)
+                if rc == 0:
+                    closed = time.monotonic()
+                time.sleep(0.2)
+            check(closed is not None, "led: no trip-closed 60 s after standing at home (epoch %d fed)" % ride.i)
+        finally:
+            ride.pause()
+        door_s = closed - t_door
+        # In GPS time: trip 1's last decision (the standing fix that closed it), as the e2e test reads it.
+        _, out = g.run("cairn info 1 --dir /var/lib/cairn --why --json")
+        times = [e.get(k) for e in json.loads(out).get("events", []) for k in ("time", "to") if e.get(k)]
+        closed_gps = max(calendar.timegm(time.strptime(t, "%Y-%m-%dT%H:%M:%SZ")) for t in times)
+        gps_s = closed_gps - door_gps
+        results["home_door_to_close_gps_s"] = gps_s
+        results["home_door_to_close_host_s"] = round(door_s, 1)
+        check(120 <= gps_s <= 125, "led: the trip closed %d s (GPS) after standing at home, expected 120-125" % gps_s)
+        # The package's path unit started delivery on trip-closed (it fails here: no remote).
+        out = ""
+        for _ in range(30):
+            _, out = g.run("systemctl show cairn-deliver.service -p ExecMainStartTimestampMonotonic --value; "
+                           "stat -c %Y /var/lib/cairn/trip-closed; cut -d' ' -f1 /proc/uptime; date +%s", check=False)
+            if out.split() and out.split()[0] not in ("0", ""):
+                break
+            time.sleep(1)
+        v = out.split()
+        check(len(v) == 4 and v[0] != "0", "led: cairn-deliver.service never started after trip-closed: %s" % out)
+        start_up = int(v[0]) / 1e6
+        closed_up = float(v[2]) - (int(v[3]) - int(v[1]))  # trip-closed's mtime, on the uptime clock (±1 s)
+        results["home_close_to_delivery_s"] = round(start_up - closed_up, 1)
+        check(-1.5 <= start_up - closed_up <= 10, "led: delivery started %.1f s after trip-closed" % (start_up - closed_up))
+        say("led: home: closed %d s (GPS) after standing at the door, %.1f s of host time at %g epochs a second; "
+            "cairn-deliver.service started by the path unit %.1f s after trip-closed"
+            % (gps_s, door_s, a.rate, start_up - closed_up))
+        t2 = guest_now(g)
+        g.run("systemctl stop cairn", timeout=60)
+        wait_delays(g, led, (0, 1000), 10, "led: cairn stopped")
+        ev = led_events(g, t2)
+        check(ev and ev[-1][1] == 0, "led: dark once cairn stopped; EV_LED events: %s" % ev)
+        results["led_seconds"] = round(time.monotonic() - t_start)
+        say("led: passed (%d s): dark once stopped" % results["led_seconds"])
+    finally:
+        g.kill()
+
+
 def make_log_disk(fs, img, size_mb=256):
     if os.path.exists(img):
         os.unlink(img)
@@ -815,6 +966,7 @@ def main():
     ap.add_argument("--unit", required=True, help="the package's cairn.service")
     ap.add_argument("--ride", action="store_true")
     ap.add_argument("--bench", action="store_true", help="CPU and peak RSS of cairn and gpxlogger over the ride")
+    ap.add_argument("--led", action="store_true", help="the status LED: a uinput keyboard's caps lock, as the unit ships")
     ap.add_argument("--cuts-ext4", type=int, default=0)
     ap.add_argument("--cuts-vfat", type=int, default=0)
     ap.add_argument("--rate", type=float, default=20, help="epochs a second (the recording is 1 Hz)")
@@ -835,6 +987,8 @@ def main():
             scenario_ride(a, epochs, unit_sha, checker, results)
         if a.bench:
             scenario_bench(a, epochs, unit_sha, results)
+        if a.led:
+            scenario_led(a, epochs, unit_sha, results)
         for fs, n in (("ext4", a.cuts_ext4), ("vfat", a.cuts_vfat)):
             if n:
                 scenario_cuts(a, fs, n, epochs, unit_sha, checker, results, rng)

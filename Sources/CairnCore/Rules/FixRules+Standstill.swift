@@ -38,8 +38,7 @@ extension FixRules {
     /// How long a stand at `f` lasts before it closes the trip: the home's stand inside it, the
     /// close-after time elsewhere.
     func closeLimitMs(standingAt f: Fix) -> Int64 {
-        guard let home = profile.home, home.holds(f) else { return profile.closeAfterMs }
-        return min(home.standMs, profile.closeAfterMs)
+        HomePlace.closeLimitMs(home: profile.home, standingAt: f, closeAfterMs: profile.closeAfterMs)
     }
 
     /// `f` ended the stop: the way out (see `Standstill`).

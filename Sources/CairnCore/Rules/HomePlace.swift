@@ -23,4 +23,13 @@ public struct HomePlace: Sendable, Equatable {
     public func holds(_ f: Fix) -> Bool {
         Geodesy.distance(lat1: lat, lon1: lon, lat2: f.lat, lon2: f.lon) <= radiusM + min(f.eph ?? 0, radiusM)
     }
+
+    /// The rule (issue 41): how long a stand whose newest fix is `f` lasts before it closes the
+    /// trip: home's stand inside `home` (never longer than `closeAfterMs`), `closeAfterMs`
+    /// elsewhere or without a home. A stop shorter than either (a light, home's gate opened) is
+    /// a pause, and riding through home is no stand at all: neither is cut.
+    public static func closeLimitMs(home: HomePlace?, standingAt f: Fix, closeAfterMs: Int64) -> Int64 {
+        guard let home, home.holds(f) else { return closeAfterMs }
+        return min(home.standMs, closeAfterMs)
+    }
 }

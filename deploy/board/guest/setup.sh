@@ -46,8 +46,8 @@ GPSD_OPTIONS="-n"
 GPSD
 chroot "$root" systemctl enable gpsd.service gpsd.socket >/dev/null 2>&1 || true
 
-install -m 0755 "$here/board-agent" "$here/board-baro" "$root/usr/local/sbin/"
-for u in board-agent.service board-journal.service board-baro.service; do
+install -m 0755 "$here/board-agent" "$here/board-baro" "$here/board-led" "$root/usr/local/sbin/"
+for u in board-agent.service board-journal.service board-baro.service board-led.service; do
     install -m 0644 "$here/$u" "$root/etc/systemd/system/$u"
     ln -sf "/etc/systemd/system/$u" "$root/etc/systemd/system/multi-user.target.wants/$u"
 done
