@@ -41,6 +41,20 @@ public protocol LoopBarometer: AnyObject {
     func temperatureC(monoMs: Int64) -> Double?
 }
 
+/// The Bluetooth LE sensors (heart rate, speed and cadence, power): polled at each wake-up like
+/// the barometer, never blocking; the kernel queues notifications between wake-ups.
+public protocol LoopSensors: AnyObject {
+    /// One word for the live status: none, searching, ok, failing.
+    var state: String { get }
+    /// The sockets the loop's wait may watch (one per sensor connected or connecting).
+    var descriptors: [Int32] { get }
+    /// Called at every wake-up: takes what arrived without blocking, (re)connects what is due.
+    func poll(monoMs: Int64) -> [SensorEvent]
+    /// Milliseconds until a reconnection or a read is due without input.
+    func msUntilDue(monoMs: Int64) -> Int64
+    func close()
+}
+
 /// The service manager (`SystemdNotify`): readiness, the watchdog, a status line.
 public protocol ServiceNotifier: AnyObject {
     var isEnabled: Bool { get }
