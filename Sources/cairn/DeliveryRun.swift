@@ -97,20 +97,14 @@ struct DeliveryRun {
                 p.remote, DeliverCommand.temporaryPrefix + (p.boardFolder.isEmpty ? board : p.boardFolder) + "-" + p.shippingId)
             try? transport.removeFolder(old)
         }
-        let finished = found.finished
-        var receipts = found.receipts
         let listing = found.listing
-        var waiting = found.waiting
-        let unreadable = found.unreadable
         var stop = found.stop
-        let destination = receiptDestination
         // Trips delivered, then deleted from the board (retention), whose conversions were cut
         // for other zones than today's: never cut again, so what was published of them comes
         // down with the run's last batch (conversions, picture, page entry; the logs stay).
-        let outdated = stop == nil ? outdatedCuts(receipts) : []
-        let takeDown = Set(outdated.flatMap { $0.receipts.flatMap(\.sent).map(\.path) })
+        let outdated = stop == nil ? outdatedCuts(found.receipts) : []
         // A shipping folder a cut run left: resumed by a run that sends, else removed now.
-        if stop == nil && leftover && waiting.isEmpty {
+        if stop == nil && leftover && found.waiting.isEmpty {
             do {
                 try attempt { () throws(Rclone.Failure) in try transport.removeFolder(shipping) }
                 leftover = false
@@ -122,237 +116,26 @@ struct DeliveryRun {
         if copyLogs, let key = stageOptions.zones.key, listing.holdsLogs {
             keyOwed = listing.files["logs/" + ExportStageOptions.keyFileName]?.size != key.bytes.count
         }
-        // A page owed by an earlier run (cut, or its page failed) is made whatever this run sends.
-        var pagePending = page && (previous?.pagePending == true || !outdated.isEmpty)
-        var shipped = false
         // A file under the name of a folder deliver writes in would hold every file back, run
         // after run: said, and nothing sent until it is moved away.
         let blocking = (["logs", PageBuilder.picturesFolder] + ExportFormat.allCases.map(\.name)).filter { listing.files[$0] != nil }
-        if stop == nil && !blocking.isEmpty && !waiting.isEmpty {
+        if stop == nil && !blocking.isEmpty && !found.waiting.isEmpty {
             problem("\(base): \(blocking.joined(separator: ", ")): a file where deliver keeps a folder; move it away")
-            counts.failedTrips += waiting.count
+            counts.failedTrips += found.waiting.count
         }
-        // The trips go in batches of what the card can hold staged beside its logs (a month of
-        // rides staged at once filled a card near its limit): each batch whole before the next;
-        // after a failed run one trip a batch, so that a remote with room for some takes those.
-        var budget = DeliveryPlans.batchBytes(freeBytes: POSIX.freeBytes(dir), afterFailure: previous?.result == .failed)
-        var next = 0
-        var gone = 0
-        var local: LocalDestination?
-        var lookedUp = false
-        var unsettled: [Moved] = []
-        // The batches moved into place since the last read-back: their final names read back in
-        // one call, the trips whose files all read back receipted, the key and the page counted
-        // sent, the trips taken down forgotten.
-        func settle() throws {
-            if unsettled.isEmpty { return }
-            let all = unsettled
-            unsettled = []
-            var final: [String: String] = [:]
-            let paths = all.flatMap(\.files).map(\.relative)
-            if !paths.isEmpty {
-                try attempt { () throws(Rclone.Failure) in
-                    final = [:]
-                    try transport.readBack(base, paths: paths) { md5, path in final[path] = md5 }
-                }
-            }
-            let check = DeliveryPlans.verified(all.flatMap(\.files), readBack: final)
-            let wrong = all.flatMap(\.wrong) + check.wrong
-            for m in all {
-                for w in m.trips where DeliveryPlans.receipted(w.staged.map(\.relative), whole: check.whole) {
-                    receipts.mark(
-                        w.trip, files: w.now, logs: copyLogs, destination: destination, hidden: w.hidden != nil, sent: w.conversions)
-                    counts.delivered += 1
-                    counts.sentFiles += w.staged.count
-                    counts.sentBytes += w.staged.reduce(0) { $0 + $1.size }
-                }
-                if let k = m.key, check.whole.contains(k.relative) { keySent = true }
-            }
-            try receipts.save()
-            if !wrong.isEmpty {
-                // The trips whose files all went are delivered; the others wait.
-                throw Stop.remote("\(base): does not read back as sent (\(wrong.prefix(3).joined(separator: ", ")))")
-            }
-            if all.contains(where: \.page) { pagePending = false }
-            // Down, and off the page: their receipts have nothing left to name.
-            if all.contains(where: \.takeDown) {
-                for g in outdated {
-                    receipts.forget(g, folder: base)
-                    let files = g.receipts.flatMap(\.sent).map(\.path)
-                    printErr(
-                        "cairn: trip \(g.trip) (\(g.file)): deleted from the board before it was cut for today's privacy zones;"
-                            + " its conversions cut for other zones are taken off \(base)\(page ? " and its page" : "")"
-                            + " (\(files.joined(separator: ", ")))")
-                }
-                try receipts.save()
-            }
-        }
-        var keySent = false
-        if stop == nil && blocking.isEmpty && (!waiting.isEmpty || pagePending || keyOwed || listing.temporaries || !takeDown.isEmpty) {
+        // A page owed by an earlier run (cut, or its page failed) is made whatever this run sends.
+        var batches = DeliveryBatches(
+            run: self, previous: previous, shippingId: shippingId, survey: found, outdated: outdated, keyOwed: keyOwed,
+            pagePending: page && (previous?.pagePending == true || !outdated.isEmpty), counts: counts)
+        if stop == nil && blocking.isEmpty && batches.hasWork {
             do {
-                repeat {
-                    try prepareOutbox()
-                    if next == 0 && listing.temporaries { try removeTemporaries() }
-                    var part: [Int] = []
-                    var stagedBytes = 0
-                    while next < waiting.count && (part.isEmpty || stagedBytes < budget) {
-                        let i = next
-                        next += 1
-                        part.append(i)
-                        let label = "trip \(waiting[i].trip.id) (\(waiting[i].trip.files.map { baseName($0.path) }.joined(separator: ", ")))"
-                        do { try stage(&waiting[i], receipts: receipts, listing: listing) } catch let e as Failure {
-                            waiting[i].failed = true
-                            // Deleted since the run began (retention between two batches, on the
-                            // strength of a receipt and its copies found whole): delivered before,
-                            // no failure; the page keeps its entry.
-                            if Self.vanished(waiting[i].trip), !receipts.recorded(waiting[i].trip).isEmpty {
-                                printErr("cairn: \(label): deleted from the board since this run began (delivered before); left as it was delivered")
-                                gone += 1
-                                counts.alreadyThere += 1
-                            } else {
-                                problem("\(label): \(e.message)")
-                                counts.failedTrips += 1
-                            }
-                        }
-                        stagedBytes += waiting[i].staged.filter { !$0.relative.hasPrefix("logs/") }.reduce(0) { $0 + $1.size }
-                    }
-                    let last = next == waiting.count
-                    var obsolete: [String] = []
-                    var pageMade = false
-                    let goes = part.map { waiting[$0] }.filter { !$0.failed }
-                    // Owed from here until a run sends it: a page that fails leaves it so. It is
-                    // made with the run's last batch (the trips of the others receipted by then).
-                    if page && !goes.isEmpty { pagePending = true }
-                    if page && pagePending && last {
-                        do {
-                            // A trip deleted since the survey keeps the entry the page has of it.
-                            let receipted = finished.filter { receipts.names($0.trip, destination: destination) && !Self.vanished($0.trip) }
-                            // With the trips of the run's earlier batches, moved and not yet receipted.
-                            let onPage = unsettled.flatMap(\.trips) + goes
-                            obsolete = try stagePage(
-                                onPage.compactMap(\.shown), hidden: onPage.compactMap(\.hidden), receipted: receipted.map { ($0.trip, $0.summary) },
-                                reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing,
-                                takeDown: takeDown)
-                            pageMade = true
-                        } catch let e as Failure {
-                            problem("the page on \(base): \(e.message)")
-                            removePage()
-                        }
-                    }
-                    if last { obsolete += takeDown }
-                    let logsGo = goes.contains { w in w.staged.contains { $0.relative.hasPrefix("logs/") } }
-                    var keyStaged: DeliveryPlans.Staged?
-                    if copyLogs, let key = stageOptions.zones.key, !keySent, logsGo || keyOwed {
-                        do { keyStaged = try stageKey(key.bytes, listing: listing) } catch let e as Failure { problem(e.message) }
-                    }
-                    // What an earlier delivery sent of a trip that it names otherwise now (a zone
-                    // added or moved) or no longer sends (now wholly inside a zone), by its receipt:
-                    // with the page off too, nothing uncut of the place stays up.
-                    var renamed: [TripRef] = []
-                    for w in goes {
-                        let gone = DeliveryPlans.obsolete(
-                            before: receipts.sent(w.trip, folder: base).map(\.path), now: w.conversions.map(\.path), hidden: w.hidden != nil,
-                            formatsSent: formats.map(\.name), allFormats: ExportFormat.allCases.map(\.name),
-                            picturesFolder: PageBuilder.picturesFolder, nameNow: { w.names[$0] })
-                        if !gone.isEmpty { renamed.append(w.trip) }
-                        obsolete += gone
-                    }
-                    obsolete = Array(Set(obsolete)).sorted()
-                    var pageFiles = try stagedPage()
-                    // What the remote holds already, byte for byte, stays out of the batch (a
-                    // format added later sends only the new files); a log there at its size but
-                    // with other bytes is decided as `stage` decides any log there.
-                    let there = try copiesThere(goes.flatMap(\.staged) + pageFiles, listing: listing)
-                    for i in part where !waiting[i].failed {
-                        do { try drop(there, from: &waiting[i]) } catch let e as Failure {
-                            problem("trip \(waiting[i].trip.id): \(e.message)")
-                            waiting[i].failed = true
-                            counts.failedTrips += 1
-                        }
-                    }
-                    pageFiles.removeAll { there[$0.relative] == $0.md5 }
-                    let sending = part.map { waiting[$0] }.filter { !$0.failed }
-                    let batch = sending.flatMap(\.staged) + pageFiles + (keyStaged.map { [$0] } ?? [])
-                    // The outbox is mirrored whole: what a failed trip or a copy already there
-                    // left in it goes first.
-                    keepOnly(Set(batch.map(\.relative)))
-                    if !batch.isEmpty || !obsolete.isEmpty {
-                        // Said before anything goes up: a run cut after it leaves the page owed
-                        // and its shipping folder to remove.
-                        var owed = previous ?? DeliveryStatus()
-                        owed.pagePending = page && pagePending
-                        owed.remote = remote
-                        owed.shippingId = shippingId
-                        owed.shippingLeft = true
-                        owed.boardFolder = board
-                        do { try owed.write(directory: dir) } catch { printErr("cairn: \(error)") }
-                        // A trip whose earlier conversions go before its new ones are in place is
-                        // not delivered until they are: a run cut between must not leave prune a
-                        // receipt to delete the trip on (its logs whole there, its tracks gone).
-                        // What the receipt says was sent stays, for the next run to take back.
-                        if !renamed.isEmpty {
-                            for t in renamed { receipts.withholdLogs(t, folder: base) }
-                            try receipts.save()
-                        }
-                        shipped = true
-                        // A log (or the key) the listing did not show never replaces a file that
-                        // is there by the time it moves: another board's, come meanwhile, or unlisted.
-                        var keep = Set(sending.flatMap(\.fresh))
-                        if let k = keyStaged, listing.files[k.relative] == nil { keep.insert(k.relative) }
-                        // Progress where someone watches (standard error a terminal; under
-                        // systemd the journal gets only the outcome).
-                        if !quietFailures && !batch.isEmpty {
-                            let bytes = batch.reduce(0) { $0 + $1.size }
-                            printErr(
-                                "cairn: sending \(sending.count) trip\(sending.count == 1 ? "" : "s") (\(batch.count) files, \(bytes) bytes)"
-                                    + (next < waiting.count ? ", \(waiting.count - next) more after" : "") + " to \(base)...")
-                        }
-                        // A run of more batches than one: where a local remote's folder is as the
-                        // first goes up (one rclone call), for each batch to find it still there.
-                        if !lookedUp && !batch.isEmpty && next < waiting.count {
-                            lookedUp = true
-                            local = localDestination()
-                        }
-                        let moved = try ship(batch, deleting: obsolete, keep: keep, local: local)
-                        // Read back under their final names, and receipted, once for the run
-                        // (`settle`): a run cut before leaves them there unreceipted, and the next
-                        // finds them whole and receipts them.
-                        unsettled.append(
-                            Moved(
-                                trips: sending, files: moved.going, wrong: moved.wrong, key: keyStaged, page: pageMade,
-                                takeDown: last && !outdated.isEmpty && (pageMade || !page)))
-                        // A file that did not read back as sent stops the run here, as it did
-                        // before the read-backs were one for the run.
-                        if !moved.wrong.isEmpty { try settle() }
-                    } else if sending.contains(where: { $0.staged.isEmpty }) {
-                        // Nothing to ship in this batch: its trips' files are all there already,
-                        // whole (a run cut after its move, before its receipts): receipted now,
-                        // so the page made with a later batch shows them.
-                        for w in sending where w.staged.isEmpty {
-                            receipts.mark(
-                                w.trip, files: w.now, logs: copyLogs, destination: destination, hidden: w.hidden != nil, sent: w.conversions)
-                            counts.delivered += 1
-                        }
-                        try receipts.save()
-                    }
-                    budget = DeliveryPlans.grow(budget, staged: stagedBytes, freeBytes: POSIX.freeBytes(dir))
-                } while next < waiting.count
-                try settle()
-                // The emptied shipping folder goes, once for the run (each batch's upload
-                // cleared what the one before left). A run cut before leaves it to the next.
-                if shipped {
-                    do {
-                        try attempt { () throws(Rclone.Failure) in try transport.removeFolder(shipping) }
-                        shipped = false
-                        leftover = false
-                    } catch {}  // kept in the status: the next run removes it
-                }
+                try batches.send()
             } catch let e as Stop {
                 stop = e
                 // What earlier batches moved into place is receipted still, when the remote
                 // answers (a remote with room for some trips takes those); not while a ride is
                 // recorded (the read-back downloads every byte): the next run finds them there.
-                if case .remote = e { do { try settle() } catch {} }
+                if case .remote = e { try? batches.settle() }
             } catch let e as Failure where e.status == ExitCode.config {
                 removeStaging(staging)
                 printErr("cairn deliver: \(e.message)")
@@ -361,15 +144,17 @@ struct DeliveryRun {
                 stop = .remote("\(error)")
             }
         }
+        if batches.shippingRemoved { leftover = false }
         removeStaging(staging)
-        counts.left = waiting.count - counts.delivered - gone + unreadable
+        counts = batches.counts
+        counts.left = found.waiting.count - counts.delivered - batches.gone + found.unreadable
         var status = DeliveryStatus()
         status.remote = remote
-        status.pagePending = pagePending
+        status.pagePending = batches.pagePending
         status.rclone = rcloneProgram
         status.rcloneConfig = rcloneConfig
         status.shippingId = shippingId
-        status.shippingLeft = shipped || leftover
+        status.shippingLeft = batches.shipped || leftover
         status.boardFolder = board
         status.othersCleared = othersCleared
         status.zonesWanted = stageOptions.zones.isEmpty ? "" : stageOptions.zones.fingerprint
@@ -717,7 +502,7 @@ struct DeliveryRun {
         }
     }
 
-    /// A batch moved into place, not yet read back under its final names (`go`'s `settle`).
+    /// A batch moved into place, not yet read back under its final names (`DeliveryBatches.settle`).
     struct Moved {
         var trips: [Waiting]
         var files: [DeliveryPlans.Staged]
