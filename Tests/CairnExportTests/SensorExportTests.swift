@@ -161,4 +161,38 @@ final class SensorExportTests: XCTestCase {
         XCTAssertEqual(seen["power"] as? [Int], (0..<Self.points).map { Self.power(2 * $0) })
         XCTAssertEqual(seen["cad"] as? [Int], Array(repeating: 90, count: Self.points))
     }
+
+    /// CSV: the columns `heartrate,cadence,power` last, read back by gpsbabel's unicsv among the checks;
+    /// GeoJSON: `coordinateProperties.heartRates`, `cadences`, `powers`, shaped like the
+    /// coordinates (check-export's RFC 7946 rules, GDAL).
+    func testCSVAndGeoJSONCarryTheSensors() throws {
+        try writeTrip(sensors: true)
+        try convert(.csv, to: out + "/trip.csv")
+        let csvSeen = try ExportSupport.check("csv", out + "/trip.csv")
+        XCTAssertEqual(csvSeen["gpsbabel_heartrate"] as? [Double], (0..<Self.points).map { Double(Self.heartRate($0)) })
+        XCTAssertEqual(csvSeen["gpsbabel_cadence"] as? [Double], Array(repeating: 90, count: Self.points))
+        XCTAssertEqual(csvSeen["gpsbabel_power"] as? [Double], (0..<Self.points).map { Double(Self.power(2 * $0)) })
+        let rows = try String(contentsOfFile: out + "/trip.csv", encoding: .utf8).split(separator: "\n")
+        XCTAssertTrue(rows[0].hasSuffix(",board,heartrate,cadence,power"), String(rows[0]))
+        XCTAssertEqual(rows.count, Self.points + 1)
+        for (i, row) in rows.dropFirst().enumerated() {
+            XCTAssertTrue(row.hasSuffix(",\(Self.heartRate(i)),90,\(Self.power(2 * i))"), String(row))
+        }
+        try convert(.geojson, to: out + "/trip.geojson")
+        try ExportSupport.check("geojson", out + "/trip.geojson")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/trip.geojson"))) as? [String: Any]
+        let feature = try XCTUnwrap((json?["features"] as? [[String: Any]])?.first)
+        let props = try XCTUnwrap((feature["properties"] as? [String: Any])?["coordinateProperties"] as? [String: Any])
+        XCTAssertEqual((props["heartRates"] as? [[Int]])?.flatMap { $0 }, (0..<Self.points).map(Self.heartRate))
+        XCTAssertEqual((props["powers"] as? [[Int]])?.flatMap { $0 }, (0..<Self.points).map { Self.power(2 * $0) })
+        XCTAssertEqual((props["cadences"] as? [[Int]])?.flatMap { $0 }, Array(repeating: 90, count: Self.points))
+        // Without sensors: the header and the properties of before.
+        try FileManager.default.removeItem(atPath: dir)
+        dir = ExportSupport.tempDir()
+        try writeTrip(sensors: false)
+        try convert(.csv, to: out + "/plain.csv")
+        XCTAssertTrue(try String(contentsOfFile: out + "/plain.csv", encoding: .utf8).hasPrefix(CSVWriter.header))
+        try convert(.geojson, to: out + "/plain.geojson")
+        XCTAssertFalse(try String(contentsOfFile: out + "/plain.geojson", encoding: .utf8).contains("heartRates"))
+    }
 }

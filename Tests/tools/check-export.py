@@ -509,7 +509,11 @@ def check_csv(path):
         rows = list(csv.reader(f))
     want = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board".split(",")
     # `convert --laps` adds the lap column, `--smooth` / `--fill-gaps` the origin column.
-    if rows and rows[0][len(want):] in (["lap"], ["origin"], ["lap", "origin"]):
+    # A trip with sensors adds heartrate, cadence and power, last.
+    tail = rows[0][len(want):] if rows else []
+    if tail[-3:] == ["heartrate", "cadence", "power"]:
+        tail = tail[:-3]
+    if rows and tail in ([], ["lap"], ["origin"], ["lap", "origin"]):
         want = rows[0]
     if not rows or rows[0] != want:
         raise Rejected("header is %r" % (rows[:1],))
@@ -540,6 +544,11 @@ def check_csv(path):
     babel = run(["gpsbabel", "-t", "-i", "unicsv", "-f", path, "-o", "unicsv", "-F", "-"]).stdout.splitlines()
     out["gpsbabel_points"] = max(len(babel) - 1, 0)
     out["gpsbabel_header"] = babel[0] if babel else ""
+    # gpsbabel's unicsv reads the sensors' columns by name: the values it read back.
+    for name, col in (("Heartrate", "heartrate"), ("Cadence", "cadence"), ("Power", "power")):
+        if babel and name in babel[0].split(",") and col in want:
+            c = babel[0].split(",").index(name)
+            out["gpsbabel_" + col] = [float(r.split(",")[c]) for r in babel[1:]]
     if babel and "Speed" in babel[0].split(","):
         col = babel[0].split(",").index("Speed")
         out["gpsbabel_speeds"] = sum(1 for r in babel[1:] if r.split(",")[col])

@@ -43,7 +43,7 @@ public struct PointExtras: Sendable, Equatable {
     /// The rules' verdict on a raw fix (`convert --raw`): GPX `cairn:verdict`, CSV `verdict`.
     public var verdict: Verdict?
     /// The sensors' values at the point's time (`SensorTrack`): beats per minute (FIT
-    /// `heart_rate`, GPX `gpxtpx:hr`, CSV `hr`), crank revolutions per minute (FIT `cadence`,
+    /// `heart_rate`, GPX `gpxtpx:hr`, CSV `heartrate`), crank revolutions per minute (FIT `cadence`,
     /// GPX `gpxtpx:cad`, CSV `cadence`), watts (FIT `power`, GPX `gpxpx:PowerInWatts`, CSV `power`).
     public var heartRate: Int?
     public var cadence: Int?
