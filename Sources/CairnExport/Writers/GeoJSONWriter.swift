@@ -369,7 +369,8 @@ public final class GeoJSONWriter: TrackExporter {
             if let ha = PointValues.height(a), let hb = PointValues.height(fix), fix.timeMs != a.timeMs {
                 ele = ha + (hb - ha) * (Double(x.timeMs) - Double(a.timeMs)) / (Double(fix.timeMs) - Double(a.timeMs))
             }
-            raw(lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap, interpolated: false,
+            raw(
+                lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap, interpolated: false,
                 sensors: nil)
             if runner != nil {
                 closeRun()
@@ -378,7 +379,8 @@ public final class GeoJSONWriter: TrackExporter {
                 closeLine()
                 openLine()
             }
-            raw(lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap, interpolated: false,
+            raw(
+                lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap, interpolated: false,
                 sensors: nil)
         }
         raw(fix, extras)
@@ -476,7 +478,8 @@ public final class GeoJSONWriter: TrackExporter {
         endTrip()
         out.put("\n]}\n")
         try out.finish()
-        let spooled = times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? laps.error ?? interpolated.error ?? heartRates.error
+        let spooled =
+            times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? laps.error ?? interpolated.error ?? heartRates.error
             ?? cadences.error ?? powers.error
         if let e = spooled ?? lonePoints.error { throw e }
     }
