@@ -113,6 +113,22 @@ final class SensorExportTests: XCTestCase {
         XCTAssertNil(track.values(atMs: Self.start + Int64(Self.points + 4) * 1000).heartRate, "3 s after the last: none")
     }
 
+    /// `cairn info`'s figures: the FIT session's, over the recorded points.
+    func testTheFiguresAreTheSessions() throws {
+        try writeTrip(sensors: true)
+        let f = try XCTUnwrap(try SensorTrack.figures(trip()))
+        let hr = (0..<Self.points).map(Self.heartRate), power = (0..<Self.points).map { Self.power(2 * $0) }
+        XCTAssertEqual(f.avgHeartRate, Int((Double(hr.reduce(0, +)) / Double(Self.points)).rounded()))
+        XCTAssertEqual(f.maxHeartRate, hr.max())
+        XCTAssertEqual(f.avgCadence, 90)
+        XCTAssertEqual(f.avgPowerW, Int((Double(power.reduce(0, +)) / Double(Self.points)).rounded()))
+        XCTAssertEqual(f.maxPowerW, power.max())
+        try FileManager.default.removeItem(atPath: dir)
+        dir = ExportSupport.tempDir()
+        try writeTrip(sensors: false)
+        XCTAssertNil(try SensorTrack.figures(trip()))
+    }
+
     func testFITCarriesTheSensorsForTheSDKAndFitdecode() throws {
         try writeTrip(sensors: true)
         let path = out + "/trip.fit"

@@ -43,6 +43,19 @@ public struct SensorTrack: Sendable {
         return track.isEmpty ? nil : track
     }
 
+    /// The trip's heart rate, cadence and power figures over its recorded points, as the FIT
+    /// session has them (`cairn info`); nil without sensor values.
+    public static func figures(_ trip: TripRef) throws -> SensorFigures? {
+        guard let track = try read(trip) else { return nil }
+        var f = SensorFigures()
+        try TripCatalog.read(trip) { e in
+            guard case .point(let fix) = e else { return }
+            let v = track.values(atMs: fix.timeMs)
+            f.add(heartRate: v.heartRate, cadence: v.cadence, powerW: v.powerW)
+        }
+        return f
+    }
+
     /// Decodes `batches` (in log order) into the three channels, each sorted by time.
     static func make(_ batches: [SensorBatch]) -> SensorTrack {
         var t = SensorTrack()

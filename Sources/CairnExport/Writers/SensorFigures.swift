@@ -3,12 +3,14 @@
 /// points that have one (power's zeros count: coasting is part of the effort), the average
 /// cadence over the points with the cranks turning (Garmin's default, zeros excluded), and the
 /// maxima.
-struct SensorFigures {
+public struct SensorFigures: Sendable, Equatable {
     private var hrSum = 0, hrCount = 0, hrMax: Int?
     private var cadSum = 0, cadCount = 0, cadMax: Int?
     private var powerSum = 0, powerCount = 0, powerMax: Int?
 
-    mutating func add(heartRate: Int?, cadence: Int?, powerW: Int?) {
+    public init() {}
+
+    public mutating func add(heartRate: Int?, cadence: Int?, powerW: Int?) {
         if let h = heartRate {
             hrSum += h
             hrCount += 1
@@ -28,13 +30,13 @@ struct SensorFigures {
         }
     }
 
-    var avgHeartRate: Int? { hrCount > 0 ? Self.rounded(hrSum, hrCount) : nil }
-    var maxHeartRate: Int? { hrMax }
+    public var avgHeartRate: Int? { hrCount > 0 ? Self.rounded(hrSum, hrCount) : nil }
+    public var maxHeartRate: Int? { hrMax }
     /// 0 when the cranks were seen only standing.
-    var avgCadence: Int? { cadCount > 0 ? Self.rounded(cadSum, cadCount) : (cadMax != nil ? 0 : nil) }
-    var maxCadence: Int? { cadMax }
-    var avgPowerW: Int? { powerCount > 0 ? Self.rounded(powerSum, powerCount) : nil }
-    var maxPowerW: Int? { powerMax }
+    public var avgCadence: Int? { cadCount > 0 ? Self.rounded(cadSum, cadCount) : (cadMax != nil ? 0 : nil) }
+    public var maxCadence: Int? { cadMax }
+    public var avgPowerW: Int? { powerCount > 0 ? Self.rounded(powerSum, powerCount) : nil }
+    public var maxPowerW: Int? { powerMax }
 
     private static func rounded(_ sum: Int, _ count: Int) -> Int { Int((Double(sum) / Double(count)).rounded()) }
 }
