@@ -138,4 +138,68 @@ final class SensorRecordTests: XCTestCase {
         }
         XCTAssertEqual(previous.filter { if case .unknown = $0 { false } else { true } }, without.records)
     }
+
+    /// What three sensors cost on the card: an hour at 1 Hz fixes with a heart rate strap
+    /// (1 Hz, one RR interval), a speed and cadence sensor (2 Hz, wheel and crank) and a power
+    /// meter (4 Hz, crank data), synced every 5 s, against the same hour without them. Printed
+    /// (the figure in the report); bounded so that a change to the format that doubles it fails.
+    func testBytesPerHourWithThreeSensors() throws {
+        func hour(sensors: Bool) throws -> Int {
+            let dir = NSTemporaryDirectory() + "cairn-sensorsize-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 5000, say: { _ in })
+            var mono: Int64 = 0
+            let t0: Int64 = 1_780_000_000_000
+            log.apply(.openTrip(resume: false), monoMs: mono)
+            log.apply(.startSegment(.start, timeMs: t0), monoMs: mono)
+            var wheel: UInt32 = 0, crank: UInt16 = 0, powerCrank: UInt16 = 0
+            for i in 0..<3600 {
+                let f = Fix(
+                    timeMs: t0 + Int64(i) * 1000, lat: 47 + Double(i) * 7e-5, lon: 8 + Double(i % 50) * 1e-6, mode: 3,
+                    altHAE: 400 + Double(i % 30) / 10,
+                    eph: 3, speed: 7.8 + Double(i % 7) / 10, track: 12)
+                for k in 0..<4 {
+                    mono = Int64(i) * 1000 + Int64(k) * 250
+                    guard sensors else { continue }
+                    func add(_ c: UInt16, _ v: [UInt8], _ a: UInt64) {
+                        log.add(
+                            sensor: SensorNotification(address: a, characteristic: c, arrivalMonoMs: mono + 7, value: v), clockMinusMonoMs: 0,
+                            monoMs: mono)
+                    }
+                    if k == 0 { add(0x2A37, [0x10, UInt8(120 + i % 30), 0x20, 0x03], 1) }
+                    if k % 2 == 0 {
+                        wheel &+= 2
+                        crank &+= 1
+                        let wt = UInt16(truncatingIfNeeded: mono * 1024 / 1000), ct = UInt16(truncatingIfNeeded: mono * 1024 / 1000 - 40)
+                        add(
+                            0x2A5B,
+                            [3] + withUnsafeBytes(of: wheel.littleEndian, Array.init) + withUnsafeBytes(of: wt.littleEndian, Array.init)
+                                + withUnsafeBytes(of: crank.littleEndian, Array.init) + withUnsafeBytes(of: ct.littleEndian, Array.init), 2)
+                    }
+                    powerCrank &+= UInt16(k % 2)
+                    let w = Int16(180 + (i * 7 + k) % 60)
+                    let pt = UInt16(truncatingIfNeeded: mono * 1024 / 1000)
+                    add(
+                        0x2A63,
+                        [0x20, 0] + withUnsafeBytes(of: w.littleEndian, Array.init) + withUnsafeBytes(of: powerCrank.littleEndian, Array.init)
+                            + withUnsafeBytes(of: pt.littleEndian, Array.init), 3)
+                }
+                log.fixArrived(timeMs: f.timeMs, arrivalMonoMs: Int64(i) * 1000 + 300)
+                log.apply(.keep(f), monoMs: mono)
+                log.tick(monoMs: mono)
+            }
+            log.closeTrip(
+                TripEnd(reason: .shutdown, points: 3600, distanceM: 28_000, movingTimeMs: 3_600_000, firstTimeMs: nil, lastTimeMs: nil),
+                drops: DropCounts(), monoMs: mono)
+            return try LogDirectory.logFiles(in: dir).reduce(0) {
+                $0 + ((try FileManager.default.attributesOfItem(atPath: $1.path)[.size] as? Int) ?? 0)
+            }
+        }
+        let with = try hour(sensors: true), without = try hour(sensors: false)
+        let notifications = 3600 * (1 + 2 + 4)
+        print(
+            "sensors: \(with - without) bytes an hour for \(notifications) notifications (\(Double(with - without) / Double(notifications)) a notification); log \(without) -> \(with) bytes"
+        )
+        XCTAssertLessThan(with - without, 600_000)
+    }
 }
