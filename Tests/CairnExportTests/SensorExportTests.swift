@@ -25,7 +25,8 @@ final class SensorExportTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: out)
     }
 
-    static func heartRate(_ i: Int) -> Int { 100 + i % 50 }
+    /// Rising through the ride: each lap's figures differ from the one before.
+    static func heartRate(_ i: Int) -> Int { 60 + i / 2 }
     static func power(_ i: Int) -> Int { 150 + i % 40 }
 
     /// What the sensors sent, as the recorder logs it: arrivals on a monotonic clock that reads
@@ -84,15 +85,20 @@ final class SensorExportTests: XCTestCase {
 
     func trip() throws -> TripRef { try XCTUnwrap(TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) }).first) }
 
-    func convert(_ format: ExportFormat, to path: String) throws {
+    /// `laps`: the lap rule for the stages and the writer (nil: the conversion's default).
+    func convert(_ format: ExportFormat, to path: String, laps: LapRule? = nil) throws {
         let writer: TrackExporter
+        var settings = ExportFormat.Settings(version: "1.0.0")
+        if let laps { settings.laps = laps }
         if format == .fit {
-            writer = format.makeWriter(.fitFiles(.file(path), force: true, atomic: false), .init(version: "1.0.0"))
+            writer = format.makeWriter(.fitFiles(.file(path), force: true, atomic: false), settings)
         } else {
             writer = format.makeWriter(.sink(try OutputSink(creating: path, force: true)), .init(version: "1.0.0"))
         }
         var said: [String] = []
-        let c = TripConversion(writer: writer, stages: .init()) { said.append($0) }
+        var stages = TripConversion.Stages()
+        if let laps { stages.laps = laps }
+        let c = TripConversion(writer: writer, stages: stages) { said.append($0) }
         XCTAssertEqual(c.convert(try trip()).converted, true)
         try c.finish()
         XCTAssertEqual(said, [])
@@ -144,7 +150,7 @@ final class SensorExportTests: XCTestCase {
         let expectHR = Double((0..<Self.points).map(Self.heartRate).reduce(0, +)) / Double(Self.points)
         let expectPower = Double((0..<Self.points).map { Self.power(2 * $0) }.reduce(0, +)) / Double(Self.points)
         XCTAssertEqual(session["avg_heart_rate"] as? Int, Int(expectHR.rounded()))
-        XCTAssertEqual(session["max_heart_rate"] as? Int, 149)
+        XCTAssertEqual(session["max_heart_rate"] as? Int, Self.heartRate(Self.points - 1))
         XCTAssertEqual(session["avg_cadence"] as? Int, 90)
         XCTAssertEqual(session["max_cadence"] as? Int, 90)
         XCTAssertEqual(session["avg_power"] as? Int, Int(expectPower.rounded()))
@@ -152,6 +158,24 @@ final class SensorExportTests: XCTestCase {
         let lap = try XCTUnwrap(seen["lap_figures"] as? [String: Any])
         XCTAssertEqual(lap["avg_heart_rate"] as? Int, Int(expectHR.rounded()))
         XCTAssertEqual(lap["max_power"] as? Int, 188)
+    }
+
+    /// Laps of 500 m: each lap's figures are its own points' (the heart rate rises, so each lap's
+    /// average and maximum are above the one before), the last lap's maximum the session's.
+    func testEachLapHasItsOwnFigures() throws {
+        try writeTrip(sensors: true)
+        let path = out + "/laps.fit"
+        try convert(.fit, to: path, laps: .distance(500))
+        let seen = try ExportSupport.check("fit", path)
+        let laps = try XCTUnwrap(seen["lap_sensor_figures"] as? [[String: Any]])
+        XCTAssertGreaterThan(laps.count, 2)
+        let avgs = laps.compactMap { $0["avg_heart_rate"] as? Int }, maxes = laps.compactMap { $0["max_heart_rate"] as? Int }
+        XCTAssertEqual(avgs.count, laps.count)
+        XCTAssertEqual(avgs, avgs.sorted())
+        XCTAssertEqual(Set(avgs).count, avgs.count, "\(avgs)")
+        XCTAssertEqual(maxes.last, Self.heartRate(Self.points - 1))
+        XCTAssertLessThan(maxes[0], Self.heartRate(Self.points - 1))
+        XCTAssertTrue(laps.allSatisfy { $0["avg_cadence"] as? Int == 90 })
     }
 
     /// The same trip without its sensors' records: not a byte of the FIT or the GPX changes

@@ -177,6 +177,8 @@ def check_fit(path):
         out["lap_sums"] = {k: total(k) for k in ("total_elapsed_time", "total_timer_time", "total_moving_time",
                                                   "total_distance", "total_ascent", "total_descent")}
         out["lap_triggers"] = [l.get("lap_trigger") for l in laps]
+        out["lap_sensor_figures"] = [{k: l.get(k) for k in ("avg_heart_rate", "max_heart_rate", "avg_cadence", "max_cadence",
+                                                            "avg_power", "max_power")} for l in laps]
         out["lap_distances"] = [l.get("total_distance") for l in laps]
     if messages.get("activity_mesgs"):
         a = messages["activity_mesgs"][0]
