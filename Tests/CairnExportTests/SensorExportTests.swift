@@ -21,6 +21,12 @@ final class SensorExportTests: XCTestCase {
     }
 
     override func tearDownWithError() throws {
+        // CAIRN_SENSOR_LOG_OUT=DIR keeps a trip with sensors there, for a look with the CLI.
+        if let keep = ProcessInfo.processInfo.environment["CAIRN_SENSOR_LOG_OUT"],
+            name.contains("testFITCarriesTheSensors")
+        {
+            try? FileManager.default.copyItem(atPath: dir, toPath: keep)
+        }
         try? FileManager.default.removeItem(atPath: dir)
         try? FileManager.default.removeItem(atPath: out)
     }
