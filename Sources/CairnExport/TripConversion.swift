@@ -152,6 +152,16 @@ public final class TripConversion {
             }
         }
         let warn: (String) -> Void = { self.say($0) }
+        // The sensors' values, joined to each point by time (a ride without them: nil).
+        var sensors: SensorTrack?
+        do { sensors = try SensorTrack.read(t) } catch { say("trip \(t.id): sensor values not read: \(error)") }
+        heading.hasSensors = sensors != nil
+        func withSensors(_ f: Fix, _ extras: PointExtras) -> PointExtras {
+            guard let sensors else { return extras }
+            var e = extras
+            (e.heartRate, e.cadence, e.powerW) = sensors.values(atMs: f.timeMs)
+            return e
+        }
         if let s = known {
             heading.summary = s
             heading.activity = s.activity
@@ -220,7 +230,7 @@ public final class TripConversion {
                 },
                 point: { f, extras in
                     exported?.add(f)
-                    if beginTrip() { writer.point(f, extras) }
+                    if beginTrip() { writer.point(f, withSensors(f, extras)) }
                 })
         }
         do {
@@ -240,7 +250,7 @@ public final class TripConversion {
                     }
                     if rawHiding && tripBegun { writer.beginSegment(.hidden) }
                     rawHiding = false
-                    if beginTrip() { writer.point(r.fix, PointExtras(r)) }
+                    if beginTrip() { writer.point(r.fix, withSensors(r.fix, PointExtras(r))) }
                 }
             }
             pipeline.finish(emit: put)

@@ -49,6 +49,8 @@ public enum LogRecord: Equatable, Sendable {
     case tripEnd(TripEnd)
     /// Every fix the rules were offered, with their verdict, oldest first (LOG_FORMAT.md, type 8).
     case rawFixes(RawBatch)
+    /// Sensor notifications as they came, with their arrival times (LOG_FORMAT.md, type 9).
+    case sensors(SensorBatch)
     /// A record type this version does not know (written by a newer cairn): kept, skipped by readers.
     case unknown(type: UInt8, payload: [UInt8])
 }

@@ -14,6 +14,7 @@ enum RecordCodec {
         case .note: return T.note
         case .tripEnd: return T.tripEnd
         case .rawFixes: return T.rawFixes
+        case .sensors: return T.sensors
         case .unknown(let type, _): return type
         }
     }
@@ -68,6 +69,8 @@ enum RecordCodec {
             if let t = end.lastTimeMs { out.appendZigzag(t) }
         case .rawFixes(let batch):
             RawFixesCodec.encode(batch, into: &out)
+        case .sensors(let batch):
+            SensorBatchCodec.encode(batch, into: &out)
         case .unknown(_, let payload):
             out.append(contentsOf: payload)
         }
@@ -137,6 +140,8 @@ enum RecordCodec {
                     movingTimeMs: Int64(clamping: moving), firstTimeMs: first, lastTimeMs: last))
         case T.rawFixes:
             return .rawFixes(try RawFixesCodec.decode(&r))
+        case T.sensors:
+            return .sensors(try SensorBatchCodec.decode(&r))
         default:
             return .unknown(type: type, payload: Array(r.rest()))
         }

@@ -49,6 +49,8 @@ public final class TripLog {
     private var tripIdFollowsFile = false
     /// The raw fixes on their way to the log (framed at each sync).
     private var raws: RawFixSpool
+    /// The sensors' notifications on their way to the log (framed at each sync).
+    private var sensors = SensorSpool()
     /// Records that could not be written yet (no file: the card is full or failing).
     private var waiting = WaitingRecords()
     private var lastAttemptMono: Int64 = Int64.min
@@ -182,6 +184,22 @@ public final class TripLog {
     /// Frames the gathered raw fixes as one record (into the open trip only).
     private func flushRaws(monoMs: Int64) {
         raws.flush(tripOpen: tripId != 0) { put($0, monoMs: monoMs) }
+        sensors.flush(tripOpen: tripId != 0) { put($0, monoMs: monoMs) }
+    }
+
+    /// One sensor notification to record with the open trip (LOG_FORMAT.md section 7d);
+    /// `clockMinusMonoMs`: the system clock minus the monotonic clock now.
+    public func add(sensor n: SensorNotification, clockMinusMonoMs: Int64, monoMs: Int64) {
+        sensors.add(n, clockMinusMonoMs: clockMinusMonoMs, tripOpen: tripId != 0) { put($0, monoMs: monoMs) }
+    }
+
+    /// Notifications the recorder did not pass on (a flood, a value too long): the next sensors
+    /// record counts them.
+    public func sensorsLeftOut(_ count: Int) { sensors.leftOut(count) }
+
+    /// A fix with GPS time `timeMs` arrived at `arrivalMonoMs`: the sensors' time line.
+    public func fixArrived(timeMs: Int64, arrivalMonoMs: Int64) {
+        sensors.fixArrived(timeMs: timeMs, arrivalMonoMs: arrivalMonoMs)
     }
 
     /// Appends a non-point record (a note, drop counts).
@@ -198,7 +216,7 @@ public final class TripLog {
     /// Milliseconds until `tick` will sync, so a caller can sleep until then; `.max` when
     /// nothing waits to be synced.
     public func msUntilSyncDue(monoMs: Int64) -> Int64 {
-        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty || (tripId != 0 && raws.hasPending) else {
+        guard (writer?.hasUnsynced ?? false) || !waiting.isEmpty || (tripId != 0 && (raws.hasPending || sensors.hasPending)) else {
             return .max
         }
         return max(0, lastSyncMono + syncIntervalMs - monoMs)

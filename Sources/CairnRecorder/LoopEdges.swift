@@ -83,6 +83,12 @@ public protocol RecordLog: AnyObject {
     func closeTrip(_ end: TripEnd, drops: DropCounts, monoMs: Int64) -> Int
     /// No trip open: sync what is waiting and close the file.
     func shutdown(monoMs: Int64)
+    /// A sensor notification, recorded with the open trip at the next sync (`TripLog`).
+    func add(sensor: SensorNotification, clockMinusMonoMs: Int64, monoMs: Int64)
+    /// Notifications the loop did not pass on (a flood, a value too long), counted in the log.
+    func sensorsLeftOut(_ count: Int)
+    /// A fix's GPS time and its arrival on the monotonic clock: the sensors' time line.
+    func fixArrived(timeMs: Int64, arrivalMonoMs: Int64)
 }
 
 /// The live status file (`record --status`): rate-capped by the writer.

@@ -38,6 +38,11 @@ public final class RecordLoop {
     private let distanceText: (Double) -> String
     /// The status LED, if any (`record --led`).
     public var light: LoopLight?
+    /// The Bluetooth LE sensors, if any (`sensor` lines): polled at each wake-up, their
+    /// notifications recorded with the open trip.
+    public var sensors: LoopSensors?
+    private var sensorIntake = SensorIntake()
+    private var sensorNotes = NoteBudget()
 
     /// `afterTripClosed`: retention's turn. `say`: a message for the operator (stderr).
     /// `distanceText`: a distance as the messages and systemd's status line show it.
@@ -155,6 +160,7 @@ public final class RecordLoop {
         var waitMs: Int64 = (!batch.on && (statusFile != nil || notify.isEnabled)) ? 1000 : 5000
         waitMs = min(waitMs, log.msUntilSyncDue(monoMs: mono))
         waitMs = min(waitMs, barometer.msUntilDue(monoMs: mono))
+        if let s = sensors { waitMs = min(waitMs, s.msUntilDue(monoMs: mono)) }
         waitMs = min(waitMs, notify.msUntilWatchdog(monoMs: mono))
         if batch.on {
             waitMs = min(waitMs, max(0, batch.nextMono - mono))
@@ -203,6 +209,7 @@ public final class RecordLoop {
         }
         source.close()
         let mono = clock.monotonicMs()
+        pollSensors(mono)
         recorder.finish(wallClockMs: clock.wallClockMs(), emit: apply)
         if recorder.tripOpen {
             let s = recorder.stats
@@ -219,6 +226,7 @@ public final class RecordLoop {
             say("stopped; no trip was open")
         }
         housekeeping(clock.monotonicMs(), final: true)
+        sensors?.close()
     }
 
     private func apply(_ action: RecorderAction) {
@@ -238,6 +246,7 @@ public final class RecordLoop {
             // moment the report arrived, which in a batch is earlier than its reading.
             let arrivedMono = batch.on ? batch.arrivalMono(fixTimeMs: f.timeMs, readMonoMs: lastReportMono) : lastReportMono
             f.pressurePa = barometer.pressurePa(monoMs: arrivedMono)
+            log.fixArrived(timeMs: f.timeMs, arrivalMonoMs: arrivedMono)
             if f.pressurePa != nil { f.temperatureC = barometer.temperatureC(monoMs: arrivedMono) }
             r = .fix(f)
             // Its age in the status counts from its arrival, not from the batch's read.
@@ -246,6 +255,32 @@ public final class RecordLoop {
         case .noTime: break
         }
         recorder.report(r, wallClockMs: clock.wallClockMs(), emit: apply)
+    }
+
+    /// What the sensors sent since the last wake-up: recorded with the open trip (`TripLog`
+    /// keeps the last seconds before one opens), counted and said when it misbehaves.
+    private func pollSensors(_ mono: Int64) {
+        guard let sensors else { return }
+        let clockMinusMono = clock.wallClockMs() &- mono
+        for event in sensors.poll(monoMs: mono) {
+            switch event {
+            case .notification(let n):
+                if sensorIntake.take(n) == .record {
+                    log.add(sensor: n, clockMinusMonoMs: clockMinusMono, monoMs: mono)
+                } else {
+                    log.sensorsLeftOut(1)
+                }
+            case .said(let text): sensorSaid(text, mono)
+            }
+        }
+        for text in sensorIntake.texts(monoMs: mono) { sensorSaid(text, mono) }
+    }
+
+    /// To the journal always; into the open trip's notes within `NoteBudget`.
+    private func sensorSaid(_ text: String, _ mono: Int64) {
+        say(text)
+        guard recorder.tripOpen, let note = sensorNotes.note(text, monoMs: mono) else { return }
+        log.append(.note(note), monoMs: mono)
     }
 
     private func ready(_ why: String) {
@@ -262,6 +297,7 @@ public final class RecordLoop {
         notify.watchdogIfDue(monoMs: mono)
         barometer.poll(monoMs: mono, wallClockMs: clock.wallClockMs())
         live.baro = barometer.state
+        if !final { pollSensors(mono) }
         let standing = recorder.tripOpen && recorder.filter.isStanding
         receiver.standing(standing, mono: mono)
         // Once a second at most (the status file's cap), and only when someone reads it.

@@ -58,7 +58,7 @@ func formatDuration(ms: Int64) -> String {
 }
 
 /// The JSON object `list --json` prints for one trip (keys are part of the CLI contract).
-func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil, published: Bool = false) -> String {
+func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil, published: Bool = false, sensors: SensorFigures? = nil) -> String {
     let drops = s.drops.nonzero.map { c -> String in
         let name = DropReason(rawValue: c.rule)?.name ?? "rule_\(c.rule)"
         return "\(TextFormat.jsonString(name)): \(c.count)"
@@ -78,8 +78,18 @@ func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil, published
         ("torn_tail_bytes", String(s.tornTailBytes))
     ]
     fields += fuelJSON(s, fuel)
+    if let f = sensors { fields += sensorJSON(f) }
     if published { fields.append(("figures", TextFormat.jsonString(publishedFigures))) }
     return indent + "{\n" + fields.map { "\(indent)  \(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
+}
+
+/// The sensors' figures (`info` of a trip with sensors): the FIT session's, null where none.
+func sensorJSON(_ f: SensorFigures) -> [(String, String)] {
+    func n(_ v: Int?) -> String { v.map(String.init) ?? "null" }
+    return [
+        ("heart_rate_avg", n(f.avgHeartRate)), ("heart_rate_max", n(f.maxHeartRate)), ("cadence_avg", n(f.avgCadence)),
+        ("cadence_max", n(f.maxCadence)), ("power_avg_w", n(f.avgPowerW)), ("power_max_w", n(f.maxPowerW))
+    ]
 }
 
 /// `fuel_l` and `fuel_cost` when the config sets a fuel rate (`--config`): numbers for a drive,
@@ -208,6 +218,7 @@ enum InfoCommand: Command {
             throw Failure("\(target): no such file, directory or trip id")
         }
         var out: [TripSummary] = []
+        var sensors: [SensorFigures?] = []
         var problems = sel.problems
         // Privacy zones (--privacy-zone, the config's lines): the figures are the exported part's
         // (the whole trip's less them would give the hidden stretches away); the key lies with
@@ -224,6 +235,7 @@ enum InfoCommand: Command {
                 // A trip asked for by id is shown even without points; a directory's empty ones are not.
                 if UInt64(target) != nil && !pathExists(target) || hasPoints(s) {
                     out.append(try published(t, s, zones: zones))
+                    sensors.append(try SensorTrack.figures(t))
                 }
             } catch {
                 printErr("cairn: \(error)")
@@ -233,16 +245,18 @@ enum InfoCommand: Command {
         if a.has("--json") {
             printOut(
                 out.count == 1
-                    ? tripJSON(out[0], indent: "", fuel: fuel, published: !zones.isEmpty)
-                    : "[\n" + out.map { tripJSON($0, indent: "  ", fuel: fuel, published: !zones.isEmpty) }.joined(separator: ",\n") + "\n]")
+                    ? tripJSON(out[0], indent: "", fuel: fuel, published: !zones.isEmpty, sensors: sensors[0])
+                    : "[\n"
+                        + out.indices.map { tripJSON(out[$0], indent: "  ", fuel: fuel, published: !zones.isEmpty, sensors: sensors[$0]) }
+                        .joined(separator: ",\n") + "\n]")
         } else {
             if out.isEmpty { printOut("no trips") }
-            for s in out { printOut(describe(s, fuel: fuel, published: !zones.isEmpty)) }
+            for (s, f) in zip(out, sensors) { printOut(describe(s, fuel: fuel, published: !zones.isEmpty, sensors: f)) }
         }
         return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
     }
 
-    static func describe(_ s: TripSummary, fuel: FuelRate? = nil, published: Bool = false) -> String {
+    static func describe(_ s: TripSummary, fuel: FuelRate? = nil, published: Bool = false, sensors: SensorFigures? = nil) -> String {
         let st = s.stats
         let avg = st.movingTimeMs > 0 ? st.distanceM / (Double(st.movingTimeMs) / 1000) : nil
         func kmh(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0 * 3.6, 1) }.map { $0 + " km/h" } ?? "-" }
@@ -268,6 +282,14 @@ enum InfoCommand: Command {
                 line += ", cost \(TextFormat.fixed(c, 2) ?? "?") (\(TextFormat.trimmed(p, 3) ?? "?") a litre)"
             }
             lines.append(line)
+        }
+        if let f = sensors {
+            func pair(_ avg: Int?, _ max: Int?, _ unit: String) -> String {
+                avg == nil && max == nil ? "-" : "avg \(avg.map(String.init) ?? "-") \(unit), max \(max.map(String.init) ?? "-") \(unit)"
+            }
+            lines.append("  heart rate: " + pair(f.avgHeartRate, f.maxHeartRate, "bpm"))
+            lines.append("  cadence:    " + pair(f.avgCadence, f.maxCadence, "rpm"))
+            lines.append("  power:      " + pair(f.avgPowerW, f.maxPowerW, "W"))
         }
         if published { lines.append("  figures:    \(publishedFigures): what every export of it writes") }
         let drops = s.drops.nonzero

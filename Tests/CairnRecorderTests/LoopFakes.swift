@@ -221,6 +221,10 @@ final class FakeLog: RecordLog {
     private(set) var tripOpens: [Bool] = []
     private(set) var closed: (end: TripEnd, drops: DropCounts)?
     private(set) var shutDown = false
+    /// Sensor notifications handed to the log, with the trip open or not; those left out.
+    private(set) var sensors: [(n: SensorNotification, tripOpen: Bool)] = []
+    private(set) var sensorsLeftOut = 0
+    private(set) var fixArrivals: [(timeMs: Int64, arrivalMonoMs: Int64)] = []
 
     init(syncIntervalMs: Int64) { self.syncIntervalMs = syncIntervalMs }
 
@@ -237,6 +241,11 @@ final class FakeLog: RecordLog {
         }
         unsynced += 1
     }
+    func add(sensor: SensorNotification, clockMinusMonoMs: Int64, monoMs: Int64) {
+        sensors.append((sensor, currentPath != nil && closed == nil))
+    }
+    func sensorsLeftOut(_ count: Int) { sensorsLeftOut += count }
+    func fixArrived(timeMs: Int64, arrivalMonoMs: Int64) { fixArrivals.append((timeMs, arrivalMonoMs)) }
     func append(_ record: LogRecord, monoMs: Int64) {
         if case .note(let text) = record { notes.append(text) }
         unsynced += 1

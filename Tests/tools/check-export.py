@@ -135,6 +135,10 @@ def check_fit(path):
     out["records_with_speed"] = sum(1 for r in records if r.get("enhanced_speed") is not None)
     out["records_with_pressure"] = sum(1 for r in records if r.get("absolute_pressure") is not None)
     out["records_with_temperature"] = sum(1 for r in records if r.get("temperature") is not None)
+    # The sensors' fields (heart_rate, cadence, power), per record as the SDK reads them; the
+    # fitdecode pass below must read the same values.
+    for k in ("heart_rate", "cadence", "power"):
+        out["record_" + k] = [r.get(k) for r in records]
     if records:
         out["first_record"] = {k: v for k, v in records[0].items() if isinstance(v, (int, float, str))}
         out["last_record"] = {k: v for k, v in records[-1].items() if isinstance(v, (int, float, str))}
@@ -163,7 +167,8 @@ def check_fit(path):
             out[k + "_figures"] = {f: s.get(f) for f in (
                 "sport", "sub_sport", "start_time", "timestamp", "total_elapsed_time", "total_timer_time",
                 "total_moving_time", "total_distance", "avg_speed", "max_speed", "enhanced_avg_speed",
-                "enhanced_max_speed", "total_ascent", "total_descent", "num_laps", "first_lap_index")}
+                "enhanced_max_speed", "total_ascent", "total_descent", "num_laps", "first_lap_index",
+                "avg_heart_rate", "max_heart_rate", "avg_cadence", "max_cadence", "avg_power", "max_power")}
     laps = messages.get("lap_mesgs", [])
     if laps:
         def total(k):
@@ -172,6 +177,8 @@ def check_fit(path):
         out["lap_sums"] = {k: total(k) for k in ("total_elapsed_time", "total_timer_time", "total_moving_time",
                                                   "total_distance", "total_ascent", "total_descent")}
         out["lap_triggers"] = [l.get("lap_trigger") for l in laps]
+        out["lap_sensor_figures"] = [{k: l.get(k) for k in ("avg_heart_rate", "max_heart_rate", "avg_cadence", "max_cadence",
+                                                            "avg_power", "max_power")} for l in laps]
         out["lap_distances"] = [l.get("total_distance") for l in laps]
     if messages.get("activity_mesgs"):
         a = messages["activity_mesgs"][0]
@@ -181,11 +188,18 @@ def check_fit(path):
 
     # fitdecode: every CRC checked, errors raise; the message order as written.
     names = []
+    sensor_values = {"heart_rate": [], "cadence": [], "power": []}
     with fitdecode.FitReader(path, check_crc=fitdecode.CrcCheck.RAISE,
                              error_handling=fitdecode.ErrorHandling.RAISE) as fr:
         for frame in fr:
             if isinstance(frame, fitdecode.FitDataMessage):
                 names.append(frame.name)
+                if frame.name == "record":
+                    for k in sensor_values:
+                        sensor_values[k].append(frame.get_value(k, fallback=None))
+    for k, vals in sensor_values.items():
+        if vals != out["record_" + k]:
+            raise Rejected("fitdecode reads record %s differently from the FIT SDK" % k)
     if not names or names[0] != "file_id":
         raise Rejected("fitdecode: the first message is %r, not file_id" % (names[:1],))
     out["fitdecode_messages"] = len(names)
@@ -204,6 +218,8 @@ GPX = "{http://www.topografix.com/GPX/1/1}"
 TPX = "{http://www.garmin.com/xmlschemas/TrackPointExtension/v1}"
 TPX_ORDER = ["atemp", "wtemp", "depth", "hr", "cad", "Extensions"]
 CAIRN = "{urn:x-cairn:gpx:1}"
+# Garmin's PowerExtension v1: watts.
+PWR = "{http://www.garmin.com/xmlschemas/PowerExtension/v1}"
 
 
 def check_gpx(path, schema):
@@ -215,7 +231,8 @@ def check_gpx(path, schema):
         creator = el.get("creator")
         break
     out = {"creator": creator, "points": 0, "segments": 0, "tracks": 0, "with_ele": 0, "with_speed": 0, "with_course": 0,
-           "with_pressure": 0, "with_climb": 0, "with_atemp": 0, "namespaces": {}, "src": {}, "interpolated": 0}
+           "with_pressure": 0, "with_climb": 0, "with_atemp": 0, "namespaces": {}, "src": {}, "interpolated": 0,
+           "hr": [], "cad": [], "power": []}
     for _event, el in ET.iterparse(path, events=("end",)):
         tag = el.tag
         if tag == GPX + "trkpt":
@@ -241,6 +258,9 @@ def check_gpx(path, schema):
                         if n != "Extensions":
                             float(tpx[0].find(TPX + n).text)
                     out["with_atemp"] += "atemp" in order
+                    for n in ("hr", "cad"):
+                        if n in order:
+                            out[n].append(int(tpx[0].find(TPX + n).text))
                     if "atemp" in order:
                         out["last_atemp"] = float(tpx[0].find(TPX + "atemp").text)
                 for c in kids:
@@ -256,6 +276,8 @@ def check_gpx(path, schema):
                         out["last_pressure_hpa"] = float(c.text)
                     if c.tag.endswith("}climb"):
                         out["with_climb"] += 1
+                    if c.tag == PWR + "PowerInWatts":
+                        out["power"].append(int(c.text))
                     if c.tag == CAIRN + "interpolated":
                         if c.text != "1" or src is None or src.text != "cairn interpolated":
                             raise Rejected("cairn:interpolated %r on a point whose src is %r" % (c.text, src.text if src is not None else None))
@@ -489,7 +511,11 @@ def check_csv(path):
         rows = list(csv.reader(f))
     want = "time,lat,lon,ele,speed,course,temp,pressure,climb,segment,trip,board".split(",")
     # `convert --laps` adds the lap column, `--smooth` / `--fill-gaps` the origin column.
-    if rows and rows[0][len(want):] in (["lap"], ["origin"], ["lap", "origin"]):
+    # A trip with sensors adds heartrate, cadence and power, last.
+    tail = rows[0][len(want):] if rows else []
+    if tail[-3:] == ["heartrate", "cadence", "power"]:
+        tail = tail[:-3]
+    if rows and tail in ([], ["lap"], ["origin"], ["lap", "origin"]):
         want = rows[0]
     if not rows or rows[0] != want:
         raise Rejected("header is %r" % (rows[:1],))
@@ -520,6 +546,11 @@ def check_csv(path):
     babel = run(["gpsbabel", "-t", "-i", "unicsv", "-f", path, "-o", "unicsv", "-F", "-"]).stdout.splitlines()
     out["gpsbabel_points"] = max(len(babel) - 1, 0)
     out["gpsbabel_header"] = babel[0] if babel else ""
+    # gpsbabel's unicsv reads the sensors' columns by name: the values it read back.
+    for name, col in (("Heartrate", "heartrate"), ("Cadence", "cadence"), ("Power", "power")):
+        if babel and name in babel[0].split(",") and col in want:
+            c = babel[0].split(",").index(name)
+            out["gpsbabel_" + col] = [float(r.split(",")[c]) for r in babel[1:]]
     if babel and "Speed" in babel[0].split(","):
         col = babel[0].split(",").index("Speed")
         out["gpsbabel_speeds"] = sum(1 for r in babel[1:] if r.split(",")[col])

@@ -42,9 +42,22 @@ public final class CSVWriter: TrackExporter {
         String(header.dropLast()) + (laps ? ",lap" : "") + (origins ? ",origin" : "") + (verdicts ? ",verdict" : "") + "\n"
     }
 
-    public func begin() { out.write(Self.header(laps: laps, origins: origins, verdicts: verdicts)) }
+    /// The header waits for the first trip: its sensor columns (`heartrate,cadence,power`, last) are
+    /// there when that trip's log holds sensor values. One document's later trips with sensors
+    /// under a first without: their values are not in it (`cairn export` writes a file a trip).
+    public func begin() { headerPending = true }
+    private var headerPending = false
+    private var sensorColumns = false
+
+    private func writeHeader(sensors: Bool) {
+        headerPending = false
+        sensorColumns = sensors
+        let h = Self.header(laps: laps, origins: origins, verdicts: verdicts)
+        out.write(sensors ? String(h.dropLast()) + ",heartrate,cadence,power\n" : h)
+    }
 
     public func beginTrip(_ heading: TripHeading) {
+        if headerPending { writeHeader(sensors: heading.hasSensors) }
         trip = heading.id
         board = heading.board.flatMap(BoardId.init)?.text ?? ""
         segment = 0
@@ -100,6 +113,12 @@ public final class CSVWriter: TrackExporter {
             out.byte(comma)
             if let v = extras.verdict { out.write(v.name) }
         }
+        if sensorColumns {
+            for v in [extras.heartRate, extras.cadence, extras.powerW] {
+                out.byte(comma)
+                if let v { out.int(Int64(v)) }
+            }
+        }
         out.byte(UInt8(ascii: "\n"))
     }
 
@@ -108,5 +127,8 @@ public final class CSVWriter: TrackExporter {
         return
     }
 
-    public func end() throws(OutputError) { try out.finish() }
+    public func end() throws(OutputError) {
+        if headerPending { writeHeader(sensors: false) }  // a document without a trip
+        try out.finish()
+    }
 }

@@ -109,7 +109,7 @@ struct FITMessage: Sendable {
         ])
 
     /// A point: the fields every record has, then the optional groups `recordFields` names.
-    static func record(_ mask: UInt8) -> FITMessage {
+    static func record(_ mask: UInt16) -> FITMessage {
         var fields = [
             FITField(253, "timestamp", .uint32), FITField(0, "position_lat", .sint32), FITField(1, "position_long", .sint32),
             FITField(5, "distance", .uint32)
@@ -119,17 +119,20 @@ struct FITMessage: Sendable {
     }
 
     /// A record's optional fields, by the bit of `FITWriter`'s field mask that includes them.
-    static let recordFields: [(UInt8, [FITField])] = [
-        (FITWriter.hasAltitude, [FITField(78, "enhanced_altitude", .uint32), FITField(2, "altitude", .uint16)]),
-        (FITWriter.hasSpeed, [FITField(73, "enhanced_speed", .uint32), FITField(6, "speed", .uint16)]),
-        (FITWriter.hasVerticalSpeed, [FITField(32, "vertical_speed", .sint16)]),
-        (FITWriter.hasAccuracy, [FITField(31, "gps_accuracy", .uint8)]),
-        (FITWriter.hasPressure, [FITField(91, "absolute_pressure", .uint32)]),
-        (FITWriter.hasTemperature, [FITField(13, "temperature", .sint8)])
+    static let recordFields: [(UInt16, [FITField])] = [
+        (UInt16(FITWriter.hasAltitude), [FITField(78, "enhanced_altitude", .uint32), FITField(2, "altitude", .uint16)]),
+        (UInt16(FITWriter.hasSpeed), [FITField(73, "enhanced_speed", .uint32), FITField(6, "speed", .uint16)]),
+        (UInt16(FITWriter.hasVerticalSpeed), [FITField(32, "vertical_speed", .sint16)]),
+        (UInt16(FITWriter.hasAccuracy), [FITField(31, "gps_accuracy", .uint8)]),
+        (UInt16(FITWriter.hasPressure), [FITField(91, "absolute_pressure", .uint32)]),
+        (UInt16(FITWriter.hasTemperature), [FITField(13, "temperature", .sint8)]),
+        (FITWriter.hasHeartRate, [FITField(3, "heart_rate", .uint8)]),
+        (FITWriter.hasCadence, [FITField(4, "cadence", .uint8)]),
+        (FITWriter.hasPower, [FITField(7, "power", .uint16)])
     ]
 
-    /// Every record layout, by field mask (six bits): made once, not per point.
-    static let records: [FITMessage] = (0..<64).map { record(UInt8($0)) }
+    /// Every record layout, by field mask (nine bits): made once, not per point.
+    static let records: [FITMessage] = (0..<512).map { record(UInt16($0)) }
 
     static let lap = FITMessage(
         "lap", global: 19,
@@ -145,6 +148,14 @@ struct FITMessage: Sendable {
             FITField(25, "sport", .enumeration), FITField(39, "sub_sport", .enumeration)
         ])
 
+    /// A lap with the sensors' figures (`FITWriter.sensorFigures`), for trips with sensors.
+    static let lapWithSensors = FITMessage(
+        "lap", global: 19,
+        lap.fields + [
+            FITField(15, "avg_heart_rate", .uint8), FITField(16, "max_heart_rate", .uint8), FITField(17, "avg_cadence", .uint8),
+            FITField(18, "max_cadence", .uint8), FITField(19, "avg_power", .uint16), FITField(20, "max_power", .uint16)
+        ])
+
     static let session = FITMessage(
         "session", global: 18,
         [
@@ -158,6 +169,14 @@ struct FITMessage: Sendable {
             FITField(125, "enhanced_max_speed", .uint32), FITField(22, "total_ascent", .uint16),
             FITField(23, "total_descent", .uint16), FITField(25, "first_lap_index", .uint16), FITField(26, "num_laps", .uint16),
             FITField(28, "trigger", .enumeration)
+        ])
+
+    /// The session with the sensors' figures, for trips with sensors.
+    static let sessionWithSensors = FITMessage(
+        "session", global: 18,
+        session.fields + [
+            FITField(16, "avg_heart_rate", .uint8), FITField(17, "max_heart_rate", .uint8), FITField(18, "avg_cadence", .uint8),
+            FITField(19, "max_cadence", .uint8), FITField(20, "avg_power", .uint16), FITField(21, "max_power", .uint16)
         ])
 
     static let activity = FITMessage(

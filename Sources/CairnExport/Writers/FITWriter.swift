@@ -121,7 +121,7 @@ public final class FITWriter: TrackExporter {
     private var msg: [UInt8] = []
     private var heading = TripHeading(id: 0, activity: nil)
     private var stats = TripStats()
-    private var recordLocal: [UInt8: UInt8] = [:]  // field mask -> local type
+    private var recordLocal: [UInt16: UInt8] = [:]  // field mask -> local type
     /// The data message being written and its next field (`data(local:_:)`).
     private var writing: FITMessage?
     private var nextField = 0
@@ -146,6 +146,9 @@ public final class FITWriter: TrackExporter {
     private var counted = Totals()
     /// This lap's own points, for its top speed.
     private var lapStats = TripStats()
+    /// Heart rate, cadence and power, for the laps and the session (trips with sensors).
+    private var lapSensors = SensorFigures()
+    private var sessionSensors = SensorFigures()
     private var topSpeedMps: Double?
 
     /// Cumulative figures in the file's units; each only ever grows, so no lap is negative.
@@ -211,6 +214,8 @@ public final class FITWriter: TrackExporter {
         lapDefined = false
         counted = Totals()
         lapStats = TripStats()
+        lapSensors = SensorFigures()
+        sessionSensors = SensorFigures()
         topSpeedMps = nil
         // Placeholder header: completed (data size, CRC) at the end.
         s.append([UInt8](repeating: 0, count: Self.headerSize))
@@ -257,6 +262,8 @@ public final class FITWriter: TrackExporter {
     // Record field mask bits (`FITMessage.recordFields`).
     static let hasAltitude: UInt8 = 1, hasSpeed: UInt8 = 2, hasVerticalSpeed: UInt8 = 4
     static let hasAccuracy: UInt8 = 8, hasPressure: UInt8 = 16, hasTemperature: UInt8 = 32
+    /// The sensors' fields, above the eight bits of the others (`FITMessage.records`).
+    static let hasHeartRate: UInt16 = 64, hasCadence: UInt16 = 128, hasPower: UInt16 = 256
 
     public func point(_ fix: Fix, _ extras: PointExtras) {
         guard PointValues.isWritable(fix) else { return }
@@ -289,6 +296,7 @@ public final class FITWriter: TrackExporter {
                 lapStartMs = endMs
                 lapStartPos = setOff ? (lat, lon) : lastPos
                 lapStats = TripStats()
+                lapSensors = SensorFigures()
             }
             if segmentPending { timerEvent(fix.timeMs, start: true) }
         }
@@ -312,9 +320,19 @@ public final class FITWriter: TrackExporter {
         if accuracy != nil { mask |= Self.hasAccuracy }
         if pressure != nil { mask |= Self.hasPressure }
         if temperature != nil { mask |= Self.hasTemperature }
-        let local = recordType(mask)
+        // uint8 bpm and rpm, uint16 W; 0xFF and 0xFFFF are FIT's invalid values.
+        let heartRate = extras.heartRate.map { UInt8($0.clamped(0, 254)) }
+        let cadence = extras.cadence.map { UInt8($0.clamped(0, 254)) }
+        let power = extras.powerW.map { UInt16($0.clamped(0, 65534)) }
+        var fullMask = UInt16(mask)
+        if heartRate != nil { fullMask |= Self.hasHeartRate }
+        if cadence != nil { fullMask |= Self.hasCadence }
+        if power != nil { fullMask |= Self.hasPower }
+        lapSensors.add(heartRate: heartRate.map(Int.init), cadence: cadence.map(Int.init), powerW: power.map(Int.init))
+        sessionSensors.add(heartRate: heartRate.map(Int.init), cadence: cadence.map(Int.init), powerW: power.map(Int.init))
+        let local = recordType(fullMask)
 
-        data(local: local, FITMessage.records[Int(mask)])
+        data(local: local, FITMessage.records[Int(fullMask)])
         u32(fitTime(fix.timeMs))
         s32(lat); s32(lon)
         u32(Self.scaled(stats.distanceM, 100, max: 0xFFFF_FFFE))
@@ -330,12 +348,15 @@ public final class FITWriter: TrackExporter {
         if let a = accuracy { u8(UInt8(a.rounded().clamped(0, 254))) }
         if let p = pressure { u32(Self.scaled(p, 1, max: 0xFFFF_FFFE)) }
         if let t = temperature { s8(Int8(t.rounded().clamped(-127, 126))) }
+        if let h = heartRate { u8(h) }
+        if let c = cadence { u8(c) }
+        if let p = power { u16(p) }
         emit()
     }
 
     /// The local message type for records with this field mask, defining it when it is new
     /// (local types 3-14 hold the most recent masks; 15 is left for the summary messages).
-    private func recordType(_ mask: UInt8) -> UInt8 {
+    private func recordType(_ mask: UInt16) -> UInt8 {
         if let l = recordLocal[mask] { return l }
         let local = nextRecordLocal
         nextRecordLocal = local == 14 ? 3 : local + 1
@@ -416,11 +437,12 @@ public final class FITWriter: TrackExporter {
         if let m = maxMps { topSpeedMps = max(topSpeedMps ?? 0, m) }
         let elapsed = upTo.elapsedMs - counted.elapsedMs
         let (sport, subSport) = Self.sport(heading.activity)
+        let lapMessage: FITMessage = heading.hasSensors ? .lapWithSensors : .lap
         if !lapDefined {
-            define(local: 15, .lap)
+            define(local: 15, lapMessage)
             lapDefined = true
         }
-        data(local: 15, .lap)
+        data(local: 15, lapMessage)
         u16(lapCount); u32(fitTime(endMs)); u8(9); u8(1); u32(fitTime(lapStartMs))
         s32(lapStartPos.0); s32(lapStartPos.1); s32(lastPos.0); s32(lastPos.1)
         u32(elapsed); u32(timer); u32(distanceCm); u32(timer)
@@ -428,6 +450,7 @@ public final class FITWriter: TrackExporter {
         u16(stats.ascentM == nil ? 0xFFFF : upTo.ascentM - counted.ascentM)
         u16(stats.descentM == nil ? 0xFFFF : upTo.descentM - counted.descentM)
         u8(trigger); u8(sport); u8(subSport)
+        if heading.hasSensors { sensorFigures(lapSensors) }
         emit()
         counted = upTo
         lapCount &+= 1
@@ -447,8 +470,9 @@ public final class FITWriter: TrackExporter {
         let (sport, subSport) = Self.sport(heading.activity)
 
         // session: one.
-        define(local: 15, .session)
-        data(local: 15, .session)
+        let sessionMessage: FITMessage = heading.hasSensors ? .sessionWithSensors : .session
+        define(local: 15, sessionMessage)
+        data(local: 15, sessionMessage)
         u16(0); u32(end); u8(8); u8(1); u32(start)
         s32(firstPos.0); s32(firstPos.1); s32(lastPos.0); s32(lastPos.1)
         u8(sport); u8(subSport)
@@ -456,6 +480,7 @@ public final class FITWriter: TrackExporter {
         u16(speed16(avgMps)); u16(speed16(maxMps)); u32(speed32(avgMps)); u32(speed32(maxMps))
         u16(stats.ascentM == nil ? 0xFFFF : counted.ascentM); u16(stats.descentM == nil ? 0xFFFF : counted.descentM)
         u16(0); u16(lapCount); u8(0)
+        if heading.hasSensors { sensorFigures(sessionSensors) }
         emit()
 
         // activity: exactly one.
@@ -471,6 +496,12 @@ public final class FITWriter: TrackExporter {
     }
 
     public func end() throws(OutputError) { try endTrip() }
+
+    /// The six fields `FITMessage.sensorFigures` names, invalid where nothing was measured.
+    private func sensorFigures(_ f: SensorFigures) {
+        for v in [f.avgHeartRate, f.maxHeartRate, f.avgCadence, f.maxCadence] { u8(v.map { UInt8($0.clamped(0, 254)) } ?? 0xFF) }
+        for v in [f.avgPowerW, f.maxPowerW] { u16(v.map { UInt16($0.clamped(0, 65534)) } ?? 0xFFFF) }
+    }
 
     // MARK: Encoding
 

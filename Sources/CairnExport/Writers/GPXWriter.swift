@@ -25,6 +25,10 @@ public final class GPXWriter: TrackExporter {
     /// cairn's namespace for the values no common GPX extension carries.
     public static let cairnNamespace = "urn:x-cairn:gpx:1"
     public static let tpxNamespace = "http://www.garmin.com/xmlschemas/TrackPointExtension/v1"
+    /// Garmin's PowerExtension v1 (`gpxpx:PowerInWatts`), declared on each element that uses it:
+    /// the document's head is written before any trip says whether it has sensors. (Strava's own
+    /// export writes an unqualified `<power>`, which the GPX 1.1 schema refuses in `extensions`.)
+    public static let powerNamespace = "http://www.garmin.com/xmlschemas/PowerExtension/v1"
 
     private let out: OutputSink
     private let creator: String
@@ -115,15 +119,35 @@ public final class GPXWriter: TrackExporter {
         let pressure = PointValues.finite(extras.pressurePa)
         let climb = PointValues.climb(fix)
         let interpolated = extras.origin == .interpolated
+        let heartRate = extras.heartRate.map { min(max($0, 0), 255) }
+        let cadence = extras.cadence.map { min(max($0, 0), 255) }
         if temp != nil || speed != nil || course != nil || pressure != nil || climb != nil || extras.lap != nil || interpolated
-            || extras.verdict != nil
+            || extras.verdict != nil || heartRate != nil || cadence != nil || extras.powerW != nil
         {
             out.put("<extensions>")
-            if let t = temp {
+            if temp != nil || heartRate != nil || cadence != nil {
                 // TrackPointExtension v1's sequence: atemp, wtemp, depth, hr, cad, Extensions.
-                out.put("<gpxtpx:TrackPointExtension><gpxtpx:atemp>")
-                out.decimal(t, 1)
-                out.put("</gpxtpx:atemp><gpxtpx:Extensions><cairn:sensor>barometer</cairn:sensor></gpxtpx:Extensions></gpxtpx:TrackPointExtension>")
+                out.put("<gpxtpx:TrackPointExtension>")
+                if let t = temp {
+                    out.put("<gpxtpx:atemp>")
+                    out.decimal(t, 1)
+                    out.put("</gpxtpx:atemp>")
+                }
+                if let h = heartRate { out.put("<gpxtpx:hr>"); out.int(Int64(h)); out.put("</gpxtpx:hr>") }
+                if let c = cadence { out.put("<gpxtpx:cad>"); out.int(Int64(c)); out.put("</gpxtpx:cad>") }
+                // Which sensor measured it; also what keeps GDAL, which types the element by its
+                // text, from reading the whole extension as a number (and warning on each point).
+                if temp != nil {
+                    out.put("<gpxtpx:Extensions><cairn:sensor>barometer</cairn:sensor></gpxtpx:Extensions>")
+                } else {
+                    out.put("<gpxtpx:Extensions><cairn:sensor>bluetooth</cairn:sensor></gpxtpx:Extensions>")
+                }
+                out.put("</gpxtpx:TrackPointExtension>")
+            }
+            if let p = extras.powerW {
+                out.put("<gpxpx:PowerInWatts xmlns:gpxpx=\"http://www.garmin.com/xmlschemas/PowerExtension/v1\">")
+                out.int(Int64(max(p, 0)))
+                out.put("</gpxpx:PowerInWatts>")
             }
             if let s = speed { out.put("<cairn:speed>"); out.decimal(s, 3); out.put("</cairn:speed>") }
             if let c = course { out.put("<cairn:course>"); out.decimal(c, 2); out.put("</cairn:course>") }

@@ -49,6 +49,13 @@ public final class GeoJSONWriter: TrackExporter {
     /// `coordinateProperties.laps` is written (the points carry `PointExtras.lap`).
     private let lapsListed: Bool
     private let interpolated = Spool()
+    /// The sensors' values (`PointExtras`): heart rate (bpm), cadence (rpm), power (W).
+    private let heartRates = Spool()
+    private let cadences = Spool()
+    private let powers = Spool()
+    /// `coordinateProperties.heartRates`, `cadences` and `powers` are written (the trip's log
+    /// holds sensor values).
+    private var sensorsListed = false
     /// Point Features of the trip's one-point segments, written after the trip's Feature.
     private let lonePoints = Spool()
     private var features = 0
@@ -132,6 +139,7 @@ public final class GeoJSONWriter: TrackExporter {
         threeD = st.map { $0.points > 0 && $0.pointsWithHeight == $0.points } ?? false
         heightsListed = !threeD && (st?.pointsWithHeight ?? 1) > 0
         originsListed = heading.summary?.interpolatedPoints != nil
+        sensorsListed = heading.hasSensors
         pointGeometry = 0
         if let st, st.points > 0, st.points == st.segments { pointGeometry = st.points == 1 ? 1 : 2 }
         switch colouring {
@@ -280,6 +288,11 @@ public final class GeoJSONWriter: TrackExporter {
         list("temperatures", temperatures)
         if lapsListed { list("laps", laps) }
         if originsListed { list("interpolated", interpolated) }
+        if sensorsListed {
+            list("heartRates", heartRates)
+            list("cadences", cadences)
+            list("powers", powers)
+        }
         out.byte(UInt8(ascii: "}"))
     }
 
@@ -289,6 +302,7 @@ public final class GeoJSONWriter: TrackExporter {
         if heightsListed { body(heights.out) }
         if lapsListed { body(laps.out) }
         if originsListed { body(interpolated.out) }
+        if sensorsListed { body(heartRates.out); body(cadences.out); body(powers.out) }
     }
 
     private func openLine() {
@@ -334,6 +348,14 @@ public final class GeoJSONWriter: TrackExporter {
             if let l = extras.lap { o.int(Int64(l)) } else { o.put("null") }
         }
         if originsListed { o.put(extras.origin == .interpolated ? ",\"interpolated\":true" : ",\"interpolated\":false") }
+        if sensorsListed {
+            o.put(",\"heartRate\":")
+            if let v = extras.heartRate { o.int(Int64(v)) } else { o.put("null") }
+            o.put(",\"cadence\":")
+            if let v = extras.cadence { o.int(Int64(v)) } else { o.put("null") }
+            o.put(",\"power\":")
+            if let v = extras.powerW { o.int(Int64(v)) } else { o.put("null") }
+        }
         o.put("}}")
         features += 1
     }
@@ -347,7 +369,9 @@ public final class GeoJSONWriter: TrackExporter {
             if let ha = PointValues.height(a), let hb = PointValues.height(fix), fix.timeMs != a.timeMs {
                 ele = ha + (hb - ha) * (Double(x.timeMs) - Double(a.timeMs)) / (Double(fix.timeMs) - Double(a.timeMs))
             }
-            raw(lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap, interpolated: false)
+            raw(
+                lon: x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap, interpolated: false,
+                sensors: nil)
             if runner != nil {
                 closeRun()
                 openRun(runBand)
@@ -355,7 +379,9 @@ public final class GeoJSONWriter: TrackExporter {
                 closeLine()
                 openLine()
             }
-            raw(lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap, interpolated: false)
+            raw(
+                lon: -x.edge, lat: x.lat, ele: ele, timeMs: x.timeMs, speed: nil, temperature: nil, lap: extras.lap, interpolated: false,
+                sensors: nil)
         }
         raw(fix, extras)
         lastWritten = fix
@@ -365,7 +391,7 @@ public final class GeoJSONWriter: TrackExporter {
         raw(
             lon: fix.lon, lat: fix.lat, ele: PointValues.height(fix), timeMs: fix.timeMs,
             speed: Self.speed(fix), temperature: PointValues.finite(extras.temperatureC), lap: extras.lap,
-            interpolated: extras.origin == .interpolated)
+            interpolated: extras.origin == .interpolated, sensors: extras)
     }
 
     static func plausibleKmh(_ v: Double) -> Double? { abs(v) < 6_000 * 3.6 ? v : nil }
@@ -379,7 +405,7 @@ public final class GeoJSONWriter: TrackExporter {
 
     private func raw(
         lon: Double, lat: Double, ele: Double?, timeMs: Int64, speed: Double?, temperature: Double?, lap: Int?,
-        interpolated made: Bool
+        interpolated made: Bool, sensors: PointExtras?
     ) {
         if linePoints > 0 { eachList { $0.byte(UInt8(ascii: ",")) } }
         linePoints += 1
@@ -408,6 +434,12 @@ public final class GeoJSONWriter: TrackExporter {
             if let l = lap { laps.out.int(Int64(l)) } else { laps.out.put("null") }
         }
         if originsListed { interpolated.out.put(made ? "true" : "false") }
+        if sensorsListed {
+            // A position added at the antimeridian has none (nothing measured there).
+            for (v, spool) in [(sensors?.heartRate, heartRates), (sensors?.cadence, cadences), (sensors?.powerW, powers)] {
+                if let v { spool.out.int(Int64(v)) } else { spool.out.put("null") }
+            }
+        }
     }
 
     /// Where the straight step from `a` to `b` crosses ±180°, if it does (a step of more than
@@ -446,7 +478,9 @@ public final class GeoJSONWriter: TrackExporter {
         endTrip()
         out.put("\n]}\n")
         try out.finish()
-        let spooled = times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? laps.error ?? interpolated.error
+        let spooled =
+            times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? laps.error ?? interpolated.error ?? heartRates.error
+            ?? cadences.error ?? powers.error
         if let e = spooled ?? lonePoints.error { throw e }
     }
 }

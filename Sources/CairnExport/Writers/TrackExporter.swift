@@ -12,6 +12,9 @@ public struct TripHeading: Sendable {
     public var nameSuffix = ""
     /// The board that recorded it (`TripCatalog.board(of:fallback:)`), nil when unknown.
     public var board: String?
+    /// The trip's log holds sensor values (`SensorTrack`): writers whose layout is fixed per
+    /// trip (FIT's laps and session) add the sensors' fields only then.
+    public var hasSensors = false
     public init(id: UInt64, activity: String?, summary: TripSummary? = nil, nameSuffix: String = "", board: String? = nil) {
         self.id = id
         self.activity = activity
@@ -39,6 +42,12 @@ public struct PointExtras: Sendable, Equatable {
     public var origin: PointOrigin
     /// The rules' verdict on a raw fix (`convert --raw`): GPX `cairn:verdict`, CSV `verdict`.
     public var verdict: Verdict?
+    /// The sensors' values at the point's time (`SensorTrack`): beats per minute (FIT
+    /// `heart_rate`, GPX `gpxtpx:hr`, CSV `heartrate`), crank revolutions per minute (FIT `cadence`,
+    /// GPX `gpxtpx:cad`, CSV `cadence`), watts (FIT `power`, GPX `gpxpx:PowerInWatts`, CSV `power`).
+    public var heartRate: Int?
+    public var cadence: Int?
+    public var powerW: Int?
     public init(
         pressurePa: Double? = nil, temperatureC: Double? = nil, lap: Int? = nil, origin: PointOrigin = .measured,
         verdict: Verdict? = nil
