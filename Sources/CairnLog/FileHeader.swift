@@ -182,6 +182,8 @@ enum FrameFormat {
         /// Points, bit-packed (format 2). The writer writes only this; type 3 is still read.
         static let compactPoints: UInt8 = 7
         static let rawFixes: UInt8 = 8
+        /// The rider's button (issue 41).
+        static let riderMark: UInt8 = 10
         /// Filler up to a sector boundary (a padding writer); readers skip it. The last type
         /// number, so that new record types keep counting up from 8.
         static let padding: UInt8 = 255

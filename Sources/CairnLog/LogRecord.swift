@@ -49,6 +49,8 @@ public enum LogRecord: Equatable, Sendable {
     case tripEnd(TripEnd)
     /// Every fix the rules were offered, with their verdict, oldest first (LOG_FORMAT.md, type 8).
     case rawFixes(RawBatch)
+    /// The rider's button: a lap or the trip's end marked by hand (LOG_FORMAT.md, type 10).
+    case riderMark(RiderMark)
     /// A record type this version does not know (written by a newer cairn): kept, skipped by readers.
     case unknown(type: UInt8, payload: [UInt8])
 }

@@ -14,6 +14,7 @@ enum RecordCodec {
         case .note: return T.note
         case .tripEnd: return T.tripEnd
         case .rawFixes: return T.rawFixes
+        case .riderMark: return T.riderMark
         case .unknown(let type, _): return type
         }
     }
@@ -68,6 +69,9 @@ enum RecordCodec {
             if let t = end.lastTimeMs { out.appendZigzag(t) }
         case .rawFixes(let batch):
             RawFixesCodec.encode(batch, into: &out)
+        case .riderMark(let mark):
+            out.append(mark.kind.rawValue)
+            out.appendZigzag(mark.timeMs)
         case .unknown(_, let payload):
             out.append(contentsOf: payload)
         }
@@ -137,6 +141,9 @@ enum RecordCodec {
                     movingTimeMs: Int64(clamping: moving), firstTimeMs: first, lastTimeMs: last))
         case T.rawFixes:
             return .rawFixes(try RawFixesCodec.decode(&r))
+        case T.riderMark:
+            let kind = RiderMark.Kind(rawValue: try r.u8()) ?? .other
+            return .riderMark(RiderMark(kind: kind, timeMs: try r.zigzag()))
         default:
             return .unknown(type: type, payload: Array(r.rest()))
         }
