@@ -5,6 +5,7 @@ public enum TripEndReason: UInt8, Sendable, Equatable {
     case shutdown = 0  // SIGTERM/SIGINT
     case standstill = 1  // parked long enough to close the trip
     case fault = 2  // the file was abandoned after an I/O error; the trip continues in the next file
+    case rider = 3  // a long press of the rider's button (a rider-mark record of kind end precedes it)
     case other = 255
 }
 

@@ -135,6 +135,7 @@ enum TripWhy {
                 case .shutdown: why = "the recorder stopped"
                 case .standstill: why = "a standstill longer than the close limit"
                 case .fault: why = "a write failure"
+                case .rider: why = "the rider's button (a long press)"
                 case .other: why = "other"
                 }
                 line(time(at), "trip ended: \(why)", breaks: true)
@@ -208,6 +209,7 @@ enum TripWhy {
         case .shutdown: return "shutdown"
         case .standstill: return "standstill"
         case .fault: return "fault"
+        case .rider: return "rider"
         case .other: return "other"
         }
     }

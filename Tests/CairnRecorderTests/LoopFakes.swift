@@ -220,6 +220,10 @@ final class FakeLog: RecordLog {
     /// Each trip opened: whether it resumes the previous run's.
     private(set) var tripOpens: [Bool] = []
     private(set) var closed: (end: TripEnd, drops: DropCounts)?
+    /// Every trip closed, in order (`closed` is the last).
+    private(set) var closes: [TripEnd] = []
+    /// The rider's marks (record type 10).
+    private(set) var marks: [RiderMark] = []
     private(set) var shutDown = false
 
     init(syncIntervalMs: Int64) { self.syncIntervalMs = syncIntervalMs }
@@ -239,6 +243,7 @@ final class FakeLog: RecordLog {
     }
     func append(_ record: LogRecord, monoMs: Int64) {
         if case .note(let text) = record { notes.append(text) }
+        if case .riderMark(let m) = record { marks.append(m) }
         unsynced += 1
     }
     func tick(monoMs: Int64, earlyMs: Int64) {
@@ -257,6 +262,7 @@ final class FakeLog: RecordLog {
     }
     func closeTrip(_ end: TripEnd, drops: DropCounts, monoMs: Int64) -> Int {
         closed = (end, drops)
+        closes.append(end)
         unsynced += 1
         sync(monoMs)
         return 0
