@@ -681,7 +681,7 @@ def receipt(g, led, t_door, t_closed, close_to_start_s, gps_s, results):
         p = LED_NAMES.get(led_pattern(g, led), "other")
         if not seen or seen[-1] != p:
             seen.append(p)
-        rc, out = g.run("grep -c . /var/lib/cairn/delivered 2>/dev/null && ls %s/rides/*/logs/ %s/rides/*/fit/" % (NAS, NAS), check=False)
+        rc, out = g.run("grep -q '^00000001.cairn ' /var/lib/cairn/delivered 2>/dev/null && ls %s/rides/*/logs/ %s/rides/*/fit/" % (NAS, NAS), check=False)
         if rc == 0 and ".cairn" in out and ".fit" in out:
             got = time.monotonic()
             break
@@ -723,6 +723,73 @@ def receipt(g, led, t_door, t_closed, close_to_start_s, gps_s, results):
            gps_s + close_to_receipt, gps_s))
 
 
+def rider_button(g, ride, led, unit_sha, results):
+    """The rider's button as the unit ships it: a uinput key (board-button, KEY_PROG1) linked as
+    /dev/input/cairn-button by a udev rule, `button =` set. In cairn's sandbox that node is the
+    only input device, readable and not writable. The ride goes on from home (at 1 epoch a
+    second, the pace of the presses): a short press marks a lap, one held 2.5 s ends the trip
+    (reason rider in the log), and delivery follows it to the NAS: the LED glows again."""
+    t0 = time.monotonic()
+    mark = g.log_mark()
+    g.run("sed -i 's|^\\[deliver\\]$|button = /dev/input/cairn-button\\n[deliver]|' /etc/cairn.conf && test -e /dev/input/cairn-button"
+          " && systemctl restart cairn", timeout=60)
+    wait_connected(g, mark, "button: cairn restarted with button =", 60)
+    check_unit(g, unit_sha, "button: with the button")
+    _, pid = g.run("systemctl show cairn -p MainPID --value")
+    _, out = g.run("nsenter -t %s -m setpriv --reuid=cairn --regid=cairn --clear-groups sh -c "
+                   "'ls /dev/input; (exec 3</dev/input/cairn-button) 2>/dev/null && echo read-ok || echo read-refused; "
+                   "(exec 3<>/dev/input/cairn-button) 2>/dev/null && echo write-ok || echo write-refused'" % pid.strip(), check=False)
+    results["button_sandbox"] = out.split()
+    check(out.split() == ["cairn-button", "read-ok", "write-refused"],
+          "button: in cairn's sandbox expected only cairn-button, readable, not writable: %s" % out)
+    # Past the stand, then riding at the board's own pace: a new trip.
+    files0 = int(g.run("ls /var/lib/cairn/*.cairn | wc -l")[1].strip())
+    ride.rate = 20
+    ride.start()
+    try:
+        wait_epoch(g, ride, 330, "button: leaving home", 0.05)
+        ride.pause()
+        ride.rate = 2
+        ride.start()
+        end = time.monotonic() + 60
+        while time.monotonic() < end and int(g.run("ls /var/lib/cairn/*.cairn | wc -l")[1].strip()) <= files0:
+            time.sleep(0.5)
+        check(time.monotonic() < end, "button: no new trip 60 s after riding on (epoch %d)" % ride.i)
+        time.sleep(3)
+        mark = g.log_mark()
+        g.run("echo 'press 300' >/run/board-button")
+        g.wait_log(r"cairn: button: lap marked", mark, 20, "button: a short press marks a lap")
+        mark = g.log_mark()
+        g.run("echo 'press 2500' >/run/board-button")
+        g.wait_log(r"cairn: button: trip ended by the rider", mark, 20, "button: a long press ends the trip")
+    finally:
+        ride.pause()
+    _, out = g.run("cairn info %d --dir /var/lib/cairn --why" % (files0 + 1), check=False)
+    check("trip ended: the rider's button" in out, "button: trip %d's end is not the rider's: %s" % (files0 + 1, out[-600:]))
+    # Delivery follows the rider's end as any closed trip's.
+    got = None
+    for _ in range(120):
+        # its receipt: a line for the trip's first file (the first line is a comment)
+        rc, out = g.run("grep -c '^[0-9]*\\.cairn ' /var/lib/cairn/delivered", check=False)
+        if rc == 0 and out.strip().isdigit() and int(out.strip()) >= files0 + 1:
+            got = time.monotonic()
+            break
+        time.sleep(0.5)
+    _, diag = g.run("cat /var/lib/cairn/delivered; ls %s/rides/*/logs/" % NAS, check=False)
+    check(got is not None, "button: the trip ended by the rider was not delivered within 60 s: %s" % diag)
+    # The run ends after the receipts (the read-back of what it moved, the shipping folder
+    # purged): then the LED glows.
+    for _ in range(120):
+        rc, _ = g.run("systemctl is-active -q cairn-deliver.service", check=False)
+        if rc != 0:
+            break
+        time.sleep(0.5)
+    wait_delays(g, led, (1900, 100), 20, "button: the trip ended by the rider delivered (glow)")
+    results["button_seconds"] = round(time.monotonic() - t0)
+    say("button: only /dev/input/cairn-button in cairn's sandbox (read, not write); a short press marked a lap, "
+        "a long one ended trip %d (reason rider), delivered after it (%d s)" % (files0 + 1, results["button_seconds"]))
+
+
 def scenario_led(a, epochs, unit_sha, results):
     """The status LED as the unit ships it: a uinput keyboard's caps lock (input-leds) as
     `led = inputN::capslock`; the root step hands over its two delay files and nothing else; what
@@ -736,7 +803,7 @@ def scenario_led(a, epochs, unit_sha, results):
     run = os.path.join(a.run, "led")
     os.makedirs(run, exist_ok=True)
     ride_nmea, truth_json = os.path.join(run, "home.nmea"), os.path.join(run, "home.json")
-    subprocess.run([sys.executable, os.path.join(REPO, "Tests/tools/make-ride.py"), "0.1", ride_nmea, "--seed", "5",
+    subprocess.run([sys.executable, os.path.join(REPO, "Tests/tools/make-ride.py"), "0.15", ride_nmea, "--seed", "5",
                     "--stop", "120:200", "--truth", truth_json], check=True)
     home_epochs = load_epochs(ride_nmea)
     truth = json.load(open(truth_json))
@@ -847,11 +914,16 @@ def scenario_led(a, epochs, unit_sha, results):
             "cairn-deliver.service started by the path unit %.1f s after trip-closed"
             % (gps_s, door_s, a.rate, start_up - closed_up))
         receipt(g, led, t_door, closed, start_up - closed_up, gps_s, results)
+        rider_button(g, ride, led, unit_sha, results)
         t2 = guest_now(g)
         g.run("systemctl stop cairn", timeout=60)
         wait_delays(g, led, (0, 1000), 10, "led: cairn stopped")
-        ev = led_events(g, t2)
-        check(ev and ev[-1][1] == 0, "led: dark once cairn stopped; EV_LED events: %s" % ev)
+        time.sleep(2)
+        # Dark: the last EV_LED event is an off, and none on after the stop (none at all when the
+        # glow was in its 0.1 s off as cairn stopped).
+        ev, before = led_events(g, t2), led_events(g, 0)
+        check(before and before[-1][1] == 0 and all(v == 0 for _, v in ev[-1:]),
+              "led: dark once cairn stopped; EV_LED events since the stop: %s, the last before: %s" % (ev, before[-3:]))
         results["led_seconds"] = round(time.monotonic() - t_start)
         say("led: passed (%d s): dark once stopped" % results["led_seconds"])
     finally:
