@@ -766,6 +766,11 @@ def rider_button(g, ride, led, unit_sha, results):
         ride.pause()
     _, out = g.run("cairn info %d --dir /var/lib/cairn --why" % (files0 + 1), check=False)
     check("trip ended: the rider's button" in out, "button: trip %d's end is not the rider's: %s" % (files0 + 1, out[-600:]))
+    # The marks in the guest's log, read back: the lap, then the end, before the trip's end.
+    marks = [ln for ln in out.splitlines() if "the rider's button:" in ln]
+    results["button_marks"] = [ln.strip() for ln in marks]
+    check(len(marks) == 2 and "a lap" in marks[0] and "the trip ends here" in marks[1],
+          "button: `cairn info --why` should tell a lap and the end from the button: %s" % out[-800:])
     # Delivery follows the rider's end as any closed trip's.
     got = None
     for _ in range(120):
