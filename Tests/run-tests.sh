@@ -137,19 +137,19 @@ board_line() {
     if [ "$(cat .build/make-root.status)" != ok ]; then
         not_run "board: amd64 ride and power cuts" 720 "the guest roots: $(cat .build/make-root.status)"
         not_run "board: arm64 ride" 420 "the guest roots: $(cat .build/make-root.status)"
-        not_run "board: amd64 status LED" 240 "the guest roots: $(cat .build/make-root.status)"
+        not_run "board: amd64 devices (LED, home delivery, button)" 360 "the guest roots: $(cat .build/make-root.status)"
         return
     fi
     echo "board: guest roots ready; waited $((SECONDS - wait_t0)) s for them"
     if ! stage_ok "aarch64 and packages build (Swift 6.0.3)"; then
         not_run "board: amd64 ride and power cuts" 720 "no packages: deploy/build-aarch64.sh failed"
         not_run "board: arm64 ride" 420 "no packages: deploy/build-aarch64.sh failed"
-        not_run "board: amd64 status LED" 240 "no packages: deploy/build-aarch64.sh failed"
+        not_run "board: amd64 devices (LED, home delivery, button)" 360 "no packages: deploy/build-aarch64.sh failed"
         return
     fi
     stage "board: amd64 ride and power cuts" 720 bash deploy/board/run.sh --arch amd64
     stage "board: arm64 ride" 420 bash deploy/board/run.sh --arch arm64 --ride
-    stage "board: amd64 status LED" 240 bash deploy/board/run.sh --arch amd64 --led --out .build/board/run-amd64-led
+    stage "board: amd64 devices (LED, home delivery, button)" 360 bash deploy/board/run.sh --arch amd64 --led --out .build/board/run-amd64-led
 }
 package_line() {
     if ! stage_ok "aarch64 and packages build (Swift 6.0.3)"; then

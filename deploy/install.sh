@@ -53,7 +53,7 @@ if [ "$uninstall" = yes ]; then
     if [ "$live_systemd" = yes ]; then
         systemctl disable --now cairn.service cairn-deliver.timer cairn-deliver.path 2>/dev/null || true
     fi
-    rm -f "$unit_path" "$bin_path" "$root/usr/local/share/man/man1/cairn.1.gz" "$root/usr/local/share/bash-completion/completions/cairn" "$root/etc/systemd/system/cairn-deliver.service" "$root/etc/systemd/system/cairn-deliver.timer" "$root/etc/systemd/system/cairn-deliver.path" \
+    rm -f "$unit_path" "$bin_path" "$root/usr/local/share/man/man1/cairn.1.gz" "$root/usr/local/share/bash-completion/completions/cairn" "$root/etc/systemd/system/cairn-deliver.service" "$root/etc/systemd/system/cairn-deliver.timer" "$root/etc/systemd/system/cairn-deliver.path" "$root/etc/udev/rules.d/60-cairn-button.rules" \
         "$root/etc/NetworkManager/dispatcher.d/90-cairn-deliver"
     rm -rf "$doc_dir"
     [ "$live_systemd" = yes ] && systemctl daemon-reload
@@ -110,6 +110,9 @@ for u in cairn-deliver.service cairn-deliver.timer cairn-deliver.path; do
     install -m 0644 "$here/$u" "$root/etc/systemd/system/$u.new" && mv -f "$root/etc/systemd/system/$u.new" "$root/etc/systemd/system/$u"
 done
 mkdir -p "$root/etc/NetworkManager/dispatcher.d" "$root/etc/cairn"
+# The rider's button's udev rule (Hardware/button.md): names it for the unit, hands it to cairn.
+mkdir -p "$root/etc/udev/rules.d"
+install -m 0644 "$here/60-cairn-button.rules" "$root/etc/udev/rules.d/60-cairn-button.rules"
 install -m 0755 "$here/90-cairn-deliver" "$root/etc/NetworkManager/dispatcher.d/90-cairn-deliver"
 # The guides beside this script, which the units' Documentation= name: the service and the
 # package (README.md), every step from parts to rides off (PUT-IT-ON-A-BIKE.md), delivery.

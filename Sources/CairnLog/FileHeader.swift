@@ -184,6 +184,8 @@ enum FrameFormat {
         static let rawFixes: UInt8 = 8
         /// Sensor notifications (heart rate, speed and cadence, power), raw.
         static let sensors: UInt8 = 9
+        /// The rider's button (issue 41).
+        static let riderMark: UInt8 = 10
         /// Filler up to a sector boundary (a padding writer); readers skip it. The last type
         /// number, so that new record types keep counting up from 8.
         static let padding: UInt8 = 255

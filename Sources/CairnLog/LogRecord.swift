@@ -5,6 +5,7 @@ public enum TripEndReason: UInt8, Sendable, Equatable {
     case shutdown = 0  // SIGTERM/SIGINT
     case standstill = 1  // parked long enough to close the trip
     case fault = 2  // the file was abandoned after an I/O error; the trip continues in the next file
+    case rider = 3  // a long press of the rider's button (a rider-mark record of kind end precedes it)
     case other = 255
 }
 
@@ -51,6 +52,8 @@ public enum LogRecord: Equatable, Sendable {
     case rawFixes(RawBatch)
     /// Sensor notifications as they came, with their arrival times (LOG_FORMAT.md, type 9).
     case sensors(SensorBatch)
+    /// The rider's button: a lap or the trip's end marked by hand (LOG_FORMAT.md, type 10).
+    case riderMark(RiderMark)
     /// A record type this version does not know (written by a newer cairn): kept, skipped by readers.
     case unknown(type: UInt8, payload: [UInt8])
 }

@@ -15,6 +15,7 @@ enum RecordCodec {
         case .tripEnd: return T.tripEnd
         case .rawFixes: return T.rawFixes
         case .sensors: return T.sensors
+        case .riderMark: return T.riderMark
         case .unknown(let type, _): return type
         }
     }
@@ -71,6 +72,9 @@ enum RecordCodec {
             RawFixesCodec.encode(batch, into: &out)
         case .sensors(let batch):
             SensorBatchCodec.encode(batch, into: &out)
+        case .riderMark(let mark):
+            out.append(mark.kind.rawValue)
+            out.appendZigzag(mark.timeMs)
         case .unknown(_, let payload):
             out.append(contentsOf: payload)
         }
@@ -142,6 +146,9 @@ enum RecordCodec {
             return .rawFixes(try RawFixesCodec.decode(&r))
         case T.sensors:
             return .sensors(try SensorBatchCodec.decode(&r))
+        case T.riderMark:
+            let kind = RiderMark.Kind(rawValue: try r.u8()) ?? .other
+            return .riderMark(RiderMark(kind: kind, timeMs: try r.zigzag()))
         default:
             return .unknown(type: type, payload: Array(r.rest()))
         }

@@ -8,7 +8,8 @@ struct ReceiverView {
     /// The newest fix (its time also places a new trip's zone offset).
     private(set) var lastFix: Fix?
     private var lastMode = 0
-    private var lastFixMono: Int64?
+    /// When the newest fix arrived (the loop's monotonic ms): the rider's marks are timed from it.
+    private(set) var lastFixMono: Int64?
     private var lastUsableMono: Int64?
     private var standingSinceMono: Int64?
 

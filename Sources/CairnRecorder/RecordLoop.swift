@@ -43,6 +43,8 @@ public final class RecordLoop {
     public var sensors: LoopSensors?
     private var sensorIntake = SensorIntake()
     private var sensorNotes = NoteBudget()
+    /// The rider's button, if any (`record --button`): read at the wake-ups the loop makes anyway.
+    public var button: LoopButton?
 
     /// `afterTripClosed`: retention's turn. `say`: a message for the operator (stderr).
     /// `distanceText`: a distance as the messages and systemd's status line show it.
@@ -283,6 +285,46 @@ public final class RecordLoop {
         log.append(.note(note), monoMs: mono)
     }
 
+    /// What the rider's button asked: a lap marked in the open trip, or the trip ended now (a
+    /// mark, then the trip's end, as a stop writes it; delivery follows as for any closed trip).
+    /// A mark's time is the press's on the fixes' clock: the newest fix's time plus the time
+    /// since it arrived. A stuck or chattering button is said and noted, and ignored.
+    private func rider(_ action: ButtonPresses.Action, _ mono: Int64) {
+        func fixClock(_ m: Int64) -> Int64 {
+            if let f = receiver.lastFix, let arrived = receiver.lastFixMono { return f.timeMs + (m - arrived) }
+            return clock.wallClockMs() - (mono - m)
+        }
+        switch action {
+        case .lap(let at):
+            guard recorder.tripOpen else { return say("button: a lap with no trip open; nothing marked") }
+            log.append(.riderMark(RiderMark(kind: .lap, timeMs: fixClock(at))), monoMs: mono)
+            say("button: lap marked")
+        case .endTrip(let at):
+            guard recorder.tripOpen else { return say("button: the trip's end asked with no trip open") }
+            log.append(.riderMark(RiderMark(kind: .end, timeMs: fixClock(at))), monoMs: mono)
+            recorder.finish(wallClockMs: clock.wallClockMs(), emit: apply)
+            guard recorder.tripOpen else { return }
+            let s = recorder.stats
+            _ = log.closeTrip(
+                TripEnd(
+                    reason: .rider, points: UInt64(s.points), distanceM: s.distanceM,
+                    movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
+                drops: recorder.drops, monoMs: mono)
+            recorder.tripClosed()
+            tripClosed = true
+            light?.tripClosed()
+            say("button: trip ended by the rider: \(s.points) points, \(distanceText(s.distanceM))")
+        case .stuck:
+            say("button: held down for 15 s: stuck? Ignored until released for 10 s")
+            log.append(.note("button stuck"), monoMs: mono)
+        case .chattering:
+            say("button: pressed again and again without rest: chattering? Ignored until it rests 10 s")
+            log.append(.note("button chattering"), monoMs: mono)
+        case .recovered:
+            say("button: rested; presses count again")
+        }
+    }
+
     private func ready(_ why: String) {
         guard !notifiedReady else { return }
         notifiedReady = true
@@ -295,6 +337,7 @@ public final class RecordLoop {
     private func housekeeping(_ mono: Int64, capMono: Int64? = nil, final: Bool = false) {
         let capMono = capMono ?? mono
         notify.watchdogIfDue(monoMs: mono)
+        if let b = button, !final { for a in b.actions(monoMs: mono) { rider(a, mono) } }
         barometer.poll(monoMs: mono, wallClockMs: clock.wallClockMs())
         live.baro = barometer.state
         if !final { pollSensors(mono) }

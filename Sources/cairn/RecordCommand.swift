@@ -61,6 +61,14 @@ enum RecordCommand: Command {
             throw invalid("--led", "The value '\(ledText)' is invalid for '--led <name|none>': \(why)")
         }
         let ledName = ledText == "none" ? nil : ledText
+        let buttonText = a.value("--button") ?? "none"
+        if buttonText != "none", !buttonText.hasPrefix("/") {
+            throw invalid("--button", "The value '\(buttonText)' is invalid for '--button <path|none>': an absolute path (/dev/input/cairn-button)")
+        }
+        let buttonKeyText = a.value("--button-key") ?? "148"
+        guard let buttonKey = StrictNumber.whole(buttonKeyText), (1...0x2ff).contains(buttonKey) else {
+            throw invalid("--button-key", "The value '\(buttonKeyText)' is invalid for '--button-key <code>': a key code from 1 to 767 (KEY_MAX)")
+        }
         let clock = a.value("--clock") ?? "system"
         guard clock == "system" || clock == "fix" else {
             throw invalid("--clock", "The value '\(clock)' is invalid for '--clock <system|fix>'")
@@ -167,6 +175,7 @@ enum RecordCommand: Command {
                         + (homeText == nil && profile.home != nil ? "  (the first privacy zone)" : from("--home")),
                     "home-stand = \(standMinutes)" + from("--home-stand"),
                     "led = \(ledText)" + from("--led"),
+                    "button = \(buttonText)" + from("--button"), "button-key = \(buttonKey)" + from("--button-key"),
                     "clock = \(clock)" + from("--clock"), "raw = \(raw)" + from("--raw"), "sync = \(syncText)" + from("--sync"),
                     "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
                     "sysfs-root = \(sysfsRoot)" + from("--sysfs-root"),
@@ -292,6 +301,9 @@ enum RecordCommand: Command {
         if let n = ledName {
             if let p = ledProblem { printErr("cairn: \(p); recording without it, and looking for it again at each change of state") }
             loop.light = StatusLight(name: n, sysfsRoot: sysfsRoot, directory: dir, device: led) { printErr("cairn: \($0)") }
+        }
+        if buttonText != "none" {
+            loop.button = RiderButton(path: buttonText, keyCode: buttonKey) { printErr("cairn: \($0)") }
         }
         loop.run()
         return ExitCode.ok

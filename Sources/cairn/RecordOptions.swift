@@ -1,7 +1,7 @@
 /// `record`'s usage line, options and their help (`cairn record --help`, the man page, the config file's keys).
 extension RecordCommand {
     static let usage =
-        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--home <lat,lon,radius_m|none>] [--home-stand <minutes>] [--led <name|none>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--board <id>] [--config <file>] [--check] [--led-grant]"
+        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--home <lat,lon,radius_m|none>] [--home-stand <minutes>] [--led <name|none>] [--button <path|none>] [--button-key <code>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--board <id>] [--config <file>] [--check] [--led-grant]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
@@ -31,6 +31,14 @@ extension RecordCommand {
             help:
                 "A status LED of the kernel's LED class, /sys/class/leds/NAME (the Pi's ACT, a GPIO LED from dtoverlay=gpio-led): solid with a fix, slow blink waiting for one, fast when something needs you, a wink while a ride waits to go up, a flicker while it goes, a glow once it is up. (default: none)"
         ),
+        OptionSpec(
+            name: "--button", valueName: "PATH|NONE",
+            help:
+                "The rider's button, an evdev device (/dev/input/cairn-button: a GPIO button from dtoverlay=gpio-key, named by the package's udev rule): a short press marks a lap, one held 2 s ends the trip now. Read when the recorder wakes anyway. (default: none)"
+        ),
+        OptionSpec(
+            name: "--button-key", valueName: "CODE",
+            help: "The button's key code, as in the overlay's keycode= (148, KEY_PROG1: a key nothing else on the board acts on). (default: 148)"),
         OptionSpec(
             name: "--sync", valueName: "SECONDS", help: "Worst-case loss window on power loss: sync at least this often, 1 to 60. (default: 5)"),
         OptionSpec(

@@ -127,6 +127,9 @@ enum TripWhy {
                 let span = n == 1 ? time(from) : time(from) + " - " + String(time(to).dropFirst(11))
                 line(
                     span, "\(n) fix\(n == 1 ? "" : "es") dropped\(beforeStart ? " before the start" : ""): \(r?.name ?? "undecided") (\(meaning(r)))")
+            case .riderMark(let k, let at):
+                let what = k == .end ? "the trip ends here (a long press)" : k == .lap ? "a lap (a short press)" : "a mark"
+                line(time(at), "the rider's button: " + what, breaks: true)
             case .started(let at): line(time(at), "trip started: its first point", breaks: true)
             case .segment(let r, let at): line(time(at), "new segment: " + segmentText(r), breaks: true)
             case .ended(let r, let at):
@@ -135,6 +138,7 @@ enum TripWhy {
                 case .shutdown: why = "the recorder stopped"
                 case .standstill: why = "a standstill longer than the close limit"
                 case .fault: why = "a write failure"
+                case .rider: why = "the rider's button (a long press)"
                 case .other: why = "other"
                 }
                 line(time(at), "trip ended: \(why)", breaks: true)
@@ -176,6 +180,8 @@ enum TripWhy {
                     ("event", q("dropped")), ("rule", q(r?.name ?? "undecided")), ("count", String(n)),
                     ("from", tm(from)), ("to", tm(to)), ("before_start", beforeStart ? "true" : "false")
                 ])
+            case .riderMark(let k, let at):
+                emit([("event", q("rider_mark")), ("kind", q(k == .end ? "end" : k == .lap ? "lap" : "other")), ("time", tm(at))])
             case .started(let at): emit([("event", q("started")), ("time", tm(at))])
             case .segment(let r, let at): emit([("event", q("segment")), ("reason", q(segmentName(r))), ("time", tm(at))])
             case .ended(let r, let at): emit([("event", q("ended")), ("reason", q(endName(r))), ("time", tm(at))])
@@ -208,6 +214,7 @@ enum TripWhy {
         case .shutdown: return "shutdown"
         case .standstill: return "standstill"
         case .fault: return "fault"
+        case .rider: return "rider"
         case .other: return "other"
         }
     }

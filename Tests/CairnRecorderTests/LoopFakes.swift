@@ -220,6 +220,10 @@ final class FakeLog: RecordLog {
     /// Each trip opened: whether it resumes the previous run's.
     private(set) var tripOpens: [Bool] = []
     private(set) var closed: (end: TripEnd, drops: DropCounts)?
+    /// Every trip closed, in order (`closed` is the last).
+    private(set) var closes: [TripEnd] = []
+    /// The rider's marks (record type 10).
+    private(set) var marks: [RiderMark] = []
     private(set) var shutDown = false
     /// Sensor notifications handed to the log, with the trip open or not; those left out.
     private(set) var sensors: [(n: SensorNotification, tripOpen: Bool)] = []
@@ -248,6 +252,7 @@ final class FakeLog: RecordLog {
     func fixArrived(timeMs: Int64, arrivalMonoMs: Int64) { fixArrivals.append((timeMs, arrivalMonoMs)) }
     func append(_ record: LogRecord, monoMs: Int64) {
         if case .note(let text) = record { notes.append(text) }
+        if case .riderMark(let m) = record { marks.append(m) }
         unsynced += 1
     }
     func tick(monoMs: Int64, earlyMs: Int64) {
@@ -266,6 +271,7 @@ final class FakeLog: RecordLog {
     }
     func closeTrip(_ end: TripEnd, drops: DropCounts, monoMs: Int64) -> Int {
         closed = (end, drops)
+        closes.append(end)
         unsynced += 1
         sync(monoMs)
         return 0

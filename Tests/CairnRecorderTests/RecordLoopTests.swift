@@ -20,6 +20,8 @@ final class RecordLoopTests: XCTestCase {
         let readEverySeconds: Double
         /// The status LED, when the test gives one.
         var light: LoopLight?
+        /// The rider's button, when the test gives one.
+        var button: LoopButton?
 
         init(
             readEverySeconds: Double, syncSeconds: Double = 5, barometerEveryMs: Int64? = nil,
@@ -46,6 +48,7 @@ final class RecordLoopTests: XCTestCase {
                 afterTripClosed: { [unowned self] in self.afterTripClosed += 1 },
                 say: { [unowned self] in self.said.append($0) }, distanceText: { "\(Int($0)) m" })
             loop.light = light
+            loop.button = button
             loop.run()
         }
 

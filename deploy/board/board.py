@@ -645,19 +645,170 @@ def wait_delays(g, led, want, timeout, what):
     raise Fail("%s: the LED's delays are %s after %d s, expected %s" % (what, got, timeout, want))
 
 
+AS_CAIRN = "setpriv --reuid=cairn --regid=cairn --clear-groups sh -c '"
+NAS = "/srv/nas"  # the NAS's folder: on the guest's root disk, not the log disk (DELIVERY.md's same-card rule)
+
+
+def start_nas(g):
+    """rclone's WebDAV server on 127.0.0.1:8080 stands for the NAS at home (a server on the board
+    itself counts as elsewhere: DELIVERY.md's first limit), and the rider's remote `nas` for it."""
+    g.run("mkdir -p %s /etc/cairn && systemd-run -q --unit=board-nas rclone serve webdav %s --addr 127.0.0.1:8080 --config /dev/null"
+          " && printf '[nas]\\ntype = webdav\\nurl = http://127.0.0.1:8080/\\nvendor = other\\n' >/etc/cairn/rclone.conf"
+          " && chgrp cairn /etc/cairn/rclone.conf && chmod 0640 /etc/cairn/rclone.conf" % (NAS, NAS))
+    for _ in range(60):
+        rc, _ = g.run("rclone lsd nas: --config /etc/cairn/rclone.conf", timeout=30, check=False)
+        if rc == 0:
+            return
+        time.sleep(0.5)
+    _, out = g.run("systemctl status board-nas --no-pager | tail -8", check=False)
+    raise Fail("led: the loopback WebDAV server never answered:\n%s" % out)
+
+
+def led_pattern(g, led):
+    _, out = g.run("cat /sys/class/leds/%s/delay_on /sys/class/leds/%s/delay_off" % (led, led), check=False)
+    return tuple(int(x) for x in out.split()[:2]) if len(out.split()) >= 2 and all(x.isdigit() for x in out.split()[:2]) else out.strip()
+
+
+def receipt(g, led, t_door, t_closed, close_to_start_s, gps_s, results):
+    """From trip-closed to the receipt: the trip's log on the NAS byte for byte (and its GPX and
+    FIT), `delivered` naming it in the log directory, cairn-deliver.service ended 0, and the LED
+    glowing (1.9 s on, 0.1 s dark), read back as EV_LED events. The LED's patterns on the way are
+    sampled and reported. Door to receipt = the stand (GPS seconds; the ride is played faster) plus
+    the close to the receipt (host seconds, at the board's own pace)."""
+    LED_NAMES = {(100, 1900): "wink", (100, 400): "flicker", (1900, 100): "glow", (1000, 0): "solid", (1000, 1000): "slow", (100, 100): "fast", (0, 1000): "dark"}
+    seen, got, out = [], None, ""
+    while time.monotonic() - t_closed < 120:
+        p = LED_NAMES.get(led_pattern(g, led), "other")
+        if not seen or seen[-1] != p:
+            seen.append(p)
+        rc, out = g.run("grep -q '^00000001.cairn ' /var/lib/cairn/delivered 2>/dev/null && ls %s/rides/*/logs/ %s/rides/*/fit/" % (NAS, NAS), check=False)
+        if rc == 0 and ".cairn" in out and ".fit" in out:
+            got = time.monotonic()
+            break
+        time.sleep(0.2)
+    if got is None:
+        _, diag = g.run("journalctl -b -u cairn-deliver --no-pager | tail -20; find %s | head; cat /var/lib/cairn/delivery" % NAS, check=False)
+        raise Fail("led: no receipt 120 s after trip-closed: %s\n%s" % (out, diag))
+    # Byte for byte: the NAS's copy of each log is the card's.
+    rc, out = g.run("cd /var/lib/cairn && for f in *.cairn; do cmp $f %s/rides/*/logs/$f && echo same $f; done" % NAS, check=False)
+    check(rc == 0 and "same" in out, "led: the NAS's copy of the log differs from the card's: %s" % out)
+    for _ in range(60):
+        _, out = g.run("systemctl show cairn-deliver.service -p ExecMainExitTimestampMonotonic -p ExecMainStatus -p ActiveState")
+        v = dict(ln.split("=", 1) for ln in out.splitlines() if "=" in ln)
+        if v.get("ActiveState") != "activating" and v.get("ExecMainExitTimestampMonotonic", "0") != "0":
+            break
+        time.sleep(0.5)
+    check(v.get("ExecMainStatus") == "0", "led: cairn-deliver.service did not end 0 after the receipt: %s" % out)
+    wait_delays(g, led, (1900, 100), 20, "led: delivered (glow)")
+    if seen[-1] != "glow":
+        seen.append("glow")
+    t_glow = time.monotonic()
+    t0 = guest_now(g)
+    time.sleep(6.5)
+    ev = led_events(g, t0)
+    ons = [b[0] - a_[0] for a_, b in zip(ev, ev[1:]) if a_[1] == 1 and b[1] == 0]
+    offs = [b[0] - a_[0] for a_, b in zip(ev, ev[1:]) if a_[1] == 0 and b[1] == 1]
+    check(ons and offs and all(1.6 <= x <= 2.2 for x in ons) and all(x <= 0.4 for x in offs),
+          "led: delivered should glow (on 1.9 s, dark 0.1 s); EV_LED events: %s" % ev)
+    close_to_receipt = got - t_closed
+    results["home_close_to_receipt_s"] = round(close_to_receipt, 1)
+    results["home_close_to_glow_s"] = round(t_glow - t_closed, 1)
+    results["home_door_to_receipt_s"] = round(gps_s + close_to_receipt, 1)
+    results["home_door_to_receipt_host_s"] = round(got - t_door, 1)
+    results["home_led_patterns"] = seen
+    say("led: home to receipt: the trip's log on the NAS byte for byte and `delivered` %.1f s after trip-closed "
+        "(delivery started %.1f s after it), the LED glowing %.1f s after it (%s; %d on-times of %.2f-%.2f s); "
+        "door to receipt %.1f s (%d s standing, GPS time, then the board's own seconds)"
+        % (close_to_receipt, close_to_start_s, t_glow - t_closed, " -> ".join(seen), len(ons), min(ons), max(ons),
+           gps_s + close_to_receipt, gps_s))
+
+
+def rider_button(g, ride, led, unit_sha, results):
+    """The rider's button as the unit ships it: a uinput key (board-button, KEY_PROG1) linked as
+    /dev/input/cairn-button by a udev rule, `button =` set. In cairn's sandbox that node is the
+    only input device, readable and not writable. The ride goes on from home (at 1 epoch a
+    second, the pace of the presses): a short press marks a lap, one held 2.5 s ends the trip
+    (reason rider in the log), and delivery follows it to the NAS: the LED glows again."""
+    t0 = time.monotonic()
+    mark = g.log_mark()
+    g.run("sed -i 's|^\\[deliver\\]$|button = /dev/input/cairn-button\\n[deliver]|' /etc/cairn.conf && test -e /dev/input/cairn-button"
+          " && systemctl restart cairn", timeout=60)
+    wait_connected(g, mark, "button: cairn restarted with button =", 60)
+    check_unit(g, unit_sha, "button: with the button")
+    _, pid = g.run("systemctl show cairn -p MainPID --value")
+    _, out = g.run("nsenter -t %s -m setpriv --reuid=cairn --regid=cairn --clear-groups sh -c "
+                   "'ls /dev/input; (exec 3</dev/input/cairn-button) 2>/dev/null && echo read-ok || echo read-refused; "
+                   "(exec 3<>/dev/input/cairn-button) 2>/dev/null && echo write-ok || echo write-refused'" % pid.strip(), check=False)
+    results["button_sandbox"] = out.split()
+    check(out.split() == ["cairn-button", "read-ok", "write-refused"],
+          "button: in cairn's sandbox expected only cairn-button, readable, not writable: %s" % out)
+    # Past the stand, then riding at the board's own pace: a new trip.
+    files0 = int(g.run("ls /var/lib/cairn/*.cairn | wc -l")[1].strip())
+    ride.rate = 20
+    ride.start()
+    try:
+        wait_epoch(g, ride, 330, "button: leaving home", 0.05)
+        ride.pause()
+        ride.rate = 2
+        ride.start()
+        end = time.monotonic() + 60
+        while time.monotonic() < end and int(g.run("ls /var/lib/cairn/*.cairn | wc -l")[1].strip()) <= files0:
+            time.sleep(0.5)
+        check(time.monotonic() < end, "button: no new trip 60 s after riding on (epoch %d)" % ride.i)
+        time.sleep(3)
+        mark = g.log_mark()
+        g.run("echo 'press 300' >/run/board-button")
+        g.wait_log(r"cairn: button: lap marked", mark, 20, "button: a short press marks a lap")
+        mark = g.log_mark()
+        g.run("echo 'press 2500' >/run/board-button")
+        g.wait_log(r"cairn: button: trip ended by the rider", mark, 20, "button: a long press ends the trip")
+    finally:
+        ride.pause()
+    _, out = g.run("cairn info %d --dir /var/lib/cairn --why" % (files0 + 1), check=False)
+    check("trip ended: the rider's button" in out, "button: trip %d's end is not the rider's: %s" % (files0 + 1, out[-600:]))
+    # The marks in the guest's log, read back: the lap, then the end, before the trip's end.
+    marks = [ln for ln in out.splitlines() if "the rider's button:" in ln]
+    results["button_marks"] = [ln.strip() for ln in marks]
+    check(len(marks) == 2 and "a lap" in marks[0] and "the trip ends here" in marks[1],
+          "button: `cairn info --why` should tell a lap and the end from the button: %s" % out[-800:])
+    # Delivery follows the rider's end as any closed trip's.
+    got = None
+    for _ in range(120):
+        # its receipt: a line for the trip's first file (the first line is a comment)
+        rc, out = g.run("grep -c '^[0-9]*\\.cairn ' /var/lib/cairn/delivered", check=False)
+        if rc == 0 and out.strip().isdigit() and int(out.strip()) >= files0 + 1:
+            got = time.monotonic()
+            break
+        time.sleep(0.5)
+    _, diag = g.run("cat /var/lib/cairn/delivered; ls %s/rides/*/logs/" % NAS, check=False)
+    check(got is not None, "button: the trip ended by the rider was not delivered within 60 s: %s" % diag)
+    # The run ends after the receipts (the read-back of what it moved, the shipping folder
+    # purged): then the LED glows.
+    for _ in range(120):
+        rc, _ = g.run("systemctl is-active -q cairn-deliver.service", check=False)
+        if rc != 0:
+            break
+        time.sleep(0.5)
+    wait_delays(g, led, (1900, 100), 20, "button: the trip ended by the rider delivered (glow)")
+    results["button_seconds"] = round(time.monotonic() - t0)
+    say("button: only /dev/input/cairn-button in cairn's sandbox (read, not write); a short press marked a lap, "
+        "a long one ended trip %d (reason rider), delivered after it (%d s)" % (files0 + 1, results["button_seconds"]))
+
+
 def scenario_led(a, epochs, unit_sha, results):
     """The status LED as the unit ships it: a uinput keyboard's caps lock (input-leds) as
     `led = inputN::capslock`; the root step hands over its two delay files and nothing else; what
     the recorder writes comes back as EV_LED events: slow blink without a fix, steady with one,
     dark once stopped. And home: a generated ride (2 minutes riding, then standing 200 s at home)
     closes there after `home-stand`'s 2 minutes, and `trip-closed` starts cairn-deliver.service
-    through the package's cairn-deliver.path: the door to the close and the close to the start
-    are measured (nothing is delivered: the guest has no remote)."""
+    through the package's cairn-deliver.path, which delivers it to a WebDAV server on loopback
+    standing for the NAS: the door to the close, the close to the start and to the receipt, and
+    the LED's glow once it is up are measured."""
     t_start = time.monotonic()
     run = os.path.join(a.run, "led")
     os.makedirs(run, exist_ok=True)
     ride_nmea, truth_json = os.path.join(run, "home.nmea"), os.path.join(run, "home.json")
-    subprocess.run([sys.executable, os.path.join(REPO, "Tests/tools/make-ride.py"), "0.1", ride_nmea, "--seed", "5",
+    subprocess.run([sys.executable, os.path.join(REPO, "Tests/tools/make-ride.py"), "0.15", ride_nmea, "--seed", "5",
                     "--stop", "120:200", "--truth", truth_json], check=True)
     home_epochs = load_epochs(ride_nmea)
     truth = json.load(open(truth_json))
@@ -675,8 +826,15 @@ def scenario_led(a, epochs, unit_sha, results):
         check(out.strip() != "", "led: no uinput caps lock LED in /sys/class/leds (board-led, input-leds): %s" % out)
         led = out.split()[0]
         mark = g.log_mark()
-        g.run("printf 'led = %s\\nhome = %.7f,%.7f,100\\n' >>/etc/cairn.conf && systemctl enable -q --now cairn-deliver.timer cairn-deliver.path"
-              " && systemctl restart cairn" % (led, door[0], door[1]), timeout=60)
+        # Delivery as a rider sets it up (deploy/DELIVERY.md): a remote "nas" in rclone's config
+        # for cairn, the [deliver] section last in /etc/cairn.conf, one `--check` by hand, then
+        # the timer and the path unit. The NAS: rclone's WebDAV server on loopback.
+        start_nas(g)
+        g.run("printf 'led = %s\\nhome = %.7f,%.7f,100\\n[deliver]\\nremote = nas:rides\\nformat = gpx,fit\\n' >>/etc/cairn.conf" % (led, door[0], door[1]))
+        rc, out = g.run(AS_CAIRN + "cairn deliver --config /etc/cairn.conf --dir /var/lib/cairn --rclone-config /etc/cairn/rclone.conf --check'",
+                        timeout=120, check=False)
+        check(rc in (0, 75), "led: `cairn deliver --check` to the loopback NAS failed (%d): %s" % (rc, out))
+        g.run("systemctl enable -q --now cairn-deliver.timer cairn-deliver.path && systemctl restart cairn", timeout=60)
         wait_connected(g, mark, "led: cairn restarted with led = %s" % led, 60)
         check_unit(g, unit_sha, "led: with the LED")
         # The root step: the timer set, its two delay files cairn's; the rest root's.
@@ -743,7 +901,7 @@ def scenario_led(a, epochs, unit_sha, results):
         results["home_door_to_close_gps_s"] = gps_s
         results["home_door_to_close_host_s"] = round(door_s, 1)
         check(120 <= gps_s <= 125, "led: the trip closed %d s (GPS) after standing at home, expected 120-125" % gps_s)
-        # The package's path unit started delivery on trip-closed (it fails here: no remote).
+        # The package's path unit started delivery on trip-closed.
         out = ""
         for _ in range(30):
             _, out = g.run("systemctl show cairn-deliver.service -p ExecMainStartTimestampMonotonic --value; "
@@ -760,11 +918,17 @@ def scenario_led(a, epochs, unit_sha, results):
         say("led: home: closed %d s (GPS) after standing at the door, %.1f s of host time at %g epochs a second; "
             "cairn-deliver.service started by the path unit %.1f s after trip-closed"
             % (gps_s, door_s, a.rate, start_up - closed_up))
+        receipt(g, led, t_door, closed, start_up - closed_up, gps_s, results)
+        rider_button(g, ride, led, unit_sha, results)
         t2 = guest_now(g)
         g.run("systemctl stop cairn", timeout=60)
         wait_delays(g, led, (0, 1000), 10, "led: cairn stopped")
-        ev = led_events(g, t2)
-        check(ev and ev[-1][1] == 0, "led: dark once cairn stopped; EV_LED events: %s" % ev)
+        time.sleep(2)
+        # Dark: the last EV_LED event is an off, and none on after the stop (none at all when the
+        # glow was in its 0.1 s off as cairn stopped).
+        ev, before = led_events(g, t2), led_events(g, 0)
+        check(before and before[-1][1] == 0 and all(v == 0 for _, v in ev[-1:]),
+              "led: dark once cairn stopped; EV_LED events since the stop: %s, the last before: %s" % (ev, before[-3:]))
         results["led_seconds"] = round(time.monotonic() - t_start)
         say("led: passed (%d s): dark once stopped" % results["led_seconds"])
     finally:

@@ -16,7 +16,8 @@ die() { echo "make-root[$arch]: ERROR: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "run as root: debootstrap and the image need it"
 
 # gpsd-clients pulls GTK into debootstrap's resolver and fails; gpsd-tools has gpspipe/gpxlogger.
-packages=(systemd-sysv udev kmod dbus gpsd gpsd-tools i2c-tools procps util-linux e2fsprogs dosfstools)
+# rclone: cairn deliver's transport, and the loopback WebDAV server standing for the NAS (board.py --led).
+packages=(systemd-sysv udev kmod dbus gpsd gpsd-tools i2c-tools procps util-linux e2fsprogs dosfstools rclone)
 case "$arch" in
     amd64) kpkg=linux-image-amd64 qarch=x86_64 ;;
     arm64) kpkg=linux-image-arm64 qarch=aarch64 ;;

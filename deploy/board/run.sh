@@ -7,7 +7,8 @@
 #
 # With no scenario option: --ride --cuts-ext4 2 --cuts-vfat 2 (what CI runs on amd64; on arm64
 # CI runs --ride). --bench: CPU time and peak RSS of cairn and gpxlogger over the ride. --led: the
-# status LED as the unit ships it (a uinput keyboard's caps lock through input-leds). The guest root
+# status LED as the unit ships it (a uinput keyboard's caps lock through input-leds), and a ride
+# home delivered to a loopback WebDAV NAS, the door to the receipt measured. The guest root
 # is cached outside the checkout in $CAIRN_CACHE/board/ARCH (default /var/cache/cairn; debootstrap,
 # keyed by its package list and make-root.sh);
 # each run works in .build/board/run-ARCH (or --out DIR) and writes its figures to results.json there.
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
         --seed) seed=${2:?}; shift ;;
         --keep) keep=--keep ;;
         --out) run=${2:?}; shift ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "board: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
     shift

@@ -54,6 +54,8 @@ done
 mkdir -p "$stage/usr/lib/NetworkManager/dispatcher.d"
 install -m 0755 "$repo/deploy/90-cairn-deliver" "$stage/usr/lib/NetworkManager/dispatcher.d/90-cairn-deliver"
 install -m 0644 "$repo/deploy/cairn.conf" "$stage/etc/cairn.conf"
+mkdir -p "$stage/usr/lib/udev/rules.d"
+install -m 0644 "$repo/deploy/60-cairn-button.rules" "$stage/usr/lib/udev/rules.d/60-cairn-button.rules"
 
 MAN_DATE=$(date -u -d "$(sed -n 's/^ -- .*>  //p' "$here/changelog" | head -1)" +%Y-%m-%d) \
     bash "$repo/deploy/man/make-man.sh" "$bin" "$runner" | gzip -9n >"$stage/usr/share/man/man1/cairn.1.gz"

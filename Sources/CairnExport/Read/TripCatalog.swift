@@ -240,7 +240,7 @@ public enum TripCatalog {
                     s.closed = true
                 case .rawFixes(let batch):
                     if raw { for r in batch.fixes { visit(.raw(r)) } }
-                case .sensors, .unknown:
+                case .sensors, .riderMark, .unknown:
                     break
                 }
                 return true

@@ -21,6 +21,8 @@ public enum TimelineEvent: Equatable, Sendable {
     case segment(SegmentReason, atMs: Int64?)
     /// The trip's end record.
     case ended(TripEndReason, atMs: Int64?)
+    /// The rider's button (record type 10): a lap marked, or the trip ended by hand.
+    case riderMark(RiderMark.Kind, atMs: Int64)
 }
 
 /// Streams a trip's timeline: its raw fixes' verdicts grouped into runs, in time order with its
@@ -52,6 +54,15 @@ public enum TripTimeline {
                 segment(s)
             }
         }
+        // The rider's marks, told in time order among the fixes as segment starts are.
+        var marks = RingBuffer<RiderMark>(capacity: 64)
+        func marksDue(by t: Int64?) {
+            while let m = marks.first, t == nil || m.timeMs <= t! {
+                marks.popFirst()
+                closeRun()
+                visit(.riderMark(m.kind, atMs: m.timeMs))
+            }
+        }
         // The end record is written when the trip closes, but the raw fixes judged before it
         // (a standstill's, say) reach the log at the next sync, after it: the end is told once
         // its file has been read, after everything that came before it.
@@ -60,6 +71,7 @@ public enum TripTimeline {
             guard let end = ended else { return }
             ended = nil
             segmentsDue(by: nil)
+            marksDue(by: nil)
             closeRun()
             visit(.ended(end.reason, atMs: end.lastTimeMs))
         }
@@ -74,6 +86,9 @@ public enum TripTimeline {
                 case .tripEnd(let end):
                     tellEnd()
                     ended = end
+                case .riderMark(let m):
+                    if marks.isFull { marksDue(by: marks.first?.timeMs) }
+                    marks.append(m)
                 case .rawFixes(let batch):
                     if batch.leftOutBefore > 0 {
                         closeRun()
@@ -83,6 +98,7 @@ public enum TripTimeline {
                         raws += 1
                         let t = r.fix.timeMs
                         segmentsDue(by: t)
+                        marksDue(by: t)
                         if !r.events.isEmpty { closeRun() }
                         if r.events.contains(.runStart) { visit(.recorderStarted(atMs: t)) }
                         if r.events.contains(.closedWithoutFix) {
@@ -120,6 +136,7 @@ public enum TripTimeline {
             }
         }
         segmentsDue(by: nil)
+        marksDue(by: nil)
         closeRun()
         if raws == 0 { throw TripRaw.missing(trip) }
     }

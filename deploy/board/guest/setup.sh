@@ -46,8 +46,12 @@ GPSD_OPTIONS="-n"
 GPSD
 chroot "$root" systemctl enable gpsd.service gpsd.socket >/dev/null 2>&1 || true
 
-install -m 0755 "$here/board-agent" "$here/board-baro" "$here/board-led" "$root/usr/local/sbin/"
-for u in board-agent.service board-journal.service board-baro.service board-led.service; do
+install -m 0755 "$here/board-agent" "$here/board-baro" "$here/board-led" "$here/board-button" "$root/usr/local/sbin/"
+# The rider's button is a uinput key here, not gpio-keys (no `keys` attribute for the package's
+# rule): the same link and group by its name, as a rider would write for another kind of button.
+printf '%s\n' 'SUBSYSTEM=="input", KERNEL=="event*", ATTRS{name}=="board-button", SYMLINK+="input/cairn-button", GROUP="cairn", MODE="0640"' \
+    >"$root/etc/udev/rules.d/61-board-button.rules"
+for u in board-agent.service board-journal.service board-baro.service board-led.service board-button.service; do
     install -m 0644 "$here/$u" "$root/etc/systemd/system/$u"
     ln -sf "/etc/systemd/system/$u" "$root/etc/systemd/system/multi-user.target.wants/$u"
 done

@@ -1,0 +1,97 @@
+import XCTest
+import CairnCore
+import CairnLog
+@testable import CairnRecorder
+
+/// The rider's button in the record loop (issue 41, item 3): the key's edges wait in a fake
+/// kernel queue and are taken at the loop's own wake-ups; a short press marks a lap in the open
+/// trip, a long one ends the trip (a mark, the trip's end, delivery's trigger); a stuck button
+/// is said and noted. The loop wakes exactly as it does without a button.
+final class RiderButtonLoopTests: XCTestCase {
+    /// Edges queued at their times, handed over when the loop asks, through the real rule.
+    final class QueuedButton: LoopButton {
+        var edges: [ButtonPresses.Edge]
+        var rule = ButtonPresses()
+        var asked: [Int64] = []
+        init(_ edges: [ButtonPresses.Edge]) { self.edges = edges }
+        func actions(monoMs: Int64) -> [ButtonPresses.Action] {
+            asked.append(monoMs)
+            let due = edges.prefix { $0.monoMs <= monoMs }
+            edges.removeFirst(due.count)
+            return rule.take(Array(due), nowMonoMs: monoMs)
+        }
+    }
+
+    static func press(at t: Int64, heldMs: Int64) -> [ButtonPresses.Edge] {
+        [.init(monoMs: t, down: true), .init(monoMs: t + heldMs, down: false)]
+    }
+
+    func rig(readEvery: Double, button: QueuedButton?) -> RecordLoopTests.Rig {
+        let r = RecordLoopTests.Rig(readEverySeconds: readEvery, notify: true, watchdogIntervalMs: 15_000, status: true)
+        r.gpsd.arrivals = RecordLoopTests.ride(seconds: 60)
+        r.gpsd.stopAt = 70_000
+        r.button = button
+        return r
+    }
+
+    func testNoWakeUpOfItsOwn() {
+        for readEvery in [5.0, 0] {
+            let why = "read every \(readEvery) s"
+            let plain = rig(readEvery: readEvery, button: nil)
+            plain.run()
+            // Pressed and released within the trip: a lap, nothing else that moves a wake-up.
+            let button = QueuedButton(Self.press(at: 20_000, heldMs: 300))
+            let r = rig(readEvery: readEvery, button: button)
+            r.run()
+            XCTAssertEqual(r.gpsd.waits.map(\.mono), plain.gpsd.waits.map(\.mono), "the same wake-ups: \(why)")
+            XCTAssertEqual(r.gpsd.waits.map(\.timeoutUs), plain.gpsd.waits.map(\.timeoutUs), why)
+            XCTAssertGreaterThan(button.asked.count, 10, why)
+            XCTAssertEqual(r.log.marks.map(\.kind), [.lap], why)
+        }
+    }
+
+    func testALapAndTheTripEndedByHand() {
+        for readEvery in [5.0, 0] {
+            let why = "read every \(readEvery) s"
+            let button = QueuedButton(Self.press(at: 20_000, heldMs: 300) + Self.press(at: 30_000, heldMs: 2500))
+            let r = rig(readEvery: readEvery, button: button)
+            r.run()
+            // The lap at the press's time on the fixes' clock (the fix of mono t is t + wallOffset).
+            XCTAssertEqual(r.log.marks.map(\.kind), [.lap, .end], why)
+            if r.log.marks.count == 2 {
+                XCTAssertLessThanOrEqual(abs(r.log.marks[0].timeMs - (20_000 + FakeClock.wallOffset)), 1500, why)
+                XCTAssertLessThanOrEqual(abs(r.log.marks[1].timeMs - (30_000 + FakeClock.wallOffset)), 1500, why)
+            }
+            // The first trip ended by the rider, its end after the mark; the ride goes on in a
+            // new trip, closed at the stop.
+            XCTAssertEqual(r.log.closes.map(\.reason), [.rider, .shutdown], why)
+            XCTAssertEqual(r.log.tripOpens.count, 2, why)
+            XCTAssertGreaterThanOrEqual(r.afterTripClosed, 1, "delivery's trigger: \(why)")
+            XCTAssertTrue(r.said.contains { $0.hasPrefix("button: trip ended by the rider") }, "\(why): \(r.said)")
+            let first = r.log.closes.first.flatMap(\.lastTimeMs) ?? 0
+            // Its points end where the loop learnt of the press: within a batch of the release.
+            XCTAssertLessThanOrEqual(first, 32_500 + 5300 + FakeClock.wallOffset, "points after the end: \(why)")
+        }
+    }
+
+    func testAStuckButtonIsSaidAndNotedAndActsOnNothing() {
+        let button = QueuedButton([.init(monoMs: 10_000, down: true), .init(monoMs: 40_000, down: false)])
+        let r = rig(readEvery: 5, button: button)
+        r.run()
+        XCTAssertEqual(r.log.marks, [])
+        XCTAssertEqual(r.log.closes.map(\.reason), [.shutdown])
+        XCTAssertEqual(r.log.notes, ["button stuck"])
+        XCTAssertEqual(r.said.filter { $0.contains("stuck") }.count, 1, "\(r.said)")
+    }
+
+    func testAPressWithNoTripOpenMarksNothing() {
+        let button = QueuedButton(Self.press(at: 500, heldMs: 200))
+        let r = RecordLoopTests.Rig(readEverySeconds: 5)
+        r.gpsd.arrivals = []
+        r.gpsd.stopAt = 10_000
+        r.button = button
+        r.run()
+        XCTAssertEqual(r.log.marks, [])
+        XCTAssertTrue(r.said.contains("button: a lap with no trip open; nothing marked"), "\(r.said)")
+    }
+}
