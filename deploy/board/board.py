@@ -7,7 +7,7 @@ and asserts what it must show; cuts its power and inspects its disks without mou
 
 run.sh prepares DIR/root-ext4.img, DIR/root-vfat.img (the guest roots with our .deb) and calls
 this. Every check that fails says what it expected and what it saw, and the exit status is 1."""
-import argparse, calendar, glob, hashlib, json, os, random, re, shutil, subprocess, sys, threading, time
+import argparse, base64, calendar, glob, hashlib, json, os, random, re, shutil, subprocess, sys, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -1121,6 +1121,75 @@ def scenario_bench(a, epochs, unit_sha, results):
         g.kill()
 
 
+def scenario_deliver_bench(a, results):
+    """The first delivery of a month of rides as the board makes it: 60 trips (the deliver
+    campaign's fixture ride under 60 trip ids) on the log disk, `cairn deliver` to a local rclone
+    remote on the guest's root (the default formats, the log, the page), timed with its rclone
+    starts; then nothing to send; then one `rclone copy` of the same files, the floor. Under
+    emulation only the ratios mean something."""
+    t_start = time.monotonic()
+    run = os.path.join(a.run, "deliver-bench")
+    os.makedirs(run, exist_ok=True)
+    month = os.path.join(run, "month")
+    os.makedirs(month, exist_ok=True)
+    sys.path.insert(0, os.path.join(REPO, "Tests", "deliver"))
+    import trips
+    ride = open(os.path.join(REPO, "Tests", "Fixtures", "logs", "format1-ride.cairn"), "rb").read()
+    for n in range(1, 61):
+        with open(os.path.join(month, "%08d.cairn" % n), "wb") as f:
+            f.write(trips.retarget(ride, n))
+    logs = os.path.join(run, "logs.img")
+    with open(logs, "wb") as f:
+        f.truncate(256 << 20)
+    r = sh(["mkfs.ext4", "-q", "-L", "cairnlogs", "-d", month, logs])
+    check(r.returncode == 0, "deliver-bench: mkfs.ext4 -d of the log disk failed: %s" % r.stdout)
+    root = os.path.join(run, "root.qcow2")
+    overlay(os.path.join(a.run, "root-ext4.img"), root)
+    g = Guest(a.arch, a.kdir, run, root, logs, "deliver-bench", smp=a.smp)
+    try:
+        g.start()
+        # The recorder stays out of it (no GPS is fed: no trip opens); stopped so that only
+        # delivery runs.
+        g.run("systemctl stop cairn", timeout=120)
+
+        def put(path, text, mode="644"):
+            b64 = base64.b64encode(text.encode()).decode()
+            g.run("echo %s | base64 -d >%s && chmod %s %s" % (b64, path, mode, path))
+
+        g.run("mkdir -p /srv/remote /srv/copy")
+        put("/root/rclone.conf", "[home]\ntype = local\n")
+        put("/usr/local/bin/rclone-count", "#!/bin/sh\necho x >>/run/rclone-starts\nexec rclone \"$@\"\n", "755")
+
+        def timed(name, cmd, remote):
+            g.run("rm -f /run/rclone-starts")
+            rc, out = g.run("cd /root && bash -c 'TIMEFORMAT=\"TIMES %%R %%U %%S\"; { time (%s) >/run/bench.out 2>&1; } 2>/run/bench.time'; "
+                            "echo rc=$?; cat /run/bench.time; tail -2 /run/bench.out" % cmd, timeout=1800, check=False)
+            m = re.search(r"TIMES ([0-9.]+) ([0-9.]+) ([0-9.]+)", out)
+            check(m is not None and "rc=0" in out, "deliver-bench: %s failed: %s" % (name, out))
+            _, starts = g.run("cat /run/rclone-starts 2>/dev/null | wc -l")
+            _, files = g.run("find %s -type f | wc -l" % remote)
+            row = {"wall_s": float(m.group(1)), "cpu_s": round(float(m.group(2)) + float(m.group(3)), 2),
+                   "rclone_starts": int(starts.strip()), "files": int(files.strip())}
+            say("deliver-bench: %s: %.1f s wall, %.1f s CPU, %d rclone starts, %d files there"
+                % (name, row["wall_s"], row["cpu_s"], row["rclone_starts"], row["files"]))
+            return row
+
+        deliver = ("cairn deliver --dir /var/lib/cairn --config none --rclone-config /root/rclone.conf "
+                   "--rclone /usr/local/bin/rclone-count --remote home:/srv/remote")
+        bench = {"trips": 60}
+        bench["first"] = timed("first delivery of 60 trips", deliver, "/srv/remote")
+        bench["again"] = timed("again, nothing to send", deliver, "/srv/remote")
+        bench["copy"] = timed("one rclone copy of the same files",
+                              "rclone-count --config /root/rclone.conf copy home:/srv/remote home:/srv/copy", "/srv/copy")
+        check(bench["copy"]["files"] == bench["first"]["files"], "deliver-bench: the copy holds %d files, the delivery %d"
+              % (bench["copy"]["files"], bench["first"]["files"]))
+        bench["ratio_wall"] = round(bench["first"]["wall_s"] / max(bench["copy"]["wall_s"], 0.01), 1)
+        results["deliver_bench"] = bench
+        results["deliver_bench_seconds"] = round(time.monotonic() - t_start)
+    finally:
+        g.kill()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", default="amd64")
@@ -1130,6 +1199,7 @@ def main():
     ap.add_argument("--unit", required=True, help="the package's cairn.service")
     ap.add_argument("--ride", action="store_true")
     ap.add_argument("--bench", action="store_true", help="CPU and peak RSS of cairn and gpxlogger over the ride")
+    ap.add_argument("--deliver-bench", action="store_true", help="the first delivery of 60 trips, timed beside rclone copy")
     ap.add_argument("--led", action="store_true", help="the status LED: a uinput keyboard's caps lock, as the unit ships")
     ap.add_argument("--cuts-ext4", type=int, default=0)
     ap.add_argument("--cuts-vfat", type=int, default=0)
@@ -1153,6 +1223,8 @@ def main():
             scenario_bench(a, epochs, unit_sha, results)
         if a.led:
             scenario_led(a, epochs, unit_sha, results)
+        if a.deliver_bench:
+            scenario_deliver_bench(a, results)
         for fs, n in (("ext4", a.cuts_ext4), ("vfat", a.cuts_vfat)):
             if n:
                 scenario_cuts(a, fs, n, epochs, unit_sha, checker, results, rng)

@@ -2,13 +2,15 @@
 # The board in a box: cairn from our .deb on a booted Debian 12 guest under qemu (TCG, no KVM),
 # with gpsd on a serial port fed a real recording, a BMP280 on i2c-stub and real power cuts.
 #
-#   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--bench] [--led] [--cuts-ext4 N]
+#   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--bench] [--led] [--deliver-bench] [--cuts-ext4 N]
 #                                 [--cuts-vfat N] [--rate HZ] [--seed S] [--keep] [--out DIR]
 #
 # With no scenario option: --ride --cuts-ext4 2 --cuts-vfat 2 (what CI runs on amd64; on arm64
 # CI runs --ride). --bench: CPU time and peak RSS of cairn and gpxlogger over the ride. --led: the
 # status LED as the unit ships it (a uinput keyboard's caps lock through input-leds), and a ride
-# home delivered to a loopback WebDAV NAS, the door to the receipt measured. The guest root
+# home delivered to a loopback WebDAV NAS, the door to the receipt measured. --deliver-bench:
+# the first delivery of 60 trips to a local remote, timed beside one `rclone copy` of the same
+# files (Tests/bench/deliver-results.md). The guest root
 # is cached outside the checkout in $CAIRN_CACHE/board/ARCH (default /var/cache/cairn; debootstrap,
 # keyed by its package list and make-root.sh);
 # each run works in .build/board/run-ARCH (or --out DIR) and writes its figures to results.json there.
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
         --ride) scen+=(--ride) ;;
         --bench) scen+=(--bench) ;;
         --led) scen+=(--led) ;;
+        --deliver-bench) scen+=(--deliver-bench) ;;
         --cuts-ext4|--cuts-vfat) scen+=("$1" "${2:?}"); shift ;;
         --rate) rate=${2:?}; shift ;;
         --seed) seed=${2:?}; shift ;;
