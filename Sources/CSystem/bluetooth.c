@@ -34,6 +34,14 @@ int cairn_l2cap_att_socket(void) {
 
 int cairn_l2cap_att_connect(int fd, const unsigned char *address_le, int address_type) {
     struct cairn_sockaddr_l2 a;
+    /* Bound first, as BlueZ's own clients do: any adapter, channel 4, an LE source. This makes
+     * the socket the ATT fixed channel; unbound, the kernel takes it for a connection-oriented
+     * channel and refuses a connect without a PSM (EINVAL). */
+    memset(&a, 0, sizeof a);
+    a.l2_family = AF_BLUETOOTH;
+    a.l2_cid = CAIRN_L2CAP_CID_ATT;
+    a.l2_bdaddr_type = 1; /* BDADDR_LE_PUBLIC */
+    if (bind(fd, (const struct sockaddr *)&a, sizeof a) != 0) return -1;
     memset(&a, 0, sizeof a);
     a.l2_family = AF_BLUETOOTH;
     memcpy(a.l2_bdaddr, address_le, 6);
