@@ -3,6 +3,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "csystem.h"
 
@@ -82,4 +83,27 @@ long cairn_receive_timestamped(int fd, void *buffer, unsigned long count, long l
         }
     }
     return (long)n;
+}
+
+struct cairn_sockaddr_hci {
+    sa_family_t hci_family;
+    unsigned short hci_dev;
+    unsigned short hci_channel;
+};
+
+int cairn_management_socket(void) {
+    int fd = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 1 /* BTPROTO_HCI */);
+    if (fd < 0) return -1;
+    struct cairn_sockaddr_hci a;
+    memset(&a, 0, sizeof a);
+    a.hci_family = AF_BLUETOOTH;
+    a.hci_dev = 0xffff;  /* HCI_DEV_NONE */
+    a.hci_channel = 3;   /* HCI_CHANNEL_CONTROL: the management interface */
+    if (bind(fd, (const struct sockaddr *)&a, sizeof a) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
 }

@@ -56,6 +56,11 @@ extension POSIX {
         return (n, s >= 0 ? s * 1_000_000_000 + Int64(ns) : nil)
     }
 
+    /// The Bluetooth management socket (scanning: `cairn sensors`), non-blocking.
+    public static func managementSocket() throws(Errno) -> Int32 {
+        try valueOrErrno { cairn_management_socket() }.get()
+    }
+
     /// One send(2) of one packet, without waiting (MSG_DONTWAIT | MSG_NOSIGNAL).
     public static func sendPacket(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
         let n = try bytes.withUnsafeBytes { b in

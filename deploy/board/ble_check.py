@@ -63,6 +63,14 @@ def scenario(g, run, say, results, seconds=50):
                     " journalctl -u board-bumble -u bluetooth --no-pager | tail -20", timeout=200, check=False)
     check(rc == 0, "the adapter on /dev/vhci did not come up powered (Bumble, bluetoothd):\n" + out)
     bluetoothd = g.run("systemctl is-active bluetooth", check=False)[1].strip()
+    # The scan: as root every sensor with its services; as the service's user, what it needs.
+    rc, scan = g.run("cairn sensors --for 10", timeout=60, check=False)
+    open(os.path.join(run, "ble-scan.txt"), "w").write(scan)
+    check(rc == 0, "cairn sensors (the scan, as root) exit %d:\n%s" % (rc, scan))
+    for k, want in (("hr", "heart rate, battery"), ("csc", "speed and cadence"), ("power", "power")):
+        check(re.search(r"^%s  random .*%s$" % (SENSORS[k], want), scan, re.M), "the scan did not list %s with %s:\n%s" % (SENSORS[k], want, scan))
+    rc, out = g.run("runuser -u cairn -- cairn sensors --for 2", timeout=60, check=False)
+    check(rc == 1 and "CAP_NET_ADMIN" in out, "the scan as the cairn user: exit %d: %s" % (rc, out))
     watch = " ".join("--watch '%s random'" % a if k != "power" else "--watch %s" % a for k, a in SENSORS.items())
     rc, out = g.run("runuser -u cairn -- cairn sensors %s --for %d" % (watch, seconds), timeout=seconds + 60, check=False)
     open(os.path.join(run, "ble-watch.txt"), "w").write(out)
@@ -106,7 +114,7 @@ def scenario(g, run, say, results, seconds=50):
           "the heart-rate sensor's drop-out and return: %s" % said_hr)
     check(any(e.get("event") == "back" for e in events), "Bumble's heart-rate sensor never came back: %s" % events[-5:])
     results["ble_seconds"] = round(time.monotonic() - t0, 1)
-    say("ble: bluetoothd %s; heart rate %d values (lost once, back), speed and cadence %d (rollovers, a flood of 300,"
+    say("ble: bluetoothd %s; scan as root listed the three, as cairn refused (CAP_NET_ADMIN); heart rate %d values (lost once, back), speed and cadence %d (rollovers, a flood of 300,"
         " garbage said), power %d indications (confirmed), battery %s; %d odd PDUs; %.0f s"
         % (bluetoothd, len(hr), len(csc), len(pw), batt[0].split(": ")[-1], int(odd.group(1)), results["ble_seconds"]))
 

@@ -16,4 +16,7 @@ int cairn_socket_error(int fd);
 /* One recvmsg(2), MSG_DONTWAIT: the bytes read, or -1 with errno set; *seconds and *nanoseconds
  * the kernel's receive time (CLOCK_REALTIME), *seconds -1 when the kernel gave none. */
 long cairn_receive_timestamped(int fd, void *buffer, unsigned long count, long long *seconds, long *nanoseconds);
+/* The kernel's Bluetooth management socket (HCI_CHANNEL_CONTROL), non-blocking, close-on-exec;
+ * -1 with errno set. */
+int cairn_management_socket(void);
 #endif

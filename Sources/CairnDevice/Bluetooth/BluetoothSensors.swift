@@ -124,7 +124,7 @@ public final class BluetoothSensors {
         }
     }
 
-    static func reason(_ e: Errno) -> String {
+    public static func reason(_ e: Errno) -> String {
         switch e.rawValue {
         case EAFNOSUPPORT: return "this kernel has no Bluetooth (EAFNOSUPPORT)"
         case EHOSTUNREACH: return "no Bluetooth adapter is up (EHOSTUNREACH)"
