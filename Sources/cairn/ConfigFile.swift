@@ -24,6 +24,8 @@ struct ConfigFile {
         var isFlag: Bool
         /// The `[section]` it is in; nil at the top.
         var section: String? = nil
+        /// A key that may be given on several lines (`sensor`): every line's value is kept.
+        var repeatable = false
     }
 
     /// The sections a file may hold, each with the keys it takes.
@@ -92,7 +94,8 @@ struct ConfigFile {
                 default: throw UsageError(inFile: "\(path):\(n): '\(key)' is a flag: use yes or no, not '\(value)'")
                 }
             }
-            entries.append(Entry(key: key, value: value, line: n, isFlag: spec.valueName == nil, section: section))
+            entries.append(
+                Entry(key: key, value: value, line: n, isFlag: spec.valueName == nil, section: section, repeatable: spec.repeatable))
         }
     }
 
@@ -187,7 +190,14 @@ struct ConfigFile {
             && (e.section == section || (e.section == nil && alsoTop.contains(e.key)))
         {
             let name = "--" + e.key
-            if a.values[name] != nil || a.flags.contains(name) { continue }  // the command line wins
+            // The command line wins (for a repeatable key, all its lines lose to any value there).
+            if (a.values[name] != nil && origin[name] == nil) || a.flags.contains(name) { continue }
+            if e.repeatable {
+                a.repeated[name, default: []].append(e.value)
+                a.values[name] = e.value
+                origin[name] = origin[name].map { "\($0),\(e.line)" } ?? "\(path):\(e.line)"  // FILE:3,4
+                continue
+            }
             if e.isFlag {
                 if e.value == "yes" { a.flags.insert(name) }
             } else {

@@ -107,6 +107,14 @@ enum RecordCommand: Command {
             if baro.isEmpty { throw invalid("--baro", "The value '' is invalid for '--baro <auto|none|path>'") }
             baroSource = .path(baro)
         }
+        var sensors: [SensorAddress] = []
+        for text in a.all("--sensor") {
+            guard let s = SensorAddress(parsing: text) else {
+                throw invalid(
+                    "--sensor", "The value '\(text)' is invalid for '--sensor <address>': use AA:BB:CC:DD:EE:FF, then public or random when known")
+            }
+            sensors.append(s)
+        }
         let (zone, zoneText) = try timeZone(a.value("--timezone") ?? "auto") { invalid("--timezone", $0) }
         let statusPath = a.value("--status")
         if statusPath == "" { throw invalid("--status", "The value '' is invalid for '--status <file>'") }
@@ -184,7 +192,8 @@ enum RecordCommand: Command {
                     "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
                     "timezone = \(a.value("--timezone") ?? "auto") (\(zoneText))" + from("--timezone"),
                     "board = \(board ?? "-")" + from("--board")
-                ].joined(separator: "\n"))
+                ]
+                .joined(separator: "\n") + sensors.map { "\nsensor = \($0)" + from("--sensor") }.joined())
             for w in warnings { printErr("cairn record: \(w)") }
             return ExitCode.ok
         }
@@ -305,6 +314,7 @@ enum RecordCommand: Command {
         if buttonText != "none" {
             loop.button = RiderButton(path: buttonText, keyCode: buttonKey) { printErr("cairn: \($0)") }
         }
+        if !sensors.isEmpty { loop.sensors = BluetoothSensors(sensors: sensors) }
         loop.run()
         return ExitCode.ok
     }

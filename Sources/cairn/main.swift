@@ -23,7 +23,7 @@ extension Command {
 let allCommands: [any Command.Type] = [
     RecordCommand.self, ListCommand.self, InfoCommand.self,
     ConvertCommand.self, VerifyCommand.self, StatusCommand.self, ExportCommand.self, DeliverCommand.self, PruneCommand.self,
-    CellsCommand.self, RenderCommand.self
+    CellsCommand.self, RenderCommand.self, SensorsCommand.self
 ]
 
 let topHelp = """
@@ -47,6 +47,7 @@ let topHelp = """
       prune                   Delete the oldest exported trips over an age or size limit.
       cells                   The geohash cells your trips touched, with trips and first and last visit.
       render                  Draw one trip as an SVG picture: speed colours, height profile, stops.
+      sensors                 Watch Bluetooth LE sensors: heart rate, speed and cadence, power.
 
       See 'cairn help <subcommand>' for detailed help.
     """

@@ -18,4 +18,19 @@ int cairn_evdev_use_monotonic(int fd);
 int cairn_evdev_has_key(int fd, int code);
 /* One read(2) of up to max (at most 64) events into out: the count, or -1 with errno set. */
 long cairn_evdev_read(int fd, struct cairn_input_event *out, int max);
+/* A Bluetooth L2CAP LE socket for the ATT fixed channel: non-blocking, close-on-exec, the
+ * kernel's receive times on (SO_TIMESTAMPNS); -1 with errno set. */
+int cairn_l2cap_att_socket(void);
+/* connect(2) to the 6 bytes of address_le (least significant first, as the kernel keeps them),
+ * of address_type (1 LE public, 2 LE random), channel 4 (ATT): 0, or -1 with errno set
+ * (EINPROGRESS on a non-blocking socket while the kernel connects). */
+int cairn_l2cap_att_connect(int fd, const unsigned char *address_le, int address_type);
+/* SO_ERROR of fd: 0, or the errno a pending connect failed with. */
+int cairn_socket_error(int fd);
+/* One recvmsg(2), MSG_DONTWAIT: the bytes read, or -1 with errno set; *seconds and *nanoseconds
+ * the kernel's receive time (CLOCK_REALTIME), *seconds -1 when the kernel gave none. */
+long cairn_receive_timestamped(int fd, void *buffer, unsigned long count, long long *seconds, long *nanoseconds);
+/* The kernel's Bluetooth management socket (HCI_CHANNEL_CONTROL), non-blocking, close-on-exec;
+ * -1 with errno set. */
+int cairn_management_socket(void);
 #endif

@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CairnCore
+import CairnSystem
+
+/// The sensors' transport: one ATT socket per sensor (`SensorLink` decides, this carries it out),
+/// read without blocking at the record loop's wake-ups. The record loop's `LoopSensors`.
+public final class BluetoothSensors {
+    private var links: [SensorLink]
+    private var fds: [Int32]
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1024, alignment: 8)
+    /// Packets taken from one socket per `poll` at most: a flood waits for the next wake-up
+    /// instead of holding the loop.
+    static let packetsPerPoll = 64
+
+    public init(sensors: [SensorAddress]) {
+        var seen: [SensorAddress] = []
+        for s in sensors where !seen.contains(where: { $0.address == s.address }) { seen.append(s) }
+        links = seen.map { SensorLink(sensor: $0) }
+        fds = Array(repeating: -1, count: links.count)
+    }
+
+    deinit {
+        close()
+        buffer.deallocate()
+    }
+
+    /// One word for the live status: none, searching, ok, failing.
+    public var state: String {
+        if links.isEmpty { return "none" }
+        if links.allSatisfy(\.isReady) { return "ok" }
+        return links.contains(where: \.isDown) ? "failing" : "searching"
+    }
+
+    /// PDUs that made no sense, over all sensors.
+    public var oddities: Int { links.reduce(0) { $0 + $1.oddities } }
+
+    /// The sockets of sensors connected or connecting.
+    public var descriptors: [Int32] { fds.filter { $0 >= 0 } }
+
+    /// Takes what arrived, without blocking; connects what is due.
+    public func poll(monoMs: Int64) -> [SensorEvent] {
+        var events: [SensorEvent] = []
+        let realNowNs = Self.realtimeNs()
+        for i in links.indices {
+            if links[i].isConnecting, fds[i] >= 0, let outcome = POSIX.connectOutcome(fds[i]) {
+                switch outcome {
+                case .success: run(links[i].connected(monoMs: monoMs), i, monoMs, &events)
+                case .failure(let e): run(links[i].failed(Self.reason(e), monoMs: monoMs), i, monoMs, &events)
+                }
+            }
+            if links[i].isAttached { read(i, monoMs, realNowNs, &events) }
+            run(links[i].due(monoMs: monoMs), i, monoMs, &events)
+        }
+        return events
+    }
+
+    /// Milliseconds until a connection or a read is due without input.
+    public func msUntilDue(monoMs: Int64) -> Int64 {
+        links.map { $0.msUntilDue(monoMs: monoMs) }.min() ?? .max
+    }
+
+    public func close() {
+        for i in fds.indices where fds[i] >= 0 {
+            _ = POSIX.close(fds[i])
+            fds[i] = -1
+        }
+    }
+
+    private func read(_ i: Int, _ monoMs: Int64, _ realNowNs: Int64, _ events: inout [SensorEvent]) {
+        for _ in 0..<Self.packetsPerPoll {
+            guard links[i].isAttached, fds[i] >= 0 else { return }
+            let got: (count: Int, kernelRealNs: Int64?)
+            do throws(Errno) { got = try POSIX.receivePacket(fds[i], into: buffer) } catch {
+                if error == .wouldBlock || error.rawValue == EAGAIN { return }
+                run(links[i].failed(Self.reason(error), monoMs: monoMs), i, monoMs, &events)
+                return
+            }
+            if got.count == 0 {
+                run(links[i].failed("the link ended", monoMs: monoMs), i, monoMs, &events)
+                return
+            }
+            let arrival = Self.arrivalMonoMs(kernelRealNs: got.kernelRealNs, realNowNs: realNowNs, monoMs: monoMs)
+            let pdu = Array(buffer[0..<got.count])
+            run(links[i].received(pdu, arrivalMs: arrival, monoMs: monoMs), i, monoMs, &events)
+        }
+    }
+
+    /// The kernel's receive time on the loop's monotonic clock: now less how long ago it was on
+    /// the real-time clock; the read time when there is none or the clock stepped.
+    static func arrivalMonoMs(kernelRealNs: Int64?, realNowNs: Int64, monoMs: Int64) -> Int64 {
+        guard let k = kernelRealNs else { return monoMs }
+        let agoMs = (realNowNs - k) / 1_000_000
+        return agoMs >= 0 && agoMs < 60_000 ? monoMs - agoMs : monoMs
+    }
+
+    private func run(_ actions: [SensorLink.Action], _ i: Int, _ monoMs: Int64, _ events: inout [SensorEvent]) {
+        var queue = actions[...]
+        while let a = queue.popFirst() {
+            switch a {
+            case .event(let e): events.append(e)
+            case .close:
+                if fds[i] >= 0 { _ = POSIX.close(fds[i]) }
+                fds[i] = -1
+            case .send(let bytes):
+                guard fds[i] >= 0 else { continue }
+                do throws(Errno) { try POSIX.sendPacket(fds[i], bytes) } catch {
+                    queue = links[i].failed(Self.reason(error), monoMs: monoMs)[...]
+                }
+            case .connect(let type):
+                do throws(Errno) {
+                    let fd = try POSIX.attSocket()
+                    fds[i] = fd
+                    if try POSIX.attConnect(fd, address: links[i].sensor.address, addressType: type) {
+                        queue = links[i].connected(monoMs: monoMs)[...] + queue
+                    }
+                } catch {
+                    queue = links[i].failed(Self.reason(error), monoMs: monoMs)[...]
+                }
+            }
+        }
+    }
+
+    public static func reason(_ e: Errno) -> String {
+        switch e.rawValue {
+        case EAFNOSUPPORT: return "this kernel has no Bluetooth (EAFNOSUPPORT)"
+        case EHOSTUNREACH: return "no Bluetooth adapter is up (EHOSTUNREACH)"
+        case EPERM, EACCES: return "not allowed to use Bluetooth (\(e))"
+        default: return e.description
+        }
+    }
+
+    static func realtimeNs() -> Int64 {
+        let t = POSIX.time(CLOCK_REALTIME)
+        return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
+    }
+}

@@ -1,0 +1,173 @@
+import CairnCore
+
+/// One sensor's connection, pure: when to connect (and with which address type), the GATT
+/// client while connected, the back-off after a loss, the ATT and connect timeouts, the battery
+/// read now and then, and what a rider is told (one message when it connects, one per outage).
+/// `BluetoothSensors` carries out its actions on the socket.
+public struct SensorLink: Sendable {
+    public enum Action: Equatable, Sendable {
+        case connect(addressType: UInt8)
+        case send([UInt8])
+        case close
+        case event(SensorEvent)
+    }
+
+    enum State: Sendable {
+        case waiting(dueMs: Int64)
+        case connecting(sinceMs: Int64)
+        case attached(GATTClient, askedMs: Int64)
+    }
+
+    /// The first wait after a loss; doubled per failed try up to `longestBackoffMs`.
+    static let firstBackoffMs: Int64 = 1000
+    static let longestBackoffMs: Int64 = 16_000
+    /// A connect the kernel has not ended by then is ended by cairn (the kernel's own limit is
+    /// 40 s of passive scanning for the address).
+    static let connectTimeoutMs: Int64 = 60_000
+    /// ATT's transaction timeout (Core Vol 3 Part F 3.3.3): a request unanswered this long ends
+    /// the connection.
+    static let requestTimeoutMs: Int64 = 30_000
+    /// While connecting, how often the outcome is looked at: a connect completing makes the
+    /// socket writable, which the loop's wait (for input) does not see.
+    static let connectCheckMs: Int64 = 1000
+    /// The battery level is read again this often.
+    static let batteryEveryMs: Int64 = 600_000
+
+    public let sensor: SensorAddress
+    private(set) var state = State.waiting(dueMs: 0)
+    private var backoffMs = firstBackoffMs
+    private var attempts = 0
+    /// The current outage has been said.
+    private var outageSaid = false
+    private var everReady = false
+    private var nextBatteryMs: Int64 = .max
+    /// PDUs that made no sense (garbage, unknown handles), over the link's life.
+    public private(set) var oddities = 0
+    private var odditySaid = false
+
+    public init(sensor: SensorAddress) { self.sensor = sensor }
+
+    public var name: String { SensorAddress.text(sensor.address) }
+
+    public var isConnecting: Bool { if case .connecting = state { return true } else { return false } }
+    public var isAttached: Bool { if case .attached = state { return true } else { return false } }
+    public var isReady: Bool { if case .attached(let g, _) = state { return g.isReady } else { return false } }
+    /// An outage has been said and is not over.
+    public var isDown: Bool { outageSaid }
+
+    /// The address type of the next try: the configured one, else random (most sensors) and
+    /// public in turn.
+    var nextType: UInt8 {
+        sensor.type ?? (attempts % 2 == 0 ? SensorAddress.randomType : SensorAddress.publicType)
+    }
+
+    /// What is due at `monoMs` without input.
+    public mutating func due(monoMs: Int64) -> [Action] {
+        switch state {
+        case .waiting(let d) where monoMs >= d:
+            let t = nextType
+            attempts += 1
+            state = .connecting(sinceMs: monoMs)
+            return [.connect(addressType: t)]
+        case .connecting(let since) where monoMs - since >= Self.connectTimeoutMs:
+            return failed("no connection in \(Self.connectTimeoutMs / 1000) s", monoMs: monoMs)
+        case .attached(let g, let asked) where g.outstanding != nil && monoMs - asked >= Self.requestTimeoutMs:
+            return failed("no answer in \(Self.requestTimeoutMs / 1000) s", monoMs: monoMs)
+        case .attached(var g, let asked) where g.isReady && monoMs >= nextBatteryMs:
+            nextBatteryMs = monoMs + Self.batteryEveryMs
+            let out = g.readBattery()
+            state = .attached(g, askedMs: out.isEmpty ? asked : monoMs)
+            return out.compactMap { act($0, arrivalMs: monoMs) }
+        default:
+            return []
+        }
+    }
+
+    /// The kernel connected the socket.
+    public mutating func connected(monoMs: Int64) -> [Action] {
+        var g = GATTClient()
+        let out = g.start()
+        state = .attached(g, askedMs: monoMs)
+        odditySaid = false
+        return out.flatMap { handle($0, arrivalMs: monoMs, monoMs: monoMs) }
+    }
+
+    /// The connection failed or ended: close, wait, try again. Said once per outage.
+    public mutating func failed(_ reason: String, monoMs: Int64) -> [Action] {
+        var out: [Action] = [.close]
+        if !outageSaid {
+            outageSaid = true
+            let what = everReady ? "lost" : "not connected"
+            out.append(.event(.said("sensor \(name) \(what): \(reason); trying again until it answers")))
+        }
+        state = .waiting(dueMs: monoMs + backoffMs)
+        backoffMs = min(backoffMs * 2, Self.longestBackoffMs)
+        nextBatteryMs = .max
+        return out
+    }
+
+    /// One packet from the sensor, which the kernel received at `arrivalMs`.
+    public mutating func received(_ pdu: [UInt8], arrivalMs: Int64, monoMs: Int64) -> [Action] {
+        guard case .attached(var g, let asked) = state else { return [] }
+        let out = g.receive(pdu)
+        let askedNow = out.contains { if case .send(let q) = $0 { return q.expectsResponse } else { return false } }
+        state = .attached(g, askedMs: askedNow ? monoMs : asked)
+        return out.flatMap { handle($0, arrivalMs: arrivalMs, monoMs: monoMs) }
+    }
+
+    /// Milliseconds until `due` has something to do.
+    public func msUntilDue(monoMs: Int64) -> Int64 {
+        switch state {
+        case .waiting(let d): return max(0, d - monoMs)
+        case .connecting(let since): return max(0, min(Self.connectCheckMs, since + Self.connectTimeoutMs - monoMs))
+        case .attached(let g, let asked):
+            if g.outstanding != nil { return max(0, asked + Self.requestTimeoutMs - monoMs) }
+            return g.isReady && nextBatteryMs != .max ? max(0, nextBatteryMs - monoMs) : .max
+        }
+    }
+
+    private mutating func handle(_ o: GATTClient.Output, arrivalMs: Int64, monoMs: Int64) -> [Action] {
+        switch o {
+        case .subscribed(let uuids):
+            backoffMs = Self.firstBackoffMs
+            outageSaid = false
+            everReady = true
+            nextBatteryMs = monoMs + Self.batteryEveryMs
+            let names = uuids.map(Self.characteristicName).joined(separator: ", ")
+            return [.event(.said("sensor \(name) connected: \(names.isEmpty ? "battery only" : names)"))]
+        case .failed(let why):
+            // A device that is not a sensor of ours: tried again only at the longest wait.
+            backoffMs = Self.longestBackoffMs
+            return failed(why, monoMs: monoMs)
+        case .oddity(let why):
+            oddities += 1
+            if odditySaid { return [] }
+            odditySaid = true
+            return [.event(.said("sensor \(name) sent \(why) (said once per connection)"))]
+        default:
+            return act(o, arrivalMs: arrivalMs).map { [$0] } ?? []
+        }
+    }
+
+    private func act(_ o: GATTClient.Output, arrivalMs: Int64) -> Action? {
+        switch o {
+        case .send(let q): return .send(q.bytes)
+        case .value(let c, let bytes):
+            return .event(
+                .notification(
+                    SensorNotification(address: sensor.address, characteristic: c, arrivalMonoMs: arrivalMs, value: bytes)))
+        default: return nil
+        }
+    }
+
+    /// The characteristic's name in a rider's words.
+    public static func characteristicName(_ uuid: UInt16) -> String {
+        switch uuid {
+        case 0x2A37: return "heart rate"
+        case 0x2A5B: return "speed and cadence"
+        case 0x2A63: return "power"
+        case 0x2A19: return "battery"
+        default: return "0x" + hex(uuid)
+        }
+    }
+}

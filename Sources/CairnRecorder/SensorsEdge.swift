@@ -1,0 +1,4 @@
+import CairnDevice
+
+/// The Bluetooth LE sensors' transport is the record loop's sensors edge.
+extension BluetoothSensors: LoopSensors {}
