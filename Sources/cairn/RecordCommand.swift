@@ -172,28 +172,34 @@ enum RecordCommand: Command {
             func from(_ o: String) -> String {
                 origin[o].map { "  (\($0))" } ?? (a.values[o] != nil || a.flags.contains(o) ? "  (command line)" : "  (default)")
             }
-            printOut(
-                [
-                    "gpsd = \(GpsdSource.address(host: host, port: port))" + from("--gpsd"), "dir = \(dir)" + from("--dir"),
-                    "activity = \(activity)" + from("--activity"),
-                    "close-after = \(closeMinutes)" + from("--close-after"),
-                    // Home is where a short stand closes the trip; its place is not printed (the
-                    // check's output may be pasted anywhere): only that there is one.
-                    "home = \(profile.home == nil ? "none" : "set")"
-                        + (homeText == nil && profile.home != nil ? "  (the first privacy zone)" : from("--home")),
-                    "home-stand = \(standMinutes)" + from("--home-stand"),
-                    "led = \(ledText)" + from("--led"),
-                    "button = \(buttonText)" + from("--button"), "button-key = \(buttonKey)" + from("--button-key"),
-                    "clock = \(clock)" + from("--clock"), "raw = \(raw)" + from("--raw"), "sync = \(syncText)" + from("--sync"),
-                    "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
-                    "sysfs-root = \(sysfsRoot)" + from("--sysfs-root"),
-                    "status = \(statusPath ?? "-")" + from("--status"),
-                    "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
-                    "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
-                    "timezone = \(a.value("--timezone") ?? "auto") (\(zoneText))" + from("--timezone"),
-                    "board = \(board ?? "-")" + from("--board")
-                ]
-                .joined(separator: "\n") + sensors.map { "\nsensor = \($0)" + from("--sensor") }.joined())
+            // Arrays of Strings in parts, then joined: Swift 6.0.3 (the aarch64 build) gives up
+            // type-checking them as one expression.
+            let settingLines: [String] = [
+                "gpsd = \(GpsdSource.address(host: host, port: port))" + from("--gpsd"), "dir = \(dir)" + from("--dir"),
+                "activity = \(activity)" + from("--activity"),
+                "close-after = \(closeMinutes)" + from("--close-after"),
+                // Home is where a short stand closes the trip; its place is not printed (the
+                // check's output may be pasted anywhere): only that there is one.
+                "home = \(profile.home == nil ? "none" : "set")"
+                    + (homeText == nil && profile.home != nil ? "  (the first privacy zone)" : from("--home")),
+                "home-stand = \(standMinutes)" + from("--home-stand")
+            ]
+            let deviceLines: [String] = [
+                "led = \(ledText)" + from("--led"),
+                "button = \(buttonText)" + from("--button"), "button-key = \(buttonKey)" + from("--button-key"),
+                "clock = \(clock)" + from("--clock"), "raw = \(raw)" + from("--raw"), "sync = \(syncText)" + from("--sync"),
+                "read-every = \(readText)" + from("--read-every"), "baro = \(baro)" + from("--baro"),
+                "sysfs-root = \(sysfsRoot)" + from("--sysfs-root")
+            ]
+            let fileLines: [String] = [
+                "status = \(statusPath ?? "-")" + from("--status"),
+                "keep-days = \(a.value("--keep-days") ?? "-")" + from("--keep-days"), "max-mb = \(a.value("--max-mb") ?? "-")" + from("--max-mb"),
+                "verbose = \(verbose ? "yes" : "no")" + from("--verbose"),
+                "timezone = \(a.value("--timezone") ?? "auto") (\(zoneText))" + from("--timezone"),
+                "board = \(board ?? "-")" + from("--board")
+            ]
+            let sensorLines: [String] = sensors.map { "sensor = \($0)" + from("--sensor") }
+            printOut((settingLines + deviceLines + fileLines + sensorLines).joined(separator: "\n"))
             for w in warnings { printErr("cairn record: \(w)") }
             return ExitCode.ok
         }

@@ -478,9 +478,12 @@ public final class GeoJSONWriter: TrackExporter {
         endTrip()
         out.put("\n]}\n")
         try out.finish()
-        let spooled =
-            times.error ?? speeds.error ?? heights.error ?? temperatures.error ?? laps.error ?? interpolated.error ?? heartRates.error
-            ?? cadences.error ?? powers.error
-        if let e = spooled ?? lonePoints.error { throw e }
+        // The first spool that failed, in order; a loop, not one ?? chain: Swift 6.0.3 (the
+        // aarch64 build) gives up type-checking a chain this long.
+        let errors: [OutputError?] = [
+            times.error, speeds.error, heights.error, temperatures.error, laps.error, interpolated.error, heartRates.error,
+            cadences.error, powers.error, lonePoints.error
+        ]
+        if let e = errors.first(where: { $0 != nil }) ?? nil { throw e }
     }
 }
