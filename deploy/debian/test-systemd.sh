@@ -65,6 +65,7 @@ ProtectControlGroups=no
 ProtectClock=no
 ProtectHostname=no
 ReadWritePaths=
+BindReadOnlyPaths=
 EOF
 ns systemctl daemon-reload
 
