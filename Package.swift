@@ -7,9 +7,11 @@ import PackageDescription
 // CLI) for size, so the static binary stays under 8 MB: speed where every fix passes, size where
 // it does not (the trade is measured in Tests/bench/callgrind-results.md).
 // Exclusivity is checked at run time in debug builds, where every test runs, and not in the
-// release binary.
-let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-let forSize: [SwiftSetting] = [.unsafeFlags(["-Osize", "-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+// release binary. Each function in its own section, so that the release builds can lay out the
+// recorder's code together (deploy/link-order.txt: peak RSS, deploy/CROSS-BUILD.md).
+let release: [String] = ["-enforce-exclusivity=unchecked", "-Xfrontend", "-function-sections"]
+let hotPath: [SwiftSetting] = [.unsafeFlags(release, .when(configuration: .release))]
+let forSize: [SwiftSetting] = [.unsafeFlags(["-Osize"] + release, .when(configuration: .release))]
 
 let package = Package(
     name: "cairn",

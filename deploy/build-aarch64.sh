@@ -189,12 +189,17 @@ mkdir -p "$root/src/cairn" "$root/build"
 tar -C "$repo" --exclude=./.build --exclude=./.git -cf - . | tar -C "$root/src/cairn" -xf -
 
 # Same size flags as Tests/tools/build-static.sh; any warning fails the build.
+# Each function in its own section (Package.swift), laid out in the order `record` runs them
+# (deploy/link-order.txt, deploy/make-link-order.sh): the recorder's code shares pages.
 swift_flags=(-c release --product cairn --static-swift-stdlib -Xswiftc -static-executable
-             -Xswiftc -use-ld=lld -Xlinker --icf=safe -Xlinker --gc-sections)
+             -Xswiftc -use-ld=lld -Xlinker --icf=safe -Xlinker --gc-sections
+             -Xlinker --symbol-ordering-file=/src/cairn/deploy/link-order.txt -Xlinker --no-warn-symbol-ordering)
 run_build() {  # name, then extra flags
     local name=$1; shift
     local log=$repo/.build/build-$name.log
     say "swift build for $name"
+    # SwiftPM does not see the order file as an input: always link anew.
+    rm -f "$root/build/$name/release/cairn"
     if ! in_root sh -c 'cd /src/cairn && exec swift build "$@"' swift --scratch-path "/build/$name" \
             "${swift_flags[@]}" "$@" >"$log" 2>&1; then
         grep -E "error:" "$log" | head -20 >&2 || tail -20 "$log" >&2
