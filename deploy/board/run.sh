@@ -31,6 +31,7 @@ while [ $# -gt 0 ]; do
         --bench) scen+=(--bench) ;;
         --led) scen+=(--led) ;;
         --deliver-bench) scen+=(--deliver-bench) ;;
+        --sensor-bench) scen+=(--sensor-bench) ;;
         --cuts-ext4|--cuts-vfat) scen+=("$1" "${2:?}"); shift ;;
         --rate) rate=${2:?}; shift ;;
         --seed) seed=${2:?}; shift ;;
