@@ -72,9 +72,12 @@ def launch_sensors(g, args):
 def wait_adapter(g, timeout=200):
     """The guest's adapter, once bluetoothd has powered it (Python under TCG takes about 30 s
     to advertise)."""
-    rc, out = g.run("end=$((SECONDS + %d)); while [ $SECONDS -lt $end ]; do timeout 10 btmgmt --index 0 info 2>/dev/null"
-                    " | grep -q 'current settings:.*powered' && exit 0; sleep 1; done; timeout 10 btmgmt --index 0 info;"
-                    " journalctl -u board-bumble -u bluetooth --no-pager | tail -20" % (timeout - 50), timeout=timeout, check=False)
+    # hciconfig's UP RUNNING: the kernel's HCI_UP, which outlasts the 2 s auto-off of an adapter
+    # nobody claimed only once bluetoothd has powered it. (A `btmgmt info | grep powered` here
+    # never matched in the guest, and the loop's last command, a `tail`, hid that: 150 s lost.)
+    rc, out = g.run("end=$((SECONDS + %d)); while [ $SECONDS -lt $end ]; do hciconfig hci0 2>/dev/null"
+                    " | grep -q 'UP RUNNING' && exit 0; sleep 1; done; hciconfig -a; timeout 10 btmgmt --index 0 info;"
+                    " journalctl -u board-bumble -u bluetooth --no-pager | tail -20; exit 1" % (timeout - 50), timeout=timeout, check=False)
     check(rc == 0, "the adapter on /dev/vhci did not come up powered (Bumble, bluetoothd):\n" + out)
 
 
