@@ -20,7 +20,7 @@ $CAIRN_CACHE/bumble. By hand, on a root image with those (see DECISION.md for th
 
     python3 deploy/board/ble_check.py --root ROOT.img --kdir $CAIRN_CACHE/board/amd64 --run DIR
 """
-import argparse, json, os, re, shutil, subprocess, sys, time
+import argparse, base64, json, os, re, subprocess, sys, time
 
 BUMBLE_VERSION = "0.0.236"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,32 +36,60 @@ def check(cond, msg):
         raise BleFail("ble: " + msg)
 
 
-def install(root):
-    """Bumble and the sensors' script into a guest root (Debian 12's python3.11, as the host's
-    pip downloads for; the wheels cached by version)."""
-    wheels = os.path.join(os.environ.get("CAIRN_CACHE", "/var/cache/cairn"), "bumble", "wheels-" + BUMBLE_VERSION)
+def install(root, machine="x86_64"):
+    """Bumble into a guest root, under /opt/bumble (Debian 12's python3.11, as the host's pip
+    downloads for; the wheels cached by version and machine). make-root.sh calls it."""
+    wheels = os.path.join(os.environ.get("CAIRN_CACHE", "/var/cache/cairn"), "bumble",
+                          "wheels-" + BUMBLE_VERSION + ("" if machine == "x86_64" else "-" + machine))
+    platforms = ["--platform", "manylinux_2_28_" + machine, "--platform", "manylinux2014_" + machine]
     if not os.path.exists(os.path.join(wheels, "ok")):
         os.makedirs(wheels, exist_ok=True)
         r = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "-d", wheels, "--only-binary=:all:",
-                            "--python-version", "3.11", "--platform", "manylinux_2_28_x86_64", "--platform", "manylinux2014_x86_64",
-                            "bumble==" + BUMBLE_VERSION], capture_output=True, text=True)
+                            "--python-version", "3.11"] + platforms + ["bumble==" + BUMBLE_VERSION], capture_output=True, text=True)
         check(r.returncode == 0, "pip download bumble==%s failed:\n%s" % (BUMBLE_VERSION, r.stdout + r.stderr))
         open(os.path.join(wheels, "ok"), "w").close()
+    # --target with another machine's wheels: pip checks the tags against the host unless told.
     r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--find-links", wheels, "--target",
-                        os.path.join(root, "opt/bumble"), "bumble==" + BUMBLE_VERSION], capture_output=True, text=True)
+                        os.path.join(root, "opt/bumble"), "--only-binary=:all:", "--python-version", "3.11"] + platforms
+                       + ["bumble==" + BUMBLE_VERSION], capture_output=True, text=True)
     check(r.returncode == 0, "pip install of bumble into the guest root failed:\n%s" % (r.stdout + r.stderr))
-    shutil.copy(os.path.join(HERE, "ble_sensors.py"), os.path.join(root, "opt/ble_sensors.py"))
+
+
+def push_sensors(g):
+    """The sensors' script into the booted guest's /opt (not in the cached root: an edit to it
+    does not remake the root)."""
+    b64 = base64.b64encode(open(os.path.join(HERE, "ble_sensors.py"), "rb").read()).decode()
+    g.run("echo %s | base64 -d >/opt/ble_sensors.py" % b64, timeout=60)
+
+
+def launch_sensors(g, args):
+    """hci_vhci loaded and the virtual sensors started (board-bumble), not waited for."""
+    push_sensors(g)
+    g.run("modprobe hci_vhci && systemd-run -q --unit board-bumble env PYTHONPATH=/opt/bumble"
+          " python3 /opt/ble_sensors.py vhci " + args, timeout=60)
+
+
+def wait_adapter(g, timeout=200):
+    """The guest's adapter, once bluetoothd has powered it (Python under TCG takes about 30 s
+    to advertise)."""
+    # hciconfig's UP RUNNING: the kernel's HCI_UP, which outlasts the 2 s auto-off of an adapter
+    # nobody claimed only once bluetoothd has powered it. (A `btmgmt info | grep powered` here
+    # never matched in the guest, and the loop's last command, a `tail`, hid that: 150 s lost.)
+    rc, out = g.run("end=$((SECONDS + %d)); while [ $SECONDS -lt $end ]; do hciconfig hci0 2>/dev/null"
+                    " | grep -q 'UP RUNNING' && exit 0; sleep 1; done; hciconfig -a; timeout 10 btmgmt --index 0 info;"
+                    " journalctl -u board-bumble -u bluetooth --no-pager | tail -20; exit 1" % (timeout - 50), timeout=timeout, check=False)
+    check(rc == 0, "the adapter on /dev/vhci did not come up powered (Bumble, bluetoothd):\n" + out)
+
+
+def start_sensors(g, args, timeout=200):
+    launch_sensors(g, args)
+    wait_adapter(g, timeout)
 
 
 def scenario(g, run, say, results, seconds=50):
     """On a booted guest `g` whose root has what `install` puts there: the whole check."""
     t0 = time.monotonic()
-    g.run("modprobe hci_vhci && systemd-run -q --unit board-bumble env PYTHONPATH=/opt/bumble"
-          " python3 /opt/ble_sensors.py vhci --for %d" % (seconds + 200), timeout=60)
-    rc, out = g.run("end=$((SECONDS + 150)); while [ $SECONDS -lt $end ]; do timeout 10 btmgmt --index 0 info 2>/dev/null"
-                    " | grep -q 'current settings:.*powered' && exit 0; sleep 1; done; timeout 10 btmgmt --index 0 info;"
-                    " journalctl -u board-bumble -u bluetooth --no-pager | tail -20", timeout=200, check=False)
-    check(rc == 0, "the adapter on /dev/vhci did not come up powered (Bumble, bluetoothd):\n" + out)
+    start_sensors(g, "--for %d" % (seconds + 200))
     bluetoothd = g.run("systemctl is-active bluetooth", check=False)[1].strip()
     # The scan: as root every sensor with its services; as the service's user, what it needs.
     rc, scan = g.run("cairn sensors --for 10", timeout=60, check=False)
@@ -123,10 +151,20 @@ def main():
     sys.path.insert(0, HERE)
     from guest import Guest
     ap = argparse.ArgumentParser(description="one guest booted for the Bluetooth check alone")
-    ap.add_argument("--root", required=True, help="a raw root image with bluez, python3, /opt/bumble (install)")
-    ap.add_argument("--kdir", required=True)
-    ap.add_argument("--run", required=True)
+    ap.add_argument("--install", metavar="ROOTDIR", help="only install Bumble into a root tree (make-root.sh)")
+    ap.add_argument("--machine", default="x86_64", help="the root's machine for --install: x86_64 or aarch64")
+    ap.add_argument("--root", help="a raw root image with bluez, python3, /opt/bumble (install)")
+    ap.add_argument("--kdir")
+    ap.add_argument("--run")
     a = ap.parse_args()
+    if a.install:
+        try:
+            install(a.install, a.machine)
+        except BleFail as e:
+            sys.exit(str(e))
+        return
+    if not (a.root and a.kdir and a.run):
+        ap.error("--root, --kdir and --run are needed for the check")
     os.makedirs(a.run, exist_ok=True)
     logs = os.path.join(a.run, "logs.img")
     with open(logs, "wb") as f:

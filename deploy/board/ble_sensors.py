@@ -16,7 +16,9 @@ DROP (disconnects, silent for 8 s) and comes back; speed and cadence sends garba
 value its flags do not match, and an ATT PDU no client knows) and floods 300 notifications at
 15 s; power indicates (each confirmed). Prints one JSON line per event for the check (deploy/board/ble_check.py).
 
-    ble_sensors.py TRANSPORT [--drop S] [--for S]      (deploy/board/ble_check.py runs it)
+    ble_sensors.py TRANSPORT [--drop S] [--for S] [--steady]      (deploy/board/ble_check.py runs it)
+
+--steady: the usual rates only, for the cost bench (board.py --sensor-bench).
 """
 import argparse, asyncio, json, logging, os, struct, sys, time
 
@@ -60,6 +62,7 @@ async def main():
     ap.add_argument("sock")
     ap.add_argument("--drop", type=float, default=8)
     ap.add_argument("--for", dest="duration", type=float, default=40)
+    ap.add_argument("--steady", action="store_true", help="the usual rates only: no drop-out, garbage or flood (the cost bench)")
     a = ap.parse_args()
     link = LocalLink()
     N, I = Characteristic.Properties.NOTIFY, Characteristic.Properties.INDICATE
@@ -107,7 +110,7 @@ async def main():
                 if "hr" not in subscribed:
                     continue
                 el = time.monotonic() - subscribed["hr"]
-                if not dropped and el >= a.drop:
+                if not dropped and not a.steady and el >= a.drop:
                     dropped = True
                     for c in list(hr.connections.values()):
                         await c.disconnect()
@@ -136,14 +139,14 @@ async def main():
                 ct = (ct + 512) & 0xFFFF
                 await csc.notify_subscribers(csc_c, struct.pack("<BIHHH", 0x03, wheel, wt, crank, ct))
                 sent["csc"] += 1
-                if not flooded and time.monotonic() - subscribed["csc"] >= 15:
+                if not flooded and not a.steady and time.monotonic() - subscribed["csc"] >= 15:
                     flooded = True
                     say(event="flood", sensor="csc")
                     for i in range(300):
                         await csc.notify_subscribers(csc_c, struct.pack("<BIHHH", 0x03, wheel, wt, crank, ct))
                         sent["csc"] += 1
                     say(event="flooded", sensor="csc")
-                if not garbage and time.monotonic() - subscribed["csc"] >= 12:
+                if not garbage and not a.steady and time.monotonic() - subscribed["csc"] >= 12:
                     garbage = True
                     await csc.notify_subscribers(csc_c, b"\x03\x01")  # flags say 11 bytes follow
                     for c in list(csc.connections.values()):

@@ -14,6 +14,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "Tests/crash"))
 sys.dont_write_bytecode = True
+import ble_check  # noqa: E402
 import bmp280  # noqa: E402
 import cairnlog  # noqa: E402
 from guest import Guest, GuestError  # noqa: E402
@@ -821,6 +822,7 @@ def scenario_led(a, epochs, unit_sha, results):
     try:
         g.start()
         wait_connected(g, 0, "led: cairn at boot")
+        sensors_launch(g)
         # board-led's own (qemu's PS/2 keyboard has a caps lock LED too).
         _, out = g.run("for l in /sys/class/leds/*::capslock; do [ \"$(cat $l/device/name)\" = board-led ] && basename $l; done", check=False)
         check(out.strip() != "", "led: no uinput caps lock LED in /sys/class/leds (board-led, input-leds): %s" % out)
@@ -931,6 +933,282 @@ def scenario_led(a, epochs, unit_sha, results):
               "led: dark once cairn stopped; EV_LED events since the stop: %s, the last before: %s" % (ev, before[-3:]))
         results["led_seconds"] = round(time.monotonic() - t_start)
         say("led: passed (%d s): dark once stopped" % results["led_seconds"])
+        sensors_ride(g, a, epochs, unit_sha, results)
+    finally:
+        g.kill()
+
+
+# ---- the Bluetooth LE sensors (issue 40), in the devices' boot -------------------------------
+SENSORS = ble_check.SENSORS  # name -> address: Bumble's virtual sensors (ble_sensors.py)
+
+
+def sensors_launch(g):
+    """Bumble's virtual sensors started as the devices' boot begins: Python under TCG takes
+    about 30 s to advertise, which the LED's checks cover. The sensors' timelines start at
+    cairn's subscription, so they wait."""
+    ble_check.launch_sensors(g, "--for 900 --drop 3")
+
+
+def said_after(g, mark, pattern):
+    """cairn's journal lines after `mark` matching `pattern`."""
+    rx = re.compile(pattern)
+    with g.lock:
+        return [t for _, t in g.log_lines[mark:] if rx.search(t)]
+
+
+def wait_said(g, mark, patterns, timeout, what):
+    """Waits until each of `patterns` matches a journal line after `mark`."""
+    end = time.monotonic() + timeout
+    while True:
+        missing = [p for p in patterns if not said_after(g, mark, p)]
+        if not missing:
+            return
+        if time.monotonic() > end:
+            with g.lock:
+                tail = [t for _, t in g.log_lines[mark:] if "sensor" in t][-12:]
+            raise Fail("%s: nothing matched %s within %d s; cairn said:\n%s" % (what, missing, timeout, "\n".join(tail)))
+        time.sleep(0.5)
+
+
+def bumble_events(g):
+    _, out = g.run("journalctl -u board-bumble --no-pager -o cat", check=False)
+    return [json.loads(ln) for ln in out.splitlines() if ln.startswith("{")]
+
+
+def wait_bumble(g, event, timeout, what):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        ev = bumble_events(g)
+        if any(e.get("event") == event for e in ev):
+            return ev
+        time.sleep(1)
+    raise Fail("%s: Bumble's sensors never said %s: %s" % (what, event, bumble_events(g)[-6:]))
+
+
+def read_fit(path):
+    """The FIT's records' and session's heart rate, cadence and power, read by fitdecode."""
+    import fitdecode
+    recs, session = [], {}
+    with fitdecode.FitReader(path) as fit:
+        for frame in fit:
+            if not isinstance(frame, fitdecode.FitDataMessage):
+                continue
+            vals = {f.name: f.value for f in frame.fields}
+            if frame.name == "record":
+                recs.append(vals)
+            elif frame.name == "session":
+                session = vals
+    return recs, session
+
+
+def sensors_ride(g, a, epochs, unit_sha, results):
+    """The service as shipped (its sandbox) records a ride replayed through gpsd at 1 epoch a
+    second with Bumble's three sensors over the guest kernel's Bluetooth (hci_vhci, bluetoothd):
+    the heart-rate sensor drops out and comes back, the speed and cadence sensor's counters roll
+    over, it sends garbage and a flood; then the adapter is powered off and on (btmgmt) and
+    bluetoothd restarted mid-ride: the sensors come back without a restart of cairn, no fix or
+    trip lost. The trip's FIT, read back by fitdecode, holds heart rate, cadence and power in
+    its records and the session's averages and maxima; the bad notifications are said."""
+    t0 = time.monotonic()
+    run = os.path.join(a.run, "sensors")
+    os.makedirs(run, exist_ok=True)
+    ble_check.wait_adapter(g)
+    adapter_s = time.monotonic() - t0
+    files0 = int(g.run("ls /var/lib/cairn/*.cairn | wc -l")[1].strip())
+    hr, csc, pw = SENSORS["hr"], SENSORS["csc"], SENSORS["power"]
+    # As a rider sets them up (Hardware/bluetooth.md): one line each, before [deliver]. Delivery
+    # off: this trip stays on the card.
+    lines = "\\n".join(("sensor = %s random" % hr, "sensor = %s random" % csc, "sensor = %s" % pw))
+    mark = g.log_mark()
+    g.run("systemctl disable -q --now cairn-deliver.timer cairn-deliver.path"
+          " && sed -i 's|^\\[deliver\\]$|%s\\n[deliver]|' /etc/cairn.conf && systemctl restart cairn" % lines, timeout=60)
+    wait_connected(g, mark, "sensors: cairn restarted with three sensor lines", 60)
+    check_unit(g, unit_sha, "sensors: with three sensors")
+    ride = Ride(g, epochs, 1)
+    ride.i = first = 20  # riding from the first fix
+    ride.start()
+    try:
+        wait_said(g, mark, ["sensor %s connected: " % x for x in (hr, csc, pw)], 90, "sensors: the three connected")
+        t_conn = time.monotonic()
+        # The sensors' timelines: the heart-rate sensor silent from 3 s to 11 s; speed and
+        # cadence's garbage at 12 s, its flood of 300 at 15 s.
+        wait_said(g, mark, ["sensor %s lost: " % hr], 40, "sensors: the heart-rate sensor dropping out")
+        back = g.log_mark()
+        wait_said(g, back, ["sensor %s connected: " % hr], 60, "sensors: the heart-rate sensor back")
+        wait_bumble(g, "flooded", 40, "sensors: the flood")
+        timeline_s = time.monotonic() - t_conn
+        # The adapter reset: powered off for 2 s, then on.
+        reset = g.log_mark()
+        g.run("timeout 20 btmgmt --index 0 power off && sleep 2 && timeout 20 btmgmt --index 0 power on", timeout=60)
+        wait_said(g, reset, ["sensor %s %s: " % (x, w) for x in (hr, csc, pw) for w in ("lost", "connected")], 90,
+                  "sensors: back after the adapter's power off and on")
+        reset_s = time.monotonic() - t_conn - timeline_s
+        # bluetoothd restarted: it powers the adapter off as it stops and on as it starts.
+        restart = g.log_mark()
+        t_restart = time.monotonic()
+        pid0 = g.run("systemctl show bluetooth -p MainPID --value")[1].strip()
+        g.run("systemctl restart bluetooth", timeout=60)
+        pid1 = g.run("systemctl show bluetooth -p MainPID --value")[1].strip()
+        check(pid1 not in ("", "0", pid0), "sensors: bluetoothd was not restarted (MainPID %s, then %s)" % (pid0, pid1))
+        # It powers the adapter off as it stops (the sensors lost) and on as it starts: those
+        # lost must come back. (None lost in 10 s: the links outlived it; the FIT shows they kept sending.)
+        end = time.monotonic() + 10
+        while time.monotonic() < end and not said_after(g, restart, "sensor .* lost: "):
+            time.sleep(0.5)
+        time.sleep(2)
+        lost = [x for x in (hr, csc, pw) if said_after(g, restart, "sensor %s lost: " % x)]
+        wait_said(g, restart, ["sensor %s connected: " % x for x in lost], 90, "sensors: back after bluetoothd's restart")
+        restart_lost = len(lost)
+        restart_s = time.monotonic() - t_restart
+        back_epoch = ride.i  # from here on every record has all three (checked in the FIT)
+        # The garbage and the flood counted and said (at the first problem, then a minute on).
+        wait_said(g, mark, [r"sensor %s 0x2A5B: of \d+ notifications .*no decoder takes" % csc,
+                            r"sensor %s 0x2A5B: of \d+ notifications .*over 8 a second left out" % csc], 75,
+                  "sensors: the garbage and the flood said")
+        wait_epoch(g, ride, back_epoch + 20, "sensors: riding on after bluetoothd's restart", 0.5)
+    finally:
+        ride.pause()
+    fed = ride.i - first
+    stop = g.log_mark()
+    g.run("systemctl stop cairn", timeout=60)
+    g.wait_log(r"cairn: trip closed", stop, 30, "sensors: the trip closed at the stop")
+    n = int(g.run("ls /var/lib/cairn/*.cairn | wc -l")[1].strip())
+    check(n == files0 + 1, "sensors: the ride should be one new trip file; %d before, %d after" % (files0, n))
+    check(not said_after(g, mark, "gpsd connection lost"), "sensors: cairn lost gpsd during the ride")
+    _, out = g.run("cairn list /var/lib/cairn | tail -1 | cut -d' ' -f1")
+    trip = int(out.strip())
+    _, out = g.run("cairn info %d --dir /var/lib/cairn --json" % trip)
+    info = json.loads(out)
+    accounted = info["points"] + sum(info.get("dropped", {}).values())
+    check(accounted >= fed - 2, "sensors: %d epochs fed, the trip holds %d points and %d dropped by rule" % (fed, info["points"], accounted - info["points"]))
+    # The FIT, converted in the guest and read on the host.
+    _, out = g.run("rm -rf /tmp/sensors-fit && cairn convert %s --to fit -o /tmp/sensors-fit >/tmp/sensors-fit.out 2>&1"
+                   " && ls /tmp/sensors-fit/*.fit | wc -l && base64 -w0 $(ls /tmp/sensors-fit/*.fit | head -1)"
+                   % " ".join(info["files"]), timeout=120)
+    nfit, b64 = out.strip().splitlines()[-2:]
+    check(nfit.strip() == "1", "sensors: cairn convert wrote %s FIT files for trip %d, not one" % (nfit, trip))
+    fit = os.path.join(run, "ride.fit")
+    with open(fit, "wb") as f:
+        f.write(base64.b64decode(b64))
+    recs, session = read_fit(fit)
+    with_hr = [r for r in recs if r.get("heart_rate") is not None]
+    with_cad = [r for r in recs if r.get("cadence") is not None]
+    with_pw = [r for r in recs if r.get("power") is not None]
+    for name, got in (("heart_rate", with_hr), ("cadence", with_cad), ("power", with_pw)):
+        check(len(got) >= len(recs) // 2, "sensors: only %d of %d FIT records have %s" % (len(got), len(recs), name))
+    check(all(r["power"] == 250 for r in with_pw), "sensors: FIT power should be the 250 W sent: %s" % sorted({r["power"] for r in with_pw}))
+    near = [r for r in with_cad if 115 <= r["cadence"] <= 125]
+    check(len(near) >= 0.8 * len(with_cad) and all(r["cadence"] <= 125 for r in with_cad),
+          "sensors: FIT cadence should be the 120 rpm sent: %s" % sorted(r["cadence"] for r in with_cad))
+    check(all(60 <= r["heart_rate"] <= 200 for r in with_hr), "sensors: FIT heart rate outside what was sent: %s" % sorted({r["heart_rate"] for r in with_hr}))
+    hrs, cads, pws = [r["heart_rate"] for r in with_hr], [r["cadence"] for r in with_cad], [r["power"] for r in with_pw]
+    # After the adapter's reset and bluetoothd's restart, every sensor sends again: the records
+    # from 3 s after the last reconnection (or the restart, when no link was lost) to the end.
+    t_back = epochs[back_epoch].t_ms / 1000 + GPSD_WEEK_SHIFT_S + 3
+    late = [r for r in recs if r.get("timestamp") is not None and r["timestamp"].timestamp() >= t_back]
+    late_missing = {k: len([r for r in late if r.get(k) is None]) for k in ("heart_rate", "cadence", "power")}
+    check(len(late) >= 6 and all(v <= len(late) // 10 for v in late_missing.values()),
+          "sensors: after bluetoothd's restart %d FIT records, missing values: %s" % (len(late), late_missing))
+    check(session.get("max_heart_rate") == max(hrs) and session.get("max_cadence") == max(cads) and session.get("max_power") == max(pws),
+          "sensors: the session's maxima %s differ from the records' %s" % ([session.get(k) for k in ("max_heart_rate", "max_cadence", "max_power")], [max(hrs), max(cads), max(pws)]))
+    # The average cadence is over the cranks turning (as Garmin's): zeros left out.
+    for k, v in (("avg_heart_rate", hrs), ("avg_cadence", [c for c in cads if c > 0] or [0]), ("avg_power", pws)):
+        check(session.get(k) is not None and abs(session[k] - sum(v) / len(v)) <= 1,
+              "sensors: the session's %s %s is not the records' average %.1f" % (k, session.get(k), sum(v) / len(v)))
+    # What `info` says of the same trip: the session's figures.
+    check(info.get("heart_rate_max") == max(hrs) and info.get("power_max_w") == max(pws),
+          "sensors: cairn info's figures differ from the FIT's: %s" % {k: info.get(k) for k in ("heart_rate_avg", "heart_rate_max", "cadence_avg", "cadence_max", "power_avg_w", "power_max_w")})
+    _, journal = g.run("journalctl -u cairn -u board-bumble -u bluetooth --no-pager -o short-monotonic | grep -iE 'sensor|bluetooth|\\{' | tail -400", check=False)
+    open(os.path.join(run, "journal.txt"), "w").write(journal)
+    bad = said_after(g, mark, r"sensor %s 0x2A5B: of " % csc)
+    odd = said_after(g, mark, "sensor %s sent " % csc)
+    results["sensors"] = {
+        "adapter_wait_s": round(adapter_s, 1), "timeline_s": round(timeline_s, 1), "adapter_reset_back_s": round(reset_s, 1),
+        "bluetoothd_restart_back_s": round(restart_s, 1), "bluetoothd_restart_lost": restart_lost,
+        "records_after_restart": len(late), "missing_after_restart": late_missing, "epochs_fed": fed,
+        "points": info["points"], "fit_records": len(recs), "fit_with": {"heart_rate": len(hrs), "cadence": len(cads), "power": len(pws)},
+        "session": {k: session.get(k) for k in ("avg_heart_rate", "max_heart_rate", "avg_cadence", "max_cadence", "avg_power", "max_power")},
+        "said": [ln.split(": ", 1)[-1] for ln in bad + odd[:1]]}
+    results["sensors_seconds"] = round(time.monotonic() - t0)
+    say("sensors: cairn as shipped recorded trip %d (%d epochs at 1 a second) with three Bluetooth sensors: heart rate lost and back, "
+        "back %.0f s after the adapter's power off and on, %.0f s after bluetoothd's restart (%d of 3 lost; then %d records, "
+        "%d values missing); FIT %d records, "
+        "heart rate in %d, cadence in %d, power in %d; session avg/max heart rate %s/%s, cadence %s/%s, power %s/%s; said: %s (%d s)"
+        % (trip, fed, reset_s, restart_s, restart_lost, len(late), sum(late_missing.values()), len(recs), len(hrs), len(cads), len(pws), session.get("avg_heart_rate"),
+           session.get("max_heart_rate"), session.get("avg_cadence"), session.get("max_cadence"), session.get("avg_power"),
+           session.get("max_power"), " | ".join(results["sensors"]["said"]), results["sensors_seconds"]))
+
+
+def wakeups(g, pid):
+    """Context switches of all of a process's threads (voluntary: it slept and was woken)."""
+    _, out = g.run("cat /proc/%s/task/*/status | awk '/^voluntary_ctxt_switches/ {v += $2} /^nonvoluntary_ctxt_switches/ {n += $2} END {print v, n}'" % pid)
+    v, n = out.split()
+    return int(v), int(n)
+
+
+def scenario_sensor_bench(a, epochs, unit_sha, results, seconds=180):
+    """What three sensors cost cairn (issue 40 item 5): CPU time, wake-ups (voluntary context
+    switches) and peak RSS of a freshly started cairn over `seconds` of the ride at real time
+    (1 epoch a second), first without sensors, then with Bumble's three at their usual rates
+    (heart rate 1 Hz, speed and cadence 2 Hz, power 4 Hz indications: --steady), gpxlogger
+    beside it over both as the yardstick. Bumble runs in the same guest: its CPU is not cairn's,
+    but it shares the emulated cores."""
+    t_start = time.monotonic()
+    run = os.path.join(a.run, "sensor-bench")
+    os.makedirs(run, exist_ok=True)
+    logs = os.path.join(run, "logs.img")
+    make_log_disk("ext4", logs)
+    root = os.path.join(run, "root.qcow2")
+    overlay(os.path.join(a.run, "root-ext4.img"), root)
+    g = Guest(a.arch, a.kdir, run, root, logs, "sensor-bench", smp=a.smp)
+    try:
+        g.start()
+        wait_connected(g, 0, "sensor-bench: cairn at boot")
+        ble_check.launch_sensors(g, "--steady --for 3000")
+        ble_check.wait_adapter(g)
+        g.run("systemd-run --unit=board-gpxlogger --property=User=nobody gpxlogger -f /tmp/ride.gpx", timeout=60)
+        ride = Ride(g, epochs, 1)
+        ride.i = 20
+        rows = {}
+        for phase in ("without", "with"):
+            mark = g.log_mark()
+            if phase == "with":
+                g.run("printf 'sensor = %s random\\nsensor = %s random\\nsensor = %s\\n' >>/etc/cairn.conf"
+                      % (SENSORS["hr"], SENSORS["csc"], SENSORS["power"]))
+            g.run("systemctl restart cairn", timeout=60)
+            wait_connected(g, mark, "sensor-bench: cairn restarted (%s sensors)" % phase, 60)
+            ride.start()
+            if phase == "with":
+                wait_said(g, mark, ["sensor %s connected: " % x for x in SENSORS.values()], 120, "sensor-bench: the three connected")
+            time.sleep(5)
+            check_unit(g, unit_sha, "sensor-bench: %s sensors" % phase)
+            pids = {n: g.run("systemctl show %s -p MainPID --value" % u)[1].strip() for n, u in (("cairn", "cairn"), ("gpxlogger", "board-gpxlogger"))}
+            before = {n: (proc_usage(g, p), wakeups(g, p)) for n, p in pids.items()}
+            t0 = time.monotonic()
+            time.sleep(seconds)
+            after = {n: (proc_usage(g, p), wakeups(g, p)) for n, p in pids.items()}
+            wall = time.monotonic() - t0
+            row = {"wall_s": round(wall, 1)}
+            for n in pids:
+                cpu = after[n][0][0] - before[n][0][0]
+                vol = after[n][1][0] - before[n][1][0]
+                row[n] = {"cpu_s": round(cpu, 2), "cpu_s_per_hour": round(cpu / wall * 3600, 1), "wakeups_per_min": round(vol / wall * 60, 1),
+                          "peak_rss_kb": after[n][0][1]}
+            rows[phase] = row
+            ride.pause()
+            say("sensor-bench: %s sensors, %.0f s at 1 epoch a second: cairn %.2f CPU s (%.1f s an hour), %.1f wake-ups a minute, peak RSS %d kB; "
+                "gpxlogger %.2f CPU s" % (phase, wall, row["cairn"]["cpu_s"], row["cairn"]["cpu_s_per_hour"], row["cairn"]["wakeups_per_min"],
+                                        row["cairn"]["peak_rss_kb"], row["gpxlogger"]["cpu_s"]))
+        _, out = g.run("journalctl -u cairn --no-pager -o cat | grep -c 'sensor .* lost' || true", check=False)
+        rows["sensor_outages"] = int(out.strip() or 0)
+        _, out = g.run("journalctl -u board-bumble --no-pager -o cat | tail -3", check=False)
+        w, wo = rows["with"]["cairn"], rows["without"]["cairn"]
+        rows["cpu_increase"] = round(w["cpu_s"] / max(wo["cpu_s"], 0.01) - 1, 3)
+        rows["cpu_increase_vs_gpxlogger"] = round(w["cpu_s"] / max(rows["with"]["gpxlogger"]["cpu_s"], 0.01) - wo["cpu_s"] / max(rows["without"]["gpxlogger"]["cpu_s"], 0.01), 3)
+        results["sensor_bench"] = rows
+        results["sensor_bench_seconds"] = round(time.monotonic() - t_start)
+        say("sensor-bench: cairn's CPU with three sensors %+.0f %% against without; wake-ups a minute %.1f -> %.1f; peak RSS %d -> %d kB (%d s)"
+            % (100 * rows["cpu_increase"], wo["wakeups_per_min"], w["wakeups_per_min"], wo["peak_rss_kb"], w["peak_rss_kb"], results["sensor_bench_seconds"]))
     finally:
         g.kill()
 
@@ -1201,6 +1479,7 @@ def main():
     ap.add_argument("--bench", action="store_true", help="CPU and peak RSS of cairn and gpxlogger over the ride")
     ap.add_argument("--deliver-bench", action="store_true", help="the first delivery of 60 trips, timed beside rclone copy")
     ap.add_argument("--led", action="store_true", help="the status LED: a uinput keyboard's caps lock, as the unit ships")
+    ap.add_argument("--sensor-bench", action="store_true", help="CPU, wake-ups and RSS of cairn without and with three Bluetooth sensors (amd64)")
     ap.add_argument("--cuts-ext4", type=int, default=0)
     ap.add_argument("--cuts-vfat", type=int, default=0)
     ap.add_argument("--rate", type=float, default=20, help="epochs a second (the recording is 1 Hz)")
@@ -1225,6 +1504,8 @@ def main():
             scenario_led(a, epochs, unit_sha, results)
         if a.deliver_bench:
             scenario_deliver_bench(a, results)
+        if a.sensor_bench:
+            scenario_sensor_bench(a, epochs, unit_sha, results)
         for fs, n in (("ext4", a.cuts_ext4), ("vfat", a.cuts_vfat)):
             if n:
                 scenario_cuts(a, fs, n, epochs, unit_sha, checker, results, rng)

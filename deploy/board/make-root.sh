@@ -18,6 +18,9 @@ die() { echo "make-root[$arch]: ERROR: $*" >&2; exit 1; }
 # gpsd-clients pulls GTK into debootstrap's resolver and fails; gpsd-tools has gpspipe/gpxlogger.
 # rclone: cairn deliver's transport, and the loopback WebDAV server standing for the NAS (board.py --led).
 packages=(systemd-sysv udev kmod dbus gpsd gpsd-tools i2c-tools procps util-linux e2fsprogs dosfstools rclone)
+# bluez (bluetoothd, btmgmt) and python3 for Google's Bumble (/opt/bumble, below): the virtual
+# Bluetooth sensors (board.py: --led on amd64, --sensor-bench; ble_check.py).
+packages+=(bluez python3)
 case "$arch" in
     amd64) kpkg=linux-image-amd64 qarch=x86_64 ;;
     arm64) kpkg=linux-image-arm64 qarch=aarch64 ;;
@@ -29,7 +32,7 @@ mkdir -p "$(dirname "$out")"
 exec 9>"$out.lock"
 flock 9
 # The key: the package list, the archive, and every step below the next line (what makes the root).
-key=$( { echo "$arch ${packages[*]} $kpkg $mirror"; sed '1,/^# ---- the steps ----$/d' "$0"; cat "$here/guest/initrd-init"; } | sha256sum | cut -c1-16)
+key=$( { echo "$arch ${packages[*]} $kpkg $mirror"; grep '^BUMBLE_VERSION' "$here/ble_check.py"; sed '1,/^# ---- the steps ----$/d' "$0"; cat "$here/guest/initrd-init"; } | sha256sum | cut -c1-16)
 # ---- the steps ----
 if [ -f "$out/key" ] && [ "$(cat "$out/key")" = "$key" ] && [ -d "$out/root" ] && [ -f "$out/initrd.img" ]; then
     say "cached: $out (key $key)"
@@ -84,10 +87,15 @@ if [ "$arch" = arm64 ]; then
         mv "$rootdir$f" "$kb/"
     done
     for f in "$kb"/linux-headers-*.deb "$kb"/linux-kbuild-*.deb; do dpkg-deb -x "$f" "$kb/sys"; done
-    dpkg-deb --fsys-tarfile "$kb"/linux-source-*.deb | tar -xO --wildcards '*/linux-source-*.tar.xz' \
-        | tar -xJO --wildcards '*/drivers/i2c/i2c-stub.c' >"$kb/mod/i2c-stub.c"
+    # ... and hci_vhci (the virtual Bluetooth controller the sensors' rig needs), which it
+    # does not ship either.
+    dpkg-deb --fsys-tarfile "$kb"/linux-source-*.deb | tar -xO --wildcards '*/linux-source-*.tar.xz' >"$kb/src.tar.xz"
+    tar -xJO --wildcards '*/drivers/i2c/i2c-stub.c' <"$kb/src.tar.xz" >"$kb/mod/i2c-stub.c"
+    tar -xJO --wildcards '*/drivers/bluetooth/hci_vhci.c' <"$kb/src.tar.xz" >"$kb/mod/hci_vhci.c"
+    rm -f "$kb/src.tar.xz"
     [ -s "$kb/mod/i2c-stub.c" ] || die "no drivers/i2c/i2c-stub.c in linux-source-$kmaj"
-    echo 'obj-m := i2c-stub.o' >"$kb/mod/Kbuild"
+    [ -s "$kb/mod/hci_vhci.c" ] || die "no drivers/bluetooth/hci_vhci.c in linux-source-$kmaj"
+    echo 'obj-m := i2c-stub.o hci_vhci.o' >"$kb/mod/Kbuild"
     # The headers name each other and the kbuild helpers by absolute paths: point them into $kb/sys.
     hdr=$kb/sys/usr/src/linux-headers-$kver
     sed -i "s|/usr/src/|$kb/sys/usr/src/|g" "$hdr/Makefile"
@@ -95,9 +103,9 @@ if [ "$arch" = arm64 ]; then
         t=$(readlink "$l"); case "$t" in /*) ln -sfn "$kb/sys$t" "$l" ;; esac
     done
     QEMU_LD_PREFIX=$rootdir make -s -C "$hdr" M="$kb/mod" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules \
-        >"$kb/build.log" 2>&1 || { tail -20 "$kb/build.log" >&2; die "building i2c-stub for $kver failed (log: $kb/build.log)"; }
+        >"$kb/build.log" 2>&1 || { tail -20 "$kb/build.log" >&2; die "building i2c-stub and hci_vhci for $kver failed (log: $kb/build.log)"; }
     mkdir -p "$rootdir/lib/modules/$kver/extra"
-    cp "$kb/mod/i2c-stub.ko" "$rootdir/lib/modules/$kver/extra/"
+    cp "$kb/mod/i2c-stub.ko" "$kb/mod/hci_vhci.ko" "$rootdir/lib/modules/$kver/extra/"
     rm -rf "$kb"
 fi
 chroot "$rootdir" depmod "$kver"
@@ -118,6 +126,8 @@ if [ "$arch" != amd64 ]; then
     dpkg-deb -x "$rootdir$bbdeb" "$work/bb"
     rm -f "$rootdir$bbdeb"
 fi
+# Bumble (the virtual sensors' host stack) from PyPI wheels, cached by its version.
+python3 "$here/ble_check.py" --install "$rootdir" --machine "$qarch" || die "could not install Bumble into the root"
 rm -rf "$rootdir"/var/cache/apt/archives/*.deb "$rootdir"/var/lib/apt/lists/*_Packages
 
 # 3. A small initrd: busybox and only the modules to reach and mount the root.

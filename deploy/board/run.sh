@@ -2,15 +2,16 @@
 # The board in a box: cairn from our .deb on a booted Debian 12 guest under qemu (TCG, no KVM),
 # with gpsd on a serial port fed a real recording, a BMP280 on i2c-stub and real power cuts.
 #
-#   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--bench] [--led] [--deliver-bench] [--cuts-ext4 N]
-#                                 [--cuts-vfat N] [--rate HZ] [--seed S] [--keep] [--out DIR]
+#   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--bench] [--led] [--deliver-bench] [--sensor-bench]
+#                                 [--cuts-ext4 N] [--cuts-vfat N] [--rate HZ] [--seed S] [--keep] [--out DIR]
 #
 # With no scenario option: --ride --cuts-ext4 2 --cuts-vfat 2 (what CI runs on amd64; on arm64
 # CI runs --ride). --bench: CPU time and peak RSS of cairn and gpxlogger over the ride. --led: the
 # status LED as the unit ships it (a uinput keyboard's caps lock through input-leds), and a ride
 # home delivered to a loopback WebDAV NAS, the door to the receipt measured. --deliver-bench:
 # the first delivery of 60 trips to a local remote, timed beside one `rclone copy` of the same
-# files (Tests/bench/deliver-results.md). The guest root
+# files (Tests/bench/deliver-results.md). --sensor-bench: cairn's CPU, wake-ups and peak RSS without
+# and with three virtual Bluetooth sensors (Tests/bench/sensors-cost-results.md). The guest root
 # is cached outside the checkout in $CAIRN_CACHE/board/ARCH (default /var/cache/cairn; debootstrap,
 # keyed by its package list and make-root.sh);
 # each run works in .build/board/run-ARCH (or --out DIR) and writes its figures to results.json there.
@@ -31,12 +32,13 @@ while [ $# -gt 0 ]; do
         --bench) scen+=(--bench) ;;
         --led) scen+=(--led) ;;
         --deliver-bench) scen+=(--deliver-bench) ;;
+        --sensor-bench) scen+=(--sensor-bench) ;;
         --cuts-ext4|--cuts-vfat) scen+=("$1" "${2:?}"); shift ;;
         --rate) rate=${2:?}; shift ;;
         --seed) seed=${2:?}; shift ;;
         --keep) keep=--keep ;;
         --out) run=${2:?}; shift ;;
-        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "board: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
     shift
