@@ -194,13 +194,18 @@ tar -C "$repo" --exclude=./.build --exclude=./.git -cf - . | tar -C "$root/src/c
 swift_flags=(-c release --product cairn --static-swift-stdlib -Xswiftc -static-executable
              -Xswiftc -use-ld=lld -Xlinker --icf=safe -Xlinker --gc-sections
              -Xlinker --symbol-ordering-file=/src/cairn/deploy/link-order.txt -Xlinker --no-warn-symbol-ordering)
+# The build directories are kept between runs, keyed by Package.swift: its compiler flags change
+# what the objects hold (-function-sections), and Swift skips writing an object whose code did
+# not change, flags or not, so a flag change in a kept directory left objects built without it.
+flags_key=$(sha256sum "$repo/Package.swift" | cut -c1-12)
 run_build() {  # name, then extra flags
     local name=$1; shift
     local log=$repo/.build/build-$name.log
     say "swift build for $name"
+    find "$root/build" -mindepth 1 -maxdepth 1 -name "$name*" ! -name "$name-$flags_key" -exec rm -rf {} +
     # SwiftPM does not see the order file as an input: always link anew.
-    rm -f "$root/build/$name/release/cairn"
-    if ! in_root sh -c 'cd /src/cairn && exec swift build "$@"' swift --scratch-path "/build/$name" \
+    rm -f "$root/build/$name-$flags_key/release/cairn"
+    if ! in_root sh -c 'cd /src/cairn && exec swift build "$@"' swift --scratch-path "/build/$name-$flags_key" \
             "${swift_flags[@]}" "$@" >"$log" 2>&1; then
         grep -E "error:" "$log" | head -20 >&2 || tail -20 "$log" >&2
         die "swift build for $name failed (see $log)"
@@ -243,7 +248,7 @@ check_binary() {  # name, path, expected `file` machine, strip tool, enforce|war
 aarch64_flags=(--triple aarch64-unknown-linux-gnu
                -Xswiftc -resource-dir -Xswiftc /opt/swift-arm64/lib/swift_static)
 run_build aarch64 "${aarch64_flags[@]}"
-bin=$root/build/aarch64/aarch64-unknown-linux-gnu/release/cairn
+bin=$root/build/aarch64-$flags_key/aarch64-unknown-linux-gnu/release/cairn
 [ -x "$bin" ] || die "the aarch64 build left no binary at $bin"
 check_binary aarch64 "$bin" "ARM aarch64" aarch64-linux-gnu-strip
 mkdir -p "$repo/.build/aarch64"
@@ -254,7 +259,7 @@ say "qemu-aarch64-static .build/aarch64/cairn --version: $version_out"
 
 if [ "$build_x86" = yes ]; then
     run_build x86_64
-    bin=$root/build/x86_64/release/cairn
+    bin=$root/build/x86_64-$flags_key/release/cairn
     [ -x "$bin" ] || die "the x86_64 build left no binary at $bin"
     check_binary x86_64 "$bin" "x86-64" strip warn
     mkdir -p "$repo/.build/x86_64-6.0"
@@ -268,10 +273,10 @@ if [ "$build_deb" = yes ]; then
     install -m 0755 "$(command -v qemu-aarch64-static)" "$root/usr/local/bin/qemu-aarch64-static"
     rm -rf "$root/out" && mkdir -p "$root/out" "$repo/.build/deb"
     in_root env CAIRN_DEB_OUT=/out bash /src/cairn/deploy/debian/build-deb.sh arm64 \
-        /build/aarch64/aarch64-unknown-linux-gnu/release/cairn || die "the arm64 package failed"
+        /build/aarch64-$flags_key/aarch64-unknown-linux-gnu/release/cairn || die "the arm64 package failed"
     if [ "$build_x86" = yes ]; then
         in_root env CAIRN_DEB_OUT=/out bash /src/cairn/deploy/debian/build-deb.sh amd64 \
-            /build/x86_64/release/cairn || die "the amd64 package failed"
+            /build/x86_64-$flags_key/release/cairn || die "the amd64 package failed"
     fi
     rm -f "$repo/.build/deb/"cairn_*.deb
     cp "$root"/out/cairn_*.deb "$repo/.build/deb/"

@@ -13,6 +13,12 @@ scratch=${SCRATCH:-.build}
 # so that the recorder's code shares pages instead of touching the whole text (peak RSS,
 # Tests/bench/memory-results.md).
 # A failed build fails here: an older binary left in the scratch path must not pass for this one.
+# Swift skips writing an object whose code did not change, flags or not: after Package.swift
+# changes (its flags: -function-sections), the release objects are built anew, not kept.
+package_key=$(sha256sum Package.swift | cut -c1-16)
+if [ "$(cat "$scratch/release-package.key" 2>/dev/null)" != "$package_key" ] && [ -d "$scratch/release" ]; then
+  rm -rf "$(readlink -f "$scratch/release")"
+fi
 # SwiftPM does not see the order file as an input: a newer one must relink.
 if [ deploy/link-order.txt -nt "$scratch/release/cairn" ]; then rm -f "$scratch/release/cairn"; fi
 set +e
@@ -23,6 +29,7 @@ swift build --scratch-path "$scratch" -c release --product cairn --static-swift-
 build_status=${PIPESTATUS[0]}
 set -e
 [ "$build_status" = 0 ] || { echo "build-static: swift build failed (exit $build_status)" >&2; exit 1; }
+echo "$package_key" >"$scratch/release-package.key"
 bin=$scratch/release/cairn
 [ -x "$bin" ] || { echo "build-static: $bin was not built" >&2; exit 1; }
 if ! file "$bin" | grep -q "statically linked"; then
