@@ -41,6 +41,10 @@ public final class BluetoothSensors {
     /// The sockets of sensors connected or connecting.
     public var descriptors: [Int32] { fds.filter { $0 >= 0 } }
 
+    /// The sockets still connecting: writable when the kernel's connect ends, for a wait that
+    /// watches them (`cairn sensors`); the record loop looks at them on its own wake-ups.
+    public var connectingDescriptors: [Int32] { links.indices.filter { links[$0].isConnecting && fds[$0] >= 0 }.map { fds[$0] } }
+
     /// Takes what arrived, without blocking; connects what is due.
     public func poll(monoMs: Int64) -> [SensorEvent] {
         var events: [SensorEvent] = []
