@@ -42,7 +42,7 @@ struct SensorsCommand: Command {
         if sensors.isEmpty {
             return try scan(untilMs: endMs == .max ? SystemClock.monotonicMs() + 10_000 : endMs)
         }
-        let transport = BluetoothSensors(sensors: sensors)
+        let transport = BluetoothSensors(sensors: sensors, retryLateMs: 0)
         defer { transport.close() }
         let startMs = SystemClock.monotonicMs()
         let pfds = UnsafeMutablePointer<pollfd>.allocate(capacity: sensors.count + 1)

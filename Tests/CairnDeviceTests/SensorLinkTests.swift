@@ -19,6 +19,7 @@ final class SensorLinkTests: XCTestCase {
         XCTAssertEqual(first.first, .close)
         XCTAssertEqual(said(first), ["sensor C0:FF:EE:00:00:01 not connected: Host is down; trying again until it answers"])
         XCTAssertEqual(l.msUntilDue(monoMs: 100), 1000)
+        XCTAssertEqual(l.msUntilDue(monoMs: 100, retryLateMs: 5000), 6000, "the retry rides on the loop's wake-ups")
         XCTAssertEqual(l.due(monoMs: 1099), [])
         XCTAssertEqual(l.due(monoMs: 1100), [.connect(addressType: 1)])
         XCTAssertEqual(said(l.failed("Host is down", monoMs: 1200)), [], "said once per outage")

@@ -149,10 +149,12 @@ public struct SensorLink: Sendable {
         return out.flatMap { handle($0, arrivalMs: arrivalMs, monoMs: monoMs) }
     }
 
-    /// Milliseconds until `due` has something to do.
-    public func msUntilDue(monoMs: Int64) -> Int64 {
+    /// Milliseconds until `due` has something to do. `retryLateMs`: how late a retry after a
+    /// back-off may be, for a caller that wakes at least that often anyway (the record loop):
+    /// the retry then rides on one of those wake-ups instead of costing its own.
+    public func msUntilDue(monoMs: Int64, retryLateMs: Int64 = 0) -> Int64 {
         switch state {
-        case .waiting(let d): return max(0, d - monoMs)
+        case .waiting(let d): return max(0, d + (attempts > 0 ? retryLateMs : 0) - monoMs)
         // The kernel's connect ends by itself; its outcome is looked at on the loop's own
         // wake-ups, which cost nothing more (a 1 s check here tripled them for an absent sensor).
         case .connecting(let since): return max(0, since + Self.connectTimeoutMs - monoMs)
