@@ -235,7 +235,7 @@ enum InfoCommand: Command {
                 // A trip asked for by id is shown even without points; a directory's empty ones are not.
                 if UInt64(target) != nil && !pathExists(target) || hasPoints(s) {
                     out.append(try published(t, s, zones: zones))
-                    sensors.append(try SensorTrack.figures(t))
+                    sensors.append(try SensorTrack.figures(t, window: zones.isEmpty ? nil : zones.window(for: t)))
                 }
             } catch {
                 printErr("cairn: \(error)")
@@ -290,6 +290,7 @@ enum InfoCommand: Command {
             lines.append("  heart rate: " + pair(f.avgHeartRate, f.maxHeartRate, "bpm"))
             lines.append("  cadence:    " + pair(f.avgCadence, f.maxCadence, "rpm"))
             lines.append("  power:      " + pair(f.avgPowerW, f.maxPowerW, "W"))
+            for note in f.notes { lines.append("  sensors:    " + terminalSafe(note)) }
         }
         if published { lines.append("  figures:    \(publishedFigures): what every export of it writes") }
         let drops = s.drops.nonzero
