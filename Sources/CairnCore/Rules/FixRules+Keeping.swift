@@ -148,8 +148,9 @@ extension FixRules {
         // (Nor is a corner told from the scatter before the stretch has shown it.)
         if b.speed == nil && scatter.unknown { return .infinity }
         let u = min(positionOnlyUncertainty(b), limits.maxAccuracyM)
-        // (Continuous: nothing changes until the shown noise passes the claimed figure.)
-        let shown = (b.speed ?? .infinity) >= PositionScatter.slowMps ? 0 : 2 * window.slowNoise68()
+        // (Continuous: nothing changes until the shown noise passes the claimed figure. The
+        // noise is scaled to this fix's claim where it was shown under larger ones.)
+        let shown = (b.speed ?? .infinity) >= PositionScatter.slowMps ? 0 : 2 * window.slowNoise68(claiming: uncertainty(b))
         return max(2, u, min(shown, 2 * limits.maxAccuracyM))
     }
 

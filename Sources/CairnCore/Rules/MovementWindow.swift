@@ -94,6 +94,8 @@ struct MovementWindow {
     /// at a fix every 2 s or more often, every speed in it slow: what `slowNoise68` says.
     private var slowDisagreement2: Double?
     private var slowWindowsLearnt = 0
+    /// What the receiver claimed over those windows (mean square of both ends' 68 % figures).
+    private var slowClaim2: Double?
 
     /// The positions' own 68 % noise as this receiver has shown it, once learnt over ten windows:
     /// how far a window's displacement and the doppler's path disagree (the noise at both ends,
@@ -115,6 +117,18 @@ struct MovementWindow {
     func slowNoise68() -> Double {
         guard slowWindowsLearnt >= 10, let m2 = slowDisagreement2 else { return 0 }
         return 0.76 * m2.squareRoot()
+    }
+
+    /// `slowNoise68` for a fix claiming `u`: scaled down once that claim is less than half what
+    /// the receiver claimed over the windows the noise was learnt on (by twice their ratio, so
+    /// continuously). A receiver's noise follows its claims when they change that much; gpsd's
+    /// haicom-305N walk (26 m claimed for a minute, then 4-5 m) lost its corners to a tolerance
+    /// of twice the noise learnt over that first minute: 24.7 m kept of a 45 m walk. (Scaled by
+    /// the plain ratio, a claim wavering with HDOP 1-2 cost the generated walkers 0.5-1.7 %.)
+    func slowNoise68(claiming u: Double) -> Double {
+        let shown = slowNoise68()
+        guard shown > 0, let c2 = slowClaim2, 4 * u * u < c2 else { return shown }
+        return shown * 2 * u / c2.squareRoot()
     }
 
     /// Adds `f` (when `samples(f)`) with its uncertainty `u`.
@@ -149,6 +163,7 @@ struct MovementWindow {
         scalarWindowsLearnt = 0
         slowDisagreement2 = nil
         slowWindowsLearnt = 0
+        slowClaim2 = nil
     }
 
     /// `f` is far enough after the last sample (900 ms) to be sampled.
@@ -371,7 +386,7 @@ struct MovementWindow {
         scalarWindowsLearnt += 1
         let slow = intervalMs <= 2000 && p < PositionScatter.slowMps * Double(f.timeMs - from.timeMs) / 1000 && steadilySlow(from: i, f)
         guard course.trusted, p - pd <= 5 else {
-            if slow { learnSlow(s2) }
+            if slow { learnSlow(s2, claim2: (from.u * from.u + u * u) / 2) }
             return
         }
         let ee = de - pe, en = dn - pn
@@ -382,7 +397,7 @@ struct MovementWindow {
         let e2 = min(ee * ee + en * en, cap)
         vectorDisagreement2 = vectorDisagreement2.map { $0 + (e2 - $0) / 20 } ?? e2
         vectorWindowsLearnt += 1
-        if slow { learnSlow(ee * ee + en * en) }
+        if slow { learnSlow(ee * ee + en * en, claim2: (from.u * from.u + u * u) / 2) }
     }
 
     /// Every speed over the window from sample `i` to `f` is a slow mover's (under
@@ -394,10 +409,11 @@ struct MovementWindow {
         return true
     }
 
-    /// One slow window's disagreement (m²), capped as the others are.
-    private mutating func learnSlow(_ e2: Double) {
+    /// One slow window's disagreement (m²), capped as the others are, and its claim (m²).
+    private mutating func learnSlow(_ e2: Double, claim2: Double) {
         let x = min(e2, slowDisagreement2.map { max(9 * $0, 225) } ?? 900)
         slowDisagreement2 = slowDisagreement2.map { $0 + (x - $0) / 20 } ?? x
+        slowClaim2 = slowClaim2.map { $0 + (claim2 - $0) / 20 } ?? claim2
         slowWindowsLearnt += 1
     }
 }
