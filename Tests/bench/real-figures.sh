@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Replays the real and ground-truth recordings (Tests/Fixtures/real, Tests/Fixtures/truth; the
-# same files as shared/fixtures) through a private gpsd into `cairn record`, as the end-to-end
-# tests do, and prints one line per recording and activity: trips, distance, segments, top speed,
-# ascent (from `cairn list --json`). Used for the before/after tables of the fix rules.
+# same files as shared/fixtures, and gpsd's haicom-305N walk that RecordEndToEndTests holds)
+# through a private gpsd into `cairn record`, as the end-to-end tests do, and prints one line
+# per recording and activity: trips, distance, segments, top speed, ascent (`cairn list --json`).
+# Used for the before/after tables of the fix rules.
 # Usage: Tests/bench/real-figures.sh [CAIRN_BINARY]   (default: .build/debug/cairn)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,3 +41,4 @@ run Tests/Fixtures/truth/gsdc-mtv-0514-pixel4.nmea drive
 run Tests/Fixtures/truth/gsdc-mtv-0514-pixel4.nmea ride
 run Tests/Fixtures/truth/forest-s11-galaxytaba.nmea ride
 run Tests/Fixtures/truth/forest-s11-galaxytaba.nmea walk
+run Tests/Fixtures/gpsd/haicom-305N.log ride
