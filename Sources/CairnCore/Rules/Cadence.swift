@@ -48,6 +48,10 @@ struct Cadence {
         }
     }
 
+    /// The speeds have proved gpsd's own from positions (and are taken away): this receiver has
+    /// no doppler, whatever its first fixes seemed to say.
+    var speedsDerived: Bool { derivedSpeedScore >= 4 }
+
     /// The receiver's time moved (rule 12): its intervals start afresh.
     mutating func restart() {
         lastOffered = nil

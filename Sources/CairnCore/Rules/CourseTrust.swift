@@ -38,7 +38,8 @@ struct CourseTrust {
         guard recent.count >= 3 else { return false }
         // (A time line that stepped back starts the chain afresh.)
         if spanStartMs > f.timeMs { spanStartMs = .min }
-        var i = 0
+        // (The newest 48 samples, as the window kept before it kept minutes for the long window.)
+        var i = max(0, recent.count - 48)
         while i < recent.count - 3 && recent[i].timeMs < spanStartMs { i += 1 }
         if f.timeMs - recent[i].timeMs > 60_000 {
             // The span never got far enough: the chain is broken; start afresh from here.

@@ -2,7 +2,10 @@
 /// kept point is skipped. The minimum is the activity's (`ActivityProfile.minDistanceM`: 5 m
 /// for a ride) or, when larger, `RuleLimits.distanceFilterUncertainties` (6.5) times the fix's
 /// own uncertainty (the position-only scatter where larger, rule 7), at most
-/// `RuleLimits.maxDistanceFilterM` (100 m): position jitter adds length to every short step,
+/// `RuleLimits.maxDistanceFilterM` (100 m; for a fix with a speed, up to three times that by the
+/// noise the receiver has shown against its doppler once that is clearly more than it claims,
+/// `FixRules.dopplerShownUncertainty`: issue 39's walker under a wander of 35 m), and not before a
+/// stretch without speed has shown its scatter (`PositionScatter.mature`): position jitter adds length to every short step,
 /// and spacing points by more than their jitter keeps that error small. How far the rider went
 /// is measured by the doppler speed (the average of both ends' over the time between them, fix
 /// to fix); without speeds by the chord from the last kept point (summing noisy steps adds their
@@ -15,7 +18,8 @@
 /// doppler course does not zigzag with position noise). Where the courses are not so known,
 /// the skipped fixes that stand off the straight line from the last kept point to the next by
 /// more than the tolerance (the fix's uncertainty as rule 7 takes it, at least 2 m, at most
-/// `RuleLimits.maxAccuracyM`, 50 m) are kept instead (Douglas-Peucker over the skipped fixes).
+/// `RuleLimits.maxAccuracyM`, 50 m; or twice the noise shown against the doppler, at most 100 m)
+/// are kept instead (Douglas-Peucker over the skipped fixes).
 /// Forced points (the first fix of a stop, a segment's start) skip the filter, unless within 1 m
 /// of the last kept point. The last skipped fix before a stop, a gap or the end is kept so the
 /// track reaches the place (unless within 1 m of the last kept point).
@@ -47,6 +51,18 @@ struct DistanceFilter {
     mutating func skip(_ b: Fix, emit: (RuleOutput) -> Void) {
         if let oldest = skipped.first, skipped.isFull { emit(.drop(.tooClose, oldest)) }
         skipped.append(b)
+    }
+
+    /// Drops the skipped fixes without a speed (a stretch too scattered to place, rule 7).
+    mutating func dropSkippedWithoutSpeed(emit: (RuleOutput) -> Void) {
+        var any = false
+        for i in 0..<skipped.count where skipped[i].speed == nil { any = true }
+        guard any else { return }
+        let all = skipped
+        skipped.removeAll()
+        for i in 0..<all.count {
+            if all[i].speed == nil { emit(.drop(.rough, all[i])) } else { skipped.append(all[i]) }
+        }
     }
 
     /// Keeps the skipped fixes that stand off the line from the last kept point to `b` by more

@@ -14,7 +14,7 @@ extension FixRules {
                 // the second afresh.
                 let cForced = hold.secondHeldForced
                 hold.secondHeld = nil
-                if !hold.heldForced && !cForced && SpikeHold.isExcursion(a, b, c, f, unknownM: limits.unknownAccuracyM) {
+                if !hold.heldForced && !cForced && SpikeHold.isExcursion(a, b, c, f, unknownM: limits.unknownAccuracyM, noiseM: shownNoise68) {
                     emit(.drop(.spike, b))
                     emit(.drop(.spike, c))
                     hold.held = f
@@ -26,7 +26,7 @@ extension FixRules {
                 hold.heldForced = cForced
                 return push(f, forced: forced, emit: emit)
             }
-            if !hold.heldForced && SpikeHold.isSpike(a, b, f, unknownM: limits.unknownAccuracyM) {
+            if !hold.heldForced && SpikeHold.isSpike(a, b, f, unknownM: limits.unknownAccuracyM, noiseM: shownNoise68) {
                 emit(.drop(.spike, b))
             } else if !hold.heldForced && !forced && tooFast(a, b, fallback: SpikeHold.averageSpeed(a, f))
                 && !tooFast(b, f, fallback: SpikeHold.averageSpeed(a, f))
@@ -105,7 +105,8 @@ extension FixRules {
         if let last = distance.lastKept,
             forced
                 ? Geodesy.distance(last, b) < 1
-                : distance.travelled < minDistance(b) && !(courseTurn(last, b).map { $0 >= limits.cornerDegrees } ?? false)
+                : distance.travelled < minDistance(b)
+                    && !(courseTurn(last, b).map { $0 >= limits.cornerDegrees && distance.travelled >= cornerSpacing(b) } ?? false)
         {
             distance.skip(b, emit: emit)
             return
@@ -129,11 +130,38 @@ extension FixRules {
             && (b.speed ?? 0) >= limits.courseSpeedMps
     }
 
+    /// How far a turn of the measured course must be from the last point to be a corner: twice
+    /// the noise shown against the doppler beyond the claim (0 for an honest receiver). A crawl
+    /// through a hairpin under a wander of 30 m kept a point every 20° (10 m apart), each adding
+    /// its noise to the length (issue 39).
+    /// Slow movers only (under 3 m/s, as `PositionScatter.slowMps`): faster, a course is a
+    /// course.
+    @inline(__always) private func cornerSpacing(_ b: Fix) -> Double {
+        (b.speed ?? 0) < PositionScatter.slowMps ? 2 * (dopplerShownUncertainty(b) - uncertainty(b)) : 0
+    }
+
     /// How far a skipped fix must stand off the chord to be a corner (`DistanceFilter`).
-    @inline(__always) private func cornerTolerance(_ b: Fix) -> Double { max(2, min(positionOnlyUncertainty(b), limits.maxAccuracyM)) }
+    /// Against the doppler, the noise shown counts twice: a skipped fix stands off the chord by
+    /// its noise in one axis, and the farthest of a few dozen by twice that.
+    /// (The claimed figure counts up to `RuleLimits.maxAccuracyM`, the shown noise up to twice that.)
+    @inline(__always) private func cornerTolerance(_ b: Fix) -> Double {
+        // (Nor is a corner told from the scatter before the stretch has shown it.)
+        if b.speed == nil && scatter.unknown { return .infinity }
+        let u = min(positionOnlyUncertainty(b), limits.maxAccuracyM)
+        // (Continuous: nothing changes until the shown noise passes the claimed figure. The
+        // noise is scaled to this fix's claim where it was shown under larger ones.)
+        let shown = (b.speed ?? .infinity) >= PositionScatter.slowMps ? 0 : 2 * window.slowNoise68(claiming: uncertainty(b))
+        return max(2, u, min(shown, 2 * limits.maxAccuracyM))
+    }
 
     /// The distance filter's threshold for `b` (`DistanceFilter`).
+    /// Where the doppler has shown the positions noisier than 100 m can hide (issue 39: a walker
+    /// under a wander of 35 m), the points are spaced by the shown noise, up to three times that.
     @inline(__always) private func minDistance(_ b: Fix) -> Double {
-        max(profile.minDistanceM, min(positionOnlyUncertainty(b) * limits.distanceFilterUncertainties, limits.maxDistanceFilterM))
+        // A fix without speed early in its stretch waits until the longer lags show its scatter.
+        if b.speed == nil && scatter.unknown { return .infinity }
+        let k = limits.distanceFilterUncertainties
+        let shown = b.speed == nil ? 0 : min(dopplerShownUncertainty(b) * k, 3 * limits.maxDistanceFilterM)
+        return max(profile.minDistanceM, min(positionOnlyUncertainty(b) * k, limits.maxDistanceFilterM), shown)
     }
 }

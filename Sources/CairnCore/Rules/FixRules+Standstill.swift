@@ -20,7 +20,11 @@ extension FixRules {
             leaveStop(f, emit: emit)
             return false
         }
-        guard (f.speed.map { $0 < profile.standingSpeedMps } ?? false) || (start.started && standsByDisplacementInRow(f)) else {
+        // (Without a speed, not before the stretch has shown its scatter: `PositionScatter.mature`.)
+        guard
+            (f.speed.map { $0 < profile.standingSpeedMps } ?? false)
+                || (start.started && standsByDisplacementInRow(f) && (f.speed != nil || !scatter.unsettled))
+        else {
             return false
         }
         stop.begin(f)
@@ -124,7 +128,7 @@ extension FixRules {
     /// once without.
     private mutating func standsByDisplacementInRow(_ f: Fix) -> Bool {
         let stands = window.stands(
-            f, u: uncertainty(f), windowMs: windowMs, intervalMs: cadence.intervalMs, scatter68: scatter.radius68,
+            f, u: uncertainty(f), windowMs: windowMs, intervalMs: cadence.intervalMs, scatter68: scatter.judgingRadius68,
             courseTrusted: course.trusted)
         return stop.standsInRow(stands, withSpeed: f.speed != nil)
     }

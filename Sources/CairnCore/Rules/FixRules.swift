@@ -55,6 +55,10 @@ public struct FixRules: FixFilter {
     var timeLine = TimeLine()
     var cadence = Cadence()
     var scatter = PositionScatter()
+    /// The open trip has had a fix with a speed (a doppler's: not once `Cadence.speedsDerived`):
+    /// only there are stretches without speed judged over minutes (`PositionScatter.slowLags`,
+    /// `MovementWindow.minutesWithoutSpeed`).
+    var tripSawSpeed = false
     var convergence = Convergence()
     var window = MovementWindow()
     var course = CourseTrust()
@@ -158,7 +162,10 @@ public struct FixRules: FixFilter {
         cadence.learn(&f)
         if scale.factor != 1, let v = f.speed { f.speed = v * scale.factor }
         // Rules 2 and 7.
-        if isRough(f) { return emit(.drop(.rough, f)) }
+        if isRough(f) {
+            if scatter.slowLags { dropScatteredHeld(emit: emit) }
+            return emit(.drop(.rough, f))
+        }
         // Rule 3: the position and the height are judged apart. A height that is not trusted is
         // never exported (`Accuracy.heightIsTrusted`), but its position is still a position.
         // Rule 9.
@@ -204,11 +211,33 @@ public struct FixRules: FixFilter {
         // A receiver saying "worse than 10 km" (u-blox: 4,295 km without a fix) is rough, not unknown.
         if let e = f.eph, e.isFinite, e > Accuracy.absurdM { return true }
         if f.speed == nil {
+            // (A GGA-only receiver's first speeds pass for measured before `Cadence` has seen
+            // them equal the chords: no doppler after all. Judged in-trip, its ride on unseen
+            // seeds was +2.62 % with 152 m while standing; main +2.38 % and 131 m.)
+            if cadence.speedsDerived { tripSawSpeed = false }
+            scatter.slowLags = tripSawSpeed
+            window.minutesWithoutSpeed = tripSawSpeed
             scatter.learn(f)
-            return scatter.radius68 * limits.distanceFilterUncertainties > limits.maxDistanceFilterM
+            return scatter.judgingRadius68 * limits.distanceFilterUncertainties > limits.maxDistanceFilterM
         }
         scatter.endStretch()
+        if start.started { tripSawSpeed = true }
         return false
+    }
+
+    /// The stretch turned out too scattered to place (rule 7): the fixes without speed it let
+    /// through before its scatter was known, still held or skipped, go too (issue 39: a wander of
+    /// 35 m shows only over the longer lags, and its first fixes were kept 30-80 m off).
+    private mutating func dropScatteredHeld(emit: (RuleOutput) -> Void) {
+        distance.dropSkippedWithoutSpeed(emit: emit)
+        if let c = hold.secondHeld, c.speed == nil, !hold.secondHeldForced {
+            emit(.drop(.rough, c))
+            hold.secondHeld = nil
+        }
+        if let b = hold.held, b.speed == nil, !hold.heldForced, hold.secondHeld == nil {
+            emit(.drop(.rough, b))
+            hold.held = nil
+        }
     }
 
     /// Rule 9, **gaps keep the line; pauses and resets break it.** A silence of over
@@ -263,7 +292,9 @@ public struct FixRules: FixFilter {
         start.waitingSinceMs = since
         // A trip opens only where the positions have moved as the doppler says, over some
         // seconds (rule 6): a receiver standing under trees may report 1-4 m/s.
-        if !start.isGoodFirstFix(f, limits: limits) || !movedByDisplacement(f) {
+        // Without a speed, not before the stretch has shown its scatter (`PositionScatter.mature`):
+        // a wander of tens of metres over half a minute moves as a walker does.
+        if !start.isGoodFirstFix(f, limits: limits) || (f.speed == nil && scatter.unsettled) || !movedByDisplacement(f) {
             start.wait(f, emit: emit)
             return false
         }
@@ -313,6 +344,7 @@ public struct FixRules: FixFilter {
     public mutating func tripClosed() {
         // (Waiting fixes are dropped by the caller's flush; a closed trip forgets them.)
         start.reset()
+        tripSawSpeed = false
         hold.reset()
         distance.reset()
         convergence.reset()
@@ -331,7 +363,7 @@ public struct FixRules: FixFilter {
     // MARK: - Shared tests
 
     @inline(__always) func withinJump(_ a: Fix, _ b: Fix) -> Bool {
-        SpikeHold.withinJump(a, b, maxSpeedMps: profile.maxSpeedMps, unknownM: limits.unknownAccuracyM)
+        SpikeHold.withinJump(a, b, maxSpeedMps: profile.maxSpeedMps, unknownM: limits.unknownAccuracyM, noiseM: shownNoise68)
     }
 
     /// A start (no reference) is confirmed by a successor within the jump limit and displaced
@@ -345,19 +377,55 @@ public struct FixRules: FixFilter {
     }
 
     @inline(__always) func tooFast(_ p: Fix, _ q: Fix, fallback: Double) -> Bool {
-        SpikeHold.tooFast(p, q, fallback: fallback, unknownM: limits.unknownAccuracyM)
+        SpikeHold.tooFast(p, q, fallback: fallback, unknownM: limits.unknownAccuracyM, noiseM: shownNoise68)
     }
 
     /// Rule 6's movement test over the window (`MovementWindow.moved`).
     @inline(__always) func movedByDisplacement(_ f: Fix) -> Bool {
         window.moved(
-            f, u: uncertainty(f), windowMs: windowMs, intervalMs: cadence.intervalMs, scatter68: scatter.radius68,
+            f, u: uncertainty(f), windowMs: windowMs, intervalMs: cadence.intervalMs, scatter68: scatter.judgingRadius68,
             courseTrusted: course.trusted)
     }
 
-    /// A fix's uncertainty, or for one without a speed the scatter its stretch shows when larger
-    /// (rule 7).
+    /// The noise the receiver's positions have shown, whatever it claims (68 %): against the
+    /// doppler over windows at a slow pace (`MovementWindow.slowNoise68`), or without one the scatter of
+    /// the position-only stretch (rule 7, `PositionScatter`). Rules 4, 5 and 8 take a fix's
+    /// uncertainty as at least this; rule 6's stand keeps to the claims (a lying doppler raises
+    /// what is learnt).
+    /// Slow movers only (the newest fix under 3 m/s or without speed, as
+    /// `PositionScatter.slowMps`): a faster ride keeps the limits it was tuned to.
+    @inline(__always) var shownNoise68: Double {
+        if let v = lastUsable?.speed, v >= PositionScatter.slowMps { return 0 }
+        // (Before a trip, the claims: a receiver standing under a lying doppler raises what is
+        // learnt, and a start must not be easier for it.)
+        // (A stretch without speed outside a trip that has had one: the claims, as before issue 39.)
+        let own = scatter.slowLags ? scatter.radius68 : 0
+        if !start.started { return own }
+        return max(window.slowNoise68(), own)
+    }
+
+    /// A fix's uncertainty, or the noise its receiver has shown when larger (rule 7's scatter
+    /// for a fix without a speed).
     @inline(__always) func positionOnlyUncertainty(_ f: Fix) -> Double {
-        f.speed == nil ? max(uncertainty(f), scatter.radius68) : uncertainty(f)
+        guard f.speed == nil else { return dopplerShownUncertainty(f) }
+        if scatter.slowLags { return max(uncertainty(f), scatter.radius68) }
+        // Outside a trip that has had a speed, the longer lags' scatter (a wander) counts once
+        // it is clearly more than the claim and the one-second scatter: from 1.5 ×, fully from
+        // 2 × (a receiver whose own figures match its wander keeps its spacing, and a slow
+        // mover's bends, which the longer lags see too, do not widen it).
+        let base = max(uncertainty(f), scatter.judgingRadius68), long = scatter.radius68
+        return long >= 2 * base ? long : max(base, base + 2 * (long - 1.5 * base))
+    }
+
+    /// A fix's claimed uncertainty `u`, or the noise its receiver has shown against the doppler
+    /// once that is clearly more: from 1.5 × the claim it takes over, fully from twice it (an
+    /// honest receiver's shown noise wavers about its claim; spacing its points by the wavering
+    /// costs smoothing from the points their corners).
+    @inline(__always) func dopplerShownUncertainty(_ f: Fix) -> Double {
+        let u = uncertainty(f)
+        // (Slow movers only: faster, the limits the rides were tuned to.)
+        if let v = f.speed, v >= PositionScatter.slowMps { return u }
+        let shown = window.slowNoise68()
+        return shown >= 2 * u ? shown : max(u, u + 2 * (shown - 1.5 * u))
     }
 }

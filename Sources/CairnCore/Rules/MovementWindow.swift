@@ -34,6 +34,15 @@
 /// the floor is three times the positions' own scatter (rule 7, `PositionScatter`), at least
 /// 10 m. A closed trip forgets the window and the noise learnt, as a re-filter of the next trip
 /// does.
+///
+/// **Over minutes where the noise is large** (issue 39): a walker at 1.4 m/s in a wander of 35 m
+/// moves 28 m in a window, within the noise. Where the window's test fails on the noise, the
+/// window whose doppler path reaches three times it (at most `longWindowMs`, 4 minutes; the ring
+/// keeps 256 samples) decides (`movedOverLongWindow`), and a stand of a receiver noisier than it
+/// claims is vetoed when that window shows its positions following the doppler. Without a doppler,
+/// the displacement over four windows (`longDisplacement`) beyond twice the noise, with this window
+/// a steady share of it (15 %: not the way into a stop), moves, and keeps a slow walker from
+/// standing.
 struct MovementWindow {
     /// One sampled fix: place, uncertainty, doppler velocity, and the path up to it.
     struct Sample {
@@ -66,8 +75,14 @@ struct MovementWindow {
         return (p, p, (a.ve + b.ve) / 2 * dt, (a.vn + b.vn) / 2 * dt)
     }
 
-    /// About one fix a second of the recent past.
-    private(set) var recent = RingBuffer<Sample>(capacity: 48)
+    /// About one fix a second of the recent past: over four minutes, for the long window.
+    private(set) var recent = RingBuffer<Sample>(capacity: 256)
+    /// Without a doppler, judge over four windows too (`longDisplacement`): only inside a trip
+    /// that has had a fix with a speed (set by `FixRules`); a lone walker without one is judged
+    /// over the one window, as before issue 39.
+    var minutesWithoutSpeed = false
+    /// The long window reaches back at most this far.
+    static let longWindowMs: Int64 = 240_000
     /// How far, over a window, the positions' displacement and the doppler's path vector
     /// disagree on this receiver (a running mean square, m²), and over how many windows.
     private var vectorDisagreement2: Double?
@@ -75,6 +90,46 @@ struct MovementWindow {
     /// The same for the displacement's length against the path's.
     private(set) var scalarDisagreement2: Double?
     private(set) var scalarWindowsLearnt = 0
+    /// The same over windows at a slow mover's pace (doppler path under `PositionScatter.slowMps`)
+    /// at a fix every 2 s or more often, every speed in it slow: what `slowNoise68` says.
+    private var slowDisagreement2: Double?
+    private var slowWindowsLearnt = 0
+    /// What the receiver claimed over those windows (mean square of both ends' 68 % figures).
+    private var slowClaim2: Double?
+
+    /// The positions' own 68 % noise as this receiver has shown it, once learnt over ten windows:
+    /// how far a window's displacement and the doppler's path disagree (the noise at both ends,
+    /// 1.5 × √(mean square) / √2 ≈ 0.76 ×); 0 until then. Honest figures are at least this
+    /// already; a receiver that claims a few metres under a wander of tens says otherwise here.
+    func learntNoise68(courseTrusted: Bool) -> Double {
+        let (m2, n) = courseTrusted ? (vectorDisagreement2, vectorWindowsLearnt) : (scalarDisagreement2, scalarWindowsLearnt)
+        guard n >= 10, let m2 else { return 0 }
+        return 0.76 * m2.squareRoot()
+    }
+
+    /// The positions' 68 % noise as shown at a slow mover's pace (issue 39), learnt as
+    /// `learntNoise68` is but only over windows whose every speed is under
+    /// `PositionScatter.slowMps`, at a fix every 2 s or more often: a car's windows at speed and
+    /// braking carry its doppler's latency (a Pixel 4 phone claiming 1.3 m showed 3-6 m over
+    /// them), and between fixes 12 s apart a walk's bends
+    /// part the doppler's path from the chord (a Pixel 6 walk showed 4 m); neither is the wander
+    /// the slow movers' limits answer. 0 until ten such windows.
+    func slowNoise68() -> Double {
+        guard slowWindowsLearnt >= 10, let m2 = slowDisagreement2 else { return 0 }
+        return 0.76 * m2.squareRoot()
+    }
+
+    /// `slowNoise68` for a fix claiming `u`: scaled down once that claim is less than half what
+    /// the receiver claimed over the windows the noise was learnt on (by twice their ratio, so
+    /// continuously). A receiver's noise follows its claims when they change that much; gpsd's
+    /// haicom-305N walk (26 m claimed for a minute, then 4-5 m) lost its corners to a tolerance
+    /// of twice the noise learnt over that first minute: 24.7 m kept of a 45 m walk. (Scaled by
+    /// the plain ratio, a claim wavering with HDOP 1-2 cost the generated walkers 0.5-1.7 %.)
+    func slowNoise68(claiming u: Double) -> Double {
+        let shown = slowNoise68()
+        guard shown > 0, let c2 = slowClaim2, 4 * u * u < c2 else { return shown }
+        return shown * 2 * u / c2.squareRoot()
+    }
 
     /// Adds `f` (when `samples(f)`) with its uncertainty `u`.
     mutating func sample(_ f: Fix, u: Double) {
@@ -106,6 +161,9 @@ struct MovementWindow {
         vectorWindowsLearnt = 0
         scalarDisagreement2 = nil
         scalarWindowsLearnt = 0
+        slowDisagreement2 = nil
+        slowWindowsLearnt = 0
+        slowClaim2 = nil
     }
 
     /// `f` is far enough after the last sample (900 ms) to be sampled.
@@ -161,6 +219,75 @@ struct MovementWindow {
         return max(10, 1.5 * (from.u + u()), learnt)
     }
 
+    /// The newest sample from which the doppler's path to the last sample is at least `target`
+    /// metres, within `longWindowMs` of `f`; nil when the samples do not reach back so far.
+    func start(reachingPath target: Double, before f: Fix) -> Int? {
+        guard recent.count >= 2 else { return nil }
+        let end = recent[recent.count - 1].path
+        guard end - recent[0].path >= target else { return nil }
+        var lo = 0, hi = recent.count - 1
+        // The largest index whose path to the end is still at least `target`.
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if end - recent[mid].path >= target { lo = mid } else { hi = mid - 1 }
+        }
+        return f.timeMs - recent[lo].timeMs <= Self.longWindowMs ? lo : nil
+    }
+
+    /// Without a doppler, the displacement over four windows (from the sample nearest to that
+    /// far back, at least three windows back): a walker 1 m/s in a wander of 10 m moves 20 m in
+    /// one window, within the noise, and 80 m in four, beyond it. Nil when the samples do not
+    /// reach back three windows.
+    func longDisplacement(_ f: Fix, windowMs w: Int64) -> (long: Double, ms: Int64)? {
+        guard let first = recent.first, f.timeMs - first.timeMs >= 3 * w else { return nil }
+        var lo = 0, hi = recent.count - 1
+        // The newest sample at least four windows before `f` (or the oldest).
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if f.timeMs - recent[mid].timeMs >= 4 * w { lo = mid } else { hi = mid - 1 }
+        }
+        let from = recent[lo]
+        let de = (f.lon - from.lon) * from.k, dn = (f.lat - from.lat) * 111_195.0
+        return ((de * de + dn * dn).squareRoot(), f.timeMs - from.timeMs)
+    }
+
+    /// **Evidence over minutes where the noise is large** (issue 39): over the window whose
+    /// doppler path reaches three times the noise (`floor`; at most `longWindowMs`), the
+    /// positions moved most of that path (60 %, and twice the noise), the way a steady course
+    /// points where most of the path has one (its vector at least 60 % of its path, the
+    /// displacement within 45° of it and within the noise or half of it of its end). A walker
+    /// whose positions wander 35 m over half a minute moves 30 m in 20 s: only over a minute or
+    /// more does the way out of the noise show; a doppler that lies while the receiver stands
+    /// adds path that the positions never follow.
+    func movedOverLongWindow(_ f: Fix, floor: Double, courseTrusted: Bool) -> Bool {
+        // (Only on a noise learnt from the receiver itself, over more than two windows: before,
+        // a steady lie wandering 30 m matches its own path by chance.)
+        guard f.speed != nil, learntNoise68(courseTrusted: courseTrusted) > 0, let i = start(reachingPath: 3 * floor, before: f),
+            f.timeMs - recent[i].timeMs >= 40_000
+        else { return false }
+        let from = recent[i]
+        let de = (f.lon - from.lon) * from.k, dn = (f.lat - from.lat) * 111_195.0
+        let d = (de * de + dn * dn).squareRoot()
+        let (p, pd, pe, pn) = dopplerPath(from: i, to: f, withCourse: courseTrusted)
+        guard d >= 0.6 * p, d >= 2 * floor else { return false }
+        // Each half of the way too (a wander that meets a steady lie's path at its end by chance
+        // has not gone half of it by the middle).
+        var m = i + 1
+        while m < recent.count - 1 && 2 * (recent[m].timeMs - from.timeMs) < f.timeMs - from.timeMs { m += 1 }
+        let mid = recent[m]
+        let me = (mid.lon - from.lon) * from.k, mn = (mid.lat - from.lat) * 111_195.0
+        let p1 = mid.path - from.path
+        guard (me * me + mn * mn).squareRoot() >= 0.6 * p1, p1 >= 0.3 * p, p - p1 >= 0.3 * p else { return false }
+        if pd > 0.5 * p {
+            let pv = (pe * pe + pn * pn).squareRoot()
+            let ee = de - pe, en = dn - pn
+            guard pv >= 0.6 * pd, de * pe + dn * pn >= 0.707 * d * pv, (ee * ee + en * en).squareRoot() <= max(0.5 * pv, floor) else {
+                return false
+            }
+        }
+        return true
+    }
+
     /// The positions have moved over the window before `f` as the doppler says something moves.
     func moved(
         _ f: Fix, u: @autoclosure () -> Double, windowMs w: Int64, intervalMs: Int64, scatter68: Double, courseTrusted: Bool
@@ -171,7 +298,15 @@ struct MovementWindow {
         let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
         let d = (de * de + dn * dn).squareRoot()
         let floor = floor(from, f, u: u(), scatter68: scatter68, courseTrusted: courseTrusted)
-        guard d >= floor else { return false }
+        guard d >= floor else {
+            // (Without a doppler: four windows beyond twice the noise, and this one a steady share
+            // of them, not the way into a stop.)
+            if f.speed == nil {
+                guard minutesWithoutSpeed else { return false }
+                return longDisplacement(f, windowMs: w).map { $0.long >= 2 * floor && d >= 0.15 * $0.long } ?? false
+            }
+            return movedOverLongWindow(f, floor: floor, courseTrusted: courseTrusted)
+        }
         let (p, pd, pe, pn) = dopplerPath(from: i, to: f, withCourse: courseTrusted)
         // Over less than half the window, the displacement must be most of the doppler's path.
         if d < (2 * (f.timeMs - from.timeMs) >= w ? 0.5 : 0.7) * p { return false }
@@ -196,13 +331,28 @@ struct MovementWindow {
         let k = from.k
         let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
         let d = (de * de + dn * dn).squareRoot()
-        guard f.speed != nil else { return d < floor(from, f, u: u(), scatter68: scatter68, courseTrusted: courseTrusted) }
+        guard f.speed != nil else {
+            let floor = floor(from, f, u: u(), scatter68: scatter68, courseTrusted: courseTrusted)
+            guard d < floor else { return false }
+            // (A slow mover without doppler that kept going over four windows moves.)
+            if minutesWithoutSpeed, let l = longDisplacement(f, windowMs: w), l.long >= 2 * floor, d >= 0.15 * l.long { return false }
+            return true
+        }
         let floor = max(10, 1.5 * (from.u + u()))
         let (p, pd, pe, pn) = dopplerPath(from: i, to: f, withCourse: courseTrusted)
         // A course that points nowhere over 20 s (its vector under half its path) while the
         // positions stay put: a slow lie (0.5-1.5 m/s) that never adds up to the noise.
         if d < floor, pd >= 0.5 * p, p >= 10, (pe * pe + pn * pn).squareRoot() < 0.5 * pd { return true }
         guard p > d + floor else { return false }
+        // (Where the positions are noisier than claimed, minutes of them may still show the way
+        // the doppler says: then it moves.)
+        let learnt = learntNoise68(courseTrusted: courseTrusted)
+        if learnt > 0.5 * floor, f.speed.map({ $0 < 1.5 }) ?? false,
+            movedOverLongWindow(
+                f, floor: self.floor(from, f, u: u(), scatter68: scatter68, courseTrusted: courseTrusted), courseTrusted: courseTrusted)
+        {
+            return false
+        }
         if pd < 0.5 * p { return true }
         let ee = de - pe, en = dn - pn
         return (ee * ee + en * en).squareRoot() > floor
@@ -234,7 +384,11 @@ struct MovementWindow {
         let s2 = min((d - p) * (d - p), scalarDisagreement2.map { max(9 * $0, 225) } ?? 900)
         scalarDisagreement2 = scalarDisagreement2.map { $0 + (s2 - $0) / 20 } ?? s2
         scalarWindowsLearnt += 1
-        guard course.trusted, p - pd <= 5 else { return }
+        let slow = intervalMs <= 2000 && p < PositionScatter.slowMps * Double(f.timeMs - from.timeMs) / 1000 && steadilySlow(from: i, f)
+        guard course.trusted, p - pd <= 5 else {
+            if slow { learnSlow(s2, claim2: (from.u * from.u + u * u) / 2) }
+            return
+        }
         let ee = de - pe, en = dn - pn
         // A cold start's stale position or a spike at either end is no noise (other rules judge
         // those): each window counts for at most three times the noise so far (at least 15 m),
@@ -243,5 +397,23 @@ struct MovementWindow {
         let e2 = min(ee * ee + en * en, cap)
         vectorDisagreement2 = vectorDisagreement2.map { $0 + (e2 - $0) / 20 } ?? e2
         vectorWindowsLearnt += 1
+        if slow { learnSlow(ee * ee + en * en, claim2: (from.u * from.u + u * u) / 2) }
+    }
+
+    /// Every speed over the window from sample `i` to `f` is a slow mover's (under
+    /// `PositionScatter.slowMps`): a car braking to a light passes through slow windows with its
+    /// doppler's latency (a Pixel 4 showed 3 m against its 1.3 m claim there).
+    private func steadilySlow(from i: Int, _ f: Fix) -> Bool {
+        guard let v = f.speed, v < PositionScatter.slowMps else { return false }
+        for j in i..<recent.count where recent[j].v >= PositionScatter.slowMps { return false }
+        return true
+    }
+
+    /// One slow window's disagreement (m²), capped as the others are, and its claim (m²).
+    private mutating func learnSlow(_ e2: Double, claim2: Double) {
+        let x = min(e2, slowDisagreement2.map { max(9 * $0, 225) } ?? 900)
+        slowDisagreement2 = slowDisagreement2.map { $0 + (x - $0) / 20 } ?? x
+        slowClaim2 = slowClaim2.map { $0 + (claim2 - $0) / 20 } ?? claim2
+        slowWindowsLearnt += 1
     }
 }

@@ -44,17 +44,17 @@ struct SpikeHold {
     }
 
     /// `b` is within the jump limit of `a`.
-    @inline(__always) static func withinJump(_ a: Fix, _ b: Fix, maxSpeedMps: Double, unknownM: Double) -> Bool {
+    @inline(__always) static func withinJump(_ a: Fix, _ b: Fix, maxSpeedMps: Double, unknownM: Double, noiseM: Double = 0) -> Bool {
         let dt = Double(b.timeMs - a.timeMs) / 1000
-        return Geodesy.distance(a, b) <= maxSpeedMps * dt + uncertainty(a, unknownM) + uncertainty(b, unknownM)
+        return Geodesy.distance(a, b) <= maxSpeedMps * dt + uncertainty(a, unknownM, noiseM) + uncertainty(b, unknownM, noiseM)
     }
 
     /// The leg p → q is longer than the measured speed allows over its own time (50 % slack
     /// plus both ends' uncertainty and 2 m). Without a measured speed, `fallback` is used.
-    static func tooFast(_ p: Fix, _ q: Fix, fallback: Double, unknownM: Double) -> Bool {
+    static func tooFast(_ p: Fix, _ q: Fix, fallback: Double, unknownM: Double, noiseM: Double = 0) -> Bool {
         let dt = Double(q.timeMs - p.timeMs) / 1000
         let v = max(p.speed ?? -1, q.speed ?? -1)
-        return Geodesy.distance(p, q) > 1.5 * (v >= 0 ? v : fallback) * dt + uncertainty(p, unknownM) + uncertainty(q, unknownM) + 2
+        return Geodesy.distance(p, q) > 1.5 * (v >= 0 ? v : fallback) * dt + uncertainty(p, unknownM, noiseM) + uncertainty(q, unknownM, noiseM) + 2
     }
 
     static func averageSpeed(_ a: Fix, _ c: Fix) -> Double {
@@ -63,22 +63,27 @@ struct SpikeHold {
 
     /// B stands off the way A → C and a leg to or from it is too fast: out and back (a leg that
     /// spans a stop is long in time, the other one is not).
-    static func isSpike(_ a: Fix, _ b: Fix, _ c: Fix, unknownM: Double) -> Bool {
+    static func isSpike(_ a: Fix, _ b: Fix, _ c: Fix, unknownM: Double, noiseM: Double = 0) -> Bool {
         let ab = Geodesy.distance(a, b), bc = Geodesy.distance(b, c), ac = Geodesy.distance(a, c)
-        guard ab + bc - ac > max(10, 2 * uncertainty(b, unknownM)) else { return false }
+        guard ab + bc - ac > max(10, 2 * uncertainty(b, unknownM, noiseM)) else { return false }
         let v = averageSpeed(a, c)
-        return tooFast(a, b, fallback: v, unknownM: unknownM) || tooFast(b, c, fallback: v, unknownM: unknownM)
+        return tooFast(a, b, fallback: v, unknownM: unknownM, noiseM: noiseM) || tooFast(b, c, fallback: v, unknownM: unknownM, noiseM: noiseM)
     }
 
     /// B and C both stand off the way A → D, and the way out to B and the way back from C are
     /// too fast: a two-fix excursion.
-    static func isExcursion(_ a: Fix, _ b: Fix, _ c: Fix, _ d: Fix, unknownM: Double) -> Bool {
+    static func isExcursion(_ a: Fix, _ b: Fix, _ c: Fix, _ d: Fix, unknownM: Double, noiseM: Double = 0) -> Bool {
         let v = averageSpeed(a, d)
-        guard tooFast(a, b, fallback: v, unknownM: unknownM), tooFast(c, d, fallback: v, unknownM: unknownM) else { return false }
-        return DistanceFilter.offLine(b, a, d) > max(10, 2 * uncertainty(b, unknownM))
-            && DistanceFilter.offLine(c, a, d) > max(10, 2 * uncertainty(c, unknownM))
+        guard tooFast(a, b, fallback: v, unknownM: unknownM, noiseM: noiseM), tooFast(c, d, fallback: v, unknownM: unknownM, noiseM: noiseM) else {
+            return false
+        }
+        return DistanceFilter.offLine(b, a, d) > max(10, 2 * uncertainty(b, unknownM, noiseM))
+            && DistanceFilter.offLine(c, a, d) > max(10, 2 * uncertainty(c, unknownM, noiseM))
     }
 
-    /// The fix's 68 % horizontal uncertainty, or `unknownM` for a fix without one.
-    @inline(__always) static func uncertainty(_ f: Fix, _ unknownM: Double) -> Double { Accuracy.horizontal68(f) ?? unknownM }
+    /// The fix's 68 % horizontal uncertainty, or `unknownM` for a fix without one; at least the
+    /// noise the receiver has shown (`noiseM`: `FixRules.shownNoise68`).
+    @inline(__always) static func uncertainty(_ f: Fix, _ unknownM: Double, _ noiseM: Double = 0) -> Double {
+        max(Accuracy.horizontal68(f) ?? unknownM, noiseM)
+    }
 }
