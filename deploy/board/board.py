@@ -7,7 +7,7 @@ and asserts what it must show; cuts its power and inspects its disks without mou
 
 run.sh prepares DIR/root-ext4.img, DIR/root-vfat.img (the guest roots with our .deb) and calls
 this. Every check that fails says what it expected and what it saw, and the exit status is 1."""
-import argparse, base64, calendar, glob, hashlib, json, os, random, re, shutil, subprocess, sys, threading, time
+import argparse, base64, calendar, glob, hashlib, io, json, os, random, re, shutil, subprocess, sys, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -771,6 +771,8 @@ def rider_button(g, ride, led, unit_sha, results):
     results["button_marks"] = [ln.strip() for ln in marks]
     check(len(marks) == 2 and "a lap" in marks[0] and "the trip ends here" in marks[1],
           "button: `cairn info --why` should tell a lap and the end from the button: %s" % out[-800:])
+    button_lap_in_fit(g, files0 + 1, out_why=g.run("cairn info %d --dir /var/lib/cairn --why --json" % (files0 + 1))[1],
+                      results=results)
     # Delivery follows the rider's end as any closed trip's.
     got = None
     for _ in range(120):
@@ -793,6 +795,45 @@ def rider_button(g, ride, led, unit_sha, results):
     results["button_seconds"] = round(time.monotonic() - t0)
     say("button: only /dev/input/cairn-button in cairn's sandbox (read, not write); a short press marked a lap, "
         "a long one ended trip %d (reason rider), delivered after it (%d s)" % (files0 + 1, results["button_seconds"]))
+
+
+def button_lap_in_fit(g, trip, out_why, results):
+    """The press read back from the export (issue 41): the trip converted to FIT on the guest
+    by the shipped binary (no privacy zone: the zone's rule is the unit tests'), copied out as
+    base64, read with fitdecode: a lap message ending at the press (lap_trigger manual), an event
+    lap/marker at it, the session's num_laps, and the last timer stop the rider's (manual)."""
+    import datetime
+    import fitdecode  # Tests/tools/install-deps.sh installs it (the FIT checks' reader)
+    press = re.findall(r'"event": "rider_mark", "kind": "lap", "time": "([0-9T:.-]+)Z?"', out_why)
+    check(len(press) == 1, "button: `cairn info --why --json` should tell one lap press: %s" % out_why[-800:])
+    at = calendar.timegm(time.strptime(press[0][:19], "%Y-%m-%dT%H:%M:%S"))  # FIT keeps whole seconds
+    g.run("cairn convert /var/lib/cairn --trip %d --to fit -o /tmp/button-lap.fit --config none --force" % trip, timeout=60)
+    _, b64 = g.run("base64 -w0 /tmp/button-lap.fit && rm -f /tmp/button-lap.fit")
+    laps, events, sessions = [], [], []
+    with fitdecode.FitReader(io.BytesIO(base64.b64decode(b64.strip())), check_crc=fitdecode.CrcCheck.RAISE,
+                             error_handling=fitdecode.ErrorHandling.RAISE) as fr:
+        for f in fr:
+            if not isinstance(f, fitdecode.FitDataMessage):
+                continue
+            secs = None
+            if f.has_field("timestamp") and isinstance(f.get_value("timestamp"), datetime.datetime):
+                secs = calendar.timegm(f.get_value("timestamp").utctimetuple())
+            if f.name == "lap":
+                laps.append((f.get_value("lap_trigger"), secs))
+            elif f.name == "event":
+                events.append((f.get_value("event"), f.get_value("event_type"), secs,
+                               f.get_value("timer_trigger", fallback=None)))
+            elif f.name == "session":
+                sessions.append(f.get_value("num_laps"))
+    results["button_fit"] = {"press": press[0], "laps": laps, "events": [e[:2] for e in events]}
+    check(laps[:1] == [("manual", at)] and len(laps) == 2 and laps[1][0] == "session_end",
+          "button: the FIT should have a manual lap ending at the press (%s, %d) and the last lap: %s" % (press[0], at, laps))
+    check(("lap", "marker", at, None) in events, "button: no FIT event lap/marker at the press %d: %s" % (at, events))
+    check(events[-1][:2] == ("timer", "stop_all") and events[-1][3] == "manual",
+          "button: the FIT's last timer stop should be the rider's (timer_trigger manual): %s" % events[-1:])
+    check(sessions == [2], "button: the session's num_laps should be 2: %s" % sessions)
+    say("button: the press read back from the guest's FIT (fitdecode): a manual lap ending at %s, an event lap/marker "
+        "there, num_laps 2, the rider's timer stop" % press[0])
 
 
 def scenario_led(a, epochs, unit_sha, results):
