@@ -84,6 +84,21 @@ final class RiderButtonLoopTests: XCTestCase {
         XCTAssertEqual(r.said.filter { $0.contains("stuck") }.count, 1, "\(r.said)")
     }
 
+    /// A chattering contact: ten presses 150 ms apart mark nothing, are said and noted once;
+    /// after 10 s of rest a press counts again (a lap), and the rest was said.
+    func testAChatteringButtonIsSaidAndIgnoredUntilItRests() {
+        let chatter = (0..<10).flatMap { Self.press(at: 15_000 + Int64($0) * 150, heldMs: 60) }
+        let button = QueuedButton(chatter + Self.press(at: 35_000, heldMs: 300))
+        let r = rig(readEvery: 5, button: button)
+        r.run()
+        XCTAssertEqual(r.log.marks.map(\.kind), [.lap], "only the press after the rest")
+        XCTAssertGreaterThanOrEqual(r.log.marks.first?.timeMs ?? 0, 35_000 + FakeClock.wallOffset - 1500)
+        XCTAssertEqual(r.log.notes, ["button chattering"])
+        XCTAssertEqual(r.said.filter { $0.contains("chattering") }.count, 1, "\(r.said)")
+        XCTAssertTrue(r.said.contains("button: rested; presses count again"), "\(r.said)")
+        XCTAssertEqual(r.log.closes.map(\.reason), [.shutdown])
+    }
+
     func testAPressWithNoTripOpenMarksNothing() {
         let button = QueuedButton(Self.press(at: 500, heldMs: 200))
         let r = RecordLoopTests.Rig(readEverySeconds: 5)
