@@ -261,9 +261,11 @@ enum InfoCommand: Command {
     }
 
     /// The rider's presses (the button): the laps the exports make of them by default, and when
-    /// each was pressed (the first ten), and a long press's end.
-    static func lapsLine(_ m: TripMarks) -> String {
+    /// each was pressed (the first ten), and a long press's end. With privacy zones (`published`)
+    /// no time: a press's time could place the rider inside a zone (PRIVACY.md).
+    static func lapsLine(_ m: TripMarks, published: Bool = false) -> String {
         let n = m.lapTimesMs.count
+        if published { return "\(n + 1) (the rider's button; no times with privacy zones)" }
         var text = "\(n + 1) (the rider's button"
         if n > 0 {
             let shown = m.lapTimesMs.prefix(10).map { String(TextFormat.isoTime(ms: $0).dropFirst(11)) }
@@ -311,7 +313,7 @@ enum InfoCommand: Command {
             lines.append("  power:      " + pair(f.avgPowerW, f.maxPowerW, "W"))
         }
         if !marks.lapTimesMs.isEmpty || marks.endMs != nil {
-            lines.append("  laps:       " + lapsLine(marks))
+            lines.append("  laps:       " + lapsLine(marks, published: published))
         }
         if published { lines.append("  figures:    \(publishedFigures): what every export of it writes") }
         let drops = s.drops.nonzero

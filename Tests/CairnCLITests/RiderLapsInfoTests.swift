@@ -16,5 +16,7 @@ final class RiderLapsInfoTests: XCTestCase {
         let many = InfoCommand.describe(s, marks: TripMarks(lapTimesMs: (1...12).map { t0 + Int64($0) * 1000 }))
         XCTAssertTrue(many.contains("08:00:10Z and 2 more)"), many)
         XCTAssertFalse(InfoCommand.describe(s).contains("laps:"))
+        let zoned = InfoCommand.describe(s, published: true, marks: TripMarks(lapTimesMs: [t0 + 65_000]))
+        XCTAssertTrue(zoned.contains("  laps:       2 (the rider's button; no times with privacy zones)"), zoned)
     }
 }

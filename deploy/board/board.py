@@ -1123,6 +1123,8 @@ def scenario_bench(a, epochs, unit_sha, results):
         wait_connected(g, 0, "bench: cairn at boot")
         check_unit(g, unit_sha, "bench: at boot")
         wait_status(g, "baro", ("ok",), 30, "bench: the barometer")
+        if a.bench_devices:
+            bench_with_devices(g, unit_sha, results)
         g.run("systemd-run --unit=board-gpxlogger --property=User=nobody gpxlogger -f /tmp/ride.gpx", timeout=60)
         time.sleep(3)
         pids = {}
@@ -1143,7 +1145,7 @@ def scenario_bench(a, epochs, unit_sha, results):
         _, gpx = g.run("grep -c '<trkpt' /tmp/ride.gpx", check=False)
         st = status(g)
         ride_h = (epochs[-1].t_ms - epochs[0].t_ms) / 3600e3
-        bench = {"epochs": n, "ride_hours": round(ride_h, 3), "rate": a.rate, "replay_s": round(replay_s, 1),
+        bench = {"devices": bool(a.bench_devices), "epochs": n, "ride_hours": round(ride_h, 3), "rate": a.rate, "replay_s": round(replay_s, 1),
                  "gpxlogger_trkpts": int(gpx.strip() or 0), "cairn_status": st}
         for name in pids:
             cpu = after[name][0] - before[name][0]
@@ -1160,6 +1162,22 @@ def scenario_bench(a, epochs, unit_sha, results):
                bench["gpxlogger"]["peak_rss_kb"], bench["cpu_ratio"], bench["rss_ratio"]))
     finally:
         g.kill()
+
+
+def bench_with_devices(g, unit_sha, results):
+    """The bench's recorder with the status LED and the rider's button configured as the unit
+    ships them (board-led's caps lock, board-button's /dev/input/cairn-button), for their cost
+    (issue 41, item 4): the same ride, nothing pressed."""
+    _, out = g.run("for l in /sys/class/leds/*::capslock; do [ \"$(cat $l/device/name)\" = board-led ] && basename $l; done", check=False)
+    check(out.strip() != "", "bench: no board-led caps lock LED: %s" % out)
+    mark = g.log_mark()
+    g.run("sed -i 's|^\\[deliver\\]$|led = %s\\nbutton = /dev/input/cairn-button\\n[deliver]|' /etc/cairn.conf && "
+          "grep -q '^button = ' /etc/cairn.conf || printf 'led = %s\\nbutton = /dev/input/cairn-button\\n' >>/etc/cairn.conf; "
+          "test -e /dev/input/cairn-button && systemctl restart cairn" % (out.split()[0], out.split()[0]), timeout=60)
+    wait_connected(g, mark, "bench: cairn restarted with led = and button =", 60)
+    check_unit(g, unit_sha, "bench: with the LED and the button")
+    _, conf = g.run("grep -E '^(led|button) = ' /etc/cairn.conf")
+    results["bench_devices_config"] = conf.split("\n")
 
 
 def scenario_deliver_bench(a, results):
@@ -1240,6 +1258,7 @@ def main():
     ap.add_argument("--unit", required=True, help="the package's cairn.service")
     ap.add_argument("--ride", action="store_true")
     ap.add_argument("--bench", action="store_true", help="CPU and peak RSS of cairn and gpxlogger over the ride")
+    ap.add_argument("--bench-devices", action="store_true", help="--bench with the LED and the button configured (nothing pressed)")
     ap.add_argument("--deliver-bench", action="store_true", help="the first delivery of 60 trips, timed beside rclone copy")
     ap.add_argument("--led", action="store_true", help="the status LED: a uinput keyboard's caps lock, as the unit ships")
     ap.add_argument("--cuts-ext4", type=int, default=0)
