@@ -139,9 +139,10 @@ public final class TripConversion {
         // Privacy zones: this trip's cut circles, applied to each point as it is written.
         let window: PrivacyWindow? = given ?? (stages.zones.isEmpty ? nil : stages.zones.window(for: t))
         // The rider's presses (the button): the default laps where the trip has any, and the
-        // end press for FIT's last timer stop. A log that cannot be read fails below, as ever.
+        // end press for FIT's last timer stop; read only for those (one more streamed pass). A
+        // log that cannot be read fails below, as ever.
         var marks = TripMarks.none
-        if !source.isRaw { marks = (try? TripMarks.read(t)) ?? .none }
+        if !source.isRaw && (stages.laps.usesMarks || writer is FITWriter) { marks = (try? TripMarks.read(t)) ?? .none }
         let laps: LapRule = source.isRaw ? .none : stages.laps.forTrip(marks)
         heading.laps = laps
         heading.endPressMs = marks.endMs

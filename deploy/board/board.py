@@ -804,6 +804,7 @@ def button_lap_in_fit(g, trip, out_why, results):
     lap/marker at it, the session's num_laps, and the last timer stop the rider's (manual)."""
     import datetime
     import fitdecode  # Tests/tools/install-deps.sh installs it (the FIT checks' reader)
+    t0 = time.monotonic()
     press = re.findall(r'"event": "rider_mark", "kind": "lap", "time": "([0-9T:.-]+)Z?"', out_why)
     check(len(press) == 1, "button: `cairn info --why --json` should tell one lap press: %s" % out_why[-800:])
     at = calendar.timegm(time.strptime(press[0][:19], "%Y-%m-%dT%H:%M:%S"))  # FIT keeps whole seconds
@@ -825,7 +826,8 @@ def button_lap_in_fit(g, trip, out_why, results):
                                f.get_value("timer_trigger", fallback=None)))
             elif f.name == "session":
                 sessions.append(f.get_value("num_laps"))
-    results["button_fit"] = {"press": press[0], "laps": laps, "events": [e[:2] for e in events]}
+    results["button_fit"] = {"press": press[0], "laps": laps, "events": [e[:2] for e in events],
+                             "seconds": round(time.monotonic() - t0, 2)}
     check(laps[:1] == [("manual", at)] and len(laps) == 2 and laps[1][0] == "session_end",
           "button: the FIT should have a manual lap ending at the press (%s, %d) and the last lap: %s" % (press[0], at, laps))
     check(("lap", "marker", at, None) in events, "button: no FIT event lap/marker at the press %d: %s" % (at, events))
@@ -833,7 +835,7 @@ def button_lap_in_fit(g, trip, out_why, results):
           "button: the FIT's last timer stop should be the rider's (timer_trigger manual): %s" % events[-1:])
     check(sessions == [2], "button: the session's num_laps should be 2: %s" % sessions)
     say("button: the press read back from the guest's FIT (fitdecode): a manual lap ending at %s, an event lap/marker "
-        "there, num_laps 2, the rider's timer stop" % press[0])
+        "there, num_laps 2, the rider's timer stop (%.2f s)" % (press[0], results["button_fit"]["seconds"]))
 
 
 def scenario_led(a, epochs, unit_sha, results):
