@@ -86,6 +86,19 @@ final class RiderLapsTests: XCTestCase {
         XCTAssertEqual(try TripMarks.read(t), TripMarks(lapTimesMs: [t0 + 9_000, t0 + 20_000], endMs: t0 + 29_500))
     }
 
+    /// A log with more presses than FIT holds laps (a crafted one, or a chattering button the
+    /// rule let through): the first 4,094 are read (4,095 laps), memory bounded, the FIT valid.
+    func testPressesBeyondFITsLapsAreLeftOut() throws {
+        // Times at the ends of the range first (before the first point, after the last: no lap).
+        let presses = [RiderMark(kind: .lap, timeMs: .max), RiderMark(kind: .lap, timeMs: -.max)] + (0..<5000).map { lap(Int64($0) * 100 + 50) }
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, line(600))], marks: presses), dir: dir)
+        let t = TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) })[0]
+        XCTAssertEqual(try TripMarks.read(t).lapTimesMs.count, LapSplitter.maxLaps - 1)
+        try convert(.fit, to: out + "/t.fit")
+        let r = try ExportSupport.check("fit", out + "/t.fit")
+        XCTAssertEqual(r["lap"] as? Int, 411, "the first lap, then one at each of points 1...410 (4,092 presses up to 409.15 s)")
+    }
+
     // MARK: FIT
 
     /// Two presses: three laps (manual, manual, session_end), a lap event at each press, the
