@@ -91,7 +91,7 @@ public final class TripConversion {
         public var fillGaps = false
         /// The zones, with their key; none: nothing left out.
         public var zones = PrivacyZones()
-        public var laps: LapRule = .pause
+        public var laps: LapRule = .marksElsePause
         /// The board id for trips whose log carries none (`--board`); the log's own id wins.
         public var board: String?
         public init() {}
@@ -138,7 +138,15 @@ public final class TripConversion {
         var heading = TripHeading(id: t.id, activity: nil, nameSuffix: t.nameSuffix, board: TripCatalog.board(of: t, fallback: stages.board))
         // Privacy zones: this trip's cut circles, applied to each point as it is written.
         let window: PrivacyWindow? = given ?? (stages.zones.isEmpty ? nil : stages.zones.window(for: t))
-        var exportStages = ExportStages(window: window, laps: source.isRaw ? .none : stages.laps)
+        // The rider's presses (the button): the default laps where the trip has any, and the
+        // end press for FIT's last timer stop; read only for those (one more streamed pass). A
+        // log that cannot be read fails below, as ever.
+        var marks = TripMarks.none
+        if !source.isRaw && (stages.laps.usesMarks || writer is FITWriter) { marks = (try? TripMarks.read(t)) ?? .none }
+        let laps: LapRule = source.isRaw ? .none : stages.laps.forTrip(marks)
+        heading.laps = laps
+        heading.endPressMs = marks.endMs
+        var exportStages = ExportStages(window: window, laps: laps, marks: marks)
         // The smoother's tuning follows the activity, which the trip's first record names.
         let stageActivity = pipelined ? (source.activity ?? Self.recordedActivity(of: t)) : nil
         // The smoother learns from the fixes the rules thinned out where the log holds them,

@@ -15,6 +15,9 @@ public struct LiveStatus: Sendable {
     public var tripOpen = false
     public var drops = DropCounts()
     public var baro = "none"
+    /// The rider's button: nil without one (`record --button`), else ok, stuck or chattering
+    /// (ignored until it rests: `ButtonPresses`).
+    public var button: String?
     public var syncedSeq: UInt64 = 0
     public var syncAgeS: Double?
     public var updatedMs: Int64 = 0

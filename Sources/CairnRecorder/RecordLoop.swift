@@ -315,12 +315,15 @@ public final class RecordLoop {
             light?.tripClosed()
             say("button: trip ended by the rider: \(s.points) points, \(distanceText(s.distanceM))")
         case .stuck:
+            live.button = "stuck"
             say("button: held down for 15 s: stuck? Ignored until released for 10 s")
             log.append(.note("button stuck"), monoMs: mono)
         case .chattering:
+            live.button = "chattering"
             say("button: pressed again and again without rest: chattering? Ignored until it rests 10 s")
             log.append(.note("button chattering"), monoMs: mono)
         case .recovered:
+            live.button = "ok"
             say("button: rested; presses count again")
         }
     }
@@ -337,7 +340,10 @@ public final class RecordLoop {
     private func housekeeping(_ mono: Int64, capMono: Int64? = nil, final: Bool = false) {
         let capMono = capMono ?? mono
         notify.watchdogIfDue(monoMs: mono)
-        if let b = button, !final { for a in b.actions(monoMs: mono) { rider(a, mono) } }
+        if let b = button, !final {
+            if live.button == nil { live.button = "ok" }
+            for a in b.actions(monoMs: mono) { rider(a, mono) }
+        }
         barometer.poll(monoMs: mono, wallClockMs: clock.wallClockMs())
         live.baro = barometer.state
         if !final { pollSensors(mono) }

@@ -61,7 +61,7 @@ enum DeliverCommand: Command {
         OptionSpec(
             name: "--timeout", valueName: "SECONDS",
             help: "Seconds without progress before a transfer gives up. (default: 30)"),
-        OptionSpec(name: "--laps", valueName: "LAPS", help: "Laps, as for export. (default: pause)"),
+        OptionSpec(name: "--laps", valueName: "LAPS", help: "Laps, as for export. (default: marks where the trip has presses, else pause)"),
         OptionSpec(
             name: "--page", valueName: "YES|NO",
             help:

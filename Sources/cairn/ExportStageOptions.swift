@@ -10,7 +10,7 @@ import CairnExport
 /// positions: what `ExportStages` does between the log and the writers, and the key that places
 /// each zone's cut (`PrivacyCut`).
 struct ExportStageOptions {
-    var laps: LapRule = .pause
+    var laps: LapRule = .marksElsePause
     /// The zones, with the board's key once there is a zone.
     var zones = PrivacyZones()
     /// The board id for trips whose log carries none (`board`).
@@ -21,7 +21,7 @@ struct ExportStageOptions {
             OptionSpec(
                 name: "--laps", valueName: "LAPS",
                 help:
-                    "Laps: pause (one per part between pauses), a distance (1km, 5km, 10km, 1mi, 5mi: a lap ends at the first point at or past each mark) or none (one lap). FIT lap messages; the lap number in GPX cairn:lap, GeoJSON coordinateProperties.laps, CSV lap. (default: pause)"
+                    "Laps: marks (one from each press of the rider's button), pause (one per part between pauses), a distance (1km, 5km, 10km, 1mi, 5mi: a lap ends at the first point at or past each mark) or none (one lap). FIT lap messages; the lap number in GPX cairn:lap, GeoJSON coordinateProperties.laps, CSV lap. (default: marks where the trip has presses, else pause)"
             )
         ] + zoneOptions
 
@@ -63,7 +63,7 @@ struct ExportStageOptions {
         if let l = a.value("--laps") {
             guard let rule = LapRule.parse(l) else {
                 throw UsageError(
-                    "The value '\(l)' is invalid for '--laps <laps>': use pause, none, or a distance from 0.01 to 1000 km or mi such as 1km, 5km, 10km, 1mi or 5mi"
+                    "The value '\(l)' is invalid for '--laps <laps>': use marks, pause, none, or a distance from 0.01 to 1000 km or mi such as 1km, 5km, 10km, 1mi or 5mi"
                 )
             }
             o.laps = rule

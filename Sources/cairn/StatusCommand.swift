@@ -24,6 +24,8 @@ import CairnRecorder
 ///   dropped       rule:count,... for the open trip (`-` when none were dropped)
 ///   baro          none | searching | none-found | ok | failing   (--baro none; not open yet, a named one
 ///                 looked for every 5 s; auto found none, looks every 30 s; read; not answering, retried every 5 s)
+///   button        ok | stuck | chattering   (only with `button =`: a stuck or chattering button is
+///                 ignored until it rests 10 s)
 ///   synced_seq    highest sequence number made durable in trip_file
 ///   sync_age_s    seconds since the last sync, `-` before the first one
 ///   updated       system time of this write (ISO 8601 UTC; wrong on a board before time sync)
@@ -34,7 +36,7 @@ extension LiveStatus {
     func render() -> String {
         func num(_ v: Double?, _ d: Int) -> String { v.flatMap { TextFormat.fixed($0, d) } ?? "-" }
         let drops = self.drops.nonzero.map { "\(DropReason(rawValue: $0.rule)?.name ?? "rule_\($0.rule)"):\($0.count)" }
-        let fields: [(String, String)] = [
+        var fields: [(String, String)] = [
             ("state", state),
             ("gpsd", gpsdConnected ? "connected" : "down"),
             ("fix", fixMode >= 3 ? "3d" : fixMode == 2 ? "2d" : "none"),
@@ -57,6 +59,8 @@ extension LiveStatus {
             ("refresh_s", String(refreshS)),
             ("pid", String(POSIX.processID))
         ]
+        // Only with a button: a recorder without one writes the file as before.
+        if let b = button, let at = fields.firstIndex(where: { $0.0 == "baro" }) { fields.insert(("button", b), at: at + 1) }
         return "# cairn live status (cairn status FILE)\n" + fields.map { "\($0.0)=\($0.1)" }.joined(separator: "\n") + "\n"
     }
 
@@ -159,6 +163,9 @@ enum StatusCommand: Command {
             "log:        \(g("trip_file")), synced seq \(g("synced_seq"))" + (g("sync_age_s") == "-" ? "" : ", \(g("sync_age_s")) s ago"),
             "updated:    \(g("updated")) (write \(g("seq")), pid \(g("pid")))"
         ]
+        if v["button"] != nil, let at = lines.firstIndex(where: { $0.hasPrefix("barometer:") }) {
+            lines.insert("button:     " + buttonText(g("button")), at: at + 1)
+        }
         if state == "stopped" { lines[0] = "state:      stopped (the recorder has exited)" }
         if let d = delivery { lines.append("delivery:   " + terminalSafe(d.summary)) }
         let exit = state == "stopped" || !age.isEmpty ? ExitCode.statusStale : ExitCode.ok
@@ -168,6 +175,15 @@ enum StatusCommand: Command {
         }
         printOut(lines.joined(separator: "\n"))
         return exit
+    }
+
+    /// The `button` field said for a rider.
+    static func buttonText(_ v: String) -> String {
+        switch v {
+        case "stuck": return "stuck (held down 15 s; presses ignored until released for 10 s)"
+        case "chattering": return "chattering (pressed again and again; presses ignored until it rests 10 s)"
+        default: return v  // already made terminal-safe with the other fields
+        }
     }
 
     /// `status --json`: the file's fields (numbers as numbers, `-` as null, `dropped` as an

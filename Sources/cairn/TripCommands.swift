@@ -219,6 +219,7 @@ enum InfoCommand: Command {
         }
         var out: [TripSummary] = []
         var sensors: [SensorFigures?] = []
+        var marks: [TripMarks] = []
         var problems = sel.problems
         // Privacy zones (--privacy-zone, the config's lines): the figures are the exported part's
         // (the whole trip's less them would give the hidden stretches away); the key lies with
@@ -236,6 +237,7 @@ enum InfoCommand: Command {
                 if UInt64(target) != nil && !pathExists(target) || hasPoints(s) {
                     out.append(try published(t, s, zones: zones))
                     sensors.append(try SensorTrack.figures(t, window: zones.isEmpty ? nil : zones.window(for: t)))
+                    marks.append(try TripMarks.read(t))
                 }
             } catch {
                 printErr("cairn: \(error)")
@@ -251,12 +253,31 @@ enum InfoCommand: Command {
                         .joined(separator: ",\n") + "\n]")
         } else {
             if out.isEmpty { printOut("no trips") }
-            for (s, f) in zip(out, sensors) { printOut(describe(s, fuel: fuel, published: !zones.isEmpty, sensors: f)) }
+            for i in out.indices {
+                printOut(describe(out[i], fuel: fuel, published: !zones.isEmpty, sensors: sensors[i], marks: marks[i]))
+            }
         }
         return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
     }
 
-    static func describe(_ s: TripSummary, fuel: FuelRate? = nil, published: Bool = false, sensors: SensorFigures? = nil) -> String {
+    /// The rider's presses (the button): the laps the exports make of them by default, and when
+    /// each was pressed (the first ten), and a long press's end. With privacy zones (`published`)
+    /// no time: a press's time could place the rider inside a zone (PRIVACY.md).
+    static func lapsLine(_ m: TripMarks, published: Bool = false) -> String {
+        let n = m.lapTimesMs.count
+        if published { return "\(n + 1) (the rider's button; no times with privacy zones)" }
+        var text = "\(n + 1) (the rider's button"
+        if n > 0 {
+            let shown = m.lapTimesMs.prefix(10).map { String(TextFormat.isoTime(ms: $0).dropFirst(11)) }
+            text += ": a lap from " + shown.joined(separator: ", ") + (n > 10 ? " and \(n - 10) more" : "")
+        }
+        if let e = m.endMs { text += (n > 0 ? "; " : ": ") + "ended at " + String(TextFormat.isoTime(ms: e).dropFirst(11)) }
+        return text + ")"
+    }
+
+    static func describe(
+        _ s: TripSummary, fuel: FuelRate? = nil, published: Bool = false, sensors: SensorFigures? = nil, marks: TripMarks = .none
+    ) -> String {
         let st = s.stats
         let avg = st.movingTimeMs > 0 ? st.distanceM / (Double(st.movingTimeMs) / 1000) : nil
         func kmh(_ v: Double?) -> String { v.flatMap { TextFormat.fixed($0 * 3.6, 1) }.map { $0 + " km/h" } ?? "-" }
@@ -291,6 +312,9 @@ enum InfoCommand: Command {
             lines.append("  cadence:    " + pair(f.avgCadence, f.maxCadence, "rpm"))
             lines.append("  power:      " + pair(f.avgPowerW, f.maxPowerW, "W"))
             for note in f.notes { lines.append("  sensors:    " + terminalSafe(note)) }
+        }
+        if !marks.lapTimesMs.isEmpty || marks.endMs != nil {
+            lines.append("  laps:       " + lapsLine(marks, published: published))
         }
         if published { lines.append("  figures:    \(publishedFigures): what every export of it writes") }
         let drops = s.drops.nonzero

@@ -76,6 +76,9 @@ struct TripSpec {
     var utcOffsetS: Int? = nil
     /// The board that recorded it (`BoardId`), recorded with the trip start.
     var board: String? = nil
+    /// The rider's presses (record type 10), written after the points, as the recorder writes
+    /// them before the raw fixes' sync.
+    var marks: [RiderMark] = []
 }
 
 enum ExportSupport {
@@ -107,6 +110,7 @@ enum ExportSupport {
                 i += batch
             }
         }
+        for m in trip.marks { try w.append(.riderMark(m)) }
         if trip.close {
             try w.append(
                 .tripEnd(

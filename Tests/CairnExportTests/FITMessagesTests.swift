@@ -5,7 +5,7 @@ import XCTest
 /// `FITMessage`: one description per message drives its definition and its data writes (the
 /// files' bytes are pinned in `PinnedBytesTests`).
 final class FITMessagesTests: XCTestCase {
-    let all: [FITMessage] = [.fileId, .creator, .barometer, .event, .lap, .session, .activity] + FITMessage.records
+    let all: [FITMessage] = [.fileId, .creator, .barometer, .event, .eventWithData, .lap, .session, .activity] + FITMessage.records
 
     func testEachFieldOnceAndSizesFromTheBaseType() {
         for m in all {

@@ -82,6 +82,31 @@ final class RiderButtonLoopTests: XCTestCase {
         XCTAssertEqual(r.log.closes.map(\.reason), [.shutdown])
         XCTAssertEqual(r.log.notes, ["button stuck"])
         XCTAssertEqual(r.said.filter { $0.contains("stuck") }.count, 1, "\(r.said)")
+        // The status says it while it lasts: stuck from 25 s (held 15 s), ok again 10 s after
+        // the release at 40 s.
+        let states = r.status!.written.map { ($0.mono, $0.status.button) }
+        XCTAssertEqual(states.first?.1, "ok", "a configured button is ok from the first write")
+        XCTAssertTrue(states.contains { $0.0 >= 26_000 && $0.0 < 40_000 && $0.1 == "stuck" }, "\(states)")
+        XCTAssertFalse(states.contains { $0.0 < 25_000 && $0.1 == "stuck" }, "\(states)")
+        XCTAssertEqual(states.last?.1, "ok", "rested")
+        XCTAssertTrue(rig(readEvery: 5, button: nil).runAndStatus().allSatisfy { $0.status.button == nil }, "no button, no field")
+    }
+
+    /// A chattering contact: ten presses 150 ms apart mark nothing, are said and noted once;
+    /// after 10 s of rest a press counts again (a lap), and the rest was said.
+    func testAChatteringButtonIsSaidAndIgnoredUntilItRests() {
+        let chatter = (0..<10).flatMap { Self.press(at: 15_000 + Int64($0) * 150, heldMs: 60) }
+        let button = QueuedButton(chatter + Self.press(at: 35_000, heldMs: 300))
+        let r = rig(readEvery: 5, button: button)
+        r.run()
+        XCTAssertEqual(r.log.marks.map(\.kind), [.lap], "only the press after the rest")
+        XCTAssertGreaterThanOrEqual(r.log.marks.first?.timeMs ?? 0, 35_000 + FakeClock.wallOffset - 1500)
+        XCTAssertEqual(r.log.notes, ["button chattering"])
+        XCTAssertEqual(r.said.filter { $0.contains("chattering") }.count, 1, "\(r.said)")
+        XCTAssertTrue(r.said.contains("button: rested; presses count again"), "\(r.said)")
+        XCTAssertEqual(r.log.closes.map(\.reason), [.shutdown])
+        XCTAssertTrue(r.status!.written.contains { $0.status.button == "chattering" })
+        XCTAssertEqual(r.status!.written.last?.status.button, "ok")
     }
 
     func testAPressWithNoTripOpenMarksNothing() {
@@ -93,5 +118,13 @@ final class RiderButtonLoopTests: XCTestCase {
         r.run()
         XCTAssertEqual(r.log.marks, [])
         XCTAssertTrue(r.said.contains("button: a lap with no trip open; nothing marked"), "\(r.said)")
+    }
+}
+
+extension RecordLoopTests.Rig {
+    /// Runs the loop; what the status file was given.
+    func runAndStatus() -> [(mono: Int64, status: LiveStatus)] {
+        run()
+        return status?.written ?? []
     }
 }

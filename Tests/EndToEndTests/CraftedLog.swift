@@ -34,9 +34,11 @@ enum CraftedLog {
 
     /// One part of a trip: `points` fixes one second apart from `startMs`, heading north ~5 m a
     /// second from 47.0 N 8.5 E (+ `northOffset` points' worth), each in a record of its own; a
-    /// trip start in part 0, a resume segment in later parts; a trip end when `closed`.
+    /// trip start in part 0, a resume segment in later parts; the rider's presses (record type
+    /// 10: kind 0 a lap, 1 the end; ms since 1970) after the points; a trip end when `closed`.
     static func file(
-        trip: UInt64, part: UInt32 = 0, salt: UInt32, startMs: Int64 = june1, points: Int, northOffset: Int = 0, closed: Bool
+        trip: UInt64, part: UInt32 = 0, salt: UInt32, startMs: Int64 = june1, points: Int, northOffset: Int = 0, closed: Bool,
+        presses: [(kind: UInt8, ms: Int64)] = []
     ) -> Data {
         var h = Array("CAIRNLOG".utf8) + le(UInt16(2)) + le(UInt16(32)) + le(salt) + le(trip) + le(part)
         h += le(~crc32c(h))
@@ -61,6 +63,7 @@ enum CraftedLog {
             let lat = Int64(470_000_000 + (i + northOffset) * 450)
             b += frame(7, varint(1) + [0] + varint(7) + varint(0) + zigzag(t) + zigzag(lat) + zigzag(85_000_000))
         }
+        for p in presses { b += frame(10, [p.kind] + zigzag(p.ms)) }
         if closed {
             let last = startMs + Int64(max(0, points - 1)) * 1000
             b += frame(6, [1] + varint(UInt64(points)) + varint(0) + varint(0) + [3] + zigzag(startMs) + zigzag(last))

@@ -144,6 +144,10 @@ def check_fit(path):
         out["last_record"] = {k: v for k, v in records[-1].items() if isinstance(v, (int, float, str))}
         out["max_record_lat_semicircles"] = max(abs(r["position_lat"]) for r in records)
     ev = [(e.get("event"), e.get("event_type"), e.get("timestamp")) for e in messages.get("event_mesgs", [])]
+    # Every event as the SDK reads it (the rider's lap presses: event lap, marker; the rider's
+    # stop: timer stop_all with timer_trigger manual), FIT seconds.
+    out["events"] = [{"event": e.get("event"), "event_type": e.get("event_type"), "timestamp": e.get("timestamp"),
+                      "timer_trigger": e.get("timer_trigger")} for e in messages.get("event_mesgs", [])]
     out["timer_starts"] = sum(1 for e in ev if e[0] == "timer" and e[1] == "start")
     out["timer_stops"] = sum(1 for e in ev if e[0] == "timer" and e[1] in ("stop_all", "stop"))
     # Timer events alternate start, stop, start, ... stop.
@@ -180,6 +184,7 @@ def check_fit(path):
         out["lap_sensor_figures"] = [{k: l.get(k) for k in ("avg_heart_rate", "max_heart_rate", "avg_cadence", "max_cadence",
                                                             "avg_power", "max_power")} for l in laps]
         out["lap_distances"] = [l.get("total_distance") for l in laps]
+        out["lap_times"] = [[l.get("start_time"), l.get("timestamp")] for l in laps]
     if messages.get("activity_mesgs"):
         a = messages["activity_mesgs"][0]
         out["activity_figures"] = {f: a.get(f) for f in ("num_sessions", "total_timer_time", "type", "event", "event_type")}

@@ -7,7 +7,7 @@ and asserts what it must show; cuts its power and inspects its disks without mou
 
 run.sh prepares DIR/root-ext4.img, DIR/root-vfat.img (the guest roots with our .deb) and calls
 this. Every check that fails says what it expected and what it saw, and the exit status is 1."""
-import argparse, base64, calendar, glob, hashlib, json, os, random, re, shutil, subprocess, sys, threading, time
+import argparse, base64, calendar, glob, hashlib, io, json, os, random, re, shutil, subprocess, sys, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -772,6 +772,8 @@ def rider_button(g, ride, led, unit_sha, results):
     results["button_marks"] = [ln.strip() for ln in marks]
     check(len(marks) == 2 and "a lap" in marks[0] and "the trip ends here" in marks[1],
           "button: `cairn info --why` should tell a lap and the end from the button: %s" % out[-800:])
+    button_lap_in_fit(g, files0 + 1, out_why=g.run("cairn info %d --dir /var/lib/cairn --why --json" % (files0 + 1))[1],
+                      results=results)
     # Delivery follows the rider's end as any closed trip's.
     got = None
     for _ in range(120):
@@ -794,6 +796,47 @@ def rider_button(g, ride, led, unit_sha, results):
     results["button_seconds"] = round(time.monotonic() - t0)
     say("button: only /dev/input/cairn-button in cairn's sandbox (read, not write); a short press marked a lap, "
         "a long one ended trip %d (reason rider), delivered after it (%d s)" % (files0 + 1, results["button_seconds"]))
+
+
+def button_lap_in_fit(g, trip, out_why, results):
+    """The press read back from the export (issue 41): the trip converted to FIT on the guest
+    by the shipped binary (no privacy zone: the zone's rule is the unit tests'), copied out as
+    base64, read with fitdecode: a lap message ending at the press (lap_trigger manual), an event
+    lap/marker at it, the session's num_laps, and the last timer stop the rider's (manual)."""
+    import datetime
+    import fitdecode  # Tests/tools/install-deps.sh installs it (the FIT checks' reader)
+    t0 = time.monotonic()
+    press = re.findall(r'"event": "rider_mark", "kind": "lap", "time": "([0-9T:.-]+)Z?"', out_why)
+    check(len(press) == 1, "button: `cairn info --why --json` should tell one lap press: %s" % out_why[-800:])
+    at = calendar.timegm(time.strptime(press[0][:19], "%Y-%m-%dT%H:%M:%S"))  # FIT keeps whole seconds
+    g.run("cairn convert /var/lib/cairn --trip %d --to fit -o /tmp/button-lap.fit --config none --force" % trip, timeout=60)
+    _, b64 = g.run("base64 -w0 /tmp/button-lap.fit && rm -f /tmp/button-lap.fit")
+    laps, events, sessions = [], [], []
+    with fitdecode.FitReader(io.BytesIO(base64.b64decode(b64.strip())), check_crc=fitdecode.CrcCheck.RAISE,
+                             error_handling=fitdecode.ErrorHandling.RAISE) as fr:
+        for f in fr:
+            if not isinstance(f, fitdecode.FitDataMessage):
+                continue
+            secs = None
+            if f.has_field("timestamp") and isinstance(f.get_value("timestamp"), datetime.datetime):
+                secs = calendar.timegm(f.get_value("timestamp").utctimetuple())
+            if f.name == "lap":
+                laps.append((f.get_value("lap_trigger"), secs))
+            elif f.name == "event":
+                events.append((f.get_value("event"), f.get_value("event_type"), secs,
+                               f.get_value("timer_trigger", fallback=None)))
+            elif f.name == "session":
+                sessions.append(f.get_value("num_laps"))
+    results["button_fit"] = {"press": press[0], "laps": laps, "events": [e[:2] for e in events],
+                             "seconds": round(time.monotonic() - t0, 2)}
+    check(laps[:1] == [("manual", at)] and len(laps) == 2 and laps[1][0] == "session_end",
+          "button: the FIT should have a manual lap ending at the press (%s, %d) and the last lap: %s" % (press[0], at, laps))
+    check(("lap", "marker", at, None) in events, "button: no FIT event lap/marker at the press %d: %s" % (at, events))
+    check(events[-1][:2] == ("timer", "stop_all") and events[-1][3] == "manual",
+          "button: the FIT's last timer stop should be the rider's (timer_trigger manual): %s" % events[-1:])
+    check(sessions == [2], "button: the session's num_laps should be 2: %s" % sessions)
+    say("button: the press read back from the guest's FIT (fitdecode): a manual lap ending at %s, an event lap/marker "
+        "there, num_laps 2, the rider's timer stop (%.2f s)" % (press[0], results["button_fit"]["seconds"]))
 
 
 def scenario_led(a, epochs, unit_sha, results):
@@ -1360,6 +1403,8 @@ def scenario_bench(a, epochs, unit_sha, results):
         wait_connected(g, 0, "bench: cairn at boot")
         check_unit(g, unit_sha, "bench: at boot")
         wait_status(g, "baro", ("ok",), 30, "bench: the barometer")
+        if a.bench_devices:
+            bench_with_devices(g, unit_sha, results)
         g.run("systemd-run --unit=board-gpxlogger --property=User=nobody gpxlogger -f /tmp/ride.gpx", timeout=60)
         time.sleep(3)
         pids = {}
@@ -1380,7 +1425,7 @@ def scenario_bench(a, epochs, unit_sha, results):
         _, gpx = g.run("grep -c '<trkpt' /tmp/ride.gpx", check=False)
         st = status(g)
         ride_h = (epochs[-1].t_ms - epochs[0].t_ms) / 3600e3
-        bench = {"epochs": n, "ride_hours": round(ride_h, 3), "rate": a.rate, "replay_s": round(replay_s, 1),
+        bench = {"devices": bool(a.bench_devices), "epochs": n, "ride_hours": round(ride_h, 3), "rate": a.rate, "replay_s": round(replay_s, 1),
                  "gpxlogger_trkpts": int(gpx.strip() or 0), "cairn_status": st}
         for name in pids:
             cpu = after[name][0] - before[name][0]
@@ -1397,6 +1442,22 @@ def scenario_bench(a, epochs, unit_sha, results):
                bench["gpxlogger"]["peak_rss_kb"], bench["cpu_ratio"], bench["rss_ratio"]))
     finally:
         g.kill()
+
+
+def bench_with_devices(g, unit_sha, results):
+    """The bench's recorder with the status LED and the rider's button configured as the unit
+    ships them (board-led's caps lock, board-button's /dev/input/cairn-button), for their cost
+    (issue 41, item 4): the same ride, nothing pressed."""
+    _, out = g.run("for l in /sys/class/leds/*::capslock; do [ \"$(cat $l/device/name)\" = board-led ] && basename $l; done", check=False)
+    check(out.strip() != "", "bench: no board-led caps lock LED: %s" % out)
+    mark = g.log_mark()
+    g.run("sed -i 's|^\\[deliver\\]$|led = %s\\nbutton = /dev/input/cairn-button\\n[deliver]|' /etc/cairn.conf && "
+          "grep -q '^button = ' /etc/cairn.conf || printf 'led = %s\\nbutton = /dev/input/cairn-button\\n' >>/etc/cairn.conf; "
+          "test -e /dev/input/cairn-button && systemctl restart cairn" % (out.split()[0], out.split()[0]), timeout=60)
+    wait_connected(g, mark, "bench: cairn restarted with led = and button =", 60)
+    check_unit(g, unit_sha, "bench: with the LED and the button")
+    _, conf = g.run("grep -E '^(led|button) = ' /etc/cairn.conf")
+    results["bench_devices_config"] = conf.split("\n")
 
 
 def scenario_deliver_bench(a, results):
@@ -1477,6 +1538,7 @@ def main():
     ap.add_argument("--unit", required=True, help="the package's cairn.service")
     ap.add_argument("--ride", action="store_true")
     ap.add_argument("--bench", action="store_true", help="CPU and peak RSS of cairn and gpxlogger over the ride")
+    ap.add_argument("--bench-devices", action="store_true", help="--bench with the LED and the button configured (nothing pressed)")
     ap.add_argument("--deliver-bench", action="store_true", help="the first delivery of 60 trips, timed beside rclone copy")
     ap.add_argument("--led", action="store_true", help="the status LED: a uinput keyboard's caps lock, as the unit ships")
     ap.add_argument("--sensor-bench", action="store_true", help="CPU, wake-ups and RSS of cairn without and with three Bluetooth sensors (amd64)")

@@ -2,11 +2,12 @@
 # The board in a box: cairn from our .deb on a booted Debian 12 guest under qemu (TCG, no KVM),
 # with gpsd on a serial port fed a real recording, a BMP280 on i2c-stub and real power cuts.
 #
-#   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--bench] [--led] [--deliver-bench] [--sensor-bench]
-#                                 [--cuts-ext4 N] [--cuts-vfat N] [--rate HZ] [--seed S] [--keep] [--out DIR]
+#   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--bench] [--bench-devices] [--led] [--deliver-bench]
+#                                 [--sensor-bench] [--cuts-ext4 N] [--cuts-vfat N] [--rate HZ] [--seed S] [--keep] [--out DIR]
 #
 # With no scenario option: --ride --cuts-ext4 2 --cuts-vfat 2 (what CI runs on amd64; on arm64
-# CI runs --ride). --bench: CPU time and peak RSS of cairn and gpxlogger over the ride. --led: the
+# CI runs --ride). --bench: CPU time and peak RSS of cairn and gpxlogger over the ride
+# (--bench-devices: the same with the LED and the button configured, nothing pressed). --led: the
 # status LED as the unit ships it (a uinput keyboard's caps lock through input-leds), and a ride
 # home delivered to a loopback WebDAV NAS, the door to the receipt measured. --deliver-bench:
 # the first delivery of 60 trips to a local remote, timed beside one `rclone copy` of the same
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
         --deb) deb=${2:?}; shift ;;
         --ride) scen+=(--ride) ;;
         --bench) scen+=(--bench) ;;
+        --bench-devices) scen+=(--bench --bench-devices) ;;
         --led) scen+=(--led) ;;
         --deliver-bench) scen+=(--deliver-bench) ;;
         --sensor-bench) scen+=(--sensor-bench) ;;

@@ -24,9 +24,10 @@ public struct ExportStages: Sendable {
     /// Made-up points (`--fill-gaps`) written: a chord across a zone loses those inside it.
     public private(set) var interpolatedWritten = 0
 
-    public init(window: PrivacyWindow?, laps: LapRule) {
+    /// `marks`: the trip's presses, for the rider's laps (`LapRule.marks`, `.marksElsePause`).
+    public init(window: PrivacyWindow?, laps: LapRule, marks: TripMarks = .none) {
         self.window = window
-        self.laps = LapSplitter(laps)
+        self.laps = LapSplitter(laps, marks: marks)
     }
 
     /// Feeds one event of the trip as recorded; calls `segment` and `point` for what the export gets.
@@ -54,7 +55,8 @@ public struct ExportStages: Sendable {
                 hiding = true
                 return
             }
-            if hiding && wrote {
+            let afterLeftOut = hiding && wrote
+            if afterLeftOut {
                 // A left-out stretch between written points: a break, whatever was recorded in it.
                 laps.segment(.hidden)
                 pendingSegment = .hidden
@@ -66,6 +68,9 @@ public struct ExportStages: Sendable {
             }
             var extras = PointExtras(f, origin: origin)
             extras.lap = laps.lap(of: f)
+            // A press in the left-out stretch: its lap starts here, at the zone's edge, with no
+            // time from inside the zone (PRIVACY.md).
+            if !afterLeftOut { extras.lapMarkMs = laps.startedAtMarkMs }
             if firstWritten == nil { firstWritten = f }
             if origin == .interpolated { interpolatedWritten += 1 }
             wrote = true

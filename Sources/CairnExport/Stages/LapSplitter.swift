@@ -8,6 +8,12 @@ public enum LapRule: Sendable, Equatable {
     case pause
     /// A lap every so many metres of the export's distance.
     case distance(Double)
+    /// The rider's laps: a lap from each press of the button (`TripMarks`); a trip without
+    /// presses is one lap.
+    case marks
+    /// The default: the rider's laps where the trip has presses, else pause laps
+    /// (`forTrip(_:)` decides per trip).
+    case marksElsePause
 
     /// "pause", "none", or a distance in km or mi ("1km", "5km", "10km", "1mi", "2.5mi"):
     /// plain decimal digits, from 0.01 to 1000 of its unit (Sources/CairnExport/Writers/UPLOADS.md: "any distance from
@@ -16,6 +22,7 @@ public enum LapRule: Sendable, Equatable {
         switch text {
         case "pause": return .pause
         case "none": return LapRule.none
+        case "marks": return .marks
         default: break
         }
         let unit: Double
@@ -36,12 +43,23 @@ public enum LapRule: Sendable, Equatable {
         return .distance(n * unit)
     }
 
+    /// The rule for one trip: `marksElsePause` is the rider's laps when the trip has any, else
+    /// pause laps; any other rule is itself (an explicit `--laps` wins over the presses).
+    public func forTrip(_ marks: TripMarks) -> LapRule {
+        guard self == .marksElsePause else { return self }
+        return marks.lapTimesMs.isEmpty ? .pause : .marks
+    }
+
+    /// Whether the rule reads the trip's presses (`TripMarks`).
+    public var usesMarks: Bool { self == .marks || self == .marksElsePause }
+
     /// FIT `lap_trigger` for a lap this rule ends (the trip's last lap is `session_end`).
     var fitTrigger: UInt8 {
         switch self {
         case .none: return 7  // session_end
         case .pause: return 0  // manual: FIT has no trigger for a pause; the rider stopped
         case .distance: return 2  // distance
+        case .marks, .marksElsePause: return 0  // manual: the rider pressed the lap button
         }
     }
 }
@@ -58,6 +76,11 @@ public enum LapRule: Sendable, Equatable {
 ///
 /// Pause laps: the first point after a pause starts the next lap; the pause's time belongs to the
 /// lap it ends (elapsed time, as a device's lap counts a paused timer).
+///
+/// The rider's laps: the first point after a press starts the next lap (`startedAtMarkMs` says
+/// the press's time, where the lap's boundary lies: a point at the press's own time is the last
+/// of the lap it ends, so the lap's records run to its end time); presses before the first point
+/// or after the last start none, and several presses between two points start one.
 public struct LapSplitter: Sendable {
     /// The most laps a trip gets: a FIT lap's `message_index` holds its number in 12 bits (mask
     /// 0x0FFF, the bits above are flags; readers print 4095 itself as "mask"), so laps 0...4094.
@@ -73,9 +96,17 @@ public struct LapSplitter: Sendable {
     private var bridgeNext = false
     private var pausePending = false
     private var lapEndedAtLast = false
+    /// The presses not yet reached (`LapRule.marks`), oldest first.
+    private var pressesMs: [Int64]
+    private var nextPress = 0
+    /// The press whose lap the last point started (nil: it started none, or not by a press).
+    public private(set) var startedAtMarkMs: Int64?
 
-    public init(_ rule: LapRule) {
-        self.rule = rule
+    /// `marks`: the trip's presses, for `LapRule.marks` (`marksElsePause` is taken as
+    /// `rule.forTrip(marks)`).
+    public init(_ rule: LapRule, marks: TripMarks = .none) {
+        self.rule = rule.forTrip(marks)
+        pressesMs = self.rule == .marks ? marks.lapTimesMs : []
         if case .distance(let d) = rule { nextMarkM = d }
     }
 
@@ -95,9 +126,21 @@ public struct LapSplitter: Sendable {
             bridgeNext = false
             pausePending = false
         }
+        startedAtMarkMs = nil
         switch rule {
         case .none:
             return nil
+        case .marks, .marksElsePause:
+            var pressed: Int64?
+            while nextPress < pressesMs.count, pressesMs[nextPress] < fix.timeMs {
+                pressed = pressesMs[nextPress]
+                nextPress += 1
+            }
+            if let p = pressed, last != nil, lap < Self.maxLaps {
+                lap += 1
+                startedAtMarkMs = p
+            }
+            return lap
         case .pause:
             if pausePending && last != nil && lap < Self.maxLaps { lap += 1 }
             return lap

@@ -108,6 +108,14 @@ struct FITMessage: Sendable {
             FITField(4, "event_group", .uint8)
         ])
 
+    /// The rider's stop: the timer event with its `data` (`timer_trigger` for event timer).
+    static let eventWithData = FITMessage(
+        "event", global: 21,
+        [
+            FITField(253, "timestamp", .uint32), FITField(0, "event", .enumeration), FITField(1, "event_type", .enumeration),
+            FITField(3, "data", .uint32), FITField(4, "event_group", .uint8)
+        ])
+
     /// A point: the fields every record has, then the optional groups `recordFields` names.
     static func record(_ mask: UInt16) -> FITMessage {
         var fields = [

@@ -259,6 +259,23 @@ public final class FITWriter: TrackExporter {
         emit()
     }
 
+    /// The rider's lap press: event lap, marker, at the press's time.
+    private func lapPressEvent(_ ms: Int64) {
+        data(local: 2, .event)
+        u32(fitTime(ms)); u8(9); u8(3); u8(0)
+        emit()
+    }
+
+    /// The last timer stop when the rider's long press ended the trip: timer stop_all with
+    /// `timer_trigger` manual (the event's `data`), as a device writes its stop button. The last
+    /// event of the file, so local type 2 is redefined for it alone.
+    private func riderStopEvent(_ ms: Int64) {
+        define(local: 2, .eventWithData)
+        data(local: 2, .eventWithData)
+        u32(fitTime(ms)); u8(0); u8(4); u32(0); u8(0)
+        emit()
+    }
+
     // Record field mask bits (`FITMessage.recordFields`).
     static let hasAltitude: UInt8 = 1, hasSpeed: UInt8 = 2, hasVerticalSpeed: UInt8 = 4
     static let hasAccuracy: UInt8 = 8, hasPressure: UInt8 = 16, hasTemperature: UInt8 = 32
@@ -289,9 +306,15 @@ public final class FITWriter: TrackExporter {
                 // across a gap from there, counted as distance, is the next lap's), and so does
                 // a pause lap whose pause a gap followed: the lap's figures stop at its last
                 // point, so the chord's time and distance are the next lap's.
-                let setOff = segmentPending && !bridgePending && laps == .pause
-                let endMs = setOff ? fix.timeMs : lastMs
-                writeLap(endMs: endMs, trigger: laps.fitTrigger)
+                // A press's lap at the press (between the two points), with its lap event.
+                let rule = heading.laps ?? laps
+                let setOff = segmentPending && !bridgePending && rule == .pause && extras.lapMarkMs == nil
+                var endMs = setOff ? fix.timeMs : lastMs
+                if let pressed = extras.lapMarkMs {
+                    endMs = min(max(pressed, lastMs), fix.timeMs)
+                    lapPressEvent(endMs)
+                }
+                writeLap(endMs: endMs, trigger: extras.lapMarkMs != nil ? 0 : rule.fitTrigger)
                 lap = extras.lap
                 lapStartMs = endMs
                 lapStartPos = setOff ? (lat, lon) : lastPos
@@ -369,7 +392,13 @@ public final class FITWriter: TrackExporter {
     public func endTrip() throws(OutputError) {
         guard let s = sink else { return }
         if started {
-            timerEvent(lastMs, start: false)
+            if heading.endPressMs != nil {
+                // At the last point, where the figures end: the press comes at most a second
+                // or so after it.
+                riderStopEvent(lastMs)
+            } else {
+                timerEvent(lastMs, start: false)
+            }
             writeLap(endMs: lastMs, trigger: 7)  // session_end
             writeSummary()
         }

@@ -15,6 +15,11 @@ public struct TripHeading: Sendable {
     /// The trip's log holds sensor values (`SensorTrack`): writers whose layout is fixed per
     /// trip (FIT's laps and session) add the sensors' fields only then.
     public var hasSensors = false
+    /// The lap rule for this trip (`LapRule.forTrip`), nil when the writer's own applies.
+    public var laps: LapRule?
+    /// The long press that ended the trip (`TripMarks.endMs`): FIT's last timer stop is then
+    /// the rider's (timer_trigger manual).
+    public var endPressMs: Int64?
     public init(id: UInt64, activity: String?, summary: TripSummary? = nil, nameSuffix: String = "", board: String? = nil) {
         self.id = id
         self.activity = activity
@@ -36,6 +41,11 @@ public struct PointExtras: Sendable, Equatable {
     /// The point's lap in the export (from 1; `LapSplitter`), nil without laps: FIT starts a lap
     /// message where it changes; GPX `cairn:lap`, GeoJSON `coordinateProperties.laps`, CSV `lap`.
     public var lap: Int?
+    /// On the first point of a lap the rider's button started (`LapSplitter.startedAtMarkMs`):
+    /// the press's time, where FIT puts the lap's boundary and its lap event. nil on every other
+    /// point, and where the press lies in a stretch a privacy zone left out (the lap then starts
+    /// at this point, the zone's edge: no time inside the zone is written).
+    public var lapMarkMs: Int64?
     /// Measured, smoothed (`convert --smooth`: GPX `<src>`, CSV `origin`) or interpolated
     /// (`convert --fill-gaps`: GPX `cairn:interpolated`, GeoJSON `coordinateProperties.interpolated`,
     /// CSV `origin`).

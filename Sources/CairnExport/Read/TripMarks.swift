@@ -1,0 +1,42 @@
+import CairnLog
+
+/// The rider's marks of one trip (record type 10: the button, issue 41), as the exports use them:
+/// the laps' press times in time order, and the end press. A first streamed pass over the trip's
+/// files; memory is bounded by `LapSplitter.maxLaps` times.
+public struct TripMarks: Sendable, Equatable {
+    /// The short presses' times (ms since 1970 on the fixes' clock), sorted, at most
+    /// `LapSplitter.maxLaps - 1` (one lap more than marks; FIT holds no more laps).
+    public var lapTimesMs: [Int64] = []
+    /// The long press that ended the trip, if the rider ended it so.
+    public var endMs: Int64?
+
+    public init(lapTimesMs: [Int64] = [], endMs: Int64? = nil) {
+        self.lapTimesMs = lapTimesMs
+        self.endMs = endMs
+    }
+
+    public static let none = TripMarks()
+
+    /// Reads the trip's marks (marks of a kind this version does not know are left out).
+    public static func read(_ trip: TripRef) throws -> TripMarks {
+        var m = TripMarks()
+        var sorted = true
+        for f in trip.files {
+            try LogReader(path: f.path).forEach { entry in
+                guard case .riderMark(let mark) = entry.record else { return true }
+                switch mark.kind {
+                case .lap:
+                    guard m.lapTimesMs.count < LapSplitter.maxLaps - 1 else { return true }
+                    if let last = m.lapTimesMs.last, mark.timeMs < last { sorted = false }
+                    m.lapTimesMs.append(mark.timeMs)
+                case .end: m.endMs = mark.timeMs
+                case .other: break
+                }
+                return true
+            }
+        }
+        // The recorder writes them in press order; a clock stepped back must not unsort them.
+        if !sorted { m.lapTimesMs.sort() }
+        return m
+    }
+}

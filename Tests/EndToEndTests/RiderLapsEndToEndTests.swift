@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+
+/// The rider's button in the exports, end to end (issue 41): a log with presses (record type 10,
+/// as the recorder writes them; a button's presses are only recorded in the guest, deploy/board)
+/// converted by the binary. By default its laps are the presses: FIT laps ending at them with an
+/// event lap/marker at each, the CSV lap column; `--laps none` one lap; `info` lists them.
+final class RiderLapsEndToEndTests: XCTestCase {
+    let t0 = CraftedLog.june1
+
+    func log() throws -> String {
+        let dir = CraftedLog.directory()
+        let data = CraftedLog.file(trip: 1, salt: 0x41, points: 120, closed: true, presses: [(0, t0 + 40_500), (0, t0 + 80_000)])
+        try CraftedLog.write(data, dir + "/00000001.cairn")
+        return dir
+    }
+
+    func fitSeconds(_ ms: Int64) -> Int { Int(ms / 1000 - 631_065_600) }
+
+    func testThePressesAreTheLapsOfEveryExport() throws {
+        let dir = try log()
+        let out = Harness.tempDir()
+        let r = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/t.fit", "--config", "none")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let fit = try Harness.checkExport("fit", out + "/t.fit")
+        XCTAssertEqual(fit["lap_triggers"] as? [String], ["manual", "manual", "session_end"])
+        let laps = fit["lap_times"] as? [[Int]] ?? []
+        XCTAssertEqual(laps.map { $0.last ?? 0 }, [fitSeconds(t0 + 40_500), fitSeconds(t0 + 80_000), fitSeconds(t0 + 119_000)])
+        let events = (fit["events"] as? [[String: Any]] ?? []).filter { $0["event"] as? String == "lap" }
+        XCTAssertEqual(events.map { $0["timestamp"] as? Int }, [fitSeconds(t0 + 40_500), fitSeconds(t0 + 80_000)])
+        XCTAssertEqual(events.map { $0["event_type"] as? String }, ["marker", "marker"])
+        XCTAssertEqual((fit["session_figures"] as? [String: Any])?["num_laps"] as? Int, 3)
+        let strava = try Harness.run(
+            "/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/check-strava.py").path, "fit", out + "/t.fit"])
+        XCTAssertEqual(strava.status, 0, strava.stderr)
+
+        let csv = try Harness.cairn("convert", dir, "--to", "csv", "--config", "none")
+        XCTAssertEqual(csv.status, 0, csv.stderr)
+        let lapColumn = csv.stdout.split(separator: "\n").dropFirst().map {
+            String($0.split(separator: ",", omittingEmptySubsequences: false).last ?? "")
+        }
+        XCTAssertEqual(lapColumn, Array(repeating: "1", count: 41) + Array(repeating: "2", count: 40) + Array(repeating: "3", count: 39))
+
+        let none = try Harness.cairn("convert", dir, "--to", "fit", "--laps", "none", "-o", out + "/n.fit", "--config", "none")
+        XCTAssertEqual(none.status, 0, none.stderr)
+        XCTAssertEqual(try Harness.checkExport("fit", out + "/n.fit")["lap_triggers"] as? [String], ["session_end"])
+
+        let info = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none")
+        XCTAssertEqual(info.status, 0, info.stderr)
+        XCTAssertTrue(info.stdout.contains("  laps:       3 (the rider's button: a lap from 08:00:40.500Z, 08:01:20Z)"), info.stdout)
+    }
+}
