@@ -221,6 +221,8 @@ run_build() {  # name, then extra flags
         die "the $name build with $swift_version has warnings (see $log)"
     fi
     say "$name: no warnings ($(grep -c -E "$notes" "$log" || true) toolchain notes in $log)"
+    # /build/NAME stays the way to this build (deploy/debian/test-deb.sh packages from it).
+    ln -sfn "$name-$flags_key" "$root/build/$name"
 }
 
 # The board's limit (a product decision: the aarch64 binary may be up to 9 MB stripped; memory,
