@@ -1189,6 +1189,18 @@ def wakeups(g, pid):
     return int(v), int(n)
 
 
+def bench_guest(a, name):
+    """A guest for a bench: its own folder under the run, a fresh ext4 log disk and an overlay
+    of the ext4 root. Returns (folder, guest), not started."""
+    run = os.path.join(a.run, name)
+    os.makedirs(run, exist_ok=True)
+    logs = os.path.join(run, "logs.img")
+    make_log_disk("ext4", logs)
+    root = os.path.join(run, "root.qcow2")
+    overlay(os.path.join(a.run, "root-ext4.img"), root)
+    return run, Guest(a.arch, a.kdir, run, root, logs, name, smp=a.smp)
+
+
 def scenario_sensor_bench(a, epochs, unit_sha, results, seconds=180):
     """What three sensors cost cairn (issue 40 item 5): CPU time, wake-ups (voluntary context
     switches) and peak RSS of a freshly started cairn over `seconds` of the ride at real time
@@ -1197,13 +1209,7 @@ def scenario_sensor_bench(a, epochs, unit_sha, results, seconds=180):
     beside it over both as the yardstick. Bumble runs in the same guest: its CPU is not cairn's,
     but it shares the emulated cores."""
     t_start = time.monotonic()
-    run = os.path.join(a.run, "sensor-bench")
-    os.makedirs(run, exist_ok=True)
-    logs = os.path.join(run, "logs.img")
-    make_log_disk("ext4", logs)
-    root = os.path.join(run, "root.qcow2")
-    overlay(os.path.join(a.run, "root-ext4.img"), root)
-    g = Guest(a.arch, a.kdir, run, root, logs, "sensor-bench", smp=a.smp)
+    run, g = bench_guest(a, "sensor-bench")
     try:
         g.start()
         wait_connected(g, 0, "sensor-bench: cairn at boot")
@@ -1391,13 +1397,7 @@ def scenario_bench(a, epochs, unit_sha, results):
     the ratio means something; the replay is `rate` times faster than the ride, so what each does
     per fix weighs `rate` times more against its idle timers than on a real ride."""
     t_start = time.monotonic()
-    run = os.path.join(a.run, "bench")
-    os.makedirs(run, exist_ok=True)
-    logs = os.path.join(run, "logs.img")
-    make_log_disk("ext4", logs)
-    root = os.path.join(run, "root.qcow2")
-    overlay(os.path.join(a.run, "root-ext4.img"), root)
-    g = Guest(a.arch, a.kdir, run, root, logs, "bench", smp=a.smp)
+    run, g = bench_guest(a, "bench")
     try:
         g.start()
         wait_connected(g, 0, "bench: cairn at boot")
