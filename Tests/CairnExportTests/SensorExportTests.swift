@@ -241,4 +241,50 @@ final class SensorExportTests: XCTestCase {
         try convert(.geojson, to: out + "/plain.geojson")
         XCTAssertFalse(try String(contentsOfFile: out + "/plain.geojson", encoding: .utf8).contains("heartRates"))
     }
+
+    /// The page (issue 42): a ride's heart rate, cadence and power on its card, as its FIT
+    /// session counts them; with a privacy zone over the start, over the written points only; a
+    /// ride without sensors shows no sensor line and writes the columns empty.
+    func testThePageShowsTheSensorsFiguresOverTheWrittenPoints() throws {
+        try writeTrip(sensors: true)
+        let t = try trip()
+        let whole = try XCTUnwrap(try SensorTrack.figures(t))
+        let first = ExportSupport.ride(1, startMs: Self.start)[0]
+        let window = PrivacyWindow(zones: [PrivacyZone(lat: first.lat, lon: first.lon, radiusM: 150)])
+        let cut = try XCTUnwrap(try SensorTrack.figures(t, window: window))
+        XCTAssertGreaterThan(try XCTUnwrap(cut.avgHeartRate), try XCTUnwrap(whole.avgHeartRate), "the zone leaves the start out")
+        for (w, f) in [(nil, whole), (window, cut)] as [(PrivacyWindow?, SensorFigures)] {
+            let page = ExportSupport.tempDir()
+            defer { try? FileManager.default.removeItem(atPath: page) }
+            let builder = try PageBuilder(folder: page) { XCTFail($0) }
+            var entry = TripIndex.Entry(key: "trip1", tripId: 1, name: "n")
+            entry.points = Self.points
+            XCTAssertNil(builder.add(PageTrip(entry: entry, trip: t, window: w)))
+            try builder.write()
+            let back = try XCTUnwrap(TripIndex(text: String(contentsOfFile: page + "/" + TripIndex.fileName, encoding: .utf8)).entries.first)
+            XCTAssertEqual(back.heartRateAvg, f.avgHeartRate)
+            XCTAssertEqual(back.heartRateMax, f.maxHeartRate)
+            XCTAssertEqual(back.cadenceAvg, 90)
+            XCTAssertEqual(back.powerAvgW, f.avgPowerW)
+            XCTAssertEqual(back.powerMaxW, f.maxPowerW)
+            let card = Dictionary(uniqueKeysWithValues: IndexPage.figures(back))
+            XCTAssertEqual(card["heart rate"], "avg \(f.avgHeartRate!) · max \(f.maxHeartRate!) bpm")
+            XCTAssertEqual(card["cadence"], "avg 90 rpm")
+            XCTAssertEqual(card["power"], "avg \(f.avgPowerW!) · max \(f.maxPowerW!) W")
+        }
+        try FileManager.default.removeItem(atPath: dir)
+        dir = ExportSupport.tempDir()
+        try writeTrip(sensors: false)
+        let page = ExportSupport.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: page) }
+        let builder = try PageBuilder(folder: page) { XCTFail($0) }
+        var entry = TripIndex.Entry(key: "trip1", tripId: 1, name: "n")
+        entry.points = Self.points
+        XCTAssertNil(builder.add(PageTrip(entry: entry, trip: try trip(), window: nil)))
+        try builder.write()
+        let back = try XCTUnwrap(TripIndex(text: String(contentsOfFile: page + "/" + TripIndex.fileName, encoding: .utf8)).entries.first)
+        XCTAssertNil(back.heartRateAvg)
+        XCTAssertNil(back.powerMaxW)
+        XCTAssertNil(Dictionary(uniqueKeysWithValues: IndexPage.figures(back))["heart rate"])
+    }
 }

@@ -85,7 +85,7 @@ final class TripIndexTests: XCTestCase {
     }
 
     /// The figures added for issue 42 (elapsed, top speed, climb source, temperature, left out,
-    /// picture size): written and read back; an older file without their columns reads them as
+    /// picture size, the sensors' figures): written and read back; an older file without their columns reads them as
     /// unknown and gains the columns, empty, when written back.
     func testNewColumnsReadBackAndOlderFilesReadThemAsUnknown() {
         var e = entry(1)
@@ -96,12 +96,13 @@ final class TripIndexTests: XCTestCase {
         e.temperatureMaxC = 18
         e.leftOut = 42
         (e.pictureWidth, e.pictureHeight) = (320, 486)
+        (e.heartRateAvg, e.heartRateMax, e.cadenceAvg, e.powerAvgW, e.powerMaxW) = (142, 171, 88, 205, 640)
         var i = TripIndex()
         i.merge(e)
         let back = TripIndex(text: i.text)
         XCTAssertEqual(back.problems, [])
         XCTAssertEqual(back.entries, [e])
-        XCTAssertTrue(i.text.contains("\t5400\t14.25\tbarometer\t11.5\t18\t42\t320x486\n"), i.text)
+        XCTAssertTrue(i.text.contains("\t5400\t14.25\tbarometer\t11.5\t18\t42\t320x486\t142\t171\t88\t205\t640\n"), i.text)
 
         let old = """
             # cairn trip index, version 1
@@ -118,10 +119,12 @@ final class TripIndexTests: XCTestCase {
         XCTAssertNil(o.temperatureMinC)
         XCTAssertNil(o.leftOut)
         XCTAssertNil(o.pictureSize)
+        XCTAssertNil(o.heartRateAvg)
+        XCTAssertNil(o.powerMaxW)
         XCTAssertEqual(o.distanceM, 41_360.5)
         let rewritten = r.text.split(separator: "\n").map(String.init)
         XCTAssertEqual(rewritten[1], TripIndex.columns.joined(separator: "\t"))
-        XCTAssertTrue(rewritten[2].hasSuffix("gpx/n.gpx\t\t\t\t\t\t\t"), rewritten[2])
+        XCTAssertTrue(rewritten[2].hasSuffix("gpx/n.gpx" + String(repeating: "\t", count: 12)), rewritten[2])
         XCTAssertEqual(TripIndex(text: r.text).entries, r.entries)
         // A size that does not read is no size, and no problem.
         let odd = TripIndex(text: i.text.replacingOccurrences(of: "320x486", with: "wide"))

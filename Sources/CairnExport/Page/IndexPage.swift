@@ -265,6 +265,18 @@ public enum IndexPage {
             let a = TextFormat.fixed(lo, 0) ?? "?", b = TextFormat.fixed(hi, 0) ?? "?"
             out.append(("temperature", (a == b ? a : a + "–" + b) + " °C"))
         }
+        // The sensors' figures: a line only for a sensor the ride had.
+        func avgMax(_ avg: Int?, _ max: Int?, _ unit: String) -> String? {
+            switch (avg, max) {
+            case (let a?, let m?): return "avg \(a) · max \(m) \(unit)"
+            case (let a?, nil): return "avg \(a) \(unit)"
+            case (nil, let m?): return "max \(m) \(unit)"
+            case (nil, nil): return nil
+            }
+        }
+        if let hr = avgMax(e.heartRateAvg, e.heartRateMax, "bpm") { out.append(("heart rate", hr)) }
+        if let c = avgMax(e.cadenceAvg, nil, "rpm") { out.append(("cadence", c)) }
+        if let p = avgMax(e.powerAvgW, e.powerMaxW, "W") { out.append(("power", p)) }
         return out
     }
 

@@ -108,6 +108,15 @@ public final class PageBuilder {
             } catch {
                 problem = "\(error)"
             }
+            do {
+                if let s = try SensorTrack.figures(t.trip, window: t.window) {
+                    (entry.heartRateAvg, entry.heartRateMax) = (s.avgHeartRate, s.maxHeartRate)
+                    entry.cadenceAvg = s.avgCadence
+                    (entry.powerAvgW, entry.powerMaxW) = (s.avgPowerW, s.maxPowerW)
+                }
+            } catch {
+                problem = (problem.map { $0 + "; " } ?? "") + "sensor figures not read: \(error)"
+            }
         }
         // The entry an earlier cairn keyed without the log's salt, for this very trip (it
         // names the same files): replaced, not listed twice. One naming other files (another

@@ -17,7 +17,8 @@ public struct TripIndex: Sendable, Equatable {
     /// them as unknown (the page shows "–").
     public static let columns = [
         "key", "trip", "start_ms", "utc_offset_s", "activity", "distance_m", "moving_s", "ascent_m", "points", "name", "picture", "files",
-        "elapsed_s", "max_speed_mps", "climb_source", "temp_min_c", "temp_max_c", "left_out", "picture_px"
+        "elapsed_s", "max_speed_mps", "climb_source", "temp_min_c", "temp_max_c", "left_out", "picture_px", "hr_avg", "hr_max",
+        "cadence_avg", "power_avg_w", "power_max_w"
     ]
 
     /// One trip as the page shows it: the figures of what was written (privacy zones applied).
@@ -54,6 +55,14 @@ public struct TripIndex: Sendable, Equatable {
         /// it loads; nil when unknown.
         public var pictureWidth: Int?
         public var pictureHeight: Int?
+        /// The Bluetooth sensors' figures over the written points, as the FIT session counts them
+        /// (`SensorFigures`): heart rate (bpm), cadence (rpm, cranks turning), power (W); nil
+        /// without that sensor or in an older index.
+        public var heartRateAvg: Int?
+        public var heartRateMax: Int?
+        public var cadenceAvg: Int?
+        public var powerAvgW: Int?
+        public var powerMaxW: Int?
         public var pictureSize: (Int, Int)? {
             guard let w = pictureWidth, let h = pictureHeight, w > 0, h > 0 else { return nil }
             return (w, h)
@@ -187,6 +196,11 @@ public struct TripIndex: Sendable, Equatable {
             e.temperatureMinC = try number("temp_min_c", finite).get()
             e.temperatureMaxC = try number("temp_max_c", finite).get()
             e.leftOut = try number("left_out") { Int($0) }.get()
+            e.heartRateAvg = try number("hr_avg") { Int($0) }.get()
+            e.heartRateMax = try number("hr_max") { Int($0) }.get()
+            e.cadenceAvg = try number("cadence_avg") { Int($0) }.get()
+            e.powerAvgW = try number("power_avg_w") { Int($0) }.get()
+            e.powerMaxW = try number("power_max_w") { Int($0) }.get()
         } catch {
             return .failure(error)
         }
@@ -228,7 +242,9 @@ public struct TripIndex: Sendable, Equatable {
             ]
             let later: [String?] = [
                 e.elapsedS.map(n), e.maxSpeedMps.map(n), e.climbSource.map { Self.escaped($0) }, e.temperatureMinC.map(n),
-                e.temperatureMaxC.map(n), e.leftOut.map { "\($0)" }, e.pictureSize.map { "\($0.0)x\($0.1)" }
+                e.temperatureMaxC.map(n), e.leftOut.map { "\($0)" }, e.pictureSize.map { "\($0.0)x\($0.1)" },
+                e.heartRateAvg.map { "\($0)" }, e.heartRateMax.map { "\($0)" }, e.cadenceAvg.map { "\($0)" }, e.powerAvgW.map { "\($0)" },
+                e.powerMaxW.map { "\($0)" }
             ]
             f += later.map { $0 ?? "" }
             for c in extraColumns { f.append(Self.escaped(e.extra[c] ?? "")) }

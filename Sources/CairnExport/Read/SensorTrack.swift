@@ -44,15 +44,21 @@ public struct SensorTrack: Sendable {
         return track.isEmpty ? nil : track
     }
 
-    /// The trip's heart rate, cadence and power figures over its recorded points, as the FIT
-    /// session has them (`cairn info`); nil without sensor values.
-    public static func figures(_ trip: TripRef) throws -> SensorFigures? {
+    /// The trip's heart rate, cadence and power figures over the points an export writes, as
+    /// the FIT session has them (`cairn info`): with privacy zones (`window`) the exported
+    /// part's only, like the rest of `info`'s figures; nil without sensor values.
+    public static func figures(_ trip: TripRef, window: PrivacyWindow? = nil) throws -> SensorFigures? {
         guard let track = try read(trip) else { return nil }
         var f = SensorFigures()
-        try TripCatalog.read(trip) { e in
-            guard case .point(let fix) = e else { return }
+        func add(_ fix: Fix) {
             let v = track.values(atMs: fix.timeMs)
             f.add(heartRate: v.heartRate, cadence: v.cadence, powerW: v.powerW)
+        }
+        if let window {
+            var stages = ExportStages(window: window, laps: .none)
+            _ = try TripCatalog.read(trip) { e in stages.feed(e, segment: { _ in }, point: { fix, _ in add(fix) }) }
+        } else {
+            _ = try TripCatalog.read(trip) { e in if case .point(let fix) = e { add(fix) } }
         }
         return f
     }
