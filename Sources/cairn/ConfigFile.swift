@@ -79,7 +79,8 @@ struct ConfigFile {
                     ?? (readerKey ? OptionSpec(name: "--" + key, valueName: "VALUE", help: "") : nil)
             else {
                 var msg = "\(path):\(n): unknown key '\(key)'"
-                let names = allowed.map(\.name) + Self.readerKeys.map { "--" + $0 }
+                // The fuel keys belong to the file's top (what `info` and `list` read), no section.
+                let names = allowed.map(\.name) + (section == nil ? Self.readerKeys.map { "--" + $0 } : [])
                 if let near = nearestName("--" + key, names) { msg += " (did you mean '\(near.dropFirst(2))'?)" }
                 throw UsageError(inFile: msg + "; keys: " + names.map { String($0.dropFirst(2)) }.joined(separator: ", "))
             }
@@ -97,6 +98,12 @@ struct ConfigFile {
             entries.append(
                 Entry(key: key, value: value, line: n, isFlag: spec.valueName == nil, section: section, repeatable: spec.repeatable))
         }
+    }
+
+    /// The lines of the top's `key` entries, "4" or "4,9"; nil when there is none.
+    func lines(of key: String) -> String? {
+        let ls = entries.filter { $0.key == key && $0.section == nil }.map { "\($0.line)" }
+        return ls.isEmpty ? nil : ls.joined(separator: ",")
     }
 
     /// Keys that set no option of `record`: what `info` and `list` read from the same file

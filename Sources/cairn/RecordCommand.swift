@@ -14,15 +14,46 @@ enum RecordCommand: Command {
     static let name = "record"
     static let overview = "Record trips from gpsd into crash-safe log files until SIGTERM or SIGINT."
 
+    /// `record --check`'s `[deliver]` part: what `cairn deliver` takes from the same file (the
+    /// service's timer runs it with this file), each with its line or "(default)"; the remote
+    /// is not reached (`cairn deliver --check` does that).
+    static func deliverCheckLines(_ file: ConfigFile?, zones: Int) -> [String] {
+        var d = ParsedArguments()
+        let origin = file?.merge(into: &d, section: "deliver") ?? [:]
+        var lines = ["[deliver]"]
+        for o in DeliverCommand.sectionOptions {
+            let key = String(o.name.dropFirst(2))
+            if let v = d.value(o.name) {
+                lines.append("\(key) = \(v)  (\(origin[o.name] ?? "command line"))")
+            } else if o.name == "--logs" {
+                lines.append("logs = " + (zones > 0 ? "no (privacy zones)" : "yes") + "  (default)")
+            } else {
+                lines.append("\(key) = \(documentedDefault(o.help) ?? (o.name == "--remote" ? "none (no delivery)" : "-"))  (default)")
+            }
+        }
+        return lines
+    }
+
+    /// "gpx,fit,csv" from a help text ending "(default: gpx,fit,csv)".
+    static func documentedDefault(_ help: String) -> String? {
+        let marker = Array("(default: ".utf8), u = Array(help.utf8)
+        guard u.last == UInt8(ascii: ")"), u.count > marker.count,
+            let at = (0...(u.count - marker.count)).reversed().first(where: { u[$0..<($0 + marker.count)].elementsEqual(marker) })
+        else { return nil }
+        return String(decoding: u[(at + marker.count)..<(u.count - 1)], as: UTF8.self)
+    }
+
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
         var a = parsed
         if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
         // Command line > config file > defaults. A bad value from the file names its line.
         var origin: [String: String] = [:]
         var zones: [PrivacyZone] = []
+        var configFile: ConfigFile?
         if let path = a.value("--config") {
             if path.isEmpty { throw UsageError("The value '' is invalid for '--config <file>'") }
             let file = try ConfigFile.load(path, options: options)
+            configFile = file
             origin = file.merge(into: &a)
             zones = try file.privacyZones()  // the exports cut them; record takes the first as home
         }
@@ -199,7 +230,18 @@ enum RecordCommand: Command {
                 "board = \(board ?? "-")" + from("--board")
             ]
             let sensorLines: [String] = sensors.map { "sensor = \($0)" + from("--sensor") }
-            printOut((settingLines + deviceLines + fileLines + sensorLines).joined(separator: "\n"))
+            // The zones' places are not printed either: how many, and which lines.
+            let zoneLines: [String] = [
+                "privacy-zone = " + (zones.isEmpty ? "none" : "\(zones.count) zone\(zones.count == 1 ? "" : "s") (places not printed)")
+                    + (configFile.map { f in f.lines(of: "privacy-zone").map { "  (\(f.path):\($0))" } ?? "  (default)" } ?? "  (default)")
+            ]
+            let fuelLines: [String] = ["--fuel_l_per_100km", "--fuel_price"].compactMap { o in
+                a.value(o).map { "\(o.dropFirst(2)) = \($0)" + from(o) }
+            }
+            printOut(
+                (settingLines + deviceLines + fileLines + sensorLines + zoneLines + fuelLines + Self.deliverCheckLines(configFile, zones: zones.count))
+                    .joined(
+                        separator: "\n"))
             for w in warnings { printErr("cairn record: \(w)") }
             return ExitCode.ok
         }

@@ -82,4 +82,45 @@ final class DeliverSaysWhatIsWrongEndToEndTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("\(cfg):1: privacy-zone"), r.stderr)
         XCTAssertFalse(r.stderr.contains("Usage:"), r.stderr)
     }
+
+    /// `record --check` shows every setting the file sets for the board, the zones (how many,
+    /// never where) and the `[deliver]` section the timer's runs take, each with its line.
+    func testRecordCheckShowsTheZonesAndTheDeliverSection() throws {
+        let cfg = Harness.tempDir() + "/cairn.conf"
+        try """
+        dir = /tmp/cairn-check-logs
+        privacy-zone = 47.1,8.5,200
+        privacy-zone = 47.25,8.61,300
+        fuel_l_per_100km = 6.5
+        [deliver]
+        remote = nas:rides
+        format = gpx
+
+        """.write(toFile: cfg, atomically: true, encoding: .utf8)
+        let r = try Harness.run(Harness.cairn, ["record", "--config", cfg, "--check"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for line in [
+            "privacy-zone = 2 zones (places not printed)  (\(cfg):2,3)", "fuel_l_per_100km = 6.5  (\(cfg):4)", "[deliver]",
+            "remote = nas:rides  (\(cfg):6)", "format = gpx  (\(cfg):7)", "logs = no (privacy zones)  (default)", "retries = 3  (default)",
+            "page = yes  (default)"
+        ] {
+            XCTAssertTrue(r.stdout.contains(line + "\n"), line + " in:\n" + r.stdout)
+        }
+        XCTAssertFalse(r.stdout.contains("47.1") || r.stdout.contains("8.61"), "no zone's place: " + r.stdout)
+        let none = try Harness.run(Harness.cairn, ["record", "--check", "--dir", "/tmp/cairn-check-logs"])
+        XCTAssertTrue(none.stdout.contains("privacy-zone = none  (default)\n[deliver]\nremote = none (no delivery)  (default)\n"), none.stdout)
+        XCTAssertTrue(none.stdout.contains("logs = yes  (default)"), none.stdout)
+    }
+
+    /// A `[deliver]` section's unknown key lists the section's keys, not the fuel keys of the
+    /// file's top (issue 42).
+    func testADeliverSectionsUnknownKeyListsOnlyItsKeys() throws {
+        let cfg = Harness.tempDir() + "/cairn.conf"
+        try "[deliver]\nremote = nas:rides\nfuel_price = 1.8\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+        let r = try Harness.run(Harness.cairn, ["deliver", "--dir", try logs(), "--config", cfg, "--check"])
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(cfg):3: unknown key 'fuel_price'"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("keys: remote, format, logs,"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("fuel_l_per_100km"), r.stderr)
+    }
 }
