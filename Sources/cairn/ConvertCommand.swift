@@ -206,15 +206,21 @@ enum ConvertCommand: Command {
             }
             output = .sink(out)
         }
-        let conversion = TripConversion(writer: format.makeWriter(output, settings), stages: stages) { printErr("cairn: \($0)") }
+        var progress = TerminalProgress(total: sel.trips.count)
+        let conversion = TripConversion(writer: format.makeWriter(output, settings), stages: stages) {
+            progress.clear()
+            printErr("cairn: \($0)")
+        }
 
         var problems = sel.problems
         var converted = 0
-        for t in sel.trips {
+        for (i, t) in sel.trips.enumerated() {
+            progress.step(i + 1, "trip \(t.id)")
             let o = conversion.convert(t)
             problems += o.problems
             if o.converted { converted += 1 }
         }
+        progress.clear()
         if !conversion.begun {
             sink?.discard()
             throw Failure("no trip with points in \(a.positionals.joined(separator: " ")): nothing written")

@@ -123,4 +123,24 @@ final class DeliverSaysWhatIsWrongEndToEndTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("keys: remote, format, logs,"), r.stderr)
         XCTAssertFalse(r.stderr.contains("fuel_l_per_100km"), r.stderr)
     }
+
+    /// A convert of several trips says where it is on a terminal (through `script`, a pty) and
+    /// leaves the line clean; into a pipe it says only what it wrote (issue 42, item 3).
+    func testConvertShowsProgressOnATerminalOnly() throws {
+        let dir = CraftedLog.directory()
+        for n in 1...3 {
+            try CraftedLog.write(
+                CraftedLog.file(trip: UInt64(n), salt: 0x10, startMs: CraftedLog.june1 + Int64(n) * 3_600_000, points: 30, closed: true),
+                dir + "/0000000\(n).cairn")
+        }
+        let out = Harness.tempDir() + "/all.gpx"
+        let piped = try Harness.run(Harness.cairn, ["convert", dir, "--to", "gpx", "-o", out])
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(piped.stderr, "cairn: wrote 3 trips to \(out)\n")
+        let tty = try Harness.run(
+            "/usr/bin/script", ["-qec", "\(Harness.cairn) convert \(dir) --to gpx -o \(out) --force", "/dev/null"])
+        XCTAssertEqual(tty.status, 0, tty.stderr)
+        XCTAssertTrue(tty.stdout.contains("cairn: converting trip 2 (2 of 3)..."), tty.stdout)
+        XCTAssertTrue(tty.stdout.contains("\r\u{1B}[Kcairn: wrote 3 trips to \(out)"), tty.stdout)
+    }
 }
