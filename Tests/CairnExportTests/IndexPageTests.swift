@@ -107,6 +107,15 @@ final class IndexPageTests: XCTestCase {
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: IndexPage.figures(still))["average"], "–")
     }
 
+    /// Times cut to the whole second, as `list`, `info` and the picture's own line say them: a
+    /// card once read 0:03:55 above a picture saying 0:03:54 (234.6 s).
+    func testDurationsAreCutToTheSecondAsEverywhereElse() {
+        XCTAssertEqual(IndexPage.duration(234.6), "0:03:54")
+        XCTAssertEqual(IndexPage.duration(234.6), TripFigures.duration(234_600))
+        XCTAssertEqual(IndexPage.duration(3599.999), "0:59:59")
+        XCTAssertEqual(IndexPage.duration(-1), "–")
+    }
+
     /// ISO 8601 weeks across years' ends, in the recorder's local time.
     func testISOWeeks() {
         let cases: [(String, Int64, String)] = [

@@ -268,9 +268,11 @@ final class SensorExportTests: XCTestCase {
             XCTAssertEqual(back.powerAvgW, f.avgPowerW)
             XCTAssertEqual(back.powerMaxW, f.maxPowerW)
             let card = Dictionary(uniqueKeysWithValues: IndexPage.figures(back))
-            XCTAssertEqual(card["heart rate"], "avg \(f.avgHeartRate!) · max \(f.maxHeartRate!) bpm")
-            XCTAssertEqual(card["cadence"], "avg 90 rpm")
-            XCTAssertEqual(card["power"], "avg \(f.avgPowerW!) · max \(f.maxPowerW!) W")
+            XCTAssertEqual(card["avg heart rate"], "\(f.avgHeartRate!) bpm")
+            XCTAssertEqual(card["max heart rate"], "\(f.maxHeartRate!) bpm")
+            XCTAssertEqual(card["avg cadence"], "90 rpm")
+            XCTAssertEqual(card["avg power"], "\(f.avgPowerW!) W")
+            XCTAssertEqual(card["max power"], "\(f.maxPowerW!) W")
         }
         try FileManager.default.removeItem(atPath: dir)
         dir = ExportSupport.tempDir()
@@ -285,6 +287,6 @@ final class SensorExportTests: XCTestCase {
         let back = try XCTUnwrap(TripIndex(text: String(contentsOfFile: page + "/" + TripIndex.fileName, encoding: .utf8)).entries.first)
         XCTAssertNil(back.heartRateAvg)
         XCTAssertNil(back.powerMaxW)
-        XCTAssertNil(Dictionary(uniqueKeysWithValues: IndexPage.figures(back))["heart rate"])
+        XCTAssertNil(Dictionary(uniqueKeysWithValues: IndexPage.figures(back))["avg heart rate"])
     }
 }

@@ -265,18 +265,13 @@ public enum IndexPage {
             let a = TextFormat.fixed(lo, 0) ?? "?", b = TextFormat.fixed(hi, 0) ?? "?"
             out.append(("temperature", (a == b ? a : a + "–" + b) + " °C"))
         }
-        // The sensors' figures: a line only for a sensor the ride had.
-        func avgMax(_ avg: Int?, _ max: Int?, _ unit: String) -> String? {
-            switch (avg, max) {
-            case (let a?, let m?): return "avg \(a) · max \(m) \(unit)"
-            case (let a?, nil): return "avg \(a) \(unit)"
-            case (nil, let m?): return "max \(m) \(unit)"
-            case (nil, nil): return nil
-            }
-        }
-        if let hr = avgMax(e.heartRateAvg, e.heartRateMax, "bpm") { out.append(("heart rate", hr)) }
-        if let c = avgMax(e.cadenceAvg, nil, "rpm") { out.append(("cadence", c)) }
-        if let p = avgMax(e.powerAvgW, e.powerMaxW, "W") { out.append(("power", p)) }
+        // The sensors' figures, each its own short cell (a phone's column is 96 px): only for a
+        // sensor the ride had.
+        let sensors: [(String, Int?, String)] = [
+            ("avg heart rate", e.heartRateAvg, "bpm"), ("max heart rate", e.heartRateMax, "bpm"), ("avg cadence", e.cadenceAvg, "rpm"),
+            ("avg power", e.powerAvgW, "W"), ("max power", e.powerMaxW, "W")
+        ]
+        for (name, value, unit) in sensors { if let v = value { out.append((name, "\(v) \(unit)")) } }
         return out
     }
 
@@ -326,7 +321,8 @@ public enum IndexPage {
 
     static func duration(_ s: Double) -> String {
         guard s.isFinite, s >= 0 else { return "–" }
-        let t = Int64(s.rounded())
+        // Whole seconds cut, not rounded: as `list`, `info` and the picture's line say it.
+        let t = Int64(s.rounded(.down))
         let h = t / 3600, m = t / 60 % 60, sec = t % 60
         return "\(h):" + (m < 10 ? "0" : "") + "\(m):" + (sec < 10 ? "0" : "") + "\(sec)"
     }
