@@ -101,8 +101,14 @@ final class TripIndexTests: XCTestCase {
         i.merge(e)
         let back = TripIndex(text: i.text)
         XCTAssertEqual(back.problems, [])
-        XCTAssertEqual(back.entries, [e])
-        XCTAssertTrue(i.text.contains("\t5400\t14.25\tbarometer\t11.5\t18\t42\t320x486\t142\t171\t88\t205\t640\n"), i.text)
+        // The points left out are written as a flag: a count beside the public page is the
+        // time hidden near home (attack-r20).
+        var flagged = e
+        flagged.leftOut = 1
+        XCTAssertEqual(back.entries, [flagged])
+        XCTAssertTrue(i.text.contains("\t5400\t14.25\tbarometer\t11.5\t18\t1\t320x486\t142\t171\t88\t205\t640\n"), i.text)
+        let lines = i.text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        XCTAssertEqual(lines[2][lines[1].firstIndex(of: "left_out")!], "1", i.text)
 
         let old = """
             # cairn trip index, version 1

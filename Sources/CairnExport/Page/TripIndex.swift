@@ -49,7 +49,9 @@ public struct TripIndex: Sendable, Equatable {
         /// The barometer's temperature over the written points, lowest and highest (°C).
         public var temperatureMinC: Double?
         public var temperatureMaxC: Double?
-        /// Points a privacy zone left out of what was written (0: none; nil: unknown).
+        /// Whether a privacy zone left points out (more than 0) or not (0); nil: unknown. The
+        /// file says only 1 or 0: the index lies beside the public page, and a count of the
+        /// points left out is the time hidden near home (an older cairn's counts are rewritten).
         public var leftOut: Int?
         /// The picture's size in pixels ("320x486" in the file), so the page lays it out before
         /// it loads; nil when unknown.
@@ -242,7 +244,7 @@ public struct TripIndex: Sendable, Equatable {
             ]
             let later: [String?] = [
                 e.elapsedS.map(n), e.maxSpeedMps.map(n), e.climbSource.map { Self.escaped($0) }, e.temperatureMinC.map(n),
-                e.temperatureMaxC.map(n), e.leftOut.map { "\($0)" }, e.pictureSize.map { "\($0.0)x\($0.1)" },
+                e.temperatureMaxC.map(n), e.leftOut.map { $0 > 0 ? "1" : "0" }, e.pictureSize.map { "\($0.0)x\($0.1)" },
                 e.heartRateAvg.map { "\($0)" }, e.heartRateMax.map { "\($0)" }, e.cadenceAvg.map { "\($0)" }, e.powerAvgW.map { "\($0)" },
                 e.powerMaxW.map { "\($0)" }
             ]
