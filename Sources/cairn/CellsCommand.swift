@@ -49,9 +49,9 @@ enum CellsCommand: Command {
         let outPath = a.value("--output") ?? "-"
         if outPath.isEmpty { throw UsageError("The value '' is invalid for '-o, --output <path>': give a file or -") }
         for p in paths where !pathExists(p) { throw Failure("\(p): no such file or directory") }
-        // The board's key: in the first log directory given (a file's directory).
-        let zones = try ExportStageOptions.zones(
-            a, logDirectory: POSIX.isDirectory(paths[0]) ? paths[0] : POSIX.parent(of: paths[0]), firstInput: nil)
+        // The board's key: in the first log directory given (a file's directory), the same in
+        // every other that holds one.
+        let zones = try ExportStageOptions.zones(a, logDirectory: nil, inputs: paths)
         ignoreFileSizeLimitSignal()
         let out: OutputSink
         do { out = outPath == "-" ? OutputSink() : try OutputSink(atomically: outPath, force: a.has("--force")) } catch { throw Failure("\(error)") }

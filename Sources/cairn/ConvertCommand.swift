@@ -116,7 +116,7 @@ enum ConvertCommand: Command {
                 throw UsageError("'--name-prefix' applies to the files --to fit makes in a directory, not to \(format.name): -o names that file")
             }
         }
-        let stageOptions = try ExportStageOptions.parse(a, firstInput: a.positionals.first)
+        let stageOptions = try ExportStageOptions.parse(a, inputs: a.positionals)
         let force = a.has("--force")
         var stages = TripConversion.Stages()
         stages.smooth = a.has("--smooth")

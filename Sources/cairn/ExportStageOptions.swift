@@ -53,11 +53,12 @@ struct ExportStageOptions {
     static let keyFileName = "privacy-key"
 
     /// - Parameters:
-    ///   - logDirectory: where the board keeps its key (`--dir` of export, render, cells); nil
-    ///     for `convert`, which looks beside `firstInput`.
+    ///   - logDirectory: where the board keeps its key (`--dir` of export, render); nil for
+    ///     `convert` and `cells`, which look beside their `inputs` (the first's key, the same in
+    ///     every input's directory that holds one).
     ///   - defaultConfig: the config read when `--config` is not given, if it exists.
     static func parse(
-        _ a: ParsedArguments, logDirectory: String? = nil, firstInput: String? = nil, defaultConfig: String = defaultConfig
+        _ a: ParsedArguments, logDirectory: String? = nil, inputs: [String] = [], defaultConfig: String = defaultConfig
     ) throws -> ExportStageOptions {
         var o = ExportStageOptions()
         if let l = a.value("--laps") {
@@ -68,7 +69,7 @@ struct ExportStageOptions {
             }
             o.laps = rule
         }
-        o.zones = try zones(a, logDirectory: logDirectory, firstInput: firstInput, defaultConfig: defaultConfig)
+        o.zones = try zones(a, logDirectory: logDirectory, inputs: inputs, defaultConfig: defaultConfig)
         o.board = try board(a, defaultConfig: defaultConfig)
         return o
     }
@@ -95,7 +96,7 @@ struct ExportStageOptions {
     /// The zones of `--config` (or the default config) and `--privacy-zone`, and when there is
     /// one, the key.
     static func zones(
-        _ a: ParsedArguments, logDirectory: String?, firstInput: String?, defaultConfig: String = defaultConfig
+        _ a: ParsedArguments, logDirectory: String?, inputs: [String] = [], defaultConfig: String = defaultConfig
     ) throws -> PrivacyZones {
         var zones: [PrivacyZone] = []
         if let path = try configPath(a, defaultConfig: defaultConfig) {
@@ -109,31 +110,47 @@ struct ExportStageOptions {
         }
         if a.value("--privacy-key")?.isEmpty == true { throw UsageError("The value '' is invalid for '--privacy-key <file>'") }
         guard !zones.isEmpty else { return PrivacyZones() }
-        return PrivacyZones(zones, key: try key(a, logDirectory: logDirectory, firstInput: firstInput))
+        return PrivacyZones(zones, key: try key(a, logDirectory: logDirectory, inputs: inputs))
     }
 
     /// The key's file: `--privacy-key` (which must exist: a mistyped path never makes a second
-    /// key), else the log directory's, else (convert) the one beside the first input. No command
-    /// that cuts makes a key: only the recorder does, in its own log directory, at start
-    /// (`ensureKey`). A key made anywhere else (a card copied without it, a laptop) would cut the
-    /// same rides a second way, and two cuts of one place give it away (issue 38); so without
-    /// the board's key, zones are an error saying how to bring it.
-    static func key(_ a: ParsedArguments, logDirectory: String?, firstInput: String?) throws -> PrivacyKey {
+    /// key), else the log directory's, else (convert, cells) the one beside the first input, which
+    /// every other input's directory that holds a key must hold too: logs of two boards or cards
+    /// given together would otherwise be cut with one's key, and the other's rides, published
+    /// with their own, become a second cut of their home (attack-r20). No command that cuts
+    /// makes a key: only the recorder does, in its own log directory, at start (`ensureKey`). A
+    /// key made anywhere else (a card copied without it, a laptop) would cut the same rides a
+    /// second way, and two cuts of one place give it away (issue 38); so without the board's
+    /// key, zones are an error saying how to bring it.
+    static func key(_ a: ParsedArguments, logDirectory: String?, inputs: [String]) throws -> PrivacyKey {
         let hint = "; give --privacy-key FILE"
         if let p = a.value("--privacy-key") {
             do throws(SecretFile.Failure) { return try load(p) } catch { throw Failure(error.description) }
         }
-        let path: String
+        var paths: [String] = []
         if let d = logDirectory {
-            path = POSIX.join(d, keyFileName)
+            paths = [POSIX.join(d, keyFileName)]
         } else {
-            let first = firstInput ?? "."
-            path = POSIX.join(POSIX.isDirectory(first) ? first : POSIX.parent(of: first), keyFileName)
+            for input in inputs.isEmpty ? ["."] : inputs {
+                let p = POSIX.join(POSIX.isDirectory(input) ? input : POSIX.parent(of: input), keyFileName)
+                if !paths.contains(p) { paths.append(p) }
+            }
         }
-        if pathExists(path) {
-            do throws(SecretFile.Failure) { return try load(path) } catch { throw Failure(error.description + hint) }
+        let path = paths[0]
+        guard pathExists(path) else { throw Failure(missingKey(path)) }
+        let key: PrivacyKey
+        do throws(SecretFile.Failure) { key = try load(path) } catch { throw Failure(error.description + hint) }
+        for other in paths.dropFirst() where pathExists(other) {
+            let k: PrivacyKey
+            do throws(SecretFile.Failure) { k = try load(other) } catch { throw Failure(error.description + hint) }
+            if k != key {
+                throw Failure(
+                    "\(path) and \(other) are two different privacy keys: these logs come from two boards or cards, and cutting"
+                        + " one's rides with the other's key makes a second cut of the zones, and two cuts of one place give it away;"
+                        + " give each directory's logs on their own (each cut with the key beside it), or --privacy-key FILE")
+            }
         }
-        throw Failure(missingKey(path))
+        return key
     }
 
     /// What a command with zones says when the board's key is not at `path`.

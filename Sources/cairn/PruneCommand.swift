@@ -37,7 +37,7 @@ enum PruneCommand: Command {
         r.dryRun = a.has("--dry-run")
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
-        r.zones = try ExportStageOptions.zones(a, logDirectory: dir, firstInput: nil)
+        r.zones = try ExportStageOptions.zones(a, logDirectory: dir)
         let o = r.apply(directory: dir, wallClockMs: SystemClock.wallClockMs() / 1000 * 1000) { printErr("cairn: \($0)") }
         printErr(
             "cairn: retention: \(r.dryRun ? "would delete" : "deleted") \(o.deletedTrips) trip\(o.deletedTrips == 1 ? "" : "s") (\(o.deletedBytes) bytes)"

@@ -65,7 +65,7 @@ enum RenderCommand: Command {
 
         // The board's key lies with the trip's logs (or in --dir, where an id is looked up).
         let zones = try ExportStageOptions.zones(
-            a, logDirectory: byId ? (a.value("--dir") ?? ".") : trip.files[0].directory, firstInput: nil)
+            a, logDirectory: byId ? (a.value("--dir") ?? ".") : trip.files[0].directory)
         var options = TrackPicture.Options.defaults(activity: TripConversion.recordedActivity(of: trip))
         if let b = custom { options = TrackPicture.Options(bands: b, colours: (0..<b.count).map { b.cssColour($0) }) }
         if !zones.isEmpty { options.privacy = zones.window(for: trip) }

@@ -120,10 +120,10 @@ func published(_ t: TripRef, _ s: TripSummary, zones: PrivacyZones) throws -> Tr
 }
 
 /// The zones `list` and `info` count the figures with: `--config` (default: the recorder's
-/// /etc/cairn.conf when it exists) and `--privacy-zone`, the key beside the logs.
+/// /etc/cairn.conf when it exists) and `--privacy-zone`, the key beside the logs (the same
+/// beside every path given).
 func listZones(_ a: ParsedArguments, paths: [String]) throws -> PrivacyZones {
-    let first = paths.first ?? "."
-    return try ExportStageOptions.zones(a, logDirectory: POSIX.isDirectory(first) ? first : POSIX.parent(of: first), firstInput: nil)
+    try ExportStageOptions.zones(a, logDirectory: nil, inputs: paths.isEmpty ? ["."] : paths)
 }
 
 enum ListCommand: Command {
@@ -227,8 +227,7 @@ enum InfoCommand: Command {
         let zones = try ExportStageOptions.zones(
             a,
             logDirectory: pathExists(target)
-                ? (POSIX.isDirectory(target) ? target : POSIX.parent(of: target)) : (a.value("--dir") ?? defaultLogDirectory()),
-            firstInput: nil)
+                ? (POSIX.isDirectory(target) ? target : POSIX.parent(of: target)) : (a.value("--dir") ?? defaultLogDirectory()))
         if a.has("--why") { return try TripWhy.run(sel, json: a.has("--json"), zones: zones) }
         for t in sel.trips {
             do {

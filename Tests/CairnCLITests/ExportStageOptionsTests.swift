@@ -43,7 +43,7 @@ final class ExportStageOptionsTests: XCTestCase {
             [PrivacyZone(lat: 46.1, lon: 7.2, radiusM: 200)], "--config FILE instead of the default")
         XCTAssertTrue(try ExportStageOptions.parse(try parsed([]), logDirectory: logs, defaultConfig: dir + "/absent.conf").zones.isEmpty)
         let both = try ExportStageOptions.zones(
-            try parsed(["--privacy-zone", "1,2,100"]), logDirectory: logs, firstInput: nil, defaultConfig: conf)
+            try parsed(["--privacy-zone", "1,2,100"]), logDirectory: logs, defaultConfig: conf)
         XCTAssertEqual(both.zones.count, 2, "the default config's zones and --privacy-zone both count")
         XCTAssertThrowsError(try ExportStageOptions.parse(try parsed(["--config", ""]), logDirectory: logs, defaultConfig: conf))
     }
@@ -115,7 +115,7 @@ final class ExportStageOptionsTests: XCTestCase {
         setenv("HOME", home, 1)
         defer { if let saved { setenv("HOME", saved, 1) } else { unsetenv("HOME") } }
         let a = try parsed(["--privacy-zone", "47.3769,8.5417,300"])
-        XCTAssertThrowsError(try ExportStageOptions.parse(a, firstInput: logs + "/00000001.cairn", defaultConfig: dir + "/absent.conf")) { e in
+        XCTAssertThrowsError(try ExportStageOptions.parse(a, inputs: [logs + "/00000001.cairn"], defaultConfig: dir + "/absent.conf")) { e in
             XCTAssertTrue(message(e).contains("privacy zones need the board's privacy key"), message(e))
             XCTAssertTrue(message(e).contains(logs + "/privacy-key"), message(e))
             XCTAssertTrue(message(e).contains("--privacy-key FILE"), message(e))
@@ -127,8 +127,42 @@ final class ExportStageOptionsTests: XCTestCase {
         let board = [UInt8](repeating: 7, count: 16)
         XCTAssertTrue(
             FileManager.default.createFile(atPath: logs + "/privacy-key", contents: Data(board), attributes: [.posixPermissions: 0o600]))
-        let o = try ExportStageOptions.parse(a, firstInput: logs + "/00000001.cairn", defaultConfig: dir + "/absent.conf")
+        let o = try ExportStageOptions.parse(a, inputs: [logs + "/00000001.cairn"], defaultConfig: dir + "/absent.conf")
         XCTAssertEqual(o.zones.key?.bytes, board)
-        XCTAssertTrue(try ExportStageOptions.parse(try parsed([]), firstInput: home, defaultConfig: dir + "/absent.conf").zones.isEmpty)
+        XCTAssertTrue(try ExportStageOptions.parse(try parsed([]), inputs: [home], defaultConfig: dir + "/absent.conf").zones.isEmpty)
+    }
+
+    /// attack-r20: `convert A/*.cairn B/*.cairn` cut B's rides with A's key, silently: two
+    /// boards' (or cards') logs given together, B's rides then a second cut of B's home. Inputs
+    /// whose directories hold different keys are an error naming both; the same key, or an
+    /// input without one beside it, is as before.
+    func testInputsBesideTwoDifferentKeysAreAnError() throws {
+        let a = dir + "/a", b = dir + "/b", c = dir + "/c", bare = dir + "/bare"
+        for d in [a, b, c, bare] { try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true) }
+        for (d, byte) in [(a, UInt8(7)), (b, 9), (c, 7)] {
+            XCTAssertTrue(
+                FileManager.default.createFile(
+                    atPath: d + "/privacy-key", contents: Data(repeating: byte, count: 16), attributes: [.posixPermissions: 0o600]))
+        }
+        let zone = try parsed(["--privacy-zone", "47.3769,8.5417,300"])
+        let absent = dir + "/absent.conf"
+        XCTAssertThrowsError(
+            try ExportStageOptions.parse(zone, inputs: [a + "/00000001.cairn", b + "/00000001.cairn"], defaultConfig: absent)
+        ) { e in
+            XCTAssertTrue(message(e).contains("\(a)/privacy-key and \(b)/privacy-key are two different privacy keys"), message(e))
+            XCTAssertTrue(message(e).contains("--privacy-key FILE"), message(e))
+        }
+        XCTAssertThrowsError(try ExportStageOptions.parse(zone, inputs: [c, a, b], defaultConfig: absent), "any two that differ")
+        for inputs in [[a + "/00000001.cairn", c + "/00000002.cairn"], [a, bare], [a + "/1.cairn", a + "/2.cairn"]] {
+            XCTAssertEqual(
+                try ExportStageOptions.parse(zone, inputs: inputs, defaultConfig: absent).zones.key?.bytes, [UInt8](repeating: 7, count: 16))
+        }
+        // The key given outright wins; without zones no key is read at all.
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: dir + "/given", contents: Data(repeating: 9, count: 16), attributes: [.posixPermissions: 0o600]))
+        let given = try parsed(["--privacy-zone", "47.3769,8.5417,300", "--privacy-key", dir + "/given"])
+        XCTAssertEqual(try ExportStageOptions.parse(given, inputs: [a, b], defaultConfig: absent).zones.key?.bytes, [UInt8](repeating: 9, count: 16))
+        XCTAssertTrue(try ExportStageOptions.parse(try parsed([]), inputs: [a, b], defaultConfig: absent).zones.isEmpty)
     }
 }
