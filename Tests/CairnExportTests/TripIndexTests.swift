@@ -168,4 +168,18 @@ final class TripIndexTests: XCTestCase {
         let crlf = i.text.replacingOccurrences(of: "\n", with: "\r\n")
         XCTAssertEqual(TripIndex(text: crlf).entries, i.entries)
     }
+
+    /// A line with NUL bytes (an index cut and padded with zeros) is no text: dropped and said,
+    /// never kept to be written back (attack-r20).
+    func testLinesOfZerosAreDroppedNotKept() {
+        var i = TripIndex()
+        i.merge(entry(1))
+        let padded = i.text + String(repeating: "\0", count: 5000) + "\n" + "odd\0line\n"
+        let r = TripIndex(text: padded)
+        XCTAssertEqual(r.entries, i.entries)
+        XCTAssertEqual(r.kept, [])
+        XCTAssertEqual(r.problems, ["line 4: not text (NUL bytes); dropped", "line 5: not text (NUL bytes); dropped"])
+        XCTAssertFalse(r.text.utf8.contains(0))
+        XCTAssertEqual(r.text, i.text)
+    }
 }

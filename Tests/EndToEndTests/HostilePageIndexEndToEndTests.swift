@@ -121,11 +121,68 @@ final class HostilePageIndexEndToEndTests: XCTestCase {
             timeout: 300)
         // The trips go; the page that could not be updated makes the run's status 1, as before.
         XCTAssertEqual(r.status, 1, r.stderr)
-        XCTAssertTrue(r.stderr.contains("over 64 MiB, not a cairn trip index; the page is not updated"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("over 8 MiB, not a cairn trip index; the page is not updated"), r.stderr)
         XCTAssertTrue(r.stderr.contains("delivered 2 trips"), r.stderr)
         let peakKiB = Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
         XCTAssertLessThan(peakKiB, 300 * 1024, "peak resident KiB of deliver with a 512 MiB index at the remote")
         // The remote's index is left as it was.
         XCTAssertEqual((try fm.attributesOfItem(atPath: huge)[.size] as? NSNumber)?.intValue, 512 << 20)
+    }
+
+    /// attack-r20: the board's own index at the remote, cut and padded with zeros to 40 MiB (a
+    /// torn upload, a disk's garbage), under the old 64 MiB limit was read whole (235 MB), kept
+    /// as a line and uploaded back, exit 0. Now over 8 MiB it is refused unread (the trips go,
+    /// the run's status 1); under the limit the lines of zeros are dropped and the index written
+    /// back holds only text.
+    func testTheBoardsIndexPaddedWithZerosIsNeitherReadWholeNorSentBack() throws {
+        let dir = try logs()
+        let t = Harness.tempDir()
+        let conf = t + "/rclone.conf"
+        try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        let args = [
+            "--remote", "loc:" + t + "/remote", "--rclone-config", conf, "--config", "none", "--retries", "1", "--board", "b1", "--format", "gpx"
+        ]
+        let first = try Harness.run(Harness.cairn, ["deliver", "--dir", dir] + args)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let index = t + "/remote/b1/index.tsv"
+        let good = try String(contentsOfFile: index, encoding: .utf8)
+        func pad(to size: UInt64) throws {
+            let h = FileHandle(forWritingAtPath: index)!
+            try h.truncate(atOffset: size)  // sparse zeros after the real lines
+            try h.close()
+        }
+        func addTrip(_ n: Int) throws {
+            try CraftedLog.write(
+                CraftedLog.file(
+                    trip: UInt64(n), salt: 0x31 * UInt32(n), startMs: CraftedLog.june1 + Int64(n) * 86_400_000, points: 30, closed: true),
+                dir + "/0000000\(n).cairn")
+        }
+        try pad(to: 40 << 20)
+        try addTrip(3)
+        let measure = """
+            import resource, subprocess, sys
+            r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            sys.stderr.write(r.stderr.decode(errors="replace"))
+            print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+            sys.exit(r.returncode)
+            """
+        let big = try Harness.run("/usr/bin/env", ["python3", "-c", measure, Harness.cairn, "deliver", "--dir", dir] + args, timeout: 300)
+        XCTAssertEqual(big.status, 1, big.stderr)
+        XCTAssertTrue(big.stderr.contains("over 8 MiB, not a cairn trip index; the page is not updated"), big.stderr)
+        XCTAssertTrue(big.stderr.contains("delivered 1 trip"), big.stderr)
+        let peakKiB = Int(big.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max
+        XCTAssertLessThan(peakKiB, 100 * 1024, "peak resident KiB (cairn or its rclone) with a 40 MiB index at the remote")
+        XCTAssertEqual((try fm.attributesOfItem(atPath: index)[.size] as? NSNumber)?.intValue, 40 << 20, "left as it was, not sent back")
+        // Under the limit: read, its zeros dropped and said, the page written with text only.
+        try pad(to: 2 << 20)
+        try addTrip(4)
+        let small = try Harness.run(Harness.cairn, ["deliver", "--dir", dir] + args)
+        XCTAssertTrue(small.stderr.contains("not text (NUL bytes); dropped"), small.stderr)
+        let back = try Data(contentsOf: URL(fileURLWithPath: index))
+        XCTAssertFalse(back.contains(0), "no NUL byte written back")
+        XCTAssertLessThan(back.count, 64 << 10)
+        let text = String(decoding: back, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix(good.components(separatedBy: "\n").prefix(2).joined(separator: "\n")), text)
+        for n in 1...4 { XCTAssertTrue(text.contains("\ttrip\(n)") || text.contains("trip\(n)-"), "trip \(n): " + text) }
     }
 }

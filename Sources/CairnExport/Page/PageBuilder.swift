@@ -37,8 +37,10 @@ public final class PageBuilder {
     /// The picture is drawn compact (`TrackPicture.Options.compact`) at about the width it is
     /// shown on a 360 px phone (328 px), so its 11 px labels read 11 px there.
     public static let pictureWidth = 320.0
-    /// Far above any real index (a line is about 200 bytes); a bigger file is not read as one.
-    public static let maxIndexBytes = 64 << 20
+    /// Far above any real index (a line is about 300 bytes: 28,000 trips), and small enough for
+    /// a 512 MB board to read whole; a bigger file is not read as one (a 40 MiB index cut and
+    /// padded with zeros took 235 MB under the old 64 MiB limit: attack-r20).
+    public static let maxIndexBytes = 8 << 20
 
     /// Reads `folder/index.tsv` when there is one; what it could not read goes to `say`, its
     /// lines kept. An index that cannot be read at all (permissions, a directory in its place,

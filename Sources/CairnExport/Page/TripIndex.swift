@@ -6,7 +6,8 @@
 /// trip. Values escape `\` `\t` `\n` `\r` with a backslash; the `files` column lists relative
 /// paths separated by spaces (a space in a path is `\s`). Reading never fails: a line it cannot
 /// read (a column count that differs from the header's, a number that is not one, an unknown
-/// escape) is kept verbatim and written back, and said in `problems`; columns it does not know (a
+/// escape) is kept verbatim and written back, and said in `problems` (one with NUL bytes, no
+/// text at all, is dropped and said); columns it does not know (a
 /// newer cairn's) are kept with their entries. Pure: no I/O.
 public struct TripIndex: Sendable, Equatable {
     public static let fileName = "index.tsv"
@@ -129,6 +130,12 @@ public struct TripIndex: Sendable, Equatable {
                 problems.append("line 1: not a cairn trip index version line; read as version \(Self.version)")
             }
             if line.isEmpty { continue }
+            // NUL bytes are no text an index holds (a file cut and padded with zeros, a disk's
+            // garbage): such a line is dropped, not kept to be written back (attack-r20).
+            if line.utf8.contains(0) {
+                problems.append("line \(lineNo): not text (NUL bytes); dropped")
+                continue
+            }
             if !sawHeader && line.hasPrefix("key\t") {
                 sawHeader = true
                 let named = Self.fields(line)
