@@ -17,6 +17,9 @@ public enum RetentionPlan {
         case copyNotWhole
         /// Delivered, but its remote could not be reached to find its logs whole in this run.
         case copyUnchecked
+        /// Exported, but no destination holds its log copies whole in this run (the stick not
+        /// mounted, emptied, or its copies changed): a receipt alone is no copy found.
+        case exportCopyNotFound
         /// Copied only to a folder on the log directory's own card (a stick's mount point
         /// while the stick was not mounted): no copy off the board.
         case copyOnThisCard
@@ -41,6 +44,9 @@ public enum RetentionPlan {
                     + " nothing is deleted on the strength of a copy not found whole"
             case .cutOwed:
                 return "was delivered cut by other privacy zones than today's; the next 'cairn deliver' cuts it again and takes the old cut down"
+            case .exportCopyNotFound:
+                return "was exported, but its log copies were not found whole where they went in this run (the stick not mounted,"
+                    + " emptied, or the copies changed); nothing is deleted on the strength of a copy not found whole"
             case .copyOnThisCard:
                 return "has its only copies on the log directory's own card (a stick that was not mounted? another partition?), no copy off the board"
             }

@@ -235,6 +235,17 @@ struct ExportState {
         return entries.filter { Self.same($0, t) && $0.logs && $0.files == now }.map(\.destination)
     }
 
+    /// The destinations among `exportedDestinations(t)` where the log copies are there whole in
+    /// this run (`DEST/logs/NAME`, the size and CRC-32C the receipt holds): an export's receipt
+    /// alone is no copy found (the stick emptied, lost, not mounted), and nothing is deleted on
+    /// the strength of a copy not found whole in the same run.
+    func destinationsHoldingCopies(_ t: TripRef) -> [String] {
+        guard let now = try? Self.current(t) else { return [] }
+        return entries.filter { Self.same($0, t) && $0.logs && $0.files == now }.map(\.destination).filter { d in
+            now.allSatisfy { c in (try? FileDigest.of(POSIX.join(POSIX.join(d, "logs"), c.name))) == c.digest }
+        }
+    }
+
     /// Every destination a receipt names for `t`, whatever its files now.
     func destinations(_ t: TripRef) -> [String] { entries.filter { Self.same($0, t) }.map(\.destination) }
 

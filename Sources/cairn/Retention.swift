@@ -101,6 +101,9 @@ struct Retention {
                 let folders = state.exportedDestinations(all[i].trip)
                 if !folders.isEmpty, folders.allSatisfy({ OnThisCard.holds(POSIX.join($0, "logs"), file: baseName(t.path), logDirectory: dir) }) {
                     exported = .copyOnThisCard
+                } else if state.destinationsHoldingCopies(all[i].trip).isEmpty {
+                    // The receipt's copy is not where it went, whole, now.
+                    exported = .exportCopyNotFound
                 }
             }
             let sent = delivered.verdict(all[i].trip)

@@ -349,4 +349,42 @@ final class ExportLifecycleEndToEndTests: XCTestCase {
         let p2 = try Harness.cairn("prune", "--dir", dir, "--keep-days", "1")
         XCTAssertTrue(p2.stderr.contains("retention: deleted trip 1 (00000001.cairn;"), p2.stderr)
     }
+
+    /// attack-r20: after `export --to STICK` and the stick emptied (or lost, or not mounted),
+    /// prune deleted the trips on the strength of the export's receipt alone: the only copies.
+    /// Now a trip is deleted only when one of its destinations holds its log copies whole in
+    /// this run; a copy changed there (same size, one byte) counts as none.
+    func testPruneDeletesOnlyWhatTheStickHoldsWholeNow() throws {
+        let dir = logDir()
+        for n in 1...3 {
+            try CraftedLog.write(
+                CraftedLog.file(trip: UInt64(n), salt: 0x50 + UInt32(n), startMs: CraftedLog.june1 + Int64(n) * 3_600_000, points: 20, closed: true),
+                dir + "/0000000\(n).cairn")
+        }
+        let stick = try Harness.offCardDir() + "/stick"
+        let e = try Harness.cairn("export", "--dir", dir, "--to", stick)
+        XCTAssertEqual(e.status, 0, e.stderr)
+        // Trip 1's copy gone, trip 2's changed in place (same size), trip 3's whole.
+        try fm.removeItem(atPath: stick + "/logs/00000001.cairn")
+        var two = try Data(contentsOf: URL(fileURLWithPath: stick + "/logs/00000002.cairn"))
+        two[two.count - 3] ^= 0x40
+        try two.write(to: URL(fileURLWithPath: stick + "/logs/00000002.cairn"))
+        try CraftedLog.write(
+            CraftedLog.file(trip: 4, salt: 0x54, startMs: CraftedLog.june1 + 5 * 3_600_000, points: 5, closed: true), dir + "/00000004.cairn")
+        let p = try Harness.cairn("prune", "--dir", dir, "--keep-days", "1")
+        XCTAssertEqual(p.status, 0, p.stderr)
+        for n in 1...2 { XCTAssertTrue(fm.fileExists(atPath: dir + "/0000000\(n).cairn"), "trip \(n) kept: " + p.stderr) }
+        XCTAssertTrue(p.stderr.contains("retention: trip 1 (00000001.cairn) is over the limit"), p.stderr)
+        XCTAssertTrue(p.stderr.contains("its log copies were not found whole where they went in this run"), p.stderr)
+        XCTAssertTrue(p.stderr.contains("retention: deleted trip 3 (00000003.cairn"), p.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000003.cairn"))
+        // The next export puts trip 1's copy back; the changed copy it does not overwrite (it
+        // might be another board's log): moved away, the export copies it again. Then they go.
+        try fm.moveItem(atPath: stick + "/logs/00000002.cairn", toPath: stick + "/changed-00000002.cairn")
+        let e2 = try Harness.cairn("export", "--dir", dir, "--to", stick)
+        XCTAssertEqual(e2.status, 0, e2.stderr)
+        let p2 = try Harness.cairn("prune", "--dir", dir, "--keep-days", "1")
+        XCTAssertTrue(p2.stderr.contains("retention: deleted trip 1 (00000001.cairn"), p2.stderr)
+        XCTAssertTrue(p2.stderr.contains("retention: deleted trip 2 (00000002.cairn"), p2.stderr)
+    }
 }
