@@ -135,9 +135,8 @@ enum DeliverCommand: Command {
             }
         }
         let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
-        // With zones the logs (every point, the zones' too) stay home unless said outright, even
-        // with no conversion chosen: a config's 'format = none' is no consent to send them.
-        let copyLogs = logsText.map { $0 == "yes" } ?? stageOptions.zones.isEmpty
+        let copyLogs = ShippingPlan.logsGo(
+            asked: logsText.map { $0 == "yes" }, zones: !stageOptions.zones.isEmpty, formats: formats.count, to: .remote)
         if !copyLogs && formats.isEmpty {
             throw UsageError(
                 logsText == nil

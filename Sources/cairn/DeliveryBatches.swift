@@ -159,7 +159,9 @@ struct DeliveryBatches {
         if last { obsolete += takeDown }
         let logsGo = goes.contains { w in w.staged.contains { $0.relative.hasPrefix("logs/") } }
         var keyStaged: DeliveryPlans.Staged?
-        if run.copyLogs, let key = run.stageOptions.zones.key, !keySent, logsGo || keyOwed {
+        if ShippingPlan.keyGoes(logs: run.copyLogs, key: run.stageOptions.zones.key != nil), let key = run.stageOptions.zones.key, !keySent,
+            logsGo || keyOwed
+        {
             do { keyStaged = try run.stageKey(key.bytes, listing: listing) } catch let e as Failure { problem(e.message) }
         }
         // What an earlier delivery sent of a trip that it names otherwise now (a zone added or

@@ -85,7 +85,7 @@ extension DeliveryRun {
         }
         w.staged = staged
         let whole = w.summary
-        if whole.stats.points == 0 || (formats.isEmpty && !page) { return }
+        if !ShippingPlan.cuts(points: whole.stats.points, formats: formats.count, page: page) { return }
         let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
         if shipment.hidesAll {
             printErr("cairn: trip \(t.id): every point is inside a privacy zone; no conversion sent")

@@ -113,7 +113,7 @@ struct DeliveryRun {
         // The board's key goes with its logs: owed while the logs folder holds logs and not it
         // (a run cut after its receipts, before the key went up, leaves it so).
         var keyOwed = false
-        if copyLogs, let key = stageOptions.zones.key, listing.holdsLogs {
+        if ShippingPlan.keyGoes(logs: copyLogs, key: stageOptions.zones.key != nil), let key = stageOptions.zones.key, listing.holdsLogs {
             keyOwed = listing.files["logs/" + ExportStageOptions.keyFileName]?.size != key.bytes.count
         }
         // A file under the name of a folder deliver writes in would hold every file back, run

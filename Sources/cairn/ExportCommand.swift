@@ -79,9 +79,8 @@ enum ExportCommand: Command {
         let pageText = a.value("--page") ?? "yes"
         if pageText != "yes" && pageText != "no" { throw UsageError("The value '\(pageText)' is invalid for '--page <yes|no>'") }
         let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
-        // The raw logs hold every point, home too: with zones they stay off the stick unless asked.
-        // `--format none` asks for the logs alone, zones or not.
-        let copyLogs = logsText.map { $0 == "yes" } ?? (stageOptions.zones.isEmpty || formats.isEmpty)
+        let copyLogs = ShippingPlan.logsGo(
+            asked: logsText.map { $0 == "yes" }, zones: !stageOptions.zones.isEmpty, formats: formats.count, to: .folder)
         if !copyLogs && formats.isEmpty { throw UsageError("'--format none' with '--logs no' leaves nothing to export") }
         guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
         ignoreFileSizeLimitSignal()
@@ -103,182 +102,10 @@ enum ExportCommand: Command {
             }
         }
         defer { withExtendedLifetime(lock) {} }
-        try ensureDirectory(dest)
-        let logsDir = POSIX.join(dest, "logs")
-        if copyLogs { try ensureDirectory(logsDir) }
-        for f in formats { try ensureDirectory(POSIX.join(dest, f.name)) }
-        let destination = absolute(dest)
-        // A stick unmounted (or swapped) mid-export: the path then leads elsewhere.
-        let destIdentity = DirectoryLock.FileKey(path: dest)
-
-        var problems = 0
-        let all = try catalogTrips(
-            in: dir,
-            say: {
-                printErr("cairn: \($0)"); problems += 1
-            },
-            unfinished: { printErr("cairn: \($0)") })
-        var state = ExportState(directory: dir)
-        if let p = state.problem { printErr("cairn: \(p)") }
-        // The page's index is read before any trip, so one that cannot be read stops no export.
-        var page: PageBuilder?
-        if pageText == "yes" {
-            do throws(ExportError) { page = try PageBuilder(folder: dest, say: { printErr("cairn: \(terminalSafe($0))") }) } catch {
-                printErr("cairn: \(error)")
-                problems += 1
-            }
-        }
-        var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0, failedTrips = 0, openTrips = 0
-        for (t, whole, openBecause) in all {
-            let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
-            if let why = openBecause {
-                printErr("cairn: \(label): still open (\(why)); exported once it closes")
-                openTrips += 1
-                continue
-            }
-            if let n = t.note { printErr("cairn: \(n)") }
-            let now: [ExportState.CopiedFile]
-            do { now = try ExportState.current(t) } catch {
-                printErr("cairn: \(label): \(error)")
-                problems += 1; failedTrips += 1
-                continue
-            }
-            // A trip without a point has no conversion. One that holds nothing but a header has
-            // nothing to lose either: marked done, so retention may delete its file. One whose
-            // records are damaged still has bytes someone may recover: its log is copied (with
-            // --logs yes) before retention may delete it.
-            let empty = whole.stats.points == 0
-            if empty && whole.damagedBytes == 0 {
-                printErr("cairn: \(label): no points (an empty or unfinished trip); nothing to export")
-                state.mark(t, files: now, logs: true, destination: destination)
-                continue
-            }
-            if empty {
-                printErr("cairn: \(label): no points (an empty or damaged trip); no conversion" + (copyLogs ? ", its log copied" : ""))
-            }
-            let verified = state.isExported(t, to: destination, now: now, logs: copyLogs)
-            var tripProblem = false
-            var wroteAny = false
-            // The log files, byte for byte, each read back before the trip counts as exported.
-            if copyLogs {
-                for (f, c) in zip(t.files, now) {
-                    let target = POSIX.join(logsDir, c.name)
-                    switch existingCopy(target, of: f.path, c.digest) {
-                    case .same: continue
-                    case .other(let why):
-                        printErr("cairn: \(target): exists and is another file (\(why)); not replaced: export to another directory")
-                        // An earlier verified export to here no longer holds (a copy damaged since).
-                        state.forget(t, destination: destination)
-                        tripProblem = true
-                        continue
-                    case .earlierCopy:
-                        printErr("cairn: \(target): an earlier copy of this log, which has grown since; replaced")
-                    case .none: break
-                    }
-                    do {
-                        let copied = try copyFileAtomically(f.path, target)
-                        let back = try FileDigest.of(target, fromMedium: true)
-                        if copied != c.digest {
-                            throw Failure("\(f.path): changed while being copied (\(c.digest.text) before, \(copied.text) copied); run again")
-                        }
-                        if back != copied {
-                            POSIX.unlink(target)
-                            throw Failure("\(target): reads back as \(back.text), not the \(copied.text) written (a failing card?); removed")
-                        }
-                        copiedBytes += copied.size
-                        copiedFiles += 1
-                        wroteAny = true
-                    } catch let e as Failure {
-                        printErr("cairn: \(label): \(e.message)")
-                        tripProblem = true
-                    } catch {
-                        printErr("cairn: \(label): \(error)")
-                        tripProblem = true
-                    }
-                }
-            }
-            // Conversions, one file per trip and format, cut once (`TripShipment`). The page
-            // shows the trip too (its picture and figures): cut it even with --format none.
-            let shipment: TripShipment
-            do {
-                shipment = try TripShipment(
-                    t, whole, zones: (!empty && (!formats.isEmpty || page != nil)) ? stageOptions.zones : PrivacyZones(),
-                    board: stageOptions.board, prefix: namePrefix)
-            } catch {
-                // Never a conversion without its zones' cut.
-                printErr("cairn: \(label): \(error)")
-                problems += 1
-                failedTrips += 1
-                continue
-            }
-            for format in formats where !empty {
-                if shipment.hidesAll {
-                    printErr("cairn: \(label): every point is inside a privacy zone; no \(format.name) written")
-                    continue
-                }
-                let target = POSIX.join(dest, shipment.path(format))
-                // Written again unless this trip, as it is now, was verified here: a trip resumed
-                // since has more points than its earlier conversion.
-                if verified && pathExists(target) { continue }
-                if let err = shipment.write(format, to: target, laps: stageOptions.laps) {
-                    printErr("cairn: \(label): \(format.name) not written: \(err)")
-                    tripProblem = true
-                } else {
-                    wroteConversions += 1
-                    wroteAny = true
-                }
-            }
-            if tripProblem { problems += 1; failedTrips += 1; continue }
-            if wroteAny { exportedTrips += 1 } else { alreadyThere += 1 }
-            if let page, wroteAny || !page.isCurrent(key: shipment.key) {
-                let p = shipment.pageTrip(formats: formats, logs: copyLogs ? now.map { "logs/" + $0.name } : []) {
-                    pathExists(POSIX.join(dest, $0))
-                }
-                if !p.entry.files.isEmpty, let why = page.add(p) { printErr("cairn: \(label): no picture on the page: \(why)") }
-            }
-            state.mark(t, files: now, logs: copyLogs, destination: destination)
-        }
-        if let page {
-            do throws(ExportError) { try page.write() } catch {
-                printErr("cairn: \(error); the trips are exported")
-                problems += 1
-            }
-        }
-        // One directory sync per directory covers every rename into it; the state is saved only
-        // after them, so a stick that fills or vanishes on the way marks nothing.
-        do {
-            // The board's privacy key goes with its logs (never without them: they hold every
-            // point anyway), so a laptop's `convert` of the copies cuts the zones as the board
-            // does; a second key would give home away where two cuts' rings cross.
-            if copyLogs, let key = stageOptions.zones.key {
-                try writeFileAtomically(POSIX.join(logsDir, ExportStageOptions.keyFileName), key.bytes, mode: 0o600)
-            }
-            if copyLogs { try syncDirectory(logsDir) }
-            for f in formats { try syncDirectory(POSIX.join(dest, f.name)) }
-            try syncDirectory(dest)
-            guard let current = DirectoryLock.FileKey(path: dest), current == destIdentity else {
-                throw Failure("\(dest): is no longer the directory this export wrote to (the stick unmounted or replaced?)")
-            }
-            try state.save()
-        } catch let e as Failure {
-            printErr("cairn: \(e.message); no trip marked as exported")
-            problems += 1
-        }
-        printErr(
-            "cairn: exported \(exportedTrips) trip\(exportedTrips == 1 ? "" : "s") to \(dest) (\(copiedFiles) log file\(copiedFiles == 1 ? "" : "s"), \(copiedBytes) bytes; \(wroteConversions) conversion\(wroteConversions == 1 ? "" : "s")); \(alreadyThere) already there"
-        )
-        if !copyLogs {
-            printErr(
-                "cairn: log files left off the stick (--logs \(logsText ?? "no, the default with privacy zones")): retention keeps these trips until an export with --logs yes copies them"
-            )
-        }
-        if all.isEmpty || openTrips == all.count {
-            printErr("cairn: no finished trips in \(dir) (an open trip is exported once it closes)")
-        }
-        if failedTrips > 0 {
-            printErr("cairn: \(failedTrips) trip\(failedTrips == 1 ? "" : "s") not exported (see above); run again once fixed")
-        }
-        return problems > 0 ? ExitCode.failure : ExitCode.ok
+        var run = ExportRun(
+            dir: dir, dest: dest, formats: formats, copyLogs: copyLogs, logsText: logsText, page: pageText == "yes", stageOptions: stageOptions,
+            namePrefix: namePrefix)
+        return try run.go()
     }
 
     enum ExistingCopy: Equatable {
