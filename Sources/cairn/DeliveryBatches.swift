@@ -157,7 +157,7 @@ struct DeliveryBatches {
             }
         }
         if last { obsolete += takeDown }
-        let logsGo = goes.contains { w in w.staged.contains { $0.relative.hasPrefix("logs/") } }
+        let logsGo = goes.contains { w in w.staged.contains { TripShipment.isLog($0.relative) } }
         var keyStaged: DeliveryPlans.Staged?
         if ShippingPlan.keyGoes(logs: run.copyLogs, key: run.stageOptions.zones.key != nil), let key = run.stageOptions.zones.key, !keySent,
             logsGo || keyOwed
@@ -237,7 +237,7 @@ struct DeliveryBatches {
                     counts.failedTrips += 1
                 }
             }
-            stagedBytes += waiting[i].staged.filter { !$0.relative.hasPrefix("logs/") }.reduce(0) { $0 + $1.size }
+            stagedBytes += waiting[i].staged.filter { !TripShipment.isLog($0.relative) }.reduce(0) { $0 + $1.size }
         }
         return (part, stagedBytes)
     }

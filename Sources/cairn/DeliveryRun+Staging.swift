@@ -68,7 +68,7 @@ extension DeliveryRun {
         var staged: [DeliveryPlans.Staged] = []
         if copyLogs {
             for (f, c) in zip(t.files, w.now) {
-                let rel = "logs/" + c.name
+                let rel = TripShipment.logPath(c.name)
                 try refuseFolder(rel, listing)
                 // One there at this size is read back with the batch (`copiesThere`).
                 if let l = listing.files[rel], l.size != c.digest.size, let there = try remoteFile(DeliverCommand.join(base, rel)) {
@@ -103,7 +103,7 @@ extension DeliveryRun {
             w.staged.append(file)
             w.conversions.append(ExportState.SentFile(path: rel, size: file.size))
         }
-        w.shown = shipment.pageTrip(formats: formats, logs: copyLogs ? w.now.map { "logs/" + $0.name } : []) { _ in true }
+        w.shown = shipment.pageTrip(formats: formats, logs: copyLogs) { _ in true }
     }
 
     /// Whether the local log (`path`, `c`) goes over what the remote holds at `rel`. A log is never
@@ -147,7 +147,7 @@ extension DeliveryRun {
                     _ = POSIX.unlink(POSIX.join(outbox, s.relative))
                     continue
                 }
-                if s.relative.hasPrefix("logs/"), let i = w.now.firstIndex(where: { "logs/" + $0.name == s.relative }),
+                if TripShipment.isLog(s.relative), let i = w.now.firstIndex(where: { TripShipment.logPath($0.name) == s.relative }),
                     let remote = try remoteFile(DeliverCommand.join(base, s.relative)),
                     try !replaces(remote, with: w.trip.files[i].path, w.now[i], at: s.relative)
                 {
@@ -164,7 +164,7 @@ extension DeliveryRun {
     /// another key there is never replaced (another board's in a shared folder, or the key that
     /// cut the logs already there).
     func stageKey(_ bytes: [UInt8], listing: Listing) throws -> DeliveryPlans.Staged? {
-        let rel = "logs/" + ExportStageOptions.keyFileName
+        let rel = TripShipment.keyPath
         try refuseFolder(rel, listing)
         let path = try outboxPath(rel)
         try writeFileAtomically(path, bytes, mode: 0o600)

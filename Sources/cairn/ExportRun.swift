@@ -18,7 +18,7 @@ struct ExportRun {
     let stageOptions: ExportStageOptions
     let namePrefix: String
 
-    var logsDir: String { POSIX.join(dest, "logs") }
+    var logsDir: String { POSIX.join(dest, TripShipment.logsFolder) }
 
     struct Counts {
         var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0, failedTrips = 0, openTrips = 0
@@ -139,7 +139,7 @@ struct ExportRun {
         if wroteAny { counts.exportedTrips += 1 } else { counts.alreadyThere += 1 }
         if let pageBuilder {
             let dest = self.dest
-            let p = shipment.pageTrip(formats: formats, logs: copyLogs ? now.map { "logs/" + $0.name } : []) { pathExists(POSIX.join(dest, $0)) }
+            let p = shipment.pageTrip(formats: formats, logs: copyLogs) { pathExists(POSIX.join(dest, $0)) }
             if ShippingPlan.pageEntry(wroteAny: wroteAny, current: pageBuilder.isCurrent(key: shipment.key), links: p.entry.files.count),
                 let why = pageBuilder.add(p)
             {
@@ -154,7 +154,7 @@ struct ExportRun {
         _ t: TripRef, _ now: [ExportState.CopiedFile], label: String, problem tripProblem: inout Bool, wroteAny: inout Bool
     ) {
         for (f, c) in zip(t.files, now) {
-            let target = POSIX.join(logsDir, c.name)
+            let target = POSIX.join(dest, TripShipment.logPath(c.name))
             switch ExportCommand.existingCopy(target, of: f.path, c.digest) {
             case .same: continue
             case .other(let why):
@@ -202,7 +202,7 @@ struct ExportRun {
         }
         do {
             if ShippingPlan.keyGoes(logs: copyLogs, key: stageOptions.zones.key != nil), let key = stageOptions.zones.key {
-                try writeFileAtomically(POSIX.join(logsDir, ExportStageOptions.keyFileName), key.bytes, mode: 0o600)
+                try writeFileAtomically(POSIX.join(dest, TripShipment.keyPath), key.bytes, mode: 0o600)
             }
             if copyLogs { try syncDirectory(logsDir) }
             for f in formats { try syncDirectory(POSIX.join(dest, f.name)) }
