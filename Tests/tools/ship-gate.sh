@@ -132,6 +132,19 @@ PY
     step deliver-nothing-zones "${del[@]}" --format none "${zones[@]}"
     step deliver-bad-retries "${del[@]}" --retries 11
     step deliver-no-rclone "${del[@]}" --rclone /nonexistent/rclone
+    # A bad value from the config's [deliver] section is named by its file and line.
+    local bad
+    for bad in 'retries = 11' 'format = tcx' 'logs = maybe' 'rclone-config = /nonexistent' 'remote = rides'; do
+        printf '[deliver]\nremote = loc:%s/rides\n%s\n' "$shm" "$bad" >"$work/case/bad.conf"
+        step "deliver-config-${bad%% *}" deliver --dir logs --config bad.conf
+    done
+    keep
+
+    case=deliver-config
+    fresh
+    printf 'dir = logs\n[deliver]\nremote = loc:%s/rides\nformat = gpx\npage = no\nrclone-config = %s\n' "$shm" "$conf" >"$work/case/cairn.conf"
+    step first deliver --config cairn.conf
+    step check deliver --config cairn.conf --check
     keep
 
     case=export-default
