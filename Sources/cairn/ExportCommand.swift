@@ -108,25 +108,6 @@ enum ExportCommand: Command {
         return try run.go()
     }
 
-    enum ExistingCopy: Equatable {
-        case none
-        /// The same bytes.
-        case same
-        /// An earlier copy of this log, which has grown since (a byte prefix of it): replaced.
-        case earlierCopy
-        case other(String)
-    }
-
-    /// What is at `target` already, against the log `source` whose bytes are `digest`. Always
-    /// read whole: a copy verified by an earlier export may have been damaged on the stick since.
-    static func existingCopy(_ target: String, of source: String, _ digest: FileDigest) -> ExistingCopy {
-        guard fileSize(target) != nil else { return .none }
-        guard let theirs = try? FileDigest.of(target) else { return .other("cannot be read") }
-        if theirs == digest { return .same }
-        if theirs.size < digest.size, let prefix = try? FileDigest.of(source, limit: theirs.size), prefix == theirs { return .earlierCopy }
-        return .other("\(theirs.size) bytes, not a copy of this log's \(digest.size); a log from another board?")
-    }
-
     /// Refuses a destination inside the log directory, or a log directory inside the
     /// destination: the copies would be read back as logs (a trip listed twice, retention
     /// deleting what it thinks are copies).

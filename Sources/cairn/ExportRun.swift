@@ -155,7 +155,7 @@ struct ExportRun {
     ) {
         for (f, c) in zip(t.files, now) {
             let target = POSIX.join(dest, TripShipment.logPath(c.name))
-            switch ExportCommand.existingCopy(target, of: f.path, c.digest) {
+            switch Self.existingCopy(target, of: f.path, c.digest) {
             case .same: continue
             case .other(let why):
                 printErr("cairn: \(target): exists and is another file (\(why)); not replaced: export to another directory")
@@ -234,5 +234,15 @@ struct ExportRun {
         if c.failedTrips > 0 {
             printErr("cairn: \(c.failedTrips) trip\(c.failedTrips == 1 ? "" : "s") not exported (see above); run again once fixed")
         }
+    }
+
+    /// What is at `target` already, against the log `source` whose bytes are `digest`
+    /// (`ShippingPlan.existingCopy` decides). Always read whole: a copy verified
+    /// by an earlier export may have been damaged on the stick since.
+    static func existingCopy(_ target: String, of source: String, _ digest: FileDigest) -> ShippingPlan.ExistingCopy {
+        let found = fileSize(target) != nil
+        let theirs = found ? try? FileDigest.of(target) : nil
+        let prefix = theirs.flatMap { t in t.size < digest.size && t != digest ? try? FileDigest.of(source, limit: t.size) : nil }
+        return ShippingPlan.existingCopy(found: found, theirs: theirs, ours: digest, prefix: prefix)
     }
 }

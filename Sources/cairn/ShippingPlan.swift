@@ -1,3 +1,5 @@
+import CairnLog
+
 /// The choices a trip's shipment makes the same way to a stick (`cairn export`) and to a remote
 /// (`cairn deliver`): whether the raw logs go, whether the board's key goes with them, whether
 /// the trip is cut through the zones, and what becomes of each conversion. Pure: table tests in
@@ -73,4 +75,26 @@ enum ShippingPlan {
     /// Whether a stick's page takes the trip's entry (again): when something of it was written,
     /// or when the entry there is not its current one; never an entry that links nothing.
     static func pageEntry(wroteAny: Bool, current: Bool, links: Int) -> Bool { (wroteAny || !current) && links > 0 }
+
+    /// What a stick holds at a log copy's name already.
+    enum ExistingCopy: Equatable {
+        case none
+        /// The same bytes.
+        case same
+        /// An earlier copy of this log, which has grown since (a byte prefix of it): replaced.
+        case earlierCopy
+        case other(String)
+    }
+
+    /// The decision on a stick's copy: `found` (a file at its name), `theirs` (its digest, nil
+    /// when it cannot be read), `ours` (the log's), `prefix` (the log's first `theirs.size`
+    /// bytes, read only when shorter). Only a byte prefix of the log is replaced: anything else
+    /// may be another board's log, or the only whole copy of this one.
+    static func existingCopy(found: Bool, theirs: FileDigest?, ours: FileDigest, prefix: FileDigest?) -> ExistingCopy {
+        guard found else { return .none }
+        guard let theirs else { return .other("cannot be read") }
+        if theirs == ours { return .same }
+        if theirs.size < ours.size, let prefix, prefix == theirs { return .earlierCopy }
+        return .other("\(theirs.size) bytes, not a copy of this log's \(ours.size); a log from another board?")
+    }
 }

@@ -1,3 +1,4 @@
+import CairnLog
 import XCTest
 
 @testable import cairn
@@ -90,5 +91,26 @@ final class ShippingPlanTests: XCTestCase {
             (false, false, 0, false)
         ]
         for r in rows { XCTAssertEqual(ShippingPlan.pageEntry(wroteAny: r.wrote, current: r.current, links: r.links), r.add, "\(r)") }
+    }
+
+    func testAStickCopyIsReplacedOnlyByTheLogItBegins() {
+        let ours = FileDigest(size: 300, crc: 7)
+        let earlier = FileDigest(size: 100, crc: 3)
+        let rows: [(found: Bool, theirs: FileDigest?, prefix: FileDigest?, copy: ShippingPlan.ExistingCopy)] = [
+            (false, nil, nil, .none),
+            (true, nil, nil, .other("cannot be read")),
+            (true, ours, nil, .same),
+            // A byte prefix of the log: the copy of an earlier export, before the trip resumed.
+            (true, earlier, earlier, .earlierCopy),
+            // Shorter but other bytes: another board's log, or this one damaged; never replaced.
+            (true, earlier, FileDigest(size: 100, crc: 4), .other("100 bytes, not a copy of this log's 300; a log from another board?")),
+            (true, earlier, nil, .other("100 bytes, not a copy of this log's 300; a log from another board?")),
+            // Longer, or as long with other bytes: never replaced.
+            (true, FileDigest(size: 400, crc: 7), nil, .other("400 bytes, not a copy of this log's 300; a log from another board?")),
+            (true, FileDigest(size: 300, crc: 8), nil, .other("300 bytes, not a copy of this log's 300; a log from another board?"))
+        ]
+        for r in rows {
+            XCTAssertEqual(ShippingPlan.existingCopy(found: r.found, theirs: r.theirs, ours: ours, prefix: r.prefix), r.copy, "\(r)")
+        }
     }
 }
