@@ -112,7 +112,7 @@ extension DeliveryRun {
     func replaces(_ there: (digest: FileDigest, head: [UInt8]), with path: String, _ c: ExportState.CopiedFile, at rel: String) throws -> Bool {
         let prefix = there.digest.size < c.digest.size ? try? FileDigest.of(path, limit: there.digest.size) : nil
         let decision = RemoteCopies.log(
-            local: c.digest, localSalt: c.salt, localFlaw: Self.flaw(path), remote: there.digest, remoteSalt: Self.logSalt(there.head),
+            local: c.digest, localSalt: c.salt, localFlaw: Self.flaw(path), remote: there.digest, remoteSalt: FileHeader.salt(head: there.head),
             remoteIsPrefix: prefix == there.digest)
         switch decision {
         case .same: return false

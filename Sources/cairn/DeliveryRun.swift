@@ -549,12 +549,6 @@ struct DeliveryRun {
         }
     }
 
-    /// The salt in a log header's first 16 bytes; nil for anything else.
-    static func logSalt(_ head: [UInt8]) -> UInt32? {
-        guard head.count == 16, head.prefix(8).elementsEqual("CAIRNLOG".utf8) else { return nil }
-        return UInt32(head[12]) | UInt32(head[13]) << 8 | UInt32(head[14]) << 16 | UInt32(head[15]) << 24
-    }
-
     /// Runs `call` up to `retries` times, waiting 2, 8, 32... s between (monotonic: a clock set
     /// back or forward does not change the waits); the last failure stops the run.
     func attempt(_ call: () throws(Rclone.Failure) -> Void) throws {
