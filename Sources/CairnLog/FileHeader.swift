@@ -157,6 +157,17 @@ public struct FileHeader: Equatable, Sendable {
 extension FileHeader {
     /// The first bytes of every log file (`CAIRNLOG`): what tells a log apart from any other file.
     public static var magic: [UInt8] { FrameFormat.magic }
+
+    /// How many first bytes of a log hold its salt (`salt(head:)`).
+    public static let saltHeadLength = 16
+
+    /// The salt in a log's first 16 bytes (magic, version, header length, salt), the rest of
+    /// the header unread: what tells whose log a copy elsewhere is (a remote's, read in part).
+    /// Nil for bytes that do not begin a log.
+    public static func salt(head: [UInt8]) -> UInt32? {
+        guard head.count == saltHeadLength, head.prefix(8).elementsEqual(FrameFormat.magic) else { return nil }
+        return UInt32(head[12]) | UInt32(head[13]) << 8 | UInt32(head[14]) << 16 | UInt32(head[15]) << 24
+    }
 }
 
 /// Constants of the format. Version 2 added the compact points record (type 7); a version-1

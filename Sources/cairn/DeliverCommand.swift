@@ -85,103 +85,37 @@ enum DeliverCommand: Command {
     static let stagingName = ".deliver"
 
     static func run(_ parsed: ParsedArguments) throws -> Int32 {
-        var a = parsed
-        if let extra = a.positionals.first { throw UsageError("Unexpected argument '\(extra)'") }
-        // The config's [deliver] section (and its top's dir), under the command line; a bad value
-        // from it is named by its file and line.
-        var origin: [String: String] = [:]
-        if let path = try ExportStageOptions.configPath(a, defaultConfig: ExportStageOptions.defaultConfig) {
-            origin = try ConfigFile.load(path, options: RecordCommand.options).merge(into: &a, section: "deliver", alsoTop: ["dir"])
-        }
-        func from(_ option: String) -> String { origin[option].map { "\($0): " } ?? "" }
-        func invalid(_ option: String, _ message: String) -> UsageError {
-            origin[option] != nil ? UsageError(inFile: from(option) + message) : UsageError(message)
-        }
-        guard let remote = a.value("--remote"), !remote.isEmpty else {
-            throw UsageError("Missing expected option '--remote <remote:path>' (or 'remote = ...' in the [deliver] section of the config)")
-        }
-        // Blank, a lone ':' (rclone's "current folder" of no backend), or what rclone would read
-        // as a flag, is no remote.
-        if remote.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) || remote.hasPrefix("-")
-            || remote.allSatisfy({ $0 == " " || $0 == "\t" || $0 == ":" })
-        {
-            throw invalid(
-                "--remote", "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>': use an rclone remote and folder (nas:rides)"
-            )
-        }
-        // A bare name or relative path (`rides`) is no rclone remote: rclone would write a folder
-        // of that name wherever the command runs. A folder on this machine is said outright.
-        if localFolder(remote) != nil && !remote.hasPrefix("/") && !remote.hasPrefix(":local:") {
-            throw invalid(
-                "--remote",
-                "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>': it names no rclone remote (nas:rides);"
-                    + " for a folder on this machine give its absolute path or ':local:PATH'")
-        }
-        let dir = a.value("--dir") ?? "/var/lib/cairn"
-        let formats: [ExportFormat]
-        do throws(UsageError) { formats = try SharedOptions.formats(a.value("--format") ?? "gpx,fit,csv") } catch {
-            throw invalid("--format", error.message)
-        }
-        let logsText = a.value("--logs")
-        if let l = logsText, l != "yes" && l != "no" { throw invalid("--logs", "The value '\(l)' is invalid for '--logs <yes|no>'") }
-        let pageText = a.value("--page") ?? "yes"
-        if pageText != "yes" && pageText != "no" { throw invalid("--page", "The value '\(pageText)' is invalid for '--page <yes|no>'") }
-        let retries = try wholeOption(a, "--retries", 1...10, default: 3, from: from("--retries"))
-        let timeout = try wholeOption(a, "--timeout", 1...3600, default: 30, from: from("--timeout"))
-        let rcloneConfig = a.value("--rclone-config")
-        if let c = rcloneConfig {
-            guard !c.isEmpty, pathExists(c) else {
-                throw Failure(from("--rclone-config") + "--rclone-config \(c): no such file", status: ExitCode.config)
-            }
-        }
-        let stageOptions = try ExportStageOptions.parse(a, logDirectory: dir)
-        // With zones the logs (every point, the zones' too) stay home unless said outright, even
-        // with no conversion chosen: a config's 'format = none' is no consent to send them.
-        let copyLogs = logsText.map { $0 == "yes" } ?? stageOptions.zones.isEmpty
-        if !copyLogs && formats.isEmpty {
-            throw UsageError(
-                logsText == nil
-                    ? "'--format none' with privacy zones leaves nothing to deliver: the logs hold the zones' points and go only with '--logs yes'"
-                    : "'--format none' with '--logs no' leaves nothing to deliver")
-        }
-        guard pathExists(dir) else { throw Failure("\(dir): no such directory") }
-        let receipts = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
-        let boardFolder = boardFolder(
-            id: stageOptions.board, zonesKey: stageOptions.zones.isEmpty ? nil : stageOptions.zones.key?.bytes,
-            deliveredBefore: { folder in
-                // (A status of before the folder was kept in it: that cairn wrote to `unnamed`.)
-                DeliveryStatus.read(directory: dir).map { $0.remote == remote && ($0.boardFolder.isEmpty ? unnamedBoard : $0.boardFolder) == folder }
-                    == true
-                    || receipts.entries.contains { ExportState.folder(ofDestination: $0.destination) == join(remote, folder) }
-            })
-        try refuseNesting(remote: remote, board: boardFolder, logs: dir, from: from("--remote"))
+        let o = try DeliverOptions(parsed)
+        guard pathExists(o.dir) else { throw Failure("\(o.dir): no such directory") }
+        let board = boardFolder(o)
+        try refuseNesting(remote: o.remote, board: board, logs: o.dir, from: o.from("--remote"))
         ignoreFileSizeLimitSignal()
 
-        var rclone = Rclone(program: a.value("--rclone") ?? "rclone", configFile: rcloneConfig, timeoutSeconds: timeout)
-        rclone.scratch = POSIX.join(dir, stagingName)
+        var rclone = Rclone(program: o.rcloneProgram, configFile: o.rcloneConfig, timeoutSeconds: o.timeout)
+        rclone.scratch = POSIX.join(o.dir, stagingName)
         // The zones this run cuts with, said before the remote is reached: a run cut at its
         // first call still tells retention which delivered cuts are owed again (a board that
         // never delivered has none owed).
-        let zonesWanted = stageOptions.zones.isEmpty ? "" : stageOptions.zones.fingerprint
-        if !a.has("--check"), var s = DeliveryStatus.read(directory: dir), s.zonesWanted != zonesWanted {
+        let zonesWanted = o.stageOptions.zones.isEmpty ? "" : o.stageOptions.zones.fingerprint
+        if !o.check, var s = DeliveryStatus.read(directory: o.dir), s.zonesWanted != zonesWanted {
             s.zonesWanted = zonesWanted
-            do { try s.write(directory: dir) } catch { printErr("cairn: \(error)") }
+            do { try s.write(directory: o.dir) } catch { printErr("cairn: \(error)") }
         }
-        try checkRemote(remote, rclone: rclone)
+        try checkRemote(o.remote, rclone: rclone)
 
-        if a.has("--check") {
+        if o.check {
             let check = DeliveryRun(
-                dir: dir, remote: remote, board: boardFolder, transport: rclone, retries: 1, formats: formats, copyLogs: copyLogs,
-                stageOptions: stageOptions, quietFailures: false, page: pageText == "yes")
+                dir: o.dir, remote: o.remote, board: board, transport: rclone, retries: 1, formats: o.formats, copyLogs: o.copyLogs,
+                stageOptions: o.stageOptions, quietFailures: false, page: o.page)
             return check.check()
         }
 
         let lock: DirectoryLock
         do throws(DirectoryLock.Failure) {
-            lock = try DirectoryLock(directory: dir, fileName: lockFileName)
+            lock = try DirectoryLock(directory: o.dir, fileName: lockFileName)
         } catch {
             if case .held(_, let holder) = error {
-                printErr("cairn: \(dir): another delivery is running" + (holder.map { " (PID \($0))" } ?? "") + "; this one stops")
+                printErr("cairn: \(o.dir): another delivery is running" + (holder.map { " (PID \($0))" } ?? "") + "; this one stops")
                 return ExitCode.tryLater
             }
             throw Failure(error.description)
@@ -189,19 +123,34 @@ enum DeliverCommand: Command {
         defer { withExtendedLifetime(lock) {} }
 
         var run = DeliveryRun(
-            dir: dir, remote: remote, board: boardFolder, transport: rclone, retries: retries, formats: formats, copyLogs: copyLogs,
-            stageOptions: stageOptions, quietFailures: !POSIX.isTerminal(2), page: pageText == "yes",
+            dir: o.dir, remote: o.remote, board: board, transport: rclone, retries: o.retries, formats: o.formats, copyLogs: o.copyLogs,
+            stageOptions: o.stageOptions, quietFailures: !POSIX.isTerminal(2), page: o.page,
             // Kept for retention, which runs from any working directory: a path given relative is
             // kept absolute (a bare program name stays one, looked up in PATH).
             rcloneProgram: rclone.program.contains("/") ? ExportCommand.absolute(rclone.program) : rclone.program,
             rcloneConfig: rclone.configFile.map(ExportCommand.absolute) ?? "")
         let code = run.go()
-        if a.has("--json") {
-            var o = run.report ?? DeliveryStatus(result: .failed).json
-            o.add("exit_status", Int(code))
-            printOut(o.text)
+        if o.json {
+            var report = run.report ?? DeliveryStatus(result: .failed).json
+            report.add("exit_status", Int(code))
+            printOut(report.text)
         }
         return code
+    }
+
+    /// The board's folder for these options (`boardFolder(id:zonesKey:deliveredBefore:)`), by
+    /// the receipts and the last run's status in the log directory.
+    static func boardFolder(_ o: DeliverOptions) -> String {
+        let receipts = ExportState(directory: o.dir, fileName: ExportState.deliveredFileName)
+        let (dir, remote) = (o.dir, o.remote)
+        return boardFolder(
+            id: o.stageOptions.board, zonesKey: o.stageOptions.zones.isEmpty ? nil : o.stageOptions.zones.key?.bytes,
+            deliveredBefore: { folder in
+                // (A status of before the folder was kept in it: that cairn wrote to `unnamed`.)
+                DeliveryStatus.read(directory: dir).map { $0.remote == remote && ($0.boardFolder.isEmpty ? unnamedBoard : $0.boardFolder) == folder }
+                    == true
+                    || receipts.entries.contains { ExportState.folder(ofDestination: $0.destination) == join(remote, folder) }
+            })
     }
 
     static let lockFileName = ".cairn-deliver.lock"

@@ -157,9 +157,11 @@ struct DeliveryBatches {
             }
         }
         if last { obsolete += takeDown }
-        let logsGo = goes.contains { w in w.staged.contains { $0.relative.hasPrefix("logs/") } }
+        let logsGo = goes.contains { w in w.staged.contains { TripShipment.isLog($0.relative) } }
         var keyStaged: DeliveryPlans.Staged?
-        if run.copyLogs, let key = run.stageOptions.zones.key, !keySent, logsGo || keyOwed {
+        if ShippingPlan.keyGoes(logs: run.copyLogs, key: run.stageOptions.zones.key != nil), let key = run.stageOptions.zones.key, !keySent,
+            logsGo || keyOwed
+        {
             do { keyStaged = try run.stageKey(key.bytes, listing: listing) } catch let e as Failure { problem(e.message) }
         }
         // What an earlier delivery sent of a trip that it names otherwise now (a zone added or
@@ -235,7 +237,7 @@ struct DeliveryBatches {
                     counts.failedTrips += 1
                 }
             }
-            stagedBytes += waiting[i].staged.filter { !$0.relative.hasPrefix("logs/") }.reduce(0) { $0 + $1.size }
+            stagedBytes += waiting[i].staged.filter { !TripShipment.isLog($0.relative) }.reduce(0) { $0 + $1.size }
         }
         return (part, stagedBytes)
     }

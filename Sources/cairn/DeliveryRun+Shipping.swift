@@ -166,7 +166,7 @@ extension DeliveryRun {
             do throws(Rclone.Failure) {
                 try transport.read(path, limit: nil) {
                     acc.add($0)
-                    if head.count < 16 { head += $0.prefix(16 - head.count) }
+                    if head.count < FileHeader.saltHeadLength { head += $0.prefix(FileHeader.saltHeadLength - head.count) }
                 }
                 result = (acc.digest, head)
             } catch {

@@ -68,7 +68,7 @@ extension DeliveryRun {
         var staged: [DeliveryPlans.Staged] = []
         if copyLogs {
             for (f, c) in zip(t.files, w.now) {
-                let rel = "logs/" + c.name
+                let rel = TripShipment.logPath(c.name)
                 try refuseFolder(rel, listing)
                 // One there at this size is read back with the batch (`copiesThere`).
                 if let l = listing.files[rel], l.size != c.digest.size, let there = try remoteFile(DeliverCommand.join(base, rel)) {
@@ -85,7 +85,7 @@ extension DeliveryRun {
         }
         w.staged = staged
         let whole = w.summary
-        if whole.stats.points == 0 || (formats.isEmpty && !page) { return }
+        if !ShippingPlan.cuts(points: whole.stats.points, formats: formats.count, page: page) { return }
         let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
         if shipment.hidesAll {
             printErr("cairn: trip \(t.id): every point is inside a privacy zone; no conversion sent")
@@ -103,7 +103,7 @@ extension DeliveryRun {
             w.staged.append(file)
             w.conversions.append(ExportState.SentFile(path: rel, size: file.size))
         }
-        w.shown = shipment.pageTrip(formats: formats, logs: copyLogs ? w.now.map { "logs/" + $0.name } : []) { _ in true }
+        w.shown = shipment.pageTrip(formats: formats, logs: copyLogs) { _ in true }
     }
 
     /// Whether the local log (`path`, `c`) goes over what the remote holds at `rel`. A log is never
@@ -112,7 +112,7 @@ extension DeliveryRun {
     func replaces(_ there: (digest: FileDigest, head: [UInt8]), with path: String, _ c: ExportState.CopiedFile, at rel: String) throws -> Bool {
         let prefix = there.digest.size < c.digest.size ? try? FileDigest.of(path, limit: there.digest.size) : nil
         let decision = RemoteCopies.log(
-            local: c.digest, localSalt: c.salt, localFlaw: Self.flaw(path), remote: there.digest, remoteSalt: Self.logSalt(there.head),
+            local: c.digest, localSalt: c.salt, localFlaw: Self.flaw(path), remote: there.digest, remoteSalt: FileHeader.salt(head: there.head),
             remoteIsPrefix: prefix == there.digest)
         switch decision {
         case .same: return false
@@ -147,7 +147,7 @@ extension DeliveryRun {
                     _ = POSIX.unlink(POSIX.join(outbox, s.relative))
                     continue
                 }
-                if s.relative.hasPrefix("logs/"), let i = w.now.firstIndex(where: { "logs/" + $0.name == s.relative }),
+                if TripShipment.isLog(s.relative), let i = w.now.firstIndex(where: { TripShipment.logPath($0.name) == s.relative }),
                     let remote = try remoteFile(DeliverCommand.join(base, s.relative)),
                     try !replaces(remote, with: w.trip.files[i].path, w.now[i], at: s.relative)
                 {
@@ -164,7 +164,7 @@ extension DeliveryRun {
     /// another key there is never replaced (another board's in a shared folder, or the key that
     /// cut the logs already there).
     func stageKey(_ bytes: [UInt8], listing: Listing) throws -> DeliveryPlans.Staged? {
-        let rel = "logs/" + ExportStageOptions.keyFileName
+        let rel = TripShipment.keyPath
         try refuseFolder(rel, listing)
         let path = try outboxPath(rel)
         try writeFileAtomically(path, bytes, mode: 0o600)

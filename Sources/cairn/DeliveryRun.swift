@@ -113,12 +113,12 @@ struct DeliveryRun {
         // The board's key goes with its logs: owed while the logs folder holds logs and not it
         // (a run cut after its receipts, before the key went up, leaves it so).
         var keyOwed = false
-        if copyLogs, let key = stageOptions.zones.key, listing.holdsLogs {
-            keyOwed = listing.files["logs/" + ExportStageOptions.keyFileName]?.size != key.bytes.count
+        if ShippingPlan.keyGoes(logs: copyLogs, key: stageOptions.zones.key != nil), let key = stageOptions.zones.key, listing.holdsLogs {
+            keyOwed = listing.files[TripShipment.keyPath]?.size != key.bytes.count
         }
         // A file under the name of a folder deliver writes in would hold every file back, run
         // after run: said, and nothing sent until it is moved away.
-        let blocking = (["logs", PageBuilder.picturesFolder] + ExportFormat.allCases.map(\.name)).filter { listing.files[$0] != nil }
+        let blocking = TripShipment.folders.filter { listing.files[$0] != nil }
         if stop == nil && !blocking.isEmpty && !found.waiting.isEmpty {
             problem("\(base): \(blocking.joined(separator: ", ")): a file where deliver keeps a folder; move it away")
             counts.failedTrips += found.waiting.count
@@ -347,10 +347,10 @@ struct DeliveryRun {
         w.exact.insert(TripIndex.fileName)
         w.exact.insert(IndexPage.fileName)
         // The folders deliver writes in: a file under one of these names holds every file back.
-        for f in ["logs", PageBuilder.picturesFolder] + ExportFormat.allCases.map(\.name) { w.exact.insert(f) }
-        w.exact.insert("logs/" + ExportStageOptions.keyFileName)
+        for f in TripShipment.folders { w.exact.insert(f) }
+        w.exact.insert(TripShipment.keyPath)
         for (t, s) in trips {
-            for f in t.files { w.exact.insert("logs/" + baseName(f.path)) }
+            for f in t.files { w.exact.insert(TripShipment.logPath(baseName(f.path))) }
             for c in receipts.sent(t, destination: receiptDestination) { w.exact.insert(c.path) }
             let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
             for format in formats {
@@ -383,7 +383,7 @@ struct DeliveryRun {
                     let name = e.path.split(separator: "/").last ?? ""
                     if name.hasPrefix(DeliverCommand.temporaryPrefix) { out.temporaries = true }
                     if let m = marker, name == m { out.marker = e.path }
-                    if e.path.hasPrefix("logs/") && e.path.hasSuffix(".cairn") { out.holdsLogs = true }
+                    if TripShipment.isLog(e.path) && e.path.hasSuffix(".cairn") { out.holdsLogs = true }
                     var keep = wanted.exact.contains(e.path)
                     if !keep, let slash = e.path.firstIndex(of: "/") {
                         keep = wanted.tails.contains(String(e.path[...slash]) + Self.tail(e.path[e.path.index(after: slash)...]))
@@ -403,7 +403,7 @@ struct DeliveryRun {
     func lostCopies(_ t: TripRef, _ whole: TripSummary, receipts: ExportState, destination: String, listing: Listing) -> [String]? {
         var problems: [String] = []
         if copyLogs, let files = receipts.files(t, destination: destination) {
-            let wanted = files.map { RemoteCopies.FileCheck(name: "logs/" + $0.name, size: $0.digest.size) }
+            let wanted = files.map { RemoteCopies.FileCheck(name: TripShipment.logPath($0.name), size: $0.digest.size) }
             if case .notWhole(let p) = RemoteCopies.found(wanted, in: listing.files) { problems += p }
         }
         let sent = receipts.sent(t, destination: destination)
@@ -484,7 +484,7 @@ struct DeliveryRun {
         if whole.stats.points == 0 { return nil }
         let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
         if shipment.hidesAll { return nil }
-        return shipment.pageTrip(formats: formats, logs: copyLogs ? t.files.map { "logs/" + baseName($0.path) } : []) { _ in true }
+        return shipment.pageTrip(formats: formats, logs: copyLogs) { _ in true }
     }
 
     /// The delivered trips deleted from the board since (`ExportState.gone`) whose conversions at
@@ -547,12 +547,6 @@ struct DeliveryRun {
         [Array("# cairn trip index".utf8), Array("key\t".utf8)].contains { p in
             head.count >= p.count ? head.prefix(p.count).elementsEqual(p) : p.prefix(head.count).elementsEqual(head)
         }
-    }
-
-    /// The salt in a log header's first 16 bytes; nil for anything else.
-    static func logSalt(_ head: [UInt8]) -> UInt32? {
-        guard head.count == 16, head.prefix(8).elementsEqual("CAIRNLOG".utf8) else { return nil }
-        return UInt32(head[12]) | UInt32(head[13]) << 8 | UInt32(head[14]) << 16 | UInt32(head[15]) << 24
     }
 
     /// Runs `call` up to `retries` times, waiting 2, 8, 32... s between (monotonic: a clock set

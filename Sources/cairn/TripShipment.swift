@@ -37,6 +37,21 @@ struct TripShipment {
         summary = w.hidesAll ? whole : try ExportStages.summary(t, window: w)
     }
 
+    /// The layout of a shipment under its destination (a stick's folder, a board's folder on a
+    /// remote): the logs in `logs/` beside the board's key, each conversion in its format's
+    /// folder, the page's pictures in `pictures/` (`PageBuilder`).
+    static let logsFolder = "logs"
+    /// Where a log copy goes ("logs/00000001.cairn").
+    static func logPath(_ name: String) -> String { logsFolder + "/" + name }
+    /// Where the board's privacy key goes: beside the logs (`ShippingPlan.keyGoes`).
+    static let keyPath = logPath(ExportStageOptions.keyFileName)
+    /// The folders a shipment writes in.
+    static let folders = [logsFolder, PageBuilder.picturesFolder] + ExportFormat.allCases.map(\.name)
+    static func isLog(_ relative: String) -> Bool { relative.hasPrefix(logsFolder + "/") }
+
+    /// Where the trip's log copies go, in its files' order.
+    var logPaths: [String] { trip.files.map { Self.logPath(baseName($0.path)) } }
+
     /// Every point is inside a zone: no conversion, no page entry.
     var hidesAll: Bool { window?.hidesAll == true }
 
@@ -54,11 +69,12 @@ struct TripShipment {
         Self.convert(trip, summary, window: window, format: format, to: target, laps: laps, board: board)
     }
 
-    /// The trip on the page: its entry links the conversions in `formats` and the `logs` (paths
-    /// under the destination) that are `present` there.
-    func pageTrip(formats: [ExportFormat], logs: [String], present: (String) -> Bool) -> PageTrip {
+    /// The trip on the page: its entry links the conversions in `formats` and, when they go, its
+    /// log copies (`logPaths`) that are `present` there.
+    func pageTrip(formats: [ExportFormat], logs: Bool, present: (String) -> Bool) -> PageTrip {
         let entry = Self.pageEntry(
-            trip, summary, key: key, present: present, formats: formats, prefix: prefix, board: board, hidden: hidesAll, logs: logs,
+            trip, summary, key: key, present: present, formats: formats, prefix: prefix, board: board, hidden: hidesAll,
+            logs: logs ? logPaths : [],
             leftOut: window?.leftOut ?? 0)
         return PageTrip(entry: entry, trip: trip, window: window)
     }

@@ -1,0 +1,248 @@
+import CairnSystem
+import CairnCore
+import CairnLog
+import CairnExport
+
+/// One run of `cairn export` (see ExportCommand): each finished trip's shipment (`TripShipment`)
+/// written into the stick's folder (its log copies read back, its conversions, its page entry),
+/// then the key, the folders synced, the state saved, and what the run says. The decisions are
+/// `ShippingPlan`'s; this is their I/O.
+struct ExportRun {
+    let dir: String
+    let dest: String
+    let formats: [ExportFormat]
+    let copyLogs: Bool
+    /// `--logs` as given: said when the logs stay off the stick.
+    let logsText: String?
+    let page: Bool
+    let stageOptions: ExportStageOptions
+    let namePrefix: String
+
+    var logsDir: String { POSIX.join(dest, TripShipment.logsFolder) }
+
+    struct Counts {
+        var copiedFiles = 0, copiedBytes = 0, wroteConversions = 0, exportedTrips = 0, alreadyThere = 0, failedTrips = 0, openTrips = 0
+        var problems = 0
+    }
+
+    private var counts = Counts()
+    private var state: ExportState
+    private var pageBuilder: PageBuilder?
+    /// The destination as the receipts name it (absolute).
+    private let destination: String
+
+    init(
+        dir: String, dest: String, formats: [ExportFormat], copyLogs: Bool, logsText: String?, page: Bool, stageOptions: ExportStageOptions,
+        namePrefix: String
+    ) {
+        self.dir = dir
+        self.dest = dest
+        self.formats = formats
+        self.copyLogs = copyLogs
+        self.logsText = logsText
+        self.page = page
+        self.stageOptions = stageOptions
+        self.namePrefix = namePrefix
+        state = ExportState(directory: dir)
+        destination = ExportCommand.absolute(dest)
+    }
+
+    mutating func go() throws -> Int32 {
+        try ensureDirectory(dest)
+        if copyLogs { try ensureDirectory(logsDir) }
+        for f in formats { try ensureDirectory(POSIX.join(dest, f.name)) }
+        // A stick unmounted (or swapped) mid-export: the path then leads elsewhere.
+        let destIdentity = DirectoryLock.FileKey(path: dest)
+        var problems = 0
+        let all = try catalogTrips(
+            in: dir,
+            say: {
+                printErr("cairn: \($0)"); problems += 1
+            },
+            unfinished: { printErr("cairn: \($0)") })
+        counts.problems = problems
+        if let p = state.problem { printErr("cairn: \(p)") }
+        // The page's index is read before any trip, so one that cannot be read stops no export.
+        if page {
+            do throws(ExportError) { pageBuilder = try PageBuilder(folder: dest, say: { printErr("cairn: \(terminalSafe($0))") }) } catch {
+                printErr("cairn: \(error)")
+                counts.problems += 1
+            }
+        }
+        for (t, whole, openBecause) in all { ship(t, whole, openBecause: openBecause) }
+        try finish(destIdentity)
+        say(trips: all.count)
+        return counts.problems > 0 ? ExitCode.failure : ExitCode.ok
+    }
+
+    /// One trip: its logs, its conversions, its page entry, its state line.
+    private mutating func ship(_ t: TripRef, _ whole: TripSummary, openBecause: String?) {
+        let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
+        let step = ShippingPlan.trip(openBecause: openBecause, points: whole.stats.points, damagedBytes: whole.damagedBytes)
+        if case .open(let why) = step {
+            printErr("cairn: \(label): still open (\(why)); exported once it closes")
+            counts.openTrips += 1
+            return
+        }
+        if let n = t.note { printErr("cairn: \(n)") }
+        let now: [ExportState.CopiedFile]
+        do { now = try ExportState.current(t) } catch {
+            printErr("cairn: \(label): \(error)")
+            counts.problems += 1; counts.failedTrips += 1
+            return
+        }
+        switch step {
+        case .nothing:
+            printErr("cairn: \(label): no points (an empty or unfinished trip); nothing to export")
+            state.mark(t, files: now, logs: true, destination: destination)
+            return
+        case .logsOnly:
+            printErr("cairn: \(label): no points (an empty or damaged trip); no conversion" + (copyLogs ? ", its log copied" : ""))
+        case .open, .whole: break
+        }
+        let verified = state.isExported(t, to: destination, now: now, logs: copyLogs)
+        var tripProblem = false
+        var wroteAny = false
+        if copyLogs { copyLogFiles(t, now, label: label, problem: &tripProblem, wroteAny: &wroteAny) }
+        // Conversions, one file per trip and format, cut once (`TripShipment`). The page
+        // shows the trip too (its picture and figures): cut it even with --format none.
+        let shipment: TripShipment
+        do {
+            let cut = ShippingPlan.cuts(points: whole.stats.points, formats: formats.count, page: pageBuilder != nil)
+            shipment = try TripShipment(t, whole, zones: cut ? stageOptions.zones : PrivacyZones(), board: stageOptions.board, prefix: namePrefix)
+        } catch {
+            // Never a conversion without its zones' cut.
+            printErr("cairn: \(label): \(error)")
+            counts.problems += 1
+            counts.failedTrips += 1
+            return
+        }
+        for format in formats {
+            let target = POSIX.join(dest, shipment.path(format))
+            switch ShippingPlan.conversion(
+                points: whole.stats.points, hidesAll: shipment.hidesAll, verified: verified, present: verified && pathExists(target))
+            {
+            case .none, .there: continue
+            case .hidden:
+                printErr("cairn: \(label): every point is inside a privacy zone; no \(format.name) written")
+            case .write:
+                if let err = shipment.write(format, to: target, laps: stageOptions.laps) {
+                    printErr("cairn: \(label): \(format.name) not written: \(err)")
+                    tripProblem = true
+                } else {
+                    counts.wroteConversions += 1
+                    wroteAny = true
+                }
+            }
+        }
+        if tripProblem { counts.problems += 1; counts.failedTrips += 1; return }
+        if wroteAny { counts.exportedTrips += 1 } else { counts.alreadyThere += 1 }
+        if let pageBuilder {
+            let dest = self.dest
+            let p = shipment.pageTrip(formats: formats, logs: copyLogs) { pathExists(POSIX.join(dest, $0)) }
+            if ShippingPlan.pageEntry(wroteAny: wroteAny, current: pageBuilder.isCurrent(key: shipment.key), links: p.entry.files.count),
+                let why = pageBuilder.add(p)
+            {
+                printErr("cairn: \(label): no picture on the page: \(why)")
+            }
+        }
+        state.mark(t, files: now, logs: copyLogs, destination: destination)
+    }
+
+    /// The trip's log files, byte for byte, each read back before the trip counts as exported.
+    private mutating func copyLogFiles(
+        _ t: TripRef, _ now: [ExportState.CopiedFile], label: String, problem tripProblem: inout Bool, wroteAny: inout Bool
+    ) {
+        for (f, c) in zip(t.files, now) {
+            let target = POSIX.join(dest, TripShipment.logPath(c.name))
+            switch Self.existingCopy(target, of: f.path, c.digest) {
+            case .same: continue
+            case .other(let why):
+                printErr("cairn: \(target): exists and is another file (\(why)); not replaced: export to another directory")
+                // An earlier verified export to here no longer holds (a copy damaged since).
+                state.forget(t, destination: destination)
+                tripProblem = true
+                continue
+            case .earlierCopy:
+                printErr("cairn: \(target): an earlier copy of this log, which has grown since; replaced")
+            case .none: break
+            }
+            do {
+                let copied = try copyFileAtomically(f.path, target)
+                let back = try FileDigest.of(target, fromMedium: true)
+                if copied != c.digest {
+                    throw Failure("\(f.path): changed while being copied (\(c.digest.text) before, \(copied.text) copied); run again")
+                }
+                if back != copied {
+                    POSIX.unlink(target)
+                    throw Failure("\(target): reads back as \(back.text), not the \(copied.text) written (a failing card?); removed")
+                }
+                counts.copiedBytes += copied.size
+                counts.copiedFiles += 1
+                wroteAny = true
+            } catch let e as Failure {
+                printErr("cairn: \(label): \(e.message)")
+                tripProblem = true
+            } catch {
+                printErr("cairn: \(label): \(error)")
+                tripProblem = true
+            }
+        }
+    }
+
+    /// The page, the key, then one directory sync per directory (covering every rename into
+    /// it); the state is saved only after them, so a stick that fills or vanishes on the way
+    /// marks nothing.
+    private mutating func finish(_ destIdentity: DirectoryLock.FileKey?) throws {
+        if let pageBuilder {
+            do throws(ExportError) { try pageBuilder.write() } catch {
+                printErr("cairn: \(error); the trips are exported")
+                counts.problems += 1
+            }
+        }
+        do {
+            if ShippingPlan.keyGoes(logs: copyLogs, key: stageOptions.zones.key != nil), let key = stageOptions.zones.key {
+                try writeFileAtomically(POSIX.join(dest, TripShipment.keyPath), key.bytes, mode: 0o600)
+            }
+            if copyLogs { try syncDirectory(logsDir) }
+            for f in formats { try syncDirectory(POSIX.join(dest, f.name)) }
+            try syncDirectory(dest)
+            guard let current = DirectoryLock.FileKey(path: dest), current == destIdentity else {
+                throw Failure("\(dest): is no longer the directory this export wrote to (the stick unmounted or replaced?)")
+            }
+            try state.save()
+        } catch let e as Failure {
+            printErr("cairn: \(e.message); no trip marked as exported")
+            counts.problems += 1
+        }
+    }
+
+    /// What the run says last: its counts, the logs left home, nothing to export, trips that failed.
+    private func say(trips: Int) {
+        let c = counts
+        printErr(
+            "cairn: exported \(c.exportedTrips) trip\(c.exportedTrips == 1 ? "" : "s") to \(dest) (\(c.copiedFiles) log file\(c.copiedFiles == 1 ? "" : "s"), \(c.copiedBytes) bytes; \(c.wroteConversions) conversion\(c.wroteConversions == 1 ? "" : "s")); \(c.alreadyThere) already there"
+        )
+        if !copyLogs {
+            printErr(
+                "cairn: log files left off the stick (--logs \(logsText ?? "no, the default with privacy zones")): retention keeps these trips until an export with --logs yes copies them"
+            )
+        }
+        if trips == 0 || c.openTrips == trips {
+            printErr("cairn: no finished trips in \(dir) (an open trip is exported once it closes)")
+        }
+        if c.failedTrips > 0 {
+            printErr("cairn: \(c.failedTrips) trip\(c.failedTrips == 1 ? "" : "s") not exported (see above); run again once fixed")
+        }
+    }
+
+    /// What is at `target` already, against the log `source` whose bytes are `digest`
+    /// (`ShippingPlan.existingCopy` decides). Always read whole: a copy verified
+    /// by an earlier export may have been damaged on the stick since.
+    static func existingCopy(_ target: String, of source: String, _ digest: FileDigest) -> ShippingPlan.ExistingCopy {
+        let found = fileSize(target) != nil
+        let theirs = found ? try? FileDigest.of(target) : nil
+        let prefix = theirs.flatMap { t in t.size < digest.size && t != digest ? try? FileDigest.of(source, limit: t.size) : nil }
+        return ShippingPlan.existingCopy(found: found, theirs: theirs, ours: digest, prefix: prefix)
+    }
+}
