@@ -14,11 +14,12 @@ final class SensorLinkTests: XCTestCase {
     func testTriesRandomThenPublicWithBackOffAndSaysTheOutageOnce() {
         var l = SensorLink(sensor: hr)
         XCTAssertEqual(l.due(monoMs: 0), [.connect(addressType: 2)])
-        XCTAssertEqual(l.msUntilDue(monoMs: 0), 1000, "the outcome is looked at every second")
+        XCTAssertEqual(l.msUntilDue(monoMs: 0), 60_000, "the connect waits in the kernel: no wake-up of its own")
         let first = l.failed("Host is down", monoMs: 100)
         XCTAssertEqual(first.first, .close)
         XCTAssertEqual(said(first), ["sensor C0:FF:EE:00:00:01 not connected: Host is down; trying again until it answers"])
         XCTAssertEqual(l.msUntilDue(monoMs: 100), 1000)
+        XCTAssertEqual(l.msUntilDue(monoMs: 100, retryLateMs: 5000), 6000, "the retry rides on the loop's wake-ups")
         XCTAssertEqual(l.due(monoMs: 1099), [])
         XCTAssertEqual(l.due(monoMs: 1100), [.connect(addressType: 1)])
         XCTAssertEqual(said(l.failed("Host is down", monoMs: 1200)), [], "said once per outage")
@@ -80,17 +81,101 @@ final class SensorLinkTests: XCTestCase {
                             address: 0xC0_FF_EE_00_00_01, characteristic: 0x2A37, arrivalMonoMs: 90, value: [0, 0x48])))
             ])
         XCTAssertEqual(
-            said(l.failed("Connection timed out", monoMs: 200)),
+            said(l.failed("Connection timed out", monoMs: 60_200)),
             ["sensor C0:FF:EE:00:00:01 lost: Connection timed out; trying again until it answers"])
-        XCTAssertEqual(l.due(monoMs: 1200), [.connect(addressType: 2)])
-        XCTAssertEqual(said(l.failed("again", monoMs: 1300)), [])
-        _ = l.due(monoMs: 3300)
-        XCTAssertEqual(attach(at: 3400), ["sensor C0:FF:EE:00:00:01 connected: heart rate"])
-        XCTAssertEqual(said(l.failed("gone", monoMs: 4000)).count, 1)
-        XCTAssertEqual(l.msUntilDue(monoMs: 4000), 1000, "back-off starts again after a connection")
+        XCTAssertEqual(l.due(monoMs: 61_200), [.connect(addressType: 2)])
+        XCTAssertEqual(said(l.failed("again", monoMs: 61_300)), [])
+        _ = l.due(monoMs: 63_300)
+        XCTAssertEqual(attach(at: 63_400), ["sensor C0:FF:EE:00:00:01 connected: heart rate"])
+        XCTAssertEqual(said(l.failed("gone", monoMs: 124_000)).count, 1)
+        XCTAssertEqual(l.msUntilDue(monoMs: 124_000), 1000, "back-off starts again after a steady connection")
     }
 
     /// Garbage is counted, said once per connection, and never ends the connection.
+    /// The conversation of a heart-rate sensor up to ready (MTU, services, characteristics,
+    /// descriptors), then the subscription's write response.
+    static let heartRateConversation = [
+        "03 17 00", "11 06 01 00 04 00 0D 18", "01 10 05 00 0A", "09 07 02 00 10 03 00 37 2A", "01 08 03 00 0A",
+        "05 01 04 00 02 29", "13"
+    ]
+
+    func pdu(_ s: String) -> [UInt8] { s.split(separator: " ").map { UInt8($0, radix: 16)! } }
+
+    /// A sensor that answers Exchange MTU twice (attack r19, finding 1): the second copy is an
+    /// answer out of place, counted; discovery goes on and the link becomes ready.
+    func testADuplicatedResponseDoesNotStallDiscovery() {
+        var l = SensorLink(sensor: SensorAddress(address: 0xF0_CA_12_00_00_01, type: 2))
+        _ = l.due(monoMs: 0)
+        _ = l.connected(monoMs: 0)
+        let c = Self.heartRateConversation
+        _ = l.received(pdu(c[0]), arrivalMs: 0, monoMs: 0)
+        XCTAssertEqual(said(l.received(pdu(c[0]), arrivalMs: 20, monoMs: 20)).count, 1, "said once")
+        XCTAssertEqual(l.oddities, 1)
+        XCTAssertEqual(l.msUntilDue(monoMs: 20), 29_980, "the services request is still outstanding, its timeout running")
+        var saidNow: [String] = []
+        for s in c.dropFirst() { saidNow += said(l.received(pdu(s), arrivalMs: 40, monoMs: 40)) }
+        XCTAssertEqual(saidNow, ["sensor F0:CA:12:00:00:01 connected: heart rate"])
+        XCTAssertTrue(l.isReady)
+    }
+
+    /// Whatever arrives, a link that is not ready within its bound is ended and tried again.
+    func testALinkNotReadyInItsBoundFails() {
+        var l = SensorLink(sensor: hr)
+        _ = l.due(monoMs: 0)
+        _ = l.connected(monoMs: 0)
+        // The sensor answers each request just before the ATT timeout, slower than discovery may take.
+        var t: Int64 = 0
+        for s in Self.heartRateConversation.prefix(2) {
+            t += 29_000
+            XCTAssertEqual(l.due(monoMs: t), [])
+            _ = l.received(pdu(s), arrivalMs: t, monoMs: t)
+        }
+        XCTAssertEqual(l.msUntilDue(monoMs: t), 60_000 - t)
+        XCTAssertEqual(l.due(monoMs: 59_999), [])
+        let out = l.due(monoMs: 60_000)
+        XCTAssertEqual(out.first, .close)
+        XCTAssertEqual(said(out), ["sensor C0:FF:EE:00:00:01 not connected: not ready in 60 s; trying again until it answers"])
+    }
+
+    /// A sensor that drops a second after each subscription (attack r19, finding 10): the waits
+    /// keep doubling, one message for the whole unsteady spell, one when it is steady again.
+    func testASensorThatKeepsDroppingBacksOffAndIsSaidOnce() {
+        var l = SensorLink(sensor: SensorAddress(address: 0xC0_FF_EE_00_00_01, type: 2))
+        var t: Int64 = 0
+        var messages: [String] = []
+        var waits: [Int64] = []
+        var connects = 0
+        while t < 3_600_000 {
+            let acts = l.due(monoMs: t)
+            messages += said(acts)
+            if acts.contains(.connect(addressType: 2)) {
+                connects += 1
+                _ = l.connected(monoMs: t)
+                for s in Self.heartRateConversation { messages += said(l.received(pdu(s), arrivalMs: t, monoMs: t)) }
+                messages += said(l.failed("the link ended", monoMs: t + 1000))
+                t += 1000
+                waits.append(l.msUntilDue(monoMs: t))
+            }
+            t += max(1, l.msUntilDue(monoMs: t))
+        }
+        XCTAssertEqual(Array(waits.prefix(6)), [1000, 2000, 4000, 8000, 16_000, 16_000])
+        XCTAssertLessThanOrEqual(connects, 3_600 / 17 + 5, "one try per 17 s once backed off (not 1,800 an hour)")
+        XCTAssertEqual(
+            messages,
+            [
+                "sensor C0:FF:EE:00:00:01 connected: heart rate",
+                "sensor C0:FF:EE:00:00:01 dropped after 1 s: the link ended; trying again, less often, until it stays up 60 s"
+            ])
+        // Then it stays up: said once when steady, and the next loss is an outage of its own.
+        _ = l.due(monoMs: t)
+        _ = l.connected(monoMs: t)
+        for s in Self.heartRateConversation { XCTAssertEqual(said(l.received(pdu(s), arrivalMs: t, monoMs: t)), []) }
+        XCTAssertEqual(l.msUntilDue(monoMs: t), 60_000)
+        XCTAssertEqual(said(l.due(monoMs: t + 60_000)), ["sensor C0:FF:EE:00:00:01 steady again: up for 60 s"])
+        XCTAssertEqual(said(l.failed("gone", monoMs: t + 90_000)).count, 1)
+        XCTAssertEqual(l.msUntilDue(monoMs: t + 90_000), 1000)
+    }
+
     func testGarbageIsCountedAndSaidOnce() {
         var l = SensorLink(sensor: hr)
         _ = l.due(monoMs: 0)

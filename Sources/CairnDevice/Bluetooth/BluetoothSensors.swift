@@ -16,7 +16,12 @@ public final class BluetoothSensors {
     /// instead of holding the loop.
     static let packetsPerPoll = 64
 
-    public init(sensors: [SensorAddress]) {
+    /// How late a reconnection may be (`SensorLink.msUntilDue`): the record loop wakes at least
+    /// every 5 s, so a retry waits for one of its wake-ups; `cairn sensors --watch`, 0.
+    private let retryLateMs: Int64
+
+    public init(sensors: [SensorAddress], retryLateMs: Int64 = 5000) {
+        self.retryLateMs = retryLateMs
         var seen: [SensorAddress] = []
         for s in sensors where !seen.contains(where: { $0.address == s.address }) { seen.append(s) }
         links = seen.map { SensorLink(sensor: $0) }
@@ -41,6 +46,10 @@ public final class BluetoothSensors {
     /// The sockets of sensors connected or connecting.
     public var descriptors: [Int32] { fds.filter { $0 >= 0 } }
 
+    /// The sockets still connecting: writable when the kernel's connect ends, for a wait that
+    /// watches them (`cairn sensors`); the record loop looks at them on its own wake-ups.
+    public var connectingDescriptors: [Int32] { links.indices.filter { links[$0].isConnecting && fds[$0] >= 0 }.map { fds[$0] } }
+
     /// Takes what arrived, without blocking; connects what is due.
     public func poll(monoMs: Int64) -> [SensorEvent] {
         var events: [SensorEvent] = []
@@ -60,7 +69,7 @@ public final class BluetoothSensors {
 
     /// Milliseconds until a connection or a read is due without input.
     public func msUntilDue(monoMs: Int64) -> Int64 {
-        links.map { $0.msUntilDue(monoMs: monoMs) }.min() ?? .max
+        links.map { $0.msUntilDue(monoMs: monoMs, retryLateMs: retryLateMs) }.min() ?? .max
     }
 
     public func close() {

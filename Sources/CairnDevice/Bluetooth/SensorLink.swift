@@ -27,9 +27,12 @@ public struct SensorLink: Sendable {
     /// ATT's transaction timeout (Core Vol 3 Part F 3.3.3): a request unanswered this long ends
     /// the connection.
     static let requestTimeoutMs: Int64 = 30_000
-    /// While connecting, how often the outcome is looked at: a connect completing makes the
-    /// socket writable, which the loop's wait (for input) does not see.
-    static let connectCheckMs: Int64 = 1000
+    /// A connection whose discovery and subscriptions are not over by then is ended and tried
+    /// again: whatever the sensor sends, it cannot hold a link that gives nothing.
+    static let readyBoundMs: Int64 = 60_000
+    /// A link that stays up this long is steady: the back-off starts again from the first wait
+    /// after it. One that drops sooner keeps doubling the wait and is said once, not per try.
+    static let steadyMs: Int64 = 60_000
     /// The battery level is read again this often.
     static let batteryEveryMs: Int64 = 600_000
 
@@ -40,6 +43,11 @@ public struct SensorLink: Sendable {
     /// The current outage has been said.
     private var outageSaid = false
     private var everReady = false
+    private var attachedSinceMs: Int64 = 0
+    /// When the current connection became ready; nil while it is not.
+    private var readySinceMs: Int64?
+    /// The sensor dropped within `steadyMs` of being ready: said once, quiet until steady.
+    private var unsteady = false
     private var nextBatteryMs: Int64 = .max
     /// PDUs that made no sense (garbage, unknown handles), over the link's life.
     public private(set) var oddities = 0
@@ -73,6 +81,13 @@ public struct SensorLink: Sendable {
             return failed("no connection in \(Self.connectTimeoutMs / 1000) s", monoMs: monoMs)
         case .attached(let g, let asked) where g.outstanding != nil && monoMs - asked >= Self.requestTimeoutMs:
             return failed("no answer in \(Self.requestTimeoutMs / 1000) s", monoMs: monoMs)
+        case .attached(let g, _) where !g.isReady && monoMs - attachedSinceMs >= Self.readyBoundMs:
+            return failed("not ready in \(Self.readyBoundMs / 1000) s", monoMs: monoMs)
+        case .attached(let g, _) where g.isReady && unsteady && monoMs - (readySinceMs ?? monoMs) >= Self.steadyMs:
+            unsteady = false
+            outageSaid = false
+            backoffMs = Self.firstBackoffMs
+            return [.event(.said("sensor \(name) steady again: up for \(Self.steadyMs / 1000) s"))]
         case .attached(var g, let asked) where g.isReady && monoMs >= nextBatteryMs:
             nextBatteryMs = monoMs + Self.batteryEveryMs
             let out = g.readBattery()
@@ -88,13 +103,32 @@ public struct SensorLink: Sendable {
         var g = GATTClient()
         let out = g.start()
         state = .attached(g, askedMs: monoMs)
+        attachedSinceMs = monoMs
+        readySinceMs = nil
         odditySaid = false
         return out.flatMap { handle($0, arrivalMs: monoMs, monoMs: monoMs) }
     }
 
-    /// The connection failed or ended: close, wait, try again. Said once per outage.
+    /// The connection failed or ended: close, wait, try again. Said once per outage; a sensor
+    /// that keeps dropping soon after it is ready is said once until it stays up.
     public mutating func failed(_ reason: String, monoMs: Int64) -> [Action] {
         var out: [Action] = [.close]
+        if let since = readySinceMs {
+            readySinceMs = nil
+            if monoMs - since >= Self.steadyMs {
+                backoffMs = Self.firstBackoffMs
+                unsteady = false
+                outageSaid = false
+            } else if !unsteady {
+                unsteady = true
+                outageSaid = true
+                out.append(
+                    .event(
+                        .said(
+                            "sensor \(name) dropped after \((monoMs - since) / 1000) s: \(reason); trying again, "
+                                + "less often, until it stays up \(Self.steadyMs / 1000) s")))
+            }
+        }
         if !outageSaid {
             outageSaid = true
             let what = everReady ? "lost" : "not connected"
@@ -115,24 +149,37 @@ public struct SensorLink: Sendable {
         return out.flatMap { handle($0, arrivalMs: arrivalMs, monoMs: monoMs) }
     }
 
-    /// Milliseconds until `due` has something to do.
-    public func msUntilDue(monoMs: Int64) -> Int64 {
+    /// Milliseconds until `due` has something to do. `retryLateMs`: how late a retry after a
+    /// back-off may be, for a caller that wakes at least that often anyway (the record loop):
+    /// the retry then rides on one of those wake-ups instead of costing its own.
+    public func msUntilDue(monoMs: Int64, retryLateMs: Int64 = 0) -> Int64 {
         switch state {
-        case .waiting(let d): return max(0, d - monoMs)
-        case .connecting(let since): return max(0, min(Self.connectCheckMs, since + Self.connectTimeoutMs - monoMs))
+        case .waiting(let d): return max(0, d + (attempts > 0 ? retryLateMs : 0) - monoMs)
+        // The kernel's connect ends by itself; its outcome is looked at on the loop's own
+        // wake-ups, which cost nothing more (a 1 s check here tripled them for an absent sensor).
+        case .connecting(let since): return max(0, since + Self.connectTimeoutMs - monoMs)
         case .attached(let g, let asked):
-            if g.outstanding != nil { return max(0, asked + Self.requestTimeoutMs - monoMs) }
-            return g.isReady && nextBatteryMs != .max ? max(0, nextBatteryMs - monoMs) : .max
+            var d = Int64.max
+            if g.outstanding != nil { d = asked + Self.requestTimeoutMs - monoMs }
+            if !g.isReady {
+                d = min(d, attachedSinceMs + Self.readyBoundMs - monoMs)
+            } else {
+                if g.outstanding == nil, nextBatteryMs != .max { d = min(d, nextBatteryMs - monoMs) }
+                if unsteady, let r = readySinceMs { d = min(d, r + Self.steadyMs - monoMs) }
+            }
+            return max(0, d)
         }
     }
 
     private mutating func handle(_ o: GATTClient.Output, arrivalMs: Int64, monoMs: Int64) -> [Action] {
         switch o {
         case .subscribed(let uuids):
-            backoffMs = Self.firstBackoffMs
-            outageSaid = false
+            // The back-off starts again only once the link has stayed up (`failed`, `due`).
+            readySinceMs = monoMs
             everReady = true
             nextBatteryMs = monoMs + Self.batteryEveryMs
+            if unsteady { return [] }
+            outageSaid = false
             let names = uuids.map(Self.characteristicName).joined(separator: ", ")
             return [.event(.said("sensor \(name) connected: \(names.isEmpty ? "battery only" : names)"))]
         case .failed(let why):
