@@ -6,9 +6,10 @@ import XCTest
 @testable import CairnLog
 
 /// Which source gives each figure, and the values every output takes (attack r19, findings 2,
-/// 3, 5, 6, 8 and 17): one source per figure for the trip, never two interleaved; cadence
-/// from a power meter before a speed and cadence sensor; no rate without skin contact or above
-/// 254 bpm; negative watts as 0.
+/// 3, 5, 6, 8 and 17; the devices boot of round 19): each figure's sources in an order of
+/// preference, a point taking the first source's value that is fresh, never two interleaved;
+/// cadence from a power meter before a speed and cadence sensor; no rate without skin contact
+/// or above 254 bpm; negative watts as 0.
 final class SensorSourcesTests: XCTestCase {
     typealias N = SensorNotification
     static let strap: UInt64 = 0xA1, strap2: UInt64 = 0xA2
@@ -59,13 +60,19 @@ final class SensorSourcesTests: XCTestCase {
         let both = ns + (0..<300).map { i in Self.cscCrank(Self.csc, Int64(i) * 1000 + 300, revs: i, ticks: i * 1024) }
         let t2 = track(both)
         XCTAssertEqual(t2.values(atMs: 200_000).cadence, 90)
-        XCTAssertTrue(t2.notes.contains { $0.contains("power meter's") }, "\(t2.notes)")
+        XCTAssertEqual(
+            t2.notes,
+            [
+                "cadence: 296 values of speed and cadence sensor 00:00:00:00:00:B1 set aside "
+                    + "(power meter 00:00:00:00:00:C1 comes first and had a value within 3 s)"
+            ])
         // Without a power meter's cranks, the speed and cadence sensor's.
         let cscOnly = (0..<300).map { i in Self.cscCrank(Self.csc, Int64(i) * 1000, revs: i, ticks: i * 1024) }
         XCTAssertEqual(track(cscOnly + [Self.power(Self.pedals, 100_000, 200)]).values(atMs: 100_000).cadence, 60)
     }
 
-    /// Pedals and a trainer out of step: the first that gave a value, all ride, the other said.
+    /// Pedals and a trainer out of step: the first that gave a value wherever it has one fresh,
+    /// the other set aside and said.
     func testTwoPowerMetersAreNotInterleaved() {
         let ns = (0..<150).flatMap { i in
             [Self.power(Self.pedals, Int64(i) * 2000, 250), Self.power(Self.trainer, Int64(i) * 2000 + 1000, 300)]
@@ -76,11 +83,46 @@ final class SensorSourcesTests: XCTestCase {
             t.notes,
             [
                 "power: 150 values of power meter 00:00:00:00:00:C2 set aside "
-                    + "(one source per figure: power meter 00:00:00:00:00:C1, the first that gave one)"
+                    + "(power meter 00:00:00:00:00:C1 comes first and had a value within 3 s)"
             ])
         // Two straps likewise.
         let straps = (0..<100).flatMap { i in [Self.hr(Self.strap2, Int64(i) * 1000, 150), Self.hr(Self.strap, Int64(i) * 1000 + 500, 120)] }
         XCTAssertEqual(Set((0..<99).map { track(straps).values(atMs: Int64($0) * 1000).heartRate }), [150])
+    }
+
+    /// The power meter's cadence while it sends; while it is away (the adapter reset, out of
+    /// range) the speed and cadence sensor fills in; back, the power meter again. One source a
+    /// point, and each counter its own: no value made of both.
+    func testASecondSourceFillsInWhileTheFirstIsAway() {
+        var ns: [N] = []
+        for i in 0..<300 {
+            let t = Int64(i) * 1000
+            // The power meter away from 100 s to 200 s; the speed and cadence sensor at 60 rpm all ride.
+            if i < 100 || i >= 200 { ns.append(Self.power(Self.pedals, t, 250, crank: Self.crankAt(i))) }
+            ns.append(Self.cscCrank(Self.csc, t + 400, revs: i, ticks: i * 1024))
+            // Two straps: the first away from 50 s to 80 s.
+            if i < 50 || i >= 80 { ns.append(Self.hr(Self.strap, t + 100, 150)) }
+            ns.append(Self.hr(Self.strap2, t + 600, 120))
+        }
+        let t = track(ns)
+        let cadence = (5..<295).map { t.values(atMs: Int64($0) * 1000).cadence }
+        XCTAssertEqual(Set(cadence[0..<95]), [90])
+        // Fresh means within 3 s either side: the power meter's value at 99 s fills up to 102 s,
+        // its first at 200 s from 197 s.
+        XCTAssertEqual(Set(cadence[98..<191]), [60])
+        XCTAssertEqual(Set(cadence[196...]), [90])
+        XCTAssertFalse(cadence.contains(nil))
+        let hr = (0..<300).map { t.values(atMs: Int64($0) * 1000 + 100).heartRate }
+        XCTAssertEqual(Set(hr[0..<53] + hr[77...]), [150])
+        XCTAssertEqual(Set(hr[53..<77]), [120])
+        XCTAssertEqual(
+            t.notes,
+            [
+                "heart rate: strap 00:00:00:00:00:A2 filled in 25 of its 300 values while the sources before it "
+                    + "(first strap 00:00:00:00:00:A1) had none within 3 s",
+                "cadence: speed and cadence sensor 00:00:00:00:00:B1 filled in 96 of its 298 values while the sources before it "
+                    + "(first power meter 00:00:00:00:00:C1) had none within 3 s"
+            ])
     }
 
     /// Two crank counters answering to one address: no figure made of both, and it is said.

@@ -7,16 +7,20 @@ import CairnLog
 /// sample per decoded value (16 bytes), read record by record before the points; a ride
 /// without sensors costs one pass over its records and nothing else.
 ///
-/// One source per figure for the whole trip (a source: a sensor's address and characteristic),
-/// never two interleaved: heart rate and power from the first source that gave a value; cadence
-/// from a power meter's cranks when one gave any, else from the first speed and cadence sensor's.
-/// The others' values are counted and said (`notes`). Every output reads its values from here,
-/// so one rule holds in all of them: a strap saying it has no skin contact gives no rate, nor
-/// does one above `maxHeartRate` (FIT's uint8 255 means invalid) or 0; negative watts (the
-/// SIG's sint16) are 0, as FIT's uint16 must have them. See Hardware/bluetooth.md.
+/// Each figure has its sources (a sensor's address and characteristic) in an order of
+/// preference, and a point takes the value of the most preferred source with one fresh (within
+/// `windowMs` of the point's time): heart rate and power from the first strap or power meter
+/// that gave a value, then the next; cadence from a power meter's cranks before a speed and
+/// cadence sensor's. One point takes one source's value, never a mix, and each source's crank
+/// counter is its own. How often a later source filled in is said (`notes`). Every output reads
+/// its values from here, so one rule holds in all of them: a strap saying it has no skin contact
+/// gives no rate, nor does one above `maxHeartRate` (FIT's uint8 255 means invalid) or 0;
+/// negative watts (the SIG's sint16) are 0, as FIT's uint16 must have them. See
+/// Hardware/bluetooth.md.
 public struct SensorTrack: Sendable {
     /// The farthest a value may lie from a point's time: a sensor that stopped sending gives
-    /// none after this (a strap taken off, a crank standing still reads 0 from its counter).
+    /// none after this (a strap taken off, a crank standing still reads 0 from its counter),
+    /// and the next source in the order fills in. A source's value this close is fresh.
     public static let windowMs: Int64 = 3000
     /// The highest heart rate kept: FIT's uint8 field holds 0-254 (255 is "invalid"), and no
     /// rider's heart beats faster; a reading above it is left out, in every output alike.
@@ -27,17 +31,24 @@ public struct SensorTrack: Sendable {
         var value: Int32
     }
 
-    private(set) var heartRate: [Sample] = []
-    private(set) var cadence: [Sample] = []
-    private(set) var power: [Sample] = []
+    /// Each figure's sources, most preferred first; each source's samples in time order.
+    private(set) var heartRate: [[Sample]] = []
+    private(set) var cadence: [[Sample]] = []
+    private(set) var power: [[Sample]] = []
     /// What was left out or set aside, in a rider's words: said by `convert` and `info`.
     public private(set) var notes: [String] = []
 
     public var isEmpty: Bool { heartRate.isEmpty && cadence.isEmpty && power.isEmpty }
 
-    /// What a point at `timeMs` takes.
+    /// What a point at `timeMs` takes: of each figure, the first source's with a fresh value.
     public func values(atMs timeMs: Int64) -> (heartRate: Int?, cadence: Int?, powerW: Int?) {
-        (Self.nearest(heartRate, timeMs), Self.nearest(cadence, timeMs), Self.nearest(power, timeMs))
+        (Self.preferred(heartRate, timeMs), Self.preferred(cadence, timeMs), Self.preferred(power, timeMs))
+    }
+
+    /// The value of the first source in `sources` with a sample within `windowMs` of `timeMs`.
+    static func preferred(_ sources: [[Sample]], _ timeMs: Int64) -> Int? {
+        for s in sources { if let v = nearest(s, timeMs) { return v } }
+        return nil
     }
 
     /// The trip's sensor track; nil when its log holds no sensor value and nothing was left out
@@ -87,7 +98,7 @@ public struct SensorTrack: Sendable {
         return f
     }
 
-    /// One figure's values, kept apart per source until the trip's rule picks one.
+    /// One figure's values, kept apart per source in the order the sources first gave one.
     struct Sources {
         private(set) var order: [UInt64] = []
         private(set) var samples: [UInt64: [Sample]] = [:]
@@ -99,18 +110,33 @@ public struct SensorTrack: Sendable {
             samples[address, default: []].append(s)
         }
 
-        /// The first source's samples in time order, taken out (sorted in place: a copy of ten
-        /// hours at 4 Hz would be 2 MB more); a note for each other source set aside.
-        mutating func picked(_ figure: String, _ kind: String, setAside notes: inout [String]) -> [Sample] {
-            guard let first = order.first else { return [] }
-            for other in order.dropFirst() {
-                notes.append(
-                    "\(figure): \(samples[other]?.count ?? 0) values of \(kind) \(SensorReading.addressText(other)) set aside "
-                        + "(one source per figure: \(kind) \(SensorReading.addressText(first)), the first that gave one)")
+        /// Every source's samples in time order, in the order of preference, taken out (sorted in
+        /// place: a copy of ten hours at 4 Hz would be 2 MB more).
+        mutating func ranked() -> [(address: UInt64, samples: [Sample])] {
+            order.map { a in
+                var kept = samples.removeValue(forKey: a) ?? []
+                kept.sort { $0.timeMs < $1.timeMs }
+                return (a, kept)
             }
-            var kept = samples.removeValue(forKey: first) ?? []
-            kept.sort { $0.timeMs < $1.timeMs }
-            return kept
+        }
+    }
+
+    /// For each source after the first, how many of its values a point could take (no source
+    /// before it had a fresh one then) and how many it could not, said in a rider's words.
+    static func fillNotes(
+        _ figure: String, _ ranked: [(kind: String, address: UInt64, samples: [Sample])], into notes: inout [String]
+    ) {
+        guard let first = ranked.first else { return }
+        for i in ranked.indices.dropFirst() {
+            let before = ranked[..<i].map(\.samples)
+            let used = ranked[i].samples.filter { s in preferred(before, s.timeMs) == nil }.count
+            let who = "\(ranked[i].kind) \(SensorReading.addressText(ranked[i].address))"
+            let over = "\(first.kind) \(SensorReading.addressText(first.address))"
+            notes.append(
+                used == 0
+                    ? "\(figure): \(ranked[i].samples.count) values of \(who) set aside (\(over) comes first and had a value within \(windowMs / 1000) s)"
+                    : "\(figure): \(who) filled in \(used) of its \(ranked[i].samples.count) values while the sources before it "
+                        + "(first \(over)) had none within \(windowMs / 1000) s")
         }
     }
 
@@ -179,18 +205,17 @@ public struct SensorTrack: Sendable {
         mutating func finish() -> SensorTrack {
             var t = SensorTrack()
             var notes: [String] = []
-            t.heartRate = heartRates.picked("heart rate", "strap", setAside: &notes)
-            t.power = powers.picked("power", "power meter", setAside: &notes)
-            // Cadence: the power meter's cranks first (a speed and cadence sensor's crank
-            // magnet is the one that falls off), the speed and cadence sensor's otherwise.
-            if !powerCadence.isEmpty {
-                t.cadence = powerCadence.picked("cadence", "power meter", setAside: &notes)
-                if !cscCadence.isEmpty {
-                    notes.append("cadence: the speed and cadence sensors' crank set aside for the power meter's")
-                }
-            } else {
-                t.cadence = cscCadence.picked("cadence", "speed and cadence sensor", setAside: &notes)
-            }
+            let hr = heartRates.ranked().map { (kind: "strap", address: $0.address, samples: $0.samples) }
+            let pw = powers.ranked().map { (kind: "power meter", address: $0.address, samples: $0.samples) }
+            // Cadence: the power meters' cranks first (a speed and cadence sensor's crank magnet
+            // is the one that falls off), then the speed and cadence sensors'.
+            let cad =
+                powerCadence.ranked().map { (kind: "power meter", address: $0.address, samples: $0.samples) }
+                + cscCadence.ranked().map { (kind: "speed and cadence sensor", address: $0.address, samples: $0.samples) }
+            SensorTrack.fillNotes("heart rate", hr, into: &notes)
+            SensorTrack.fillNotes("power", pw, into: &notes)
+            SensorTrack.fillNotes("cadence", cad, into: &notes)
+            (t.heartRate, t.power, t.cadence) = (hr.map(\.samples), pw.map(\.samples), cad.map(\.samples))
             for (key, r) in crankReadings.sorted(by: { $0.key < $1.key }) where r.wentBack >= 3 && r.wentBack * 10 > r.readings {
                 let kind = key & (1 << 63) != 0 ? "power meter" : "speed and cadence sensor"
                 notes.append(
