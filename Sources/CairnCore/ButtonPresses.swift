@@ -93,6 +93,15 @@ public struct ButtonPresses: Sendable {
         return out
     }
 
+    /// The device went away at `monoMs` (a read error; evdev sends no key state when it is back):
+    /// a press in progress is lost with it, as if released then without a press, so the next
+    /// press counts and the lost release makes no "stuck". A press already made still acts.
+    public mutating func deviceLost(atMonoMs monoMs: Int64) {
+        guard downAtMs != nil else { return }
+        downAtMs = nil
+        lastUpMs = max(lastUpMs ?? monoMs, monoMs)
+    }
+
     /// What the rest up to `t` decides: a pending press acts once `settleMs` passed with the
     /// button up; a faulty button recovers after `recoverMs` of rest.
     private mutating func settle(before t: Int64, into out: inout [Action]) {

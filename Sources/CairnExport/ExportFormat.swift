@@ -66,6 +66,9 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         /// GPX: the board every trip of the document was recorded on, for its `<metadata>`
         /// (nil: unknown, or trips of several boards; each `<trk>` names its own).
         public var board: String?
+        /// CSV: the sensor columns or not for the whole document (several trips: any trip's
+        /// sensors); nil: the first trip's.
+        public var sensorColumns: Bool?
 
         public init(version: String) { self.version = version }
     }
@@ -84,7 +87,8 @@ public enum ExportFormat: String, CaseIterable, Sendable {
         case (.kml, .sink(let out)):
             return KMLWriter(sink: out, creator: "cairn \(s.version)", colouring: s.colouring)
         case (.csv, .sink(let out)):
-            return CSVWriter(sink: out, laps: s.laps != .none, origins: s.origins, verdicts: s.verdicts)
+            return CSVWriter(
+                sink: out, laps: s.laps != .none, origins: s.origins, verdicts: s.verdicts, sensorColumns: s.sensorColumns)
         default:
             preconditionFailure("\(name): FIT writes files, the other formats a sink")
         }

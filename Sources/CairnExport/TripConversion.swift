@@ -164,6 +164,7 @@ public final class TripConversion {
         var sensors: SensorTrack?
         do { sensors = try SensorTrack.read(t) } catch { say("trip \(t.id): sensor values not read: \(error)") }
         heading.hasSensors = sensors != nil
+        for note in sensors?.notes ?? [] { say("trip \(t.id): \(note)") }
         func withSensors(_ f: Fix, _ extras: PointExtras) -> PointExtras {
             guard let sensors else { return extras }
             var e = extras

@@ -59,6 +59,7 @@ public final class RiderButton: LoopButton {
             say("button: \(path): \(error); looking for it again every 10 s")
             device = nil
             missing = true
+            rule.deviceLost(atMonoMs: monoMs)
         }
         return rule.take(edges, nowMonoMs: monoMs)
     }

@@ -204,6 +204,10 @@ enum ConvertCommand: Command {
                     if !b { break }
                 }
             }
+            if format == .csv, sel.trips.count > 1 {
+                // One header for every trip's rows: the sensor columns when any trip has values.
+                settings.sensorColumns = sel.trips.contains { (try? SensorTrack.has($0)) == true }
+            }
             output = .sink(out)
         }
         var progress = TerminalProgress(total: sel.trips.count)

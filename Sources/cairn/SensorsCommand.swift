@@ -42,7 +42,7 @@ struct SensorsCommand: Command {
         if sensors.isEmpty {
             return try scan(untilMs: endMs == .max ? SystemClock.monotonicMs() + 10_000 : endMs)
         }
-        let transport = BluetoothSensors(sensors: sensors)
+        let transport = BluetoothSensors(sensors: sensors, retryLateMs: 0)
         defer { transport.close() }
         let startMs = SystemClock.monotonicMs()
         let pfds = UnsafeMutablePointer<pollfd>.allocate(capacity: sensors.count + 1)
@@ -60,7 +60,10 @@ struct SensorsCommand: Command {
                 }
             }
             let fds = transport.descriptors
-            for (i, fd) in fds.enumerated() { pfds[i] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0) }
+            let connecting = transport.connectingDescriptors
+            for (i, fd) in fds.enumerated() {
+                pfds[i] = pollfd(fd: fd, events: Int16(connecting.contains(fd) ? POLLOUT : POLLIN), revents: 0)
+            }
             pfds[fds.count] = pollfd(fd: StopSignals.wakeFd, events: Int16(POLLIN), revents: 0)
             let wait = min(transport.msUntilDue(monoMs: now), endMs - now, 60_000)
             _ = try? POSIX.poll(pfds, count: fds.count + 1, timeoutMs: Int32(max(0, wait)))

@@ -235,7 +235,7 @@ enum InfoCommand: Command {
                 // A trip asked for by id is shown even without points; a directory's empty ones are not.
                 if UInt64(target) != nil && !pathExists(target) || hasPoints(s) {
                     out.append(try published(t, s, zones: zones))
-                    sensors.append(try SensorTrack.figures(t))
+                    sensors.append(try SensorTrack.figures(t, window: zones.isEmpty ? nil : zones.window(for: t)))
                     marks.append(try TripMarks.read(t))
                 }
             } catch {
@@ -310,6 +310,7 @@ enum InfoCommand: Command {
             lines.append("  heart rate: " + pair(f.avgHeartRate, f.maxHeartRate, "bpm"))
             lines.append("  cadence:    " + pair(f.avgCadence, f.maxCadence, "rpm"))
             lines.append("  power:      " + pair(f.avgPowerW, f.maxPowerW, "W"))
+            for note in f.notes { lines.append("  sensors:    " + terminalSafe(note)) }
         }
         if !marks.lapTimesMs.isEmpty || marks.endMs != nil {
             lines.append("  laps:       " + lapsLine(marks, published: published))

@@ -6,8 +6,8 @@ import XCTest
 final class ButtonPressesTests: XCTestCase {
     typealias A = ButtonPresses.Action
 
-    /// "d100 u400" is pressed at 100 ms and released at 400; "|2000" is a wake-up at 2000 ms that
-    /// takes the edges since the last one.
+    /// "d100 u400" is pressed at 100 ms and released at 400; "x900" the device went away at
+    /// 900 ms; "|2000" is a wake-up at 2000 ms that takes the edges since the last one.
     private func run(_ script: String) -> [A] {
         var rule = ButtonPresses()
         var edges: [ButtonPresses.Edge] = []
@@ -17,6 +17,7 @@ final class ButtonPressesTests: XCTestCase {
             switch word.first {
             case "d": edges.append(.init(monoMs: t, down: true))
             case "u": edges.append(.init(monoMs: t, down: false))
+            case "x": rule.deviceLost(atMonoMs: t)
             default:
                 out += rule.take(edges, nowMonoMs: t)
                 edges = []
@@ -62,6 +63,16 @@ final class ButtonPressesTests: XCTestCase {
             ("d100 d150 d200 u400 |5000", [.lap(atMonoMs: 100)], "auto-repeat downs change nothing")
         ]
         for (script, want, why) in rows { XCTAssertEqual(run(script), want, "\(why): \(script)") }
+    }
+
+    /// The device goes away while the key is down and comes back (attack r19, finding 13): no
+    /// release is ever read; the next press is a lap, and nothing is said stuck.
+    func testADeviceGoneWhileTheKeyIsDownLosesNoLap() {
+        XCTAssertEqual(run("d10000 |10000 x15000 |15000 |20000 |40000 d50000 u50200 |55000 |80000"), [.lap(atMonoMs: 50000)])
+        // A press made before the device went away still acts.
+        XCTAssertEqual(run("d1000 u1200 x1300 |1300 |5000"), [.lap(atMonoMs: 1000)])
+        // Gone with the key up: nothing changes.
+        XCTAssertEqual(run("d1000 u1200 |1250 x1300 |5000"), [.lap(atMonoMs: 1000)])
     }
 
     func testALongPressIsTwoSecondsByDefault() {

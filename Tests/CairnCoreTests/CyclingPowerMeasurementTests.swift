@@ -29,6 +29,10 @@ final class CyclingPowerMeasurementTests: XCTestCase {
         XCTAssertEqual(balance.accumulatedTorque, 0x0140)  // 10 N·m
         XCTAssertTrue(balance.torqueIsCrankBased)
         XCTAssertTrue(balance.offsetCompensation)
+        // A balance of 0xFF is "not available": the power is kept (attack r19, finding 11).
+        let noBalance = try CP(decoding: SensorBytes.hex("01 00 fa 00 ff"))
+        XCTAssertEqual(noBalance.powerWatts, 250)
+        XCTAssertNil(noBalance.pedalPowerBalance)
     }
 
     /// Builds the bytes of every announcing-bit combination from known field values, decodes

@@ -19,6 +19,7 @@ final class HeartRateMeasurementTests: XCTestCase {
             ("08 50 10 27", HR(beatsPerMinute: 80, energyExpendedKJ: 10_000)),
             ("08 50 ff ff", HR(beatsPerMinute: 80, energyExpendedKJ: 0xFFFF)),
             ("10 46 00 04", HR(beatsPerMinute: 70, rrIntervals: [1024])),
+            ("10 48", HR(beatsPerMinute: 72)),  // the RR flag with no interval keeps the rate (attack r19, 12)
             ("16 4b 1a 03 28 03", HR(beatsPerMinute: 75, contact: .detected, rrIntervals: [794, 808])),
             (
                 "1f 4b 00 e8 03 00 04 00 02 55 03",
@@ -34,7 +35,8 @@ final class HeartRateMeasurementTests: XCTestCase {
     }
 
     /// Bits 0-4 in all 32 combinations, with one RR interval: the bytes built from the fields
-    /// decode to them, and every shorter prefix is a typed error.
+    /// decode to them, and every shorter prefix is a typed error, except the one that ends
+    /// where the RR intervals begin: the rate without intervals (attack r19, finding 12).
     func testEveryFlagCombinationAndEveryTruncation() {
         for flags in UInt8(0)..<32 {
             let wide = flags & 0x01 != 0
@@ -51,9 +53,21 @@ final class HeartRateMeasurementTests: XCTestCase {
                 expected.rrIntervals = [777]
             }
             XCTAssertEqual(try HR(decoding: bytes), expected, "flags \(flags)")
+            let rrStart = flags & 0x10 != 0 ? bytes.count - 2 : bytes.count
             for length in 0..<bytes.count {
+                if length == rrStart {
+                    var rateOnly = expected
+                    rateOnly.rrIntervals = []
+                    XCTAssertEqual(try HR(decoding: Array(bytes[..<length])), rateOnly, "flags \(flags), no interval")
+                    continue
+                }
                 XCTAssertThrowsError(try HR(decoding: Array(bytes[..<length])), "flags \(flags), \(length) bytes") {
-                    if case .truncated? = $0 as? NotificationError {} else { XCTFail("\($0)") }
+                    if length > rrStart {
+                        XCTAssertEqual($0 as? NotificationError, .oddByte(.rrInterval))
+                    } else if case .truncated? = $0 as? NotificationError {
+                    } else {
+                        XCTFail("\($0)")
+                    }
                 }
             }
         }
@@ -65,7 +79,6 @@ final class HeartRateMeasurementTests: XCTestCase {
             ("01", .truncated(.heartRate, needs: 2, left: 0)),
             ("01 48", .truncated(.heartRate, needs: 2, left: 1)),
             ("08 48 01", .truncated(.energyExpended, needs: 2, left: 1)),
-            ("10 48", .truncated(.rrInterval, needs: 2, left: 0)),  // the flag promises one at least
             ("10 48 00 04 00", .oddByte(.rrInterval)),
             ("18 48 01 00 00 04 00", .oddByte(.rrInterval)),
             ("01 2d 01", .outOfRange(.heartRate, value: 301)),

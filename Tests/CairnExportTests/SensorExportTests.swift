@@ -141,6 +141,24 @@ final class SensorExportTests: XCTestCase {
         XCTAssertNil(try SensorTrack.figures(trip()))
     }
 
+    /// With privacy zones, `info`'s figures are the exported part's (attack r19, finding 7):
+    /// the heart rate rises through the ride, so leaving out the start raises its average.
+    func testTheFiguresWithAZoneAreTheExportedParts() throws {
+        try writeTrip(sensors: true)
+        let all = try XCTUnwrap(try SensorTrack.figures(trip()))
+        let zone = PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: 200)
+        var kept = 0
+        var stages = ExportStages(window: PrivacyWindow(zones: [zone]), laps: .none)
+        _ = try TripCatalog.read(trip()) { e in stages.feed(e, segment: { _ in }, point: { _, _ in kept += 1 }) }
+        XCTAssertGreaterThan(kept, 0)
+        XCTAssertLessThan(kept, Self.points, "the zone hides the start")
+        let published = try XCTUnwrap(try SensorTrack.figures(trip(), window: PrivacyWindow(zones: [zone])))
+        let hidden = Self.points - kept
+        let hr = (hidden..<Self.points).map(Self.heartRate)
+        XCTAssertEqual(published.avgHeartRate, Int((Double(hr.reduce(0, +)) / Double(hr.count)).rounded()))
+        XCTAssertGreaterThan(published.avgHeartRate ?? 0, all.avgHeartRate ?? 0)
+    }
+
     func testFITCarriesTheSensorsForTheSDKAndFitdecode() throws {
         try writeTrip(sensors: true)
         let path = out + "/trip.fit"

@@ -154,13 +154,17 @@ async def main():
                     say(event="garbage", sensor="csc")
 
         async def power():
-            crank, ct = 0xFFF0, 0
+            # The same crank as speed and cadence's, 120 rpm: a revolution every other
+            # measurement at 4 Hz, the ones between repeating the last (as a meter does).
+            crank, ct, n = 0xFFF0, 0, 0
             while time.monotonic() < end:
                 await asyncio.sleep(0.25)
                 if "power" not in subscribed:
                     continue
-                crank = (crank + 1) & 0xFFFF
-                ct = (ct + 256) & 0xFFFF
+                n += 1
+                if n % 2 == 0:
+                    crank = (crank + 1) & 0xFFFF
+                    ct = (ct + 512) & 0xFFFF
                 await pw.indicate_subscribers(pow_c, struct.pack("<HhHH", 0x20, 250, crank, ct))
                 sent["power"] += 1
 

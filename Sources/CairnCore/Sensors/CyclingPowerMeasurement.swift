@@ -76,9 +76,11 @@ public struct CyclingPowerMeasurement: Equatable, Sendable {
             throw .outOfRange(.power, value: Int(powerWatts))
         }
         if has(0) {
+            // 0xFF is "not available" (ANT+'s invalid, which meters bridging both send): the
+            // balance is absent, the power kept.
             let balance = try reader.uint8(.pedalPowerBalance)
-            guard balance <= 200 else { throw .outOfRange(.pedalPowerBalance, value: Int(balance)) }
-            pedalPowerBalance = balance
+            guard balance <= 200 || balance == 0xFF else { throw .outOfRange(.pedalPowerBalance, value: Int(balance)) }
+            pedalPowerBalance = balance == 0xFF ? nil : balance
         }
         if has(2) { accumulatedTorque = try reader.uint16(.accumulatedTorque) }
         if has(4) {

@@ -48,10 +48,9 @@ public struct HeartRateMeasurement: Equatable, Sendable {
         energyExpendedKJ = try flags & 0x08 != 0 ? reader.uint16(.energyExpended) : nil
         rrIntervals = []
         if flags & 0x10 != 0 {
-            // At least one interval when the flag says so; then every pair of bytes left.
-            repeat {
-                rrIntervals.append(try reader.uint16(.rrInterval))
-            } while reader.remaining >= 2
+            // Every pair of bytes left. The flag with none (straps send it between beats) keeps
+            // the rate: only the intervals are missing.
+            while reader.remaining >= 2 { rrIntervals.append(try reader.uint16(.rrInterval)) }
             guard reader.remaining == 0 else { throw .oddByte(.rrInterval) }
         }
     }

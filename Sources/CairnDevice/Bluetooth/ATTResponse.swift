@@ -66,6 +66,18 @@ public enum ATTResponse: Equatable, Sendable {
         }
     }
 
+    /// Whether this can be the answer to `q`: its response opcode, or an error naming its
+    /// opcode. ATT has no transaction numbers; the kind is all there is to go by.
+    func answers(_ q: ATTRequest) -> Bool {
+        switch (self, q) {
+        case (.error(let op, _, _), _): return q.bytes.first == op
+        case (.exchangeMTU, .exchangeMTU), (.findInformation, .findInformation), (.readByType, .readByType),
+            (.read, .read), (.readByGroupType, .readByGroupType), (.write, .write):
+            return true
+        default: return false
+        }
+    }
+
     /// The opcodes of ATT requests (which the peer must be answered for).
     static func isRequest(_ op: UInt8) -> Bool {
         [0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20].contains(op)

@@ -16,7 +16,12 @@ public final class BluetoothSensors {
     /// instead of holding the loop.
     static let packetsPerPoll = 64
 
-    public init(sensors: [SensorAddress]) {
+    /// How late a reconnection may be (`SensorLink.msUntilDue`): the record loop wakes at least
+    /// every 5 s, so a retry waits for one of its wake-ups; `cairn sensors --watch`, 0.
+    private let retryLateMs: Int64
+
+    public init(sensors: [SensorAddress], retryLateMs: Int64 = 5000) {
+        self.retryLateMs = retryLateMs
         var seen: [SensorAddress] = []
         for s in sensors where !seen.contains(where: { $0.address == s.address }) { seen.append(s) }
         links = seen.map { SensorLink(sensor: $0) }
@@ -41,26 +46,52 @@ public final class BluetoothSensors {
     /// The sockets of sensors connected or connecting.
     public var descriptors: [Int32] { fds.filter { $0 >= 0 } }
 
+    /// The sockets still connecting: writable when the kernel's connect ends, for a wait that
+    /// watches them (`cairn sensors`); the record loop looks at them on its own wake-ups.
+    public var connectingDescriptors: [Int32] { links.indices.filter { links[$0].isConnecting && fds[$0] >= 0 }.map { fds[$0] } }
+
+    /// Links that ended at one wake-up, from which on the adapter is taken to have gone down
+    /// even when no error said so (`AdapterDown.fromLinksEnded`).
+    private var endedThisPoll = 0
+    private var adapterDownThisPoll = false
+
     /// Takes what arrived, without blocking; connects what is due.
     public func poll(monoMs: Int64) -> [SensorEvent] {
         var events: [SensorEvent] = []
         let realNowNs = Self.realtimeNs()
+        (endedThisPoll, adapterDownThisPoll) = (0, false)
         for i in links.indices {
             if links[i].isConnecting, fds[i] >= 0, let outcome = POSIX.connectOutcome(fds[i]) {
                 switch outcome {
                 case .success: run(links[i].connected(monoMs: monoMs), i, monoMs, &events)
-                case .failure(let e): run(links[i].failed(Self.reason(e), monoMs: monoMs), i, monoMs, &events)
+                case .failure(let e): fail(i, e, monoMs, &events)
                 }
             }
             if links[i].isAttached { read(i, monoMs, realNowNs, &events) }
             run(links[i].due(monoMs: monoMs), i, monoMs, &events)
         }
+        if adapterDownThisPoll || AdapterDown.fromLinksEnded(endedThisPoll) {
+            // Every link that dropped with it tries again soon, whatever its own error said.
+            for i in links.indices { links[i].adapterWentDown(monoMs: monoMs) }
+        }
         return events
+    }
+
+    /// A link's failure on `e`: the adapter's or the sensor's, as `AdapterDown` reads the error.
+    private func fail(_ i: Int, _ e: Errno, _ monoMs: Int64, _ events: inout [SensorEvent]) {
+        run(failing(i, e, monoMs), i, monoMs, &events)
+    }
+
+    private func failing(_ i: Int, _ e: Errno, _ monoMs: Int64) -> [SensorLink.Action] {
+        let cause: SensorLink.Cause = AdapterDown.isAdapters(e.rawValue) ? .adapter : .sensor
+        if cause == .adapter { adapterDownThisPoll = true }
+        if links[i].isAttached { endedThisPoll += 1 }
+        return links[i].failed(Self.reason(e), monoMs: monoMs, cause: cause)
     }
 
     /// Milliseconds until a connection or a read is due without input.
     public func msUntilDue(monoMs: Int64) -> Int64 {
-        links.map { $0.msUntilDue(monoMs: monoMs) }.min() ?? .max
+        links.map { $0.msUntilDue(monoMs: monoMs, retryLateMs: retryLateMs) }.min() ?? .max
     }
 
     public func close() {
@@ -76,10 +107,11 @@ public final class BluetoothSensors {
             let got: (count: Int, kernelRealNs: Int64?)
             do throws(Errno) { got = try POSIX.receivePacket(fds[i], into: buffer) } catch {
                 if error == .wouldBlock || error.rawValue == EAGAIN { return }
-                run(links[i].failed(Self.reason(error), monoMs: monoMs), i, monoMs, &events)
+                fail(i, error, monoMs, &events)
                 return
             }
             if got.count == 0 {
+                endedThisPoll += 1
                 run(links[i].failed("the link ended", monoMs: monoMs), i, monoMs, &events)
                 return
             }
@@ -108,7 +140,7 @@ public final class BluetoothSensors {
             case .send(let bytes):
                 guard fds[i] >= 0 else { continue }
                 do throws(Errno) { try POSIX.sendPacket(fds[i], bytes) } catch {
-                    queue = links[i].failed(Self.reason(error), monoMs: monoMs)[...]
+                    queue = failing(i, error, monoMs)[...]
                 }
             case .connect(let type):
                 do throws(Errno) {
@@ -118,7 +150,7 @@ public final class BluetoothSensors {
                         queue = links[i].connected(monoMs: monoMs)[...] + queue
                     }
                 } catch {
-                    queue = links[i].failed(Self.reason(error), monoMs: monoMs)[...]
+                    queue = failing(i, error, monoMs)[...]
                 }
             }
         }

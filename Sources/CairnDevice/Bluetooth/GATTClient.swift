@@ -94,6 +94,9 @@ public struct GATTClient: Sendable {
             return [.oddity("a PDU cairn does not take (opcode 0x\(hex(op)))")]
         default:
             guard let asked = outstanding else { return [.oddity("an answer to nothing asked")] }
+            // A response of another kind (a duplicate, a stale answer) leaves the request
+            // outstanding, with its timeout: taken as the answer, it would end discovery.
+            guard r.answers(asked) else { return [.oddity("an answer out of place")] }
             outstanding = nil
             return answered(asked, r)
         }
@@ -185,7 +188,7 @@ public struct GATTClient: Sendable {
         case (.ready, .error):
             return []
         default:
-            _ = asked
+            outstanding = asked
             return [.oddity("an answer out of place")]
         }
     }

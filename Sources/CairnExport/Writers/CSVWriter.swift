@@ -30,8 +30,13 @@ public final class CSVWriter: TrackExporter {
 
     /// `laps`: write the `lap` column (the points' `PointExtras.lap`); `origins`: the `origin`
     /// column; `verdicts`: the `verdict` column.
-    public init(sink: OutputSink, laps: Bool = false, origins: Bool = false, verdicts: Bool = false) {
+    /// `sensorColumns`: the sensor columns or not whatever the first trip has (a document of
+    /// several trips, any of which has sensor values); nil: the first trip's.
+    public init(
+        sink: OutputSink, laps: Bool = false, origins: Bool = false, verdicts: Bool = false, sensorColumns: Bool? = nil
+    ) {
         out = sink
+        documentSensors = sensorColumns
         self.laps = laps
         self.origins = origins
         self.verdicts = verdicts
@@ -43,11 +48,12 @@ public final class CSVWriter: TrackExporter {
     }
 
     /// The header waits for the first trip: its sensor columns (`heartrate,cadence,power`, last) are
-    /// there when that trip's log holds sensor values. One document's later trips with sensors
-    /// under a first without: their values are not in it (`cairn export` writes a file a trip).
+    /// there when that trip's log holds sensor values, or, given `sensorColumns` (`convert` of
+    /// several trips), when any trip's does: every trip's values are then in the document.
     public func begin() { headerPending = true }
     private var headerPending = false
     private var sensorColumns = false
+    private let documentSensors: Bool?
 
     private func writeHeader(sensors: Bool) {
         headerPending = false
@@ -57,7 +63,7 @@ public final class CSVWriter: TrackExporter {
     }
 
     public func beginTrip(_ heading: TripHeading) {
-        if headerPending { writeHeader(sensors: heading.hasSensors) }
+        if headerPending { writeHeader(sensors: documentSensors ?? heading.hasSensors) }
         trip = heading.id
         board = heading.board.flatMap(BoardId.init)?.text ?? ""
         segment = 0

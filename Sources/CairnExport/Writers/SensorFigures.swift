@@ -8,6 +8,9 @@ public struct SensorFigures: Sendable, Equatable {
     private var cadSum = 0, cadCount = 0, cadMax: Int?
     private var powerSum = 0, powerCount = 0, powerMax: Int?
 
+    /// What the sensor track left out or set aside (`SensorTrack.notes`).
+    public var notes: [String] = []
+
     public init() {}
 
     public mutating func add(heartRate: Int?, cadence: Int?, powerW: Int?) {
