@@ -193,7 +193,14 @@ tar -C "$repo" --exclude=./.build --exclude=./.git -cf - . | tar -C "$root/src/c
 # (deploy/link-order.txt, deploy/make-link-order.sh): the recorder's code shares pages.
 swift_flags=(-c release --product cairn --static-swift-stdlib -Xswiftc -static-executable
              -Xswiftc -use-ld=lld -Xlinker --icf=safe -Xlinker --gc-sections
-             -Xlinker --symbol-ordering-file=/src/cairn/deploy/link-order.txt -Xlinker --no-warn-symbol-ordering)
+             -Xlinker --symbol-ordering-file=/src/cairn/deploy/link-order.txt -Xlinker --no-warn-symbol-ordering
+             -Xlinker --defsym=__register_frame_info=0 -Xlinker --defsym=__deregister_frame_info=0)
+# The defsyms: a static binary's crtbeginT.o registers its .eh_frame with libgcc when libgcc has
+# __register_frame_info (a weak reference; 0 skips it), and Debian 13's libgcc (GCC 14) walks every
+# unwind entry at registration, so all 0.9 MB of .eh_frame stayed resident from the start. Without
+# the registration libgcc finds unwind entries through .eh_frame_hdr (dl_iterate_phdr), as
+# dynamic binaries do. (libgcc's __register_frame, for JIT compilers, would now call 0: cairn has
+# none.)
 # The build directories are kept between runs, keyed by Package.swift: its compiler flags change
 # what the objects hold (-function-sections), and Swift skips writing an object whose code did
 # not change, flags or not, so a flag change in a kept directory left objects built without it.

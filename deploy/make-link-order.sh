@@ -11,29 +11,59 @@
 # by name); then, natively, perf records the page faults in the text and the functions they hit
 # that the order misses (paths that run only at native speed, the CPU's own string functions) are
 # added, relinking, until a ride adds none or ROUNDS (default 12) have passed.
-# Usage: deploy/make-link-order.sh [ROUNDS]      x86_64; needs valgrind and perf (installed here)
+# The board's binary is built by Debian's Swift 6.0.3 (deploy/build-aarch64.sh), whose optimiser
+# names many functions differently: `--toolchain 6.0.3` makes the order from that toolchain's
+# x86_64 build in the same build root (made by build-aarch64.sh first). The file is the union:
+# the names of the route just run first, then the file's others (names a binary lacks are not
+# placed; of the arm64 objects' names, 1,536 are in the 6.3.1 order alone, 1,817 in the union).
+# Usage: deploy/make-link-order.sh [--toolchain 6.3.1|6.0.3] [ROUNDS]
+#        x86_64, as root for 6.0.3; needs valgrind and perf (installed here)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+toolchain=6.3.1
+if [ "${1:-}" = --toolchain ]; then toolchain=${2:-}; shift 2 || true; fi
 rounds=${1:-12}
+case $toolchain in 6.3.1|6.0.3) ;; *) echo "make-link-order: --toolchain 6.3.1 or 6.0.3" >&2; exit 64 ;; esac
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
 bash Tests/tools/install-deps.sh >/dev/null
 if ! command -v valgrind >/dev/null || ! command -v perf >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind linux-perf </dev/null >/dev/null
 fi
-scratch=.build/link-order
-work=$(mktemp -d)
-rp= rec=
-trap 'kill $rp $rec 2>/dev/null || true; rm -rf "$work"' EXIT
 die() { echo "make-link-order: $*" >&2; exit 1; }
+rp= rec=
+flags=(-c release --product cairn --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -use-ld=lld
+       -Xlinker --icf=safe -Xlinker --gc-sections -Xlinker --no-warn-symbol-ordering)
+if [ "$toolchain" = 6.3.1 ]; then
+  scratch=.build/link-order
+  work=$(mktemp -d)
+  inside=$work  # where the linker sees $work
+  build() { swift build --scratch-path "$scratch" "$@"; }
+else
+  # Debian 13's toolchain in build-aarch64.sh's root, in a mount namespace of our own (its /proc
+  # and /dev), with sources and build directory apart from build-aarch64.sh's.
+  broot=${CAIRN_CACHE:-/var/cache/cairn}/trixie-root
+  [ -f "$broot/.cairn-root" ] || die "no build root in $broot: run deploy/build-aarch64.sh first"
+  # As build-aarch64.sh links (no .eh_frame registration at start).
+  flags+=(-Xlinker --defsym=__register_frame_info=0 -Xlinker --defsym=__deregister_frame_info=0)
+  scratch=$broot/build/link-order-x86_64
+  rm -rf "$broot/src/link-order" && mkdir -p "$broot/src/link-order"
+  tar --exclude=./.build --exclude=./.git -cf - . | tar -C "$broot/src/link-order" -xf -
+  work=$(mktemp -d -p "$broot/tmp")
+  inside=${work#"$broot"}
+  build() {
+    unshare -m --propagation private sh -c 'mount -t proc proc "$0/proc" && mount --bind /dev "$0/dev" &&
+      exec chroot "$0" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 sh -c "cd /src/link-order && exec swift build \"\$@\"" swift "$@"' \
+      "$broot" --scratch-path /build/link-order-x86_64 "$@"
+  }
+fi
+trap 'kill $rp $rec 2>/dev/null || true; rm -rf "$work"' EXIT
 
 link() {  # link ORDER: the release binary laid out by ORDER, with its map and symbols in $work
   rm -f "$scratch/release/cairn"  # SwiftPM does not see the order file as an input
-  swift build --scratch-path "$scratch" -c release --product cairn --static-swift-stdlib \
-    -Xswiftc -static-executable -Xswiftc -use-ld=lld -Xlinker --icf=safe -Xlinker --gc-sections \
-    -Xlinker "--symbol-ordering-file=$1" \
-    -Xlinker --no-warn-symbol-ordering -Xlinker "-Map=$work/link.map" >"$work/build.log" 2>&1 \
-    || { tail -20 "$work/build.log" >&2; die "swift build failed"; }
+  cp "$1" "$work/link.order"
+  build "${flags[@]}" -Xlinker "--symbol-ordering-file=$inside/link.order" -Xlinker "-Map=$inside/link.map" \
+    >"$work/build.log" 2>&1 || { tail -20 "$work/build.log" >&2; die "swift build failed"; }
   nm -S "$scratch/release/cairn" >"$work/nm"
 }
 
@@ -77,5 +107,7 @@ for round in $(seq "$rounds"); do
   echo "make-link-order: round $round, peak RSS $hwm under perf, $added functions added"
   [ "$added" = 0 ] && break
 done
-cp "$work/order" deploy/link-order.txt
+# The union: this toolchain's order, then the file's names it lacks (the other toolchain's).
+awk 'NR == FNR {have[$0] = 1; print; next} !($0 in have)' "$work/order" deploy/link-order.txt >"$work/union"
+cp "$work/union" deploy/link-order.txt
 echo "make-link-order: deploy/link-order.txt has $(wc -l <deploy/link-order.txt) names"
