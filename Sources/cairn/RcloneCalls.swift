@@ -40,7 +40,8 @@ enum RcloneCalls {
         let fs = "\"srcFs\": \(text(source)), \"dstFs\": \(text(target))"
         var calls: [Call] = []
         if let k = keepList {
-            calls.append(Call(method: "sync/move", body: "{\(fs), \"_config\": {\"Immutable\": true}, \"_filter\": {\"FilesFromRaw\": [\(text(k))]}}"))
+            calls.append(
+                Call(method: "sync/move", body: "{\(fs), \"_config\": {\"Immutable\": true}, \"_filter\": {\"FilesFromRaw\": [\(text(k))]}}"))
         }
         let filter = excludeList.map { ", \"_filter\": {\"ExcludeFrom\": [\(text($0))]}" } ?? ""
         calls.append(Call(method: "sync/move", body: "{\(fs), \"deleteEmptySrcDirs\": true, \"_config\": {\"IgnoreTimes\": true}\(filter)}"))

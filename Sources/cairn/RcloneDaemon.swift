@@ -233,7 +233,9 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
         for f in files {
             var sum = MD5()
             let left = end - Subprocess.monotonicSeconds()
-            if left <= 0 { throw Failure(what: what, detail: "no answer within \(Int(seconds(bytes: 1 << 24))) s, stopped", notFound: false, interrupted: true) }
+            if left <= 0 {
+                throw Failure(what: what, detail: "no answer within \(Int(seconds(bytes: 1 << 24))) s, stopped", notFound: false, interrupted: true)
+            }
             if try download(what, f, under: folder, limit: nil, seconds: left, output: { piece in piece.withUnsafeBytes { sum.add($0) } }) {
                 md5(sum.hex(), f)
             }

@@ -38,7 +38,7 @@ final class HTTPReplyTests: XCTestCase {
             ("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", 200, "", .malformed("Content-Length -1")),
             ("SSH-2.0-OpenSSH\r\n", nil, "", .malformed("status line SSH-2.0-OpenSSH")),
             ("HTTP/1.1 200 OK\r\nno colon\r\n\r\n", 200, "", .malformed("header no colon")),
-            ("", nil, "", .truncated),
+            ("", nil, "", .truncated)
         ]
         for (text, status, body, failure) in cases {
             for step in [1, 3, 1000] {

@@ -9,14 +9,17 @@ final class RcJSONTests: XCTestCase {
         let cases: [(String, RcJSON?)] = [
             ("{}", .object([])),
             ("{\"remotes\": [\"nas\", \"s3\"]}", .object([("remotes", .array([.string("nas"), .string("s3")]))])),
-            ("{\n\t\"error\": \"a \\\"b\\\" \\u00e9 \\ud83d\\ude00\\n\",\n\t\"status\": 404\n}", .object([("error", .string("a \"b\" é 😀\n")), ("status", .scalar("404"))])),
+            (
+                "{\n\t\"error\": \"a \\\"b\\\" \\u00e9 \\ud83d\\ude00\\n\",\n\t\"status\": 404\n}",
+                .object([("error", .string("a \"b\" é 😀\n")), ("status", .scalar("404"))])
+            ),
             ("[true, null, -1.5e3, []]", .array([.scalar("true"), .scalar("null"), .scalar("-1.5e3"), .array([])])),
             ("{\"a\": 1", nil),
             ("{\"a\" 1}", nil),
             ("{} x", nil),
             ("\"open", nil),
             ("", nil),
-            (String(repeating: "[", count: 40) + String(repeating: "]", count: 40), nil),
+            (String(repeating: "[", count: 40) + String(repeating: "]", count: 40), nil)
         ]
         for (text, want) in cases { XCTAssertEqual(RcJSON.parse(Array(text.utf8)), want, text) }
         let error = RcJSON.parse(Array("{\"error\": \"401 Unauthorized\", \"status\": 500}".utf8))
@@ -52,7 +55,7 @@ final class RcJSONTests: XCTestCase {
                 got,
                 [
                     "{\"Path\":\"a b/c, \\\"d\\\"}\",\"Size\":-1,\"IsDir\":true}",
-                    "{\"Path\":\"x\",\"Size\":3,\"IsDir\":false,\"Hashes\":{\"md5\":\"abc\"}}",
+                    "{\"Path\":\"x\",\"Size\":3,\"IsDir\":false,\"Hashes\":{\"md5\":\"abc\"}}"
                 ], "step \(step)")
         }
     }

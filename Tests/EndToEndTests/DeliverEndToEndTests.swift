@@ -80,7 +80,8 @@ final class DeliverEndToEndTests: XCTestCase {
         sys.stderr.write(f"NOTICE: Serving remote control on http://127.0.0.1:{s.server_address[1]}/\n"); sys.stderr.flush()
         s.serve_forever()
         """#.write(toFile: wrapper + ".py", atomically: true, encoding: .utf8)
-        try "#!/bin/sh\nexec python3 \(wrapper).py \(rclone) \(room) \(work)/uploads \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nexec python3 \(wrapper).py \(rclone) \(room) \(work)/uploads \"$@\"\n".write(
+            toFile: wrapper, atomically: true, encoding: .utf8)
         try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
         func receipted() -> Int {
             ((try? String(contentsOfFile: dir + "/delivered", encoding: .utf8)) ?? "").split(separator: "\n").filter { !$0.hasPrefix("#") }.count
