@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # rclone processes a delivery starts (issue 37: at most one per file delivered, ideally a constant
 # per run), counted by a wrapper that logs each start: one trip, the same run again with nothing
-# to send, 60 trips at once, and the A1 card's 4 trips on a 200 kB card (a tmpfs: batches of
-# what it can stage). Needs root for the small card's mount.
+# to send, 60 trips at once, 4 short trips on a 200 kB card and 4 whole rides on a 2 MB one (tmpfs:
+# a run ships batches of what the card can stage, a quarter of its free room). Needs root (mount).
 #
 # Usage: sudo Tests/bench/rclone-starts.sh [CAIRN_BIN]   (default .build/release/cairn)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cairn=$(realpath "${1:-${CAIRN_BIN:-.build/release/cairn}}")
 work=$(mktemp -d)
-trap 'umount "$work/card" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'umount "$work/card" "$work/card2" 2>/dev/null || true; rm -rf "$work"' EXIT
 printf '[home]\ntype = local\n' >"$work/rclone.conf"
 cat >"$work/rclone" <<WRAP
 #!/bin/sh
@@ -55,3 +55,8 @@ mount -t tmpfs -o size=200k tmpfs "$work/card"
 logs "$work/card" 4
 truncate -s 5000 "$work/card"/*.cairn  # short rides, so that their conversions fit the card
 run "4 trips on a 200 kB card ($(du -sk "$work/card" | cut -f1) kB of it used)" "$work/card" "$work/rc"
+mkdir -p "$work/card2"
+mount -t tmpfs -o size=2m tmpfs "$work/card2"
+logs "$work/card2" 4
+run "4 whole rides on a 2 MB card ($(du -sk "$work/card2" | cut -f1) kB of it used)" "$work/card2" "$work/rc2"
+umount "$work/card2"
