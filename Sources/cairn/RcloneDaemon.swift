@@ -68,8 +68,12 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
     func stop() {
         guard let s = server else { return }
         server = nil
-        _ = try? exchange("stop rclone rcd", "POST", "/" + RcloneCalls.quit.method, body: Array(RcloneCalls.quit.body.utf8), seconds: 5, on: s) {
-            _, _ in
+        do {
+            _ = try exchange("stop rclone rcd", "POST", "/" + RcloneCalls.quit.method, body: Array(RcloneCalls.quit.body.utf8), seconds: 5, on: s) {
+                _, _ in
+            }
+        } catch {
+            return  // killed and reaped by `exchange`
         }
         // rclone leaves a second after core/quit; SIGTERM ends it at once as gracefully (its
         // exit handlers run), so the run does not wait out that second.
@@ -83,12 +87,12 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
         if log.count > 4096 { log = [] }
     }
 
-    /// One HTTP exchange with the server by the deadline: the reply's status and body pieces to
-    /// `body`. A server that does not answer in time, or closes part way, is killed.
+    /// One HTTP exchange with the server by the deadline: the reply's body pieces to `reply`, its
+    /// status returned. A server that does not answer in time, or closes part way, is killed.
     private func exchange(
         _ what: String, _ method: String, _ path: String, body: [UInt8], seconds: Double,
         on s: (process: BoundProcess, port: UInt16, authorization: String), reply: (Int, ArraySlice<UInt8>) -> Void
-    ) throws(Failure) {
+    ) throws(Failure) -> Int {
         let deadline = Subprocess.monotonicSeconds() + seconds
         var parser = HTTPReply()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
@@ -120,16 +124,16 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
                 notFound: false, interrupted: true)
         }
         drainLog(s)
+        return parser.status ?? 0
     }
 
     /// Calls the rc method `call`: the answer's body, when it is 200, to `answer` as it comes;
     /// otherwise the failure rclone gave.
     private func call(_ what: String, _ call: RcloneCalls.Call, bytes: Int = 0, answer: (ArraySlice<UInt8>) -> Void = { _ in }) throws(Failure) {
         let s = try running(what)
-        var status = 0
         var error: [UInt8] = []
-        try exchange(what, "POST", "/" + call.method, body: Array(call.body.utf8), seconds: seconds(bytes: bytes), on: s) { code, piece in
-            status = code
+        let status = try exchange(what, "POST", "/" + call.method, body: Array(call.body.utf8), seconds: seconds(bytes: bytes), on: s) {
+            code, piece in
             if code == 200 { answer(piece) } else if error.count < 65536 { error += piece }
         }
         if status != 200 { throw RcloneCalls.failure(what, status: status, body: error) }
@@ -152,11 +156,9 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
             throw Failure(what: what, detail: "\(folder): a folder with ']' in its name cannot be read back", notFound: false)
         }
         let s = try running(what)
-        var status = 0
         var error: [UInt8] = []
         var left = limit ?? Int.max
-        try exchange(what, "GET", url, body: [], seconds: seconds, on: s) { code, piece in
-            status = code
+        let status = try exchange(what, "GET", url, body: [], seconds: seconds, on: s) { code, piece in
             if code == 200 {
                 let n = min(left, piece.count)
                 if n > 0 { output(piece.prefix(n)) }
