@@ -105,6 +105,32 @@ final class DeliverEndToEndTests: XCTestCase {
         }
     }
 
+    /// One rclone process a run whatever it sends (issue 37): six trips, then a run with nothing
+    /// to send, each start counted by a wrapper; none left running after either.
+    func testARunStartsOneRcloneWhateverItSends() throws {
+        let (dir, conf, remote) = try setUp(trips: 6)
+        let work = try Harness.offCardDir()
+        let rclone = try XCTUnwrap(
+            ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map { $0 + "/rclone" }.first { fm.isExecutableFile(atPath: $0) })
+        let wrapper = work + "/rclone-counted"
+        try "#!/bin/sh\necho \"$$ $*\" >> \(work)/starts\nexec \(rclone) \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        func starts() -> [String] {
+            ((try? String(contentsOfFile: work + "/starts", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+        let first = try deliver(dir, conf, remote, "--rclone", wrapper)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(first.stderr.contains("delivered 6 trips"), first.stderr)
+        XCTAssertEqual(starts().count, 1, starts().joined(separator: "\n"))
+        let again = try deliver(dir, conf, remote, "--rclone", wrapper)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(starts().count, 2, starts().joined(separator: "\n"))
+        for line in starts() {
+            let pid = try XCTUnwrap(Int32(line.prefix { $0 != " " }))
+            XCTAssertNotEqual(kill(pid, 0), 0, "rclone \(pid) still running after its run: \(line)")
+        }
+    }
+
     /// Progress where someone watches: on a terminal a run says what it sends before it goes;
     /// into a pipe or the journal only the outcome.
     func testProgressOnATerminalOnly() throws {
