@@ -101,11 +101,14 @@ enum DeliverCommand: Command {
             s.zonesWanted = zonesWanted
             do { try s.write(directory: o.dir) } catch { printErr("cairn: \(error)") }
         }
-        try checkRemote(o.remote, rclone: rclone)
+        // One rclone process for the run (`RcloneDaemon`), stopped at its end.
+        let daemon = RcloneDaemon(rclone)
+        defer { daemon.stop() }
+        try checkRemote(o.remote, rclone: rclone, remotes: daemon.remotes)
 
         if o.check {
             let check = DeliveryRun(
-                dir: o.dir, remote: o.remote, board: board, transport: rclone, retries: 1, formats: o.formats, copyLogs: o.copyLogs,
+                dir: o.dir, remote: o.remote, board: board, transport: daemon, retries: 1, formats: o.formats, copyLogs: o.copyLogs,
                 stageOptions: o.stageOptions, quietFailures: false, page: o.page)
             return check.check()
         }
@@ -123,7 +126,7 @@ enum DeliverCommand: Command {
         defer { withExtendedLifetime(lock) {} }
 
         var run = DeliveryRun(
-            dir: o.dir, remote: o.remote, board: board, transport: rclone, retries: o.retries, formats: o.formats, copyLogs: o.copyLogs,
+            dir: o.dir, remote: o.remote, board: board, transport: daemon, retries: o.retries, formats: o.formats, copyLogs: o.copyLogs,
             stageOptions: o.stageOptions, quietFailures: !POSIX.isTerminal(2), page: o.page,
             // Kept for retention, which runs from any working directory: a path given relative is
             // kept absolute (a bare program name stays one, looked up in PATH).
@@ -200,14 +203,14 @@ enum DeliverCommand: Command {
     }
 
     /// A remote rclone does not know is a config error, said before anything is read.
-    static func checkRemote(_ remote: String, rclone: Rclone) throws {
+    static func checkRemote(_ remote: String, rclone: Rclone, remotes: () throws(RemoteFailure) -> [String]) throws {
         // "name:path"; a path with a '/' before any ':' is a local folder; ":backend,...:" is a
         // connection string that rclone parses itself.
         guard let colon = remote.firstIndex(of: ":"), !remote.hasPrefix(":") else { return }
         if let slash = remote.firstIndex(of: "/"), slash < colon { return }
         let name = String(remote[..<colon])
         let known: [String]
-        do { known = try rclone.remotes() } catch {
+        do { known = try remotes() } catch {
             // A killed or silent rclone says nothing about the setup: try later, not "fix the config".
             throw Failure("--rclone \(rclone.program): \(error.detail)", status: error.interrupted ? ExitCode.tryLater : ExitCode.config)
         }

@@ -29,7 +29,7 @@ struct Rclone: TripRemote, Sendable {
     /// A local folder for the path lists of batch calls (`--files-from`); nil: none of those.
     var scratch: String?
 
-    private var common: [String] {
+    var common: [String] {
         var a = [
             program, "--retries", "1", "--low-level-retries", "2", "--contimeout", "\(timeoutSeconds)s", "--timeout", "\(timeoutSeconds)s",
             "--log-level", "ERROR"
@@ -267,7 +267,7 @@ struct Rclone: TripRemote, Sendable {
 
     /// Writes `paths` as rclone filter rules that match each exactly (from the root, its special
     /// characters escaped) to a file in `scratch`, and returns its path.
-    private func excludeList(_ paths: [String]) throws(Failure) -> String {
+    func excludeList(_ paths: [String]) throws(Failure) -> String {
         let rules = paths.map { p in
             "/" + p.map { c -> String in "\\*?[]{}".contains(c) ? "\\" + String(c) : String(c) }.joined()
         }
@@ -275,7 +275,7 @@ struct Rclone: TripRemote, Sendable {
     }
 
     /// Writes `paths` one a line to a file in `scratch` and returns its path.
-    private func pathList(_ paths: [String], name: String = "paths") throws(Failure) -> String {
+    func pathList(_ paths: [String], name: String = "paths") throws(Failure) -> String {
         guard let s = scratch else { throw Failure(what: "a list of paths", detail: "no folder to write it in", notFound: false) }
         let file = POSIX.join(s, name + "-" + String(paths.count))
         let text = paths.joined(separator: "\n") + "\n"

@@ -16,19 +16,37 @@ final class DeliverSaysWhatIsWrongEndToEndTests: XCTestCase {
     func testARefusedPasswordFailsEveryRunNotTryLater() throws {
         let dir = try logs()
         let t = Harness.tempDir()
-        // An rclone whose remote answers every call as a WebDAV server with a wrong password does.
-        let fake = t + "/rclone"
-        try """
-        #!/bin/sh
-        case "$*" in *listremotes*) echo "dav:"; exit 0;; esac
-        echo "2026/12/06 10:00:00 ERROR : : error listing: 401 Unauthorized" >&2
-        exit 1
-
-        """.write(toFile: fake, atomically: true, encoding: .utf8)
-        XCTAssertEqual(chmod(fake, 0o755), 0)
+        // A WebDAV server (rclone's own) that refuses the password rclone's config gives.
+        let rclone = try XCTUnwrap(
+            ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map { $0 + "/rclone" }.first {
+                fm.isExecutableFile(atPath: $0)
+            })
+        try fm.createDirectory(atPath: t + "/srv", withIntermediateDirectories: true)
+        let log = t + "/serve.log"
+        XCTAssertTrue(fm.createFile(atPath: log, contents: nil))
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: rclone)
+        serve.arguments = ["serve", "webdav", t + "/srv", "--addr", "127.0.0.1:0", "--user", "u", "--pass", "right", "--config", "/dev/null"]
+        serve.standardError = FileHandle(forWritingAtPath: log)
+        try serve.run()
+        defer {
+            serve.terminate()
+            serve.waitUntilExit()
+        }
+        var url = ""
+        for _ in 0..<200 where url.isEmpty {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let r = text.range(of: "http://127.0.0.1:") { url = "http://127.0.0.1:" + text[r.upperBound...].prefix { $0.isNumber } + "/" }
+            usleep(50_000)
+        }
+        XCTAssertFalse(url.isEmpty, "rclone serve webdav did not start")
+        let wrong = try Harness.run(rclone, ["obscure", "wrong"]).stdout.split(separator: "\n").first.map(String.init) ?? ""
+        let conf = t + "/rclone.conf"
+        try "[dav]\ntype = webdav\nurl = \(url)\nvendor = other\nuser = u\npass = \(wrong)\n".write(
+            toFile: conf, atomically: true, encoding: .utf8)
         for run in 0..<2 {
             let r = try Harness.run(
-                Harness.cairn, ["deliver", "--dir", dir, "--remote", "dav:rides", "--rclone", fake, "--config", "none", "--retries", "1"])
+                Harness.cairn, ["deliver", "--dir", dir, "--remote", "dav:rides", "--rclone-config", conf, "--config", "none", "--retries", "1"])
             XCTAssertEqual(r.status, 1, "run \(run): " + r.stderr)
             XCTAssertTrue(r.stderr.contains("401 Unauthorized") && r.stderr.contains("setup"), "run \(run): " + r.stderr)
         }

@@ -33,4 +33,8 @@ long cairn_receive_timestamped(int fd, void *buffer, unsigned long count, long l
 /* The kernel's Bluetooth management socket (HCI_CHANNEL_CONTROL), non-blocking, close-on-exec;
  * -1 with errno set. */
 int cairn_management_socket(void);
+/* fork(2) and execvpe(3) of file with argv and envp (NULL-terminated), standard input
+ * /dev/null, output to out_fd, errors to err_fd, in its own process group, killed (SIGKILL) when
+ * cairn ends: the child's PID, or -1 with errno set (the exec's errno when it failed). */
+int cairn_spawn_bound(const char *file, char *const argv[], char *const envp[], int out_fd, int err_fd);
 #endif
