@@ -149,7 +149,6 @@ public final class FITWriter: TrackExporter {
     /// Heart rate, cadence and power, for the laps and the session (trips with sensors).
     private var lapSensors = SensorFigures()
     private var sessionSensors = SensorFigures()
-    private var topSpeedMps: Double?
 
     /// Cumulative figures in the file's units; each only ever grows, so no lap is negative.
     struct Totals {
@@ -216,7 +215,6 @@ public final class FITWriter: TrackExporter {
         lapStats = TripStats()
         lapSensors = SensorFigures()
         sessionSensors = SensorFigures()
-        topSpeedMps = nil
         // Placeholder header: completed (data size, CRC) at the end.
         s.append([UInt8](repeating: 0, count: Self.headerSize))
         let created = fitTime(heading.summary?.stats.firstTimeMs ?? 0)
@@ -306,14 +304,12 @@ public final class FITWriter: TrackExporter {
                 // across a gap from there, counted as distance, is the next lap's), and so does
                 // a pause lap whose pause a gap followed: the lap's figures stop at its last
                 // point, so the chord's time and distance are the next lap's.
-                // A press's lap at the press (between the two points), with its lap event.
+                // A press's lap at the last point at or before the press (`LapSplitter`: its
+                // timer and distance over the same steps), with its lap event there.
                 let rule = heading.laps ?? laps
                 let setOff = segmentPending && !bridgePending && rule == .pause && extras.lapMarkMs == nil
-                var endMs = setOff ? fix.timeMs : lastMs
-                if let pressed = extras.lapMarkMs {
-                    endMs = min(max(pressed, lastMs), fix.timeMs)
-                    lapPressEvent(endMs)
-                }
+                let endMs = setOff ? fix.timeMs : lastMs
+                if extras.lapMarkMs != nil { lapPressEvent(endMs) }
                 writeLap(endMs: endMs, trigger: extras.lapMarkMs != nil ? 0 : rule.fitTrigger)
                 lap = extras.lap
                 lapStartMs = endMs
@@ -463,7 +459,6 @@ public final class FITWriter: TrackExporter {
         let avgMps: Double? = timer > 0 ? Double(distanceCm) / 100 / (Double(timer) / 1000) : nil
         // The top speed is never below the average (as `TripStats.maxSpeedMps`).
         let maxMps = lapStats.maxSpeedMps.map { max($0, avgMps ?? 0) }
-        if let m = maxMps { topSpeedMps = max(topSpeedMps ?? 0, m) }
         let elapsed = upTo.elapsedMs - counted.elapsedMs
         let (sport, subSport) = Self.sport(heading.activity)
         let lapMessage: FITMessage = heading.hasSensors ? .lapWithSensors : .lap
@@ -495,7 +490,10 @@ public final class FITWriter: TrackExporter {
         let timer = counted.timerMs
         let distance = counted.distanceCm
         let avgMps: Double? = timer > 0 ? Double(distance) / 100 / (Double(timer) / 1000) : nil
-        let maxMps = stats.maxSpeedMps.map { max($0, topSpeedMps ?? 0, avgMps ?? 0) } ?? topSpeedMps
+        // The records' top speed (never below the average), as `list` and `--laps none` say:
+        // never raised by a lap's figures (a lap's average, from the file's rounded distance and
+        // timer, can pass the records' top by a rounding's worth).
+        let maxMps = stats.maxSpeedMps.map { max($0, avgMps ?? 0) }
         let (sport, subSport) = Self.sport(heading.activity)
 
         // session: one.
