@@ -266,13 +266,14 @@ enum InfoCommand: Command {
     }
 
     /// The laps the exports write by default (`InfoLaps`): the rider's laps and where each
-    /// starts (the first ten), or the pause laps when no press makes one, and a long press's end.
+    /// starts (the first ten), or the pause laps when no press makes one, and a long press's end
+    /// (no time: the trip's end is its last point, `end:`).
     /// With privacy zones (`published`) no time: a lap's start could place the rider at a zone.
     static func lapsLine(_ l: InfoLaps, published: Bool = false) -> String {
         let starts = l.made.startsMs
         var notes: [String] = []
         if starts.isEmpty {
-            notes.append("pauses")
+            if l.made.pauseLaps > 1 { notes.append("pauses") }
         } else if published {
             notes.append("the rider's button; no times with privacy zones")
         } else {

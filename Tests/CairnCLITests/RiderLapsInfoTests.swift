@@ -13,6 +13,8 @@ final class RiderLapsInfoTests: XCTestCase {
         XCTAssertTrue(two.contains("  laps:       3 (the rider's button: a lap from 08:01:05Z, 09:00:00Z; ended by the button)"), two)
         let ended = InfoCommand.describe(s, laps: InfoLaps(made: ButtonLaps(pauseLaps: 2), endedByButton: true))
         XCTAssertTrue(ended.contains("  laps:       2 (pauses; ended by the button)"), ended)
+        let endedOnly = InfoCommand.describe(s, laps: InfoLaps(made: ButtonLaps(), endedByButton: true))
+        XCTAssertTrue(endedOnly.contains("  laps:       1 (ended by the button)"), endedOnly)
         let many = InfoCommand.describe(s, laps: InfoLaps(made: ButtonLaps(startsMs: (1...12).map { t0 + Int64($0) * 1000 }), endedByButton: false))
         XCTAssertTrue(many.contains("  laps:       13 (the rider's button: a lap from 08:00:01Z"), many)
         XCTAssertTrue(many.contains("08:00:10Z and 2 more)"), many)
