@@ -149,6 +149,8 @@ public final class FITWriter: TrackExporter {
     /// Heart rate, cadence and power, for the laps and the session (trips with sensors).
     private var lapSensors = SensorFigures()
     private var sessionSensors = SensorFigures()
+    /// The fastest lap's top speed (pause and distance laps: the session's is never below it).
+    private var topSpeedMps: Double?
 
     /// Cumulative figures in the file's units; each only ever grows, so no lap is negative.
     struct Totals {
@@ -215,6 +217,7 @@ public final class FITWriter: TrackExporter {
         lapStats = TripStats()
         lapSensors = SensorFigures()
         sessionSensors = SensorFigures()
+        topSpeedMps = nil
         // Placeholder header: completed (data size, CRC) at the end.
         s.append([UInt8](repeating: 0, count: Self.headerSize))
         let created = fitTime(heading.summary?.stats.firstTimeMs ?? 0)
@@ -459,6 +462,7 @@ public final class FITWriter: TrackExporter {
         let avgMps: Double? = timer > 0 ? Double(distanceCm) / 100 / (Double(timer) / 1000) : nil
         // The top speed is never below the average (as `TripStats.maxSpeedMps`).
         let maxMps = lapStats.maxSpeedMps.map { max($0, avgMps ?? 0) }
+        if let m = maxMps { topSpeedMps = max(topSpeedMps ?? 0, m) }
         let elapsed = upTo.elapsedMs - counted.elapsedMs
         let (sport, subSport) = Self.sport(heading.activity)
         let lapMessage: FITMessage = heading.hasSensors ? .lapWithSensors : .lap
@@ -490,10 +494,11 @@ public final class FITWriter: TrackExporter {
         let timer = counted.timerMs
         let distance = counted.distanceCm
         let avgMps: Double? = timer > 0 ? Double(distance) / 100 / (Double(timer) / 1000) : nil
-        // The records' top speed (never below the average), as `list` and `--laps none` say:
-        // never raised by a lap's figures (a lap's average, from the file's rounded distance and
-        // timer, can pass the records' top by a rounding's worth).
-        let maxMps = stats.maxSpeedMps.map { max($0, avgMps ?? 0) }
+        // The rider's laps never raise the top speed: it is the records' (never below the
+        // average), as `list` and `--laps none` say. Pause and distance laps raise it to their
+        // fastest lap's, as before the button (their files stay byte for byte the same).
+        let lapsTop = (heading.laps ?? laps) == .marks ? nil : topSpeedMps
+        let maxMps = stats.maxSpeedMps.map { max($0, lapsTop ?? 0, avgMps ?? 0) } ?? lapsTop
         let (sport, subSport) = Self.sport(heading.activity)
 
         // session: one.
