@@ -107,13 +107,15 @@ extension RiderLapsTests {
         XCTAssertEqual(r["lap"] as? Int, 8, "laps at points 1-4 (the presses in 0...4.999 s), then at 300, 400 and 500")
     }
 
-    /// More presses than laps: the 4,095th lap holds the rest.
-    func testTheLastLapHoldsTheRest() throws {
-        let presses = (0..<4_200).map { lap(Int64($0) * 1000 + 500) }
-        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, line(4_300))], marks: presses), dir: dir)
-        let r = try fitFigures()
-        XCTAssertEqual(r["lap"] as? Int, LapSplitter.maxLaps)
-        XCTAssertEqual((r["lap_times"] as? [[Int]])?.last, [fitSeconds(4_094_000), fitSeconds(4_299_000)])
+    /// More presses than laps: the 4,095th lap holds the rest (the splitter alone, as
+    /// LapsAndPrivacyTests.testLapsStopAtFITsLimit for distance laps).
+    func testTheLastLapHoldsTheRest() {
+        let points = line(4_300)
+        var s = LapSplitter(.marks, marks: TripMarks(lapTimesMs: (0..<4_200).map { t0 + Int64($0) * 1000 + 500 }))
+        let laps = points.map { s.lap(of: $0) ?? 0 }
+        XCTAssertEqual(laps.last, LapSplitter.maxLaps)
+        XCTAssertEqual(laps.firstIndex(of: LapSplitter.maxLaps), 4_095, "the last lap from point 4,095 (its boundary 4,094) to the end")
+        XCTAssertEqual(laps[2], 2, "no lap ends at the first point: the second starts after point 1")
     }
 
     /// A long press ended the trip: a short press after it makes no lap; the fixes after it
