@@ -143,10 +143,6 @@ public final class TripConversion {
         // log that cannot be read fails below, as ever.
         var marks = TripMarks.none
         if !source.isRaw && (stages.laps.usesMarks || writer is FITWriter) { marks = (try? TripMarks.read(t)) ?? .none }
-        let laps: LapRule = source.isRaw ? .none : stages.laps.forTrip(marks)
-        heading.laps = laps
-        heading.endPressMs = marks.endMs
-        var exportStages = ExportStages(window: window, laps: laps, marks: marks)
         // The smoother's tuning follows the activity, which the trip's first record names.
         let stageActivity = pipelined ? (source.activity ?? Self.recordedActivity(of: t)) : nil
         // The smoother learns from the fixes the rules thinned out where the log holds them,
@@ -160,6 +156,21 @@ public final class TripConversion {
             }
         }
         let warn: (String) -> Void = { self.say($0) }
+        var laps: LapRule = source.isRaw ? .none : stages.laps.forTrip(marks)
+        if stages.laps == .marksElsePause && laps == .marks {
+            // The default takes the rider's laps only where a press makes one in this export
+            // (one more streamed pass, for trips with presses alone); a log that cannot be read
+            // fails below, as ever.
+            let made = try? ButtonLaps.count(
+                t, marks: marks, window: window,
+                pipeline: pipelined
+                    ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window) : nil,
+                read: { t, visit in try source.readTrack(t, thinned: thinned, warn: { _ in }, visit: visit) })
+            laps = made?.rule ?? .marks
+        }
+        heading.laps = laps
+        heading.endPressMs = marks.endMs
+        var exportStages = ExportStages(window: window, laps: laps, marks: marks)
         // The sensors' values, joined to each point by time (a ride without them: nil).
         var sensors: SensorTrack?
         do { sensors = try SensorTrack.read(t) } catch { say("trip \(t.id): sensor values not read: \(error)") }

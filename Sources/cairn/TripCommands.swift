@@ -58,7 +58,9 @@ func formatDuration(ms: Int64) -> String {
 }
 
 /// The JSON object `list --json` prints for one trip (keys are part of the CLI contract).
-func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil, published: Bool = false, sensors: SensorFigures? = nil) -> String {
+func tripJSON(
+    _ s: TripSummary, indent: String, fuel: FuelRate? = nil, published: Bool = false, sensors: SensorFigures? = nil, laps: InfoLaps? = nil
+) -> String {
     let drops = s.drops.nonzero.map { c -> String in
         let name = DropReason(rawValue: c.rule)?.name ?? "rule_\(c.rule)"
         return "\(TextFormat.jsonString(name)): \(c.count)"
@@ -79,6 +81,7 @@ func tripJSON(_ s: TripSummary, indent: String, fuel: FuelRate? = nil, published
     ]
     fields += fuelJSON(s, fuel)
     if let f = sensors { fields += sensorJSON(f) }
+    if let l = laps { fields.append(("laps", l.json(published: published))) }
     if published { fields.append(("figures", TextFormat.jsonString(publishedFigures))) }
     return indent + "{\n" + fields.map { "\(indent)  \(TextFormat.jsonString($0.0)): \($0.1)" }.joined(separator: ",\n") + "\n\(indent)}"
 }
@@ -219,7 +222,7 @@ enum InfoCommand: Command {
         }
         var out: [TripSummary] = []
         var sensors: [SensorFigures?] = []
-        var marks: [TripMarks] = []
+        var laps: [InfoLaps?] = []
         var problems = sel.problems
         // Privacy zones (--privacy-zone, the config's lines): the figures are the exported part's
         // (the whole trip's less them would give the hidden stretches away); the key lies with
@@ -236,7 +239,7 @@ enum InfoCommand: Command {
                 if UInt64(target) != nil && !pathExists(target) || hasPoints(s) {
                     out.append(try published(t, s, zones: zones))
                     sensors.append(try SensorTrack.figures(t, window: zones.isEmpty ? nil : zones.window(for: t)))
-                    marks.append(try TripMarks.read(t))
+                    laps.append(try InfoLaps.read(t, zones: zones))
                 }
             } catch {
                 printErr("cairn: \(error)")
@@ -246,36 +249,43 @@ enum InfoCommand: Command {
         if a.has("--json") {
             printOut(
                 out.count == 1
-                    ? tripJSON(out[0], indent: "", fuel: fuel, published: !zones.isEmpty, sensors: sensors[0])
+                    ? tripJSON(out[0], indent: "", fuel: fuel, published: !zones.isEmpty, sensors: sensors[0], laps: laps[0])
                     : "[\n"
-                        + out.indices.map { tripJSON(out[$0], indent: "  ", fuel: fuel, published: !zones.isEmpty, sensors: sensors[$0]) }
+                        + out.indices.map {
+                            tripJSON(out[$0], indent: "  ", fuel: fuel, published: !zones.isEmpty, sensors: sensors[$0], laps: laps[$0])
+                        }
                         .joined(separator: ",\n") + "\n]")
         } else {
             if out.isEmpty { printOut("no trips") }
             for i in out.indices {
-                printOut(describe(out[i], fuel: fuel, published: !zones.isEmpty, sensors: sensors[i], marks: marks[i]))
+                printOut(describe(out[i], fuel: fuel, published: !zones.isEmpty, sensors: sensors[i], laps: laps[i]))
             }
         }
         return try checkedStdout(problems > 0 ? ExitCode.failure : ExitCode.ok)
     }
 
-    /// The rider's presses (the button): the laps the exports make of them by default, and when
-    /// each was pressed (the first ten), and a long press's end. With privacy zones (`published`)
-    /// no time: a press's time could place the rider inside a zone (PRIVACY.md).
-    static func lapsLine(_ m: TripMarks, published: Bool = false) -> String {
-        let n = m.lapTimesMs.count
-        if published { return "\(n + 1) (the rider's button; no times with privacy zones)" }
-        var text = "\(n + 1) (the rider's button"
-        if n > 0 {
-            let shown = m.lapTimesMs.prefix(10).map { String(TextFormat.isoTime(ms: $0).dropFirst(11)) }
-            text += ": a lap from " + shown.joined(separator: ", ") + (n > 10 ? " and \(n - 10) more" : "")
+    /// The laps the exports write by default (`InfoLaps`): the rider's laps and where each
+    /// starts (the first ten), or the pause laps when no press makes one, and a long press's end
+    /// (no time: the trip's end is its last point, `end:`).
+    /// With privacy zones (`published`) no time: a lap's start could place the rider at a zone.
+    static func lapsLine(_ l: InfoLaps, published: Bool = false) -> String {
+        let starts = l.made.startsMs
+        var notes: [String] = []
+        if starts.isEmpty {
+            if l.made.pauseLaps > 1 { notes.append("pauses") }
+        } else if published {
+            notes.append("the rider's button; no times with privacy zones")
+        } else {
+            let shown = starts.prefix(10).map { String(TextFormat.isoTime(ms: $0).dropFirst(11)) }
+            let more = starts.count > 10 ? " and \(starts.count - 10) more" : ""
+            notes.append("the rider's button: a lap from " + shown.joined(separator: ", ") + more)
         }
-        if let e = m.endMs { text += (n > 0 ? "; " : ": ") + "ended at " + String(TextFormat.isoTime(ms: e).dropFirst(11)) }
-        return text + ")"
+        if l.endedByButton { notes.append("ended by the button") }
+        return "\(l.made.count) (" + notes.joined(separator: "; ") + ")"
     }
 
     static func describe(
-        _ s: TripSummary, fuel: FuelRate? = nil, published: Bool = false, sensors: SensorFigures? = nil, marks: TripMarks = .none
+        _ s: TripSummary, fuel: FuelRate? = nil, published: Bool = false, sensors: SensorFigures? = nil, laps: InfoLaps? = nil
     ) -> String {
         let st = s.stats
         let avg = st.movingTimeMs > 0 ? st.distanceM / (Double(st.movingTimeMs) / 1000) : nil
@@ -312,9 +322,7 @@ enum InfoCommand: Command {
             lines.append("  power:      " + pair(f.avgPowerW, f.maxPowerW, "W"))
             for note in f.notes { lines.append("  sensors:    " + terminalSafe(note)) }
         }
-        if !marks.lapTimesMs.isEmpty || marks.endMs != nil {
-            lines.append("  laps:       " + lapsLine(marks, published: published))
-        }
+        if let l = laps { lines.append("  laps:       " + lapsLine(l, published: published)) }
         if published { lines.append("  figures:    \(publishedFigures): what every export of it writes") }
         let drops = s.drops.nonzero
         if drops.isEmpty {

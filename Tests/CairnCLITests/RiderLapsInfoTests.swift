@@ -9,14 +9,29 @@ final class RiderLapsInfoTests: XCTestCase {
     func testInfoListsTheRidersLaps() {
         let t0: Int64 = 1_748_764_800_000  // 2025-06-01T08:00:00Z
         let s = TripSummary(id: 7, files: ["/x/00000007.cairn"])
-        let two = InfoCommand.describe(s, marks: TripMarks(lapTimesMs: [t0 + 65_000, t0 + 3_600_000], endMs: t0 + 4_000_000))
-        XCTAssertTrue(two.contains("  laps:       3 (the rider's button: a lap from 08:01:05Z, 09:00:00Z; ended at 09:06:40Z)"), two)
-        let ended = InfoCommand.describe(s, marks: TripMarks(endMs: t0))
-        XCTAssertTrue(ended.contains("  laps:       1 (the rider's button: ended at 08:00:00Z)"), ended)
-        let many = InfoCommand.describe(s, marks: TripMarks(lapTimesMs: (1...12).map { t0 + Int64($0) * 1000 }))
+        let two = InfoCommand.describe(s, laps: InfoLaps(made: ButtonLaps(startsMs: [t0 + 65_000, t0 + 3_600_000]), endedByButton: true))
+        XCTAssertTrue(two.contains("  laps:       3 (the rider's button: a lap from 08:01:05Z, 09:00:00Z; ended by the button)"), two)
+        let ended = InfoCommand.describe(s, laps: InfoLaps(made: ButtonLaps(pauseLaps: 2), endedByButton: true))
+        XCTAssertTrue(ended.contains("  laps:       2 (pauses; ended by the button)"), ended)
+        let endedOnly = InfoCommand.describe(s, laps: InfoLaps(made: ButtonLaps(), endedByButton: true))
+        XCTAssertTrue(endedOnly.contains("  laps:       1 (ended by the button)"), endedOnly)
+        let many = InfoCommand.describe(s, laps: InfoLaps(made: ButtonLaps(startsMs: (1...12).map { t0 + Int64($0) * 1000 }), endedByButton: false))
+        XCTAssertTrue(many.contains("  laps:       13 (the rider's button: a lap from 08:00:01Z"), many)
         XCTAssertTrue(many.contains("08:00:10Z and 2 more)"), many)
         XCTAssertFalse(InfoCommand.describe(s).contains("laps:"))
-        let zoned = InfoCommand.describe(s, published: true, marks: TripMarks(lapTimesMs: [t0 + 65_000]))
+        let zoned = InfoCommand.describe(
+            s, published: true, laps: InfoLaps(made: ButtonLaps(startsMs: [t0 + 65_000]), endedByButton: false))
         XCTAssertTrue(zoned.contains("  laps:       2 (the rider's button; no times with privacy zones)"), zoned)
+    }
+
+    /// `info --json` has the laps the text has: the count, the rule, the starts (none with zones).
+    func testInfoJSONHasTheLaps() {
+        let t0: Int64 = 1_748_764_800_000
+        let l = InfoLaps(made: ButtonLaps(startsMs: [t0 + 65_000]), endedByButton: true)
+        XCTAssertEqual(l.json(published: false), #"{"count": 2, "by": "button", "starts": ["2025-06-01T08:01:05Z"], "ended_by_button": true}"#)
+        XCTAssertEqual(l.json(published: true), #"{"count": 2, "by": "button", "ended_by_button": true}"#)
+        let s = TripSummary(id: 7, files: ["/x/00000007.cairn"])
+        XCTAssertTrue(tripJSON(s, indent: "", laps: l).contains(#""laps": {"count": 2"#))
+        XCTAssertFalse(tripJSON(s, indent: "").contains(#""laps""#))
     }
 }

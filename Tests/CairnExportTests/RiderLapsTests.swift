@@ -87,16 +87,16 @@ final class RiderLapsTests: XCTestCase {
     }
 
     /// A log with more presses than FIT holds laps (a crafted one, or a chattering button the
-    /// rule let through): the first 4,094 are read (4,095 laps), memory bounded, the FIT valid.
-    func testPressesBeyondFITsLapsAreLeftOut() throws {
+    /// rule let through): all are read (memory bounded by `TripMarks.maxPresses`), the FIT valid.
+    func testPressesBeyondFITsLapsAreRead() throws {
         // Times at the ends of the range first (before the first point, after the last: no lap).
         let presses = [RiderMark(kind: .lap, timeMs: .max), RiderMark(kind: .lap, timeMs: -.max)] + (0..<5000).map { lap(Int64($0) * 100 + 50) }
         try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, line(600))], marks: presses), dir: dir)
         let t = TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) })[0]
-        XCTAssertEqual(try TripMarks.read(t).lapTimesMs.count, LapSplitter.maxLaps - 1)
+        XCTAssertEqual(try TripMarks.read(t).lapTimesMs.count, 5_000, "every one in range (those at Int64's ends are not read back)")
         try convert(.fit, to: out + "/t.fit")
         let r = try ExportSupport.check("fit", out + "/t.fit")
-        XCTAssertEqual(r["lap"] as? Int, 411, "the first lap, then one at each of points 1...410 (4,092 presses up to 409.15 s)")
+        XCTAssertEqual(r["lap"] as? Int, 500, "the first lap, then one ending at each of points 1...499 (presses up to 499.95 s)")
     }
 
     // MARK: FIT

@@ -47,6 +47,24 @@ final class RiderLapsEndToEndTests: XCTestCase {
 
         let info = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none")
         XCTAssertEqual(info.status, 0, info.stderr)
-        XCTAssertTrue(info.stdout.contains("  laps:       3 (the rider's button: a lap from 08:00:40.500Z, 08:01:20Z)"), info.stdout)
+        XCTAssertTrue(info.stdout.contains("  laps:       3 (the rider's button: a lap from 08:00:40Z, 08:01:20Z)"), info.stdout)
+    }
+
+    /// `info` counts the laps the exports write, not the presses (attack-laps-r19, finding 1):
+    /// presses before the first point and after the last, and three at one time, make one lap
+    /// in FIT; info's `laps:` and `info --json`'s `laps.count` say 2 as FIT's `num_laps` does.
+    func testInfoCountsTheLapsTheExportsWrite() throws {
+        let dir = CraftedLog.directory()
+        let presses: [(kind: UInt8, ms: Int64)] = [(0, t0 - 50_000), (0, t0 + 40_500), (0, t0 + 40_500), (0, t0 + 40_500), (0, t0 + 500_000)]
+        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x42, points: 120, closed: true, presses: presses), dir + "/00000001.cairn")
+        let out = Harness.tempDir()
+        let r = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/t.fit", "--config", "none")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let fit = try Harness.checkExport("fit", out + "/t.fit")
+        XCTAssertEqual((fit["session_figures"] as? [String: Any])?["num_laps"] as? Int, 2)
+        let info = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none")
+        XCTAssertTrue(info.stdout.contains("  laps:       2 (the rider's button: a lap from 08:00:40Z)\n"), info.stdout)
+        let json = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none", "--json")
+        XCTAssertTrue(json.stdout.contains(#""laps": {"count": 2, "by": "button", "starts": ["2025-06-01T08:00:40Z"]"#), json.stdout)
     }
 }

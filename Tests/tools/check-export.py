@@ -185,6 +185,9 @@ def check_fit(path):
                                                             "avg_power", "max_power")} for l in laps]
         out["lap_distances"] = [l.get("total_distance") for l in laps]
         out["lap_times"] = [[l.get("start_time"), l.get("timestamp")] for l in laps]
+        out["lap_timers"] = [l.get("total_timer_time") for l in laps]
+        out["lap_speeds"] = [[l.get("enhanced_avg_speed", l.get("avg_speed")), l.get("enhanced_max_speed", l.get("max_speed"))]
+                             for l in laps]
     if messages.get("activity_mesgs"):
         a = messages["activity_mesgs"][0]
         out["activity_figures"] = {f: a.get(f) for f in ("num_sessions", "total_timer_time", "type", "event", "event_type")}

@@ -2,10 +2,17 @@ import CairnLog
 
 /// The rider's marks of one trip (record type 10: the button, issue 41), as the exports use them:
 /// the laps' press times in time order, and the end press. A first streamed pass over the trip's
-/// files; memory is bounded by `LapSplitter.maxLaps` times.
+/// files; memory is bounded by `maxPresses` times.
 public struct TripMarks: Sendable, Equatable {
+    /// The most short presses read (800 kB of times). The cap on laps is `LapSplitter.maxLaps`
+    /// (the last lap holds the rest); this one only bounds memory against a crafted log, far
+    /// above a ride's presses (a button chattering 10 times a second for 2 hours is 72,000, and
+    /// the button's rule says and ignores a chattering one): presses past it are left out.
+    public static let maxPresses = 100_000
+
     /// The short presses' times (ms since 1970 on the fixes' clock), sorted, at most
-    /// `LapSplitter.maxLaps - 1` (one lap more than marks; FIT holds no more laps).
+    /// `maxPresses`; none at or after the end press (the trip ended there: a short press after
+    /// it makes no lap).
     public var lapTimesMs: [Int64] = []
     /// The long press that ended the trip, if the rider ended it so.
     public var endMs: Int64?
@@ -26,7 +33,7 @@ public struct TripMarks: Sendable, Equatable {
                 guard case .riderMark(let mark) = entry.record else { return true }
                 switch mark.kind {
                 case .lap:
-                    guard m.lapTimesMs.count < LapSplitter.maxLaps - 1 else { return true }
+                    guard m.lapTimesMs.count < maxPresses else { return true }
                     if let last = m.lapTimesMs.last, mark.timeMs < last { sorted = false }
                     m.lapTimesMs.append(mark.timeMs)
                 case .end: m.endMs = mark.timeMs
@@ -37,6 +44,7 @@ public struct TripMarks: Sendable, Equatable {
         }
         // The recorder writes them in press order; a clock stepped back must not unsort them.
         if !sorted { m.lapTimesMs.sort() }
+        if let end = m.endMs, let after = m.lapTimesMs.firstIndex(where: { $0 >= end }) { m.lapTimesMs.removeSubrange(after...) }
         return m
     }
 }

@@ -77,10 +77,14 @@ public enum LapRule: Sendable, Equatable {
 /// Pause laps: the first point after a pause starts the next lap; the pause's time belongs to the
 /// lap it ends (elapsed time, as a device's lap counts a paused timer).
 ///
-/// The rider's laps: the first point after a press starts the next lap (`startedAtMarkMs` says
-/// the press's time, where the lap's boundary lies: a point at the press's own time is the last
-/// of the lap it ends, so the lap's records run to its end time); presses before the first point
-/// or after the last start none, and several presses between two points start one.
+/// The rider's laps: a press ends its lap at the last point at or before it, and the next lap
+/// starts there, as a distance lap does at the point that reaches its mark; the first point
+/// after the press is the next lap's first own point (`startedAtMarkMs` says the press's time).
+/// So a lap's timer and its distance run over the same steps, point to point, and the laps add
+/// up to the session exactly (a press between seconds would otherwise take its fraction out of
+/// the timer, and two presses around one point make a lap of a step's distance in less than the
+/// step's time). Presses at or before the first point, before the second (a lap of one point,
+/// no time), or after the last start none, and several presses between two points start one.
 public struct LapSplitter: Sendable {
     /// The most laps a trip gets: a FIT lap's `message_index` holds its number in 12 bits (mask
     /// 0x0FFF, the bits above are flags; readers print 4095 itself as "mask"), so laps 0...4094.
@@ -96,6 +100,8 @@ public struct LapSplitter: Sendable {
     private var bridgeNext = false
     private var pausePending = false
     private var lapEndedAtLast = false
+    /// The last point was the first: a lap ending there would hold no step.
+    private var lastIsFirst = false
     /// The presses not yet reached (`LapRule.marks`), oldest first.
     private var pressesMs: [Int64]
     private var nextPress = 0
@@ -132,14 +138,16 @@ public struct LapSplitter: Sendable {
             return nil
         case .marks, .marksElsePause:
             var pressed: Int64?
-            while nextPress < pressesMs.count, pressesMs[nextPress] < fix.timeMs {
+            // At the first point, a press at its own time too: the lap it ended would be empty.
+            while nextPress < pressesMs.count, pressesMs[nextPress] < fix.timeMs || last == nil && pressesMs[nextPress] == fix.timeMs {
                 pressed = pressesMs[nextPress]
                 nextPress += 1
             }
-            if let p = pressed, last != nil, lap < Self.maxLaps {
+            if let p = pressed, last != nil, !lastIsFirst, lap < Self.maxLaps {
                 lap += 1
                 startedAtMarkMs = p
             }
+            lastIsFirst = last == nil
             return lap
         case .pause:
             if pausePending && last != nil && lap < Self.maxLaps { lap += 1 }

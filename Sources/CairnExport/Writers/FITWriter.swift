@@ -149,6 +149,7 @@ public final class FITWriter: TrackExporter {
     /// Heart rate, cadence and power, for the laps and the session (trips with sensors).
     private var lapSensors = SensorFigures()
     private var sessionSensors = SensorFigures()
+    /// The fastest lap's top speed (pause and distance laps: the session's is never below it).
     private var topSpeedMps: Double?
 
     /// Cumulative figures in the file's units; each only ever grows, so no lap is negative.
@@ -306,14 +307,12 @@ public final class FITWriter: TrackExporter {
                 // across a gap from there, counted as distance, is the next lap's), and so does
                 // a pause lap whose pause a gap followed: the lap's figures stop at its last
                 // point, so the chord's time and distance are the next lap's.
-                // A press's lap at the press (between the two points), with its lap event.
+                // A press's lap at the last point at or before the press (`LapSplitter`: its
+                // timer and distance over the same steps), with its lap event there.
                 let rule = heading.laps ?? laps
                 let setOff = segmentPending && !bridgePending && rule == .pause && extras.lapMarkMs == nil
-                var endMs = setOff ? fix.timeMs : lastMs
-                if let pressed = extras.lapMarkMs {
-                    endMs = min(max(pressed, lastMs), fix.timeMs)
-                    lapPressEvent(endMs)
-                }
+                let endMs = setOff ? fix.timeMs : lastMs
+                if extras.lapMarkMs != nil { lapPressEvent(endMs) }
                 writeLap(endMs: endMs, trigger: extras.lapMarkMs != nil ? 0 : rule.fitTrigger)
                 lap = extras.lap
                 lapStartMs = endMs
@@ -495,7 +494,11 @@ public final class FITWriter: TrackExporter {
         let timer = counted.timerMs
         let distance = counted.distanceCm
         let avgMps: Double? = timer > 0 ? Double(distance) / 100 / (Double(timer) / 1000) : nil
-        let maxMps = stats.maxSpeedMps.map { max($0, topSpeedMps ?? 0, avgMps ?? 0) } ?? topSpeedMps
+        // The rider's laps never raise the top speed: it is the records' (never below the
+        // average), as `list` and `--laps none` say. Pause and distance laps raise it to their
+        // fastest lap's, as before the button (their files stay byte for byte the same).
+        let lapsTop = (heading.laps ?? laps) == .marks ? nil : topSpeedMps
+        let maxMps = stats.maxSpeedMps.map { max($0, lapsTop ?? 0, avgMps ?? 0) } ?? lapsTop
         let (sport, subSport) = Self.sport(heading.activity)
 
         // session: one.
