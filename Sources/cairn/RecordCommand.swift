@@ -251,6 +251,7 @@ enum RecordCommand: Command {
         var config = TripRecorder<FixRules>.Config()
         config.clockIsFix = (clock == "fix")
         config.closeWithoutFixMs = profile.closeAfterMs
+        config.home = profile.home
         config.keepsRaw = raw == "on"
         let recorder = TripRecorder(filter: FixRules(profile: profile), config: config)
         let log: TripLog

@@ -88,4 +88,46 @@ final class HomePlaceTests: XCTestCase {
         XCTAssertEqual(ride(standS: 150, at: 600).segments, [.pause], "a stand away from home is a pause")
         XCTAssertNil(ride(standS: 180, rideOn: false, profile: .ride).closeS, "no home: 180 s is a pause")
     }
+
+    /// attack-r20b: a ride that reaches home, stands 20 s with a fix, then loses it (the bike
+    /// wheeled indoors) stayed open for the 30 minutes without a fix. Now the recorder closes it
+    /// after home's stand from the last fix, when that fix came slowly inside home; riding fast
+    /// through home into a dropout, or losing the fix away from home, keeps the 30 minutes.
+    func testTheFixLostAtTheDoorClosesAfterHomesStand() {
+        // (last fix's metres from home, its speed, with a home) -> closed after how many s of no fix
+        let rows: [(Double, Double, Bool, Int?, String)] = [
+            (0, 0.03, true, 120, "stood at the door, then indoors: closed at home's 2 minutes"),
+            (0, 1.2, true, 120, "wheeled in at walking pace: closed at 2 minutes"),
+            (0, 8, true, 1800, "riding through home into a tunnel: the 30 minutes"),
+            (600, 0.03, true, 1800, "the fix lost at a café 600 m away: the 30 minutes"),
+            (0, 0.03, false, 1800, "no home: the 30 minutes")
+        ]
+        for (north, speed, withHome, want, why) in rows {
+            var profile = ActivityProfile.ride
+            if withHome { profile.home = home }
+            var c = TripRecorder<FixRules>.Config()
+            c.closeWithoutFixMs = 30 * 60_000
+            c.home = profile.home
+            var r = TripRecorder(filter: FixRules(profile: profile), config: c)
+            var closedAt: Int?
+            var clock: Int64 = 0
+            let sink: (RecorderAction) -> Void = { a in if case .closeTrip = a, closedAt == nil { closedAt = Int(clock / 1000) } }
+            // A ride north at 6 m/s arriving `north` metres from home, 20 s there at `speed`.
+            var fixes = (0..<60).map { i in fix(Double(i), north: 114 + north - 6 * Double(59 - i), eph: 8, speed: 6 + 0.03 * sin(Double(i))) }
+            for i in 0..<20 { fixes.append(fix(60 + Double(i), north: 114 + north + speed * Double(i), eph: 8, speed: speed)) }
+            for (i, f) in fixes.enumerated() {
+                clock = Int64(i) * 1000
+                r.report(.fix(f), wallClockMs: clock, emit: sink)
+                r.tick(wallClockMs: clock, emit: sink)
+            }
+            XCTAssertTrue(r.tripOpen, why)
+            let last = clock
+            while closedAt == nil && clock < last + 40 * 60_000 {
+                clock += 1000
+                r.report(.noFix, wallClockMs: clock, emit: sink)
+                r.tick(wallClockMs: clock, emit: sink)
+            }
+            XCTAssertEqual(closedAt.map { $0 - Int(last / 1000) }, want, why)
+        }
+    }
 }

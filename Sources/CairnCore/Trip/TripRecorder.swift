@@ -44,6 +44,12 @@ public struct TripRecorder<Filter: FixFilter> {
         /// An open trip with no usable fix at all for this long is closed (the board was left
         /// on indoors). Fix-driven standstills are closed by the rules.
         public var closeWithoutFixMs: Int64 = 30 * 60_000
+        /// Home (issue 41): a trip whose newest fix came slowly inside it, then no fix at all (the
+        /// bike wheeled indoors, the sky lost at the door), closes after home's stand, as standing
+        /// there with a fix would; riding through home into a dropout does not.
+        public var home: HomePlace?
+        /// At or under this speed a fix at home may be the rider arriving (wheeling the bike in).
+        public static var arrivingSpeedMps: Double { 3.0 }
         /// Hand out every offered fix with its verdict (`RecorderAction.raw`). The rules then
         /// judge each fix at the log's resolution (`Fix.atLogResolution`), as a replay will.
         public var keepsRaw = false
@@ -60,6 +66,8 @@ public struct TripRecorder<Filter: FixFilter> {
     public private(set) var newestFixMs: Int64?
     /// When (on the recorder's clock) the last fix arrived.
     public private(set) var lastFixClockMs: Int64?
+    /// The newest fix was inside home, arriving (`Config.home`).
+    private var lastFixArrivingHome = false
     private var collapser = EpochCollapser()
     private var pendingReason: SegmentReason?
     private var outputs: [RuleOutput] = []
@@ -88,6 +96,7 @@ public struct TripRecorder<Filter: FixFilter> {
             if collapser.collapsed != before { drops.add(.duplicate) }
             if f.timeMs > (newestFixMs ?? Int64.min) { newestFixMs = f.timeMs }
             lastFixClockMs = config.clockIsFix ? newestFixMs : wallClockMs
+            lastFixArrivingHome = config.home.map { $0.holds(f) && (f.speed ?? 0) <= Config.arrivingSpeedMps } ?? false
         }
     }
 
@@ -110,11 +119,11 @@ public struct TripRecorder<Filter: FixFilter> {
         rawEvents.insert(.rulesFlushed)
     }
 
-    /// Called about once a second: closes an open trip that has had no fix at all for too long.
+    /// Called about once a second: closes an open trip that has had no fix at all for too long
+    /// (home's stand when its newest fix was arriving there).
     public mutating func tick(wallClockMs: Int64, emit: (RecorderAction) -> Void) {
-        guard tripOpen, !config.clockIsFix, let last = lastFixClockMs,
-            wallClockMs - last >= config.closeWithoutFixMs
-        else { return }
+        let limit = lastFixArrivingHome ? min(config.home?.standMs ?? config.closeWithoutFixMs, config.closeWithoutFixMs) : config.closeWithoutFixMs
+        guard tripOpen, !config.clockIsFix, let last = lastFixClockMs, wallClockMs - last >= limit else { return }
         finish(wallClockMs: wallClockMs, emit: emit)
         close(emit: emit)
         filter.tripClosed()
