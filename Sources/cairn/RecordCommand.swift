@@ -59,7 +59,7 @@ enum RecordCommand: Command {
         }
         _ = try FuelSettings.from(a, origin: origin)  // read by info and list; checked when the service starts
         func invalid(_ option: String, _ message: String) -> UsageError {
-            if let o = origin[option] { return UsageError("\(o): \(message)") }
+            if let o = origin[option] { return UsageError(inFile: "\(o): \(message)") }
             return UsageError(message)
         }
         let (host, port): (String, String)
@@ -192,7 +192,7 @@ enum RecordCommand: Command {
                 // A missing LED is a mistake to fix before the ride (the service itself records
                 // without it and takes it when it appears); a timer trigger not loaded yet is the
                 // unit's root step's to load.
-                guard ledLacksTimer else { throw UsageError(p) }
+                guard ledLacksTimer else { throw origin["--led"] != nil ? UsageError(inFile: p) : UsageError(p) }
                 warnings.append("warning: \(p); the unit's root step (record --led-grant) loads it")
             }
             if case .path(let p) = baroSource, let f = BarometerSampler.probe(path: p) {

@@ -161,4 +161,18 @@ final class DeliverSaysWhatIsWrongEndToEndTests: XCTestCase {
         XCTAssertTrue(tty.stdout.contains("cairn: converting trip 2 (2 of 3)..."), tty.stdout)
         XCTAssertTrue(tty.stdout.contains("\r\u{1B}[Kcairn: wrote 3 trips to \(out)"), tty.stdout)
     }
+
+    /// attack-r20b: `record`'s bad config values (home, home-stand, button-key, led,
+    /// close-after) printed the whole usage after their precise error; now the error alone,
+    /// naming the file and line, exit 64.
+    func testRecordsBadConfigValuesAreSaidWithoutTheUsage() throws {
+        let cfg = Harness.tempDir() + "/cairn.conf"
+        for line in ["home = 91,8,100", "home-stand = 99", "button-key = 9999", "led = ../x", "close-after = 0"] {
+            try "dir = /tmp/cairn-check-logs\n\(line)\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+            let r = try Harness.run(Harness.cairn, ["record", "--config", cfg, "--check"])
+            XCTAssertEqual(r.status, 64, line + ": " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("\(cfg):2: The value"), line + ": " + r.stderr)
+            XCTAssertFalse(r.stderr.contains("Usage:"), line + ": " + r.stderr)
+        }
+    }
 }
