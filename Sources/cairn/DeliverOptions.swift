@@ -37,23 +37,7 @@ struct DeliverOptions {
         guard let remote = a.value("--remote"), !remote.isEmpty else {
             throw UsageError("Missing expected option '--remote <remote:path>' (or 'remote = ...' in the [deliver] section of the config)")
         }
-        // Blank, a lone ':' (rclone's "current folder" of no backend), or what rclone would read
-        // as a flag, is no remote.
-        if remote.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) || remote.hasPrefix("-")
-            || remote.allSatisfy({ $0 == " " || $0 == "\t" || $0 == ":" })
-        {
-            throw invalid(
-                "--remote", "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>': use an rclone remote and folder (nas:rides)"
-            )
-        }
-        // A bare name or relative path (`rides`) is no rclone remote: rclone would write a folder
-        // of that name wherever the command runs. A folder on this machine is said outright.
-        if DeliverCommand.localFolder(remote) != nil && !remote.hasPrefix("/") && !remote.hasPrefix(":local:") {
-            throw invalid(
-                "--remote",
-                "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>': it names no rclone remote (nas:rides);"
-                    + " for a folder on this machine give its absolute path or ':local:PATH'")
-        }
+        try Self.checkRemote(remote, invalid: invalid)
         let dir = a.value("--dir") ?? "/var/lib/cairn"
         let formats: [ExportFormat]
         do throws(UsageError) { formats = try SharedOptions.formats(a.value("--format") ?? "gpx,fit,csv") } catch {
@@ -93,5 +77,26 @@ struct DeliverOptions {
         check = a.has("--check")
         json = a.has("--json")
         self.origin = origin
+    }
+
+    /// Refuses what is no rclone remote (`record --check` asks too, for the `[deliver]` section).
+    static func checkRemote(_ remote: String, invalid: (String, String) -> UsageError) throws(UsageError) {
+        // Blank, a lone ':' (rclone's "current folder" of no backend), or what rclone would read
+        // as a flag, is no remote.
+        if remote.contains(where: { $0 == "\n" || $0 == "\r" || $0 == "\0" }) || remote.hasPrefix("-")
+            || remote.allSatisfy({ $0 == " " || $0 == "\t" || $0 == ":" })
+        {
+            throw invalid(
+                "--remote", "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>': use an rclone remote and folder (nas:rides)"
+            )
+        }
+        // A bare name or relative path (`rides`) is no rclone remote: rclone would write a folder
+        // of that name wherever the command runs. A folder on this machine is said outright.
+        if DeliverCommand.localFolder(remote) != nil && !remote.hasPrefix("/") && !remote.hasPrefix(":local:") {
+            throw invalid(
+                "--remote",
+                "The value '\(terminalSafe(remote))' is invalid for '--remote <remote:path>': it names no rclone remote (nas:rides);"
+                    + " for a folder on this machine give its absolute path or ':local:PATH'")
+        }
     }
 }

@@ -17,9 +17,17 @@ enum RecordCommand: Command {
     /// `record --check`'s `[deliver]` part: what `cairn deliver` takes from the same file (the
     /// service's timer runs it with this file), each with its line or "(default)"; the remote
     /// is not reached (`cairn deliver --check` does that).
-    static func deliverCheckLines(_ file: ConfigFile?, zones: Int) -> [String] {
+    static func deliverCheckLines(_ file: ConfigFile?, zones: Int) throws -> [String] {
         var d = ParsedArguments()
         let origin = file?.merge(into: &d, section: "deliver") ?? [:]
+        // What `cairn deliver` would refuse of it, refused here too (named by its line).
+        func invalid(_ option: String, _ message: String) -> UsageError {
+            origin[option].map { UsageError(inFile: "\($0): " + message) } ?? UsageError(message)
+        }
+        if let r = d.value("--remote") { try DeliverOptions.checkRemote(r, invalid: invalid) }
+        if let f = d.value("--format") {
+            do throws(UsageError) { _ = try SharedOptions.formats(f) } catch { throw invalid("--format", error.message) }
+        }
         var lines = ["[deliver]"]
         for o in DeliverCommand.sectionOptions {
             let key = String(o.name.dropFirst(2))
@@ -238,10 +246,8 @@ enum RecordCommand: Command {
             let fuelLines: [String] = ["--fuel_l_per_100km", "--fuel_price"].compactMap { o in
                 a.value(o).map { "\(o.dropFirst(2)) = \($0)" + from(o) }
             }
-            printOut(
-                (settingLines + deviceLines + fileLines + sensorLines + zoneLines + fuelLines + Self.deliverCheckLines(configFile, zones: zones.count))
-                    .joined(
-                        separator: "\n"))
+            let deliverLines = try Self.deliverCheckLines(configFile, zones: zones.count)
+            printOut((settingLines + deviceLines + fileLines + sensorLines + zoneLines + fuelLines + deliverLines).joined(separator: "\n"))
             for w in warnings { printErr("cairn record: \(w)") }
             return ExitCode.ok
         }

@@ -128,6 +128,17 @@ final class DeliverSaysWhatIsWrongEndToEndTests: XCTestCase {
         let none = try Harness.run(Harness.cairn, ["record", "--check", "--dir", "/tmp/cairn-check-logs"])
         XCTAssertTrue(none.stdout.contains("privacy-zone = none  (default)\n[deliver]\nremote = none (no delivery)  (default)\n"), none.stdout)
         XCTAssertTrue(none.stdout.contains("logs = yes  (default)"), none.stdout)
+        // What `cairn deliver` would refuse, refused here too (attack-r20b: it passed `rides`).
+        for (line, says) in [("remote = rides", "it names no rclone remote"), ("format = gpx,png", "--format")] {
+            try "dir = /tmp/cairn-check-logs\n[deliver]\nremote = nas:rides\n".replacingOccurrences(
+                of: "remote = nas:rides", with: line == "remote = rides" ? line : "remote = nas:rides\n" + line
+            )
+            .write(toFile: cfg, atomically: true, encoding: .utf8)
+            let bad = try Harness.run(Harness.cairn, ["record", "--config", cfg, "--check"])
+            XCTAssertEqual(bad.status, 64, line + ": " + bad.stderr)
+            XCTAssertTrue(bad.stderr.contains(cfg + ":") && bad.stderr.contains(says), line + ": " + bad.stderr)
+            XCTAssertFalse(bad.stderr.contains("Usage:"), bad.stderr)
+        }
     }
 
     /// A `[deliver]` section's unknown key lists the section's keys, not the fuel keys of the
