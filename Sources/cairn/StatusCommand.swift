@@ -104,11 +104,25 @@ enum StatusCommand: Command {
     static func run(_ a: ParsedArguments) throws -> Int32 {
         if a.positionals.count > 1 { throw UsageError("Unexpected argument '\(a.positionals[1])'") }
         let path = a.positionals.first ?? "/run/cairn/status"
-        let (text, mtime) = try readStatusFile(path)
-        // Whatever the file holds, no control character reaches the terminal (an escape
-        // sequence could rewrite the screen): each is shown as U+FFFD, lines kept.
         if a.has("--raw") && a.has("--json") { throw UsageError("Give '--raw' or '--json', not both") }
         let delivery = DeliveryStatus.read(directory: a.value("--dir") ?? "/var/lib/cairn")
+        let text: String, mtime: Int64
+        do { (text, mtime) = try readStatusFile(path) } catch {
+            // No recorder to ask: the last delivery is still said (a wrong password keeps failing
+            // whether the recorder runs or not), and the exit status is the failure's.
+            if let d = delivery {
+                if a.has("--json") {
+                    printOut(json([], stale: true, delivery: d, exit: ExitCode.failure))
+                } else if a.has("--raw") {
+                    printOut("delivery=\(terminalSafe(d.result.rawValue))\ndelivery_summary=\(terminalSafe(d.summary))")
+                } else {
+                    printOut("delivery:   " + terminalSafe(d.summary))
+                }
+            }
+            throw error
+        }
+        // Whatever the file holds, no control character reaches the terminal (an escape
+        // sequence could rewrite the screen): each is shown as U+FFFD, lines kept.
         if a.has("--raw") {
             var raw = text.split(separator: "\n", omittingEmptySubsequences: false).map { terminalSafe(String($0)) }.joined(separator: "\n")
             if let d = delivery {

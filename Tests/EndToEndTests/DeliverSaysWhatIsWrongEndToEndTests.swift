@@ -52,6 +52,17 @@ final class DeliverSaysWhatIsWrongEndToEndTests: XCTestCase {
         }
         let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
         XCTAssertTrue(status.contains("result = failed\n") && status.contains("failures = 2\n"), status)
+        // With no recorder running (no status file) `cairn status` still says the failing
+        // delivery, and --json holds it (attack-r20b: it said nothing); exit 1 as before.
+        let noRecorder = t + "/no-status"
+        let st = try Harness.run(Harness.cairn, ["status", noRecorder, "--dir", dir])
+        XCTAssertEqual(st.status, 1, st.stderr)
+        XCTAssertTrue(st.stdout.contains("delivery:") && st.stdout.contains("401 Unauthorized"), st.stdout + st.stderr)
+        XCTAssertTrue(st.stderr.contains("\(noRecorder): cannot read"), st.stderr)
+        let js = try Harness.run(Harness.cairn, ["status", noRecorder, "--dir", dir, "--json"])
+        XCTAssertEqual(js.status, 1, js.stderr)
+        let obj = try JSONSerialization.jsonObject(with: Data(js.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual((obj?["delivery"] as? [String: Any])?["result"] as? String, "failed", js.stdout)
     }
 
     func testARemoteWithoutAColonIsRefusedUnlessALocalPathIsSaid() throws {
