@@ -16,7 +16,7 @@ public struct LiveStatus: Sendable {
     public var drops = DropCounts()
     public var baro = "none"
     /// The rider's button: nil without one (`record --button`), else ok, stuck or chattering
-    /// (ignored until it rests: `ButtonPresses`).
+    /// (ignored until it rests: `ButtonPresses`), or missing (the device not there).
     public var button: String?
     public var syncedSeq: UInt64 = 0
     public var syncAgeS: Double?

@@ -343,6 +343,8 @@ public final class RecordLoop {
         if let b = button, !final {
             if live.button == nil { live.button = "ok" }
             for a in b.actions(monoMs: mono) { rider(a, mono) }
+            // A device not there is no button that works (attack-r20b: it read `ok`).
+            if b.isMissing { live.button = "missing" } else if live.button == "missing" { live.button = "ok" }
         }
         barometer.poll(monoMs: mono, wallClockMs: clock.wallClockMs())
         live.baro = barometer.state

@@ -5,6 +5,12 @@ import CairnSystem
 /// the presses since the last one decided (`ButtonPresses`). A fake in the tests.
 public protocol LoopButton: AnyObject {
     func actions(monoMs: Int64) -> [ButtonPresses.Action]
+    /// The device is not there (or has no such key): looked for again, and said in the status.
+    var isMissing: Bool { get }
+}
+
+extension LoopButton {
+    public var isMissing: Bool { false }
 }
 
 /// The rider's button (`record --button PATH`): one key (`--button-key`) of an evdev device, a
@@ -19,6 +25,7 @@ public final class RiderButton: LoopButton {
     private var device: InputDevice?
     private var rule = ButtonPresses()
     private var missing = false
+    public var isMissing: Bool { missing }
     private var lastTryMono: Int64 = .min
 
     /// EV_KEY, and its values: 0 released, 1 pressed, 2 auto-repeat.

@@ -24,8 +24,8 @@ import CairnRecorder
 ///   dropped       rule:count,... for the open trip (`-` when none were dropped)
 ///   baro          none | searching | none-found | ok | failing   (--baro none; not open yet, a named one
 ///                 looked for every 5 s; auto found none, looks every 30 s; read; not answering, retried every 5 s)
-///   button        ok | stuck | chattering   (only with `button =`: a stuck or chattering button is
-///                 ignored until it rests 10 s)
+///   button        ok | stuck | chattering | missing   (only with `button =`: a stuck or chattering
+///                 button is ignored until it rests 10 s; a missing one is looked for every 10 s)
 ///   synced_seq    highest sequence number made durable in trip_file
 ///   sync_age_s    seconds since the last sync, `-` before the first one
 ///   updated       system time of this write (ISO 8601 UTC; wrong on a board before time sync)
@@ -196,6 +196,7 @@ enum StatusCommand: Command {
         switch v {
         case "stuck": return "stuck (held down 15 s; presses ignored until released for 10 s)"
         case "chattering": return "chattering (pressed again and again; presses ignored until it rests 10 s)"
+        case "missing": return "missing (its device is not there; looked for every 10 s)"
         default: return v  // already made terminal-safe with the other fields
         }
     }

@@ -13,8 +13,13 @@ final class RiderButtonLoopTests: XCTestCase {
         var edges: [ButtonPresses.Edge]
         var rule = ButtonPresses()
         var asked: [Int64] = []
+        /// Times (mono ms) from which the device is not there, and from which it is back.
+        var goneFrom: Int64 = .max, backFrom: Int64 = .max
+        var now: Int64 = 0
+        var isMissing: Bool { now >= goneFrom && now < backFrom }
         init(_ edges: [ButtonPresses.Edge]) { self.edges = edges }
         func actions(monoMs: Int64) -> [ButtonPresses.Action] {
+            now = monoMs
             asked.append(monoMs)
             let due = edges.prefix { $0.monoMs <= monoMs }
             edges.removeFirst(due.count)
@@ -90,6 +95,20 @@ final class RiderButtonLoopTests: XCTestCase {
         XCTAssertFalse(states.contains { $0.0 < 25_000 && $0.1 == "stuck" }, "\(states)")
         XCTAssertEqual(states.last?.1, "ok", "rested")
         XCTAssertTrue(rig(readEvery: 5, button: nil).runAndStatus().allSatisfy { $0.status.button == nil }, "no button, no field")
+    }
+
+    /// attack-r20b: a button whose device is not there read `ok` in the status while the
+    /// journal said it was looked for; now `missing` while it is gone, `ok` once it is back.
+    func testAMissingDeviceIsMissingInTheStatus() {
+        let button = QueuedButton([])
+        button.goneFrom = 0
+        button.backFrom = 40_000
+        let r = rig(readEvery: 5, button: button)
+        r.run()
+        let states = r.status!.written.map { ($0.mono, $0.status.button) }
+        XCTAssertEqual(states.first?.1, "missing", "\(states)")
+        XCTAssertFalse(states.contains { $0.0 < 40_000 && $0.1 == "ok" }, "\(states)")
+        XCTAssertEqual(states.last?.1, "ok", "\(states)")
     }
 
     /// A chattering contact: ten presses 150 ms apart mark nothing, are said and noted once;
