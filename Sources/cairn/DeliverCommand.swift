@@ -110,7 +110,7 @@ enum DeliverCommand: Command {
             let check = DeliveryRun(
                 dir: o.dir, remote: o.remote, board: board, transport: daemon, retries: 1, formats: o.formats, copyLogs: o.copyLogs,
                 stageOptions: o.stageOptions, quietFailures: false, page: o.page)
-            return check.check()
+            return check.check(json: o.json)
         }
 
         let lock: DirectoryLock

@@ -95,6 +95,17 @@ final class DeliverSaysWhatIsWrongEndToEndTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("would send: trip 1") && r.stdout.contains("1 trip to send"), r.stdout)
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir).sorted(), before)
         XCTAssertFalse(fm.fileExists(atPath: t + "/remote"))
+        // With --json, one object (attack-r20b: it printed the text).
+        let js = try Harness.run(
+            Harness.cairn,
+            ["deliver", "--check", "--json", "--dir", dir, "--remote", "loc:" + t + "/remote", "--rclone-config", conf, "--config", "none"])
+        XCTAssertEqual(js.status, 0, js.stderr)
+        let o = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(js.stdout.utf8)) as? [String: Any], js.stdout)
+        XCTAssertEqual(o["check"] as? Bool, true)
+        XCTAssertEqual(o["reached"] as? Bool, true)
+        XCTAssertEqual(o["would_send"] as? [Int], [1], js.stdout)
+        XCTAssertEqual(o["exit_status"] as? Int, 0)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir).sorted(), before)
         // A remote rclone does not know is said as for a run.
         let bad = try Harness.run(
             Harness.cairn, ["deliver", "--check", "--dir", dir, "--remote", "nas:rides", "--rclone-config", conf, "--config", "none"])
