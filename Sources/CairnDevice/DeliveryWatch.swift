@@ -57,6 +57,7 @@ public final class DeliveryWatch {
         var at: Int64?
         var res: String?
         var wait = 0
+        var tryLater = false
         if let fd = try? POSIX.open(path, O_RDONLY | O_CLOEXEC) {
             defer { POSIX.close(fd) }
             let bytes = (try? POSIX.readToEnd(fd, limit: 65536)) ?? []
@@ -65,13 +66,16 @@ public final class DeliveryWatch {
                 let k = line[..<eq].filter { $0 != " " }, v = String(line[line.index(after: eq)...].filter { $0 != " " })
                 switch k {
                 case "result": res = v
+                case "try_later": tryLater = v == "yes"
                 case "at_ms": at = Int64(v)
                 case "waiting": wait = Int(v) ?? 0
                 default: continue
                 }
             }
         }
-        result = res
+        // A remote out of reach (the run's "try later") is the rides waiting, not delivery
+        // failing: only a setup refused (a password, a key) or a trip that failed is.
+        result = res == "failed" && tryLater ? "deferred" : res
         waiting = wait
         // A run ended after this recorder's close: that trip went (or is counted in waiting).
         if at != lastAtMs { closedSince = false }

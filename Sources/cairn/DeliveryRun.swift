@@ -167,6 +167,7 @@ struct DeliveryRun {
         status.reason = o.reason
         status.failures = o.failures
         status.failingSinceMs = o.failingSinceMs
+        status.tryLater = o.result == .failed && o.exitCode == ExitCode.tryLater
         for l in o.lines { printErr("cairn: \(l)") }
         do { try status.write(directory: dir) } catch { printErr("cairn: \(error)") }
         var r = status.json

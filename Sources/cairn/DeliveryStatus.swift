@@ -42,6 +42,9 @@ struct DeliveryStatus: Equatable {
     /// The privacy zones' fingerprint the last run was asked to cut with, written before it
     /// reaches the remote ("" without zones): retention keeps a trip delivered cut otherwise.
     var zonesWanted = ""
+    /// The run ended "try later" (75): a remote out of reach, not its setup refused (the LED
+    /// shows the rides waiting, not delivery failing).
+    var tryLater = false
 
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
@@ -71,6 +74,7 @@ struct DeliveryStatus: Equatable {
             case "board_folder": s.boardFolder = value
             case "shipping_others": s.othersCleared = value == "cleared"
             case "zones": s.zonesWanted = value == "none" ? "" : value
+            case "try_later": s.tryLater = value == "yes"
             default: continue
             }
         }
@@ -88,6 +92,7 @@ struct DeliveryStatus: Equatable {
         if !boardFolder.isEmpty { text += "board_folder = \(boardFolder)\n" }
         if othersCleared { text += "shipping_others = cleared\n" }
         text += "zones = \(zonesWanted.isEmpty ? "none" : zonesWanted)\n"
+        if tryLater { text += "try_later = yes\n" }
         // One line: a reason from rclone may hold several.
         text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
         try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))

@@ -186,5 +186,11 @@ final class LedClassDeviceTests: XCTestCase {
         XCTAssertEqual(w2.phase(wallClockMs: now + 121_000), .failing)
         try delivery("deferred", at: now + 180_000, waiting: 1)
         XCTAssertEqual(w2.phase(wallClockMs: now + 181_000), .waiting, "out of reach")
+        // attack-r20b: a remote out of reach writes `failed` with `try_later = yes` (exit 75):
+        // the rides wait; a refused password (no try_later) is failing.
+        try delivery("failed\ntry_later = yes", at: now + 240_000, waiting: 1)
+        XCTAssertEqual(w2.phase(wallClockMs: now + 241_000), .waiting, "a remote out of reach is no failing delivery")
+        try delivery("failed", at: now + 300_000, waiting: 1)
+        XCTAssertEqual(w2.phase(wallClockMs: now + 301_000), .failing, "a refused setup is")
     }
 }

@@ -52,6 +52,7 @@ final class DeliverSaysWhatIsWrongEndToEndTests: XCTestCase {
         }
         let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
         XCTAssertTrue(status.contains("result = failed\n") && status.contains("failures = 2\n"), status)
+        XCTAssertFalse(status.contains("try_later"), "a refused setup is no outage: the LED says failing")
         // With no recorder running (no status file) `cairn status` still says the failing
         // delivery, and --json holds it (attack-r20b: it said nothing); exit 1 as before.
         let noRecorder = t + "/no-status"
