@@ -9,9 +9,12 @@ import CairnExport
 
 /// The logs a delivery's receipts name, found (or not) on their remote in this run: one listing
 /// of each board folder's `logs/` with sizes and MD5s (where the backend has them), through the
-/// rclone program and config the last delivery used (LOGDIR/delivery).
+/// rclone program and config the last delivery used (LOGDIR/delivery), asked of one `rclone rcd`
+/// for the whole run (`RcloneDaemon`, started at the first question: a prune with nothing
+/// delivered starts none), not one rclone a listing, a read-back and a config look-up.
 final class DeliveredCopies {
     let rclone: Rclone
+    let remote: RcloneDaemon
     private var listings: [String: [String: RemoteCopies.FileCheck]?] = [:]
     /// Each board folder's local folders when rclone keeps it on this machine ([]: elsewhere).
     private var localFolders: [String: RcloneLocalRoots.Answer] = [:]
@@ -40,7 +43,13 @@ final class DeliveredCopies {
             configFile: status.map(\.rcloneConfig).flatMap { $0.isEmpty ? nil : $0 }, timeoutSeconds: timeoutSeconds)
         r.deadlineSeconds = deadlineSeconds
         rclone = r
+        remote = RcloneDaemon(r)
     }
+
+    /// Stops the run's rclone (also when this is freed).
+    func finish() { remote.stop() }
+
+    deinit { remote.stop() }
 
     /// `path` with its links resolved, when no one but this user or root can change what runs
     /// there: the file and every folder above it owned by one of them and writable by no one
@@ -129,7 +138,7 @@ final class DeliveredCopies {
             var md5 = MD5()
             var size = 0
             do throws(Rclone.Failure) {
-                try rclone.read(DeliverCommand.join(folder, w.name), limit: w.size + 1) { chunk in
+                try remote.read(DeliverCommand.join(folder, w.name), limit: w.size + 1) { chunk in
                     md5.add(chunk)
                     size += chunk.count
                 }
@@ -164,7 +173,7 @@ final class DeliveredCopies {
     private func localFolder(_ folder: String) -> RcloneLocalRoots.Answer {
         if let known = localFolders[folder] { return known }
         let local: RcloneLocalRoots.Answer
-        do throws(Rclone.Failure) { local = try rclone.localFolders(folder) } catch { local = .unknown(error.description) }
+        do throws(Rclone.Failure) { local = try remote.localFolders(folder) } catch { local = .unknown(error.description) }
         localFolders[folder] = local
         return local
     }
@@ -175,8 +184,8 @@ final class DeliveredCopies {
         var out: [String: RemoteCopies.FileCheck] = [:]
         var result: [String: RemoteCopies.FileCheck]?
         do throws(Rclone.Failure) {
-            try rclone.list(folder, md5: true) { line in
-                if let f = RemoteCopies.listed(line), names.contains(f.name) { out[f.name] = f }
+            try remote.list(folder, hashes: true) { e in
+                if !e.isFolder, names.contains(e.path) { out[e.path] = RemoteCopies.FileCheck(name: e.path, size: e.size, md5: e.md5) }
             }
             result = out
         } catch {

@@ -105,15 +105,22 @@ struct DeliveryBatches {
         let wrong = all.flatMap(\.wrong) + check.wrong
         for m in all {
             for w in m.trips where DeliveryPlans.receipted(w.staged.map(\.relative), whole: check.whole) {
+                // What each file read back with: the next runs' listings check it (a copy
+                // damaged at its size is found where the backend has hashes).
+                var md5 = w.there
+                for s in w.staged { md5[s.relative] = s.md5 }
                 receipts.mark(
                     w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, hidden: w.hidden != nil,
-                    sent: w.conversions)
+                    sent: w.conversions, md5: md5)
                 counts.delivered += 1
-                counts.sentFiles += w.staged.count
-                counts.sentBytes += w.staged.reduce(0) { $0 + $1.size }
             }
             if let k = m.key, check.whole.contains(k.relative) { keySent = true }
         }
+        // What reached the remote whole, the page's files and the key too (a run said "4 files"
+        // where 7 went).
+        let sent = DeliveryPlans.tally(all.flatMap(\.files), whole: check.whole)
+        counts.sentFiles += sent.files
+        counts.sentBytes += sent.bytes
         try receipts.save()
         if !wrong.isEmpty {
             // The trips whose files all went are delivered; the others wait.
@@ -205,7 +212,7 @@ struct DeliveryBatches {
             for w in sending where w.staged.isEmpty {
                 receipts.mark(
                     w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, hidden: w.hidden != nil,
-                    sent: w.conversions)
+                    sent: w.conversions, md5: w.there)
                 counts.delivered += 1
             }
             try receipts.save()

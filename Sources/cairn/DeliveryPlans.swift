@@ -87,6 +87,9 @@ enum DeliveryPlans {
         var failingSinceMs: Int64?
         var exitCode: Int32
         var lines: [String]
+        /// The status's `try_later`: failed, and a later run may go through by itself (the LED
+        /// shows rides waiting, not delivery failing).
+        var tryLater: Bool { result == .failed && exitCode == ExitCode.tryLater }
     }
 
     /// Whether a remote's failure is one of its setup (a password, a key, a permission), which
@@ -100,8 +103,46 @@ enum DeliveryPlans {
         ].contains { Rclone.find(Array($0.utf8), in: t) }
     }
 
+    /// Whether a remote's failure says it is full (WebDAV's 507 Insufficient Storage, a quota, no
+    /// space left): no later run mends it by itself either, the rider must make room.
+    static func isFullRemote(_ text: String) -> Bool {
+        let t = Array(text.lowercased().utf8)
+        return [
+            "insufficient storage", "insufficient_storage", "status code: 507", "507 insufficient", "quota", "no space left",
+            "not enough space", "disk full", "storage full"
+        ].contains { Rclone.find(Array($0.utf8), in: t) }
+    }
+
+    /// What a remote's failure is, in the one place the exit code, the status's `try_later` and
+    /// the words said are chosen from: an outage waits for a later run (75); a setup refused or
+    /// a full remote needs the rider (1).
+    enum RemoteTrouble: Equatable {
+        case outage
+        case setup
+        case full
+
+        init(_ why: String) {
+            self = DeliveryPlans.isFullRemote(why) ? .full : DeliveryPlans.isSetupFailure(why) ? .setup : .outage
+        }
+
+        var exitCode: Int32 { self == .outage ? ExitCode.tryLater : ExitCode.failure }
+    }
+
+    /// The files and bytes a run put on the remote: every file staged (a trip's, the page's,
+    /// the key) that read back whole, each once.
+    static func tally(_ staged: [Staged], whole: Set<String>) -> (files: Int, bytes: Int) {
+        var seen = Set<String>()
+        var files = 0
+        var bytes = 0
+        for f in staged where whole.contains(f.relative) && seen.insert(f.relative).inserted {
+            files += 1
+            bytes += f.size
+        }
+        return (files, bytes)
+    }
+
     /// The outcome of a run. A remote failing and a recording ride are "try later" (75), but a
-    /// remote refusing the setup (a password, a key) fails (1), said every run; a run
+    /// remote refusing the setup (a password, a key) or full fails (1), said every run; a run
     /// that went through with problems fails (1) and its status says so, counted like an outage
     /// so that `cairn status` shows since when.
     static func outcome(
@@ -122,7 +163,14 @@ enum DeliveryPlans {
             o.reason = why
             o.lines.append("delivery waits: \(why); \(trips(c.left)) left for a later run")
             o.exitCode = ExitCode.tryLater
-        case .remote(let why) where isSetupFailure(why):
+        case .remote(let why) where RemoteTrouble(why) == .full:
+            failing(why)
+            let files = "\(c.sentFiles) file\(c.sentFiles == 1 ? "" : "s")"
+            let took = c.delivered > 0 ? "; it took \(trips(c.delivered)) (\(files), \(c.sentBytes) bytes)" : ""
+            o.lines.append(
+                "the remote is full: delivery to \(remote) failed: \(why)\(took); make room on it (or deliver elsewhere); \(trips(c.left)) wait")
+            o.exitCode = ExitCode.failure
+        case .remote(let why) where RemoteTrouble(why) == .setup:
             failing(why)
             o.lines.append("delivery to \(remote) failed: \(why); fix the remote's setup (rclone config); \(trips(c.left)) wait")
             o.exitCode = ExitCode.failure

@@ -144,6 +144,7 @@ extension DeliveryRun {
         for s in w.staged {
             if let m = there[s.relative] {
                 if m == s.md5 {
+                    w.there[s.relative] = m
                     _ = POSIX.unlink(POSIX.join(outbox, s.relative))
                     continue
                 }

@@ -63,6 +63,8 @@ struct DeliveryRun {
         var names: [String: String] = [:]
         /// Its logs the listing did not show at the remote: they never replace a file there.
         var fresh: Set<String> = []
+        /// Its files found there already, byte for byte, and their MD5s (for the receipt).
+        var there: [String: String] = [:]
         var shown: PageTrip?
         var hidden: String?
         var failed = false
@@ -167,7 +169,7 @@ struct DeliveryRun {
         status.reason = o.reason
         status.failures = o.failures
         status.failingSinceMs = o.failingSinceMs
-        status.tryLater = o.result == .failed && o.exitCode == ExitCode.tryLater
+        status.tryLater = o.tryLater
         for l in o.lines { printErr("cairn: \(l)") }
         do { try status.write(directory: dir) } catch { printErr("cairn: \(error)") }
         var r = status.json
@@ -321,7 +323,7 @@ struct DeliveryRun {
                 recording = why
             case .remote(let why):
                 printErr("cairn deliver --check: \(remote): \(why)")
-                return ended(DeliveryPlans.isSetupFailure(why) ? ExitCode.failure : ExitCode.tryLater, reached: false, reason: why)
+                return ended(DeliveryPlans.RemoteTrouble(why).exitCode, reached: false, reason: why)
             }
         }
         if !json { printOut("remote: \(remote) (reached); this board's folder: \(base)") }
@@ -412,7 +414,9 @@ struct DeliveryRun {
         try attempt { () throws(Rclone.Failure) in
             out = Listing()
             do throws(Rclone.Failure) {
-                try transport.list(base) { e in
+                // With each file's MD5 where the backend has one: a copy damaged at its size
+                // is found (by the receipt's MD5s) and sent again.
+                try transport.list(base, hashes: true) { e in
                     let name = e.path.split(separator: "/").last ?? ""
                     if name.hasPrefix(DeliverCommand.temporaryPrefix) { out.temporaries = true }
                     if let m = marker, name == m { out.marker = e.path }
@@ -422,7 +426,11 @@ struct DeliveryRun {
                         keep = wanted.tails.contains(String(e.path[...slash]) + Self.tail(e.path[e.path.index(after: slash)...]))
                     }
                     guard keep else { return }
-                    if e.isFolder { out.folders.insert(e.path) } else { out.files[e.path] = RemoteCopies.FileCheck(name: e.path, size: e.size) }
+                    if e.isFolder {
+                        out.folders.insert(e.path)
+                    } else {
+                        out.files[e.path] = RemoteCopies.FileCheck(name: e.path, size: e.size, md5: e.md5)
+                    }
                 }
             } catch {
                 if !error.notFound { throw error }
@@ -432,21 +440,21 @@ struct DeliveryRun {
     }
 
     /// What the listing lacks of a delivered trip's copies: its logs at the sizes of its receipt
-    /// and its conversions (by name; with zones by the name's tail); nil when all are there.
+    /// and its conversions (by name; with zones by the name's tail), each with the MD5 it read
+    /// back with where the receipt and the listing both have one; nil when all are there.
     func lostCopies(_ t: TripRef, _ whole: TripSummary, receipts: ExportState, destination: String, listing: Listing) -> [String]? {
         var problems: [String] = []
+        let md5 = receipts.md5s(t, destination: destination)
+        var wanted: [RemoteCopies.FileCheck] = []
         if copyLogs, let files = receipts.files(t, destination: destination) {
-            let wanted = files.map { RemoteCopies.FileCheck(name: TripShipment.logPath($0.name), size: $0.digest.size) }
-            if case .notWhole(let p) = RemoteCopies.found(wanted, in: listing.files) { problems += p }
-        }
-        let sent = receipts.sent(t, destination: destination)
-        for c in sent {
-            if let l = listing.files[c.path] {
-                if l.size != c.size { problems.append("\(c.path): \(l.size) bytes, not \(c.size)") }
-            } else {
-                problems.append("\(c.path): missing")
+            wanted += files.map { f in
+                let rel = TripShipment.logPath(f.name)
+                return RemoteCopies.FileCheck(name: rel, size: f.digest.size, md5: md5[rel])
             }
         }
+        let sent = receipts.sent(t, destination: destination)
+        wanted += sent.map { RemoteCopies.FileCheck(name: $0.path, size: $0.size, md5: md5[$0.path]) }
+        if case .notWhole(let p) = RemoteCopies.found(wanted, in: listing.files) { problems += p }
         // A receipt of before the conversions were recorded: by their names.
         if sent.isEmpty && whole.stats.points > 0 {
             let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
@@ -591,7 +599,8 @@ struct DeliveryRun {
                 try call()
                 return
             } catch {
-                if n == retries { throw Stop.remote(error.description) }
+                // A full remote stays full for the seconds between tries: said at once.
+                if n == retries || DeliveryPlans.RemoteTrouble(error.description) == .full { throw Stop.remote(error.description) }
                 POSIX.sleep(seconds: wait)
                 wait = min(wait * 4, 300)
             }

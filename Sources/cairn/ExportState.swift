@@ -26,7 +26,9 @@ import CairnSystem
 ///
 /// `cairn deliver` keeps its receipts the same way in `delivered` (the destination is the remote);
 /// after `logs`/`nologs` it adds `+hidden` (the trip was wholly inside a zone: no conversion) and
-/// `+sent=gpx/NAME/SIZE,...` (the conversions sent, for the next run's listing to find whole).
+/// `+sent=gpx/NAME/SIZE,...` (the conversions sent, for the next run's listing to find whole),
+/// then `+md5=logs/NAME:HEX,gpx/NAME:HEX,...`: each file's MD5 as it read back from the remote,
+/// which a listing with hashes checks (a copy damaged at its size is found).
 /// Retention keeps a deleted trip's delivery receipts that name conversions (`retire`): a
 /// delivery with other zones takes those down (`gone`), its log being no longer there to cut.
 struct ExportState {
@@ -53,6 +55,8 @@ struct ExportState {
         /// What a delivery sent beside the logs (conversions: path under the board's folder and
         /// size), for the next run's listing to find whole.
         var sent: [SentFile] = []
+        /// The MD5 (lowercase hex) each file read back with, by its path under the board's folder.
+        var md5: [String: String] = [:]
     }
 
     struct SentFile: Equatable {
@@ -95,19 +99,27 @@ struct ExportState {
                 entries.append(
                     Entry(
                         file: String(parts[0]), trip: id, salt: salt, destination: String(v2[3]), files: files, logs: kind.first == "logs",
-                        hidden: extra.hidden, sent: extra.sent))
+                        hidden: extra.hidden, sent: extra.sent, md5: extra.md5))
             } else {
                 entries.append(Entry(file: String(parts[0]), trip: id, salt: salt, destination: String(rest), files: nil, logs: true))
             }
         }
     }
 
-    private static func parseExtra(_ parts: ArraySlice<Substring>) -> (hidden: Bool, sent: [SentFile])? {
+    private static func parseExtra(_ parts: ArraySlice<Substring>) -> (hidden: Bool, sent: [SentFile], md5: [String: String])? {
         var hidden = false
         var sent: [SentFile] = []
+        var md5: [String: String] = [:]
         for p in parts {
             if p == "hidden" {
                 hidden = true
+            } else if p.hasPrefix("md5=") {
+                for item in p.dropFirst(4).split(separator: ",") {
+                    guard let colon = item.lastIndex(of: ":") else { return nil }
+                    let hex = item[item.index(after: colon)...]
+                    guard hex.utf8.count == 32, hex.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
+                    md5[String(item[..<colon])] = String(hex)
+                }
             } else if p.hasPrefix("sent=") {
                 for item in p.dropFirst(5).split(separator: ",") {
                     guard let slash = item.lastIndex(of: "/"), let size = Int(item[item.index(after: slash)...]) else { return nil }
@@ -117,7 +129,7 @@ struct ExportState {
                 return nil
             }
         }
-        return (hidden, sent)
+        return (hidden, sent, md5)
     }
 
     private static func parseFiles(_ text: Substring) -> [CopiedFile]? {
@@ -171,13 +183,24 @@ struct ExportState {
     /// Records a verified export of `t` (its files as `files`) to `destination`, replacing what
     /// was recorded for that trip and destination before.
     /// `hidden`: the trip was wholly inside a privacy zone, so no conversion went.
-    /// `sent`: the conversions a delivery sent (names without spaces, commas or '+').
-    mutating func mark(_ t: TripRef, files: [CopiedFile], logs: Bool, destination: String, hidden: Bool = false, sent: [SentFile] = []) {
+    /// `sent`: the conversions a delivery sent (names without spaces, commas or '+'); `md5`: what
+    /// its files read back with on the remote (path under the board's folder -> MD5).
+    mutating func mark(
+        _ t: TripRef, files: [CopiedFile], logs: Bool, destination: String, hidden: Bool = false, sent: [SentFile] = [],
+        md5: [String: String] = [:]
+    ) {
         entries.removeAll { Self.same($0, t) && $0.destination == destination }
+        let plain = { (p: String) in !p.contains { $0 == " " || $0 == "," || $0 == "+" || $0 == "\n" } }
         entries.append(
             Entry(
                 file: baseName(t.files[0].path), trip: t.id, salt: t.files[0].header.salt, destination: destination, files: files, logs: logs,
-                hidden: hidden, sent: sent.filter { !$0.path.contains { $0 == " " || $0 == "," || $0 == "+" || $0 == "\n" } }))
+                hidden: hidden, sent: sent.filter { plain($0.path) }, md5: md5.filter { plain($0.key) && $0.value.utf8.count == 32 }))
+    }
+
+    /// The MD5s the files of `t`'s delivery to `destination` read back with (empty for a receipt
+    /// of before they were kept).
+    func md5s(_ t: TripRef, destination: String) -> [String: String] {
+        entries.first { Self.same($0, t) && $0.destination == destination }?.md5 ?? [:]
     }
 
     mutating func forget(_ t: TripRef) { entries.removeAll { Self.same($0, t) } }
@@ -309,7 +332,8 @@ struct ExportState {
             if let files = e.files {
                 let list = files.map { "\($0.name)/\(String($0.salt, radix: 16))/\($0.digest.text)" }.joined(separator: ",")
                 let sent = e.sent.isEmpty ? "" : "+sent=" + e.sent.map { "\($0.path)/\($0.size)" }.joined(separator: ",")
-                text += "\(Self.version) \(e.logs ? "logs" : "nologs")\(e.hidden ? "+hidden" : "")\(sent) \(list) "
+                let md5 = e.md5.isEmpty ? "" : "+md5=" + e.md5.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
+                text += "\(Self.version) \(e.logs ? "logs" : "nologs")\(e.hidden ? "+hidden" : "")\(sent)\(md5) \(list) "
             }
             text += "\(e.destination)\n"
         }

@@ -140,15 +140,6 @@ struct Rclone: TripRemote, Sendable {
         return false
     }
 
-    /// Lists the files under `folder`, every level (rclone lsjson -R --files-only), with their
-    /// sizes and, with `md5`, their MD5 where the backend has one: each line of the listing goes
-    /// to `line` as it comes, so that a folder of any size is read in bounded memory (a line
-    /// over 64 KiB is no file deliver wrote, and is skipped).
-    func list(_ folder: String, md5: Bool, line: ([UInt8]) -> Void) throws(Failure) {
-        try listLines(
-            folder, arguments: ["lsjson", "-R", "--files-only", "--no-mimetype", "--no-modtime"] + (md5 ? ["--hash-type", "md5"] : []), line: line)
-    }
-
     /// Runs an rclone listing of `folder` and gives each line of its answer to `line` as it
     /// comes, in bounded memory (a line over 64 KiB is no file deliver wrote, and is skipped).
     private func listLines(_ folder: String, arguments: [String], line: ([UInt8]) -> Void) throws(Failure) {
@@ -174,9 +165,11 @@ struct Rclone: TripRemote, Sendable {
 
     // MARK: TripRemote
 
-    func list(_ folder: String, entry: (RemoteEntry) -> Void) throws(Failure) {
-        try listLines(folder, arguments: ["lsjson", "-R", "--no-mimetype", "--no-modtime"]) { line in
-            if let e = RemoteCopies.entry(line) { entry(RemoteEntry(path: e.name, size: e.size, isFolder: e.isFolder)) }
+    func list(_ folder: String, hashes: Bool, entry: (RemoteEntry) -> Void) throws(Failure) {
+        try listLines(folder, arguments: ["lsjson", "-R", "--no-mimetype", "--no-modtime"] + (hashes ? ["--hash-type", "md5"] : [])) { line in
+            if let e = RemoteCopies.entry(line) {
+                entry(RemoteEntry(path: e.name, size: e.size, isFolder: e.isFolder, md5: hashes ? RemoteCopies.listed(line)?.md5 : nil))
+            }
         }
     }
 

@@ -15,10 +15,13 @@ enum RcloneCalls {
 
     static func text(_ s: String) -> String { TextFormat.jsonString(s) }
 
-    /// Every file and folder under `folder`, every level (`rclone lsjson -R`), or only the
-    /// folders directly in it (`--dirs-only`).
-    static func list(_ folder: String, foldersOnly: Bool = false) -> Call {
-        let opt = foldersOnly ? "\"dirsOnly\": true" : "\"recurse\": true"
+    /// Every file and folder under `folder`, every level (`rclone lsjson -R`), with `hashes`
+    /// each file's MD5 where the backend has one (`--hash-type md5`), or only the folders
+    /// directly in it (`--dirs-only`).
+    static func list(_ folder: String, foldersOnly: Bool = false, hashes: Bool = false) -> Call {
+        let opt =
+            foldersOnly
+            ? "\"dirsOnly\": true" : "\"recurse\": true" + (hashes ? ", \"showHash\": true, \"hashTypes\": [\"md5\"]" : "")
         return Call(
             method: "operations/list",
             body: "{\"fs\": \(text(folder)), \"remote\": \"\", \"opt\": {\(opt), \"noModTime\": true, \"noMimeType\": true}}")

@@ -187,11 +187,13 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
         return names.compactMap(\.string)
     }
 
-    func list(_ folder: String, entry: (RemoteEntry) -> Void) throws(Failure) {
+    func list(_ folder: String, hashes: Bool, entry: (RemoteEntry) -> Void) throws(Failure) {
         var elements = RcJSON.Elements()
-        try call("list \(folder)", RcloneCalls.list(folder)) { piece in
+        try call("list \(folder)", RcloneCalls.list(folder, hashes: hashes)) { piece in
             elements.feed(piece) { e in
-                if let f = RemoteCopies.entry(e) { entry(RemoteEntry(path: f.name, size: f.size, isFolder: f.isFolder)) }
+                if let f = RemoteCopies.entry(e) {
+                    entry(RemoteEntry(path: f.name, size: f.size, isFolder: f.isFolder, md5: hashes ? RemoteCopies.listed(e)?.md5 : nil))
+                }
             }
         }
     }

@@ -69,6 +69,8 @@ struct Retention {
         let files = (try? LogDirectory.logFiles(in: dir)) ?? []
         let copies = DeliveredCopies(
             directory: dir, timeoutSeconds: remoteTimeout, deadlineSeconds: remoteDeadline, names: Set(files.map { baseName($0.path) }))
+        // The one rclone of the run's remote checks, stopped however the run ends.
+        defer { copies.finish() }
         var total = 0
         for f in files { total += fileSize(f.path) ?? 0 }
         // The newest file is always kept: it carries the counter that names the next file.

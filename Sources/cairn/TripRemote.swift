@@ -5,8 +5,9 @@
 /// the thing asked for is not there.
 protocol TripRemote {
     /// Every file and folder under `folder`, every level, each to `entry` as it comes (paths
-    /// relative to `folder`); notFound when there is no such folder.
-    func list(_ folder: String, entry: (RemoteEntry) -> Void) throws(RemoteFailure)
+    /// relative to `folder`), with `hashes` each file's MD5 where the backend has one (S3, SFTP,
+    /// a local folder; not WebDAV); notFound when there is no such folder.
+    func list(_ folder: String, hashes: Bool, entry: (RemoteEntry) -> Void) throws(RemoteFailure)
     /// The bytes of the file `path`, at most `limit` of them, to `output` as they come.
     func read(_ path: String, limit: Int?, output: (UnsafeRawBufferPointer) -> Void) throws(RemoteFailure)
     /// Makes `folder` hold exactly the files of the local folder `local`, same relative paths
@@ -35,11 +36,18 @@ protocol TripRemote {
     func localFolders(_ folder: String) throws(RemoteFailure) -> RcloneLocalRoots.Answer
 }
 
+extension TripRemote {
+    /// The listing without hashes (names and sizes: nothing read on any backend).
+    func list(_ folder: String, entry: (RemoteEntry) -> Void) throws(RemoteFailure) { try list(folder, hashes: false, entry: entry) }
+}
+
 /// One file or folder a remote lists.
 struct RemoteEntry: Equatable, Sendable {
     var path: String
     var size: Int
     var isFolder: Bool
+    /// Its MD5 (lowercase hex) when asked for and the backend has one.
+    var md5: String? = nil
 }
 
 /// A remote's call that failed: what was asked, what the remote said, and whether the thing

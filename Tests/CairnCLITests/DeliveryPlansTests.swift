@@ -74,7 +74,11 @@ final class DeliveryPlansTests: XCTestCase {
             // A password or a key refused: it fails the unit and is said on every run.
             (.remote("list dav:x: 401 Unauthorized"), ok, failing, true, .failed, ExitCode.failure, 3, 5, 1),
             (.remote("AccessDenied: Access Denied status code: 403"), ok, nil, true, .failed, ExitCode.failure, 1, 100, 1),
-            (.remote("ssh: handshake failed: ssh: unable to authenticate"), ok, failing, true, .failed, ExitCode.failure, 3, 5, 1)
+            (.remote("ssh: handshake failed: ssh: unable to authenticate"), ok, failing, true, .failed, ExitCode.failure, 3, 5, 1),
+            // A full remote needs the rider: it fails (not try later), said on every run, quiet or not.
+            (.remote("sync/sync: 507 Insufficient Storage"), ok, failing, true, .failed, ExitCode.failure, 3, 5, 1),
+            (.remote("write: no space left on device"), ok, nil, true, .failed, ExitCode.failure, 1, 100, 1),
+            (.remote("QuotaExceeded: storage quota exceeded"), ok, failing, true, .failed, ExitCode.failure, 3, 5, 1)
         ]
         for (stop, counts, previous, quiet, result, code, failures, since, lines) in rows {
             let o = DeliveryPlans.outcome(
@@ -85,9 +89,62 @@ final class DeliveryPlansTests: XCTestCase {
             XCTAssertEqual(o.failures, failures, row)
             XCTAssertEqual(o.failingSinceMs, since, row)
             XCTAssertEqual(o.lines.count, lines, "\(row): \(o.lines)")
+            // try_later (the LED's rides waiting) exactly when the exit code is 75 and it failed.
+            XCTAssertEqual(o.tryLater, o.result == .failed && code == ExitCode.tryLater, row)
         }
+        var some = ok
+        some.left = 4
+        let full = DeliveryPlans.outcome(
+            stop: .remote("webdav: 507 Insufficient Storage"), counts: some, remote: "dav:r", base: "dav:r/bike", previous: failing,
+            quietFailures: true, nowMs: 100)
+        XCTAssertEqual(
+            full.lines,
+            [
+                "the remote is full: delivery to dav:r failed: webdav: 507 Insufficient Storage; it took 2 trips (7 files, 0 bytes);"
+                    + " make room on it (or deliver elsewhere); 4 trips wait"
+            ])
+        XCTAssertFalse(full.tryLater)
         let p = DeliveryPlans.outcome(stop: nil, counts: problems, remote: "r:", base: "r:x", previous: nil, quietFailures: true, nowMs: 1)
         XCTAssertEqual(p.reason, "1 trip not delivered: trip 3: gpx not made")
+    }
+
+    /// What a remote's failure is, the one place its exit code comes from.
+    func testRemoteTrouble() {
+        let rows: [(String, DeliveryPlans.RemoteTrouble, Int32)] = [
+            ("dial tcp 127.0.0.1:8080: connect: connection refused", .outage, ExitCode.tryLater),
+            ("no answer within 90 s, stopped", .outage, ExitCode.tryLater),
+            ("x: 403 Forbidden", .setup, ExitCode.failure),
+            ("Put \"http://h/x\": 507 Insufficient Storage", .full, ExitCode.failure),
+            ("failed to upload: insufficient_storage", .full, ExitCode.failure),
+            ("write: no space left on device", .full, ExitCode.failure),
+            ("googleapi: Error 403: The user's Drive storage quota has been exceeded., storageQuotaExceeded", .full, ExitCode.failure),
+            ("QuotaExceeded: Quota exceeded", .full, ExitCode.failure),
+            ("not enough space on the disk", .full, ExitCode.failure)
+        ]
+        for (text, kind, code) in rows {
+            XCTAssertEqual(DeliveryPlans.RemoteTrouble(text), kind, text)
+            XCTAssertEqual(DeliveryPlans.RemoteTrouble(text).exitCode, code, text)
+        }
+    }
+
+    /// The files and bytes said and written in the status: every staged file that read back
+    /// whole (the page's and the key too), each once; one that did not is not counted.
+    func testTally() {
+        let f = { (r: String, n: Int) in DeliveryPlans.Staged(relative: r, md5: "", size: n) }
+        let staged = [
+            f("logs/00000001.cairn", 100), f("gpx/a.gpx", 20), f("logs/00000002.cairn", 50), f("gpx/b.gpx", 10),
+            f("index.html", 5), f("index.tsv", 3), f("pictures/a.svg", 7), f("logs/cairn-privacy.key", 32)
+        ]
+        let rows: [(Set<String>, Int, Int)] = [
+            (Set(staged.map(\.relative)), 8, 227),
+            ([], 0, 0),
+            (["gpx/a.gpx", "index.html", "not/staged"], 2, 25)
+        ]
+        for (whole, files, bytes) in rows {
+            let t = DeliveryPlans.tally(staged + [f("gpx/a.gpx", 20)], whole: whole)
+            XCTAssertEqual(t.files, files, "\(whole)")
+            XCTAssertEqual(t.bytes, bytes, "\(whole)")
+        }
     }
 
     func testSetupFailures() {

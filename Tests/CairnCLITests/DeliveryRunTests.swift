@@ -220,4 +220,41 @@ final class DeliveryRunTests: XCTestCase {
         XCTAssertEqual(r.files[path], other)
         XCTAssertTrue(ExportState(directory: d, fileName: ExportState.deliveredFileName).entries.isEmpty)
     }
+
+    /// A copy damaged at its size after its receipt (a log and a GPX, one byte flipped): the
+    /// next run said "already there" (the listing had sizes only); the receipt's MD5s find it
+    /// in the listing with hashes, and it is sent again.
+    func testACopyDamagedAtItsSizeIsFoundByItsHashAndSentAgain() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        let whole = r.files
+        let log = "\(remote)/unnamed/logs/00000001.cairn"
+        let gpx = try XCTUnwrap(r.files.keys.first { $0.hasPrefix("\(remote)/unnamed/gpx/") })
+        for p in [log, gpx] { r.files[p]![r.files[p]!.count / 2] ^= 0x01 }
+        r.calls = []
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertTrue(r.calls.contains("mirror"), "\(r.calls)")
+        XCTAssertEqual(r.files[log], whole[log])
+        XCTAssertEqual(r.files[gpx], whole[gpx])
+        // Whole again: the next run sends nothing.
+        r.calls = []
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list"])
+    }
+
+    /// The files a run says it sent are the files that reached the remote: the page's and the
+    /// key's too (a first delivery said "4 files" where 7 went).
+    func testTheFilesSaidSentAreTheFilesThatWent() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        var dr = DeliveryRun(
+            dir: d, remote: remote, board: "unnamed", transport: r, retries: 1, formats: [.gpx, .csv], copyLogs: true,
+            stageOptions: ExportStageOptions(), quietFailures: true, page: true)
+        XCTAssertEqual(dr.go(), ExitCode.ok)
+        let there = r.files.filter { $0.key.hasPrefix("\(remote)/unnamed/") }
+        let report = try XCTUnwrap(dr.report?.text)
+        XCTAssertTrue(report.contains("\"sent_files\": \(there.count),"), "\(there.keys.sorted()) \(report)")
+        XCTAssertTrue(report.contains("\"sent_bytes\": \(there.values.reduce(0) { $0 + $1.count }),"), report)
+    }
 }

@@ -40,7 +40,10 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
         String(path.dropFirst(folder.hasSuffix("/") || folder.hasSuffix(":") ? folder.count : folder.count + 1))
     }
 
-    func list(_ folder: String, entry: (RemoteEntry) -> Void) throws(RemoteFailure) {
+    /// A backend without hashes (WebDAV's) lists sizes only, whatever is asked.
+    var hasHashes = true
+
+    func list(_ folder: String, hashes: Bool, entry: (RemoteEntry) -> Void) throws(RemoteFailure) {
         let failing = try begin("list")
         let paths = under(folder)
         if paths.isEmpty { throw RemoteFailure(what: "list", detail: "directory not found", notFound: true) }
@@ -52,7 +55,9 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
                 folders.insert(parts.joined(separator: "/"))
                 parts = parts.dropLast()
             }
-            entry(RemoteEntry(path: rel, size: files[p]!.count, isFolder: false))
+            var m = MD5()
+            m.add(files[p]!)
+            entry(RemoteEntry(path: rel, size: files[p]!.count, isFolder: false, md5: hashes && hasHashes ? m.hex() : nil))
         }
         for f in folders.sorted() { entry(RemoteEntry(path: f, size: 0, isFolder: true)) }
         try end("list", failing)

@@ -15,6 +15,15 @@ final class RcloneCallsTests: XCTestCase {
                     body: "{\"fs\": \"nas:rides/b\", \"remote\": \"\", \"opt\": {\"recurse\": true, \"noModTime\": true, \"noMimeType\": true}}")
             ),
             (
+                // With each file's MD5 where the backend has one (`lsjson --hash-type md5`).
+                RcloneCalls.list("nas:rides/b", hashes: true),
+                C(
+                    method: "operations/list",
+                    body:
+                        "{\"fs\": \"nas:rides/b\", \"remote\": \"\", \"opt\": {\"recurse\": true, \"showHash\": true, \"hashTypes\": [\"md5\"],"
+                        + " \"noModTime\": true, \"noMimeType\": true}}")
+            ),
+            (
                 RcloneCalls.list("nas:", foldersOnly: true),
                 C(
                     method: "operations/list",

@@ -466,6 +466,69 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), after.stderr)
     }
 
+    /// A log and a GPX damaged on the remote at their sizes after their receipt (one byte
+    /// flipped): the next delivery said "already there" (its listing had sizes only). The
+    /// receipt keeps the MD5s the files read back with, the listing has the backend's: found,
+    /// said and sent again; prune, in between, keeps the trip.
+    func testACopyDamagedAtItsSizeIsFoundByTheNextDelivery() throws {
+        let dir = try logs(2)
+        let (conf, remote, path) = try remote()
+        let root = path + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
+        let gpx = try XCTUnwrap(files(root + "/gpx").first)
+        let wholeGpx = try data(root + "/gpx/" + gpx)
+        for p in [root + "/logs/00000001.cairn", root + "/gpx/" + gpx] {
+            var d = try data(p)
+            d[d.count / 2] ^= 0x01
+            try d.write(to: URL(fileURLWithPath: p))
+        }
+        let r = try deliver(dir, conf, remote, ["--format", "gpx"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("not whole") && r.stderr.contains("other bytes") && r.stderr.contains("sent again"), r.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"), r.stderr)
+        XCTAssertEqual(try data(root + "/gpx/" + gpx), wholeGpx, r.stderr)
+        // Damaged again: prune keeps the trip, the delivery after it repairs the copy.
+        var d = try data(root + "/logs/00000001.cairn")
+        d[d.count / 3] ^= 0x01
+        try d.write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn"))
+        let p = try prune(dir)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
+        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"))
+        let again = try deliver(dir, conf, remote, ["--format", "gpx"])
+        XCTAssertTrue(again.stderr.contains("delivered 0 trips") && again.stderr.contains("2 already there"), again.stderr)
+    }
+
+    /// prune's checks of the remote (a listing a board folder, a read-back a log, where rclone
+    /// keeps the folder) go through one `rclone rcd` for its run, as a delivery's (issue 37): it
+    /// started one rclone for each.
+    func testAPruneStartsOneRclone() throws {
+        let dir = try logs(4)
+        let (conf, remote, _) = try remote()
+        let t = try Harness.offCardDir()
+        let wrapper = try RcloneSyncHook.wrapper(in: t)
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx", "--rclone", wrapper]).status, 0)
+        try fm.removeItem(atPath: t + "/calls")
+        let p = try prune(dir)
+        XCTAssertEqual(p.status, 0, p.stderr)
+        XCTAssertTrue(p.stderr.contains("deleted 3 trips"), p.stderr)
+        let said = try String(contentsOfFile: t + "/calls", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(said.count, 1, said.joined(separator: "\n"))
+        XCTAssertTrue(said.first?.contains("rcd") == true, said.joined(separator: "\n"))
+    }
+
+    /// The files a delivery says it sent are those that reached the remote: the page's too (the
+    /// first delivery said "4 files" where 7 went).
+    func testTheFilesSaidSentAreThoseOnTheRemote() throws {
+        let dir = try logs(2)
+        let (conf, remote, path) = try remote()
+        let r = try deliver(dir, conf, remote, ["--format", "gpx"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let there = files(path + "/unnamed")
+        let bytes = try there.reduce(0) { $0 + (try data(path + "/unnamed/" + $1)).count }
+        XCTAssertTrue(r.stderr.contains("delivered 2 trips to \(remote)/unnamed (\(there.count) files, \(bytes) bytes)"), "\(there) \(r.stderr)")
+    }
+
     /// A trip exported to a stick (gone since) and delivered, its remote copy cut after: prune
     /// deleted it on the strength of the export's receipt although it found the copy it could
     /// look at damaged in the same run.

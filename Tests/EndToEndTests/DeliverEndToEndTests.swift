@@ -32,63 +32,20 @@ final class DeliverEndToEndTests: XCTestCase {
     func testARemoteWithRoomForSomeTripsTakesThose() throws {
         let (dir, conf, remote) = try setUp(trips: 6)
         let work = try Harness.offCardDir()
-        let rclone = try XCTUnwrap(
-            ProcessInfo.processInfo.environment["PATH"]?.split(separator: ":").map { $0 + "/rclone" }.first { fm.isExecutableFile(atPath: $0) })
-        let wrapper = work + "/rclone-full"
-        let room = 12000
-        try #"""
-        #!/usr/bin/env python3
-        # rclone as a remote with ROOM bytes of room per upload: a `sync` command of more fails; for
-        # `rclone rcd`, a proxy in front of the real one answers a sync/sync of more with rclone's error.
-        import base64, http.client, http.server, json, os, re, subprocess, sys, threading
-        REAL, ROOM, LOG = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-        args = sys.argv[4:]
-        def size(src):
-            return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(src, followlinks=True) for f in fs)
-        if "rcd" not in args:
-            if "sync" in args:
-                n = size(args[-2]); open(LOG, "a").write(f"{n}\n")
-                if n > ROOM: sys.stderr.write("ERROR : write: no space left on device\n"); sys.exit(1)
-            os.execv(REAL, [REAL] + args)
-        env = dict(os.environ); user, pw = env.pop("RCLONE_RC_USER"), env.pop("RCLONE_RC_PASS")
-        inner = subprocess.Popen([REAL] + args, env=dict(env, RCLONE_RC_USER="i", RCLONE_RC_PASS="i"), stderr=subprocess.PIPE, text=True)
-        port = None
-        for line in inner.stderr:
-            m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-            if m: port = int(m.group(1)); break
-        threading.Thread(target=lambda: [None for _ in inner.stderr], daemon=True).start()
-        want = "Basic " + base64.b64encode(f"{user}:{pw}".encode()).decode()
-        class H(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            def log_message(self, *a): pass
-            def relay(self, body):
-                if self.headers.get("Authorization") != want:
-                    self.send_response(401); self.send_header("Content-Length", "0"); self.end_headers(); return
-                if self.path == "/sync/sync":
-                    src = json.loads(body)["srcFs"].split(":", 2)[-1]; n = size(src); open(LOG, "a").write(f"{n}\n")
-                    if n > ROOM:
-                        out = json.dumps({"error": "write: no space left on device", "status": 500}).encode()
-                        self.send_response(500); self.send_header("Content-Length", str(len(out))); self.end_headers(); self.wfile.write(out); return
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-                c.request(self.command, self.path, body=body, headers={"Authorization": "Basic " + base64.b64encode(b"i:i").decode(), "Content-Type": "application/json"})
-                r = c.getresponse(); data = r.read()
-                self.send_response(r.status); self.send_header("Content-Length", str(len(data))); self.end_headers(); self.wfile.write(data)
-                if self.path == "/core/quit": os._exit(0)
-            def do_POST(self): self.relay(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-            def do_GET(self): self.relay(None)
-        s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-        sys.stderr.write(f"NOTICE: Serving remote control on http://127.0.0.1:{s.server_address[1]}/\n"); sys.stderr.flush()
-        s.serve_forever()
-        """#.write(toFile: wrapper + ".py", atomically: true, encoding: .utf8)
-        try "#!/bin/sh\nexec python3 \(wrapper).py \(rclone) \(room) \(work)/uploads \"$@\"\n".write(
-            toFile: wrapper, atomically: true, encoding: .utf8)
-        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        // rclone as a remote with 12,000 bytes of room per upload (`RcloneSyncHook`'s proxy).
+        let wrapper = try RcloneSyncHook.wrapper(in: work, room: 12000)
         func receipted() -> Int {
             ((try? String(contentsOfFile: dir + "/delivered", encoding: .utf8)) ?? "").split(separator: "\n").filter { !$0.hasPrefix("#") }.count
         }
         let first = try deliver(dir, conf, remote, "--rclone", wrapper, "--page", "no", "--format", "gpx,csv")
         XCTAssertNotEqual(first.status, 0, "six trips do not fit at once: \(first.stderr)")
         XCTAssertEqual(receipted(), 0, first.stderr)
+        // A full remote needs the rider: said (under systemd too), failed, not "try later" (the
+        // LED's delivery-failing pattern, not rides waiting).
+        XCTAssertEqual(first.status, 1, first.stderr)
+        XCTAssertTrue(first.stderr.contains("the remote is full"), first.stderr)
+        let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
+        XCTAssertTrue(status.contains("result = failed\n") && !status.contains("try_later"), status)
         var runs = 1
         var before = 0
         while receipted() < 6 && runs < 5 {

@@ -2,22 +2,27 @@ import Foundation
 
 /// An rclone for tests that acts at each upload of a delivery: a `sync` command (one rclone a
 /// call) or a sync/sync asked of the run's `rclone rcd` (through a proxy in front of the real
-/// daemon). Before each, it fails the upload as a full disk does while `DIR/fail` exists, else
-/// counts it in `DIR/syncs` and runs `hook` (a shell command; `$N` is the upload's number), then
-/// lets it through. Every start is logged in `DIR/calls`.
+/// daemon). Before each, it fails the upload as a full disk does while `DIR/fail` exists or the
+/// upload holds more than `room` bytes (each upload's bytes logged in `DIR/uploads`), else counts
+/// it in `DIR/syncs` and runs `hook` (a shell command; `$N` is the upload's number), then lets it
+/// through. Every start is logged in `DIR/calls`.
 enum RcloneSyncHook {
-    static func wrapper(in dir: String, hook: String) throws -> String {
+    static func wrapper(in dir: String, hook: String = ":", room: Int? = nil) throws -> String {
         let real = try rclonePath()
         let script = dir + "/rclone-hook.py"
         try #"""
         #!/usr/bin/env python3
         import base64, http.client, http.server, json, os, re, subprocess, sys, threading
-        REAL, DIR, HOOK = sys.argv[1], sys.argv[2], sys.argv[3]
-        args = sys.argv[4:]
+        REAL, DIR, HOOK, ROOM = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+        args = sys.argv[5:]
         open(os.path.join(DIR, "calls"), "a").write(" ".join(args) + "\n")
-        def upload():
+        def size(src):
+            return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(src, followlinks=True) for f in fs)
+        def upload(src):
             """None to go on, or rclone's error."""
-            if os.path.exists(os.path.join(DIR, "fail")):
+            n = size(src)
+            open(os.path.join(DIR, "uploads"), "a").write(f"{n}\n")
+            if os.path.exists(os.path.join(DIR, "fail")) or (ROOM >= 0 and n > ROOM):
                 return "write: no space left on device"
             p = os.path.join(DIR, "syncs")
             n = (int(open(p).read()) if os.path.exists(p) else 0) + 1
@@ -26,7 +31,7 @@ enum RcloneSyncHook {
             return None
         if "rcd" not in args:
             if "sync" in args:
-                e = upload()
+                e = upload(args[-2])
                 if e: sys.stderr.write("ERROR : " + e + "\n"); sys.exit(1)
             os.execv(REAL, [REAL] + args)
         env = dict(os.environ); user, pw = env.pop("RCLONE_RC_USER"), env.pop("RCLONE_RC_PASS")
@@ -45,7 +50,7 @@ enum RcloneSyncHook {
             def relay(self, body):
                 if self.headers.get("Authorization") != want: return self.answer(401, b"")
                 if self.path == "/sync/sync":
-                    e = upload()
+                    e = upload(json.loads(body)["srcFs"].split(":", 2)[-1])
                     if e: return self.answer(500, json.dumps({"error": e, "status": 500}).encode())
                 c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
                 c.request(self.command, self.path, body=body, headers={"Authorization": "Basic " + base64.b64encode(b"i:i").decode(), "Content-Type": "application/json"})
@@ -59,7 +64,8 @@ enum RcloneSyncHook {
         """#.write(toFile: script, atomically: true, encoding: .utf8)
         let wrapper = dir + "/rclone"
         let quoted = "'" + hook.replacingOccurrences(of: "'", with: "'\\''") + "'"
-        try "#!/bin/sh\nexec python3 \(script) \(real) \(dir) \(quoted) \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nexec python3 \(script) \(real) \(dir) \(quoted) \(room ?? -1) \"$@\"\n".write(
+            toFile: wrapper, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
         return wrapper
     }

@@ -2,14 +2,18 @@
 # rclone processes a delivery starts (issue 37: at most one per file delivered, ideally a constant
 # per run), counted by a wrapper that logs each start: one trip, the same run again with nothing
 # to send, 60 trips at once, 4 short trips on a 200 kB card and 4 whole rides on a 2 MB one (tmpfs:
-# a run ships batches of what the card can stage, a quarter of its free room). Needs root (mount).
+# a run ships batches of what the card can stage, a quarter of its free room); then `cairn prune`
+# of the 60 delivered trips (it checks each board folder's listing, reads each log back and asks
+# where rclone keeps the folder: one `rclone rcd` for its run since deliv-38). Needs root (mount).
 #
 # Usage: sudo Tests/bench/rclone-starts.sh [CAIRN_BIN]   (default .build/release/cairn)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cairn=$(realpath "${1:-${CAIRN_BIN:-.build/release/cairn}}")
 work=$(mktemp -d)
-trap 'umount "$work/card" "$work/card2" 2>/dev/null || true; rm -rf "$work"' EXIT
+# The month's remote off the log directory's file system: prune deletes on no copy on the card.
+shm=$(mktemp -d /dev/shm/cairn-starts.XXXXXX)
+trap 'umount "$work/card" "$work/card2" 2>/dev/null || true; rm -rf "$work" "$shm"' EXIT
 printf '[home]\ntype = local\n' >"$work/rclone.conf"
 cat >"$work/rclone" <<WRAP
 #!/bin/sh
@@ -43,13 +47,26 @@ run() {  # name, log folder, remote folder, then cairn's arguments
     printf '| %s | %s | %s | %s | %s |\n' "$name" "$status" "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.2f", b - a}')" \
         "$(wc -l <"$work/calls")" "$files"
 }
+prune_run() {  # name, log folder, then prune's arguments
+    local name=$1 dir=$2; shift 2
+    : >"$work/calls"
+    local start end status=0
+    start=$(date +%s.%N)
+    "$cairn" prune --dir "$dir" "$@" >/dev/null 2>"$work/err" || status=$?
+    end=$(date +%s.%N)
+    [ "$status" = 0 ] || sed "s/^/    /" "$work/err" >&2
+    printf '| %s | %s | %s | %s | %s |\n' "$name" "$status" "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.2f", b - a}')" \
+        "$(wc -l <"$work/calls")" "$(grep -c '^cairn: retention: deleted trip' "$work/err" || true) trips deleted"
+}
 echo "| run | exit | wall s | rclone starts | files on the remote |"
 echo "|---|---:|---:|---:|---:|"
 logs "$work/one" 1
 run "one trip (log, gpx, fit, csv, picture; the page)" "$work/one" "$work/r1"
 run "again, nothing to send" "$work/one" "$work/r1"
 logs "$work/month" 60
-run "60 trips at once" "$work/month" "$work/r60"
+run "60 trips at once" "$work/month" "$shm/r60"
+run "again, nothing to send (the 60 trips' listing, with MD5s where the backend has them)" "$work/month" "$shm/r60"
+prune_run "prune of the 60 delivered trips (--max-mb 0.000001)" "$work/month" --max-mb 0.000001
 mkdir -p "$work/card"
 mount -t tmpfs -o size=200k tmpfs "$work/card"
 logs "$work/card" 4
