@@ -128,6 +128,27 @@ enum DeliveryPlans {
         var exitCode: Int32 { self == .outage ? ExitCode.tryLater : ExitCode.failure }
     }
 
+    /// Which delivered trips a run reads back whole where the backend lists no hashes (WebDAV):
+    /// `sizes` the bytes of each one's copies, in the log directory's order; from `from`, as many
+    /// as `budget` bytes allow (at least one), wrapping; and where the next run starts. Every
+    /// copy is read back in turn, a few MB a run, not all of them every run.
+    static func readBackTurn(sizes: [Int], from: Int, budget: Int) -> (chosen: [Int], next: Int) {
+        if sizes.isEmpty { return ([], 0) }
+        var i = from >= 0 && from < sizes.count ? from : 0
+        var chosen: [Int] = []
+        var bytes = 0
+        while chosen.count < sizes.count {
+            if !chosen.isEmpty && bytes + sizes[i] > budget { break }
+            chosen.append(i)
+            bytes += sizes[i]
+            i = (i + 1) % sizes.count
+        }
+        return (chosen, i)
+    }
+
+    /// The bytes of delivered copies a run reads back where the backend lists no hashes.
+    static let readBackBytesPerRun = 4 << 20
+
     /// The files and bytes a run put on the remote: every file staged (a trip's, the page's,
     /// the key) that read back whole, each once.
     static func tally(_ staged: [Staged], whole: Set<String>) -> (files: Int, bytes: Int) {

@@ -160,6 +160,7 @@ struct DeliveryRun {
         status.boardFolder = board
         status.othersCleared = othersCleared
         status.zonesWanted = stageOptions.zones.isEmpty ? "" : stageOptions.zones.fingerprint
+        status.readBackFrom = found.readBackNext
         status.delivered = counts.delivered
         status.waiting = counts.left
         status.atMs = SystemClock.wallClockMs()
@@ -193,6 +194,8 @@ struct DeliveryRun {
         var waiting: [Waiting]
         var unreadable: Int
         var stop: Stop?
+        /// Where the next run's read-back of delivered copies starts (no hashes listed).
+        var readBackNext = 0
     }
 
     /// `marker`: the name of a file this run put in the log directory's staging folder; the
@@ -224,6 +227,9 @@ struct DeliveryRun {
         let receiptsNs = modifiedNs(receipts.path)
         var waiting: [Waiting] = []
         var unreadable = 0
+        // Delivered trips whose copies the listing showed without hashes (WebDAV): a few read
+        // back each run (below).
+        var unhashed: [(trip: TripRef, summary: TripSummary, files: [RemoteCopies.FileCheck])] = []
         // Counted whether or not the run goes on: a deferred run's status says what waits.
         for (t, s, _) in finished {
             // Sizes suffice for a log untouched since the receipts were written; one written
@@ -241,6 +247,9 @@ struct DeliveryRun {
             if known {
                 guard stop == nil, let lost = lostCopies(t, s, receipts: receipts, destination: destination, listing: listing) else {
                     counts.alreadyThere += 1
+                    if stop == nil, let files = unhashedCopies(t, receipts: receipts, destination: destination, listing: listing) {
+                        unhashed.append((t, s, files))
+                    }
                     continue
                 }
                 printErr("cairn: trip \(t.id): its copies on \(base) are not whole (\(lost.joined(separator: ", "))); sent again")
@@ -254,7 +263,47 @@ struct DeliveryRun {
             }
             waiting.append(Waiting(trip: t, summary: s, now: now!))
         }
-        return Survey(finished: finished, receipts: receipts, listing: listing, waiting: waiting, unreadable: unreadable, stop: stop)
+        var next = 0
+        if stop == nil && !unhashed.isEmpty {
+            let turn = DeliveryPlans.readBackTurn(
+                sizes: unhashed.map { $0.files.reduce(0) { $0 + $1.size } }, from: DeliveryStatus.read(directory: dir)?.readBackFrom ?? 0,
+                budget: DeliveryPlans.readBackBytesPerRun)
+            var got: [String: String] = [:]
+            // One call, no retries: a read-back that fails is tried again by the next run.
+            let paths = turn.chosen.flatMap { unhashed[$0].files.map(\.name) }
+            if (try? transport.readBack(base, paths: paths, md5: { md5, path in got[path] = md5 })) != nil {
+                next = turn.next
+                for i in turn.chosen {
+                    let (t, s, files) = unhashed[i]
+                    let wrong = files.filter { got[$0.name] != $0.md5 }.map {
+                        "\($0.name): \(got[$0.name] == nil ? "missing" : "other bytes") read back"
+                    }
+                    if wrong.isEmpty { continue }
+                    printErr("cairn: trip \(t.id): its copies on \(base) are not whole (\(wrong.joined(separator: ", "))); sent again")
+                    do {
+                        waiting.append(Waiting(trip: t, summary: s, now: try ExportState.current(t)))
+                        counts.alreadyThere -= 1
+                    } catch {
+                        problem("trip \(t.id): \(error)")
+                    }
+                }
+            } else {
+                next = DeliveryStatus.read(directory: dir)?.readBackFrom ?? 0
+            }
+        }
+        return Survey(
+            finished: finished, receipts: receipts, listing: listing, waiting: waiting, unreadable: unreadable, stop: stop, readBackNext: next)
+    }
+
+    /// The copies of a delivered trip the listing showed without a hash while its receipt has
+    /// one (a backend without hashes: WebDAV): to be read back; nil when there are none.
+    func unhashedCopies(_ t: TripRef, receipts: ExportState, destination: String, listing: Listing) -> [RemoteCopies.FileCheck]? {
+        let md5 = receipts.md5s(t, destination: destination)
+        let files = md5.sorted { $0.key < $1.key }.compactMap { path, sum -> RemoteCopies.FileCheck? in
+            guard let l = listing.files[path], l.md5 == nil else { return nil }
+            return RemoteCopies.FileCheck(name: path, size: l.size, md5: sum)
+        }
+        return files.isEmpty ? nil : files
     }
 
     /// `deliver --check`: reaches the remote and says what a run would send, writing nothing.

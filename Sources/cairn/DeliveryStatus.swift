@@ -45,6 +45,9 @@ struct DeliveryStatus: Equatable {
     /// The run ended "try later" (75): a remote out of reach, not its setup refused (the LED
     /// shows the rides waiting, not delivery failing).
     var tryLater = false
+    /// Where the next run's read-back of delivered copies starts, on a backend that lists no
+    /// hashes (`DeliveryPlans.readBackTurn`).
+    var readBackFrom = 0
 
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
@@ -75,6 +78,7 @@ struct DeliveryStatus: Equatable {
             case "shipping_others": s.othersCleared = value == "cleared"
             case "zones": s.zonesWanted = value == "none" ? "" : value
             case "try_later": s.tryLater = value == "yes"
+            case "read_back_from": s.readBackFrom = max(0, Int(value) ?? 0)
             default: continue
             }
         }
@@ -93,6 +97,7 @@ struct DeliveryStatus: Equatable {
         if othersCleared { text += "shipping_others = cleared\n" }
         text += "zones = \(zonesWanted.isEmpty ? "none" : zonesWanted)\n"
         if tryLater { text += "try_later = yes\n" }
+        if readBackFrom > 0 { text += "read_back_from = \(readBackFrom)\n" }
         // One line: a reason from rclone may hold several.
         text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
         try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))

@@ -147,6 +147,29 @@ final class DeliveryPlansTests: XCTestCase {
         }
     }
 
+    /// Which delivered trips a run reads back where no hashes are listed: from where the last
+    /// run stopped, as many as the budget allows (at least one), wrapping, every one in turn.
+    func testReadBackTurn() {
+        // (sizes, from, budget) -> (chosen, next)
+        let rows: [([Int], Int, Int, [Int], Int)] = [
+            ([], 0, 10, [], 0),
+            ([4, 4, 4], 0, 10, [0, 1], 2),
+            ([4, 4, 4], 2, 10, [2, 0], 1),
+            ([4, 4, 4], 0, 100, [0, 1, 2], 0),
+            // One trip over the budget still goes alone: every run makes progress.
+            ([50, 4], 0, 10, [0], 1),
+            ([50, 4], 1, 10, [1], 0),
+            // A start past the end (trips deleted since) starts over.
+            ([4, 4], 7, 10, [0, 1], 0),
+            ([4, 4], -3, 4, [0], 1)
+        ]
+        for (sizes, from, budget, chosen, next) in rows {
+            let t = DeliveryPlans.readBackTurn(sizes: sizes, from: from, budget: budget)
+            XCTAssertEqual(t.chosen, chosen, "\(sizes) \(from) \(budget)")
+            XCTAssertEqual(t.next, next, "\(sizes) \(from) \(budget)")
+        }
+    }
+
     func testSetupFailures() {
         for t in ["Unauthorized", "x: 403 Forbidden", "open /a: permission denied", "InvalidAccessKeyId: x"] {
             XCTAssertTrue(DeliveryPlans.isSetupFailure(t), t)

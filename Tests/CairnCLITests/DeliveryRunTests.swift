@@ -257,4 +257,24 @@ final class DeliveryRunTests: XCTestCase {
         XCTAssertTrue(report.contains("\"sent_files\": \(there.count),"), "\(there.keys.sorted()) \(report)")
         XCTAssertTrue(report.contains("\"sent_bytes\": \(there.values.reduce(0) { $0 + $1.count }),"), report)
     }
+
+    /// A backend that lists no hashes (WebDAV): a copy damaged at its size is found by the
+    /// read-back each run makes of a few delivered trips' copies, and sent again.
+    func testWithoutHashesACopyDamagedAtItsSizeIsFoundByAReadBack() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        r.hasHashes = false
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        let whole = r.files
+        let gpx = try XCTUnwrap(r.files.keys.first { $0.hasPrefix("\(remote)/unnamed/gpx/") })
+        r.files[gpx]![10] ^= 0x01
+        r.calls = []
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertTrue(r.calls.contains("mirror"), "\(r.calls)")
+        XCTAssertEqual(r.files[gpx], whole[gpx])
+        // Whole: a run lists and reads back, and sends nothing.
+        r.calls = []
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list", "readBack"])
+    }
 }
