@@ -169,8 +169,9 @@ final class RiderLapsTests: XCTestCase {
     // MARK: Privacy
 
     /// A press inside a privacy zone: its lap starts at the zone's edge (the last point written
-    /// before the zone, where the left-out stretch begins), and FIT writes no lap event at the
-    /// press: no time from inside the zone.
+    /// before the zone, where the left-out stretch begins), and FIT's lap event is there too, so
+    /// every lap the rider made has its event (attack-laps-r20, finding 1: a lap without one
+    /// before): no time from inside the zone.
     func testAPressInsideAZoneMovesItsLapToTheZonesEdge() throws {
         // 90 points east over 712 m; the zone covers the middle (points ~35 to ~55).
         let pts = line(90)
@@ -188,7 +189,10 @@ final class RiderLapsTests: XCTestCase {
         let r = try ExportSupport.check("fit", out + "/t.fit")
         XCTAssertEqual(r["lap_triggers"] as? [String], ["manual", "manual", "session_end"])
         let events = (r["events"] as? [[String: Any]] ?? []).filter { $0["event"] as? String == "lap" }
-        XCTAssertEqual(events.map { $0["timestamp"] as? Int }, [fitSeconds(20_000)], "no event at the press inside the zone")
+        XCTAssertEqual(
+            events.map { $0["timestamp"] as? Int }, [fitSeconds(20_000), fitSeconds(edge - t0)], "the zone's press: its event at the zone's edge")
+        XCTAssertEqual(events.map { $0["event_type"] as? String }, ["marker", "marker"])
+        XCTAssertEqual(events.count, (r["lap"] as? Int ?? 0) - 1, "a lap event for every lap the presses made")
         let times = r["lap_times"] as? [[Int]] ?? []
         XCTAssertEqual(times.count, 3)
         XCTAssertEqual(times.last?.first, fitSeconds(edge - t0), "the third lap starts at the zone's edge")

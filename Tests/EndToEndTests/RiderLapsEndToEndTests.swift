@@ -67,4 +67,80 @@ final class RiderLapsEndToEndTests: XCTestCase {
         let json = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none", "--json")
         XCTAssertTrue(json.stdout.contains(#""laps": {"count": 2, "by": "button", "starts": ["2025-06-01T08:00:40Z"]"#), json.stdout)
     }
+
+    /// A press made before the clock was set (attack-laps-r20, finding 3: time 0, a resumed
+    /// trip's press before its first fix on a board without a real-time clock) is a press without
+    /// a usable time, not damage: `info` says it and no damage (`info --why` tells it:
+    /// RiderMarkTimelineTests), the exports make no lap of it and the other press still makes its lap. Failed before: the
+    /// record was skipped as damaged (`damaged_records` 1, "damage:" in info).
+    func testAPressAtTimeZeroIsAPressWithoutATimeNotDamage() throws {
+        let dir = CraftedLog.directory()
+        let presses: [(kind: UInt8, ms: Int64)] = [(0, 0), (0, t0 + 40_500), (1, 0)]
+        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x43, points: 120, closed: true, presses: presses), dir + "/00000001.cairn")
+        let info = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none")
+        XCTAssertEqual(info.status, 0, info.stderr)
+        XCTAssertFalse(info.stdout.contains("damage"), info.stdout)
+        XCTAssertTrue(
+            info.stdout.contains(
+                "  laps:       2 (the rider's button: a lap from 08:00:40Z; 2 presses at no usable time (the clock was not set): no lap; ended by the button)"
+            ),
+            info.stdout)
+        let json = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none", "--json")
+        XCTAssertTrue(json.stdout.contains(#""damaged_records": 0"#), json.stdout)
+        XCTAssertTrue(json.stdout.contains(#""ended_by_button": true, "presses_without_time": 2}"#), json.stdout)
+        let out = Harness.tempDir()
+        let r = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/t.fit", "--config", "none")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stderr.contains("damage"), r.stderr)
+        let fit = try Harness.checkExport("fit", out + "/t.fit")
+        XCTAssertEqual(fit["lap_triggers"] as? [String], ["manual", "session_end"])
+        XCTAssertEqual(fit["record"] as? Int, 120, "an end press without a time cuts nothing")
+    }
+
+    /// A long press, then more fixes (attack-laps-r20, finding 2: the fixes the loop took while
+    /// the button was held, or a log with minutes after it): every export ends where the rider
+    /// asked, at the last point at or before the press, as a device stops recording at its stop
+    /// button (Strava and Garmin Connect draw the records, not the timer); FIT's last timer
+    /// stop, the rider's, is there. `info` says the end and the points after it the exports
+    /// leave out; the log keeps them (`list` counts them, `--raw` writes them). Failed before: every export wrote
+    /// all 120 points and FIT's stop was at the last.
+    func testALongPressEndsEveryExportWhereTheRiderAsked() throws {
+        let dir = CraftedLog.directory()
+        let presses: [(kind: UInt8, ms: Int64)] = [(0, t0 + 30_500), (1, t0 + 60_400)]
+        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x44, points: 120, closed: true, presses: presses), dir + "/00000001.cairn")
+        let out = Harness.tempDir()
+        let r = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/t.fit", "--config", "none")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("trip 1: 59 points after the rider's end press (08:01:00.400Z) left out; the log keeps them"), r.stderr)
+        let fit = try Harness.checkExport("fit", out + "/t.fit")
+        XCTAssertEqual(fit["record"] as? Int, 61)
+        XCTAssertEqual((fit["last_record"] as? [String: Any])?["timestamp"] as? Int, fitSeconds(t0 + 60_000))
+        let last = (fit["events"] as? [[String: Any]] ?? []).last ?? [:]
+        XCTAssertEqual(last["event_type"] as? String, "stop_all")
+        XCTAssertEqual(last["timer_trigger"] as? String, "manual")
+        XCTAssertEqual(last["timestamp"] as? Int, fitSeconds(t0 + 60_000))
+        XCTAssertEqual(fit["lap_triggers"] as? [String], ["manual", "session_end"])
+        XCTAssertEqual((fit["lap_times"] as? [[Int]])?.last?.last, fitSeconds(t0 + 60_000))
+        let strava = try Harness.run(
+            "/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/check-strava.py").path, "fit", out + "/t.fit"])
+        XCTAssertEqual(strava.status, 0, strava.stderr)
+        for (format, rows) in [("csv", { (s: String) in s.split(separator: "\n").count - 1 }), ("gpx", { Harness.count("<trkpt", in: $0) })] {
+            let c = try Harness.cairn("convert", dir, "--to", format, "--config", "none")
+            XCTAssertEqual(c.status, 0, c.stderr)
+            XCTAssertEqual(rows(c.stdout), 61, format)
+        }
+        let geo = try Harness.cairn("convert", dir, "--to", "geojson", "-o", out + "/t.geojson", "--config", "none")
+        XCTAssertEqual(geo.status, 0, geo.stderr)
+        let g = try Harness.checkExport("geojson", out + "/t.geojson")
+        XCTAssertEqual((g["trips"] as? [[String: Any]])?.first?["points"] as? Int, 61, "GeoJSON's figures count what it holds")
+        XCTAssertTrue(try Harness.cairn("list", dir, "--config", "none").stdout.contains(" 120 "), "the log keeps every point")
+        let info = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none")
+        XCTAssertTrue(
+            info.stdout.contains(
+                "  laps:       2 (the rider's button: a lap from 08:00:30Z; ended by the button at 08:01:00Z: 59 points after it left out of the exports)\n"
+            ),
+            info.stdout)
+        let json = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none", "--json")
+        XCTAssertTrue(json.stdout.contains(#""ended_by_button": true, "end": "2025-06-01T08:01:00Z", "points_after_end": 59"#), json.stdout)
+    }
 }
