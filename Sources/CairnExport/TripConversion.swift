@@ -284,10 +284,10 @@ public final class TripConversion {
                         : "trip \(t.id): every point is inside a privacy zone; nothing written for it")
             }
             if exportStages.afterEnd > 0, let end = exportStages.endPressMs {
+                // No time with privacy zones: the press is often at the door, inside home's.
                 let n = exportStages.afterEnd
-                say(
-                    "trip \(t.id): \(n) point\(n == 1 ? "" : "s") after the rider's end press (\(String(TextFormat.isoTime(ms: end).dropFirst(11)))) left out; the log keeps them"
-                )
+                let at = window == nil ? " (" + TextFormat.isoTime(ms: end).dropFirst(11) + ")" : ""
+                say("trip \(t.id): \(n) point\(n == 1 ? "" : "s") after the rider's end press\(at) left out; the log keeps them")
             }
             if var f = pipeline.filled, let exported, tripBegun {
                 if window != nil { f.points = exportStages.interpolatedWritten }  // what the zones left of them

@@ -143,4 +143,48 @@ final class RiderLapsEndToEndTests: XCTestCase {
         let json = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none", "--json")
         XCTAssertTrue(json.stdout.contains(#""ended_by_button": true, "end": "2025-06-01T08:01:00Z", "points_after_end": 59"#), json.stdout)
     }
+
+    /// The presses a rider makes, in a trip the recorder resumed after a restart (two files, a
+    /// gap between them): at the trip's first point (no lap), two in one second (one lap), one
+    /// in the resumed trip before its first fix (in the gap: a lap ending at the last point
+    /// before it), one in the resumed part. Every export agrees: FIT's laps and lap events match
+    /// and pass Strava's rules, GPX and CSV number the same laps, `info` counts them.
+    func testThePressesARiderMakesInAResumedTrip() throws {
+        let dir = CraftedLog.directory()
+        let first: [(kind: UInt8, ms: Int64)] = [(0, t0), (0, t0 + 20_200), (0, t0 + 20_700)]
+        let resumed: [(kind: UInt8, ms: Int64)] = [(0, t0 + 120_000), (0, t0 + 200_500)]
+        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x45, points: 60, closed: false, presses: first), dir + "/00000001.cairn")
+        try CraftedLog.write(
+            CraftedLog.file(
+                trip: 1, part: 1, salt: 0x46, startMs: t0 + 180_000, points: 60, northOffset: 60, closed: true, presses: resumed),
+            dir + "/00000002.cairn")
+        let out = Harness.tempDir()
+        let r = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/t.fit", "--config", "none")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let fit = try Harness.checkExport("fit", out + "/t.fit")
+        XCTAssertEqual(fit["lap_triggers"] as? [String], ["manual", "manual", "manual", "session_end"])
+        XCTAssertEqual(
+            (fit["lap_times"] as? [[Int]])?.map { $0.last ?? 0 },
+            [fitSeconds(t0 + 20_000), fitSeconds(t0 + 59_000), fitSeconds(t0 + 200_000), fitSeconds(t0 + 239_000)])
+        let events = (fit["events"] as? [[String: Any]] ?? []).filter { $0["event"] as? String == "lap" }
+        XCTAssertEqual(events.map { $0["timestamp"] as? Int }, [fitSeconds(t0 + 20_000), fitSeconds(t0 + 59_000), fitSeconds(t0 + 200_000)])
+        XCTAssertEqual((fit["session_figures"] as? [String: Any])?["num_laps"] as? Int, 4)
+        let strava = try Harness.run(
+            "/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/check-strava.py").path, "fit", out + "/t.fit"])
+        XCTAssertEqual(strava.status, 0, strava.stderr)
+        let csv = try Harness.cairn("convert", dir, "--to", "csv", "--config", "none")
+        let lapColumn = csv.stdout.split(separator: "\n").dropFirst().map {
+            String($0.split(separator: ",", omittingEmptySubsequences: false).last ?? "")
+        }
+        let expected =
+            Array(repeating: "1", count: 21) + Array(repeating: "2", count: 39) + Array(repeating: "3", count: 21) + Array(repeating: "4", count: 39)
+        XCTAssertEqual(lapColumn, expected)
+        let gpx = try Harness.cairn("convert", dir, "--to", "gpx", "-o", out + "/t.gpx", "--config", "none")
+        XCTAssertEqual(gpx.status, 0, gpx.stderr)
+        _ = try Harness.checkExport("gpx", out + "/t.gpx")
+        let g = try String(contentsOfFile: out + "/t.gpx", encoding: .utf8)
+        XCTAssertEqual((1...4).map { Harness.count("<cairn:lap>\($0)</cairn:lap>", in: g) }, [21, 39, 21, 39])
+        let info = try Harness.cairn("info", "1", "--dir", dir, "--config", "none")
+        XCTAssertTrue(info.stdout.contains("  laps:       4 (the rider's button: a lap from 08:00:20Z, 08:00:59Z, 08:03:20Z)\n"), info.stdout)
+    }
 }
