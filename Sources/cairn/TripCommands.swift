@@ -113,11 +113,11 @@ func fuelJSON(_ s: TripSummary, _ fuel: FuelRate?) -> [(String, String)] {
 let publishedFigures = "exported part only (privacy zones)"
 
 /// The trip's summary as its exports count it: with zones, the figures of the points an export
-/// writes (`ExportStages.summary`, as GeoJSON's and FIT's), the rest (files, drops, damage) the
-/// log's.
+/// writes (`ExportStages.summary`, as GeoJSON's and FIT's: up to the rider's end press too), the
+/// rest (files, drops, damage) the log's.
 func published(_ t: TripRef, _ s: TripSummary, zones: PrivacyZones) throws -> TripSummary {
     guard !zones.isEmpty else { return s }
-    var p = try ExportStages.summary(t, window: zones.window(for: t))
+    var p = try ExportStages.summary(t, window: zones.window(for: t), endPressMs: s.endPressMs)
     p.files = s.files
     return p
 }

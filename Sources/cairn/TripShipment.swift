@@ -28,7 +28,7 @@ struct TripShipment {
         trip = t
         board = TripCatalog.board(of: t, fallback: fallback)
         self.prefix = prefix
-        let end = whole.stats.points > 0 ? (try? TripMarks.read(t))?.endMs : nil
+        let end = whole.endPressMs
         guard whole.stats.points > 0, !zones.isEmpty else {
             summary = end == nil ? whole : try ExportStages.summary(t, window: nil, endPressMs: end)
             window = nil

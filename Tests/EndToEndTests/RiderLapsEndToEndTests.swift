@@ -133,6 +133,15 @@ final class RiderLapsEndToEndTests: XCTestCase {
         XCTAssertEqual(geo.status, 0, geo.stderr)
         let g = try Harness.checkExport("geojson", out + "/t.geojson")
         XCTAssertEqual((g["trips"] as? [[String: Any]])?.first?["points"] as? Int, 61, "GeoJSON's figures count what it holds")
+        let kml = try Harness.cairn("convert", dir, "--to", "kml", "--config", "none")
+        XCTAssertEqual(Harness.count("<when>", in: kml.stdout), 61, "kml")
+        // export (and deliver, through the same shipment): the same end.
+        let stick = out + "/stick"
+        let ex = try Harness.cairn("export", "--to", stick, "--dir", dir, "--format", "fit,gpx", "--config", "none")
+        XCTAssertEqual(ex.status, 0, ex.stderr)
+        let fits = try FileManager.default.contentsOfDirectory(atPath: stick + "/fit").filter { $0.hasSuffix(".fit") }
+        XCTAssertEqual(fits.count, 1)
+        XCTAssertEqual(try Harness.checkExport("fit", stick + "/fit/" + (fits.first ?? ""))["record"] as? Int, 61, "export")
         XCTAssertTrue(try Harness.cairn("list", dir, "--config", "none").stdout.contains(" 120 "), "the log keeps every point")
         let info = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none")
         XCTAssertTrue(
@@ -142,6 +151,17 @@ final class RiderLapsEndToEndTests: XCTestCase {
             info.stdout)
         let json = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none", "--json")
         XCTAssertTrue(json.stdout.contains(#""ended_by_button": true, "end": "2025-06-01T08:01:00Z", "points_after_end": 59"#), json.stdout)
+        // With privacy zones info's figures are the exports' (a zone far away: nothing hidden),
+        // so they end at the press too; no time for it.
+        _ = try Harness.recorderKey(dir)
+        let zoned = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none", "--privacy-zone", "10,10,100")
+        XCTAssertEqual(zoned.status, 0, zoned.stderr)
+        XCTAssertTrue(zoned.stdout.contains("  points:     61 in 1 segment\n"), zoned.stdout)
+        XCTAssertTrue(
+            zoned.stdout.contains(
+                "  laps:       2 (the rider's button; no times with privacy zones; ended by the button: 59 points after it left out of the exports)\n"
+            ),
+            zoned.stdout)
     }
 
     /// The presses a rider makes, in a trip the recorder resumed after a restart (two files, a
