@@ -29,7 +29,8 @@ public struct ExportStages: Sendable {
     public private(set) var endPressMs: Int64?
     /// Points after the end press, left out (the log keeps them; `--raw` writes them).
     public private(set) var afterEnd = 0
-    /// The last point written, and the time of the last one written before a left-out stretch.
+    /// The last point written (before a left-out stretch: the zone's edge, where a lap pressed
+    /// inside the zone starts).
     public private(set) var lastWritten: Fix?
 
     /// `marks`: the trip's presses, for the rider's laps (`LapRule.marks`, `.marksElsePause`)
@@ -114,8 +115,9 @@ public struct ExportStages: Sendable {
 
     /// The trip's summary (`TripCatalog.read`) with its figures counted over what the export
     /// holds: the track after `pipeline` (smoothing, gap filling), up to the rider's end press
-    /// (`endPressMs`), and with a privacy window the written points only (the left-out stretches add no distance, time or climb to any figure
-    /// an exporter writes); with neither, the whole trip as recorded. The points go through the
+    /// (`endPressMs`), and with a privacy window the written points only (the left-out
+    /// stretches add no distance, time or climb to any figure an exporter writes); with none of
+    /// them, the whole trip as recorded. The points go through the
     /// same stages as the export's second pass, so both see the same final points.
     /// `read` streams the trip's events (the recorded ones by default; `convert --refilter`
     /// gives the rules' new ones). `leftOut` is told how many points the window left out.

@@ -43,9 +43,9 @@ public struct PointExtras: Sendable, Equatable {
     public var lap: Int?
     /// On the first point of a lap the rider's button started (`LapSplitter.startedAtMarkMs`):
     /// the press's time; FIT puts the lap's boundary and its lap event at the point before this
-    /// one (the last at or before the press). nil on every other point, and where the press lies
-    /// in a stretch a privacy zone left out (the lap then starts at the zone's edge, with no lap
-    /// event: no time inside the zone is written).
+    /// one (the last at or before the press). nil on every other point. Where the press lies in a
+    /// stretch a privacy zone left out, the zone's edge (the last point written before it): the
+    /// lap and its event start there, and no time inside the zone is written.
     public var lapMarkMs: Int64?
     /// Measured, smoothed (`convert --smooth`: GPX `<src>`, CSV `origin`) or interpolated
     /// (`convert --fill-gaps`: GPX `cairn:interpolated`, GeoJSON `coordinateProperties.interpolated`,
