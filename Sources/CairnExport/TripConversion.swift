@@ -170,6 +170,7 @@ public final class TripConversion {
         }
         heading.laps = laps
         heading.endPressMs = marks.endMs
+        heading.endedByRider = marks.endedByRider
         var exportStages = ExportStages(window: window, laps: laps, marks: marks)
         // The sensors' values, joined to each point by time (a ride without them: nil).
         var sensors: SensorTrack?

@@ -95,6 +95,9 @@ final class RiderLapsEndToEndTests: XCTestCase {
         let fit = try Harness.checkExport("fit", out + "/t.fit")
         XCTAssertEqual(fit["lap_triggers"] as? [String], ["manual", "session_end"])
         XCTAssertEqual(fit["record"] as? Int, 120, "an end press without a time cuts nothing")
+        let last = (fit["events"] as? [[String: Any]] ?? []).last ?? [:]
+        XCTAssertEqual(last["timer_trigger"] as? String, "manual", "but the rider ended the trip: the last stop is the rider's")
+        XCTAssertEqual(last["timestamp"] as? Int, fitSeconds(t0 + 119_000))
     }
 
     /// A long press, then more fixes (attack-laps-r20, finding 2: the fixes the loop took while

@@ -17,9 +17,12 @@ public struct TripHeading: Sendable {
     public var hasSensors = false
     /// The lap rule for this trip (`LapRule.forTrip`), nil when the writer's own applies.
     public var laps: LapRule?
-    /// The long press that ended the trip (`TripMarks.endMs`): FIT's last timer stop, at the
-    /// last point, is then the rider's (timer_trigger manual).
+    /// The long press that ended the trip (`TripMarks.endMs`; the exports end at it).
     public var endPressMs: Int64?
+    /// A long press ended the trip, with or without a usable time (`TripMarks.endedByRider`):
+    /// FIT's last timer stop, at the last point written, is then the rider's (timer_trigger
+    /// manual).
+    public var endedByRider = false
     public init(id: UInt64, activity: String?, summary: TripSummary? = nil, nameSuffix: String = "", board: String? = nil) {
         self.id = id
         self.activity = activity
