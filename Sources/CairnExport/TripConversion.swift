@@ -139,10 +139,10 @@ public final class TripConversion {
         // Privacy zones: this trip's cut circles, applied to each point as it is written.
         let window: PrivacyWindow? = given ?? (stages.zones.isEmpty ? nil : stages.zones.window(for: t))
         // The rider's presses (the button): the default laps where the trip has any, and the
-        // end press for FIT's last timer stop; read only for those (one more streamed pass). A
-        // log that cannot be read fails below, as ever.
+        // end press, where every export ends (FIT's last timer stop there); one more streamed
+        // pass. A log that cannot be read fails below, as ever. `--raw` writes every fix.
         var marks = TripMarks.none
-        if !source.isRaw && (stages.laps.usesMarks || writer is FITWriter) { marks = (try? TripMarks.read(t)) ?? .none }
+        if !source.isRaw { marks = (try? TripMarks.read(t)) ?? .none }
         // The smoother's tuning follows the activity, which the trip's first record names.
         let stageActivity = pipelined ? (source.activity ?? Self.recordedActivity(of: t)) : nil
         // The smoother learns from the fixes the rules thinned out where the log holds them,
@@ -170,6 +170,7 @@ public final class TripConversion {
         }
         heading.laps = laps
         heading.endPressMs = marks.endMs
+        heading.endedByRider = marks.endedByRider
         var exportStages = ExportStages(window: window, laps: laps, marks: marks)
         // The sensors' values, joined to each point by time (a ride without them: nil).
         var sensors: SensorTrack?
@@ -194,6 +195,7 @@ public final class TripConversion {
                     t, window: window,
                     pipeline: pipelined
                         ? TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window) : nil,
+                    endPressMs: marks.endMs,
                     read: { t, visit in try source.readTrack(t, thinned: thinned, warn: warn, visit: visit) },
                     leftOut: { summaryLeftOut = $0 })
                 heading.summary = s
@@ -281,6 +283,12 @@ public final class TripConversion {
                     tripBegun
                         ? "trip \(t.id): privacy zones: left out \(leftOut) point\(leftOut == 1 ? "" : "s") in \(stretches) stretch\(stretches == 1 ? "" : "es")"
                         : "trip \(t.id): every point is inside a privacy zone; nothing written for it")
+            }
+            if exportStages.afterEnd > 0, let end = exportStages.endPressMs {
+                // No time with privacy zones: the press is often at the door, inside home's.
+                let n = exportStages.afterEnd
+                let at = window == nil ? " (" + TextFormat.isoTime(ms: end).dropFirst(11) + ")" : ""
+                say("trip \(t.id): \(n) point\(n == 1 ? "" : "s") after the rider's end press\(at) left out; the log keeps them")
             }
             if var f = pipeline.filled, let exported, tripBegun {
                 if window != nil { f.points = exportStages.interpolatedWritten }  // what the zones left of them

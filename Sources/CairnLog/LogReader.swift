@@ -186,10 +186,9 @@ public struct LogReader {
             for i in fixes.indices { batch.fixes[i].fix = fixes[i] }
             return (.rawFixes(batch), nil)
         }
-        // A mark's time places a lap among the points: one no fix could have is no mark.
-        if case .riderMark(let m) = record, m.timeMs < PointBounds.earliestMs || m.timeMs >= PointBounds.latestMs {
-            return (nil, "rider mark time \(m.timeMs) ms since 1970 out of range")
-        }
+        // A rider mark whose time no fix could have (a press before the clock was set) is still
+        // a press: passed on, its readers see `hasUsableTime` false (not damage: the recorder
+        // wrote what its clock said).
         guard case .points(var fixes) = record else { return (record, nil) }
         if let p = PointBounds.screen(&fixes, leftOut: &leftOut, firstLeftOut: &firstLeftOut) { return (nil, p) }
         return (.points(fixes), nil)

@@ -4,29 +4,40 @@ import CairnLog
 
 /// What `info` says of a trip's laps (the rider's button, issue 41): the laps every export
 /// writes by default (`ButtonLaps`, through the same privacy zones: FIT's `num_laps`), and
-/// whether a long press ended the trip. No line for a trip whose presses make no lap and which
-/// no long press ended: a press the exports leave out is not told.
+/// whether a long press ended the trip, and the presses without a usable time (a clock not yet
+/// set: kept and told, no lap). No line for a trip whose presses make no lap, which no long
+/// press ended and with no press without a time: a press the exports leave out is not told.
 struct InfoLaps: Equatable {
     var made: ButtonLaps
     var endedByButton: Bool
+    /// Presses without a usable time (made before the clock was set): kept, said, no lap.
+    var untimed = 0
 
     /// The trip's laps as its default export makes them; nil when there is nothing to say.
     static func read(_ t: TripRef, zones: PrivacyZones) throws -> InfoLaps? {
         let marks = try TripMarks.read(t)
-        guard !marks.lapTimesMs.isEmpty || marks.endMs != nil else { return nil }
+        guard !marks.lapTimesMs.isEmpty || marks.endedByRider || marks.untimed > 0 else { return nil }
         let made = try ButtonLaps.count(t, marks: marks, window: zones.isEmpty ? nil : zones.window(for: t))
-        guard !made.startsMs.isEmpty || marks.endMs != nil else { return nil }
-        return InfoLaps(made: made, endedByButton: marks.endMs != nil)
+        guard !made.startsMs.isEmpty || marks.endedByRider || marks.untimed > 0 else { return nil }
+        return InfoLaps(made: made, endedByButton: marks.endedByRider, untimed: marks.untimed)
     }
 
     /// `info --json`'s `laps`: the count, the rule, each lap's start after the first (none with
-    /// privacy zones, as the text), and the end press.
+    /// privacy zones, as the text), the end press (where the exports end, and the points after
+    /// it they leave out) and the presses without a usable time.
     func json(published: Bool) -> String {
         var fields = ["\"count\": \(made.count)", "\"by\": \(made.startsMs.isEmpty ? "\"pause\"" : "\"button\"")"]
         if !published && !made.startsMs.isEmpty {
             fields.append("\"starts\": [" + made.startsMs.map { TextFormat.jsonString(TextFormat.isoTime(ms: $0)) }.joined(separator: ", ") + "]")
         }
         fields.append("\"ended_by_button\": \(endedByButton)")
+        // Where the exports end (the last point at or before the end press; no time with zones)
+        // and the points after it they leave out.
+        if let end = made.endMs {
+            if !published { fields.append("\"end\": " + TextFormat.jsonString(TextFormat.isoTime(ms: end))) }
+            fields.append("\"points_after_end\": \(made.afterEnd)")
+        }
+        if untimed > 0 { fields.append("\"presses_without_time\": \(untimed)") }
         return "{" + fields.joined(separator: ", ") + "}"
     }
 }

@@ -113,11 +113,11 @@ func fuelJSON(_ s: TripSummary, _ fuel: FuelRate?) -> [(String, String)] {
 let publishedFigures = "exported part only (privacy zones)"
 
 /// The trip's summary as its exports count it: with zones, the figures of the points an export
-/// writes (`ExportStages.summary`, as GeoJSON's and FIT's), the rest (files, drops, damage) the
-/// log's.
+/// writes (`ExportStages.summary`, as GeoJSON's and FIT's: up to the rider's end press too), the
+/// rest (files, drops, damage) the log's.
 func published(_ t: TripRef, _ s: TripSummary, zones: PrivacyZones) throws -> TripSummary {
     guard !zones.isEmpty else { return s }
-    var p = try ExportStages.summary(t, window: zones.window(for: t))
+    var p = try ExportStages.summary(t, window: zones.window(for: t), endPressMs: s.endPressMs)
     p.files = s.files
     return p
 }
@@ -265,8 +265,8 @@ enum InfoCommand: Command {
     }
 
     /// The laps the exports write by default (`InfoLaps`): the rider's laps and where each
-    /// starts (the first ten), or the pause laps when no press makes one, and a long press's end
-    /// (no time: the trip's end is its last point, `end:`).
+    /// starts (the first ten), or the pause laps when no press makes one, the presses without a
+    /// usable time, and a long press's end: where every export ends, and the points after it.
     /// With privacy zones (`published`) no time: a lap's start could place the rider at a zone.
     static func lapsLine(_ l: InfoLaps, published: Bool = false) -> String {
         let starts = l.made.startsMs
@@ -280,7 +280,18 @@ enum InfoCommand: Command {
             let more = starts.count > 10 ? " and \(starts.count - 10) more" : ""
             notes.append("the rider's button: a lap from " + shown.joined(separator: ", ") + more)
         }
-        if l.endedByButton { notes.append("ended by the button") }
+        if l.untimed > 0 {
+            notes.append("\(l.untimed) press\(l.untimed == 1 ? "" : "es") at no usable time (the clock was not set): no lap")
+        }
+        if l.endedByButton {
+            // Where every export ends (no time with zones: it could place the rider).
+            var ended = "ended by the button"
+            if let end = l.made.endMs, !published { ended += " at " + TextFormat.isoTime(ms: end).dropFirst(11) }
+            if l.made.afterEnd > 0 {
+                ended += ": \(l.made.afterEnd) point\(l.made.afterEnd == 1 ? "" : "s") after it left out of the exports"
+            }
+            notes.append(ended)
+        }
         return "\(l.made.count) (" + notes.joined(separator: "; ") + ")"
     }
 

@@ -22,19 +22,21 @@ struct TripShipment {
     /// In front of each conversion's name (`--name-prefix`).
     let prefix: String
 
-    /// Cuts `t` (its summary `whole`) through `zones`; without zones it ships whole.
+    /// Cuts `t` (its summary `whole`) through `zones` and at the rider's end press (the exports
+    /// end there: `ExportStages`); without either it ships whole.
     init(_ t: TripRef, _ whole: TripSummary, zones: PrivacyZones, board fallback: String?, prefix: String = "") throws {
         trip = t
         board = TripCatalog.board(of: t, fallback: fallback)
         self.prefix = prefix
+        let end = whole.endPressMs
         guard whole.stats.points > 0, !zones.isEmpty else {
-            summary = whole
+            summary = end == nil ? whole : try ExportStages.summary(t, window: nil, endPressMs: end)
             window = nil
             return
         }
         let w = try ExportStages.window(t, zones: zones)
         window = w
-        summary = w.hidesAll ? whole : try ExportStages.summary(t, window: w)
+        summary = w.hidesAll ? whole : try ExportStages.summary(t, window: w, endPressMs: end)
     }
 
     /// The layout of a shipment under its destination (a stick's folder, a board's folder on a

@@ -129,7 +129,8 @@ enum TripWhy {
                     span, "\(n) fix\(n == 1 ? "" : "es") dropped\(beforeStart ? " before the start" : ""): \(r?.name ?? "undecided") (\(meaning(r)))")
             case .riderMark(let k, let at):
                 let what = k == .end ? "the trip ends here (a long press)" : k == .lap ? "a lap (a short press)" : "a mark"
-                line(time(at), "the rider's button: " + what, breaks: true)
+                let untimed = at == nil ? ", at no usable time (the clock was not set): placed nowhere" : ""
+                line(time(at), "the rider's button: " + what + untimed, breaks: true)
             case .started(let at): line(time(at), "trip started: its first point", breaks: true)
             case .segment(let r, let at): line(time(at), "new segment: " + segmentText(r), breaks: true)
             case .ended(let r, let at):

@@ -169,8 +169,9 @@ final class RiderLapsTests: XCTestCase {
     // MARK: Privacy
 
     /// A press inside a privacy zone: its lap starts at the zone's edge (the last point written
-    /// before the zone, where the left-out stretch begins), and FIT writes no lap event at the
-    /// press: no time from inside the zone.
+    /// before the zone, where the left-out stretch begins), and FIT's lap event is there too, so
+    /// every lap the rider made has its event (attack-laps-r20, finding 1: a lap without one
+    /// before): no time from inside the zone.
     func testAPressInsideAZoneMovesItsLapToTheZonesEdge() throws {
         // 90 points east over 712 m; the zone covers the middle (points ~35 to ~55).
         let pts = line(90)
@@ -188,11 +189,55 @@ final class RiderLapsTests: XCTestCase {
         let r = try ExportSupport.check("fit", out + "/t.fit")
         XCTAssertEqual(r["lap_triggers"] as? [String], ["manual", "manual", "session_end"])
         let events = (r["events"] as? [[String: Any]] ?? []).filter { $0["event"] as? String == "lap" }
-        XCTAssertEqual(events.map { $0["timestamp"] as? Int }, [fitSeconds(20_000)], "no event at the press inside the zone")
+        XCTAssertEqual(
+            events.map { $0["timestamp"] as? Int }, [fitSeconds(20_000), fitSeconds(edge - t0)], "the zone's press: its event at the zone's edge")
+        XCTAssertEqual(events.map { $0["event_type"] as? String }, ["marker", "marker"])
+        XCTAssertEqual(events.count, (r["lap"] as? Int ?? 0) - 1, "a lap event for every lap the presses made")
         let times = r["lap_times"] as? [[Int]] ?? []
         XCTAssertEqual(times.count, 3)
         XCTAssertEqual(times.last?.first, fitSeconds(edge - t0), "the third lap starts at the zone's edge")
         XCTAssertEqual(times.dropLast().last?.last, fitSeconds(edge - t0), "the second ends there")
+        let strava = try ExportSupport.run("/usr/bin/env", ["python3", LapsAndPrivacyTests.strava, "fit", out + "/t.fit"])
+        XCTAssertEqual(strava.status, 0, strava.stderr)
+    }
+
+    /// The long press at the door, inside home's privacy zone (the common end of a ride): the
+    /// export ends at the last point written before the zone, FIT's rider stop there, the laps
+    /// adding up to the session; `ButtonLaps` (info) places the end there too, and nothing from
+    /// inside the zone is said (no time in what convert says).
+    func testALongPressInsideHomesZoneEndsAtTheZonesEdge() throws {
+        let pts = line(90)
+        try ExportSupport.writeLog(
+            TripSpec(id: 1, segments: [(.start, pts)], marks: [lap(30_000), RiderMark(kind: .end, timeMs: t0 + 86_500)]), dir: dir)
+        var stages = TripConversion.Stages()
+        stages.zones = PrivacyZones([PrivacyZone(lat: pts[86].lat, lon: pts[86].lon, radiusM: 60)])
+        let t = TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) })[0]
+        let window = try ExportStages.window(t, zones: stages.zones)
+        let edge = try XCTUnwrap(pts.last { window.keeps($0) && $0.timeMs <= t0 + 86_500 }?.timeMs)
+        XCTAssertLessThan(edge, t0 + 80_000, "the press is well inside the zone")
+        let made = try ButtonLaps.count(t, marks: try TripMarks.read(t), window: window)
+        XCTAssertEqual(made.endMs, edge)
+        XCTAssertEqual(made.afterEnd, 3, "points 87...89, after the press")
+        var settings = ExportFormat.Settings(version: "1.0.0")
+        settings.laps = .marksElsePause
+        var said: [String] = []
+        let c = TripConversion(
+            writer: ExportFormat.fit.makeWriter(.fitFiles(.file(out + "/t.fit"), force: true, atomic: false), settings), stages: stages
+        ) {
+            said.append($0)
+        }
+        XCTAssertTrue(c.convert(t).converted, "\(said)")
+        try c.finish()
+        XCTAssertTrue(said.contains("trip 1: 3 points after the rider's end press left out; the log keeps them"), "\(said)")
+        let r = try ExportSupport.check("fit", out + "/t.fit")
+        let last = (r["events"] as? [[String: Any]] ?? []).last ?? [:]
+        XCTAssertEqual(last["event_type"] as? String, "stop_all")
+        XCTAssertEqual(last["timer_trigger"] as? String, "manual")
+        XCTAssertEqual(last["timestamp"] as? Int, fitSeconds(edge - t0))
+        XCTAssertEqual(r["lap_triggers"] as? [String], ["manual", "session_end"])
+        XCTAssertEqual((r["lap_times"] as? [[Int]])?.last?.last, fitSeconds(edge - t0))
+        let sums = r["lap_sums"] as? [String: Any] ?? [:]
+        XCTAssertEqual(sums["total_elapsed_time"] as? Double ?? -1, Double(edge - t0) / 1000, accuracy: 0.0005)
         let strava = try ExportSupport.run("/usr/bin/env", ["python3", LapsAndPrivacyTests.strava, "fit", out + "/t.fit"])
         XCTAssertEqual(strava.status, 0, strava.stderr)
     }

@@ -47,10 +47,18 @@ final class RiderMarkCodecTests: LogTestCase {
         XCTAssertEqual(try LogReader(path: p).scan().malformedRecords, 1)
     }
 
-    func testAMarkNoFixCouldHaveIsImplausible() throws {
-        let p = try write([.riderMark(RiderMark(kind: .lap, timeMs: 5)), .note("b")])
+    /// A mark no fix could have the time of (a press before the clock was set: 0 or 5 ms since
+    /// 1970) is a press without a usable time, read and kept, not damage (attack-laps-r20,
+    /// finding 3; it was an implausible record, the file reported damaged).
+    func testAMarkNoFixCouldHaveIsAPressWithoutATime() throws {
+        let marks: [LogRecord] = [.riderMark(RiderMark(kind: .lap, timeMs: 5)), .riderMark(RiderMark(kind: .end, timeMs: 0)), .note("b")]
+        let p = try write(marks)
         let report = try LogReader(path: p).scan()
-        XCTAssertEqual(report.implausibleRecords, 1)
-        XCTAssertEqual(report.records, 1)
+        XCTAssertTrue(report.isClean)
+        XCTAssertEqual(report.implausibleRecords, 0)
+        XCTAssertEqual(report.records, 3)
+        XCTAssertEqual(try records(p), marks)
+        XCTAssertFalse(RiderMark(kind: .lap, timeMs: 5).hasUsableTime)
+        XCTAssertTrue(RiderMark(kind: .lap, timeMs: 1_717_000_000_000).hasUsableTime)
     }
 }

@@ -78,6 +78,10 @@ public struct TripSummary: Sendable {
     public var smoothed = false
     public var filledGaps: Int?
     public var interpolatedPoints: Int?
+    /// The rider's end press (a long press with a usable time, `TripMarks.endMs`): where the
+    /// exports end. Read with the figures, so the summaries over what an export holds need no
+    /// pass of their own for it.
+    public var endPressMs: Int64?
 
     /// `recovered` when any file was damaged or torn, or the trip was resumed in a new file after
     /// a crash or an I/O fault (it spans several files); otherwise `closed` when the recorder
@@ -240,7 +244,9 @@ public enum TripCatalog {
                     s.closed = true
                 case .rawFixes(let batch):
                     if raw { for r in batch.fixes { visit(.raw(r)) } }
-                case .sensors, .riderMark, .unknown:
+                case .riderMark(let m):
+                    if m.kind == .end && m.hasUsableTime { s.endPressMs = m.timeMs }
+                case .sensors, .unknown:
                     break
                 }
                 return true

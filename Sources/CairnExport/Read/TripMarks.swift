@@ -14,12 +14,20 @@ public struct TripMarks: Sendable, Equatable {
     /// `maxPresses`; none at or after the end press (the trip ended there: a short press after
     /// it makes no lap).
     public var lapTimesMs: [Int64] = []
-    /// The long press that ended the trip, if the rider ended it so.
+    /// The long press that ended the trip, if the rider ended it so (nil too when that press has
+    /// no usable time: `endedByRider` still says it).
     public var endMs: Int64?
+    /// Presses without a usable time (`RiderMark.hasUsableTime`: made before the clock was set):
+    /// kept in the log and said by `info`, but placed nowhere, so they make no lap.
+    public var untimed = 0
+    /// A long press ended the trip, with or without a usable time.
+    public var endedByRider = false
 
-    public init(lapTimesMs: [Int64] = [], endMs: Int64? = nil) {
+    public init(lapTimesMs: [Int64] = [], endMs: Int64? = nil, untimed: Int = 0, endedByRider: Bool? = nil) {
         self.lapTimesMs = lapTimesMs
         self.endMs = endMs
+        self.untimed = untimed
+        self.endedByRider = endedByRider ?? (endMs != nil)
     }
 
     public static let none = TripMarks()
@@ -31,6 +39,11 @@ public struct TripMarks: Sendable, Equatable {
         for f in trip.files {
             try LogReader(path: f.path).forEach { entry in
                 guard case .riderMark(let mark) = entry.record else { return true }
+                if mark.kind == .end { m.endedByRider = true }
+                guard mark.hasUsableTime else {
+                    if mark.kind != .other { m.untimed += 1 }
+                    return true
+                }
                 switch mark.kind {
                 case .lap:
                     guard m.lapTimesMs.count < maxPresses else { return true }

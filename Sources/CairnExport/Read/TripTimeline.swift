@@ -21,8 +21,9 @@ public enum TimelineEvent: Equatable, Sendable {
     case segment(SegmentReason, atMs: Int64?)
     /// The trip's end record.
     case ended(TripEndReason, atMs: Int64?)
-    /// The rider's button (record type 10): a lap marked, or the trip ended by hand.
-    case riderMark(RiderMark.Kind, atMs: Int64)
+    /// The rider's button (record type 10): a lap marked, or the trip ended by hand; `atMs` nil
+    /// for a press without a usable time (told where the log holds it).
+    case riderMark(RiderMark.Kind, atMs: Int64?)
 }
 
 /// Streams a trip's timeline: its raw fixes' verdicts grouped into runs, in time order with its
@@ -86,6 +87,9 @@ public enum TripTimeline {
                 case .tripEnd(let end):
                     tellEnd()
                     ended = end
+                case .riderMark(let m) where !m.hasUsableTime:
+                    closeRun()
+                    visit(.riderMark(m.kind, atMs: nil))
                 case .riderMark(let m):
                     if marks.isFull { marksDue(by: marks.first?.timeMs) }
                     marks.append(m)

@@ -11,6 +11,10 @@ public struct ButtonLaps: Sendable, Equatable {
     public var startsMs: [Int64] = []
     /// The laps the pause rule makes of the same points (the default without the rider's laps).
     public var pauseLaps = 1
+    /// The rider's end press as the exports place it (the last point at or before it, where
+    /// they end; nil without one, or one placed nowhere), and the points after it they leave out.
+    public var endMs: Int64?
+    public var afterEnd = 0
 
     public init(startsMs: [Int64] = [], pauseLaps: Int = 1) {
         self.startsMs = startsMs
@@ -41,6 +45,8 @@ public struct ButtonLaps: Sendable, Equatable {
                 }
             }
         }
+        counter.laps.afterEnd = counter.marks.afterEnd
+        if counter.marks.endPressMs != nil { counter.laps.endMs = counter.marks.lastWritten?.timeMs }
         return counter.laps
     }
 
@@ -53,7 +59,7 @@ public struct ButtonLaps: Sendable, Equatable {
 
         init(window: PrivacyWindow?, marks m: TripMarks) {
             marks = ExportStages(window: window, laps: .marks, marks: m)
-            pause = ExportStages(window: window, laps: .pause)
+            pause = ExportStages(window: window, laps: .pause, marks: TripMarks(endMs: m.endMs))
         }
 
         mutating func feed(_ item: TrackItem) {

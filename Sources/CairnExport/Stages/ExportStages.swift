@@ -23,11 +23,22 @@ public struct ExportStages: Sendable {
     public private(set) var firstWritten: Fix?
     /// Made-up points (`--fill-gaps`) written: a chord across a zone loses those inside it.
     public private(set) var interpolatedWritten = 0
+    /// The rider's end press (`TripMarks.endMs`): the export ends at the last point at or before
+    /// it, as a device stops recording at its stop button; nil once a first point lies after
+    /// it (a press on a clock behind the fixes' places nothing: no trip is cut away whole).
+    public private(set) var endPressMs: Int64?
+    /// Points after the end press, left out (the log keeps them; `--raw` writes them).
+    public private(set) var afterEnd = 0
+    /// The last point written (before a left-out stretch: the zone's edge, where a lap pressed
+    /// inside the zone starts).
+    public private(set) var lastWritten: Fix?
 
-    /// `marks`: the trip's presses, for the rider's laps (`LapRule.marks`, `.marksElsePause`).
+    /// `marks`: the trip's presses, for the rider's laps (`LapRule.marks`, `.marksElsePause`)
+    /// and its end press.
     public init(window: PrivacyWindow?, laps: LapRule, marks: TripMarks = .none) {
         self.window = window
         self.laps = LapSplitter(laps, marks: marks)
+        endPressMs = marks.endMs
     }
 
     /// Feeds one event of the trip as recorded; calls `segment` and `point` for what the export gets.
@@ -49,6 +60,14 @@ public struct ExportStages: Sendable {
             laps.segment(r)
             pendingSegment = r
         case .point(let f, let origin):
+            if let end = endPressMs, f.timeMs > end {
+                guard lastWritten != nil || hiding else {
+                    endPressMs = nil
+                    return feed(item, segment: segment, point: point)
+                }
+                afterEnd += 1
+                return
+            }
             if let w = window, !w.keeps(f) {
                 leftOut += 1
                 if !hiding { stretches += 1 }
@@ -68,10 +87,12 @@ public struct ExportStages: Sendable {
             }
             var extras = PointExtras(f, origin: origin)
             extras.lap = laps.lap(of: f)
-            // A press in the left-out stretch: its lap starts here, at the zone's edge, with no
-            // time from inside the zone (PRIVACY.md).
-            if !afterLeftOut { extras.lapMarkMs = laps.startedAtMarkMs }
+            // A press in the left-out stretch: its lap starts at the zone's edge (the last point
+            // written before it), its lap event there too, with no time from inside the zone
+            // (PRIVACY.md): every lap a press makes has its event.
+            if laps.startedAtMarkMs != nil { extras.lapMarkMs = afterLeftOut ? lastWritten?.timeMs : laps.startedAtMarkMs }
             if firstWritten == nil { firstWritten = f }
+            lastWritten = f
             if origin == .interpolated { interpolatedWritten += 1 }
             wrote = true
             point(f, extras)
@@ -93,22 +114,23 @@ public struct ExportStages: Sendable {
     }
 
     /// The trip's summary (`TripCatalog.read`) with its figures counted over what the export
-    /// holds: the track after `pipeline` (smoothing, gap filling), and with a privacy window the
-    /// written points only (the left-out stretches add no distance, time or climb to any figure
-    /// an exporter writes); with neither, the whole trip as recorded. The points go through the
+    /// holds: the track after `pipeline` (smoothing, gap filling), up to the rider's end press
+    /// (`endPressMs`), and with a privacy window the written points only (the left-out
+    /// stretches add no distance, time or climb to any figure an exporter writes); with none of
+    /// them, the whole trip as recorded. The points go through the
     /// same stages as the export's second pass, so both see the same final points.
     /// `read` streams the trip's events (the recorded ones by default; `convert --refilter`
     /// gives the rules' new ones). `leftOut` is told how many points the window left out.
     public static func summary(
-        _ trip: TripRef, window: PrivacyWindow?, pipeline: TrackPipeline? = nil,
+        _ trip: TripRef, window: PrivacyWindow?, pipeline: TrackPipeline? = nil, endPressMs: Int64? = nil,
         read: (TripRef, (TripEvent) -> Void) throws -> TripSummary = { try TripCatalog.read($0, visit: $1) },
         leftOut: (Int) -> Void = { _ in }
     )
         throws -> TripSummary
     {
-        if window == nil && pipeline == nil { return try read(trip, { _ in }) }
+        if window == nil && pipeline == nil && endPressMs == nil { return try read(trip, { _ in }) }
         var kept = TripStats()
-        var stages = ExportStages(window: window, laps: .none)
+        var stages = ExportStages(window: window, laps: .none, marks: TripMarks(endMs: endPressMs))
         func add(_ item: TrackItem) {
             stages.feed(item, segment: { kept.startSegment($0) }, point: { f, _ in kept.add(f) })
         }

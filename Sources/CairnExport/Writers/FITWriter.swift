@@ -391,7 +391,7 @@ public final class FITWriter: TrackExporter {
     public func endTrip() throws(OutputError) {
         guard let s = sink else { return }
         if started {
-            if heading.endPressMs != nil {
+            if heading.endedByRider {
                 // At the last point, where the figures end: the press comes at most a second
                 // or so after it.
                 riderStopEvent(lastMs)

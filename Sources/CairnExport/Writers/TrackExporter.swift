@@ -17,9 +17,12 @@ public struct TripHeading: Sendable {
     public var hasSensors = false
     /// The lap rule for this trip (`LapRule.forTrip`), nil when the writer's own applies.
     public var laps: LapRule?
-    /// The long press that ended the trip (`TripMarks.endMs`): FIT's last timer stop, at the
-    /// last point, is then the rider's (timer_trigger manual).
+    /// The long press that ended the trip (`TripMarks.endMs`; the exports end at it).
     public var endPressMs: Int64?
+    /// A long press ended the trip, with or without a usable time (`TripMarks.endedByRider`):
+    /// FIT's last timer stop, at the last point written, is then the rider's (timer_trigger
+    /// manual).
+    public var endedByRider = false
     public init(id: UInt64, activity: String?, summary: TripSummary? = nil, nameSuffix: String = "", board: String? = nil) {
         self.id = id
         self.activity = activity
@@ -43,9 +46,9 @@ public struct PointExtras: Sendable, Equatable {
     public var lap: Int?
     /// On the first point of a lap the rider's button started (`LapSplitter.startedAtMarkMs`):
     /// the press's time; FIT puts the lap's boundary and its lap event at the point before this
-    /// one (the last at or before the press). nil on every other point, and where the press lies
-    /// in a stretch a privacy zone left out (the lap then starts at the zone's edge, with no lap
-    /// event: no time inside the zone is written).
+    /// one (the last at or before the press). nil on every other point. Where the press lies in a
+    /// stretch a privacy zone left out, the zone's edge (the last point written before it): the
+    /// lap and its event start there, and no time inside the zone is written.
     public var lapMarkMs: Int64?
     /// Measured, smoothed (`convert --smooth`: GPX `<src>`, CSV `origin`) or interpolated
     /// (`convert --fill-gaps`: GPX `cairn:interpolated`, GeoJSON `coordinateProperties.interpolated`,
