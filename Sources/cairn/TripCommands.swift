@@ -41,7 +41,7 @@ struct TripSelection {
 /// A trip without a single point (a file that holds only its header and start records) is not
 /// a trip to list or export: said once on stderr, not a failure.
 func hasPoints(_ s: TripSummary) -> Bool {
-    if s.stats.points > 0 { return true }
+    if s.records > 0 { return true }
     printErr("cairn: trip \(s.id) (\(s.files.joined(separator: ", "))): no points (an empty or unfinished trip); skipped")
     return false
 }

@@ -37,6 +37,8 @@ public struct SensorTrack: Sendable {
     private(set) var power: [[Sample]] = []
     /// What was left out or set aside, in a rider's words: said by `convert` and `info`.
     public private(set) var notes: [String] = []
+    /// The wheel's distance (`WheelTrack`), read in the same pass; nil without a wheel reading.
+    public private(set) var wheel: WheelTrack?
 
     public var isEmpty: Bool { heartRate.isEmpty && cadence.isEmpty && power.isEmpty }
 
@@ -63,7 +65,7 @@ public struct SensorTrack: Sendable {
             }
         }
         let track = builder.finish()
-        return track.isEmpty && track.notes.isEmpty ? nil : track
+        return track.isEmpty && track.notes.isEmpty && track.wheel == nil ? nil : track
     }
 
     /// Whether the trip's log holds a sensor record: read up to the first.
@@ -153,8 +155,10 @@ public struct SensorTrack: Sendable {
         private var noContact = 0
         private var overMax = 0
         private var negative = 0
+        private var wheel = WheelTrack.Builder()
 
         mutating func add(_ b: SensorBatch) {
+            wheel.add(b)
             for n in b.notifications {
                 guard let time = b.timeMs(of: n), let reading = try? SensorReading(decoding: n) else { continue }
                 switch reading {
@@ -227,6 +231,7 @@ public struct SensorTrack: Sendable {
             if overMax > 0 { notes.append("heart rate: \(overMax) readings above \(SensorTrack.maxHeartRate) bpm left out") }
             if negative > 0 { notes.append("power: \(negative) negative readings taken as 0 W") }
             t.notes = notes
+            if !wheel.track.samples.isEmpty { t.wheel = wheel.track }
             return t
         }
     }
