@@ -21,6 +21,10 @@ final class WheelExportTests: XCTestCase {
     }
 
     override func tearDownWithError() throws {
+        // CAIRN_TRAINER_LOG_OUT=DIR keeps the trainer's log there, for a look with the CLI.
+        if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_LOG_OUT"], name.contains("testATrainersFiguresAreTheWheels") {
+            try? FileManager.default.copyItem(atPath: dir, toPath: keep)
+        }
         try? FileManager.default.removeItem(atPath: dir)
         try? FileManager.default.removeItem(atPath: out)
     }

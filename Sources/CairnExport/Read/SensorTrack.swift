@@ -87,7 +87,9 @@ public struct SensorTrack: Sendable {
         guard let track = try read(trip) else { return nil }
         var f = SensorFigures()
         f.notes = track.notes
+        var points = 0
         func add(_ fix: Fix) {
+            points += 1
             let v = track.values(atMs: fix.timeMs)
             f.add(heartRate: v.heartRate, cadence: v.cadence, powerW: v.powerW)
         }
@@ -96,6 +98,10 @@ public struct SensorTrack: Sendable {
             _ = try TripCatalog.read(trip) { e in stages.feed(e, segment: { _ in }, point: { fix, _ in add(fix) }) }
         } else {
             _ = try TripCatalog.read(trip) { e in if case .point(let fix) = e { add(fix) } }
+        }
+        // A trainer's trip (no points): at the wheel's samples, FIT's records.
+        if points == 0, let w = track.wheel {
+            for s in w.samples { add(Fix(timeMs: s.timeMs, lat: 0, lon: 0, mode: 1)) }
         }
         return f
     }
