@@ -304,7 +304,8 @@ public final class TripConversion {
             if s.hasNoPositions && !tripBegun {
                 // A trainer's trip (issue 40): the wheel's records, in the formats that hold them.
                 if writer.holdsNoPositions, let wheel {
-                    if heading.summary == nil { heading.summary = s }
+                    // The figures the file's name and times are from (a zone's window has none).
+                    if heading.summary.map({ $0.stats.firstTimeMs == nil }) ?? true { heading.summary = s }
                     heading.noPositions = true
                     writeWithoutPositions(wheel, beginTrip: beginTrip, withSensors: withSensors)
                 } else {

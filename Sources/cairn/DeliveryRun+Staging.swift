@@ -85,6 +85,12 @@ extension DeliveryRun {
         }
         w.staged = staged
         let whole = w.summary
+        // A trainer's trip that would arrive as nothing (its logs stay, no format holds it) is
+        // not delivered, so retention never takes it for one that was.
+        if whole.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {
+            throw Failure(
+                "no positions (a trainer ride): GPX, GeoJSON and KML cannot hold it and its logs do not go; deliver fit or csv, or its logs")
+        }
         if !ShippingPlan.cuts(points: whole.records, formats: formats.count, page: page) { return }
         let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
         if shipment.hidesAll {

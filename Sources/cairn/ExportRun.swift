@@ -139,6 +139,14 @@ struct ExportRun {
                 }
             }
         }
+        // A trainer's trip none of the formats holds, its logs not copied: nothing of it is on the
+        // stick, so it is not marked exported (retention would take it for one that is).
+        if whole.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {
+            printErr(
+                "cairn: \(label): not exported: no format asked for holds a trip without positions and its logs are not copied "
+                    + "(--format fit or csv, or --logs yes)")
+            tripProblem = true
+        }
         if tripProblem { counts.problems += 1; counts.failedTrips += 1; return }
         if wroteAny { counts.exportedTrips += 1 } else { counts.alreadyThere += 1 }
         if let pageBuilder {

@@ -179,5 +179,9 @@ final class WheelExportTests: XCTestCase {
         let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
         XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), measured.stats.distanceM, accuracy: 0.1)
         XCTAssertEqual(seen["record"] as? Int, tunnel.count)
+        // A wheel alone is no heart rate, cadence or power: no sensor fields, no figures in `info`.
+        XCTAssertNil(session["avg_heart_rate"] as? Int)
+        XCTAssertEqual(seen["record_heart_rate"] as? [NSNull], Array(repeating: NSNull(), count: tunnel.count))
+        XCTAssertNil(try SensorTrack.figures(trip()))
     }
 }

@@ -123,8 +123,9 @@ public struct TripRecorder<Filter: FixFilter> {
     /// (home's stand when its newest fix was arriving there).
     public mutating func tick(wallClockMs: Int64, emit: (RecorderAction) -> Void) {
         let limit = lastFixArrivingHome ? min(config.home?.standMs ?? config.closeWithoutFixMs, config.closeWithoutFixMs) : config.closeWithoutFixMs
-        // A trip the wheel opened (`openByWheel`) has no point yet: the wheel closes it, not the fixes.
-        guard tripOpen, lastKept != nil, !config.clockIsFix, let last = lastFixClockMs, wallClockMs - last >= limit else { return }
+        // A trip the wheel opened (`openByWheel`) has no point yet: the wheel closes it, not the
+        // fixes. Asked last: only when a close is due (it costs a copy of the point, each tick).
+        guard tripOpen, !config.clockIsFix, let last = lastFixClockMs, wallClockMs - last >= limit, lastKept != nil else { return }
         finish(wallClockMs: wallClockMs, emit: emit)
         close(emit: emit)
         filter.tripClosed()

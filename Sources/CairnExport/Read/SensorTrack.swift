@@ -84,7 +84,8 @@ public struct SensorTrack: Sendable {
     /// the FIT session has them (`cairn info`): with privacy zones (`window`) the exported
     /// part's only, like the rest of `info`'s figures; nil without sensor values.
     public static func figures(_ trip: TripRef, window: PrivacyWindow? = nil) throws -> SensorFigures? {
-        guard let track = try read(trip) else { return nil }
+        // A wheel alone (a speed sensor) has no heart rate, cadence or power figures.
+        guard let track = try read(trip), !track.isEmpty || !track.notes.isEmpty else { return nil }
         var f = SensorFigures()
         f.notes = track.notes
         var points = 0
