@@ -38,10 +38,12 @@ final class TrainerLoopTests: XCTestCase {
         }
     }
 
-    func run(stopS: Int, _ events: [SensorEvent]) throws -> Outcome {
+    /// `gpsdDown`: no gpsd at all (every connect fails, the loop backs off between tries).
+    func run(stopS: Int, gpsdDown: Bool = false, _ events: [SensorEvent]) throws -> Outcome {
         let clock = FakeClock()
         let gpsd = FakeGpsd(clock: clock)
         gpsd.stopAt = Int64(stopS) * 1000
+        if gpsdDown { gpsd.down = [0..<Int64.max] }
         let dir = NSTemporaryDirectory() + "cairn-trainer-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var out = Outcome()
@@ -99,6 +101,16 @@ final class TrainerLoopTests: XCTestCase {
         XCTAssertEqual(recorded.first?.arrivalMonoMs, 21_000, "the 10 s before the trip opened")
         XCTAssertTrue(r.batches.allSatisfy { $0.wheelCircumferenceMm == 2000 })
         XCTAssertTrue(r.said.contains { $0.hasPrefix("trip closed: no fix") }, "\(r.said)")
+    }
+
+    /// No gpsd at all (a board without GPS, or gpsd not running): the same trip.
+    func testATrainerRideWithoutGpsdIsATripToo() throws {
+        var revs: UInt32 = 0
+        let r = try run(stopS: 200, gpsdDown: true, Self.spin(0, 180, perSecond: 4, from: &revs))
+        XCTAssertEqual(r.files, 1, "\(r.said)")
+        let end = try XCTUnwrap(r.ends.first)
+        XCTAssertEqual(end.points, 0)
+        XCTAssertEqual(end.distanceM, 149 * 8, accuracy: 16)
     }
 
     /// Stopped while the wheel turns: the trip ends as a stop ends a ride (shutdown), with the
