@@ -361,6 +361,9 @@ enum RecordCommand: Command {
         settings.verbose = verbose
         settings.zone = zone
         settings.wheelCircumferenceM = wheelM
+        // A trainer's trip pauses and closes as the activity's rides do (`--close-after`).
+        settings.wheelTrip.pauseAfterMs = profile.pauseAfterMs
+        settings.wheelTrip.closeAfterMs = profile.closeAfterMs
         let source = GpsdSource(host: host, port: port)
         source.stopFd = StopSignals.wakeFd
         let loop = RecordLoop(
