@@ -4,6 +4,10 @@ import CairnCore
 /// writer. `cairn convert --to` and `cairn export --format` both go through this table, so a
 /// format is added here once.
 public enum ExportFormat: String, CaseIterable, Sendable {
+    /// Whether the format holds a trip without positions (a trainer, issue 40): FIT's indoor
+    /// records and CSV's rows do; GPX, GeoJSON and KML are tracks of positions.
+    public var holdsNoPositions: Bool { self == .fit || self == .csv }
+
     case gpx, fit, geojson, kml, csv
 
     /// The name options take and messages use.

@@ -175,7 +175,9 @@ public final class TripConversion {
         // The sensors' values, joined to each point by time (a ride without them: nil).
         var sensors: SensorTrack?
         do { sensors = try SensorTrack.read(t) } catch { say("trip \(t.id): sensor values not read: \(error)") }
-        heading.hasSensors = sensors != nil
+        // A wheel alone (a speed sensor) adds no sensor field: its figures are distance and speed.
+        heading.hasSensors = sensors.map { !$0.isEmpty || !$0.notes.isEmpty } ?? false
+        let wheel = sensors?.wheel
         for note in sensors?.notes ?? [] { say("trip \(t.id): \(note)") }
         func withSensors(_ f: Fix, _ extras: PointExtras) -> PointExtras {
             guard let sensors else { return extras }
@@ -204,7 +206,7 @@ public final class TripConversion {
                 failed(error)
                 return outcome
             }
-            if heading.summary?.stats.points == 0 {
+            if heading.summary?.stats.points == 0 && heading.summary?.hasNoPositions != true {
                 if summaryLeftOut > 0 {
                     say("trip \(t.id): every point is inside a privacy zone; nothing written for it")
                 } else {
@@ -242,17 +244,23 @@ public final class TripConversion {
         let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window)
         // The exported track's figures, for the line that says what the filling did.
         var exported: TripStats? = fillGaps ? TripStats() : nil
+        // The point before, for a gap the wheel measured (a tunnel: `WheelTrack.extraMetres`).
+        var wheelBefore: Fix?
         // The exported track (through the pipeline) through the privacy window and the laps.
         func put(_ item: TrackItem) {
             exportStages.feed(
                 item,
                 segment: { reason in
+                    if !TripStats.bridges(reason) { wheelBefore = nil }
                     exported?.startSegment(reason)
                     if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
                 },
                 point: { f, extras in
                     exported?.add(f)
-                    if beginTrip() { writer.point(f, withSensors(f, extras)) }
+                    var e = extras
+                    if let wheel, let b = wheelBefore { e.wheelExtraM = wheel.extraMetres(from: b, to: f) }
+                    wheelBefore = f
+                    if beginTrip() { writer.point(f, withSensors(f, e)) }
                 })
         }
         do {
@@ -301,7 +309,19 @@ public final class TripConversion {
             if let u = pipeline.unfilled, u.tooLong + u.overBudget > 0, tripBegun {
                 say("trip \(t.id): " + GapFiller.unfilledNote(tooLong: u.tooLong, overBudget: u.overBudget))
             }
-            if s.stats.points == 0 && !writer.wantsSummaryFirst {
+            if s.hasNoPositions && !tripBegun {
+                // A trainer's trip (issue 40): the wheel's records, in the formats that hold them.
+                if writer.holdsNoPositions, let wheel {
+                    // The figures the file's name and times are from (a zone's window has none).
+                    if heading.summary.map({ $0.stats.firstTimeMs == nil }) ?? true { heading.summary = s }
+                    heading.noPositions = true
+                    writeWithoutPositions(wheel, beginTrip: beginTrip, withSensors: withSensors)
+                } else {
+                    say(
+                        "trip \(t.id): no positions (a trainer ride: \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km from the wheel); "
+                            + "\(Self.formatName(writer)) cannot hold a trip without positions; nothing written for it (FIT and CSV can)")
+                }
+            } else if s.stats.points == 0 && !writer.wantsSummaryFirst {
                 say("trip \(t.id): no points (an empty or unfinished trip); nothing written for it")
             } else if s.status == .recovered && tripBegun {
                 say("trip \(t.id): recovered from a damaged or interrupted log; converted what is intact (\(s.stats.points) points)")
@@ -322,6 +342,29 @@ public final class TripConversion {
             failed(error)
         }
         return outcome
+    }
+
+    /// A trip without positions (a trainer): a record at each of the wheel's samples (one a
+    /// second), with its time, the wheel's speed and the step's metres, and the sensors' values.
+    private func writeWithoutPositions(
+        _ wheel: WheelTrack, beginTrip: () -> Bool, withSensors: (Fix, PointExtras) -> PointExtras
+    ) {
+        guard beginTrip() else { return }
+        var before: Double?
+        for sample in wheel.samples {
+            let f = Fix(timeMs: sample.timeMs, lat: 0, lon: 0, mode: 1, speed: sample.speed)
+            var e = PointExtras()
+            e.noPosition = true
+            e.wheelExtraM = before.map { sample.metres - $0 }
+            before = sample.metres
+            writer.point(f, withSensors(f, e))
+        }
+    }
+
+    /// The format's name for what is said: `GPXWriter` is GPX.
+    static func formatName(_ writer: TrackExporter) -> String {
+        let name = String(describing: type(of: writer))
+        return name.hasSuffix("Writer") ? String(name.dropLast(6)) : name
     }
 
     /// Finishes the document; throws if writing failed.

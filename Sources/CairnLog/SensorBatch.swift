@@ -16,10 +16,15 @@ public struct SensorBatch: Equatable, Sendable {
     /// Notifications received since the previous batch that are not in the log: a flood over the
     /// rate cap, a value too long to keep, the memory cap, a wait before the trip opened.
     public var leftOutBefore: UInt64
+    /// The wheel's circumference (mm) the recorder was told (`wheel`, issue 40): a wheel
+    /// sensor's revolutions are distance at it. Nil in records from before it, or without one.
+    public var wheelCircumferenceMm: UInt32?
 
     public init(
-        notifications: [SensorNotification], gpsMinusMonoMs: Int64?, clockMinusMonoMs: Int64?, leftOutBefore: UInt64 = 0
+        notifications: [SensorNotification], gpsMinusMonoMs: Int64?, clockMinusMonoMs: Int64?, leftOutBefore: UInt64 = 0,
+        wheelCircumferenceMm: UInt32? = nil
     ) {
+        self.wheelCircumferenceMm = wheelCircumferenceMm
         self.notifications = notifications
         self.gpsMinusMonoMs = gpsMinusMonoMs
         self.clockMinusMonoMs = clockMinusMonoMs
@@ -31,6 +36,11 @@ public struct SensorBatch: Equatable, Sendable {
     public func timeMs(of n: SensorNotification) -> Int64? {
         guard let offset = gpsMinusMonoMs ?? clockMinusMonoMs else { return nil }
         return n.arrivalMonoMs &+ offset
+    }
+
+    /// The circumference a reader uses: the record's, else the default (700x25C).
+    public var wheelCircumferenceM: Double {
+        wheelCircumferenceMm.map { Double($0) / 1000 } ?? WheelSpeed.defaultCircumferenceM
     }
 }
 

@@ -39,6 +39,8 @@ enum SensorBatchCodec {
             out.appendVarint(UInt64(value.count))
             out.append(contentsOf: value)
         }
+        // Appended (issue 40): readers before it ignore the bytes after the last notification.
+        if let mm = batch.wheelCircumferenceMm { out.appendVarint(UInt64(mm)) }
     }
 
     static func decode(_ r: inout ByteReader) throws(Malformed) -> SensorBatch {
@@ -74,6 +76,10 @@ enum SensorBatchCodec {
             notifications.append(
                 SensorNotification(address: s.address, characteristic: s.characteristic, arrivalMonoMs: arrival, value: value))
         }
-        return SensorBatch(notifications: notifications, gpsMinusMonoMs: gps, clockMinusMonoMs: clock, leftOutBefore: leftOut)
+        // A circumference no wheel has (a crafted record) is none: the default is read instead.
+        var wheel: UInt32?
+        if r.remaining > 0, let mm = try? r.varint(), WheelSpeed.circumferenceMmRange.contains(mm) { wheel = UInt32(mm) }
+        return SensorBatch(
+            notifications: notifications, gpsMinusMonoMs: gps, clockMinusMonoMs: clock, leftOutBefore: leftOut, wheelCircumferenceMm: wheel)
     }
 }

@@ -18,6 +18,8 @@ struct SensorSpool {
     private var gpsOffsetSinceRecord: Int64?
     private var gpsOffset: Int64?
     private var clockOffset: Int64?
+    /// The wheel's circumference, written into each record (`SensorBatch.wheelCircumferenceMm`).
+    var wheelCircumferenceMm: UInt32?
 
     var hasPending: Bool { !pending.isEmpty }
 
@@ -58,7 +60,9 @@ struct SensorSpool {
             while batch.count < SensorBatchLimits.batch, let n = pending.popFirst() { batch.append(n) }
             frame(
                 .sensors(
-                    SensorBatch(notifications: batch, gpsMinusMonoMs: gpsOffset, clockMinusMonoMs: clockOffset, leftOutBefore: leftOut)))
+                    SensorBatch(
+                        notifications: batch, gpsMinusMonoMs: gpsOffset, clockMinusMonoMs: clockOffset, leftOutBefore: leftOut,
+                        wheelCircumferenceMm: wheelCircumferenceMm)))
             leftOut = 0
         }
     }

@@ -27,6 +27,11 @@ public final class TripLog {
     public var utcOffsetAtTripStart: (() -> Int?)?
     /// The board id (`BoardId`) to record with each new trip's start; nil: none.
     public var board: String?
+    /// The wheel's circumference (mm) to record with the sensors' notifications (issue 40).
+    public var wheelCircumferenceMm: UInt32? {
+        get { sensors.wheelCircumferenceMm }
+        set { sensors.wheelCircumferenceMm = newValue }
+    }
     public let syncIntervalMs: Int64
     private let say: (String) -> Void
     private let io: FileIO

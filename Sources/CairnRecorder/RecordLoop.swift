@@ -17,6 +17,10 @@ public final class RecordLoop {
         public var verbose = false
         /// Each trip records this zone's UTC offset at its start.
         public var zone: TimeZoneFile?
+        /// The wheel's circumference (`wheel`): a wheel sensor's revolutions are distance at it.
+        public var wheelCircumferenceM = WheelSpeed.defaultCircumferenceM
+        /// When a spinning wheel with no fix is a trip of its own (a trainer), pauses and closes.
+        public var wheelTrip = WheelTrip.Config()
 
         public init(readEverySeconds: Double, pauseAfterMs: Int64) {
             self.readEverySeconds = readEverySeconds
@@ -43,6 +47,10 @@ public final class RecordLoop {
     public var sensors: LoopSensors?
     private var sensorIntake = SensorIntake()
     private var sensorNotes = NoteBudget()
+    /// The trainer's trip (issue 40): the first wheel source's readings decide it.
+    private var wheelTrip: WheelTrip
+    private var wheelSource: UInt64?
+    private var wheelSpeed: WheelSpeed?
     /// The rider's button, if any (`record --button`): read at the wake-ups the loop makes anyway.
     public var button: LoopButton?
 
@@ -66,6 +74,7 @@ public final class RecordLoop {
         self.afterTripClosed = afterTripClosed
         self.say = say
         self.distanceText = distanceText
+        wheelTrip = WheelTrip(config: settings.wheelTrip)
         batch = BatchReading(everyMs: Int64(settings.readEverySeconds * 1000))
         lastReportMono = clock.monotonicMs()
         live.baro = barometer.state
@@ -124,6 +133,7 @@ public final class RecordLoop {
                 // under `--sync` + 100 ms otherwise.
                 log.tick(monoMs: mono, earlyMs: batch.on ? batch.everyMs - min(100, batch.everyMs / 2) : 300)
                 recorder.tick(wallClockMs: clock.wallClockMs(), emit: apply)
+                if let a = wheelTrip.tick(atMs: mono) { wheel(a, mono) }
                 if tripClosed { tripClosed = false; afterTripClosed() }
                 housekeeping(mono, capMono: batch.on ? batch.gridMono : mono)
                 batch.on = batch.everyMs > 0
@@ -213,7 +223,9 @@ public final class RecordLoop {
         let mono = clock.monotonicMs()
         pollSensors(mono)
         recorder.finish(wallClockMs: clock.wallClockMs(), emit: apply)
-        if recorder.tripOpen {
+        if wheelTrip.isOpen {
+            closeWheelTrip(.shutdown, wheelTrip.totals, mono)
+        } else if recorder.tripOpen {
             let s = recorder.stats
             let lost = log.closeTrip(
                 TripEnd(
@@ -233,6 +245,8 @@ public final class RecordLoop {
 
     private func apply(_ action: RecorderAction) {
         log.apply(action, monoMs: clock.monotonicMs())
+        // A fix kept into the wheel's trip: the ride went outdoors, the fix rules own it now.
+        if case .keep = action, wheelTrip.isOpen { wheelTrip.handOver() }
         if case .closeTrip = action {
             tripClosed = true
             light?.tripClosed()
@@ -269,6 +283,7 @@ public final class RecordLoop {
             case .notification(let n):
                 if sensorIntake.take(n) == .record {
                     log.add(sensor: n, clockMinusMonoMs: clockMinusMono, monoMs: mono)
+                    wheelReading(n, mono)
                 } else {
                     log.sensorsLeftOut(1)
                 }
@@ -276,6 +291,66 @@ public final class RecordLoop {
             }
         }
         for text in sensorIntake.texts(monoMs: mono) { sensorSaid(text, mono) }
+    }
+
+    /// A recorded notification with wheel revolutions (CSC, or a power meter's wheel data) from
+    /// the first wheel source seen: its speed for `WheelTrip`.
+    private func wheelReading(_ n: SensorNotification, _ mono: Int64) {
+        let format: RevolutionFormat
+        let data: RevolutionData?
+        switch try? SensorReading(decoding: n) {
+        case .speedCadence(let c)?: (format, data) = (.cscWheel, c.wheel)
+        case .power(let p)?: (format, data) = (.powerWheel, p.wheel)
+        default: return
+        }
+        guard let data else { return }
+        let source = n.address << 16 | UInt64(n.characteristic)
+        if wheelSource == nil {
+            wheelSource = source
+            wheelSpeed = WheelSpeed(circumferenceM: settings.wheelCircumferenceM, format: format)
+        }
+        guard source == wheelSource, var speed = wheelSpeed else { return }
+        let step = speed.add(data, arrivalMs: n.arrivalMonoMs)
+        wheelSpeed = speed
+        // Still: no trip open, and no fix of the last 10 s moving faster than walking.
+        let moving =
+            receiver.lastFixMono.map { mono - $0 <= 10_000 } == true && (receiver.lastFix?.speed ?? 0) >= WheelTrip.boardMovingMps
+        if let a = wheelTrip.wheel(step, atMs: n.arrivalMonoMs, boardStill: !recorder.tripOpen && !moving) { wheel(a, mono) }
+    }
+
+    /// What the wheel's trip asked: open (no fix), a new segment after a pause, or closed.
+    private func wheel(_ action: WheelTrip.Action, _ mono: Int64) {
+        switch action {
+        case .open:
+            recorder.openByWheel(emit: apply)
+            log.append(.note("trip opened by the wheel: no fix, distance from the wheel"), monoMs: mono)
+            say("trip opened by the wheel (no fix): distance from the wheel sensor")
+        case .resumed(let at):
+            log.append(.segmentStart(.pause, timeMs: fixClock(at, mono)), monoMs: mono)
+        case .close(let totals):
+            closeWheelTrip(.standstill, totals, mono)
+        }
+    }
+
+    /// Ends the wheel's trip: its figures from the wheel, its times on the fixes' clock.
+    private func closeWheelTrip(_ reason: TripEndReason, _ t: WheelTrip.Totals, _ mono: Int64) {
+        _ = log.closeTrip(
+            TripEnd(
+                reason: reason, points: UInt64(recorder.stats.points), distanceM: t.distanceM, movingTimeMs: t.movingMs,
+                firstTimeMs: t.firstMs.map { fixClock($0, mono) }, lastTimeMs: t.lastMs.map { fixClock($0, mono) }),
+            drops: recorder.drops, monoMs: mono)
+        recorder.tripClosed()
+        wheelTrip.closed()
+        tripClosed = true
+        light?.tripClosed()
+        say("trip closed: no fix, \(distanceText(t.distanceM)) from the wheel")
+    }
+
+    /// A monotonic time on the fixes' clock: the newest fix's time plus the time since it
+    /// arrived; without a fix, the system clock's.
+    private func fixClock(_ m: Int64, _ mono: Int64) -> Int64 {
+        if let f = receiver.lastFix, let arrived = receiver.lastFixMono { return f.timeMs + (m - arrived) }
+        return clock.wallClockMs() - (mono - m)
     }
 
     /// To the journal always; into the open trip's notes within `NoteBudget`.
@@ -303,6 +378,7 @@ public final class RecordLoop {
             guard recorder.tripOpen else { return say("button: the trip's end asked with no trip open") }
             log.append(.riderMark(RiderMark(kind: .end, timeMs: fixClock(at))), monoMs: mono)
             recorder.finish(wallClockMs: clock.wallClockMs(), emit: apply)
+            if wheelTrip.isOpen { return closeWheelTrip(.rider, wheelTrip.totals, mono) }
             guard recorder.tripOpen else { return }
             let s = recorder.stats
             _ = log.closeTrip(
@@ -380,7 +456,10 @@ public final class RecordLoop {
             }
         }
         let summary =
-            live.state + (recorder.tripOpen ? ": \(distanceText(recorder.stats.distanceM)), \(recorder.stats.points) points" : "")
+            live.state
+            + (wheelTrip.isOpen
+                ? ": \(distanceText(wheelTrip.totals.distanceM)) from the wheel, no fix"
+                : recorder.tripOpen ? ": \(distanceText(recorder.stats.distanceM)), \(recorder.stats.points) points" : "")
             + (source.isOpen ? "" : " (gpsd down)")
         if notifiedReady && !final { notify.status(summary) }
     }

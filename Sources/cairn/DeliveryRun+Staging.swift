@@ -85,7 +85,13 @@ extension DeliveryRun {
         }
         w.staged = staged
         let whole = w.summary
-        if !ShippingPlan.cuts(points: whole.stats.points, formats: formats.count, page: page) { return }
+        // A trainer's trip that would arrive as nothing (its logs stay, no format holds it) is
+        // not delivered, so retention never takes it for one that was.
+        if whole.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {
+            throw Failure(
+                "no positions (a trainer ride): GPX, GeoJSON and KML cannot hold it and its logs do not go; deliver fit or csv, or its logs")
+        }
+        if !ShippingPlan.cuts(points: whole.records, formats: formats.count, page: page) { return }
         let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
         if shipment.hidesAll {
             printErr("cairn: trip \(t.id): every point is inside a privacy zone; no conversion sent")
@@ -94,7 +100,8 @@ extension DeliveryRun {
             return
         }
         for format in ExportFormat.allCases { w.names[format.name] = shipment.name(format) }
-        for format in formats {
+        // A trainer's trip (no positions) goes as FIT and CSV; GPX, GeoJSON and KML cannot hold it.
+        for format in formats where !whole.hasNoPositions || format.holdsNoPositions {
             let rel = shipment.path(format)
             try refuseFolder(rel, listing)
             let local = try outboxPath(rel)

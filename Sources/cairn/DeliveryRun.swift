@@ -440,7 +440,7 @@ struct DeliveryRun {
             for format in formats {
                 let plain = format.fileName(tripId: t.id, startMs: nil, suffix: t.nameSuffix, prefix: "", board: tripBoard)
                 w.tails.insert(format.name + "/" + plain)
-                if stageOptions.zones.isEmpty, s.stats.points > 0 {
+                if stageOptions.zones.isEmpty, s.records > 0 {
                     w.exact.insert(
                         format.name + "/"
                             + format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: "", board: tripBoard))
@@ -571,7 +571,7 @@ struct DeliveryRun {
 
     /// The trip as the page shows it, its zones cut: nil for one with no point to show.
     func pageTrip(_ t: TripRef, _ whole: TripSummary) throws -> PageTrip? {
-        if whole.stats.points == 0 { return nil }
+        if whole.records == 0 { return nil }
         let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
         if shipment.hidesAll { return nil }
         return shipment.pageTrip(formats: formats, logs: copyLogs) { _ in true }

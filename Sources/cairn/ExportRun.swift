@@ -78,7 +78,7 @@ struct ExportRun {
     /// One trip: its logs, its conversions, its page entry, its state line.
     private mutating func ship(_ t: TripRef, _ whole: TripSummary, openBecause: String?) {
         let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
-        let step = ShippingPlan.trip(openBecause: openBecause, points: whole.stats.points, damagedBytes: whole.damagedBytes)
+        let step = ShippingPlan.trip(openBecause: openBecause, points: whole.records, damagedBytes: whole.damagedBytes)
         if case .open(let why) = step {
             printErr("cairn: \(label): still open (\(why)); exported once it closes")
             counts.openTrips += 1
@@ -108,7 +108,7 @@ struct ExportRun {
         // shows the trip too (its picture and figures): cut it even with --format none.
         let shipment: TripShipment
         do {
-            let cut = ShippingPlan.cuts(points: whole.stats.points, formats: formats.count, page: pageBuilder != nil)
+            let cut = ShippingPlan.cuts(points: whole.records, formats: formats.count, page: pageBuilder != nil)
             shipment = try TripShipment(t, whole, zones: cut ? stageOptions.zones : PrivacyZones(), board: stageOptions.board, prefix: namePrefix)
         } catch {
             // Never a conversion without its zones' cut.
@@ -118,9 +118,13 @@ struct ExportRun {
             return
         }
         for format in formats {
+            if whole.hasNoPositions && !format.holdsNoPositions {
+                printErr("cairn: \(label): no positions (a trainer ride, distance from the wheel): \(format.name) cannot hold it; none written")
+                continue
+            }
             let target = POSIX.join(dest, shipment.path(format))
             switch ShippingPlan.conversion(
-                points: whole.stats.points, hidesAll: shipment.hidesAll, verified: verified, present: verified && pathExists(target))
+                points: whole.records, hidesAll: shipment.hidesAll, verified: verified, present: verified && pathExists(target))
             {
             case .none, .there: continue
             case .hidden:
@@ -134,6 +138,14 @@ struct ExportRun {
                     wroteAny = true
                 }
             }
+        }
+        // A trainer's trip none of the formats holds, its logs not copied: nothing of it is on the
+        // stick, so it is not marked exported (retention would take it for one that is).
+        if whole.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {
+            printErr(
+                "cairn: \(label): not exported: no format asked for holds a trip without positions and its logs are not copied "
+                    + "(--format fit or csv, or --logs yes)")
+            tripProblem = true
         }
         if tripProblem { counts.problems += 1; counts.failedTrips += 1; return }
         if wroteAny { counts.exportedTrips += 1 } else { counts.alreadyThere += 1 }

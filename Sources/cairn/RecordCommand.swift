@@ -154,6 +154,9 @@ enum RecordCommand: Command {
             }
             sensors.append(s)
         }
+        let wheelText = a.value("--wheel") ?? "2.105"
+        let wheelM: Double
+        do { wheelM = try wheelCircumference(wheelText) } catch { throw invalid("--wheel", error.message) }
         let (zone, zoneText) = try timeZone(a.value("--timezone") ?? "auto") { invalid("--timezone", $0) }
         let statusPath = a.value("--status")
         if statusPath == "" { throw invalid("--status", "The value '' is invalid for '--status <file>'") }
@@ -237,7 +240,8 @@ enum RecordCommand: Command {
                 "timezone = \(a.value("--timezone") ?? "auto") (\(zoneText))" + from("--timezone"),
                 "board = \(board ?? "-")" + from("--board")
             ]
-            let sensorLines: [String] = sensors.map { "sensor = \($0)" + from("--sensor") }
+            let sensorLines: [String] =
+                sensors.map { "sensor = \($0)" + from("--sensor") } + ["wheel = \(wheelText) m" + from("--wheel")]
             // The zones' places are not printed either: how many, and which lines.
             let zoneLines: [String] = [
                 "privacy-zone = " + (zones.isEmpty ? "none" : "\(zones.count) zone\(zones.count == 1 ? "" : "s") (places not printed)")
@@ -300,6 +304,7 @@ enum RecordCommand: Command {
             throw Failure("\(error)")
         }
         log.board = board
+        log.wheelCircumferenceMm = UInt32((wheelM * 1000).rounded())
         // The board's privacy key: only the recorder makes it, here in its own log directory, so
         // every command that cuts zones (export, deliver, render, a laptop's convert of copied
         // logs) cuts with this one key (a second key is a second cut of the same place). Made
@@ -355,6 +360,10 @@ enum RecordCommand: Command {
         var settings = RecordLoop.Settings(readEverySeconds: readEverySeconds, pauseAfterMs: profile.pauseAfterMs)
         settings.verbose = verbose
         settings.zone = zone
+        settings.wheelCircumferenceM = wheelM
+        // A trainer's trip pauses and closes as the activity's rides do (`--close-after`).
+        settings.wheelTrip.pauseAfterMs = profile.pauseAfterMs
+        settings.wheelTrip.closeAfterMs = profile.closeAfterMs
         let source = GpsdSource(host: host, port: port)
         source.stopFd = StopSignals.wakeFd
         let loop = RecordLoop(

@@ -7,8 +7,19 @@ import CairnCore
 import CairnSystem
 import CairnDevice
 
-// The values of `record --timezone` and `--gpsd`.
+// The values of `record --timezone`, `--gpsd` and `--wheel`.
 extension RecordCommand {
+    /// `--wheel`: the circumference in metres, 0.5 ... 3.5 (`WheelSpeed.circumferenceMmRange`), to the millimetre.
+    static func wheelCircumference(_ text: String) throws(UsageError) -> Double {
+        let range = WheelSpeed.circumferenceMmRange
+        guard let m = StrictNumber.decimal(text), m >= Double(range.lowerBound) / 1000, m <= Double(range.upperBound) / 1000 else {
+            throw UsageError(
+                "The value '\(text)' is invalid for '--wheel <metres>': the wheel's circumference, a plain decimal number of metres from 0.5 to 3.5 (2.105 for 700x25C)"
+            )
+        }
+        return (m * 1000).rounded() / 1000
+    }
+
     /// The zone `--timezone` names, and how `--check` describes it. `auto` reads /etc/localtime:
     /// missing, it means UTC (as for the C library); unreadable or not a zone file, trips record
     /// no offset and this says so once (nothing else changes: the recording goes on).

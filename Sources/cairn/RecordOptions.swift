@@ -1,7 +1,7 @@
 /// `record`'s usage line, options and their help (`cairn record --help`, the man page, the config file's keys).
 extension RecordCommand {
     static let usage =
-        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--home <lat,lon,radius_m|none>] [--home-stand <minutes>] [--led <name|none>] [--button <path|none>] [--button-key <code>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--sensor <address> ...] [--board <id>] [--config <file>] [--check] [--led-grant]"
+        "cairn record [--gpsd <host[:port]>] [--dir <dir>] [--baro <auto|none|path>] [--sysfs-root <dir>] [--activity <activity>] [--close-after <minutes>] [--home <lat,lon,radius_m|none>] [--home-stand <minutes>] [--led <name|none>] [--button <path|none>] [--button-key <code>] [--clock <system|fix>] [--sync <seconds>] [--read-every <seconds>] [--status <file>] [--keep-days <days>] [--max-mb <mb>] [--timezone <auto|zone|±HH:MM>] [--raw <on|off>] [--sensor <address> ...] [--wheel <metres>] [--board <id>] [--config <file>] [--check] [--led-grant]"
     static let options = [
         OptionSpec(name: "--gpsd", valueName: "HOST[:PORT]", help: "gpsd's numeric address; localhost means 127.0.0.1. (default: 127.0.0.1:2947)"),
         OptionSpec(name: "--dir", valueName: "DIR", help: "Directory for the log files; created if missing. (default: /var/lib/cairn)"),
@@ -69,6 +69,11 @@ extension RecordCommand {
             help:
                 "A Bluetooth LE sensor to record (heart rate, speed and cadence, power): AA:BB:CC:DD:EE:FF, then public or random when known (cairn sensors --watch tries it). Repeatable; in the config file one sensor line each.",
             repeatable: true),
+        OptionSpec(
+            name: "--wheel", valueName: "METRES",
+            help:
+                "The wheel's circumference, for a wheel sensor's distance and speed (a trainer's trip, a tunnel): 0.5 to 3.5 metres, as on the tyre's chart. (default: 2.105, 700x25C)"
+        ),
         OptionSpec(
             name: "--raw", valueName: "ON|OFF",
             help:

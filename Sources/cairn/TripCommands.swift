@@ -41,7 +41,7 @@ struct TripSelection {
 /// A trip without a single point (a file that holds only its header and start records) is not
 /// a trip to list or export: said once on stderr, not a failure.
 func hasPoints(_ s: TripSummary) -> Bool {
-    if s.stats.points > 0 { return true }
+    if s.records > 0 { return true }
     printErr("cairn: trip \(s.id) (\(s.files.joined(separator: ", "))): no points (an empty or unfinished trip); skipped")
     return false
 }
@@ -310,7 +310,12 @@ enum InfoCommand: Command {
             "  end:        \(st.lastTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-")",
             "  UTC offset: "
                 + (s.utcOffsetS.map { UTCOffset.format($0) + " (recorded)" } ?? "- (not recorded; convert --utc-offset sets FIT's local time)"),
-            "  distance:   \(formatDistance(st.distanceM))",
+            "  distance:   \(formatDistance(st.distanceM))"
+                + (s.hasNoPositions
+                    ? " from the wheel (no positions: a trainer)"
+                    : s.wheelGaps > 0
+                        ? " (\(formatDistance(s.wheelDistanceM)) more than the straight lines over \(s.wheelGaps) gap\(s.wheelGaps == 1 ? "" : "s"), from the wheel)"
+                        : ""),
             "  moving:     \(formatDuration(ms: st.movingTimeMs)) of \(formatDuration(ms: st.elapsedMs)) elapsed",
             "  speed:      avg \(kmh(avg)) moving, max \(kmh(st.maxSpeedMps))",
             "  climb:      " + (st.ascentM == nil ? "- (no trusted height)" : "+\(m(st.ascentM)) / -\(m(st.descentM))"),

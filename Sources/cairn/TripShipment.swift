@@ -89,7 +89,7 @@ struct TripShipment {
     ) -> TripIndex.Entry {
         let stem = ExportFormat.csv.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
         var e = TripIndex.Entry(key: key, tripId: t.id, name: String(stem.dropLast(ExportFormat.csv.fileExtension.utf8.count + 1)))
-        if !hidden && s.stats.points > 0 {
+        if !hidden && s.records > 0 {
             e.startMs = s.stats.firstTimeMs
             e.utcOffsetS = s.utcOffsetS
             e.distanceM = s.stats.distanceM

@@ -40,6 +40,27 @@ final class SensorRecordTests: XCTestCase {
             ])
     }
 
+    /// The wheel's circumference (issue 40), appended after the notifications: pinned, read
+    /// back; a record without it (written before it) reads the default, one outside 0.5-3.5 m
+    /// reads as none.
+    func testTheWheelsCircumferenceIsAppended() throws {
+        let n = SensorNotification(address: Self.heart, characteristic: 0x2A5B, arrivalMonoMs: 1000, value: [1, 9, 0, 0, 0, 0, 4])
+        let without = SensorBatch(notifications: [n], gpsMinusMonoMs: nil, clockMinusMonoMs: 0)
+        var with = without
+        with.wheelCircumferenceMm = 2105
+        XCTAssertEqual(encode(with), encode(without) + [0xB9, 0x10], "2105 as a varint, last")
+        XCTAssertEqual(try decode(encode(with)), .sensors(with))
+        guard case .sensors(let old) = try decode(encode(without)) else { return XCTFail() }
+        XCTAssertNil(old.wheelCircumferenceMm)
+        XCTAssertEqual(old.wheelCircumferenceM, 2.105)
+        for mm: UInt32 in [0, 499, 3501, 100_000] {
+            var odd = without
+            odd.wheelCircumferenceMm = mm
+            guard case .sensors(let b) = try decode(encode(odd)) else { return XCTFail() }
+            XCTAssertNil(b.wheelCircumferenceMm, "\(mm)")
+        }
+    }
+
     func testItRoundTrips() throws {
         var ns: [SensorNotification] = []
         for i in 0..<300 {

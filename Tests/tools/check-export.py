@@ -115,6 +115,10 @@ def check_fit(path):
     out["descriptors"] = [d["descriptor"] for d in messages.get("device_info_mesgs", []) if d.get("descriptor") is not None]
 
     records = messages.get("record_mesgs", [])
+    # A trainer's file (issue 40): cycling, indoor_cycling, and then no record has a position;
+    # every other file has one in every record.
+    sessions = messages.get("session_mesgs", [])
+    indoor = bool(sessions) and sessions[0].get("sub_sport") == "indoor_cycling"
     last_t, last_d = None, None
     for i, r in enumerate(records):
         t = r.get("timestamp")
@@ -128,7 +132,9 @@ def check_fit(path):
         if last_d is not None and d < last_d - 1e-9:
             raise Rejected("record %d: distance decreases (%s < %s)" % (i, d, last_d))
         for k in ("position_lat", "position_long"):
-            if not isinstance(r.get(k), int):
+            if indoor and r.get(k) is not None:
+                raise Rejected("record %d of an indoor file has %s" % (i, k))
+            if not indoor and not isinstance(r.get(k), int):
                 raise Rejected("record %d has no %s" % (i, k))
         last_t, last_d = t, d
     out["records_with_altitude"] = sum(1 for r in records if r.get("enhanced_altitude") is not None)
@@ -142,7 +148,8 @@ def check_fit(path):
     if records:
         out["first_record"] = {k: v for k, v in records[0].items() if isinstance(v, (int, float, str))}
         out["last_record"] = {k: v for k, v in records[-1].items() if isinstance(v, (int, float, str))}
-        out["max_record_lat_semicircles"] = max(abs(r["position_lat"]) for r in records)
+        if not indoor:
+            out["max_record_lat_semicircles"] = max(abs(r["position_lat"]) for r in records)
     ev = [(e.get("event"), e.get("event_type"), e.get("timestamp")) for e in messages.get("event_mesgs", [])]
     # Every event as the SDK reads it (the rider's lap presses: event lap, marker; the rider's
     # stop: timer stop_all with timer_trigger manual), FIT seconds.

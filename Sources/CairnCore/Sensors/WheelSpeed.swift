@@ -15,6 +15,11 @@ public struct WheelSpeed: Sendable {
     /// 40 m/s (144 km/h): faster than any descent.
     public static let maxMetresPerSecond = 40.0
 
+    /// 700x25C: 2.105 m, what a wheel sensor's revolutions are without a `wheel` setting.
+    public static let defaultCircumferenceM = 2.105
+    /// From a 12-inch child's wheel (0.9 m) to a 29 x 3.0 tyre (2.4 m), with room: 0.5 ... 3.5 m.
+    public static let circumferenceMmRange: ClosedRange<UInt64> = 500...3500
+
     public let circumferenceM: Double
     private var counter: RevolutionCounter
 

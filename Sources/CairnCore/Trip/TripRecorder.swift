@@ -123,7 +123,9 @@ public struct TripRecorder<Filter: FixFilter> {
     /// (home's stand when its newest fix was arriving there).
     public mutating func tick(wallClockMs: Int64, emit: (RecorderAction) -> Void) {
         let limit = lastFixArrivingHome ? min(config.home?.standMs ?? config.closeWithoutFixMs, config.closeWithoutFixMs) : config.closeWithoutFixMs
-        guard tripOpen, !config.clockIsFix, let last = lastFixClockMs, wallClockMs - last >= limit else { return }
+        // A trip the wheel opened (`openByWheel`) has no point yet: the wheel closes it, not the
+        // fixes. Asked last: only when a close is due (it costs a copy of the point, each tick).
+        guard tripOpen, !config.clockIsFix, let last = lastFixClockMs, wallClockMs - last >= limit, lastKept != nil else { return }
         finish(wallClockMs: wallClockMs, emit: emit)
         close(emit: emit)
         filter.tripClosed()
@@ -144,6 +146,16 @@ public struct TripRecorder<Filter: FixFilter> {
         if r.fix.timeMs > (newestFixMs ?? Int64.min) { newestFixMs = r.fix.timeMs }
         lastFixClockMs = config.clockIsFix ? newestFixMs : r.arrivalMs
         consider(r.fix, wallClockMs: r.arrivalMs, emit: emit)
+    }
+
+    /// A trip opens with no point (issue 40: the wheel turns where GPS has none, `WheelTrip`): a
+    /// fix kept later goes into it, starting its first segment.
+    public mutating func openByWheel(emit: (RecorderAction) -> Void) {
+        guard !tripOpen else { return }
+        resumeCandidate = nil
+        tripOpen = true
+        pendingReason = .start
+        emit(.openTrip(resume: false))
     }
 
     /// The trip was closed by the caller (shutdown): the next kept point opens a new trip.

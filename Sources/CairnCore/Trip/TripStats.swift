@@ -257,4 +257,18 @@ public struct TripStats: Sendable {
     public var descentM: Double? { climb.descentM }
     /// The climb came from the barometer (any kept point carried a pressure).
     public var climbFromBarometer: Bool { climb.fromBarometer }
+
+    /// Distance the wheel measured where the points have none (issue 40): `extraM` more than the
+    /// points' straight lines over a tunnel's gap, moving all of it; or, on a trip without
+    /// points (a trainer), its whole distance, moving time and span.
+    public mutating func addWheel(extraM: Double, movingMs: Int64 = 0, firstMs: Int64? = nil, lastMs: Int64? = nil) {
+        guard extraM.isFinite else { return }
+        distanceM += extraM
+        movingDistanceM += extraM
+        countedMovingMs += max(0, movingMs)
+        if points == 0, let a = firstMs, let b = lastMs, b >= a {
+            firstTimeMs = a
+            lastTimeMs = b
+        }
+    }
 }

@@ -37,6 +37,8 @@ public struct SensorTrack: Sendable {
     private(set) var power: [[Sample]] = []
     /// What was left out or set aside, in a rider's words: said by `convert` and `info`.
     public private(set) var notes: [String] = []
+    /// The wheel's distance (`WheelTrack`), read in the same pass; nil without a wheel reading.
+    public private(set) var wheel: WheelTrack?
 
     public var isEmpty: Bool { heartRate.isEmpty && cadence.isEmpty && power.isEmpty }
 
@@ -63,7 +65,7 @@ public struct SensorTrack: Sendable {
             }
         }
         let track = builder.finish()
-        return track.isEmpty && track.notes.isEmpty ? nil : track
+        return track.isEmpty && track.notes.isEmpty && track.wheel == nil ? nil : track
     }
 
     /// Whether the trip's log holds a sensor record: read up to the first.
@@ -82,10 +84,13 @@ public struct SensorTrack: Sendable {
     /// the FIT session has them (`cairn info`): with privacy zones (`window`) the exported
     /// part's only, like the rest of `info`'s figures; nil without sensor values.
     public static func figures(_ trip: TripRef, window: PrivacyWindow? = nil) throws -> SensorFigures? {
-        guard let track = try read(trip) else { return nil }
+        // A wheel alone (a speed sensor) has no heart rate, cadence or power figures.
+        guard let track = try read(trip), !track.isEmpty || !track.notes.isEmpty else { return nil }
         var f = SensorFigures()
         f.notes = track.notes
+        var points = 0
         func add(_ fix: Fix) {
+            points += 1
             let v = track.values(atMs: fix.timeMs)
             f.add(heartRate: v.heartRate, cadence: v.cadence, powerW: v.powerW)
         }
@@ -94,6 +99,10 @@ public struct SensorTrack: Sendable {
             _ = try TripCatalog.read(trip) { e in stages.feed(e, segment: { _ in }, point: { fix, _ in add(fix) }) }
         } else {
             _ = try TripCatalog.read(trip) { e in if case .point(let fix) = e { add(fix) } }
+        }
+        // A trainer's trip (no points): at the wheel's samples, FIT's records.
+        if points == 0, let w = track.wheel {
+            for s in w.samples { add(Fix(timeMs: s.timeMs, lat: 0, lon: 0, mode: 1)) }
         }
         return f
     }
@@ -153,8 +162,10 @@ public struct SensorTrack: Sendable {
         private var noContact = 0
         private var overMax = 0
         private var negative = 0
+        private var wheel = WheelTrack.Builder()
 
         mutating func add(_ b: SensorBatch) {
+            wheel.add(b)
             for n in b.notifications {
                 guard let time = b.timeMs(of: n), let reading = try? SensorReading(decoding: n) else { continue }
                 switch reading {
@@ -227,6 +238,7 @@ public struct SensorTrack: Sendable {
             if overMax > 0 { notes.append("heart rate: \(overMax) readings above \(SensorTrack.maxHeartRate) bpm left out") }
             if negative > 0 { notes.append("power: \(negative) negative readings taken as 0 W") }
             t.notes = notes
+            if !wheel.track.samples.isEmpty { t.wheel = wheel.track }
             return t
         }
     }

@@ -83,6 +83,20 @@ public struct TripSummary: Sendable {
     /// pass of their own for it.
     public var endPressMs: Int64?
 
+    /// Metres of the distance the wheel sensor measured where the points have none (issue 40):
+    /// a trainer's whole trip, or what tunnels (`wheelGaps` of them) added to their straight lines.
+    public var wheelDistanceM = 0.0
+    public var wheelGaps = 0
+
+    /// A trip without a position (a trainer): its distance and time are the wheel's. GPX,
+    /// GeoJSON and KML cannot hold it.
+    public var hasNoPositions: Bool { stats.points == 0 && wheelDistanceM > 0 }
+    /// The wheel's samples of a trip without positions (the records FIT and CSV write of it).
+    public var wheelSamples = 0
+    /// What a conversion writes of the trip: its points, or a trainer's wheel samples. A trip
+    /// with neither is empty (skipped by `list`, nothing to convert).
+    public var records: Int { stats.points > 0 ? stats.points : (hasNoPositions ? wheelSamples : 0) }
+
     /// `recovered` when any file was damaged or torn, or the trip was resumed in a new file after
     /// a crash or an I/O fault (it spans several files); otherwise `closed` when the recorder
     /// closed it, `open` when not (still recording, or cut off cleanly between syncs).
@@ -207,6 +221,10 @@ public enum TripCatalog {
     public static func read(_ trip: TripRef, raw: Bool = false, visit: (TripEvent) -> Void = { _ in }) throws -> TripSummary {
         var s = TripSummary(id: trip.id, files: trip.files.map(\.path))
         var lastTime: Int64?
+        // Where the fixes stopped (`WheelTrack.gapMs`) the wheel may tell the distance: the gaps
+        // and their straight lines, measured once the sensors' records are known.
+        var gaps = WheelGaps()
+        var sawSensors = false
         for f in trip.files {
             let reader = try LogReader(path: f.path)
             var segmentOpenInFile = false
@@ -219,6 +237,7 @@ public enum TripCatalog {
                     if let o = offset { s.utcOffsetS = o }
                     if let b = board { s.board = b }
                 case .segmentStart(let reason, _):
+                    gaps.segment(reason)
                     s.stats.startSegment(reason)
                     visit(.segment(reason))
                     segmentOpenInFile = true
@@ -233,6 +252,7 @@ public enum TripCatalog {
                             segmentOpenInFile = true
                         }
                         lastTime = fix.timeMs
+                        gaps.point(fix)
                         s.stats.add(fix)
                         visit(.point(fix))
                     }
@@ -246,7 +266,9 @@ public enum TripCatalog {
                     if raw { for r in batch.fixes { visit(.raw(r)) } }
                 case .riderMark(let m):
                     if m.kind == .end && m.hasUsableTime { s.endPressMs = m.timeMs }
-                case .sensors, .unknown:
+                case .sensors:
+                    sawSensors = true
+                case .unknown:
                     break
                 }
                 return true
@@ -261,6 +283,17 @@ public enum TripCatalog {
             s.tornTailBytes += scan.tornTailBytes
             s.sequenceGaps += scan.sequenceGaps
             s.damagedRecords += scan.implausibleRecords + scan.malformedRecords
+        }
+        if sawSensors && (s.stats.points == 0 || !gaps.gaps.isEmpty), let wheel = try WheelTrack.read(trip) {
+            if s.stats.points == 0 {
+                s.stats.addWheel(extraM: wheel.distanceM, movingMs: wheel.movingMs, firstMs: wheel.firstMs, lastMs: wheel.lastMs)
+                s.wheelDistanceM = wheel.distanceM
+                s.wheelSamples = wheel.samples.count
+            } else {
+                let extra = gaps.extraMetres(wheel)
+                s.stats.addWheel(extraM: extra.metres)
+                (s.wheelDistanceM, s.wheelGaps) = (extra.metres, extra.gaps)
+            }
         }
         return s
     }

@@ -50,6 +50,7 @@ public final class CSVWriter: TrackExporter {
     /// The header waits for the first trip: its sensor columns (`heartrate,cadence,power`, last) are
     /// there when that trip's log holds sensor values, or, given `sensorColumns` (`convert` of
     /// several trips), when any trip's does: every trip's values are then in the document.
+    public var holdsNoPositions: Bool { true }
     public func begin() { headerPending = true }
     private var headerPending = false
     private var sensorColumns = false
@@ -83,9 +84,10 @@ public final class CSVWriter: TrackExporter {
         let comma = UInt8(ascii: ",")
         out.isoTime(ms: fix.timeMs)
         out.byte(comma)
-        out.decimal(TextFormat.latitude(fix.lat), 7)
+        // A trainer's rows (no position): lat and lon empty.
+        if !extras.noPosition { out.decimal(TextFormat.latitude(fix.lat), 7) }
         out.byte(comma)
-        out.decimal(TextFormat.longitude(fix.lon, decimals: 7), 7)
+        if !extras.noPosition { out.decimal(TextFormat.longitude(fix.lon, decimals: 7), 7) }
         out.byte(comma)
         if let h = PointValues.height(fix) { out.decimal(h, 2) }
         out.byte(comma)

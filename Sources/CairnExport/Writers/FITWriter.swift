@@ -186,6 +186,7 @@ public final class FITWriter: TrackExporter {
     }
 
     public var wantsSummaryFirst: Bool { true }
+    public var holdsNoPositions: Bool { true }
 
     public func begin() {}
 
@@ -286,7 +287,9 @@ public final class FITWriter: TrackExporter {
     public func point(_ fix: Fix, _ extras: PointExtras) {
         guard PointValues.isWritable(fix) else { return }
         guard sink != nil else { return }
-        let lat = Self.semicircles(fix.lat), lon = Self.semicircles(Self.wrapLon(fix.lon))
+        // Indoors (a trainer): FIT's invalid position, which Strava and Garmin Connect take as none.
+        let lat = extras.noPosition ? 0x7FFF_FFFF : Self.semicircles(fix.lat)
+        let lon = extras.noPosition ? 0x7FFF_FFFF : Self.semicircles(Self.wrapLon(fix.lon))
         if !started {
             started = true
             firstMs = fix.timeMs
@@ -326,6 +329,10 @@ public final class FITWriter: TrackExporter {
         bridgePending = false
         stats.add(fix)
         lapStats.add(fix)
+        if let w = extras.wheelExtraM {
+            stats.addWheel(extraM: w)
+            lapStats.addWheel(extraM: w)
+        }
         lastMs = fix.timeMs
         lastPos = (lat, lon)
 
@@ -464,7 +471,7 @@ public final class FITWriter: TrackExporter {
         let maxMps = lapStats.maxSpeedMps.map { max($0, avgMps ?? 0) }
         if let m = maxMps { topSpeedMps = max(topSpeedMps ?? 0, m) }
         let elapsed = upTo.elapsedMs - counted.elapsedMs
-        let (sport, subSport) = Self.sport(heading.activity)
+        let (sport, subSport) = heading.noPositions ? Self.indoorCycling : Self.sport(heading.activity)
         let lapMessage: FITMessage = heading.hasSensors ? .lapWithSensors : .lap
         if !lapDefined {
             define(local: 15, lapMessage)
@@ -499,7 +506,7 @@ public final class FITWriter: TrackExporter {
         // fastest lap's, as before the button (their files stay byte for byte the same).
         let lapsTop = (heading.laps ?? laps) == .marks ? nil : topSpeedMps
         let maxMps = stats.maxSpeedMps.map { max($0, lapsTop ?? 0, avgMps ?? 0) } ?? lapsTop
-        let (sport, subSport) = Self.sport(heading.activity)
+        let (sport, subSport) = heading.noPositions ? Self.indoorCycling : Self.sport(heading.activity)
 
         // session: one.
         let sessionMessage: FITMessage = heading.hasSensors ? .sessionWithSensors : .session
@@ -538,6 +545,9 @@ public final class FITWriter: TrackExporter {
     // MARK: Encoding
 
     /// The FIT sport and sub-sport for a recorder activity profile.
+    /// cycling, indoor_cycling: a trainer's trip (Strava and Garmin Connect take it as indoor).
+    static let indoorCycling: (UInt8, UInt8) = (2, 6)
+
     static func sport(_ activity: String?) -> (UInt8, UInt8) {
         switch Activity(name: activity) {
         case .ride: return (2, 0)  // cycling, generic

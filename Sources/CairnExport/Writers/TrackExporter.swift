@@ -23,6 +23,8 @@ public struct TripHeading: Sendable {
     /// FIT's last timer stop, at the last point written, is then the rider's (timer_trigger
     /// manual).
     public var endedByRider = false
+    /// The trip has no position (a trainer, issue 40): its records are the wheel's.
+    public var noPositions = false
     public init(id: UInt64, activity: String?, summary: TripSummary? = nil, nameSuffix: String = "", board: String? = nil) {
         self.id = id
         self.activity = activity
@@ -62,6 +64,12 @@ public struct PointExtras: Sendable, Equatable {
     public var heartRate: Int?
     public var cadence: Int?
     public var powerW: Int?
+    /// A record of a trip without positions (a trainer, `TripHeading.noPositions`): the fix's
+    /// position is none; FIT writes it invalid, CSV leaves lat and lon empty.
+    public var noPosition = false
+    /// The metres the wheel measured beyond the straight line from the point before (a
+    /// tunnel's gap; on a trainer every step's metres): added to FIT's distance.
+    public var wheelExtraM: Double?
     public init(
         pressurePa: Double? = nil, temperatureC: Double? = nil, lap: Int? = nil, origin: PointOrigin = .measured,
         verdict: Verdict? = nil
@@ -93,6 +101,9 @@ public protocol TrackExporter: AnyObject {
     /// True when `beginTrip` needs `TripHeading.summary` (costs the caller one extra read of the
     /// trip's log, still streamed).
     var wantsSummaryFirst: Bool { get }
+    /// True when the format can hold a trip without positions (`PointExtras.noPosition`): FIT's
+    /// indoor records, CSV's rows; GPX, GeoJSON and KML are tracks of positions.
+    var holdsNoPositions: Bool { get }
     func begin()
     /// Throws when the trip's output cannot be opened (FIT's one file per trip).
     func beginTrip(_ heading: TripHeading) throws(ExportError)
@@ -107,6 +118,7 @@ public protocol TrackExporter: AnyObject {
 
 extension TrackExporter {
     public var wantsSummaryFirst: Bool { false }
+    public var holdsNoPositions: Bool { false }
     public func beginSegment() { beginSegment(.other) }
     public func point(_ fix: Fix) { point(fix, .none) }
 }

@@ -1,0 +1,157 @@
+import CairnCore
+import CairnLog
+
+/// A trip's distance as its wheel sensor measured it, on the fixes' time line (issue 40): where
+/// GPS has none, a trainer's whole trip or a tunnel's gap between two points, the distance is
+/// the wheel's. Read from the sensors' records (LOG_FORMAT.md section 7d): the first wheel source
+/// (a speed and cadence sensor's wheel, or a power meter's wheel data), at the circumference
+/// each record carries (2.105 m in records without one). Memory: one 32-byte sample a second.
+public struct WheelTrack: Sendable {
+    public struct Sample: Sendable, Equatable {
+        public var timeMs: Int64
+        /// Metres since the first reading.
+        public var metres: Double
+        /// Metres a second, nil until two revolutions tell.
+        public var speed: Double?
+    }
+
+    /// Points further apart than this are a gap (the fixes stopped) the wheel may measure.
+    public static let gapMs: Int64 = 10_000
+    /// A gap's ends count only with a wheel reading this close to each.
+    public static let reachMs: Int64 = 5_000
+    /// A wheel that measured less than this share of the straight line over a gap is not this
+    /// ride's wheel (the bike on a train, a sensor of another bike): the straight line stays.
+    public static let minShareOfChord = 0.8
+
+    public private(set) var samples: [Sample] = []
+    /// Time the wheel turned, between readings at most `reachMs` apart.
+    public private(set) var movingMs: Int64 = 0
+
+    public var distanceM: Double { samples.last?.metres ?? 0 }
+    public var firstMs: Int64? { samples.first?.timeMs }
+    public var lastMs: Int64? { samples.last?.timeMs }
+
+    /// The trip's wheel track; nil when its log holds no wheel reading.
+    public static func read(_ trip: TripRef) throws -> WheelTrack? {
+        var b = Builder()
+        for f in trip.files {
+            try LogReader(path: f.path).forEach { e in
+                if case .sensors(let batch) = e.record { b.add(batch) }
+                return true
+            }
+        }
+        return b.track.samples.isEmpty ? nil : b.track
+    }
+
+    /// The metres the wheel turned from `fromMs` to `toMs`; nil unless readings lie within
+    /// `reachMs` of both.
+    public func metres(fromMs: Int64, toMs: Int64) -> Double? {
+        guard let a = at(fromMs), let b = at(toMs), b >= a else { return nil }
+        return b - a
+    }
+
+    /// What the wheel adds to the straight line from `a` to `b` when they are a gap
+    /// (`gapMs` apart or more) it measured (`minShareOfChord`); nil otherwise.
+    public func extraMetres(from a: Fix, to b: Fix) -> Double? {
+        guard b.timeMs - a.timeMs >= Self.gapMs else { return nil }
+        let chord = Geodesy.distance(a, b)
+        guard let m = metres(fromMs: a.timeMs, toMs: b.timeMs), m > 0, m >= chord * Self.minShareOfChord else { return nil }
+        return m - chord
+    }
+
+    /// The distance the wheel had turned at `timeMs`, between the readings around it (the
+    /// nearest within `reachMs` beyond the ends).
+    func at(_ timeMs: Int64) -> Double? {
+        var lo = 0, hi = samples.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if samples[mid].timeMs < timeMs { lo = mid + 1 } else { hi = mid }
+        }
+        if lo < samples.count, samples[lo].timeMs == timeMs { return samples[lo].metres }
+        let before = lo > 0 ? samples[lo - 1] : nil, after = lo < samples.count ? samples[lo] : nil
+        switch (before, after) {
+        case (let a?, let b?):
+            guard timeMs - a.timeMs <= Self.reachMs || b.timeMs - timeMs <= Self.reachMs else { return nil }
+            return a.metres + (b.metres - a.metres) * Double(timeMs - a.timeMs) / Double(b.timeMs - a.timeMs)
+        case (let a?, nil): return timeMs - a.timeMs <= Self.reachMs ? a.metres : nil
+        case (nil, let b?): return b.timeMs - timeMs <= Self.reachMs ? b.metres : nil
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Decodes record by record, as the log is read; keeps a sample a second at most.
+    struct Builder {
+        var track = WheelTrack()
+        private var source: UInt64?
+        private var speed: WheelSpeed?
+        private var metres = 0.0
+        private var lastMs: Int64?
+
+        mutating func add(_ b: SensorBatch) {
+            for n in b.notifications {
+                let format: RevolutionFormat
+                let data: RevolutionData?
+                switch try? SensorReading(decoding: n) {
+                case .speedCadence(let c)?: (format, data) = (.cscWheel, c.wheel)
+                case .power(let p)?: (format, data) = (.powerWheel, p.wheel)
+                default: continue
+                }
+                guard let data, let time = b.timeMs(of: n) else { continue }
+                let key = n.address << 16 | UInt64(n.characteristic)
+                if source == nil { source = key }
+                guard key == source else { continue }
+                var s = speed ?? WheelSpeed(circumferenceM: b.wheelCircumferenceM, format: format)
+                // The counter counts revolutions; the record says what one is.
+                let step = s.add(data, arrivalMs: n.arrivalMonoMs)
+                speed = s
+                metres += Double(step.metres) / s.circumferenceM * b.wheelCircumferenceM
+                if let last = lastMs, time > last, time - last <= WheelTrack.reachMs, step.metres > 0 {
+                    track.movingMs += time - last
+                }
+                lastMs = time
+                let sample = Sample(timeMs: time, metres: metres, speed: step.metresPerSecond.map { $0 / s.circumferenceM * b.wheelCircumferenceM })
+                guard track.samples.last.map({ time > $0.timeMs }) ?? true else { continue }
+                let n = track.samples.count
+                if n >= 2, track.samples[n - 1].timeMs - track.samples[n - 2].timeMs < 1000 {
+                    // The last sample is within a second of the one before: this reading replaces it.
+                    track.samples[n - 1] = sample
+                } else {
+                    track.samples.append(sample)
+                }
+            }
+        }
+    }
+}
+
+/// The gaps in a trip's points (`WheelTrack.gapMs` or longer between two points whose straight
+/// line counts toward distance), gathered as the points are read, and what the wheel adds to
+/// their straight lines.
+struct WheelGaps {
+    /// At most this many kept (a log of a million dropouts is no ride: memory stays bounded).
+    static let max = 100_000
+    private(set) var gaps: [(from: Fix, to: Fix)] = []
+    private var last: Fix?
+
+    /// A segment starts: across a pause or a fresh start no line is drawn (`TripStats.bridges`).
+    mutating func segment(_ reason: SegmentReason) {
+        if !TripStats.bridges(reason) { last = nil }
+    }
+
+    mutating func point(_ fix: Fix) {
+        if let p = last, fix.timeMs - p.timeMs >= WheelTrack.gapMs, gaps.count < Self.max {
+            gaps.append((p, fix))
+        }
+        last = fix
+    }
+
+    /// The metres the wheel adds over the gaps it measured, and how many.
+    func extraMetres(_ wheel: WheelTrack) -> (metres: Double, gaps: Int) {
+        var extra = 0.0, n = 0
+        for g in gaps {
+            guard let m = wheel.extraMetres(from: g.from, to: g.to) else { continue }
+            extra += m
+            n += 1
+        }
+        return (extra, n)
+    }
+}

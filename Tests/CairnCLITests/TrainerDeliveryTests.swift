@@ -1,0 +1,44 @@
+import Foundation
+import CairnExport
+import CairnSystem
+import XCTest
+
+@testable import cairn
+
+/// A trainer's trip (no positions, issue 40) delivered to a remote in memory: as FIT and its
+/// logs, never as GPX; asked for formats that cannot hold it with its logs not going, the run
+/// refuses it (it stays on the board, to be delivered once asked for FIT or CSV).
+final class TrainerDeliveryTests: XCTestCase {
+    let remote = "mem:rides"
+
+    func makeDir() throws -> String {
+        let d = "/tmp/cairn-trainer-delivery-\(getpid())-\(Int.random(in: 0..<1_000_000_000))"
+        XCTAssertEqual(mkdir(d, 0o755), 0)
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/logs/trainer/00000001.cairn").path
+        try Data(contentsOf: URL(fileURLWithPath: source)).write(to: URL(fileURLWithPath: d + "/00000001.cairn"))
+        return d
+    }
+
+    func run(_ dir: String, _ r: MemoryRemote, formats: [ExportFormat], logs: Bool) -> Int32 {
+        var run = DeliveryRun(
+            dir: dir, remote: remote, board: "unnamed", transport: r, retries: 1, formats: formats, copyLogs: logs,
+            stageOptions: ExportStageOptions(zones: PrivacyZones()), quietFailures: true, page: true)
+        return run.go()
+    }
+
+    func testATrainersTripGoesAsFITAndNeverAsNothing() throws {
+        let d = try makeDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let r = MemoryRemote()
+        XCTAssertNotEqual(run(d, r, formats: [.gpx, .kml], logs: false), ExitCode.ok, "nothing of it would arrive")
+        XCTAssertFalse(r.files.keys.contains { $0.hasSuffix(".gpx") || $0.hasSuffix(".fit") || $0.hasSuffix(".cairn") }, "\(r.files.keys)")
+        XCTAssertEqual(run(d, r, formats: [.gpx, .fit], logs: true), ExitCode.ok)
+        XCTAssertTrue(r.files.keys.contains("\(remote)/unnamed/logs/00000001.cairn"), "\(r.files.keys)")
+        XCTAssertEqual(r.files.keys.filter { $0.hasSuffix(".fit") }.count, 1, "\(r.files.keys)")
+        XCTAssertFalse(r.files.keys.contains { $0.hasSuffix(".gpx") }, "\(r.files.keys)")
+        r.calls = []
+        XCTAssertEqual(run(d, r, formats: [.gpx, .fit], logs: true), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list"], "delivered once")
+    }
+}

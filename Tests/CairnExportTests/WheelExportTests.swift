@@ -1,0 +1,187 @@
+import CairnCore
+import Foundation
+import XCTest
+
+@testable import CairnExport
+@testable import CairnLog
+
+/// Distance from the wheel where GPS has none (issue 40), read back: a trainer's trip (no point,
+/// a wheel, a strap and a power meter) in the figures, FIT (indoor cycling, read by the FIT SDK
+/// and fitdecode), CSV (rows without a position), and skipped with a line by GPX, GeoJSON and
+/// KML; a tunnel's gap measured by the wheel instead of the straight line.
+final class WheelExportTests: XCTestCase {
+    var dir = ""
+    var out = ""
+    static let start: Int64 = 1_748_764_800_000
+    static let seconds = 600
+
+    override func setUpWithError() throws {
+        dir = ExportSupport.tempDir()
+        out = ExportSupport.tempDir()
+    }
+
+    override func tearDownWithError() throws {
+        // CAIRN_TRAINER_LOG_OUT=DIR keeps the trainer's log there, for a look with the CLI.
+        if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_LOG_OUT"], name.contains("testATrainersFiguresAreTheWheels") {
+            try? FileManager.default.copyItem(atPath: dir, toPath: keep)
+        }
+        try? FileManager.default.removeItem(atPath: dir)
+        try? FileManager.default.removeItem(atPath: out)
+    }
+
+    /// A CSC wheel reading: cumulative revolutions and the last one's time (1/1024 s).
+    static func wheel(_ revolutions: UInt32, ticks: UInt16, at mono: Int64) -> SensorNotification {
+        let r = revolutions
+        return SensorNotification(
+            address: 0xBB, characteristic: 0x2A5B, arrivalMonoMs: mono,
+            value: [1, UInt8(r & 255), UInt8(r >> 8 & 255), UInt8(r >> 16 & 255), UInt8(r >> 24), UInt8(ticks & 255), UInt8(ticks >> 8)])
+    }
+
+    /// Notifications in records of 20, the monotonic clock at 0 when the trip starts; `gps`:
+    /// the offset is GPS time's (else the system clock's, a trainer with no fix ever).
+    static func batches(_ ns: [SensorNotification], gps: Bool) -> [SensorBatch] {
+        stride(from: 0, to: ns.count, by: 20).map {
+            SensorBatch(
+                notifications: Array(ns[$0..<min(ns.count, $0 + 20)]), gpsMinusMonoMs: gps ? start : nil,
+                clockMinusMonoMs: gps ? 0 : start, wheelCircumferenceMm: 2000)
+        }
+    }
+
+    /// Ten minutes on a trainer at 8 m/s (4 revolutions a second of a 2 m wheel), 140 bpm,
+    /// 200 W, as the recorder writes it: no point.
+    func writeTrainerTrip() throws {
+        var ns: [SensorNotification] = []
+        for s in 0..<Self.seconds {
+            let mono = Int64(s) * 1000
+            ns.append(Self.wheel(UInt32(4 * s), ticks: UInt16(truncatingIfNeeded: s * 1024), at: mono))
+            ns.append(SensorNotification(address: 0xAA, characteristic: 0x2A37, arrivalMonoMs: mono + 200, value: [0, 140]))
+            ns.append(SensorNotification(address: 0xCC, characteristic: 0x2A63, arrivalMonoMs: mono + 400, value: [0, 0, 200, 0]))
+        }
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0040))
+        try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+        try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
+        for b in Self.batches(ns, gps: false) { try w.append(.sensors(b)) }
+        try w.append(
+            .tripEnd(
+                TripEnd(
+                    reason: .standstill, points: 0, distanceM: 4792, movingTimeMs: 599_000, firstTimeMs: Self.start,
+                    lastTimeMs: Self.start + 599_000)))
+        _ = try w.sync()
+        w.close()
+    }
+
+    func trip() throws -> TripRef { try XCTUnwrap(TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) }).first) }
+
+    func convert(_ format: ExportFormat, to path: String) throws -> (converted: Bool, said: [String]) {
+        let writer: TrackExporter
+        if format == .fit {
+            writer = format.makeWriter(.fitFiles(.file(path), force: true, atomic: false), .init(version: "1.0.0"))
+        } else {
+            writer = format.makeWriter(.sink(try OutputSink(creating: path, force: true)), .init(version: "1.0.0"))
+        }
+        var said: [String] = []
+        let c = TripConversion(writer: writer, stages: TripConversion.Stages()) { said.append($0) }
+        let converted = c.convert(try trip()).converted
+        try c.finish()
+        return (converted, said)
+    }
+
+    /// `list` and `info`: the trainer's distance, moving time and span are the wheel's (before:
+    /// 0 m, no time, and `list` skipped it as empty).
+    func testATrainersFiguresAreTheWheels() throws {
+        try writeTrainerTrip()
+        let s = try TripCatalog.read(trip())
+        XCTAssertEqual(s.stats.points, 0)
+        XCTAssertTrue(s.hasNoPositions)
+        XCTAssertEqual(s.stats.distanceM, 599 * 8, accuracy: 1e-6)
+        XCTAssertEqual(s.stats.movingTimeMs, 599_000)
+        XCTAssertEqual(s.stats.firstTimeMs, Self.start)
+        XCTAssertEqual(s.stats.lastTimeMs, Self.start + 599_000)
+        XCTAssertEqual(s.records, Self.seconds)
+        XCTAssertEqual(s.status, .closed, "a trip without points is not damaged")
+    }
+
+    func testATrainersFITIsIndoorCyclingWithTheWheelsDistanceAndTheSensors() throws {
+        try writeTrainerTrip()
+        let path = out + "/trainer.fit"
+        let r = try convert(.fit, to: path)
+        XCTAssertTrue(r.converted, "\(r.said)")
+        let seen = try ExportSupport.check("fit", path)
+        XCTAssertEqual(seen["record"] as? Int, Self.seconds)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(session["sport"] as? String, "cycling")
+        XCTAssertEqual(session["sub_sport"] as? String, "indoor_cycling")
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), 4792, accuracy: 0.5)
+        XCTAssertEqual(try XCTUnwrap(session["total_timer_time"] as? Double), 599, accuracy: 1)
+        let last = try XCTUnwrap(seen["last_record"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(last["distance"] as? Double), 4792, accuracy: 0.5)
+        XCTAssertEqual(try XCTUnwrap(last["enhanced_speed"] as? Double), 8, accuracy: 0.01)
+        XCTAssertEqual(seen["record_heart_rate"] as? [Int], Array(repeating: 140, count: Self.seconds))
+        XCTAssertEqual(seen["record_power"] as? [Int], Array(repeating: 200, count: Self.seconds))
+    }
+
+    func testATrainersCSVHasRowsWithoutAPositionAndTheTrackFormatsSayWhy() throws {
+        try writeTrainerTrip()
+        let csv = out + "/trainer.csv"
+        XCTAssertTrue(try convert(.csv, to: csv).converted)
+        let seen = try ExportSupport.check("csv", csv)
+        XCTAssertEqual(seen["rows"] as? Int, Self.seconds)
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertTrue(rows.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false)[1...2].allSatisfy(\.isEmpty) })
+        for format in [ExportFormat.gpx, .geojson, .kml] {
+            let r = try convert(format, to: out + "/trainer." + format.fileExtension)
+            XCTAssertFalse(r.converted, format.name)
+            XCTAssertEqual(r.said.count, 1, "\(r.said)")
+            XCTAssertTrue(
+                r.said.first?.hasPrefix("trip 1: no positions (a trainer ride: 4.79 km from the wheel); ") == true
+                    && r.said.first?.contains("cannot hold a trip without positions") == true, "\(r.said)")
+        }
+    }
+
+    /// A tunnel: the fixes stop for 60 s while the wheel turns on; the distance over the gap is
+    /// the wheel's (the ride's own length there), in the figures and FIT's distance, not the
+    /// straight line; the points are the measured ones.
+    func testATunnelsDistanceIsTheWheels() throws {
+        let fixes = ExportSupport.ride(240, startMs: Self.start)
+        var along = [0.0]
+        for i in 1..<fixes.count { along.append(along[i - 1] + Geodesy.distance(fixes[i - 1], fixes[i])) }
+        // The wheel at each second: the ride's own length, in whole revolutions of 2 m.
+        let ns = (0..<fixes.count).map { i in
+            Self.wheel(UInt32(along[i] / 2), ticks: UInt16(truncatingIfNeeded: i * 1024), at: Int64(i) * 1000)
+        }
+        func write(_ points: [Fix], wheel: Bool) throws -> TripSummary {
+            try? FileManager.default.removeItem(atPath: dir)
+            dir = ExportSupport.tempDir()
+            let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0041))
+            try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+            try w.append(.segmentStart(.start, timeMs: points[0].timeMs))
+            try w.append(.points(points))
+            if wheel { for b in Self.batches(ns, gps: true) { try w.append(.sensors(b)) } }
+            _ = try w.sync()
+            w.close()
+            return try TripCatalog.read(trip())
+        }
+        let tunnel = Array(fixes[..<100] + fixes[160...])
+        let whole = try write(fixes, wheel: false)
+        let line = try write(tunnel, wheel: false)
+        let measured = try write(tunnel, wheel: true)
+        XCTAssertEqual(measured.stats.points, tunnel.count)
+        XCTAssertEqual(measured.wheelGaps, 1)
+        let gapAlong = along[160] - along[99]
+        let chord = Geodesy.distance(fixes[99], fixes[160])
+        XCTAssertLessThan(chord, gapAlong - 20, "the ride bends in the tunnel")
+        XCTAssertEqual(line.stats.distanceM, whole.stats.distanceM - gapAlong + chord, accuracy: 0.01)
+        // The wheel counts whole revolutions: within a revolution at each end.
+        XCTAssertEqual(measured.stats.distanceM, whole.stats.distanceM, accuracy: 4)
+        let path = out + "/tunnel.fit"
+        XCTAssertTrue(try convert(.fit, to: path).converted)
+        let seen = try ExportSupport.check("fit", path)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), measured.stats.distanceM, accuracy: 0.1)
+        XCTAssertEqual(seen["record"] as? Int, tunnel.count)
+        // A wheel alone is no heart rate, cadence or power: no sensor fields, no figures in `info`.
+        XCTAssertNil(session["avg_heart_rate"] as? Int)
+        XCTAssertEqual(seen["record_heart_rate"] as? [NSNull], Array(repeating: NSNull(), count: tunnel.count))
+        XCTAssertNil(try SensorTrack.figures(trip()))
+    }
+}

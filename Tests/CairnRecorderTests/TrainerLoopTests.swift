@@ -1,0 +1,147 @@
+import CairnCore
+import CairnDevice
+import Foundation
+import XCTest
+
+@testable import CairnLog
+@testable import CairnRecorder
+
+/// The record loop with a wheel sensor and no fix (issue 40), on a fake gpsd that never gives
+/// one, a fake clock and a real `TripLog`: a trainer ride is a trip of its own, closed when the
+/// wheel stands; a parked board, a wheel spun briefly or a wheel that does not turn write nothing.
+final class TrainerLoopTests: XCTestCase {
+    static let csc: UInt64 = 0xC0_FF_EE_00_00_02
+
+    struct Outcome {
+        var records: [LogRecord] = []
+        var files = 0
+        var said: [String] = []
+        var ends: [TripEnd] { records.compactMap { if case .tripEnd(let e) = $0 { e } else { nil } } }
+        var batches: [SensorBatch] { records.compactMap { if case .sensors(let b) = $0 { b } else { nil } } }
+    }
+
+    /// A CSC notification at `mono` with the wheel's cumulative revolutions and event time.
+    static func wheel(_ revolutions: UInt32, _ eventTicks: UInt16, at mono: Int64) -> SensorEvent {
+        let r = revolutions, t = eventTicks
+        return .notification(
+            SensorNotification(
+                address: csc, characteristic: 0x2A5B, arrivalMonoMs: mono,
+                value: [0x01, UInt8(r & 255), UInt8(r >> 8 & 255), UInt8(r >> 16 & 255), UInt8(r >> 24), UInt8(t & 255), UInt8(t >> 8)]))
+    }
+
+    /// Readings once a second from `fromS` to `toS`, the wheel turning `perSecond` revolutions a
+    /// second (a 2 m wheel: 4 is 8 m/s), counting on from `revolutions`.
+    static func spin(_ fromS: Int, _ toS: Int, perSecond: UInt32, from revolutions: inout UInt32) -> [SensorEvent] {
+        (fromS...toS).map { s in
+            revolutions &+= perSecond
+            return wheel(revolutions, UInt16(truncatingIfNeeded: s * 1024), at: Int64(s) * 1000)
+        }
+    }
+
+    /// `gpsdDown`: no gpsd at all (every connect fails, the loop backs off between tries).
+    func run(stopS: Int, gpsdDown: Bool = false, _ events: [SensorEvent]) throws -> Outcome {
+        let clock = FakeClock()
+        let gpsd = FakeGpsd(clock: clock)
+        gpsd.stopAt = Int64(stopS) * 1000
+        if gpsdDown { gpsd.down = [0..<Int64.max] }
+        let dir = NSTemporaryDirectory() + "cairn-trainer-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var out = Outcome()
+        let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 5000, say: { out.said.append($0) })
+        var settings = RecordLoop.Settings(readEverySeconds: 0, pauseAfterMs: ActivityProfile.ride.pauseAfterMs)
+        settings.wheelCircumferenceM = 2.0
+        settings.wheelTrip.closeAfterMs = 5 * 60_000
+        let loop = RecordLoop(
+            recorder: TripRecorder(filter: FixRules(profile: .ride)), log: log, source: gpsd, barometer: NoBarometer(),
+            notify: FakeNotifier(clock: clock, enabled: false), statusFile: nil, clock: clock, settings: settings,
+            stopRequested: { clock.mono >= gpsd.stopAt }, afterTripClosed: {}, say: { out.said.append($0) },
+            distanceText: { "\($0) m" })
+        log.wheelCircumferenceMm = 2000
+        let sensors = FakeSensors()
+        sensors.pending = events
+        loop.sensors = sensors
+        loop.run()
+        let files = try LogDirectory.logFiles(in: dir)
+        out.files = files.count
+        for f in files {
+            try LogReader(path: f.path).forEach { e in
+                out.records.append(e.record)
+                return true
+            }
+        }
+        return out
+    }
+
+    /// 10 minutes on the trainer at 8 m/s, then the wheel stands: the trip opens after 30 s of
+    /// spinning, holds no point, closes 5 minutes (`close-after`) after the wheel stopped, with
+    /// the wheel's distance and moving time; the notifications from 10 s before it opened are
+    /// in it, each record with the wheel's circumference.
+    func testATrainerRideIsATripOfItsOwn() throws {
+        var revs: UInt32 = 1000
+        var events = Self.spin(0, 600, perSecond: 4, from: &revs)
+        // Standing: the sensor repeats its count, once a second, for 10 minutes.
+        for s in 601...1200 { events.append(Self.wheel(revs, UInt16(truncatingIfNeeded: 600 * 1024), at: Int64(s) * 1000)) }
+        let r = try run(stopS: 1300, events)
+        XCTAssertEqual(r.files, 1, "\(r.said)")
+        guard case .tripStart = r.records.first else { return XCTFail("\(r.records.prefix(3))") }
+        XCTAssertFalse(r.records.contains { if case .points = $0 { true } else { false } })
+        XCTAssertTrue(r.records.contains(.note("trip opened by the wheel: no fix, distance from the wheel")))
+        let end = try XCTUnwrap(r.ends.first)
+        XCTAssertEqual(r.ends.count, 1)
+        XCTAssertEqual(end.reason, .standstill)
+        XCTAssertEqual(end.points, 0)
+        // Opened at 30 s: 570 s more at 8 m/s.
+        XCTAssertEqual(end.distanceM, 570 * 8, accuracy: 8)
+        XCTAssertEqual(end.movingTimeMs, 570_000, accuracy: 1000)
+        let first = try XCTUnwrap(end.firstTimeMs), last = try XCTUnwrap(end.lastTimeMs)
+        XCTAssertEqual(first, FakeClock.wallOffset + 30_000, accuracy: 1000)
+        XCTAssertEqual(last, FakeClock.wallOffset + 600_000, accuracy: 1000)
+        let recorded = r.batches.flatMap(\.notifications)
+        // The wheel told a rate from its second reading on: open at 31 s, kept from 21 s.
+        XCTAssertEqual(recorded.first?.arrivalMonoMs, 21_000, "the 10 s before the trip opened")
+        XCTAssertTrue(r.batches.allSatisfy { $0.wheelCircumferenceMm == 2000 })
+        XCTAssertTrue(r.said.contains { $0.hasPrefix("trip closed: no fix") }, "\(r.said)")
+    }
+
+    /// No gpsd at all (a board without GPS, or gpsd not running): the same trip.
+    func testATrainerRideWithoutGpsdIsATripToo() throws {
+        var revs: UInt32 = 0
+        let r = try run(stopS: 200, gpsdDown: true, Self.spin(0, 180, perSecond: 4, from: &revs))
+        XCTAssertEqual(r.files, 1, "\(r.said)")
+        let end = try XCTUnwrap(r.ends.first)
+        XCTAssertEqual(end.points, 0)
+        XCTAssertEqual(end.distanceM, 149 * 8, accuracy: 16)
+    }
+
+    /// Stopped while the wheel turns: the trip ends as a stop ends a ride (shutdown), with the
+    /// wheel's figures.
+    func testAStopClosesTheTrainersTripWithTheWheelsFigures() throws {
+        var revs: UInt32 = 0
+        let r = try run(stopS: 120, Self.spin(0, 200, perSecond: 3, from: &revs))
+        let end = try XCTUnwrap(r.ends.first)
+        XCTAssertEqual(end.reason, .shutdown)
+        XCTAssertEqual(end.distanceM, 90 * 6, accuracy: 12)
+    }
+
+    /// What writes nothing: a parked board with the wheel standing (the sensor still sends), a
+    /// wheel spun by hand for 10 s now and then, a bike walked at 1.5 m/s.
+    func testAParkedCarriedOrWalkedBikeWritesNothing() throws {
+        var standing: [SensorEvent] = []
+        for s in 0...900 { standing.append(Self.wheel(77, 1234, at: Int64(s) * 1000)) }
+        var revs: UInt32 = 0
+        var spunByHand: [SensorEvent] = []
+        for start in stride(from: 0, through: 800, by: 100) {
+            spunByHand += Self.spin(start, start + 10, perSecond: 5, from: &revs)
+        }
+        var walkedRevs: UInt32 = 0
+        // 1.5 m/s on a 2 m wheel: 3 revolutions every 4 s.
+        let walked: [SensorEvent] = (0...900).map { s in
+            if s % 4 == 0 { walkedRevs += 3 }
+            return Self.wheel(walkedRevs, UInt16(truncatingIfNeeded: (s - s % 4) * 1024), at: Int64(s) * 1000)
+        }
+        for (name, events) in [("standing", standing), ("spun by hand", spunByHand), ("walked", walked)] {
+            let r = try run(stopS: 1000, events)
+            XCTAssertEqual(r.files, 0, name)
+        }
+    }
+}
