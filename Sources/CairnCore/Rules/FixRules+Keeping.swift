@@ -43,6 +43,10 @@ extension FixRules {
             // short window agreeing by chance does not start a trip.)
             if !start.started { backfill(before: b, emit: emit) }
             keep(b, forced: hold.heldForced || !start.started || distance.lastKept == nil, emit: emit)
+        } else if !start.started && waitsMinutes(b) {
+            // (Without a speed, a start not yet confirmed waits with the rest: minutes of them
+            // may lead to the start, `TripStart`, and a walker lost its first 3 minutes.)
+            start.wait(b, minutes: true, emit: emit)
         } else {
             emit(.drop(start.started ? .jump : .firstFix, b))
         }

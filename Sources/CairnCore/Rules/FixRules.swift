@@ -189,8 +189,11 @@ public struct FixRules: FixFilter {
         }
         // Rule 6 (and rule 7's position test while standing without a speed).
         guard let forcedByStop = judgeStandstill(f, emit: emit) else { return }
-        // Rule 7.
-        if f.speed == nil, let ref = hold.newest ?? distance.lastKept, Geodesy.distance(ref, f) <= positionOnlyUncertainty(f) {
+        // Rule 7 (before a trip that waits minutes, every fix waits, and those kept at the start
+        // are spaced by the distance filter: a gap of them here broke the way back to the start).
+        if f.speed == nil, start.started || !waitsMinutes(f), let ref = hold.newest ?? distance.lastKept,
+            Geodesy.distance(ref, f) <= positionOnlyUncertainty(f)
+        {
             return emit(.drop(.noSpeedNear, f))
         }
         // Rule 1.
@@ -294,12 +297,22 @@ public struct FixRules: FixFilter {
         // seconds (rule 6): a receiver standing under trees may report 1-4 m/s.
         // Without a speed, not before the stretch has shown its scatter (`PositionScatter.mature`):
         // a wander of tens of metres over half a minute moves as a walker does.
-        if !start.isGoodFirstFix(f, limits: limits) || (f.speed == nil && scatter.unsettled) || !movedByDisplacement(f) {
-            start.wait(f, emit: emit)
+        // Nor, without a speed, before minutes of steady way beyond the wander
+        // (`MovementWindow.movedOverMinutes`): a standing receiver's wander moves as a walker
+        // does over a window, and opened a trip every time.
+        if !start.isGoodFirstFix(f, limits: limits) || (f.speed == nil && scatter.unsettled) || !movedByDisplacement(f)
+            || (waitsMinutes(f) && !window.movedOverMinutes(f, noise: scatter.radius68))
+        {
+            start.wait(f, minutes: waitsMinutes(f), emit: emit)
             return false
         }
         return true
     }
+
+    /// `f` has no speed, from a receiver that sends none (not one whose speeds `Cadence` found
+    /// derived from positions: GGA-only streams open as before issue 39): its trip opens only on
+    /// minutes of way (`MovementWindow.movedOverMinutes`).
+    @inline(__always) func waitsMinutes(_ f: Fix) -> Bool { f.speed == nil && !cadence.speedsDerived }
 
     /// Rule 4 against the jump reference. Returns whether `f` goes on forced (a new segment
     /// starts at it), or nil when it was dropped.

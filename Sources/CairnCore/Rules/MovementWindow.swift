@@ -320,6 +320,64 @@ struct MovementWindow {
         return true
     }
 
+    /// **A trip without a doppler opens on minutes of steady way** (issue 39, item 2): a wander
+    /// correlated over 10-60 s is bounded (two positions of it are σ√2 apart per axis however far
+    /// apart in time), a walker's way grows with the time. So before a trip, a fix without speed
+    /// (from a receiver that sends none) has moved when, over the last 3 or 4 minutes, the
+    /// positions went at least `minutesMps` (0.7 m/s: under a slow walk's pace along its bends)
+    /// and `minutesNoises` (5) times the scatter they show (`noise`: rule 7's, over lags of up
+    /// to 27 fixes), each quarter of that way a steady share of it (its projection on the whole
+    /// at least 30 % of a quarter's: a wander goes out and comes back); or over 1 or 2 minutes
+    /// `minutesShortM` (250 m, which no wander of σ 35 m makes: a faster mover without doppler)
+    /// and those times the scatter. Evidence: a receiver standing 5-15 minutes under a wander of
+    /// σ 5-35 m, claiming HDOP 1-3, opened a trip on every seed, 580 m of it on average
+    /// (`SlowMoverTests`, seeds 101-124); now none. Walkers open minutes in; the way there waits
+    /// and is kept (`TripStart`).
+    func movedOverMinutes(_ f: Fix, noise: Double) -> Bool {
+        for windowMs in Self.minutesWindowsMs {
+            guard let i = newest(atLeast: windowMs, before: f), f.timeMs - recent[i].timeMs <= windowMs + 10_000 else { continue }
+            let from = recent[i]
+            let k = from.k
+            let de = (f.lon - from.lon) * k, dn = (f.lat - from.lat) * 111_195.0
+            let d = (de * de + dn * dn).squareRoot()
+            let span = f.timeMs - from.timeMs
+            let least = windowMs >= 180_000 ? Self.minutesMps * Double(span) / 1000 : Self.minutesShortM
+            guard d >= max(least, Self.minutesNoises * noise), d > 0 else { continue }
+            // Each quarter a steady share of the way.
+            var steady = true
+            var (pe, pn) = (0.0, 0.0)
+            for q in 1...4 {
+                var e = de, n = dn
+                if q < 4 {
+                    guard let j = newest(atLeast: span * Int64(4 - q) / 4, before: f) else { steady = false; break }
+                    e = (recent[j].lon - from.lon) * k
+                    n = (recent[j].lat - from.lat) * 111_195.0
+                }
+                if ((e - pe) * de + (n - pn) * dn) / d < 0.3 * d / 4 { steady = false; break }
+                (pe, pn) = (e, n)
+            }
+            if steady { return true }
+        }
+        return false
+    }
+
+    /// The windows `movedOverMinutes` looks back over, and its limits.
+    static let minutesWindowsMs: [Int64] = [60_000, 120_000, 180_000, 240_000]
+    static let minutesMps = 0.7
+    static let minutesShortM = 250.0
+    static let minutesNoises = 5.0
+
+    /// The newest sample at least `ms` before `f`, or nil when none is so old.
+    @inline(__always) private func newest(atLeast ms: Int64, before f: Fix) -> Int? {
+        guard let first = recent.first, f.timeMs - first.timeMs >= ms else { return nil }
+        var lo = 0, hi = recent.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if f.timeMs - recent[mid].timeMs >= ms { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
+    }
+
     /// Moving by the doppler (or without one) while the positions over a whole window stayed
     /// within their noise: the receiver stands.
     func stands(

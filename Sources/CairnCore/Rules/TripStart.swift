@@ -9,13 +9,18 @@
 /// displacement: a stale cached position never starts a trip. After a stop that was left by
 /// displacement (rule 6) before a trip, the jump limit alone confirms.
 ///
-/// A fix not yet good enough waits in a small ring (64); once the trip starts at a good fix,
+/// A fix not yet good enough waits in a small ring (64; 360 from a receiver that sends no speed,
+/// whose trip opens only on minutes of way: `MovementWindow.movedOverMinutes`); once the trip starts at a good fix,
 /// the waiting fixes that lead to it consistently (each within a gap and confirming the next as
 /// above, newest back to oldest) are kept too, so a start in poor sky is not cut short; the rest
 /// are dropped.
 struct TripStart {
     /// Fixes that passed every gate but the first-fix tests, before the trip started.
-    var waiting = RingBuffer<Fix>(capacity: 64)
+    /// (Minutes of them without a speed, which opens a trip only on minutes of way; 64 else: the
+    /// ring grows to 360 only for those, so a receiver with a doppler holds no more than before.)
+    var waiting = RingBuffer<Fix>(capacity: Self.waitingWithSpeed)
+    static let waitingWithSpeed = 64
+    static let waitingWithoutSpeed = 360
     var started = false
     /// When the first usable fix came (the patience counts from it).
     var waitingSinceMs: Int64?
@@ -31,7 +36,15 @@ struct TripStart {
     }
 
     /// A fix waits for the start (the oldest waiting one is dropped when there are too many).
-    mutating func wait(_ f: Fix, emit: (RuleOutput) -> Void) {
+    /// `minutes`: `f` has no speed from a receiver that sends none (its trip opens only on
+    /// minutes of way); any other keeps 64 waiting, as before issue 39.
+    mutating func wait(_ f: Fix, minutes: Bool, emit: (RuleOutput) -> Void) {
+        while !minutes, waiting.count >= Self.waitingWithSpeed, let oldest = waiting.popFirst() { emit(.drop(.firstFix, oldest)) }
+        if minutes, waiting.capacity < Self.waitingWithoutSpeed {
+            var longer = RingBuffer<Fix>(capacity: Self.waitingWithoutSpeed)
+            for i in 0..<waiting.count { longer.append(waiting[i]) }
+            waiting = longer
+        }
         if let oldest = waiting.first, waiting.isFull { emit(.drop(.firstFix, oldest)) }
         waiting.append(f)
     }
