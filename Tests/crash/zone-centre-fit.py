@@ -146,9 +146,10 @@ def make(d, rides, radius, seed, stop_at_home=0, jitter=0.0):
     rnd = random.Random(seed)
     os.makedirs(d, exist_ok=True)
     for k in range(rides):
-        # Far enough to leave the cut: a disc up to about 8 r around a square's centre up to 6 r
-        # from home, and the reach (about 20 r in all; twice that for the one zone in ten cut a class up).
-        fixes = ride(rnd, 20 * radius + 1500, T0 + k * 86_400_000, stop_at_home, jitter)
+        # Far enough to leave the cut: a disc up to about 12 r around a square's centre up to
+        # 8.5 r from home, and the reach (about 30 r in all; twice that for the one zone in ten cut
+        # a class up).
+        fixes = ride(rnd, 40 * radius + 1500, T0 + k * 86_400_000, stop_at_home, jitter)
         write_log(os.path.join(d, "%08d.cairn" % (k + 1)), k + 1, rnd.getrandbits(32), fixes)
 
 

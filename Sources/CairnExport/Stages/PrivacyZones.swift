@@ -149,14 +149,18 @@ public struct CutCircle: Sendable, Equatable {
 /// cuts of one place (a zone edited by a metre, moved by a few) publish points each other hid,
 /// and together narrow it down. So:
 /// - **The disc is a square's, not home's.** The zone's radius `r` is taken up to its class
-///   `R = 100 m × 2^(k + φ)` (the smallest at least `r`, `φ` in [0, 1) from the key). The plane is
+///   `R = 100 m × 2^(k + φ)` (the smallest at least `1.5 r`, `φ` in [0, 1) from the key). The plane is
 ///   cut into squares by a keyed grid (a keyed origin and turn), one grid a class, each square of
 ///   class `k + 1` made of four of class `k`, `4 R` across. A zone is cut at its class, or above
 ///   it while home lies within 1/40 of the square's side of its edge (`edgeShare`): at the class
 ///   of the first square that holds home with that margin all round, two classes up at most. The disc left out is around
 ///   that square's centre, radius half its diagonal (× 1.05 for the plane's distortion) plus
 ///   `R`: the asked disc is inside wherever home is in the square, and the disc's centre says
-///   only which square.
+///   only which square. The cut points' mean leans from the disc's centre halfway to home (rays
+///   from a point inside a circle cross it, on average, halfway between that point and the
+///   centre), so the square is wide enough that home lies at least `2 r` from the centre for
+///   four zones in five (`R` at least `1.5 r`: 0.19 of zones within `2 r`; at least `r` was
+///   0.42). Taking a class up keeps the squares of 0.4: the new cut of a zone holds the old.
 /// - **Each ride is cut along its own path.** Every visit of a ride to the disc is left out
 ///   from a keyed distance along the path before it enters to a keyed distance after it leaves
 ///   (`1.125 R` to `2.125 R` each, the share from the key, the trip and the side): the rides' cut
@@ -178,6 +182,10 @@ public struct CutCircle: Sendable, Equatable {
 public enum PrivacyCut {
     /// The square's side, in class radii.
     static let cellShare = 4.0
+    /// The least class radius, in zone radii: home lies `0.4 × 4 R`, at least `2.4 r`, from its
+    /// square's centre at the median (issue 38: with `R` at least `r`, the cut points' mean, which
+    /// leans halfway from the disc's centre to home, found home within `r` over a key's homes).
+    public static let classShare = 1.5
     /// How close to its square's edge (a share of the side) home may lie at a level before the
     /// zone is cut at the next: the largest centre move that keeps two cuts nested.
     static let edgeShare = 1.0 / 40
@@ -201,23 +209,26 @@ public enum PrivacyCut {
     /// there (a move across that edge is a second cut).
     static let maxClimb = 2
 
-    /// The radius class of `r` under `key`: `100 m × 2^(step + φ)`, the smallest at least `r`.
-    public static func radiusClass(_ r: Double, key: PrivacyKey) -> (step: Int, metres: Double) {
+    /// The radius class of `r` under `key`: `100 m × 2^(step + φ)`, the smallest at least
+    /// `1.5 r` (`classShare`). One of 0.4's classes (at least `r`) or the next: its square holds
+    /// 0.4's, so its cut holds the cut exports made before.
+    public static func radiusClass(_ r: Double, key: PrivacyKey, share: Double = classShare) -> (step: Int, metres: Double) {
         let base = baseM(key)
         var step = 0
-        // 50 km (the largest zone) is below step 9; the bound keeps a NaN from looping.
-        while base * exp2(Double(step)) < r && step < 40 { step += 1 }
+        // 50 km (the largest zone) is below step 10; the bound keeps a NaN from looping.
+        while base * exp2(Double(step)) < share * r && step < 40 { step += 1 }
         return (step, base * exp2(Double(step)))
     }
 
     static func baseM(_ key: PrivacyKey) -> Double { smallestClassM * exp2(key.unit("cairn privacy class")) }
 
     /// Home's square: the class (level) the zone is cut at, its side, the square's indices, its
-    /// centre (degrees), and the class radius the zone is cut with.
-    public static func square(_ zone: PrivacyZone, key: PrivacyKey) -> (
+    /// centre (degrees), and the class radius the zone is cut with. `share`: the least class in
+    /// zone radii (0.4's was 1; tests compare).
+    public static func square(_ zone: PrivacyZone, key: PrivacyKey, share: Double = classShare) -> (
         level: Int, sideM: Double, ix: Int64, iy: Int64, lat: Double, lon: Double, classM: Double
     ) {
-        let step = radiusClass(zone.radiusM, key: key).step
+        let step = radiusClass(zone.radiusM, key: key, share: share).step
         let least = step
         let base = baseM(key)
         // The plane: north metres, and east metres at the cosine of a keyed one-degree band's

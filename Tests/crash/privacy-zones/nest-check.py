@@ -2,6 +2,8 @@
 """Edits of a zone never make a second cut beside the first (issue 38, attack-zones REPRO C).
 
     python3 Tests/crash/privacy-zones/nest-check.py BIN [--homes 0-5] [--rides 10] [--keys 4]
+    python3 Tests/crash/privacy-zones/nest-check.py BIN --against OLD_BIN ...   (an upgrade: BIN's
+        cut of each zone must hold OLD_BIN's, so rides published before show nothing new)
 
 For each home of street-attack.py's world (its own street grid and rides), each of a few keys
 and each zone radius, the zone is edited by metres or a few per cent (radius +-1 m, +-3 %,
@@ -58,6 +60,8 @@ def main():
     ap.add_argument("--rides", type=int, default=10)
     ap.add_argument("--keys", type=int, default=4)
     ap.add_argument("--radii", default="100,180,200,360,500,510")
+    ap.add_argument("--against", metavar="OLD_BIN",
+                    help="instead of edits: the same zone cut by an older cairn; BIN's cut must hold it (publish no point it hid)")
     a = ap.parse_args()
     lo, hi = (int(x) for x in a.homes.split("-"))
     M = 6_371_008.8 * math.pi / 180
@@ -87,6 +91,12 @@ def main():
                         edits.append(moved(dist * math.sin(ang), dist * math.cos(ang), r))
                 edits += [moved(5, -5, r + 1), moved(-0.05 * r, 0.05 * r, r * 1.05), moved(0.07 * r, 0, r * 0.95)]
                 base = published(a.bin, d, key, (hlat, hlon, r))
+                if a.against:
+                    rel = relation(base, published(a.against, d, key, (hlat, hlon, r)))
+                    bad += rel in "x>"
+                    print("home %d key %d r %4g: against the older cut: %s" % (home, keyseed, r, {
+                        "=": "the same", "<": "cuts more (holds it)", ">": "cuts less", "x": "beside it (not nested)"}[rel]), flush=True)
+                    continue
                 counts = {"=": 0, "<": 0, ">": 0, "x": 0}
                 for z in edits:
                     rel = relation(base, published(a.bin, d, key, z))

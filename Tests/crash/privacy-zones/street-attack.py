@@ -28,10 +28,18 @@ The estimators (each on the first and last written stretch of every ride):
             within 2 km of the cut points' centre);
 - centroid: the mean of the cut points;
 - centroid2: twice that less the circle's centre (a cut disc's exits lean halfway to home);
-- box:      the middle of the widest gap between the streets the written stretches lie on.
+- box:      the middle of the widest gap between the streets the written stretches lie on;
+- median, gmedian: the cut points' coordinate-wise and geometric medians;
+- junction, junction2: the map's junction (three streets or more) nearest the circle's centre,
+            or nearest the geometric median (the attacker has the map);
+- routes:   on the map's street graph, the node from which the most written ends lie on a
+            shortest route out (and back), at least r from every written point, ties to the least
+            summed route length.
+--keys K cuts each home with K keys; the table's medians are over homes and keys, and per key
+(over the homes) the worst key's best estimator and how many keys put one below r.
 The best estimator is the one whose median is smallest, chosen after the fact (so the table's
 "best" is a lower bound on what any of them does alone)."""
-import argparse, json, math, os, random, subprocess, sys, tempfile
+import argparse, atexit, json, math, os, random, subprocess, sys, tempfile
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -152,6 +160,8 @@ def model_cut(kind, rides_, r, keyseed):
     bearing = rng.uniform(0, 2 * math.pi)
     L = R * rng.uniform(1, 1.5)
     c = np.array([L * math.sin(bearing), L * math.cos(bearing)])
+    if kind == "cur":
+        return cur_cut(rides_, r, rng)
     if kind.startswith("new"):
         return new_cut(rides_, r, rng, kind)
     out = []
@@ -207,6 +217,48 @@ def new_cut(rides_, r, rng, kind):
                 if PARAMS.get("aim", 0) > 0:
                     hi_ = decoy(P, step, hi_, C, 1, PARAMS["aim"] * R)
                     lo_ = decoy(P, step, lo_, C, -1, PARAMS["aim"] * R)
+                keep[(step >= lo_) & (step <= hi_)] = False
+                i = j + 1
+            else:
+                i += 1
+        out.append(segments(P, keep))
+    return out
+
+
+def cur_cut(rides_, r, rng):
+    """cairn's cut as built (PrivacyCut, without the climb near a square's edge): the class
+    R = 100 m x 2^(k + phi) >= r, the keyed square of side 4 R holding home, the disc around its
+    centre (half the diagonal x 1.05 + R), each visit cut (1.125 + S u) R further along the path
+    each way, then up to aim R more to where the written stretch drawn back passes nearest the
+    disc's centre."""
+    phi = rng.random()
+    R = 100.0 * 2 ** phi
+    while R < r:
+        R *= 2
+    side = PARAMS["a"] * R
+    th = rng.uniform(0, math.pi / 2)
+    u = np.array([rng.uniform(0, 1e6), rng.uniform(0, 1e6)])
+    c, s = math.cos(th), math.sin(th)
+    rot = np.array([[c, -s], [s, c]])
+    q = (rot.T @ np.zeros(2) - u) / side
+    C = rot @ ((np.floor(q) + 0.5) * side + u)
+    rho = side / math.sqrt(2) * 1.05 + R + 1
+    out = []
+    for P in rides_:
+        inside = np.hypot(P[:, 0] - C[0], P[:, 1] - C[1]) <= rho
+        keep = ~inside
+        step = np.concatenate([[0], np.cumsum(np.hypot(*np.diff(P, axis=0).T))])
+        i, n = 0, len(P)
+        while i < n:
+            if inside[i]:
+                j = i
+                while j + 1 < n and inside[j + 1]:
+                    j += 1
+                pre = (PARAMS.get("least", 1.125) + PARAMS["S"] * rng.random()) * R
+                post = (PARAMS.get("least", 1.125) + PARAMS["S"] * rng.random()) * R
+                lo_, hi_ = step[i] - pre, step[j] + post
+                hi_ = decoy(P, step, hi_, C, 1, PARAMS["aim"] * R)
+                lo_ = decoy(P, step, lo_, C, -1, PARAMS["aim"] * R)
                 keep[(step >= lo_) & (step <= hi_)] = False
                 i = j + 1
             else:
@@ -276,13 +328,26 @@ def segments(P, keep):
 
 # ---- the binary ----------------------------------------------------------------------------------
 
+_LOGS = {}
+atexit.register(lambda: subprocess.run(["rm", "-rf", _LOGS["dir"]]) if "dir" in _LOGS else None)
+
+
 def binary_cut(binary, rides_, r, keyseed, extra=()):
-    d = tempfile.mkdtemp(prefix="cairn-street-")
+    # The logs of one set of rides are written once and cut under every radius and key.
+    if _LOGS.get("rides") is not rides_:
+        if "dir" in _LOGS:
+            subprocess.run(["rm", "-rf", _LOGS["dir"]])
+        d = tempfile.mkdtemp(prefix="cairn-street-")
+        salt = random.Random(len(rides_) * 7919 + int(abs(rides_[0][-1][0])))
+        for k, P in enumerate(rides_):
+            t0 = ridegen.T0 + k * 86_400_000
+            fixes = [(t0 + i * 1000,) + ridegen.to_ll(x, y) for i, (x, y) in enumerate(P)]
+            ridegen.write_log(os.path.join(d, "%08d.cairn" % (k + 1)), k + 1, salt.getrandbits(32), fixes)
+        _LOGS.update(rides=rides_, dir=d)
+    d = _LOGS["dir"]
     rnd = random.Random(keyseed)
-    for k, P in enumerate(rides_):
-        t0 = ridegen.T0 + k * 86_400_000
-        fixes = [(t0 + i * 1000,) + ridegen.to_ll(x, y) for i, (x, y) in enumerate(P)]
-        ridegen.write_log(os.path.join(d, "%08d.cairn" % (k + 1)), k + 1, rnd.getrandbits(32), fixes)
+    for k in range(len(rides_)):
+        rnd.getrandbits(32)  # the salts these seeds drew before: the same keys as before
     key = os.path.join(d, "privacy-key")
     with open(key, "wb") as f:
         f.write(rnd.getrandbits(128).to_bytes(16, "little"))
@@ -308,7 +373,6 @@ def binary_cut(binary, rides_, r, keyseed, extra=()):
     for k in range(len(rides_)):
         segs = per.get(k + 1, {})
         out.append([np.array(segs[s]) for s in sorted(segs, key=lambda v: int(v) if v.isdigit() else v)])
-    subprocess.run(["rm", "-rf", d])
     return out
 
 
@@ -463,12 +527,82 @@ def box(lines, centre):
     return np.array([c * xq - s * yq, s * xq + c * yq])
 
 
-def estimates(pub, r):
+def geometric_median(P, iters=100):
+    """The point with the least summed distance to P (Weiszfeld)."""
+    x = np.median(P, axis=0)
+    for _ in range(iters):
+        d = np.maximum(np.hypot(*(P - x).T), 1e-6)
+        x = (P / d[:, None]).sum(0) / (1 / d).sum()
+    return x
+
+
+def junctions(w):
+    """The street map's intersections (nodes of three or more streets): the attacker has the map."""
+    if "junctions" not in w:
+        deg = np.bincount(w["e"].ravel(), minlength=len(w["X"]))
+        k = np.nonzero(deg >= 3)[0]
+        w["junctions"] = np.stack([w["X"][k], w["Y"][k]], 1)
+    return w["junctions"]
+
+
+def nearest_junction(w, p):
+    J = junctions(w)
+    return J[int(np.argmin(np.hypot(*(J - p).T)))]
+
+
+def street_graph(w):
+    """The map's streets weighted by their length alone (the attacker does not know the rider's
+    taste)."""
+    if "graph" not in w:
+        e, n = w["e"], len(w["X"])
+        L = np.hypot(w["X"][e[:, 0]] - w["X"][e[:, 1]], w["Y"][e[:, 0]] - w["Y"][e[:, 1]])
+        w["graph"] = csr_matrix((np.concatenate([L, L]), (np.concatenate([e[:, 0], e[:, 1]]), np.concatenate([e[:, 1], e[:, 0]]))), shape=(n, n))
+    return w["graph"]
+
+
+def routes_vote(w, pub, E, r, around):
+    """Home is the node from which each ride's first and last written stretches lie on shortest
+    routes out (and back), nearest those stretches, and at least r from every written point: for
+    each written end, its node a0 and the node a1 150 m on; a node v is consistent with it when
+    d(v, a0) + d(a0, a1) - d(v, a1) is small. The most consistent node, ties to the least summed
+    route length to the ends."""
+    X, Y = w["X"], w["Y"]
+    pts = []
+    for e in E:
+        pts.append((e["a"], e["a"] - 150 * e["da"]))
+        pts.append((e["b"], e["b"] - 150 * e["db"]))
+    near = lambda p: int(np.argmin((X - p[0]) ** 2 + (Y - p[1]) ** 2))
+    a0 = [near(p) for p, _ in pts]
+    a1 = [near(q) for _, q in pts]
+    idx = sorted(set(a0 + a1))
+    D = dijkstra(street_graph(w), indices=idx)
+    row = {v: i for i, v in enumerate(idx)}
+    cand = np.nonzero(np.hypot(X - around[0], Y - around[1]) < 4000)[0]
+    allp = np.concatenate([s for segs in pub for s in segs])
+    score = np.zeros(len(cand))
+    length = np.zeros(len(cand))
+    for i, j in zip(a0, a1):
+        d0, d1 = D[row[i]][cand], D[row[j]][cand]
+        slack = d0 + D[row[i]][j] - d1
+        score += np.exp(-np.maximum(slack, 0) / 60.0)
+        length += d0
+    # Nothing within r of home is written.
+    from scipy.spatial import cKDTree
+    far = cKDTree(allp).query(np.stack([X[cand], Y[cand]], 1))[0] > r
+    score = np.where(far, score, -1)
+    best = score.max()
+    ok = np.nonzero(score >= best - 0.5)[0]
+    v = cand[ok[int(np.argmin(length[ok]))]]
+    return np.array([X[v], Y[v]])
+
+
+def estimates(pub, r, w=None):
     E = ends(pub)
     if len(E) < 2:
         return None
     c, radii = kasa_multi(E)
-    centroid = np.mean([e[k] for e in E for k in ("a", "b")], axis=0)
+    cutp = np.array([e[k] for e in E for k in ("a", "b")])
+    centroid = cutp.mean(0)
     lines = [(e["a"], e["da"]) for e in E] + [(e["b"], e["db"]) for e in E]
     chords = []
     for e in E:
@@ -486,71 +620,112 @@ def estimates(pub, r):
         "centroid": centroid,
         "centroid2": 2 * centroid - c,
         "box": box(lines, centroid),
-        "nearest": min((e[k] for e in E for k in ("a", "b")), key=lambda p: 0),
+        "median": np.median(cutp, axis=0),
+        "gmedian": geometric_median(cutp),
+        "junction": nearest_junction(w, c) if w is not None else c,
+        "junction2": nearest_junction(w, geometric_median(cutp)) if w is not None else c,
+        "routes": routes_vote(w, pub, E, r, centroid) if w is not None else c,
     }
 
 
-ESTIMATORS = ("circle", "ring", "lines", "chord", "vote", "centroid", "centroid2", "box")
+ESTIMATORS = ("circle", "ring", "lines", "chord", "vote", "centroid", "centroid2", "box", "median", "gmedian", "junction",
+              "junction2", "routes")
 
 
-def run(homes, radii, counts, cut, seed_base=0):
-    """{(r, n): {estimator: [error per home]}} and the nearest written point per (r, n)."""
+def run(homes, radii, counts, cut, seed_base=0, keys=1):
+    """{(r, n): {estimator: [[error per home] per key]}} and the nearest written point per (r, n).
+    Key 0 is the key each home always had (1000 + seed); keys 1.. are further draws."""
     res, near = {}, {}
     for h in homes:
         w = world(seed_base + h)
         R = rides(w, max(counts), seed_base + h)
         for r in radii:
-            pub = cut(R, r, 1000 + seed_base + h)
-            for n in counts:
-                est = estimates(pub[:n], r)
-                key = (r, n)
-                res.setdefault(key, {k: [] for k in ESTIMATORS})
-                allp = [s for segs in pub[:n] for s in segs]
-                nearest = min((float(np.min(np.hypot(*s.T))) for s in allp), default=float("inf"))
-                near[key] = min(near.get(key, float("inf")), nearest)
-                for k in ESTIMATORS:
-                    res[key][k].append(float(np.hypot(*est[k])) if est is not None else float("inf"))
+            for k in range(keys):
+                pub = cut(R, r, 1000 + seed_base + h + 7777 * k)
+                for n in counts:
+                    est = estimates(pub[:n], r, w)
+                    key = (r, n)
+                    res.setdefault(key, {x: [[] for _ in range(keys)] for x in ESTIMATORS})
+                    allp = [s for segs in pub[:n] for s in segs]
+                    nearest = min((float(np.min(np.hypot(*s.T))) for s in allp), default=float("inf"))
+                    near[key] = min(near.get(key, float("inf")), nearest)
+                    for x in ESTIMATORS:
+                        res[key][x][k].append(float(np.hypot(*est[x])) if est is not None else float("inf"))
     return res, near
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin")
-    ap.add_argument("--model", choices=("none", "old", "new"))
+    ap.add_argument("--model", choices=("none", "old", "new", "cur"))
     ap.add_argument("--homes", default="0-5")
     ap.add_argument("--radii", default="100,200,500,1000")
     ap.add_argument("--rides", default="5,10,20,50")
     ap.add_argument("--seed-base", type=int, default=0)
+    ap.add_argument("--keys", type=int, default=1, help="key draws per home (medians over homes, per key)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--json-out", help="also write the rows as JSON to this file")
+    ap.add_argument("--merge", help="FILE,FILE: tabulate runs' --json-out together (no cut)")
     ap.add_argument("--a", type=float, default=PARAMS["a"])
     ap.add_argument("--S", type=float, default=PARAMS["S"])
     ap.add_argument("--w", type=float, default=0.0)
+    ap.add_argument("--least", type=float, default=1.125)
     ap.add_argument("--aim", type=float, default=PARAMS["aim"])
     a = ap.parse_args()
     PARAMS["a"], PARAMS["S"], PARAMS["w"], PARAMS["aim"] = a.a, a.S, a.w, a.aim
-    lo, _, hi = a.homes.partition("-")
-    homes = list(range(int(lo), int(hi or lo) + 1))
+    PARAMS["least"] = a.least
+    homes = []
+    for part in a.homes.split(","):
+        lo, _, hi = part.partition("-")
+        homes += list(range(int(lo), int(hi or lo) + 1))
     radii = [float(x) for x in a.radii.split(",")]
     counts = [int(x) for x in a.rides.split(",")]
     if a.bin:
         cut = lambda R, r, k: binary_cut(a.bin, R, r, k)
     else:
         cut = lambda R, r, k: model_cut(a.model or "old", R, r, k)
-    res, near = run(homes, radii, counts, cut, a.seed_base)
+    if a.merge:
+        # Runs of other homes (their --json-out), put together: the medians over all their homes.
+        res, near, homes, keys = {}, {}, [], a.keys
+        for path in a.merge.split(","):
+            for x in json.load(open(path)):
+                k = (x["radius_m"], x["rides"])
+                keys = x["keys"]
+                res.setdefault(k, {e: [[] for _ in range(keys)] for e in ESTIMATORS})
+                for e in ESTIMATORS:
+                    for i, errs in enumerate(x["errors_m"][e]):
+                        res[k][e][i] += errs
+                near[k] = min(near.get(k, float("inf")), x["nearest_written_m"])
+        homes = [0] * len(next(iter(res.values()))[ESTIMATORS[0]][0])
+        a.keys = keys
+    else:
+        res, near = run(homes, radii, counts, cut, a.seed_base, a.keys)
     rows = []
     for (r, n), v in sorted(res.items()):
-        med = {k: float(np.median(v[k])) for k in ESTIMATORS}
+        # The median over homes and keys together; and per key (over the homes), the worst key.
+        med = {x: float(np.median(sum(v[x], []))) for x in ESTIMATORS}
+        per_key = {x: [float(np.median(e)) for e in v[x]] for x in ESTIMATORS}
         best = min(med, key=med.get)
-        rows.append({"radius_m": r, "rides": n, "homes": len(homes), "median_m": med, "best": best,
-                     "best_median_m": med[best], "best_share": med[best] / r, "nearest_written_m": near[(r, n)]})
+        worst_key = min(min(per_key[x]) for x in ESTIMATORS)
+        worst_est = min(ESTIMATORS, key=lambda x: min(per_key[x]))
+        keys_below = max(sum(m < r for m in per_key[x]) for x in ESTIMATORS)
+        rows.append({"radius_m": r, "rides": n, "homes": len(homes), "keys": a.keys, "median_m": med, "best": best,
+                     "best_median_m": med[best], "best_share": med[best] / r, "per_key_median_m": per_key,
+                     "worst_key_share": worst_key / r, "worst_key_estimator": worst_est, "keys_below_r": keys_below,
+                     "nearest_written_m": near[(r, n)], "errors_m": v})
+    if a.json_out:
+        with open(a.json_out, "w") as f:
+            json.dump(rows, f)
     if a.json:
         print(json.dumps(rows))
         return
-    print("| r | rides | " + " | ".join(ESTIMATORS) + " | best / r | nearest written |")
-    print("|---:|---:|" + "---:|" * len(ESTIMATORS) + "---:|---:|")
+    print("| r | rides | " + " | ".join(ESTIMATORS) + " | best / r | worst key / r | keys below r | nearest written |")
+    print("|---:|---:|" + "---:|" * len(ESTIMATORS) + "---:|---:|---:|---:|")
     for x in rows:
         print("| %g m | %d | " % (x["radius_m"], x["rides"]) + " | ".join("%.0f" % x["median_m"][k] for k in ESTIMATORS)
-              + " | %.2f (%s) | %.0f m |" % (x["best_share"], x["best"], x["nearest_written_m"]))
+              + " | %.2f (%s) | %.2f (%s) | %d of %d | %.0f m |" % (x["best_share"], x["best"], x["worst_key_share"],
+                                                                  x["worst_key_estimator"], x["keys_below_r"], x["keys"],
+                                                                  x["nearest_written_m"]))
 
 
 if __name__ == "__main__":
