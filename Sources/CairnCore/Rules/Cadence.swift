@@ -33,7 +33,7 @@ struct Cadence {
                 // are rounded to 0.1-0.2 m in NMEA. (Standing still both are zero: only moving
                 // steps tell.)
                 if let v = f.speed, let chord = Optional(Geodesy.shortEllipsoidDistance(p, f) / (Double(dt) / 1000)), chord >= 0.5 {
-                    if abs(v - chord) <= 0.003 + 0.0005 * chord {
+                    if Self.isDerived(speed: v, chord: chord) {
                         derivedSpeedScore = min(derivedSpeedScore + 1, 8)
                     } else {
                         derivedSpeedScore = max(derivedSpeedScore - 2, 0)
@@ -46,6 +46,12 @@ struct Cadence {
             f.speed = nil
             f.track = nil
         }
+    }
+
+    /// Whether `speed` is gpsd's own from the step whose chord speed is `chord` (both m/s): equal
+    /// to the millimetre per second, which no doppler is (`TripStats` judges raw fixes by it too).
+    static func isDerived(speed: Double, chord: Double) -> Bool {
+        abs(speed - chord) <= 0.003 + 0.0005 * chord
     }
 
     /// The speeds have proved gpsd's own from positions (and are taken away): this receiver has
