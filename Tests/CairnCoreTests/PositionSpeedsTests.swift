@@ -81,4 +81,24 @@ final class PositionSpeedsTests: XCTestCase {
         XCTAssertEqual(s.maxSpeedMps, k.maxSpeedMps)
         XCTAssertNil(s.positionTopMps)
     }
+
+    func testSpeedsDerivedOnASphereFromRoundedPositionsAreJudgedAsPositions() {
+        // Eastward, speeds computed on the mean sphere (not gpsd's ellipsoid: 0.3 % apart going
+        // east at 48°) from positions rounded to the log's 1e-7°, with the excursion: no doppler.
+        var kept = TripStats(profile: .drive)
+        kept.startSegment(.start)
+        var previous: Fix?
+        for i in 0..<300 {
+            var f = fix(Double(i), east: 25 * Double(i) + Self.excursion(i, at: 100), eph: 5, speed: nil).atLogResolution
+            f.speed = previous.map { Geodesy.distance($0, f) }
+            kept.addOffered(f)
+            if (i % 6 == 0 && !(96...119).contains(i)) || [98, 102, 106, 117].contains(i) {
+                var k = f
+                k.speed = nil
+                kept.add(k)
+            }
+            previous = f
+        }
+        XCTAssertEqual(kept.maxSpeedMps ?? 0, 25, accuracy: 0.5)
+    }
 }

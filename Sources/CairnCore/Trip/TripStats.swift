@@ -103,10 +103,7 @@ public struct TripStats: Sendable {
         var measured = false
         if let v = fix.speed {
             measured = true
-            if let p = lastOffered, fix.timeMs > p.timeMs {
-                let chord = Geodesy.shortEllipsoidDistance(p, fix) / (Double(fix.timeMs - p.timeMs) / 1000)
-                measured = !Cadence.isDerived(speed: v, chord: chord)
-            }
+            if let p = lastOffered, fix.timeMs > p.timeMs { measured = !Cadence.mayBeDerived(speed: v, from: p, to: fix) }
         }
         if lastOffered.map({ fix.timeMs <= $0.timeMs }) ?? false { return }
         offered.add(timeMs: fix.timeMs, lat: fix.lat, lon: fix.lon, sigmaM: Accuracy.horizontal68(fix), measured: measured)
