@@ -140,6 +140,74 @@ final class RealRecordingEndToEndTests: XCTestCase {
         XCTAssertEqual(t["segments"] as? Int, 1)
     }
 
+    /// The Pixel 4 drive as a receiver without doppler sends it (RMC without speed or course, no
+    /// VTG: gpsd derives speeds from the positions), with a position excursion injected on the
+    /// freeway at 89 km/h (issue 39): the positions run ahead along the road at 166 km/h for 6 s
+    /// and come back at 34 km/h over 8 s. That is no top speed: it stays within 5 % of the SPAN's
+    /// fastest 3 seconds, for a drive and for a ride, and `info` says the same as `list`.
+    func testAPositionExcursionOfAGGAOnlyDriveIsNoTopSpeed() throws {
+        let (_, truthTop) = try truthPath("gsdc-mtv-0514-pixel4.truth-1hz.csv")
+        let text = try String(contentsOfFile: Self.truth("gsdc-mtv-0514-pixel4.nmea"), encoding: .utf8)
+        func degrees(_ v: String, _ hemi: String, _ wide: Int) -> Double {
+            let d = Double(v.prefix(wide)) ?? 0, m = Double(v.dropFirst(wide)) ?? 0
+            return (d + m / 60) * (hemi == "S" || hemi == "W" ? -1 : 1)
+        }
+        func nmea(_ deg: Double, _ wide: Int) -> String {
+            let a = abs(deg), d = Int(a)
+            return String(format: "%0\(wide)d%09.6f", d, (a - Double(d)) * 60)
+        }
+        var epochs: [[String]] = []
+        for raw in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            let line = String(raw).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let star = line.firstIndex(of: "*") else { continue }
+            let f = line[line.index(after: line.startIndex)..<star].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            if f[0].hasSuffix("GGA") { epochs.append(f) } else if f[0].hasSuffix("RMC"), !epochs.isEmpty { epochs[epochs.count - 1] += ["|"] + f }
+        }
+        // Epoch 183 is on the freeway at 89 km/h; the road's direction from the fixes around the excursion.
+        let start = 183, length = 14
+        let ll = epochs.map { (lat: degrees($0[2], $0[3], 2), lon: degrees($0[4], $0[5], 3)) }
+        let a = ll[start - 1], b = ll[start + length + 1]
+        let k = cos(a.lat * .pi / 180)
+        let e = (b.lon - a.lon) * k, n = b.lat - a.lat, norm = (e * e + n * n).squareRoot()
+        var out: [String] = []
+        for (i, f) in epochs.enumerated() {
+            let j = i - start
+            let ahead = j < 0 || j >= length ? 0 : j < 6 ? 21.7 * Double(j + 1) : max(0, 130.2 - 15.6 * Double(j - 5))
+            let lat = ll[i].lat + ahead / 111_195 * n / norm, lon = ll[i].lon + ahead / 111_195 * e / norm / k
+            let split = f.firstIndex(of: "|") ?? f.count
+            var gga = Array(f[..<split]), rmc = split < f.count ? Array(f[(split + 1)...]) : []
+            gga[2] = nmea(lat, 2); gga[4] = nmea(lon, 3)
+            if !rmc.isEmpty { rmc[3] = nmea(lat, 2); rmc[5] = nmea(lon, 3); rmc[7] = ""; rmc[8] = "" }
+            for body in [gga, rmc] where !body.isEmpty {
+                let joined = body.joined(separator: ",")
+                out.append("$" + joined + "*" + String(format: "%02X", joined.utf8.reduce(UInt8(0)) { $0 ^ $1 }))
+            }
+        }
+        let path = Harness.tempDir() + "/excursion.nmea"
+        try (out.joined(separator: "\r\n") + "\r\n").write(toFile: path, atomically: true, encoding: .utf8)
+        for activity in ["drive", "ride"] {
+            let rec = try Harness.record(path, extra: ["--activity", activity])
+            XCTAssertEqual(rec.status, 0, rec.stderr)
+            let t = try XCTUnwrap(try Harness.trips(rec.dir).first)
+            let top = t["max_speed_mps"] as? Double ?? 0
+            XCTAssertEqual(top, truthTop, accuracy: truthTop * 0.05, "\(activity): no 130 km/h from an excursion: \(t)")
+            let info = try Harness.cairn("info", rec.dir, "--json")
+            XCTAssertTrue(info.stdout.contains("\"max_speed_mps\": \(String(format: "%.2f", top))"), "\(activity): \(info.stdout)")
+            // FIT's session and laps (1 km laps: one holds the excursion) say no more.
+            let fit = Harness.tempDir() + "/t.fit"
+            XCTAssertEqual(try Harness.cairn("convert", rec.dir, "--to", "fit", "--laps", "1km", "-o", fit).status, 0)
+            let script = """
+                import fitdecode, sys
+                for f in fitdecode.FitReader(sys.argv[1]):
+                    if isinstance(f, fitdecode.FitDataMessage) and f.name in ('session', 'lap'): print(f.get_value('enhanced_max_speed'))
+                """
+            let py = try Harness.run("/usr/bin/env", ["python3", "-c", script, fit])
+            let fitTops = py.stdout.split(separator: "\n").compactMap { Double($0) }
+            XCTAssertGreaterThan(fitTops.count, 30, py.stderr)
+            XCTAssertLessThanOrEqual(fitTops.max() ?? 99, top + 0.01, "\(activity): FIT's laps and session")
+        }
+    }
+
     /// `convert --smooth --fill-gaps` on each real recording, to every format: every file passes
     /// its readers, every recorded point comes out once (smoothed), and smoothing changes the
     /// length by under 1 % (these receivers smooth their own output: little noise to take off).

@@ -7,6 +7,18 @@
 /// | ride | 108 km/h | 5 m | 3.6 km/h | 2 min | 30 min |
 /// | drive | 250 km/h | 10 m | 5.4 km/h | 2 min | 30 min |
 ///
+/// | gains speed at most | loses speed at most |
+/// |---:|---:|
+/// | 2 m/s² | 3 m/s² |
+/// | 4 m/s² | 5 m/s² |
+/// | 3 m/s² | 7 m/s² |
+/// | 5 m/s² | 10 m/s² |
+///
+/// (walk, run, ride, drive in that order: a walker's stride, a sprinter's start at 0.4 g, a
+/// rider's sprint at 0.3 g and the front wheel's pitch-over near 0.7 g, a car's 0-100 km/h in
+/// 5.7 s and its 1 g stop.) A top speed from positions must be reached and left within them
+/// (`PositionSpeeds`).
+///
 /// The fastest plausible speed bounds a jump between two fixes (rule 4). The standstill speed
 /// (~1 km/h) is the same for all: below it nothing moves. A stop shorter than the pause limit
 /// stays inside its segment; a longer one starts a new segment with nothing drawn across; a
@@ -26,23 +38,27 @@ public struct ActivityProfile: Sendable, Equatable {
     public var closeAfterMs: Int64
     /// Where a short stand closes the trip (`HomePlace`); nil: only `closeAfterMs` does.
     public var home: HomePlace? = nil
+    /// The fastest gain and loss of speed the activity allows (m/s²): a top speed from positions
+    /// reached or left faster is a position excursion, not a speed (`PositionSpeeds`).
+    public var speedUpMps2: Double = 5
+    public var slowDownMps2: Double = 10
 
     public static let walk = ActivityProfile(
         name: "walk", maxSpeedMps: 14 / 3.6, minDistanceM: 5,
         standingSpeedMps: 0.28, movingSpeedMps: 0.6,
-        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000, speedUpMps2: 2, slowDownMps2: 3)
     public static let run = ActivityProfile(
         name: "run", maxSpeedMps: 32 / 3.6, minDistanceM: 5,
         standingSpeedMps: 0.28, movingSpeedMps: 1.0,
-        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000, speedUpMps2: 4, slowDownMps2: 5)
     public static let ride = ActivityProfile(
         name: "ride", maxSpeedMps: 108 / 3.6, minDistanceM: 5,
         standingSpeedMps: 0.28, movingSpeedMps: 1.0,
-        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000, speedUpMps2: 3, slowDownMps2: 7)
     public static let drive = ActivityProfile(
         name: "drive", maxSpeedMps: 250 / 3.6, minDistanceM: 10,
         standingSpeedMps: 0.28, movingSpeedMps: 1.5,
-        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000)
+        pauseAfterMs: 120_000, closeAfterMs: 30 * 60_000, speedUpMps2: 5, slowDownMps2: 10)
 
     public static func named(_ name: String) -> ActivityProfile? { Activity(name: name)?.profile }
 }

@@ -23,14 +23,26 @@ public struct TripStats: Sendable {
     private var supportedMaxMps: Double?
     /// Until a speed has held for `supportMs` (a trip of a few seconds), the best there is.
     private var unsupportedMaxMps: Double?
+    /// The fastest speed of the kept points without measured speeds (their chords over
+    /// `supportMs`).
+    private var keptChordMaxMps: Double?
+    /// The top speed of the offered fixes without measured speeds, reached and left as the
+    /// activity can (issue 39): the kept points alone are too far apart to tell an excursion.
+    private var offered: PositionSpeeds
+    private var lastOffered: Fix?
+    /// Offered fixes given (`addOffered`).
+    public var offeredFixes: Int { offered.fixes }
     private var measuredMaxMps: Double? {
-        get {
-            // the measured speeds not yet settled, judged by what has come after them so far
-            var settled = self
-            settled.settleSpeeds(before: Int64.max)
-            return settled.supportedMaxMps ?? settled.unsupportedMaxMps
-        }
-        set { supportedMaxMps = newValue }
+        // the measured speeds not yet settled, judged by what has come after them so far
+        var settled = self
+        settled.settleSpeeds(before: Int64.max)
+        let measured = settled.supportedMaxMps ?? settled.unsupportedMaxMps
+        // Where the kept points have no measured speed, the top speed is one both the kept
+        // points' chords and every offered fix bear out: the offered fixes see an excursion
+        // inside a kept chord, the kept chords average out noise a second's chord does not.
+        let chord = keptChordMaxMps.map { k in offered.topMps.map { min(k, $0) } ?? k }
+        guard let c = chord else { return measured }
+        return max(c, measured ?? 0)
     }
     /// Ascent and descent: from the barometric pressure stored with the points when there is
     /// any (calibrated and drift-corrected against trusted GPS heights), else from trusted GPS heights.
@@ -65,7 +77,38 @@ public struct TripStats: Sendable {
     private var bridgeNext = false
     private var newSegmentPending = true
 
-    public init() {}
+    /// `profile`: the activity whose accelerations bound a top speed from positions (the
+    /// loosest, a drive's, when the activity is not known).
+    public init(profile: ActivityProfile? = nil) {
+        let p = profile ?? .drive
+        offered = PositionSpeeds(speedUpMps2: p.speedUpMps2, slowDownMps2: p.slowDownMps2)
+    }
+
+    /// Takes `other`'s top speed from offered fixes (and its activity's limits) for this one's:
+    /// figures rebuilt from the exported points (a privacy cut, smoothing, a lap) have no
+    /// offered fixes of their own, and their top speed from positions is the trip's.
+    public mutating func takePositionTop(from other: TripStats) {
+        guard other.offered.fixes > 0 else { return }
+        offered = other.offered
+        lastOffered = other.lastOffered
+    }
+
+    /// The top speed from offered fixes, when any were given (nil also when all had measured speeds).
+    public var positionTopMps: Double? { offered.fixes > 0 ? offered.topMps : nil }
+
+    /// A fix the rules were offered and kept or only thinned out (`DropReason.onlyThins`), in
+    /// offer order: where the receiver measured no speed (none, or gpsd's own from positions),
+    /// the top speed is at most what these bear out (`PositionSpeeds`) besides the kept points' chords.
+    public mutating func addOffered(_ fix: Fix) {
+        var measured = false
+        if let v = fix.speed {
+            measured = true
+            if let p = lastOffered, fix.timeMs > p.timeMs { measured = !Cadence.mayBeDerived(speed: v, from: p, to: fix) }
+        }
+        if lastOffered.map({ fix.timeMs <= $0.timeMs }) ?? false { return }
+        offered.add(timeMs: fix.timeMs, lat: fix.lat, lon: fix.lon, sigmaM: Accuracy.horizontal68(fix), measured: measured)
+        lastOffered = fix
+    }
 
     /// The next point starts a new segment. Across a dropout (a gap, a gpsd outage, a power cut
     /// the trip resumed after) the straight line to the next point still counts once toward
@@ -116,7 +159,7 @@ public struct TripStats: Sendable {
                 if fix.speed == nil || prev.speed == nil, let from = chordFrom, fix.timeMs - from.timeMs >= Self.supportMs {
                     if let before = chordBefore {
                         let v = min(Self.chordSpeed(from, fix), Self.chordSpeed(before, from), Self.chordSpeed(before, fix))
-                        supportedMaxMps = max(supportedMaxMps ?? unsupportedMaxMps ?? 0, v)
+                        keptChordMaxMps = max(keptChordMaxMps ?? 0, v)
                     }
                     chordBefore = from
                     chordFrom = fix

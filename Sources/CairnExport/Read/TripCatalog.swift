@@ -234,6 +234,8 @@ public enum TripCatalog {
                 switch entry.record {
                 case .tripStart(let activity, _, let offset, let board):
                     s.activity = activity
+                    // The activity bounds a top speed from positions; the start record comes first.
+                    if s.stats.points == 0 && s.stats.offeredFixes == 0 { s.stats = TripStats(profile: ActivityProfile.named(activity)) }
                     if let o = offset { s.utcOffsetS = o }
                     if let b = board { s.board = b }
                 case .segmentStart(let reason, _):
@@ -263,7 +265,14 @@ public enum TripCatalog {
                 case .tripEnd:
                     s.closed = true
                 case .rawFixes(let batch):
-                    if raw { for r in batch.fixes { visit(.raw(r)) } }
+                    for r in batch.fixes {
+                        switch r.verdict {
+                        case .kept: s.stats.addOffered(r.fix)
+                        case .dropped(let why) where why.onlyThins: s.stats.addOffered(r.fix)
+                        default: break
+                        }
+                        if raw { visit(.raw(r)) }
+                    }
                 case .riderMark(let m):
                     if m.kind == .end && m.hasUsableTime { s.endPressMs = m.timeMs }
                 case .sensors:

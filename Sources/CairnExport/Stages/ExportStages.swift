@@ -146,6 +146,8 @@ public struct ExportStages: Sendable {
         } else {
             s = try read(trip) { e in stages.feed(e, segment: { kept.startSegment($0) }, point: { f, _ in kept.add(f) }) }
         }
+        // The top speed from positions is judged on every offered fix, which the stages never see.
+        kept.takePositionTop(from: s.stats)
         s.stats = kept
         leftOut(stages.leftOut)
         return s

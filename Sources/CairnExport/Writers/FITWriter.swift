@@ -206,6 +206,8 @@ public final class FITWriter: TrackExporter {
         self.heading = heading
         crc = 0
         stats = TripStats()
+        // The session's top speed from positions is the trip's (judged on every offered fix).
+        if let known = heading.summary?.stats { stats.takePositionTop(from: known) }
         recordLocal = [:]
         nextRecordLocal = 3
         started = false
@@ -468,7 +470,10 @@ public final class FITWriter: TrackExporter {
         let timer = upTo.timerMs - counted.timerMs
         let avgMps: Double? = timer > 0 ? Double(distanceCm) / 100 / (Double(timer) / 1000) : nil
         // The top speed is never below the average (as `TripStats.maxSpeedMps`).
-        let maxMps = lapStats.maxSpeedMps.map { max($0, avgMps ?? 0) }
+        // A lap's points alone cannot tell a position excursion from a speed: never above the
+        // trip's top speed from positions (issue 39).
+        let lapTop = lapStats.maxSpeedMps.map { v in heading.summary?.stats.positionTopMps.map { min(v, max($0, stats.maxSpeedMps ?? 0)) } ?? v }
+        let maxMps = lapTop.map { max($0, avgMps ?? 0) }
         if let m = maxMps { topSpeedMps = max(topSpeedMps ?? 0, m) }
         let elapsed = upTo.elapsedMs - counted.elapsedMs
         let (sport, subSport) = heading.noPositions ? Self.indoorCycling : Self.sport(heading.activity)
