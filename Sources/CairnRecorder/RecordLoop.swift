@@ -132,7 +132,7 @@ public final class RecordLoop {
                 // report's worst age at `--sync` when it is a multiple of `--read-every`, and
                 // under `--sync` + 100 ms otherwise.
                 log.tick(monoMs: mono, earlyMs: batch.on ? batch.everyMs - min(100, batch.everyMs / 2) : 300)
-                recorder.tick(wallClockMs: clock.wallClockMs(), emit: apply)
+                recorder.tick(wallClockMs: recorder.config.clockIsFix ? fixClock(mono, mono) : clock.wallClockMs(), emit: apply)
                 if let a = wheelTrip.tick(atMs: mono) { wheel(a, mono) }
                 if tripClosed { tripClosed = false; afterTripClosed() }
                 housekeeping(mono, capMono: batch.on ? batch.gridMono : mono)

@@ -102,32 +102,39 @@ final class HomePlaceTests: XCTestCase {
             (600, 0.03, true, 1800, "the fix lost at a café 600 m away: the 30 minutes"),
             (0, 0.03, false, 1800, "no home: the 30 minutes")
         ]
-        for (north, speed, withHome, want, why) in rows {
-            var profile = ActivityProfile.ride
-            if withHome { profile.home = home }
-            var c = TripRecorder<FixRules>.Config()
-            c.closeWithoutFixMs = 30 * 60_000
-            c.home = profile.home
-            var r = TripRecorder(filter: FixRules(profile: profile), config: c)
-            var closedAt: Int?
-            var clock: Int64 = 0
-            let sink: (RecorderAction) -> Void = { a in if case .closeTrip = a, closedAt == nil { closedAt = Int(clock / 1000) } }
-            // A ride north at 6 m/s arriving `north` metres from home, 20 s there at `speed`.
-            var fixes = (0..<60).map { i in fix(Double(i), north: 114 + north - 6 * Double(59 - i), eph: 8, speed: 6 + 0.03 * sin(Double(i))) }
-            for i in 0..<20 { fixes.append(fix(60 + Double(i), north: 114 + north + speed * Double(i), eph: 8, speed: speed)) }
-            for (i, f) in fixes.enumerated() {
-                clock = Int64(i) * 1000
-                r.report(.fix(f), wallClockMs: clock, emit: sink)
-                r.tick(wallClockMs: clock, emit: sink)
+        // attack-r21: with `clock = fix` (a board without network time) no trip closed without a
+        // fix at all; the recorder's clock is then the fixes' (the newest fix's time plus the
+        // time since it arrived), as the record loop passes it.
+        for clockIsFix in [false, true] {
+            for (north, speed, withHome, want, why) in rows {
+                var profile = ActivityProfile.ride
+                if withHome { profile.home = home }
+                var c = TripRecorder<FixRules>.Config()
+                c.closeWithoutFixMs = 30 * 60_000
+                c.home = profile.home
+                c.clockIsFix = clockIsFix
+                var r = TripRecorder(filter: FixRules(profile: profile), config: c)
+                var closedAt: Int?
+                let base = clockIsFix ? fix(0, north: 0).timeMs : 0
+                var clock: Int64 = base
+                let sink: (RecorderAction) -> Void = { a in if case .closeTrip = a, closedAt == nil { closedAt = Int((clock - base) / 1000) } }
+                // A ride north at 6 m/s arriving `north` metres from home, 20 s there at `speed`.
+                var fixes = (0..<60).map { i in fix(Double(i), north: 114 + north - 6 * Double(59 - i), eph: 8, speed: 6 + 0.03 * sin(Double(i))) }
+                for i in 0..<20 { fixes.append(fix(60 + Double(i), north: 114 + north + speed * Double(i), eph: 8, speed: speed)) }
+                for (i, f) in fixes.enumerated() {
+                    clock = base + Int64(i) * 1000
+                    r.report(.fix(f), wallClockMs: clock, emit: sink)
+                    r.tick(wallClockMs: clock, emit: sink)
+                }
+                XCTAssertTrue(r.tripOpen, why)
+                let last = clock
+                while closedAt == nil && clock < last + 40 * 60_000 {
+                    clock += 1000
+                    r.report(.noFix, wallClockMs: clock, emit: sink)
+                    r.tick(wallClockMs: clock, emit: sink)
+                }
+                XCTAssertEqual(closedAt.map { $0 - Int((last - base) / 1000) }, want, "\(why), clock fix \(clockIsFix)")
             }
-            XCTAssertTrue(r.tripOpen, why)
-            let last = clock
-            while closedAt == nil && clock < last + 40 * 60_000 {
-                clock += 1000
-                r.report(.noFix, wallClockMs: clock, emit: sink)
-                r.tick(wallClockMs: clock, emit: sink)
-            }
-            XCTAssertEqual(closedAt.map { $0 - Int(last / 1000) }, want, why)
         }
     }
 }

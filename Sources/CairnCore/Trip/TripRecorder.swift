@@ -120,12 +120,15 @@ public struct TripRecorder<Filter: FixFilter> {
     }
 
     /// Called about once a second: closes an open trip that has had no fix at all for too long
-    /// (home's stand when its newest fix was arriving there).
+    /// (home's stand when its newest fix was arriving there). With `Config.clockIsFix`,
+    /// `wallClockMs` is on the fixes' clock (the newest fix's time plus the time since it
+    /// arrived, as the record loop counts it on the monotonic clock): the system clock of a board
+    /// without network time cannot say how long the fix has been gone.
     public mutating func tick(wallClockMs: Int64, emit: (RecorderAction) -> Void) {
         let limit = lastFixArrivingHome ? min(config.home?.standMs ?? config.closeWithoutFixMs, config.closeWithoutFixMs) : config.closeWithoutFixMs
         // A trip the wheel opened (`openByWheel`) has no point yet: the wheel closes it, not the
         // fixes. Asked last: only when a close is due (it costs a copy of the point, each tick).
-        guard tripOpen, !config.clockIsFix, let last = lastFixClockMs, wallClockMs - last >= limit, lastKept != nil else { return }
+        guard tripOpen, let last = lastFixClockMs, wallClockMs - last >= limit, lastKept != nil else { return }
         finish(wallClockMs: wallClockMs, emit: emit)
         close(emit: emit)
         filter.tripClosed()
