@@ -315,7 +315,10 @@ public final class TripConversion {
                     // The figures the file's name and times are from (a zone's window has none).
                     if heading.summary.map({ $0.stats.firstTimeMs == nil }) ?? true { heading.summary = s }
                     heading.noPositions = true
-                    writeWithoutPositions(wheel, beginTrip: beginTrip, withSensors: withSensors)
+                    // Its laps (issue 40): the presses' (`ButtonLaps` counts them on the
+                    // wheel's samples too), or the wheel's kilometres.
+                    writeWithoutPositions(
+                        wheel, laps: LapSplitter(laps, marks: marks), beginTrip: beginTrip, withSensors: withSensors)
                 } else {
                     say(
                         "trip \(t.id): no positions (a trainer ride: \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km from the wheel); "
@@ -345,17 +348,21 @@ public final class TripConversion {
     }
 
     /// A trip without positions (a trainer): a record at each of the wheel's samples (one a
-    /// second), with its time, the wheel's speed and the step's metres, and the sensors' values.
+    /// second), with its time, the wheel's speed and the step's metres, its lap (`laps`, the
+    /// km counted on the wheel) and the sensors' values.
     private func writeWithoutPositions(
-        _ wheel: WheelTrack, beginTrip: () -> Bool, withSensors: (Fix, PointExtras) -> PointExtras
+        _ wheel: WheelTrack, laps: LapSplitter, beginTrip: () -> Bool, withSensors: (Fix, PointExtras) -> PointExtras
     ) {
         guard beginTrip() else { return }
+        var laps = laps
         var before: Double?
         for sample in wheel.samples {
             let f = Fix(timeMs: sample.timeMs, lat: 0, lon: 0, mode: 1, speed: sample.speed)
             var e = PointExtras()
             e.noPosition = true
             e.wheelExtraM = before.map { sample.metres - $0 }
+            e.lap = laps.lap(of: f, stepM: e.wheelExtraM ?? 0)
+            e.lapMarkMs = laps.startedAtMarkMs
             before = sample.metres
             writer.point(f, withSensors(f, e))
         }
