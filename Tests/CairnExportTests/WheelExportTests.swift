@@ -50,7 +50,7 @@ final class WheelExportTests: XCTestCase {
     /// Ten minutes on a trainer at 8 m/s (4 revolutions a second of a 2 m wheel), 140 bpm,
     /// 200 W, as the recorder writes it: no point.
     /// `lapPressesS`: short presses of the rider's button, seconds into the ride.
-    func writeTrainerTrip(lapPressesS: [Int64] = []) throws {
+    func writeTrainerTrip(lapPressesS: [Int64] = [], endPressS: Int64? = nil) throws {
         var ns: [SensorNotification] = []
         for s in 0..<Self.seconds {
             let mono = Int64(s) * 1000
@@ -63,6 +63,7 @@ final class WheelExportTests: XCTestCase {
         try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
         for b in Self.batches(ns, gps: false) { try w.append(.sensors(b)) }
         for p in lapPressesS { try w.append(.riderMark(RiderMark(kind: .lap, timeMs: Self.start + p * 1000))) }
+        if let p = endPressS { try w.append(.riderMark(RiderMark(kind: .end, timeMs: Self.start + p * 1000))) }
         try w.append(
             .tripEnd(
                 TripEnd(
@@ -170,6 +171,22 @@ final class WheelExportTests: XCTestCase {
         seen = try ExportSupport.check("fit", fit)
         XCTAssertEqual(seen["lap"] as? Int, 5)
         XCTAssertEqual(seen["lap_triggers"] as? [String], ["distance", "distance", "distance", "distance", "session_end"])
+    }
+
+    /// A trainer ride ended by the long press (attack r21, t03): before, its FIT and CSV held
+    /// the records after the press that `info` says the exports leave out.
+    func testATrainersExportsEndAtTheEndPress() throws {
+        try writeTrainerTrip(endPressS: 500)
+        let fit = out + "/trainer.fit"
+        let r = try convert(.fit, to: fit)
+        XCTAssertTrue(r.converted)
+        XCTAssertEqual(r.said, ["trip 1: 99 records after the rider's end press (08:08:20Z) left out; the log keeps them"])
+        XCTAssertEqual(try ExportSupport.check("fit", fit)["record"] as? Int, 501)
+        let csv = out + "/trainer.csv"
+        XCTAssertTrue(try convert(.csv, to: csv).converted)
+        XCTAssertEqual(try ExportSupport.check("csv", csv)["rows"] as? Int, 501)
+        let made = try ButtonLaps.count(trip(), marks: TripMarks.read(trip()), window: nil)
+        XCTAssertEqual(made.afterEnd, 99, "what info says")
     }
 
     /// A tunnel: the fixes stop for 60 s while the wheel turns on; the distance over the gap is
