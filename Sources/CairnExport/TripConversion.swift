@@ -315,7 +315,15 @@ public final class TripConversion {
                     // The figures the file's name and times are from (a zone's window has none).
                     if heading.summary.map({ $0.stats.firstTimeMs == nil }) ?? true { heading.summary = s }
                     heading.noPositions = true
-                    writeWithoutPositions(wheel, beginTrip: beginTrip, withSensors: withSensors)
+                    // Its laps (issue 40): the presses' (`ButtonLaps` counts them on the
+                    // wheel's samples too), or the wheel's kilometres.
+                    let after = writeWithoutPositions(
+                        wheel, laps: LapSplitter(laps, marks: marks), endMs: marks.endMs, beginTrip: beginTrip,
+                        withSensors: withSensors)
+                    if after > 0, let end = marks.endMs {
+                        let at = TextFormat.isoTime(ms: end).dropFirst(11)
+                        say("trip \(t.id): \(after) record\(after == 1 ? "" : "s") after the rider's end press (\(at)) left out; the log keeps them")
+                    }
                 } else {
                     say(
                         "trip \(t.id): no positions (a trainer ride: \(TextFormat.fixed(s.stats.distanceM / 1000, 2) ?? "?") km from the wheel); "
@@ -345,20 +353,34 @@ public final class TripConversion {
     }
 
     /// A trip without positions (a trainer): a record at each of the wheel's samples (one a
-    /// second), with its time, the wheel's speed and the step's metres, and the sensors' values.
+    /// second), with its time, the wheel's speed and the step's metres, its lap (`laps`, the
+    /// km counted on the wheel) and the sensors' values.
+    /// The samples after the rider's end press (`endMs`) are left out, as a ride's points are
+    /// (`ExportStages`); returns how many.
     private func writeWithoutPositions(
-        _ wheel: WheelTrack, beginTrip: () -> Bool, withSensors: (Fix, PointExtras) -> PointExtras
-    ) {
-        guard beginTrip() else { return }
+        _ wheel: WheelTrack, laps: LapSplitter, endMs: Int64?, beginTrip: () -> Bool,
+        withSensors: (Fix, PointExtras) -> PointExtras
+    ) -> Int {
+        guard beginTrip() else { return 0 }
+        var laps = laps
         var before: Double?
+        var afterEnd = 0
         for sample in wheel.samples {
+            // A press before the first record ends nothing (`ExportStages`: it is ignored).
+            if let end = endMs, sample.timeMs > end, before != nil {
+                afterEnd += 1
+                continue
+            }
             let f = Fix(timeMs: sample.timeMs, lat: 0, lon: 0, mode: 1, speed: sample.speed)
             var e = PointExtras()
             e.noPosition = true
             e.wheelExtraM = before.map { sample.metres - $0 }
+            e.lap = laps.lap(of: f, stepM: e.wheelExtraM ?? 0)
+            e.lapMarkMs = laps.startedAtMarkMs
             before = sample.metres
             writer.point(f, withSensors(f, e))
         }
+        return afterEnd
     }
 
     /// The format's name for what is said: `GPXWriter` is GPX.

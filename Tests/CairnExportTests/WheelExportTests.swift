@@ -49,7 +49,8 @@ final class WheelExportTests: XCTestCase {
 
     /// Ten minutes on a trainer at 8 m/s (4 revolutions a second of a 2 m wheel), 140 bpm,
     /// 200 W, as the recorder writes it: no point.
-    func writeTrainerTrip() throws {
+    /// `lapPressesS`: short presses of the rider's button, seconds into the ride.
+    func writeTrainerTrip(lapPressesS: [Int64] = [], endPressS: Int64? = nil) throws {
         var ns: [SensorNotification] = []
         for s in 0..<Self.seconds {
             let mono = Int64(s) * 1000
@@ -61,6 +62,8 @@ final class WheelExportTests: XCTestCase {
         try w.append(.tripStart(activity: "ride", software: "cairn tests"))
         try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
         for b in Self.batches(ns, gps: false) { try w.append(.sensors(b)) }
+        for p in lapPressesS { try w.append(.riderMark(RiderMark(kind: .lap, timeMs: Self.start + p * 1000))) }
+        if let p = endPressS { try w.append(.riderMark(RiderMark(kind: .end, timeMs: Self.start + p * 1000))) }
         try w.append(
             .tripEnd(
                 TripEnd(
@@ -72,15 +75,18 @@ final class WheelExportTests: XCTestCase {
 
     func trip() throws -> TripRef { try XCTUnwrap(TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) }).first) }
 
-    func convert(_ format: ExportFormat, to path: String) throws -> (converted: Bool, said: [String]) {
+    func convert(_ format: ExportFormat, to path: String, laps: LapRule? = nil) throws -> (converted: Bool, said: [String]) {
         let writer: TrackExporter
+        var settings = ExportFormat.Settings(version: "1.0.0")
+        var stages = TripConversion.Stages()
+        if let laps { (settings.laps, stages.laps) = (laps, laps) }
         if format == .fit {
-            writer = format.makeWriter(.fitFiles(.file(path), force: true, atomic: false), .init(version: "1.0.0"))
+            writer = format.makeWriter(.fitFiles(.file(path), force: true, atomic: false), settings)
         } else {
-            writer = format.makeWriter(.sink(try OutputSink(creating: path, force: true)), .init(version: "1.0.0"))
+            writer = format.makeWriter(.sink(try OutputSink(creating: path, force: true)), settings)
         }
         var said: [String] = []
-        let c = TripConversion(writer: writer, stages: TripConversion.Stages()) { said.append($0) }
+        let c = TripConversion(writer: writer, stages: stages) { said.append($0) }
         let converted = c.convert(try trip()).converted
         try c.finish()
         return (converted, said)
@@ -136,6 +142,51 @@ final class WheelExportTests: XCTestCase {
                 r.said.first?.hasPrefix("trip 1: no positions (a trainer ride: 4.79 km from the wheel); ") == true
                     && r.said.first?.contains("cannot hold a trip without positions") == true, "\(r.said)")
         }
+    }
+
+    /// A trainer ride's laps (attack r21, F1 and F6): before, its FIT had one lap and its CSV an
+    /// empty `lap` column, whatever the presses or `--laps`: the laps were counted on points,
+    /// and a trainer has none. Now the presses make laps, and `--laps 1km` counts the wheel's km.
+    func testATrainersPressesAndKilometresMakeLaps() throws {
+        try writeTrainerTrip(lapPressesS: [150, 300, 450])
+        // What `info` lists: the laps the default export makes.
+        let made = try ButtonLaps.count(trip(), marks: TripMarks.read(trip()), window: nil)
+        XCTAssertEqual(made.rule, .marks)
+        XCTAssertEqual(made.startsMs, [150, 300, 450].map { Self.start + $0 * 1000 })
+        let fit = out + "/trainer.fit"
+        XCTAssertTrue(try convert(.fit, to: fit, laps: .marksElsePause).converted)
+        var seen = try ExportSupport.check("fit", fit)
+        XCTAssertEqual(seen["lap"] as? Int, 4)
+        XCTAssertEqual(seen["lap_triggers"] as? [String], ["manual", "manual", "manual", "session_end"])
+        XCTAssertEqual((seen["events"] as? [[String: Any]] ?? []).filter { $0["event"] as? String == "lap" }.count, 3)
+        let csv = out + "/trainer.csv"
+        XCTAssertTrue(try convert(.csv, to: csv, laps: .marksElsePause).converted)
+        let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+        let column = try XCTUnwrap(lines[0].split(separator: ",").firstIndex(of: "lap"))
+        let laps = lines.dropFirst().map { String($0.split(separator: ",", omittingEmptySubsequences: false)[column]) }
+        XCTAssertEqual(Set(laps), ["1", "2", "3", "4"])
+        XCTAssertEqual(laps.firstIndex(of: "2"), 151, "the press at 150 s: the lap from the next record")
+        // 4792 m on the wheel: four whole km and the rest.
+        XCTAssertTrue(try convert(.fit, to: fit, laps: .distance(1000)).converted)
+        seen = try ExportSupport.check("fit", fit)
+        XCTAssertEqual(seen["lap"] as? Int, 5)
+        XCTAssertEqual(seen["lap_triggers"] as? [String], ["distance", "distance", "distance", "distance", "session_end"])
+    }
+
+    /// A trainer ride ended by the long press (attack r21, t03): before, its FIT and CSV held
+    /// the records after the press that `info` says the exports leave out.
+    func testATrainersExportsEndAtTheEndPress() throws {
+        try writeTrainerTrip(endPressS: 500)
+        let fit = out + "/trainer.fit"
+        let r = try convert(.fit, to: fit)
+        XCTAssertTrue(r.converted)
+        XCTAssertEqual(r.said, ["trip 1: 99 records after the rider's end press (08:08:20Z) left out; the log keeps them"])
+        XCTAssertEqual(try ExportSupport.check("fit", fit)["record"] as? Int, 501)
+        let csv = out + "/trainer.csv"
+        XCTAssertTrue(try convert(.csv, to: csv).converted)
+        XCTAssertEqual(try ExportSupport.check("csv", csv)["rows"] as? Int, 501)
+        let made = try ButtonLaps.count(trip(), marks: TripMarks.read(trip()), window: nil)
+        XCTAssertEqual(made.afterEnd, 99, "what info says")
     }
 
     /// A tunnel: the fixes stop for 60 s while the wheel turns on; the distance over the gap is

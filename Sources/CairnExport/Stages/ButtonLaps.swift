@@ -33,17 +33,24 @@ public struct ButtonLaps: Sendable, Equatable {
         read: (TripRef, (TripEvent) -> Void) throws -> TripSummary = { try TripCatalog.read($0, visit: $1) }
     ) throws -> ButtonLaps {
         var counter = Counter(window: window, marks: marks)
+        let summary: TripSummary
         if let pipeline {
-            _ = try read(trip) { pipeline.push($0, emit: { counter.feed($0) }) }
+            summary = try read(trip) { pipeline.push($0, emit: { counter.feed($0) }) }
             pipeline.finish(emit: { counter.feed($0) })
         } else {
-            _ = try read(trip) { e in
+            summary = try read(trip) { e in
                 switch e {
                 case .segment(let r): counter.feed(.segment(r))
                 case .point(let f): counter.feed(.point(f, .measured))
                 case .raw: break
                 }
             }
+        }
+        if summary.hasNoPositions, counter.lastMs == nil, let wheel = try WheelTrack.read(trip) {
+            // A trainer (issue 40): its records are the wheel's samples, which the presses
+            // split as the export does (`TripConversion`); no position, so no zone to cut.
+            counter = Counter(window: nil, marks: marks)
+            for s in wheel.samples { counter.feed(.point(Fix(timeMs: s.timeMs, lat: 0, lon: 0, mode: 1), .measured)) }
         }
         counter.laps.afterEnd = counter.marks.afterEnd
         if counter.marks.endPressMs != nil { counter.laps.endMs = counter.marks.lastWritten?.timeMs }

@@ -124,8 +124,9 @@ public struct LapSplitter: Sendable {
         if reason == .pause { pausePending = true }
     }
 
-    /// The lap (from 1) of the next point of the export; nil for `LapRule.none`.
-    public mutating func lap(of fix: Fix) -> Int? {
+    /// The lap (from 1) of the next point of the export; nil for `LapRule.none`. `stepM`: the
+    /// metres from the point before, where no position tells them (a trainer's wheel).
+    public mutating func lap(of fix: Fix, stepM: Double? = nil) -> Int? {
         defer {
             last = fix
             segmentPending = false
@@ -157,7 +158,7 @@ public struct LapSplitter: Sendable {
                 if lap < Self.maxLaps { lap += 1 }
                 lapEndedAtLast = false
             }
-            if let prev = last, !segmentPending || bridgeNext { distanceM += Geodesy.distance(prev, fix) }
+            if let prev = last, !segmentPending || bridgeNext { distanceM += stepM ?? Geodesy.distance(prev, fix) }
             if distanceM >= nextMarkM {
                 lapEndedAtLast = true
                 nextMarkM = ((distanceM / length).rounded(.down) + 1) * length
