@@ -311,7 +311,13 @@ public final class TripConversion {
             }
             if s.hasNoPositions && !tripBegun {
                 // A trainer's trip (issue 40): the wheel's records, in the formats that hold them.
-                if writer.holdsNoPositions, let wheel {
+                if writer.holdsNoPositions, let wheel, let first = wheel.firstMs, !Self.isDatable(first) {
+                    // A board whose clock was never set and no fix ever (its sensors' times are
+                    // 1970's): a writer cannot date a record, so it would write an empty file.
+                    say(
+                        "trip \(t.id): no positions, and the wheel's times are from a clock that was never set "
+                            + "(\(TextFormat.isoTime(ms: first))); nothing written for it (the log keeps it)")
+                } else if writer.holdsNoPositions, let wheel {
                     // The figures the file's name and times are from (a zone's window has none).
                     if heading.summary.map({ $0.stats.firstTimeMs == nil }) ?? true { heading.summary = s }
                     heading.noPositions = true
@@ -360,6 +366,9 @@ public final class TripConversion {
             writer.point(f, withSensors(f, e))
         }
     }
+
+    /// Whether a wheel sample's time can be written (`PointBounds`: from 2000 to 2100).
+    static func isDatable(_ timeMs: Int64) -> Bool { timeMs >= PointBounds.earliestMs && timeMs < PointBounds.latestMs }
 
     /// The format's name for what is said: `GPXWriter` is GPX.
     static func formatName(_ writer: TrackExporter) -> String {

@@ -39,7 +39,7 @@ final class WheelExportTests: XCTestCase {
 
     /// Notifications in records of 20, the monotonic clock at 0 when the trip starts; `gps`:
     /// the offset is GPS time's (else the system clock's, a trainer with no fix ever).
-    static func batches(_ ns: [SensorNotification], gps: Bool) -> [SensorBatch] {
+    static func batches(_ ns: [SensorNotification], gps: Bool, start: Int64 = WheelExportTests.start) -> [SensorBatch] {
         stride(from: 0, to: ns.count, by: 20).map {
             SensorBatch(
                 notifications: Array(ns[$0..<min(ns.count, $0 + 20)]), gpsMinusMonoMs: gps ? start : nil,
@@ -48,8 +48,9 @@ final class WheelExportTests: XCTestCase {
     }
 
     /// Ten minutes on a trainer at 8 m/s (4 revolutions a second of a 2 m wheel), 140 bpm,
-    /// 200 W, as the recorder writes it: no point.
-    func writeTrainerTrip() throws {
+    /// 200 W, as the recorder writes it: no point. `endPressAt`: the rider ended it with a long
+    /// press then (the end mark before the trip-end record). `start`: the system clock then.
+    func writeTrainerTrip(endPressAt: Int64? = nil, start: Int64 = WheelExportTests.start) throws {
         var ns: [SensorNotification] = []
         for s in 0..<Self.seconds {
             let mono = Int64(s) * 1000
@@ -60,12 +61,13 @@ final class WheelExportTests: XCTestCase {
         let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0040))
         try w.append(.tripStart(activity: "ride", software: "cairn tests"))
         try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
-        for b in Self.batches(ns, gps: false) { try w.append(.sensors(b)) }
+        for b in Self.batches(ns, gps: false, start: start) { try w.append(.sensors(b)) }
+        if let t = endPressAt { try w.append(.riderMark(RiderMark(kind: .end, timeMs: t))) }
         try w.append(
             .tripEnd(
                 TripEnd(
-                    reason: .standstill, points: 0, distanceM: 4792, movingTimeMs: 599_000, firstTimeMs: Self.start,
-                    lastTimeMs: Self.start + 599_000)))
+                    reason: .standstill, points: 0, distanceM: 4792, movingTimeMs: 599_000, firstTimeMs: start,
+                    lastTimeMs: start + 599_000)))
         _ = try w.sync()
         w.close()
     }
@@ -99,6 +101,41 @@ final class WheelExportTests: XCTestCase {
         XCTAssertEqual(s.stats.lastTimeMs, Self.start + 599_000)
         XCTAssertEqual(s.records, Self.seconds)
         XCTAssertEqual(s.status, .closed, "a trip without points is not damaged")
+    }
+
+    /// The summaries over what an export holds (export's and deliver's index and page, `list`
+    /// and `info` with zones) keep the wheel's figures: the end press and a zone have no point
+    /// to cut, and every export writes all of the wheel's records. Before: 0 m, 0:00, no start
+    /// (the attack's t08b and t17, issue 40).
+    func testATrainersFiguresSurviveTheEndPressAndAZone() throws {
+        try writeTrainerTrip(endPressAt: Self.start + 598_000)
+        let t = try trip()
+        let whole = try TripCatalog.read(t)
+        XCTAssertEqual(whole.endPressMs, Self.start + 598_000)
+        let home = PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: 200)
+        let pressed = try ExportStages.summary(t, window: nil, endPressMs: whole.endPressMs)
+        let zoned = try ExportStages.summary(t, window: ExportStages.window(t, zones: [home]), endPressMs: whole.endPressMs)
+        let cuts = [("end press", pressed), ("zone", zoned)]
+        for (name, s) in cuts {
+            XCTAssertTrue(s.hasNoPositions, name)
+            XCTAssertEqual(s.stats.distanceM, 599 * 8, accuracy: 1e-6, name)
+            XCTAssertEqual(s.stats.movingTimeMs, 599_000, name)
+            XCTAssertEqual(s.stats.firstTimeMs, Self.start, name)
+            XCTAssertEqual(s.stats.lastTimeMs, Self.start + 599_000, name)
+            XCTAssertEqual(s.records, Self.seconds, name)
+        }
+    }
+
+    /// A board whose clock was never set and no fix ever: the sensors' times are 1970's, which
+    /// no FIT or CSV record can hold. The conversion says so and writes nothing; before, it said
+    /// it wrote a FIT without a session, lap or record, and a CSV of 0 rows (the attack's t20).
+    func testATrainerOnAClockNeverSetIsToldNotWrittenEmpty() throws {
+        try writeTrainerTrip(start: 300_000)  // 1970-01-01T00:05:00Z
+        for format in [ExportFormat.fit, .csv] {
+            let r = try convert(format, to: out + "/trainer." + format.name)
+            XCTAssertFalse(r.converted, "\(format.name): \(r.said)")
+            XCTAssertTrue(r.said.contains { $0.contains("from a clock that was never set (1970-01-01T00:05:00") }, "\(r.said)")
+        }
     }
 
     func testATrainersFITIsIndoorCyclingWithTheWheelsDistanceAndTheSensors() throws {
