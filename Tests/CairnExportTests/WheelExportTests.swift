@@ -39,7 +39,7 @@ final class WheelExportTests: XCTestCase {
 
     /// Notifications in records of 20, the monotonic clock at 0 when the trip starts; `gps`:
     /// the offset is GPS time's (else the system clock's, a trainer with no fix ever).
-    static func batches(_ ns: [SensorNotification], gps: Bool) -> [SensorBatch] {
+    static func batches(_ ns: [SensorNotification], gps: Bool, start: Int64 = WheelExportTests.start) -> [SensorBatch] {
         stride(from: 0, to: ns.count, by: 20).map {
             SensorBatch(
                 notifications: Array(ns[$0..<min(ns.count, $0 + 20)]), gpsMinusMonoMs: gps ? start : nil,
@@ -48,9 +48,12 @@ final class WheelExportTests: XCTestCase {
     }
 
     /// Ten minutes on a trainer at 8 m/s (4 revolutions a second of a 2 m wheel), 140 bpm,
-    /// 200 W, as the recorder writes it: no point.
-    /// `lapPressesS`: short presses of the rider's button, seconds into the ride.
-    func writeTrainerTrip(lapPressesS: [Int64] = [], endPressS: Int64? = nil) throws {
+    /// 200 W, as the recorder writes it: no point. `lapPressesS` and `endPressS`: the rider's
+    /// short presses and the long press that ended it, seconds into the ride; `endPressAt`: a
+    /// long press at that time. `start`: the system clock then.
+    func writeTrainerTrip(
+        lapPressesS: [Int64] = [], endPressS: Int64? = nil, endPressAt: Int64? = nil, start: Int64 = WheelExportTests.start
+    ) throws {
         var ns: [SensorNotification] = []
         for s in 0..<Self.seconds {
             let mono = Int64(s) * 1000
@@ -61,14 +64,15 @@ final class WheelExportTests: XCTestCase {
         let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0040))
         try w.append(.tripStart(activity: "ride", software: "cairn tests"))
         try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
-        for b in Self.batches(ns, gps: false) { try w.append(.sensors(b)) }
-        for p in lapPressesS { try w.append(.riderMark(RiderMark(kind: .lap, timeMs: Self.start + p * 1000))) }
-        if let p = endPressS { try w.append(.riderMark(RiderMark(kind: .end, timeMs: Self.start + p * 1000))) }
+        for b in Self.batches(ns, gps: false, start: start) { try w.append(.sensors(b)) }
+        for p in lapPressesS { try w.append(.riderMark(RiderMark(kind: .lap, timeMs: start + p * 1000))) }
+        if let p = endPressS { try w.append(.riderMark(RiderMark(kind: .end, timeMs: start + p * 1000))) }
+        if let t = endPressAt { try w.append(.riderMark(RiderMark(kind: .end, timeMs: t))) }
         try w.append(
             .tripEnd(
                 TripEnd(
-                    reason: .standstill, points: 0, distanceM: 4792, movingTimeMs: 599_000, firstTimeMs: Self.start,
-                    lastTimeMs: Self.start + 599_000)))
+                    reason: .standstill, points: 0, distanceM: 4792, movingTimeMs: 599_000, firstTimeMs: start,
+                    lastTimeMs: start + 599_000)))
         _ = try w.sync()
         w.close()
     }
@@ -105,6 +109,29 @@ final class WheelExportTests: XCTestCase {
         XCTAssertEqual(s.stats.lastTimeMs, Self.start + 599_000)
         XCTAssertEqual(s.records, Self.seconds)
         XCTAssertEqual(s.status, .closed, "a trip without points is not damaged")
+    }
+
+    /// The summaries over what an export holds (export's and deliver's index and page, `list`
+    /// and `info` with zones) keep the wheel's figures: the end press and a zone have no point
+    /// to cut, and every export writes all of the wheel's records. Before: 0 m, 0:00, no start
+    /// (the attack's t08b and t17, issue 40).
+    func testATrainersFiguresSurviveTheEndPressAndAZone() throws {
+        try writeTrainerTrip(endPressAt: Self.start + 598_000)
+        let t = try trip()
+        let whole = try TripCatalog.read(t)
+        XCTAssertEqual(whole.endPressMs, Self.start + 598_000)
+        let home = PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: 200)
+        let pressed = try ExportStages.summary(t, window: nil, endPressMs: whole.endPressMs)
+        let zoned = try ExportStages.summary(t, window: ExportStages.window(t, zones: [home]), endPressMs: whole.endPressMs)
+        let cuts = [("end press", pressed), ("zone", zoned)]
+        for (name, s) in cuts {
+            XCTAssertTrue(s.hasNoPositions, name)
+            XCTAssertEqual(s.stats.distanceM, 599 * 8, accuracy: 1e-6, name)
+            XCTAssertEqual(s.stats.movingTimeMs, 599_000, name)
+            XCTAssertEqual(s.stats.firstTimeMs, Self.start, name)
+            XCTAssertEqual(s.stats.lastTimeMs, Self.start + 599_000, name)
+            XCTAssertEqual(s.records, Self.seconds, name)
+        }
     }
 
     func testATrainersFITIsIndoorCyclingWithTheWheelsDistanceAndTheSensors() throws {

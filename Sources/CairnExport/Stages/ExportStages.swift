@@ -146,6 +146,9 @@ public struct ExportStages: Sendable {
         } else {
             s = try read(trip) { e in stages.feed(e, segment: { kept.startSegment($0) }, point: { f, _ in kept.add(f) }) }
         }
+        // A trip without positions (a trainer): every export writes all of the wheel's records
+        // (no point for a zone or the end press to cut), so its figures stay the wheel's.
+        if s.hasNoPositions { return s }
         // The top speed from positions is judged on every offered fix, which the stages never see.
         kept.takePositionTop(from: s.stats)
         s.stats = kept
