@@ -104,12 +104,13 @@ enum DeliveryPlans {
     }
 
     /// Whether a remote's failure says it is full (WebDAV's 507 Insufficient Storage, a quota, no
-    /// space left): no later run mends it by itself either, the rider must make room.
+    /// space left, a local folder's preallocation refused): no later run mends it by itself
+    /// either, the rider must make room.
     static func isFullRemote(_ text: String) -> Bool {
         let t = Array(text.lowercased().utf8)
         return [
             "insufficient storage", "insufficient_storage", "status code: 507", "507 insufficient", "quota", "no space left",
-            "not enough space", "disk full", "storage full"
+            "not enough space", "disk full", "storage full", "too big for remaining disk space"
         ].contains { Rclone.find(Array($0.utf8), in: t) }
     }
 

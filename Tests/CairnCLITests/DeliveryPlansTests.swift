@@ -119,7 +119,9 @@ final class DeliveryPlansTests: XCTestCase {
             ("write: no space left on device", .full, ExitCode.failure),
             ("googleapi: Error 403: The user's Drive storage quota has been exceeded., storageQuotaExceeded", .full, ExitCode.failure),
             ("QuotaExceeded: Quota exceeded", .full, ExitCode.failure),
-            ("not enough space on the disk", .full, ExitCode.failure)
+            ("not enough space on the disk", .full, ExitCode.failure),
+            // attack-r21 case03: a full disk under rclone's local backend (a plain folder).
+            ("send to /r/.cairn-tmp-x: preallocate: file too big for remaining disk space", .full, ExitCode.failure)
         ]
         for (text, kind, code) in rows {
             XCTAssertEqual(DeliveryPlans.RemoteTrouble(text), kind, text)
