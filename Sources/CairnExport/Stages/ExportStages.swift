@@ -151,6 +151,11 @@ public struct ExportStages: Sendable {
         if s.hasNoPositions { return s }
         // The top speed from positions is judged on every offered fix, which the stages never see.
         kept.takePositionTop(from: s.stats)
+        // The wheel's ride before the first point (a trainer's indoor part): every export that
+        // holds records without a position writes it, and no zone or press cuts a position from it.
+        if let from = s.wheelLeadFromMs, kept.points > 0 {
+            kept.addWheelLead(metres: s.wheelLeadM, movingMs: s.wheelLeadMovingMs, fromMs: from)
+        }
         s.stats = kept
         leftOut(stages.leftOut)
         return s
