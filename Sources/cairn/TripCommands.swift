@@ -288,7 +288,8 @@ enum InfoCommand: Command {
             var ended = "ended by the button"
             if let end = l.made.endMs, !published { ended += " at " + TextFormat.isoTime(ms: end).dropFirst(11) }
             if l.made.afterEnd > 0 {
-                ended += ": \(l.made.afterEnd) point\(l.made.afterEnd == 1 ? "" : "s") after it left out of the exports"
+                let what = l.made.onWheel ? "record" : "point"
+                ended += ": \(l.made.afterEnd) \(what)\(l.made.afterEnd == 1 ? "" : "s") after it left out of the exports"
             }
             notes.append(ended)
         }

@@ -25,6 +25,10 @@ final class WheelExportTests: XCTestCase {
         if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_LOG_OUT"], name.contains("testATrainersFiguresAreTheWheels") {
             try? FileManager.default.copyItem(atPath: dir, toPath: keep)
         }
+        // CAIRN_TRAINER_1970_LOG_OUT=DIR: the trainer ride on a clock never set (Tests/Fixtures/logs/trainer-1970).
+        if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_1970_LOG_OUT"], name.contains("testATrainerRideOnAClockNeverSet") {
+            try? FileManager.default.copyItem(atPath: dir, toPath: keep)
+        }
         try? FileManager.default.removeItem(atPath: dir)
         try? FileManager.default.removeItem(atPath: out)
     }
@@ -133,8 +137,9 @@ final class WheelExportTests: XCTestCase {
 
     /// The summaries over what an export holds (export's and deliver's index and page, `list`
     /// and `info` with zones) keep the wheel's figures: the end press and a zone have no point
-    /// to cut, and every export writes all of the wheel's records. Before: 0 m, 0:00, no start
-    /// (the attack's t08b and t17, issue 40).
+    /// to cut. Before: 0 m, 0:00, no start (the attack's t08b and t17, issue 40). They end at the
+    /// end press, as FIT and CSV do (the brief r22: before, the index claimed the records after
+    /// it that the exports leave out).
     func testATrainersFiguresSurviveTheEndPressAndAZone() throws {
         try writeTrainerTrip(endPressAt: Self.start + 598_000)
         let t = try trip()
@@ -146,12 +151,20 @@ final class WheelExportTests: XCTestCase {
         let cuts = [("end press", pressed), ("zone", zoned)]
         for (name, s) in cuts {
             XCTAssertTrue(s.hasNoPositions, name)
-            XCTAssertEqual(s.stats.distanceM, 599 * 8, accuracy: 1e-6, name)
-            XCTAssertEqual(s.stats.movingTimeMs, 599_000, name)
+            XCTAssertEqual(s.stats.distanceM, 598 * 8, accuracy: 1e-6, name)
+            XCTAssertEqual(s.stats.movingTimeMs, 598_000, name)
             XCTAssertEqual(s.stats.firstTimeMs, Self.start, name)
-            XCTAssertEqual(s.stats.lastTimeMs, Self.start + 599_000, name)
-            XCTAssertEqual(s.records, Self.seconds, name)
+            XCTAssertEqual(s.stats.lastTimeMs, Self.start + 598_000, name)
+            XCTAssertEqual(s.records, Self.seconds - 1, name)
         }
+        XCTAssertEqual(whole.stats.distanceM, 599 * 8, accuracy: 1e-6, "list and info: the whole log, as for a ride")
+        let fit = out + "/trainer.fit"
+        XCTAssertTrue(try convert(.fit, to: fit).converted)
+        let seen = try ExportSupport.check("fit", fit)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), pressed.stats.distanceM, accuracy: 0.05)
+        XCTAssertEqual(try XCTUnwrap(session["total_timer_time"] as? Double), Double(pressed.stats.movingTimeMs) / 1000, accuracy: 0.05)
+        XCTAssertEqual(seen["record"] as? Int, pressed.records)
     }
 
     func testATrainersFITIsIndoorCyclingWithTheWheelsDistanceAndTheSensors() throws {

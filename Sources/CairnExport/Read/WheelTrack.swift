@@ -63,6 +63,22 @@ public struct WheelTrack: Sendable {
         return Lead(samples: before, metres: atPoint - first.metres, movingMs: last.movingMs - first.movingMs)
     }
 
+    /// A trip without positions' figures over the records its exports write when the rider's
+    /// end press is at `endMs` (the samples up to it, the first always), and their count.
+    public func figures(upToMs endMs: Int64, activity: String?) -> (TripStats, Int)? {
+        guard let first = samples.first else { return nil }
+        var n = 1
+        while n < samples.count, samples[n].timeMs <= endMs { n += 1 }
+        let last = samples[n - 1]
+        var kept = WheelTrack()
+        kept.samples = Array(samples[..<n])
+        var stats = activity.map { TripStats(profile: ActivityProfile.named($0)) } ?? TripStats()
+        stats.addWheel(
+            extraM: last.metres - first.metres, movingMs: last.movingMs - first.movingMs, firstMs: first.timeMs, lastMs: last.timeMs,
+            topMps: kept.topMps)
+        return (stats, n)
+    }
+
     /// The samples at which the wheel turns again after standing longer than the recorder's
     /// pause (`WheelTrip.Config.pauseAfterMs`, 2 min): each starts a segment of a trip without
     /// positions, as the recorder's segment start (reason pause) does. Read from the samples, so a

@@ -15,6 +15,8 @@ public struct ButtonLaps: Sendable, Equatable {
     /// they end; nil without one, or one placed nowhere), and the points after it they leave out.
     public var endMs: Int64?
     public var afterEnd = 0
+    /// Counted on a trainer's records (the wheel's samples), which `afterEnd` counts.
+    public var onWheel = false
 
     public init(startsMs: [Int64] = [], pauseLaps: Int = 1) {
         self.startsMs = startsMs
@@ -60,6 +62,7 @@ public struct ButtonLaps: Sendable, Equatable {
         if summary.hasNoPositions, counter.lastMs == nil, let wheel = try WheelTrack.read(trip) {
             counter = Counter(window: nil, marks: marks)
             wheelRecords(wheel, wheel.samples[...])
+            counter.laps.onWheel = true
         } else if pipeline == nil, let first = summary.wheelLeadToMs, let wheel = try WheelTrack.read(trip), let lead = wheel.lead(before: first) {
             // A trainer's trip that went outdoors: its indoor records, then its points (one
             // more pass, for such trips alone).
