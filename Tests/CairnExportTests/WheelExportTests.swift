@@ -354,6 +354,7 @@ final class WheelExportTests: XCTestCase {
         try writeTrainer(ns)
         let s = try TripCatalog.read(trip())
         XCTAssertEqual(s.wheelSegments, 2)
+        XCTAssertTrue(TripFigures.json(s).contains { $0 == ("segments", "2") }, "list --json and info --json")
         let fit = out + "/trainer.fit"
         XCTAssertTrue(try convert(.fit, to: fit, laps: .pause).converted)
         let seen = try ExportSupport.check("fit", fit)
