@@ -246,6 +246,31 @@ public final class TripConversion {
         var exported: TripStats? = fillGaps ? TripStats() : nil
         // The point before, for a gap the wheel measured (a tunnel: `WheelTrack.extraMetres`).
         var wheelBefore: Fix?
+        // The wheel's ride before the first point (a trainer's indoor part, `WheelTrack.lead`):
+        // written once, before the first point; the points' laps go on from its last lap, and
+        // the first point's distance from its last record is the wheel's.
+        var leadDone = source.isRaw
+        var lapOffset = 0
+        var leadRestM: Double?
+        func writeLead(before f: Fix) {
+            guard let wheel, let lead = wheel.lead(before: f.timeMs) else { return }
+            let km = TextFormat.fixed(lead.metres / 1000, 2) ?? "?"
+            guard writer.holdsNoPositions else {
+                say(
+                    "trip \(t.id): its first \(km) km, on the wheel before the first fix (from "
+                        + TextFormat.isoTime(ms: lead.firstMs).dropFirst(11)
+                        + "), have no positions: \(Self.formatName(writer)) cannot hold them (FIT and CSV do); its figures count them")
+                return
+            }
+            guard beginTrip() else { return }
+            let last = writeWithoutPositions(
+                lead.samples, resumes: Set(wheel.resumes.filter { lead.samples.indices.contains($0) }), laps: LapSplitter(laps, marks: marks),
+                endMs: marks.endMs, beginTrip: beginTrip, withSensors: withSensors)
+            lapOffset = max(0, (last.lap ?? 1) - 1)
+            if let l = last.sample, let first = lead.samples.first { leadRestM = lead.metres - (l.metres - first.metres) }
+            // No line from the records without a position to the first point.
+            writer.beginSegment(.start)
+        }
         // The exported track (through the pipeline) through the privacy window and the laps.
         func put(_ item: TrackItem) {
             exportStages.feed(
@@ -256,9 +281,18 @@ public final class TripConversion {
                     if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
                 },
                 point: { f, extras in
+                    if !leadDone {
+                        leadDone = true
+                        writeLead(before: f)
+                    }
                     exported?.add(f)
                     var e = extras
+                    if let l = e.lap { e.lap = l + lapOffset }
                     if let wheel, let b = wheelBefore { e.wheelExtraM = wheel.extraMetres(from: b, to: f) }
+                    if let rest = leadRestM {
+                        e.wheelExtraM = rest
+                        leadRestM = nil
+                    }
                     wheelBefore = f
                     if beginTrip() { writer.point(f, withSensors(f, e)) }
                 })
@@ -311,15 +345,18 @@ public final class TripConversion {
             }
             if s.hasNoPositions && !tripBegun {
                 // A trainer's trip (issue 40): the wheel's records, in the formats that hold them.
-                if writer.holdsNoPositions, let wheel {
+                if s.undatable {
+                    say("trip \(t.id): " + s.undatableText)
+                } else if writer.holdsNoPositions, let wheel {
                     // The figures the file's name and times are from (a zone's window has none).
                     if heading.summary.map({ $0.stats.firstTimeMs == nil }) ?? true { heading.summary = s }
                     heading.noPositions = true
                     // Its laps (issue 40): the presses' (`ButtonLaps` counts them on the
                     // wheel's samples too), or the wheel's kilometres.
                     let after = writeWithoutPositions(
-                        wheel, laps: LapSplitter(laps, marks: marks), endMs: marks.endMs, beginTrip: beginTrip,
-                        withSensors: withSensors)
+                        wheel.samples[...], resumes: Set(wheel.resumes), laps: LapSplitter(laps, marks: marks), endMs: marks.endMs,
+                        beginTrip: beginTrip, withSensors: withSensors
+                    ).afterEnd
                     if after > 0, let end = marks.endMs {
                         let at = TextFormat.isoTime(ms: end).dropFirst(11)
                         say("trip \(t.id): \(after) record\(after == 1 ? "" : "s") after the rider's end press (\(at)) left out; the log keeps them")
@@ -353,34 +390,45 @@ public final class TripConversion {
     }
 
     /// A trip without positions (a trainer): a record at each of the wheel's samples (one a
-    /// second), with its time, the wheel's speed and the step's metres, its lap (`laps`, the
-    /// km counted on the wheel) and the sensors' values.
+    /// second), with its time, the wheel's speed, the step's metres and moving time, its lap
+    /// (`laps`, the km counted on the wheel) and the sensors' values; a segment where the wheel
+    /// turns again after a pause (`WheelTrack.resumes`).
     /// The samples after the rider's end press (`endMs`) are left out, as a ride's points are
     /// (`ExportStages`); returns how many.
+    /// `resumes`: the samples after a stand longer than a pause (`WheelTrack.resumes`), each a
+    /// new segment (FIT's timer stops; `--laps pause` laps). Returns the last record's sample
+    /// and lap (where a lead's points go on).
     private func writeWithoutPositions(
-        _ wheel: WheelTrack, laps: LapSplitter, endMs: Int64?, beginTrip: () -> Bool,
+        _ samples: ArraySlice<WheelTrack.Sample>, resumes: Set<Int> = [], laps: LapSplitter, endMs: Int64?, beginTrip: () -> Bool,
         withSensors: (Fix, PointExtras) -> PointExtras
-    ) -> Int {
-        guard beginTrip() else { return 0 }
+    ) -> (afterEnd: Int, sample: WheelTrack.Sample?, lap: Int?) {
+        guard beginTrip() else { return (0, nil, nil) }
         var laps = laps
-        var before: Double?
+        var before: WheelTrack.Sample?
+        var lap: Int?
         var afterEnd = 0
-        for sample in wheel.samples {
+        for (i, sample) in zip(samples.indices, samples) {
             // A press before the first record ends nothing (`ExportStages`: it is ignored).
             if let end = endMs, sample.timeMs > end, before != nil {
                 afterEnd += 1
                 continue
             }
+            if resumes.contains(i) {
+                laps.segment(.pause)
+                writer.beginSegment(.pause)
+            }
             let f = Fix(timeMs: sample.timeMs, lat: 0, lon: 0, mode: 1, speed: sample.speed)
             var e = PointExtras()
             e.noPosition = true
-            e.wheelExtraM = before.map { sample.metres - $0 }
+            e.wheelExtraM = before.map { sample.metres - $0.metres }
+            e.wheelMovingMs = before.map { sample.movingMs - $0.movingMs }
             e.lap = laps.lap(of: f, stepM: e.wheelExtraM ?? 0)
             e.lapMarkMs = laps.startedAtMarkMs
-            before = sample.metres
+            before = sample
+            lap = e.lap
             writer.point(f, withSensors(f, e))
         }
-        return afterEnd
+        return (afterEnd, before, lap)
     }
 
     /// The format's name for what is said: `GPXWriter` is GPX.

@@ -49,7 +49,7 @@ public final class RecordLoop {
     private var sensorNotes = NoteBudget()
     /// The trainer's trip (issue 40): the first wheel source's readings decide it.
     private var wheelTrip: WheelTrip
-    private var wheelSource: UInt64?
+    private var wheelSource = WheelSource()
     private var wheelSpeed: WheelSpeed?
     /// The rider's button, if any (`record --button`): read at the wake-ups the loop makes anyway.
     public var button: LoopButton?
@@ -294,7 +294,8 @@ public final class RecordLoop {
     }
 
     /// A recorded notification with wheel revolutions (CSC, or a power meter's wheel data) from
-    /// the first wheel source seen: its speed for `WheelTrip`.
+    /// the wheel source that counts (`WheelSource`: the first, until it goes silent): its speed
+    /// for `WheelTrip`.
     private func wheelReading(_ n: SensorNotification, _ mono: Int64) {
         let format: RevolutionFormat
         let data: RevolutionData?
@@ -305,11 +306,12 @@ public final class RecordLoop {
         }
         guard let data else { return }
         let source = n.address << 16 | UInt64(n.characteristic)
-        if wheelSource == nil {
-            wheelSource = source
-            wheelSpeed = WheelSpeed(circumferenceM: settings.wheelCircumferenceM, format: format)
+        switch wheelSource.reading(source, atMs: n.arrivalMonoMs) {
+        case .ignore: return
+        case .takeOver: wheelSpeed = WheelSpeed(circumferenceM: settings.wheelCircumferenceM, format: format)
+        case .count: break
         }
-        guard source == wheelSource, var speed = wheelSpeed else { return }
+        guard var speed = wheelSpeed else { return }
         let step = speed.add(data, arrivalMs: n.arrivalMonoMs)
         wheelSpeed = speed
         // Still: no trip open, and no fix of the last 10 s moving faster than walking.

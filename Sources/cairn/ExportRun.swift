@@ -100,6 +100,14 @@ struct ExportRun {
             printErr("cairn: \(label): no points (an empty or damaged trip); no conversion" + (copyLogs ? ", its log copied" : ""))
         case .open, .whole: break
         }
+        // A trainer ride on a clock never set: no conversion can date it (`undatable`). Said,
+        // not a failure (every later run would fail on it); its logs go when they are asked for,
+        // and only then is it marked exported: with nothing of it on the stick, retention must
+        // never take it for exported.
+        if whole.undatable {
+            printErr("cairn: \(label): " + whole.undatableText + (copyLogs ? " (and is copied)" : " (--logs yes copies it)"))
+            guard copyLogs else { return }
+        }
         let verified = state.isExported(t, to: destination, now: now, logs: copyLogs)
         var tripProblem = false
         var wroteAny = false
@@ -117,7 +125,7 @@ struct ExportRun {
             counts.failedTrips += 1
             return
         }
-        for format in formats {
+        for format in formats where !whole.undatable {
             if whole.hasNoPositions && !format.holdsNoPositions {
                 printErr("cairn: \(label): no positions (a trainer ride, distance from the wheel): \(format.name) cannot hold it; none written")
                 continue

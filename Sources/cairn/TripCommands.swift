@@ -288,7 +288,8 @@ enum InfoCommand: Command {
             var ended = "ended by the button"
             if let end = l.made.endMs, !published { ended += " at " + TextFormat.isoTime(ms: end).dropFirst(11) }
             if l.made.afterEnd > 0 {
-                ended += ": \(l.made.afterEnd) point\(l.made.afterEnd == 1 ? "" : "s") after it left out of the exports"
+                let what = l.made.onWheel ? "record" : "point"
+                ended += ": \(l.made.afterEnd) \(what)\(l.made.afterEnd == 1 ? "" : "s") after it left out of the exports"
             }
             notes.append(ended)
         }
@@ -315,11 +316,17 @@ enum InfoCommand: Command {
                     ? " from the wheel (no positions: a trainer)"
                     : s.wheelGaps > 0
                         ? " (\(formatDistance(s.wheelDistanceM)) more than the straight lines over \(s.wheelGaps) gap\(s.wheelGaps == 1 ? "" : "s"), from the wheel)"
-                        : ""),
+                        : "")
+                + (s.wheelLeadM > 0
+                    ? " (\(formatDistance(s.wheelLeadM)) of it on the wheel before the first fix, from "
+                        + (s.wheelLeadFromMs.map { String(TextFormat.isoTime(ms: $0).dropFirst(11)) } ?? "-") + ")"
+                    : ""),
             "  moving:     \(formatDuration(ms: st.movingTimeMs)) of \(formatDuration(ms: st.elapsedMs)) elapsed",
             "  speed:      avg \(kmh(avg)) moving, max \(kmh(st.maxSpeedMps))",
             "  climb:      " + (st.ascentM == nil ? "- (no trusted height)" : "+\(m(st.ascentM)) / -\(m(st.descentM))"),
-            "  points:     \(st.points) in \(st.segments) segment\(st.segments == 1 ? "" : "s")"
+            s.hasNoPositions
+                ? "  points:     0 (\(s.wheelSamples) records of the wheel in \(s.wheelSegments) segment\(s.wheelSegments == 1 ? "" : "s"))"
+                : "  points:     \(st.points) in \(st.segments) segment\(st.segments == 1 ? "" : "s")"
         ]
         if let f = fuel, FuelRate.applies(to: s.activity) {
             let l = TextFormat.fixed(f.litres(distanceM: st.distanceM), 2) ?? "?"

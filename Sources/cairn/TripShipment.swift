@@ -140,7 +140,8 @@ struct TripShipment {
         let outcome = conversion.convert(t, window: window, summary: s)
         let readError = outcome.error
         // The summary counted points: a conversion that wrote none is not a file to keep.
-        let endErr = conversion.begun ? nil : "\(tmp): nothing written"
+        // A trainer ride on a clock never set: why nothing was (`TripSummary.undatable`).
+        let endErr = conversion.begun ? nil : s.undatable ? s.undatableText : "\(tmp): nothing written"
         var err: String?
         do throws(OutputError) { try conversion.finish() } catch { err = "\(error)" }
         if let e = readError ?? endErr ?? err { POSIX.unlink(tmp); return e }

@@ -11,11 +11,11 @@ import XCTest
 final class TrainerDeliveryTests: XCTestCase {
     let remote = "mem:rides"
 
-    func makeDir() throws -> String {
+    func makeDir(_ fixture: String = "trainer") throws -> String {
         let d = "/tmp/cairn-trainer-delivery-\(getpid())-\(Int.random(in: 0..<1_000_000_000))"
         XCTAssertEqual(mkdir(d, 0o755), 0)
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/logs/trainer/00000001.cairn").path
+            .appendingPathComponent("Fixtures/logs/\(fixture)/00000001.cairn").path
         try Data(contentsOf: URL(fileURLWithPath: source)).write(to: URL(fileURLWithPath: d + "/00000001.cairn"))
         return d
     }
@@ -40,5 +40,16 @@ final class TrainerDeliveryTests: XCTestCase {
         r.calls = []
         XCTAssertEqual(run(d, r, formats: [.gpx, .fit], logs: true), ExitCode.ok)
         XCTAssertEqual(r.calls, ["list"], "delivered once")
+    }
+
+    /// A trainer ride on a clock never set (1970, attack r21 F8): before, an empty FIT (no
+    /// session, lap or record) was made and sent. Now none is made; the log goes when asked.
+    /// (Delivery still counts the trip as failed each run: not yet skipped as `export` does.)
+    func testATrainerRideOnAClockNeverSetSendsNoEmptyFIT() throws {
+        let d = try makeDir("trainer-1970")
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let r = MemoryRemote()
+        _ = run(d, r, formats: [.fit, .csv], logs: true)
+        XCTAssertFalse(r.files.keys.contains { $0.hasSuffix(".fit") || $0.hasSuffix(".csv") }, "\(r.files.keys)")
     }
 }

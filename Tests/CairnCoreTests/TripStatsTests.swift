@@ -138,4 +138,26 @@ final class TripStatsTests: XCTestCase {
         }
         XCTAssertEqual(c.maxSpeedMps ?? 0, 40, accuracy: 0.01)
     }
+
+    /// A trainer's figures from the wheel (issue 40, attack r21 U2): before, a trip without
+    /// points had no top speed (`info`: max -) while FIT had the wheel's.
+    func testAWheelsTopSpeedIsTheTrainersTopSpeed() {
+        var s = TripStats()
+        s.addWheel(extraM: 4792, movingMs: 599_000, firstMs: 0, lastMs: 599_000, topMps: 8.4)
+        XCTAssertEqual(s.maxSpeedMps ?? 0, 8.4, accuracy: 1e-9)
+        XCTAssertEqual(s.movingTimeMs, 599_000)
+    }
+
+    /// The wheel's ride before the first point (a trainer's indoor part, attack r21 F3): its
+    /// metres and moving time count, and the trip starts with it.
+    func testTheWheelsRideBeforeTheFirstPointStartsTheTrip() {
+        var s = TripStats()
+        for i in 0..<11 { s.add(fix(Double(i), north: Double(i) * 8, eph: 5, speed: 8)) }
+        let (points, first, moving) = (s.distanceM, s.firstTimeMs, s.movingTimeMs)
+        s.addWheelLead(metres: 2400, movingMs: 300_000, fromMs: (first ?? 0) - 300_000)
+        XCTAssertEqual(s.distanceM, points + 2400, accuracy: 1e-9)
+        XCTAssertEqual(s.firstTimeMs, (first ?? 0) - 300_000)
+        XCTAssertEqual(s.movingTimeMs, moving + 300_000)
+        XCTAssertEqual(s.points, 11)
+    }
 }

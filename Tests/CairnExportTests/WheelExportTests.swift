@@ -25,6 +25,10 @@ final class WheelExportTests: XCTestCase {
         if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_LOG_OUT"], name.contains("testATrainersFiguresAreTheWheels") {
             try? FileManager.default.copyItem(atPath: dir, toPath: keep)
         }
+        // CAIRN_TRAINER_1970_LOG_OUT=DIR: the trainer ride on a clock never set (Tests/Fixtures/logs/trainer-1970).
+        if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_1970_LOG_OUT"], name.contains("testATrainerRideOnAClockNeverSet") {
+            try? FileManager.default.copyItem(atPath: dir, toPath: keep)
+        }
         try? FileManager.default.removeItem(atPath: dir)
         try? FileManager.default.removeItem(atPath: out)
     }
@@ -77,6 +81,26 @@ final class WheelExportTests: XCTestCase {
         w.close()
     }
 
+    /// A power meter's reading with wheel data (flags bit 4): 200 W, cumulative revolutions and
+    /// the last one's time (1/2048 s).
+    static func powerWheel(_ revolutions: UInt32, ticks: UInt16, at mono: Int64) -> SensorNotification {
+        let r = revolutions
+        return SensorNotification(
+            address: 0xCC, characteristic: 0x2A63, arrivalMonoMs: mono,
+            value: [0x10, 0, 200, 0, UInt8(r & 255), UInt8(r >> 8 & 255), UInt8(r >> 16 & 255), UInt8(r >> 24), UInt8(ticks & 255), UInt8(ticks >> 8)]
+        )
+    }
+
+    /// A trainer trip of `ns` (no point), for the cases the plain ride does not cover.
+    func writeTrainer(_ ns: [SensorNotification], start: Int64 = WheelExportTests.start) throws {
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0042))
+        try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+        try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
+        for b in Self.batches(ns, gps: false, start: start) { try w.append(.sensors(b)) }
+        _ = try w.sync()
+        w.close()
+    }
+
     func trip() throws -> TripRef { try XCTUnwrap(TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) }).first) }
 
     func convert(_ format: ExportFormat, to path: String, laps: LapRule? = nil) throws -> (converted: Bool, said: [String]) {
@@ -113,8 +137,9 @@ final class WheelExportTests: XCTestCase {
 
     /// The summaries over what an export holds (export's and deliver's index and page, `list`
     /// and `info` with zones) keep the wheel's figures: the end press and a zone have no point
-    /// to cut, and every export writes all of the wheel's records. Before: 0 m, 0:00, no start
-    /// (the attack's t08b and t17, issue 40).
+    /// to cut. Before: 0 m, 0:00, no start (the attack's t08b and t17, issue 40). They end at the
+    /// end press, as FIT and CSV do (the brief r22: before, the index claimed the records after
+    /// it that the exports leave out).
     func testATrainersFiguresSurviveTheEndPressAndAZone() throws {
         try writeTrainerTrip(endPressAt: Self.start + 598_000)
         let t = try trip()
@@ -126,12 +151,20 @@ final class WheelExportTests: XCTestCase {
         let cuts = [("end press", pressed), ("zone", zoned)]
         for (name, s) in cuts {
             XCTAssertTrue(s.hasNoPositions, name)
-            XCTAssertEqual(s.stats.distanceM, 599 * 8, accuracy: 1e-6, name)
-            XCTAssertEqual(s.stats.movingTimeMs, 599_000, name)
+            XCTAssertEqual(s.stats.distanceM, 598 * 8, accuracy: 1e-6, name)
+            XCTAssertEqual(s.stats.movingTimeMs, 598_000, name)
             XCTAssertEqual(s.stats.firstTimeMs, Self.start, name)
-            XCTAssertEqual(s.stats.lastTimeMs, Self.start + 599_000, name)
-            XCTAssertEqual(s.records, Self.seconds, name)
+            XCTAssertEqual(s.stats.lastTimeMs, Self.start + 598_000, name)
+            XCTAssertEqual(s.records, Self.seconds - 1, name)
         }
+        XCTAssertEqual(whole.stats.distanceM, 599 * 8, accuracy: 1e-6, "list and info: the whole log, as for a ride")
+        let fit = out + "/trainer.fit"
+        XCTAssertTrue(try convert(.fit, to: fit).converted)
+        let seen = try ExportSupport.check("fit", fit)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), pressed.stats.distanceM, accuracy: 0.05)
+        XCTAssertEqual(try XCTUnwrap(session["total_timer_time"] as? Double), Double(pressed.stats.movingTimeMs) / 1000, accuracy: 0.05)
+        XCTAssertEqual(seen["record"] as? Int, pressed.records)
     }
 
     func testATrainersFITIsIndoorCyclingWithTheWheelsDistanceAndTheSensors() throws {
@@ -261,5 +294,189 @@ final class WheelExportTests: XCTestCase {
         XCTAssertNil(session["avg_heart_rate"] as? Int)
         XCTAssertEqual(seen["record_heart_rate"] as? [NSNull], Array(repeating: NSNull(), count: tunnel.count))
         XCTAssertNil(try SensorTrack.figures(trip()))
+    }
+
+    /// The speed sensor's battery dies at 300 s while the power meter's wheel data goes on
+    /// (attack r21 U11): before, the trip stopped at the speed sensor's 2.4 km; now the power
+    /// meter's wheel carries on from its own next reading, counted once.
+    func testAPowerMetersWheelCarriesOnWhenTheSpeedSensorFallsSilent() throws {
+        var ns: [SensorNotification] = []
+        for s in 0..<Self.seconds {
+            let mono = Int64(s) * 1000
+            if s < 300 { ns.append(Self.wheel(UInt32(4 * s), ticks: UInt16(truncatingIfNeeded: s * 1024), at: mono)) }
+            ns.append(Self.powerWheel(UInt32(4 * s), ticks: UInt16(truncatingIfNeeded: s * 2048), at: mono + 300))
+        }
+        try writeTrainer(ns)
+        let s = try TripCatalog.read(trip())
+        // 299 s of the speed sensor, 10 s silent, then the power meter's from 310 s to 599 s.
+        XCTAssertEqual(s.stats.distanceM, 299 * 8 + 290 * 8, accuracy: 16)
+        XCTAssertGreaterThan(s.stats.distanceM, 4400, "more than the speed sensor's half")
+        let fit = out + "/trainer.fit"
+        XCTAssertTrue(try convert(.fit, to: fit).converted)
+        let session = try XCTUnwrap(try ExportSupport.check("fit", fit)["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), s.stats.distanceM, accuracy: 0.5)
+        let said = try XCTUnwrap(SensorTrack.read(trip())).notes
+        XCTAssertTrue(said.contains { $0.hasPrefix("wheel: ") && $0.contains("took over") }, "\(said)")
+    }
+
+    /// A sensor that stamps each notification as a revolution's time (whole revolutions
+    /// alternate 3 and 4 a second; attack r21 U1, U2): before, FIT's timer was 57:00 of the
+    /// wheel's 59:59 (the distance over the top speed) and `info` gave no top speed while FIT
+    /// did. Now FIT's timer is the wheel's moving time and both give the same top speed.
+    func testATrainersTimerIsItsMovingTimeAndItsTopSpeedIsSaid() throws {
+        var ns: [SensorNotification] = []
+        for s in 0..<Self.seconds {
+            ns.append(Self.wheel(UInt32((Double(s) * 3.5).rounded(.down)), ticks: UInt16(truncatingIfNeeded: s * 1024), at: Int64(s) * 1000))
+        }
+        try writeTrainer(ns)
+        let s = try TripCatalog.read(trip())
+        XCTAssertEqual(s.stats.movingTimeMs, 599_000)
+        let top = try XCTUnwrap(s.stats.maxSpeedMps, "info's top speed")
+        let fit = out + "/trainer.fit"
+        XCTAssertTrue(try convert(.fit, to: fit).converted)
+        let session = try XCTUnwrap(try ExportSupport.check("fit", fit)["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_timer_time"] as? Double), 599, accuracy: 0.1)
+        XCTAssertEqual(try XCTUnwrap(session["enhanced_max_speed"] as? Double), top, accuracy: 0.002)
+    }
+
+    /// A 3-min stand on the trainer (attack r21 F6): before, no segment anywhere (`info`: 0 in
+    /// 0 segments), one lap with `--laps pause`, FIT's timer ran on. Now the wheel's pause is a
+    /// segment: two in `info`, a timer stop and start in FIT, a lap per part with `--laps pause`,
+    /// CSV's segment column 1 then 2.
+    func testATrainersStandIsAPause() throws {
+        var ns: [SensorNotification] = []
+        var revolutions: UInt32 = 0
+        for s in 0..<Self.seconds {
+            // Standing from 200 s to 380 s: the sensor sends its unchanged counter.
+            if !(200..<380).contains(s) { revolutions += 4 }
+            ns.append(Self.wheel(revolutions, ticks: UInt16(truncatingIfNeeded: (s < 200 || s >= 380 ? s : 199) * 1024), at: Int64(s) * 1000))
+        }
+        try writeTrainer(ns)
+        let s = try TripCatalog.read(trip())
+        XCTAssertEqual(s.wheelSegments, 2)
+        XCTAssertTrue(TripFigures.json(s).contains { $0 == ("segments", "2") }, "list --json and info --json")
+        let fit = out + "/trainer.fit"
+        XCTAssertTrue(try convert(.fit, to: fit, laps: .pause).converted)
+        let seen = try ExportSupport.check("fit", fit)
+        XCTAssertEqual(seen["lap"] as? Int, 2)
+        let timers = (seen["events"] as? [[String: Any]] ?? []).filter { $0["event"] as? String == "timer" }
+        XCTAssertEqual(timers.count, 4, "start, stop, start, stop_all: \(timers)")
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_timer_time"] as? Double), Double(s.stats.movingTimeMs) / 1000, accuracy: 0.1)
+        let csv = out + "/trainer.csv"
+        XCTAssertTrue(try convert(.csv, to: csv).converted)
+        let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+        let column = try XCTUnwrap(lines[0].split(separator: ",").firstIndex(of: "segment"))
+        let segments = lines.dropFirst().map { String($0.split(separator: ",", omittingEmptySubsequences: false)[column]) }
+        XCTAssertEqual(Set(segments), ["1", "2"])
+    }
+
+    /// A trainer ride on a board whose clock was never set (1970) and never had a fix (attack
+    /// r21 F8): before, FIT was written with no session, lap or record and CSV with no row,
+    /// both said written. Now neither is written, and a line names the trip and why.
+    func testATrainerRideOnAClockNeverSetIsRefusedWithALine() throws {
+        try writeTrainerTrip(start: 300_000)
+        let s = try TripCatalog.read(trip())
+        XCTAssertTrue(s.undatable)
+        XCTAssertEqual(s.stats.distanceM, 4792, accuracy: 0.5, "its figures stand")
+        for format in [ExportFormat.fit, .csv] {
+            let path = out + "/trainer." + format.fileExtension
+            let r = try convert(format, to: path)
+            XCTAssertFalse(r.converted, format.name)
+            XCTAssertEqual(
+                r.said,
+                [
+                    "trip 1: a trainer ride of 4.79 km from the wheel on a clock that was never set (it starts 1970-01-01T00:05:00Z, "
+                        + "and no fix came to set it): no export can date it, so none is written; its log keeps it"
+                ], format.name)
+            if format == .fit { XCTAssertFalse(FileManager.default.fileExists(atPath: path), "no empty FIT") }
+        }
+    }
+
+    /// A bike carried across a 30 s gap in the fixes with its wheel spinning freely (attack r21
+    /// U12): 240 m of revolutions over a 32 m straight line. Before, the wheel's 208 m more were
+    /// counted; now a wheel beyond twice the line (and 20 m) is not the bike's way: the line stays.
+    func testAWheelSpunInAGapIsNotTheRidesDistance() throws {
+        let fixes = ExportSupport.ride(200, startMs: Self.start)
+        // The gap: 30 s in which the board moves 32 m (about 4 of the ride's 8 m steps).
+        var points = Array(fixes[..<100])
+        let shift = fixes[104].timeMs - fixes[100].timeMs
+        for f in fixes[104...] {
+            var g = f
+            g.timeMs += 30_000 - shift
+            points.append(g)
+        }
+        let ns = (0..<230).map { i in Self.wheel(UInt32(4 * i), ticks: UInt16(truncatingIfNeeded: i * 1024), at: Int64(i) * 1000) }
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0043))
+        try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+        try w.append(.segmentStart(.start, timeMs: points[0].timeMs))
+        try w.append(.points(points))
+        for b in Self.batches(ns, gps: true) { try w.append(.sensors(b)) }
+        _ = try w.sync()
+        w.close()
+        let chord = Geodesy.distance(points[99], points[100])
+        XCTAssertLessThan(chord, 50)
+        let s = try TripCatalog.read(trip())
+        XCTAssertEqual(s.wheelGaps, 0, "the spun wheel is not counted")
+        XCTAssertEqual(s.wheelDistanceM, 0)
+        // A tunnel's bends (1.2 times the line) still count.
+        XCTAssertTrue(WheelTrack.plausible(1.2 * 2000, chord: 2000))
+        XCTAssertFalse(WheelTrack.plausible(240, chord: 32))
+    }
+
+    /// 5 min on the trainer (the wheel, no fix), then outdoors with fixes (attack r21 F3), a
+    /// press in each part: before, every output started at the first fix, and the indoor
+    /// 2.4 km, its heart rate and its press were gone. Now the figures start with the wheel,
+    /// FIT and CSV write the indoor part as records without a position, and the laps go on
+    /// from it; GPX says what it cannot hold.
+    func testATrainersIndoorPartBeforeTheFirstFixIsKept() throws {
+        let fixes = ExportSupport.ride(200, startMs: Self.start + 300_000)
+        var ns: [SensorNotification] = []
+        for s in 0..<500 {
+            let mono = Int64(s) * 1000
+            ns.append(Self.wheel(UInt32(4 * s), ticks: UInt16(truncatingIfNeeded: s * 1024), at: mono))
+            ns.append(SensorNotification(address: 0xAA, characteristic: 0x2A37, arrivalMonoMs: mono + 200, value: [0, 140]))
+        }
+        func batch(_ part: ArraySlice<SensorNotification>, gps: Bool) -> SensorBatch {
+            SensorBatch(
+                notifications: Array(part), gpsMinusMonoMs: gps ? Self.start : nil, clockMinusMonoMs: Self.start, wheelCircumferenceMm: 2000)
+        }
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0044))
+        try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+        try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
+        for i in stride(from: 0, to: 600, by: 20) { try w.append(.sensors(batch(ns[i..<i + 20], gps: false))) }
+        try w.append(.segmentStart(.start, timeMs: fixes[0].timeMs))
+        try w.append(.points(fixes))
+        for i in stride(from: 600, to: ns.count, by: 20) { try w.append(.sensors(batch(ns[i..<min(ns.count, i + 20)], gps: true))) }
+        try w.append(.riderMark(RiderMark(kind: .lap, timeMs: Self.start + 150_000)))
+        try w.append(.riderMark(RiderMark(kind: .lap, timeMs: Self.start + 400_000)))
+        _ = try w.sync()
+        w.close()
+        let s = try TripCatalog.read(trip())
+        XCTAssertEqual(s.stats.firstTimeMs, Self.start, "the trip starts on the trainer")
+        XCTAssertEqual(s.wheelLeadM, 300 * 8, accuracy: 8.5)
+        XCTAssertEqual(s.wheelLeadSamples, 300)
+        var outdoors = TripStats()
+        for f in fixes { outdoors.add(f) }
+        XCTAssertEqual(s.stats.distanceM, outdoors.distanceM + s.wheelLeadM, accuracy: 0.01)
+        XCTAssertEqual(s.records, 500)
+        let made = try ButtonLaps.count(trip(), marks: TripMarks.read(trip()), window: nil)
+        XCTAssertEqual(made.startsMs.count, 2, "both presses make a lap: \(made.startsMs)")
+        let fit = out + "/ride.fit"
+        XCTAssertTrue(try convert(.fit, to: fit, laps: .marksElsePause).converted)
+        let seen = try ExportSupport.check("fit", fit)
+        XCTAssertEqual(seen["record"] as? Int, 500)
+        XCTAssertEqual(seen["records_without_position"] as? Int, 300, "the indoor part, then the fixes")
+        XCTAssertEqual(seen["lap"] as? Int, 3)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), s.stats.distanceM, accuracy: 9)
+        XCTAssertEqual(try XCTUnwrap(session["total_elapsed_time"] as? Double), 499, accuracy: 0.1)
+        XCTAssertEqual((seen["record_heart_rate"] as? [Any])?.prefix(300).compactMap { $0 as? Int }.count, 300, "the indoor heart rate")
+        let csv = out + "/ride.csv"
+        XCTAssertTrue(try convert(.csv, to: csv).converted)
+        XCTAssertEqual(try ExportSupport.check("csv", csv)["rows"] as? Int, 500)
+        let gpx = try convert(.gpx, to: out + "/ride.gpx")
+        XCTAssertTrue(gpx.converted)
+        XCTAssertTrue(gpx.said.contains { $0.hasPrefix("trip 1: its first 2.40 km, on the wheel before the first fix") }, "\(gpx.said)")
     }
 }

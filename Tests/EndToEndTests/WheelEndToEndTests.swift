@@ -59,4 +59,36 @@ final class WheelEndToEndTests: XCTestCase {
         let fits = try FileManager.default.contentsOfDirectory(atPath: tmp + "/stick/fit")
         XCTAssertEqual(fits.count, 1, "\(fits)")
     }
+
+    /// A trainer ride on a board whose clock was never set (Tests/Fixtures/logs/trainer-1970:
+    /// WheelExportTests' ride at 1970-01-01T00:05:00Z, kept with CAIRN_TRAINER_1970_LOG_OUT;
+    /// attack r21 F8). Before: `convert --to fit` said "wrote 1 FIT file", rc 0, and the file
+    /// had no session, lap or record; `export` wrote it and its index claimed 4.79 km. Now no
+    /// conversion is written, a line says why; `export` is not failed by it, run after run, and
+    /// marks it exported only with its log copied.
+    func testATrainerRideOnAClockNeverSetIsSaidAndNeverWrittenEmpty() throws {
+        let tmp = Harness.tempDir()
+        let dir = tmp + "/logs"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Harness.repoRoot.appendingPathComponent("Tests/Fixtures/logs/trainer-1970/00000001.cairn").path,
+            toPath: dir + "/00000001.cairn")
+        let why = "trip 1: a trainer ride of 4.79 km from the wheel on a clock that was never set (it starts 1970-01-01T00:05:00Z"
+        let fit = try Harness.cairn("convert", dir, "--to", "fit", "-o", tmp + "/t.fit")
+        XCTAssertEqual(fit.status, 1, fit.stderr)
+        XCTAssertTrue(fit.stderr.contains(why), fit.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tmp + "/t.fit"))
+        for run in 1...2 {
+            let e = try Harness.cairn("export", "--dir", dir, "--to", tmp + "/stick", "--format", "fit,csv", "--logs", "no", "--config", "none")
+            XCTAssertEqual(e.status, 0, "run \(run): \(e.stderr)")
+            XCTAssertTrue(e.stderr.contains("(00000001.cairn): a trainer ride of 4.79 km") && e.stderr.contains("(--logs yes copies it)"), e.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp + "/stick/fit"), [], "no empty FIT")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp + "/stick/csv"), [], "no empty CSV")
+        }
+        let logs = try Harness.cairn("export", "--dir", dir, "--to", tmp + "/stick", "--format", "fit,csv", "--logs", "yes", "--config", "none")
+        XCTAssertEqual(logs.status, 0, logs.stderr)
+        XCTAssertTrue(logs.stderr.contains("its log keeps it (and is copied)"), logs.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: tmp + "/stick/logs/00000001.cairn"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp + "/stick/fit"), [])
+    }
 }

@@ -32,6 +32,8 @@ public struct TripStats: Sendable {
     private var lastOffered: Fix?
     /// Offered fixes given (`addOffered`).
     public var offeredFixes: Int { offered.fixes }
+    /// A trainer's top speed from the wheel (`addWheel`): it has no point to measure one at.
+    private var wheelTopMps: Double?
     private var measuredMaxMps: Double? {
         // the measured speeds not yet settled, judged by what has come after them so far
         var settled = self
@@ -41,8 +43,8 @@ public struct TripStats: Sendable {
         // points' chords and every offered fix bear out: the offered fixes see an excursion
         // inside a kept chord, the kept chords average out noise a second's chord does not.
         let chord = keptChordMaxMps.map { k in offered.topMps.map { min(k, $0) } ?? k }
-        guard let c = chord else { return measured }
-        return max(c, measured ?? 0)
+        guard let c = chord else { return wheelTopMps.map { max($0, measured ?? 0) } ?? measured }
+        return max(c, measured ?? 0, wheelTopMps ?? 0)
     }
     /// Ascent and descent: from the barometric pressure stored with the points when there is
     /// any (calibrated and drift-corrected against trusted GPS heights), else from trusted GPS heights.
@@ -301,11 +303,24 @@ public struct TripStats: Sendable {
     /// The climb came from the barometer (any kept point carried a pressure).
     public var climbFromBarometer: Bool { climb.fromBarometer }
 
+    /// The wheel's ride before the first point (a trainer's trip that went outdoors: its indoor
+    /// part, issue 40): its metres and moving time, and the trip starts at `fromMs`.
+    public mutating func addWheelLead(metres: Double, movingMs: Int64, fromMs: Int64) {
+        guard metres.isFinite, metres > 0 else { return }
+        distanceM += metres
+        movingDistanceM += metres
+        countedMovingMs += max(0, movingMs)
+        if let a = firstTimeMs, fromMs < a { firstTimeMs = fromMs }
+    }
+
     /// Distance the wheel measured where the points have none (issue 40): `extraM` more than the
     /// points' straight lines over a tunnel's gap, moving all of it; or, on a trip without
     /// points (a trainer), its whole distance, moving time and span.
-    public mutating func addWheel(extraM: Double, movingMs: Int64 = 0, firstMs: Int64? = nil, lastMs: Int64? = nil) {
+    public mutating func addWheel(
+        extraM: Double, movingMs: Int64 = 0, firstMs: Int64? = nil, lastMs: Int64? = nil, topMps: Double? = nil
+    ) {
         guard extraM.isFinite else { return }
+        if let v = topMps, v.isFinite, v > 0 { wheelTopMps = max(wheelTopMps ?? 0, v) }
         distanceM += extraM
         movingDistanceM += extraM
         countedMovingMs += max(0, movingMs)

@@ -237,8 +237,14 @@ public struct SensorTrack: Sendable {
             if noContact > 0 { notes.append("heart rate: \(noContact) readings without skin contact left out") }
             if overMax > 0 { notes.append("heart rate: \(overMax) readings above \(SensorTrack.maxHeartRate) bpm left out") }
             if negative > 0 { notes.append("power: \(negative) negative readings taken as 0 W") }
-            t.notes = notes
             if !wheel.track.samples.isEmpty { t.wheel = wheel.track }
+            if wheel.takeOvers > 0 {
+                let n = wheel.takeOvers
+                notes.append(
+                    "wheel: another wheel source took over \(n) time\(n == 1 ? "" : "s") when the one counting had been silent "
+                        + "\(WheelSource.silentAfterMs / 1000) s (each revolution counted once)")
+            }
+            t.notes = notes
             return t
         }
     }

@@ -93,9 +93,36 @@ public struct TripSummary: Sendable {
     public var hasNoPositions: Bool { stats.points == 0 && wheelDistanceM > 0 }
     /// The wheel's samples of a trip without positions (the records FIT and CSV write of it).
     public var wheelSamples = 0
+    /// The segments of a trip without positions: one, and one more after each pause of the
+    /// wheel (`WheelTrack.resumes`), as FIT's timer and CSV's segment column have them.
+    public var wheelSegments = 0
+    /// The wheel's ride before the first point (`WheelTrack.lead`: a trainer's trip that went
+    /// outdoors, its indoor part): its metres, moving time, start and samples (FIT's and CSV's
+    /// records without a position before the first point). In the figures; 0 without one.
+    public var wheelLeadM = 0.0
+    public var wheelLeadMovingMs: Int64 = 0
+    public var wheelLeadFromMs: Int64?
+    /// The first point's time, where the lead ends.
+    public var wheelLeadToMs: Int64?
+    public var wheelLeadSamples = 0
+    /// A trip without positions whose times lie outside the years a point may have
+    /// (`PointBounds`: 2000-2100): a trainer ride on a board whose clock was never set (it boots
+    /// in 1970) and that never had a fix. Its figures stand; no export can date it, so none is
+    /// written (FIT counts from 1989), with a line that says so, and the log keeps the ride.
+    public var undatable: Bool {
+        guard hasNoPositions, let a = stats.firstTimeMs, let b = stats.lastTimeMs else { return false }
+        return a < PointBounds.earliestMs || b >= PointBounds.latestMs
+    }
+    /// What `convert` and `export` say of an `undatable` trip.
+    public var undatableText: String {
+        let km = TextFormat.fixed(stats.distanceM / 1000, 2) ?? "?"
+        let at = stats.firstTimeMs.map { TextFormat.isoTime(ms: $0) } ?? "-"
+        return "a trainer ride of \(km) km from the wheel on a clock that was never set (it starts \(at), and no fix came to set it): "
+            + "no export can date it, so none is written; its log keeps it"
+    }
     /// What a conversion writes of the trip: its points, or a trainer's wheel samples. A trip
     /// with neither is empty (skipped by `list`, nothing to convert).
-    public var records: Int { stats.points > 0 ? stats.points : (hasNoPositions ? wheelSamples : 0) }
+    public var records: Int { stats.points > 0 ? stats.points + wheelLeadSamples : (hasNoPositions ? wheelSamples : 0) }
 
     /// `recovered` when any file was damaged or torn, or the trip was resumed in a new file after
     /// a crash or an I/O fault (it spans several files); otherwise `closed` when the recorder
@@ -225,6 +252,8 @@ public enum TripCatalog {
         // and their straight lines, measured once the sensors' records are known.
         var gaps = WheelGaps()
         var sawSensors = false
+        // A sensors record before the first point: the wheel may have ridden before it (`WheelTrack.lead`).
+        var sensorsBeforePoints = false
         for f in trip.files {
             let reader = try LogReader(path: f.path)
             var segmentOpenInFile = false
@@ -277,6 +306,7 @@ public enum TripCatalog {
                     if m.kind == .end && m.hasUsableTime { s.endPressMs = m.timeMs }
                 case .sensors:
                     sawSensors = true
+                    if s.stats.points == 0 { sensorsBeforePoints = true }
                 case .unknown:
                     break
                 }
@@ -293,15 +323,25 @@ public enum TripCatalog {
             s.sequenceGaps += scan.sequenceGaps
             s.damagedRecords += scan.implausibleRecords + scan.malformedRecords
         }
-        if sawSensors && (s.stats.points == 0 || !gaps.gaps.isEmpty), let wheel = try WheelTrack.read(trip) {
+        if sawSensors && (s.stats.points == 0 || !gaps.gaps.isEmpty || sensorsBeforePoints), let wheel = try WheelTrack.read(trip) {
             if s.stats.points == 0 {
-                s.stats.addWheel(extraM: wheel.distanceM, movingMs: wheel.movingMs, firstMs: wheel.firstMs, lastMs: wheel.lastMs)
+                s.stats.addWheel(
+                    extraM: wheel.distanceM, movingMs: wheel.movingMs, firstMs: wheel.firstMs, lastMs: wheel.lastMs, topMps: wheel.topMps)
                 s.wheelDistanceM = wheel.distanceM
                 s.wheelSamples = wheel.samples.count
+                s.wheelSegments = wheel.resumes.count + 1
             } else {
                 let extra = gaps.extraMetres(wheel)
                 s.stats.addWheel(extraM: extra.metres)
                 (s.wheelDistanceM, s.wheelGaps) = (extra.metres, extra.gaps)
+                if let first = s.stats.firstTimeMs, let lead = wheel.lead(before: first) {
+                    s.wheelLeadM = lead.metres
+                    s.wheelLeadMovingMs = lead.movingMs
+                    s.wheelLeadFromMs = lead.firstMs
+                    s.wheelLeadToMs = first
+                    s.wheelLeadSamples = lead.samples.count
+                    s.stats.addWheelLead(metres: lead.metres, movingMs: lead.movingMs, fromMs: lead.firstMs)
+                }
             }
         }
         return s

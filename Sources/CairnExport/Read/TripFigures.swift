@@ -12,7 +12,8 @@ public enum TripFigures {
             ("start", time(s.stats.firstTimeMs)),
             ("end", time(s.stats.lastTimeMs)),
             ("points", String(s.stats.points)),
-            ("segments", String(s.stats.segments)),
+            // A trainer's segments are the wheel's (`TripSummary.wheelSegments`), as `info` says.
+            ("segments", String(s.hasNoPositions ? s.wheelSegments : s.stats.segments)),
             ("distance_m", num(s.stats.distanceM, 1)),
             ("moving_time_s", num(Double(s.stats.movingTimeMs) / 1000, 1)),
             ("elapsed_s", num(Double(s.stats.elapsedMs) / 1000, 1)),

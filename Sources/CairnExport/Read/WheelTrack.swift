@@ -3,8 +3,9 @@ import CairnLog
 
 /// A trip's distance as its wheel sensor measured it, on the fixes' time line (issue 40): where
 /// GPS has none, a trainer's whole trip or a tunnel's gap between two points, the distance is
-/// the wheel's. Read from the sensors' records (LOG_FORMAT.md section 7d): the first wheel source
-/// (a speed and cadence sensor's wheel, or a power meter's wheel data), at the circumference
+/// the wheel's. Read from the sensors' records (LOG_FORMAT.md section 7d): one wheel source at a
+/// time (`WheelSource`: a speed and cadence sensor's wheel, or a power meter's wheel data; the
+/// first, and the next from when the one counting has gone silent), at the circumference
 /// each record carries (2.105 m in records without one). Memory: one 32-byte sample a second.
 public struct WheelTrack: Sendable {
     public struct Sample: Sendable, Equatable {
@@ -13,6 +14,8 @@ public struct WheelTrack: Sendable {
         public var metres: Double
         /// Metres a second, nil until two revolutions tell.
         public var speed: Double?
+        /// The moving time (`WheelTrack.movingMs`) up to this sample: a record's share of it.
+        public var movingMs: Int64 = 0
     }
 
     /// Points further apart than this are a gap (the fixes stopped) the wheel may measure.
@@ -22,12 +25,82 @@ public struct WheelTrack: Sendable {
     /// A wheel that measured less than this share of the straight line over a gap is not this
     /// ride's wheel (the bike on a train, a sensor of another bike): the straight line stays.
     public static let minShareOfChord = 0.8
+    /// Roads bend, they do not fold: a wheel that turned more than this share of the straight
+    /// line (plus `slackM`) over a gap did not roll the bike along it (a bike carried with its
+    /// wheel spinning freely, spun on a stand in a garage): the straight line stays. A tunnel's
+    /// bends are well within it (1.2 times the line in the attack's t05).
+    public static let maxShareOfChord = 2.0
+    /// What a short gap's turn (a corner, a roundabout) may add beyond `maxShareOfChord`.
+    public static let slackM = 20.0
 
     public private(set) var samples: [Sample] = []
     /// Time the wheel turned, between readings at most `reachMs` apart.
     public private(set) var movingMs: Int64 = 0
 
     public var distanceM: Double { samples.last?.metres ?? 0 }
+
+    /// The ride on the wheel before the trip's first point (issue 40, attack r21 F3): a trainer's
+    /// trip that went outdoors, its indoor part. What the wheel turned from its first sample to
+    /// the point (`metres`, `movingMs`) and its samples before the point (the records FIT and
+    /// CSV write without a position); nil unless the wheel started `gapMs` or more before the
+    /// point and turned (a sensor that connected a moment before the first fix adds nothing).
+    public struct Lead: Sendable, Equatable {
+        public var samples: ArraySlice<Sample>
+        public var metres: Double
+        public var movingMs: Int64
+        public var firstMs: Int64 { samples.first?.timeMs ?? 0 }
+    }
+
+    public func lead(before pointMs: Int64) -> Lead? {
+        guard let first = samples.first, pointMs - first.timeMs >= Self.gapMs else { return nil }
+        var end = 0
+        while end < samples.count, samples[end].timeMs < pointMs { end += 1 }
+        let before = samples[..<end]
+        guard let last = before.last else { return nil }
+        // At the point: between the readings around it, or the last one before.
+        let atPoint = at(pointMs) ?? last.metres
+        guard atPoint - first.metres > 0 else { return nil }
+        return Lead(samples: before, metres: atPoint - first.metres, movingMs: last.movingMs - first.movingMs)
+    }
+
+    /// A trip without positions' figures over the records its exports write when the rider's
+    /// end press is at `endMs` (the samples up to it, the first always), and their count.
+    public func figures(upToMs endMs: Int64, activity: String?) -> (TripStats, Int)? {
+        guard let first = samples.first else { return nil }
+        var n = 1
+        while n < samples.count, samples[n].timeMs <= endMs { n += 1 }
+        let last = samples[n - 1]
+        var kept = WheelTrack()
+        kept.samples = Array(samples[..<n])
+        var stats = activity.map { TripStats(profile: ActivityProfile.named($0)) } ?? TripStats()
+        stats.addWheel(
+            extraM: last.metres - first.metres, movingMs: last.movingMs - first.movingMs, firstMs: first.timeMs, lastMs: last.timeMs,
+            topMps: kept.topMps)
+        return (stats, n)
+    }
+
+    /// The samples at which the wheel turns again after standing longer than the recorder's
+    /// pause (`WheelTrip.Config.pauseAfterMs`, 2 min): each starts a segment of a trip without
+    /// positions, as the recorder's segment start (reason pause) does. Read from the samples, so a
+    /// log without those records (an older recorder, a crafted one) pauses alike.
+    public var resumes: [Int] {
+        let pauseMs = WheelTrip.Config().pauseAfterMs
+        var out: [Int] = []
+        var lastTurnMs: Int64?
+        for i in samples.indices.dropFirst() where samples[i].metres > samples[i - 1].metres {
+            if let t = lastTurnMs ?? samples.first?.timeMs, samples[i].timeMs - t > pauseMs { out.append(i) }
+            lastTurnMs = samples[i].timeMs
+        }
+        return out
+    }
+
+    /// The top speed of a trip without positions, as FIT's session has it from the records
+    /// written at the samples (`TripStats` over their speeds): `list` and `info` give the same.
+    public var topMps: Double? {
+        var stats = TripStats()
+        for s in samples { stats.add(Fix(timeMs: s.timeMs, lat: 0, lon: 0, mode: 1, speed: s.speed)) }
+        return stats.maxSpeedMps
+    }
     public var firstMs: Int64? { samples.first?.timeMs }
     public var lastMs: Int64? { samples.last?.timeMs }
 
@@ -51,12 +124,18 @@ public struct WheelTrack: Sendable {
     }
 
     /// What the wheel adds to the straight line from `a` to `b` when they are a gap
-    /// (`gapMs` apart or more) it measured (`minShareOfChord`); nil otherwise.
+    /// (`gapMs` apart or more) it measured: between `minShareOfChord` and `maxShareOfChord`
+    /// (plus `slackM`) of the line; nil otherwise.
     public func extraMetres(from a: Fix, to b: Fix) -> Double? {
         guard b.timeMs - a.timeMs >= Self.gapMs else { return nil }
         let chord = Geodesy.distance(a, b)
-        guard let m = metres(fromMs: a.timeMs, toMs: b.timeMs), m > 0, m >= chord * Self.minShareOfChord else { return nil }
+        guard let m = metres(fromMs: a.timeMs, toMs: b.timeMs), m > 0, Self.plausible(m, chord: chord) else { return nil }
         return m - chord
+    }
+
+    /// Whether `metres` of the wheel can be the bike's way over a gap whose straight line is `chord`.
+    static func plausible(_ metres: Double, chord: Double) -> Bool {
+        metres >= chord * minShareOfChord && metres <= chord * maxShareOfChord + slackM
     }
 
     /// The distance the wheel had turned at `timeMs`, between the readings around it (the
@@ -82,7 +161,9 @@ public struct WheelTrack: Sendable {
     /// Decodes record by record, as the log is read; keeps a sample a second at most.
     struct Builder {
         var track = WheelTrack()
-        private var source: UInt64?
+        private var source = WheelSource()
+        /// How often a later wheel source took over from a silent one (said by `SensorTrack`).
+        var takeOvers: Int { source.takeOvers }
         private var speed: WheelSpeed?
         private var metres = 0.0
         private var lastMs: Int64?
@@ -98,8 +179,12 @@ public struct WheelTrack: Sendable {
                 }
                 guard let data, let time = b.timeMs(of: n) else { continue }
                 let key = n.address << 16 | UInt64(n.characteristic)
-                if source == nil { source = key }
-                guard key == source else { continue }
+                // One source counts at a time: the first, then the next when it went silent.
+                switch source.reading(key, atMs: time) {
+                case .ignore: continue
+                case .takeOver: speed = nil
+                case .count: break
+                }
                 var s = speed ?? WheelSpeed(circumferenceM: b.wheelCircumferenceM, format: format)
                 // The counter counts revolutions; the record says what one is.
                 let step = s.add(data, arrivalMs: n.arrivalMonoMs)
@@ -109,7 +194,9 @@ public struct WheelTrack: Sendable {
                     track.movingMs += time - last
                 }
                 lastMs = time
-                let sample = Sample(timeMs: time, metres: metres, speed: step.metresPerSecond.map { $0 / s.circumferenceM * b.wheelCircumferenceM })
+                let sample = Sample(
+                    timeMs: time, metres: metres, speed: step.metresPerSecond.map { $0 / s.circumferenceM * b.wheelCircumferenceM },
+                    movingMs: track.movingMs)
                 guard track.samples.last.map({ time > $0.timeMs }) ?? true else { continue }
                 let n = track.samples.count
                 if n >= 2, track.samples[n - 1].timeMs - track.samples[n - 2].timeMs < 1000 {

@@ -15,6 +15,8 @@ public struct ButtonLaps: Sendable, Equatable {
     /// they end; nil without one, or one placed nowhere), and the points after it they leave out.
     public var endMs: Int64?
     public var afterEnd = 0
+    /// Counted on a trainer's records (the wheel's samples), which `afterEnd` counts.
+    public var onWheel = false
 
     public init(startsMs: [Int64] = [], pauseLaps: Int = 1) {
         self.startsMs = startsMs
@@ -33,12 +35,12 @@ public struct ButtonLaps: Sendable, Equatable {
         read: (TripRef, (TripEvent) -> Void) throws -> TripSummary = { try TripCatalog.read($0, visit: $1) }
     ) throws -> ButtonLaps {
         var counter = Counter(window: window, marks: marks)
-        let summary: TripSummary
-        if let pipeline {
-            summary = try read(trip) { pipeline.push($0, emit: { counter.feed($0) }) }
-            pipeline.finish(emit: { counter.feed($0) })
-        } else {
-            summary = try read(trip) { e in
+        func points() throws -> TripSummary {
+            if let pipeline {
+                defer { pipeline.finish(emit: { counter.feed($0) }) }
+                return try read(trip) { pipeline.push($0, emit: { counter.feed($0) }) }
+            }
+            return try read(trip) { e in
                 switch e {
                 case .segment(let r): counter.feed(.segment(r))
                 case .point(let f): counter.feed(.point(f, .measured))
@@ -46,11 +48,28 @@ public struct ButtonLaps: Sendable, Equatable {
                 }
             }
         }
+        // A trainer's records are the wheel's samples, which the presses split as the export
+        // does (`TripConversion`), with a segment after each pause of the wheel; no position,
+        // so no zone to cut.
+        func wheelRecords(_ w: WheelTrack, _ samples: ArraySlice<WheelTrack.Sample>) {
+            let resumes = Set(w.resumes)
+            for (i, s) in zip(samples.indices, samples) {
+                if resumes.contains(i) { counter.feed(.segment(.pause)) }
+                counter.feed(.point(Fix(timeMs: s.timeMs, lat: 0, lon: 0, mode: 1), .measured))
+            }
+        }
+        let summary = try points()
         if summary.hasNoPositions, counter.lastMs == nil, let wheel = try WheelTrack.read(trip) {
-            // A trainer (issue 40): its records are the wheel's samples, which the presses
-            // split as the export does (`TripConversion`); no position, so no zone to cut.
             counter = Counter(window: nil, marks: marks)
-            for s in wheel.samples { counter.feed(.point(Fix(timeMs: s.timeMs, lat: 0, lon: 0, mode: 1), .measured)) }
+            wheelRecords(wheel, wheel.samples[...])
+            counter.laps.onWheel = true
+        } else if pipeline == nil, let first = summary.wheelLeadToMs, let wheel = try WheelTrack.read(trip), let lead = wheel.lead(before: first) {
+            // A trainer's trip that went outdoors: its indoor records, then its points (one
+            // more pass, for such trips alone).
+            counter = Counter(window: window, marks: marks)
+            wheelRecords(wheel, lead.samples)
+            counter.feed(.segment(.start))
+            _ = try points()
         }
         counter.laps.afterEnd = counter.marks.afterEnd
         if counter.marks.endPressMs != nil { counter.laps.endMs = counter.marks.lastWritten?.timeMs }

@@ -146,11 +146,22 @@ public struct ExportStages: Sendable {
         } else {
             s = try read(trip) { e in stages.feed(e, segment: { kept.startSegment($0) }, point: { f, _ in kept.add(f) }) }
         }
-        // A trip without positions (a trainer): every export writes all of the wheel's records
-        // (no point for a zone or the end press to cut), so its figures stay the wheel's.
-        if s.hasNoPositions { return s }
+        // A trip without positions (a trainer): no position for a zone to cut, so its figures stay
+        // the wheel's, up to the rider's end press, where every export ends
+        // (`TripConversion.writeWithoutPositions`: the records up to it, the first always).
+        if s.hasNoPositions {
+            if let end = endPressMs, let wheel = try WheelTrack.read(trip), let cut = wheel.figures(upToMs: end, activity: s.activity) {
+                (s.stats, s.wheelSamples) = cut
+            }
+            return s
+        }
         // The top speed from positions is judged on every offered fix, which the stages never see.
         kept.takePositionTop(from: s.stats)
+        // The wheel's ride before the first point (a trainer's indoor part): every export that
+        // holds records without a position writes it, and no zone or press cuts a position from it.
+        if let from = s.wheelLeadFromMs, kept.points > 0 {
+            kept.addWheelLead(metres: s.wheelLeadM, movingMs: s.wheelLeadMovingMs, fromMs: from)
+        }
         s.stats = kept
         leftOut(stages.leftOut)
         return s

@@ -332,8 +332,8 @@ public final class FITWriter: TrackExporter {
         stats.add(fix)
         lapStats.add(fix)
         if let w = extras.wheelExtraM {
-            stats.addWheel(extraM: w)
-            lapStats.addWheel(extraM: w)
+            stats.addWheel(extraM: w, movingMs: extras.wheelMovingMs ?? 0)
+            lapStats.addWheel(extraM: w, movingMs: extras.wheelMovingMs ?? 0)
         }
         lastMs = fix.timeMs
         lastPos = (lat, lon)

@@ -70,6 +70,9 @@ public struct PointExtras: Sendable, Equatable {
     /// The metres the wheel measured beyond the straight line from the point before (a
     /// tunnel's gap; on a trainer every step's metres): added to FIT's distance.
     public var wheelExtraM: Double?
+    /// On a trainer, the wheel's moving time over the step (`WheelTrack.Sample.movingMs`): FIT's
+    /// timer is the moving time `list` and `info` give, not one derived from the top speed.
+    public var wheelMovingMs: Int64?
     public init(
         pressurePa: Double? = nil, temperatureC: Double? = nil, lap: Int? = nil, origin: PointOrigin = .measured,
         verdict: Verdict? = nil
