@@ -233,7 +233,7 @@ def cur_cut(rides_, r, rng):
     disc's centre."""
     phi = rng.random()
     R = 100.0 * 2 ** phi
-    while R < r:
+    while R < PARAMS.get("share", 1.0) * r:
         R *= 2
     side = PARAMS["a"] * R
     th = rng.uniform(0, math.pi / 2)
@@ -242,12 +242,16 @@ def cur_cut(rides_, r, rng):
     rot = np.array([[c, -s], [s, c]])
     q = (rot.T @ np.zeros(2) - u) / side
     C = rot @ ((np.floor(q) + 0.5) * side + u)
-    rho = side / math.sqrt(2) * 1.05 + R + 1
+    rho = side / math.sqrt(2) * 1.05 + max(R, r) + 1
+    clip = PARAMS.get("clip", -1.0)
     out = []
     for P in rides_:
-        inside = np.hypot(P[:, 0] - C[0], P[:, 1] - C[1]) <= rho
+        dc = np.hypot(P[:, 0] - C[0], P[:, 1] - C[1])
+        inside = dc <= rho
         keep = ~inside
         step = np.concatenate([[0], np.cumsum(np.hypot(*np.diff(P, axis=0).T))])
+        # --clip m: the cut along the path stays within m class radii of the disc (the bound)
+        outer = dc <= rho + clip * R if clip >= 0 else np.ones(len(P), bool)
         i, n = 0, len(P)
         while i < n:
             if inside[i]:
@@ -259,7 +263,7 @@ def cur_cut(rides_, r, rng):
                 lo_, hi_ = step[i] - pre, step[j] + post
                 hi_ = decoy(P, step, hi_, C, 1, PARAMS["aim"] * R)
                 lo_ = decoy(P, step, lo_, C, -1, PARAMS["aim"] * R)
-                keep[(step >= lo_) & (step <= hi_)] = False
+                keep[(step >= lo_) & (step <= hi_) & outer] = False
                 i = j + 1
             else:
                 i += 1
@@ -671,9 +675,12 @@ def main():
     ap.add_argument("--w", type=float, default=0.0)
     ap.add_argument("--least", type=float, default=1.125)
     ap.add_argument("--aim", type=float, default=PARAMS["aim"])
+    ap.add_argument("--share", type=float, default=1.0, help="model cur: the least class radius in zone radii")
+    ap.add_argument("--clip", type=float, default=-1.0, help="model cur: the path cut stays within this many class radii of the disc")
     a = ap.parse_args()
     PARAMS["a"], PARAMS["S"], PARAMS["w"], PARAMS["aim"] = a.a, a.S, a.w, a.aim
     PARAMS["least"] = a.least
+    PARAMS["share"], PARAMS["clip"] = a.share, a.clip
     homes = []
     for part in a.homes.split(","):
         lo, _, hi = part.partition("-")
