@@ -110,7 +110,7 @@ struct DeliveryBatches {
                 var md5 = w.there
                 for s in w.staged { md5[s.relative] = s.md5 }
                 receipts.mark(
-                    w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, hidden: w.hidden != nil,
+                    w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, salted: w.salted, hidden: w.hidden != nil,
                     sent: w.conversions, md5: md5)
                 counts.delivered += 1
             }
@@ -211,7 +211,7 @@ struct DeliveryBatches {
             // a later batch shows them.
             for w in sending where w.staged.isEmpty {
                 receipts.mark(
-                    w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, hidden: w.hidden != nil,
+                    w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, salted: w.salted, hidden: w.hidden != nil,
                     sent: w.conversions, md5: w.there)
                 counts.delivered += 1
             }
@@ -255,10 +255,10 @@ struct DeliveryBatches {
         // A trip deleted since the survey keeps the entry the page has of it.
         let receipted = finished.filter {
             receipts.names($0.trip, destination: run.receiptDestination) && !DeliveryRun.vanished($0.trip)
-        }
+        }.map { ($0.trip, $0.summary, receipts.salted($0.trip, destination: run.receiptDestination)) }
         let onPage = unsettled.flatMap(\.trips) + goes
         return try run.stagePage(
-            onPage.compactMap(\.shown), hidden: onPage.compactMap(\.hidden), receipted: receipted.map { ($0.trip, $0.summary) },
+            onPage.compactMap(\.shown), hidden: onPage.compactMap(\.hidden), receipted: receipted,
             reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing,
             takeDown: takeDown)
     }

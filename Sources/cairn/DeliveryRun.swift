@@ -68,6 +68,8 @@ struct DeliveryRun {
         var shown: PageTrip?
         var hidden: String?
         var failed = false
+        /// Its names carry its logs' salts (`DeliveryRun.salted`; set as it is staged).
+        var salted = true
     }
 
     mutating func go() -> Int32 {
@@ -426,6 +428,10 @@ struct DeliveryRun {
         var tails = Set<String>()
     }
 
+    /// Whether `t`'s copies on the board's folder are named with its logs' salts: all but those
+    /// of a trip delivered there under cairn 0.3's plain names (`TripShipment.logName`).
+    func salted(_ t: TripRef, _ receipts: ExportState) -> Bool { !receipts.plainNames(t, folder: base) }
+
     func wantedNames(_ trips: [(TripRef, TripSummary)], receipts: ExportState) -> Wanted {
         var w = Wanted()
         w.exact.insert(TripIndex.fileName)
@@ -434,16 +440,16 @@ struct DeliveryRun {
         for f in TripShipment.folders { w.exact.insert(f) }
         w.exact.insert(TripShipment.keyPath)
         for (t, s) in trips {
-            for f in t.files { w.exact.insert(TripShipment.logPath(baseName(f.path))) }
+            let salted = salted(t, receipts)
+            for f in t.files { w.exact.insert(TripShipment.logPath(f, salted: salted)) }
             for c in receipts.sent(t, destination: receiptDestination) { w.exact.insert(c.path) }
             let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
             for format in formats {
-                let plain = format.fileName(tripId: t.id, startMs: nil, suffix: t.nameSuffix, prefix: "", board: tripBoard)
+                let plain = TripShipment.conversionName(format, t, startMs: nil, board: tripBoard, salted: salted)
                 w.tails.insert(format.name + "/" + plain)
                 if stageOptions.zones.isEmpty, s.records > 0 {
                     w.exact.insert(
-                        format.name + "/"
-                            + format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: "", board: tripBoard))
+                        format.name + "/" + TripShipment.conversionName(format, t, startMs: s.stats.firstTimeMs, board: tripBoard, salted: salted))
                 }
             }
         }
@@ -496,8 +502,9 @@ struct DeliveryRun {
         let md5 = receipts.md5s(t, destination: destination)
         var wanted: [RemoteCopies.FileCheck] = []
         if copyLogs, let files = receipts.files(t, destination: destination) {
+            let salted = receipts.salted(t, destination: destination)
             wanted += files.map { f in
-                let rel = TripShipment.logPath(f.name)
+                let rel = TripShipment.logPath(f, salted: salted)
                 return RemoteCopies.FileCheck(name: rel, size: f.digest.size, md5: md5[rel])
             }
         }
@@ -507,15 +514,15 @@ struct DeliveryRun {
         // A receipt of before the conversions were recorded: by their names.
         if sent.isEmpty && whole.stats.points > 0 {
             let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
+            let salted = salted(t, receipts)
             for format in formats {
                 if stageOptions.zones.isEmpty {
                     let name =
-                        format.name + "/"
-                        + format.fileName(tripId: t.id, startMs: whole.stats.firstTimeMs, suffix: t.nameSuffix, prefix: "", board: tripBoard)
+                        format.name + "/" + TripShipment.conversionName(format, t, startMs: whole.stats.firstTimeMs, board: tripBoard, salted: salted)
                     if listing.files[name] == nil { problems.append("\(name): missing") }
                 } else {
                     // A trip wholly inside a zone has no conversion; one that has shows under its tail.
-                    let plain = format.name + "/" + format.fileName(tripId: t.id, startMs: nil, suffix: t.nameSuffix, prefix: "", board: tripBoard)
+                    let plain = format.name + "/" + TripShipment.conversionName(format, t, startMs: nil, board: tripBoard, salted: salted)
                     let any = listing.files.keys.contains { k in
                         guard let slash = k.firstIndex(of: "/") else { return false }
                         return String(k[...slash]) + Self.tail(k[k.index(after: slash)...]) == plain
@@ -570,9 +577,9 @@ struct DeliveryRun {
     }
 
     /// The trip as the page shows it, its zones cut: nil for one with no point to show.
-    func pageTrip(_ t: TripRef, _ whole: TripSummary) throws -> PageTrip? {
+    func pageTrip(_ t: TripRef, _ whole: TripSummary, salted: Bool) throws -> PageTrip? {
         if whole.records == 0 { return nil }
-        let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
+        let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board, salted: salted)
         if shipment.hidesAll { return nil }
         return shipment.pageTrip(formats: formats, logs: copyLogs) { _ in true }
     }

@@ -80,7 +80,7 @@ final class DeliverSaysWhatIsWrongEndToEndTests: XCTestCase {
             let r = try Harness.run(Harness.cairn, ["deliver", "--dir", dir, "--remote", remote, "--config", "none", "--format", "gpx"])
             XCTAssertEqual(r.status, 0, "\(remote): " + r.stderr)
         }
-        XCTAssertTrue(fm.fileExists(atPath: folder + "/unnamed/logs/00000001.cairn"))
+        XCTAssertTrue(fm.fileExists(atPath: folder + "/unnamed/logs/00000001-00000010.cairn"))
     }
 
     func testCheckReachesTheRemoteAndWritesNothing() throws {
