@@ -171,13 +171,13 @@ extension DeliveryRun {
 
     /// Stages the board's privacy key beside the logs, unless the remote holds it already;
     /// another key there is never replaced (another board's in a shared folder, or the key that
-    /// cut the logs already there).
-    func stageKey(_ bytes: [UInt8], listing: Listing) throws -> DeliveryPlans.Staged? {
+    /// cut the logs already there) but this key damaged there (`damaged`: `DeliveryPlans.keyThere`).
+    func stageKey(_ bytes: [UInt8], listing: Listing, damaged: Bool = false) throws -> DeliveryPlans.Staged? {
         let rel = TripShipment.keyPath
         try refuseFolder(rel, listing)
         let path = try outboxPath(rel)
         try writeFileAtomically(path, bytes, mode: 0o600)
-        if listing.files[rel] != nil, let there = try remoteFile(DeliverCommand.join(base, rel)) {
+        if !damaged, listing.files[rel] != nil, let there = try remoteFile(DeliverCommand.join(base, rel)) {
             if there.digest == (try FileDigest.of(path)) {
                 _ = POSIX.unlink(path)
                 return nil

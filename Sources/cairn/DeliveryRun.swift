@@ -115,10 +115,39 @@ struct DeliveryRun {
             } catch {}  // tried again by the next run
         }
         // The board's key goes with its logs: owed while the logs folder holds logs and not it
-        // (a run cut after its receipts, before the key went up, leaves it so).
+        // (a run cut after its receipts, before the key went up, leaves it so); sent again when
+        // this key went up here whole before and shows damaged now (`DeliveryPlans.keyThere`).
         var keyOwed = false
-        if ShippingPlan.keyGoes(logs: copyLogs, key: stageOptions.zones.key != nil), let key = stageOptions.zones.key, listing.holdsLogs {
-            keyOwed = listing.files[TripShipment.keyPath]?.size != key.bytes.count
+        var keyDamaged = false
+        var keySent = previous?.keySent ?? ""
+        if ShippingPlan.keyGoes(logs: copyLogs, key: stageOptions.zones.key != nil), let key = stageOptions.zones.key, stop == nil {
+            var m = MD5()
+            m.add(key.bytes)
+            let ours = m.hex() + " " + base
+            let listed = listing.files[TripShipment.keyPath]
+            switch DeliveryPlans.keyThere(ours: (key.bytes.count, m.hex()), listed: listed, holdsLogs: listing.holdsLogs, sentHere: keySent == ours) {
+            case .fine: if listed?.md5 != nil { keySent = ours }
+            case .owed: keyOwed = true
+            case .damaged:
+                keyOwed = true
+                keyDamaged = true
+                printErr(
+                    "cairn: \(DeliverCommand.join(base, TripShipment.keyPath)): this board's key, damaged there (other bytes than it went up with); sent again"
+                )
+            case .another: keyOwed = listing.holdsLogs
+            }
+        }
+        // The page as this log directory last sent it, changed there since (damaged, or another
+        // card's page): made again with the run, its entries of this board's trips made anew.
+        var pageRedo = false
+        if page && stop == nil, let p = previous, p.pageFolder == base {
+            let changed = DeliveryPlans.pageChanged(sent: p.pageSent, listed: listing.files)
+            if !changed.isEmpty {
+                pageRedo = true
+                printErr(
+                    "cairn: \(base): \(changed.joined(separator: ", ")) not as this board last sent it (damaged there, or another card's page since): made again"
+                )
+            }
         }
         // A file under the name of a folder deliver writes in would hold every file back, run
         // after run: said, and nothing sent until it is moved away.
@@ -130,7 +159,8 @@ struct DeliveryRun {
         // A page owed by an earlier run (cut, or its page failed) is made whatever this run sends.
         var batches = DeliveryBatches(
             run: self, previous: previous, shippingId: shippingId, survey: found, outdated: outdated, keyOwed: keyOwed,
-            pagePending: page && (previous?.pagePending == true || !outdated.isEmpty), counts: counts)
+            keyDamaged: keyDamaged, pagePending: page && (previous?.pagePending == true || !outdated.isEmpty || pageRedo), pageRedo: pageRedo,
+            counts: counts)
         if stop == nil && blocking.isEmpty && batches.hasWork {
             do {
                 try batches.send()
@@ -163,6 +193,17 @@ struct DeliveryRun {
         status.othersCleared = othersCleared
         status.zonesWanted = stageOptions.zones.isEmpty ? "" : stageOptions.zones.fingerprint
         status.readBackFrom = found.readBackNext
+        if batches.keyWentUp, let key = stageOptions.zones.key {
+            var m = MD5()
+            m.add(key.bytes)
+            keySent = m.hex() + " " + base
+        }
+        status.keySent = keySent
+        // What the page's files read back with, where they are: the next run finds them changed.
+        if let p = previous, p.pageFolder == base { status.pageSent = p.pageSent }
+        status.pageFolder = base
+        status.pageSent.merge(batches.pageSums) { $1 }
+        if status.pageSent.isEmpty { status.pageFolder = "" }
         status.delivered = counts.delivered
         status.waiting = counts.left
         status.atMs = SystemClock.wallClockMs()

@@ -351,4 +351,39 @@ final class DeliveryRunTests: XCTestCase {
         XCTAssertFalse(r.files.keys.contains { $0.contains("508bf26d.") }, "\(r.files.keys.sorted())")
         XCTAssertEqual(r.files.keys.filter { $0.hasSuffix(".kml") }.count, 1)
     }
+
+    /// With zones and the logs going, the board's key goes beside them; it and the page are
+    /// delivered files too: a byte flipped in either at its size is found by the listing's MD5
+    /// and sent again (the key, this board's by the MD5 it went up with, not "another board's";
+    /// the page made again). Before, neither was noticed, and a later run that sent a log
+    /// failed "holds another key" on every run.
+    func testADamagedKeyOrPageIsFoundAndSentAgain() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        let key = try XCTUnwrap(PrivacyKey(bytes: Array(0..<16)))
+        let zones = PrivacyZones([PrivacyZone(lat: -40, lon: 170, radiusM: 300)], key: key)
+        XCTAssertEqual(run(d, r, zones: zones), ExitCode.ok)
+        let whole = r.files
+        let keyPath = "\(remote)/unnamed/logs/privacy-key"
+        let html = "\(remote)/unnamed/index.html"
+        XCTAssertEqual(r.files[keyPath], key.bytes)
+        for p in [keyPath, html] {
+            r.files[p]![r.files[p]!.count / 2] ^= 0x01
+            r.calls = []
+            XCTAssertEqual(run(d, r, zones: zones), ExitCode.ok, p)
+            XCTAssertTrue(r.calls.contains("mirror"), "\(p): \(r.calls)")
+            XCTAssertEqual(r.files[p], whole[p], p)
+            r.calls = []
+            XCTAssertEqual(run(d, r, zones: zones), ExitCode.ok)
+            XCTAssertEqual(r.calls, ["list"], "\(p): whole again, nothing sent")
+        }
+        // Another key there, never this board's: kept, said when logs would go beside it.
+        let other = "\(remote)/unnamed/logs/privacy-key"
+        let d2 = try makeDir()
+        let r2 = MemoryRemote()
+        r2.files[other] = Array(repeating: 7, count: 16)
+        r2.files["\(remote)/unnamed/logs/00000009-00000001.cairn"] = [1]
+        XCTAssertEqual(run(d2, r2, zones: zones), ExitCode.failure)
+        XCTAssertEqual(r2.files[other], Array(repeating: 7, count: 16))
+    }
 }

@@ -389,6 +389,35 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         XCTAssertEqual(try? data(logsFolder + "/privacy-key"), key)
     }
 
+    /// Attack r21 case13: with zones and the logs going (the key beside them), a byte flipped in
+    /// the remote's key or page at its size was never noticed, and a run that then sent a log
+    /// failed "holds another key (another board's …)" on every run though the board had its
+    /// own id. Both are found by the listing's MD5 and sent again; a trip added later goes.
+    func testADamagedKeyOrPageAtItsSizeIsSentAgain() throws {
+        let dir = try logs(2)
+        try Harness.recorderKey(dir)
+        let (conf, remote, path) = try remote()
+        let cfg = try zoneConfig("board = kb\n")
+        let extra = ["--config", cfg, "--logs", "yes", "--format", "gpx"]
+        XCTAssertEqual(try deliver(dir, conf, remote, extra).status, 0)
+        let board = path + "/kb"
+        for f in [board + "/logs/privacy-key", board + "/index.html"] {
+            let whole = try data(f)
+            var d = whole
+            d[d.count / 2] ^= 0x01
+            try d.write(to: URL(fileURLWithPath: f))
+            let r = try deliver(dir, conf, remote, extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(try data(f), whole, f + ": " + r.stderr)
+        }
+        XCTAssertTrue(
+            try deliver(dir, conf, remote, extra).stderr.contains("(0 files, 0 bytes)"), "whole again: nothing sent")
+        _ = try logs(3, dir: dir)
+        let r = try deliver(dir, conf, remote, extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stderr.contains("holds another key"), r.stderr)
+    }
+
     /// Finding 7: a 40 MiB index.tsv of zero bytes at the remote was read whole (262 MB
     /// resident on a 512 MB board), staged, and uploaded back, exit 0.
     func testAZeroFilledIndexAtTheRemoteIsNeitherReadWholeNorSentBack() throws {
