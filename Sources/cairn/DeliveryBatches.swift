@@ -290,6 +290,14 @@ struct DeliveryBatches {
         _ batch: [DeliveryPlans.Staged], of sending: [DeliveryRun.Waiting], deleting obsolete: [String], renamed: [TripRef],
         key keyStaged: DeliveryPlans.Staged?, pageMade: Bool, last: Bool
     ) throws {
+        // Where the board's folder is, as the first batch goes up (one rclone call; none for a
+        // plain path): on the log directory's own card it is refused; in a run of more batches
+        // than one, each batch finds it still where it was.
+        if !lookedUp && !batch.isEmpty {
+            lookedUp = true
+            try run.refuseOnCard()
+            if next < waiting.count { local = run.localDestination() }
+        }
         // Said before anything goes up: a run cut after it leaves the page owed and its
         // shipping folder to remove.
         var owed = previous ?? DeliveryStatus()
@@ -319,12 +327,6 @@ struct DeliveryBatches {
             printErr(
                 "cairn: sending \(sending.count) trip\(sending.count == 1 ? "" : "s") (\(batch.count) files, \(bytes) bytes)"
                     + (next < waiting.count ? ", \(waiting.count - next) more after" : "") + " to \(run.base)...")
-        }
-        // A run of more batches than one: where a local remote's folder is as the first goes up
-        // (one rclone call), for each batch to find it still there.
-        if !lookedUp && !batch.isEmpty && next < waiting.count {
-            lookedUp = true
-            local = run.localDestination()
         }
         let moved = try run.ship(batch, deleting: obsolete, keep: keep, local: local)
         // Read back under their final names, and receipted, once for the run (`settle`): a run

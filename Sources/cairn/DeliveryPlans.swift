@@ -26,6 +26,16 @@ enum DeliveryPlans {
         return (whole, wrong)
     }
 
+    /// Where rclone keeps the board's folder on this machine (`RcloneLocalRoots`: each folder, and
+    /// whether it lies on the log directory's own card): the folder a delivery refuses when every
+    /// one does (a folder beside the logs, a stick's mount point with the stick not mounted, an
+    /// alias, crypt or symlink to one: copies there die with the card), nil otherwise (a remote
+    /// elsewhere, or a union with a folder off the card).
+    static func onCard(_ folders: [(path: String, onCard: Bool)]) -> String? {
+        guard !folders.isEmpty, folders.allSatisfy(\.onCard) else { return nil }
+        return folders[0].path
+    }
+
     /// The board's privacy key beside the logs on the remote, as the listing shows it.
     enum KeyThere: Equatable {
         /// There whole (or, on a backend without hashes, at its size), or nothing asks for it.

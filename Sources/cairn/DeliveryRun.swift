@@ -421,6 +421,10 @@ struct DeliveryRun {
         if !json { printOut("remote: \(remote) (reached); this board's folder: \(base)") }
         switch (try? transport.localFolders(base)) ?? .folders([]) {
         case .folders(let local):
+            if let why = onCardRefusal() {
+                printErr("cairn deliver --check: \(why)")
+                return ended(ExitCode.config, reached: true, reason: why)
+            }
             if let onCard = local.first(where: { OnThisCard.isOnIt($0, logDirectory: dir) }) {
                 say(
                     "note: \(terminalSafe(onCard)) is on the log directory's own card (a stick that is not mounted? another partition?):"

@@ -220,6 +220,14 @@ final class DeliveryPlansTests: XCTestCase {
         }
     }
 
+    func testOnCard() {
+        XCTAssertNil(DeliveryPlans.onCard([]), "a remote elsewhere")
+        XCTAssertEqual(DeliveryPlans.onCard([("/srv/rides", true)]), "/srv/rides")
+        XCTAssertEqual(DeliveryPlans.onCard([("/a", true), ("/b", true)]), "/a")
+        XCTAssertNil(DeliveryPlans.onCard([("/a", true), ("/media/stick", false)]), "a union with a folder off the card")
+        XCTAssertNil(DeliveryPlans.onCard([("/media/stick", false)]))
+    }
+
     func testPageChanged() {
         let a = String(repeating: "a", count: 32), b = String(repeating: "b", count: 32)
         let sent = ["index.html": a, "index.tsv": b]

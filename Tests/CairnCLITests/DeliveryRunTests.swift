@@ -386,4 +386,19 @@ final class DeliveryRunTests: XCTestCase {
         XCTAssertEqual(run(d2, r2, zones: zones), ExitCode.failure)
         XCTAssertEqual(r2.files[other], Array(repeating: 7, count: 16))
     }
+
+    /// A board folder that rclone keeps on the log directory's own card (an alias or a symlink to
+    /// a folder beside the logs, a stick's mount point without the stick) was delivered to and
+    /// said delivered (attack r21 case15) though copies there die with the card: refused (78),
+    /// nothing sent, no receipt. A union with a folder off the card still goes.
+    func testABoardFolderOnTheLogDirectorysCardIsRefused() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        r.localRoots = .folders([POSIX.parent(of: d) + "/beside-\(getpid())/rides/unnamed"])
+        XCTAssertEqual(run(d, r), ExitCode.config)
+        XCTAssertTrue(r.files.isEmpty, "\(r.files.keys.sorted())")
+        XCTAssertTrue(ExportState(directory: d, fileName: ExportState.deliveredFileName).entries.isEmpty)
+        r.localRoots = .folders([POSIX.parent(of: d) + "/beside-\(getpid())", "/dev/shm/cairn-elsewhere"])
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+    }
 }

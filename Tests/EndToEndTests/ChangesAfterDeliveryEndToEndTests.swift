@@ -131,24 +131,28 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
 
     /// A stick's mount point while the stick is not mounted, or any folder on the board's card:
     /// a delivery or an export there writes onto the card itself, and those copies die with it.
-    /// Retention never deletes a trip on their strength (however rclone names the folder: an
-    /// alias of a local remote here); a copy off the card's file system still frees the card.
+    /// A delivery there is refused (78: attack r21 case15, an alias or a local remote through a
+    /// symlink to a folder beside the logs went and said delivered), nothing written; retention
+    /// never deletes a trip on an export's copies there; a copy off the card still frees it.
     func testCopiesOnTheBoardsOwnCardAreNoCopiesForRetention() throws {
         let dir = try logs(2)
         let card = Harness.tempDir()
         let conf = card + "/rclone.conf"
+        try fm.createDirectory(atPath: card + "/beside", withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: card + "/link", withDestinationPath: card + "/beside")
         try "[loc]\ntype = local\n[stick]\ntype = alias\nremote = loc:\(card)/media/stick\n".write(toFile: conf, atomically: true, encoding: .utf8)
-        let check = try deliver(dir, conf, "stick:rides", ["--format", "gpx", "--page", "no", "--check"])
-        XCTAssertEqual(check.status, 0, check.stderr)
-        XCTAssertTrue(check.stdout.contains("on the log directory's own card"), check.stdout)
-        let d = try deliver(dir, conf, "stick:rides", ["--format", "gpx", "--page", "no"])
-        XCTAssertEqual(d.status, 0, d.stderr)
-        XCTAssertTrue(fm.fileExists(atPath: card + "/media/stick/rides/unnamed/logs/00000001-00000010.cairn"), d.stderr)
-        let p = try prune(dir)
-        XCTAssertEqual(p.status, 0, p.stderr)
-        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
-        XCTAssertTrue(p.stderr.contains("only copies on the log directory's own card"), p.stderr)
-        // Exported to a folder on the card: kept too.
+        for remote in ["stick:rides", "loc:" + card + "/link/rides", card + "/beside/rides"] {
+            let check = try deliver(dir, conf, remote, ["--format", "gpx", "--page", "no", "--check"])
+            XCTAssertEqual(check.status, 78, remote + ": " + check.stderr)
+            XCTAssertTrue(check.stderr.contains("on the log directory's own card"), check.stderr)
+            let d = try deliver(dir, conf, remote, ["--format", "gpx", "--page", "no"])
+            XCTAssertEqual(d.status, 78, remote + ": " + d.stderr)
+            XCTAssertTrue(d.stderr.contains("on the log directory's own card"), d.stderr)
+        }
+        XCTAssertEqual(files(card + "/media") + files(card + "/beside"), [])
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/delivered"))
+        // Exported to a folder on the card (a stick's mount point): kept.
+        try fm.createDirectory(atPath: card + "/media", withIntermediateDirectories: true)
         let e = try Harness.cairn("export", "--dir", dir, "--to", card + "/media/stick2")
         XCTAssertEqual(e.status, 0, e.stderr)
         let p2 = try prune(dir)
@@ -190,7 +194,15 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         remote = loc:\(stick)/enc
         password = \(password)
         """.write(toFile: conf, atomically: true, encoding: .utf8)
-        for remote in ["sec:rides", "u:rides"] {
+        // A crypt over a folder on the card: refused (78), nothing written there.
+        let onCard = try logs(2)
+        for extra in [["--check"], []] {
+            let r = try deliver(onCard, conf, "sec:rides", ["--format", "gpx", "--page", "no"] + extra)
+            XCTAssertEqual(r.status, 78, "\(extra): " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("on the log directory's own card"), r.stderr)
+        }
+        XCTAssertEqual(files(card + "/enc"), [])
+        for remote in ["u:rides"] {
             let dir = try logs(2)
             let check = try deliver(dir, conf, remote, ["--format", "gpx", "--page", "no", "--check"])
             XCTAssertTrue(check.stdout.contains("on the log directory's own card"), remote + ": " + check.stdout)

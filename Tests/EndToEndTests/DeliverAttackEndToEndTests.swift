@@ -19,7 +19,8 @@ final class DeliverAttackEndToEndTests: XCTestCase {
                     northOffset: northOffset, closed: true),
                 dir + "/0000000\(i).cairn")
         }
-        let t = Harness.tempDir()
+        // Off the log directory's file system, as a remote is (one on its card is refused).
+        let t = try Harness.offCardDir()
         let conf = t + "/rclone.conf"
         try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
         return (dir, conf, "loc:" + t + "/remote")

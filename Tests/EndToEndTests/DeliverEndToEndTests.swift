@@ -251,7 +251,7 @@ final class DeliverEndToEndTests: XCTestCase {
     /// terminal here either), counted in the status, and its end is said.
     func testAFailingRemoteIsSaidOncePerOutage() throws {
         let (dir, conf, remote) = try setUp(trips: 1)
-        let blocker = Harness.tempDir() + "/file"
+        let blocker = try Harness.offCardDir() + "/file"
         try "not a folder".write(toFile: blocker, atomically: true, encoding: .utf8)
         let bad = "loc:" + blocker + "/rides"
         let r1 = try deliver(dir, conf, bad)
