@@ -6,16 +6,28 @@ public enum LogDirectory {
     public static let maxNumber: UInt32 = 99_999_999
 
     /// Log files in `dir` (names NNNNNNNN.cairn), sorted by number. Throws LogError if dir unreadable.
-    /// Other names (including `.cairn` names of another length) are ignored.
-    public static func logFiles(in dir: String) throws -> [(number: UInt32, path: String)] {
+    /// Other names (including `.cairn` names of another length) are ignored. `copies`: also
+    /// the names copies take on a stick or a remote, `NNNNNNNN-SSSSSSSS.cairn` with the log's
+    /// salt (`copyNumber`), for reading a folder of them; a recorder's directory never has them.
+    public static func logFiles(in dir: String, copies: Bool = false) throws -> [(number: UInt32, path: String)] {
         let names: [String]
         do throws(Errno) { names = try POSIX.listDirectory(dir) } catch { throw LogError.system(dir, "cannot read directory", error.rawValue) }
         var found: [(number: UInt32, path: String)] = []
         for name in names {
-            if let n = number(fromName: name) { found.append((n, POSIX.join(dir, name))) }
+            if let n = number(fromName: name) ?? (copies ? copyNumber(fromName: name) : nil) { found.append((n, POSIX.join(dir, name))) }
         }
-        found.sort { $0.number < $1.number }
+        found.sort { ($0.number, $0.path) < ($1.number, $1.path) }
         return found
+    }
+
+    /// The number in a copy's name, "00000042-4a875be0.cairn" (8 lowercase hex digits of its
+    /// salt), or nil.
+    public static func copyNumber(fromName name: String) -> UInt32? {
+        let u = Array(name.utf8)
+        guard u.count == 23, u[8] == UInt8(ascii: "-"),
+            u[9..<17].allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
+        else { return nil }
+        return number(fromName: String(decoding: u[0..<8] + u[17...], as: UTF8.self))
     }
 
     /// "00000042.cairn"

@@ -71,8 +71,11 @@ final class DeliveredCopies {
     }
 
     /// `.exported` when one destination holds every file of `t` whole; `notWhole`: the
-    /// destinations listed without them whole.
-    func verdict(_ t: TripRef, destinations: [String], say: (String) -> Void) -> (verdict: RetentionPlan.ExportVerdict, notWhole: [String]) {
+    /// destinations listed without them whole. `salted`: whether a destination's receipt names
+    /// the copies with their logs' salts (`TripShipment.logName`).
+    func verdict(
+        _ t: TripRef, destinations: [String], salted: (String) -> Bool = { _ in true }, say: (String) -> Void
+    ) -> (verdict: RetentionPlan.ExportVerdict, notWhole: [String]) {
         var notWhole: [String] = []
         var unreachable = false
         var onThisCard = false
@@ -84,7 +87,8 @@ final class DeliveredCopies {
             }
             var wanted: [RemoteCopies.FileCheck] = []
             for f in t.files {
-                guard let check = Self.local(f.path) else { return (.copyUnchecked, notWhole) }
+                guard var check = Self.local(f.path) else { return (.copyUnchecked, notWhole) }
+                check.name = TripShipment.logName(check.name, salt: f.header.salt, salted: salted(d))
                 wanted.append(check)
             }
             switch RemoteCopies.found(wanted, in: listing) {

@@ -19,8 +19,16 @@ struct DeliveryBatches {
     /// than today's (`DeliveryRun.outdatedCuts`), and the remote paths they sent.
     let outdated: [ExportState.GoneTrip]
     let takeDown: Set<String>
-    /// The board's key is owed by an earlier run (`DeliveryRun.go`).
+    /// The board's key is owed by an earlier run (`DeliveryRun.go`), or is damaged there.
     let keyOwed: Bool
+    let keyDamaged: Bool
+    /// The page on the remote is not as this log directory last sent it: made again, this
+    /// board's entries anew.
+    let pageRedo: Bool
+    /// The page's files as they went up (or were found there) in this run: name -> MD5.
+    var pageSums: [String: String] = [:]
+    /// The key went up whole in this run.
+    var keyWentUp: Bool { keySent }
 
     var receipts: ExportState
     var waiting: [DeliveryRun.Waiting]
@@ -43,7 +51,8 @@ struct DeliveryBatches {
 
     init(
         run: DeliveryRun, previous: DeliveryStatus?, shippingId: String, survey: DeliveryRun.Survey,
-        outdated: [ExportState.GoneTrip], keyOwed: Bool, pagePending: Bool, counts: DeliveryPlans.Counts
+        outdated: [ExportState.GoneTrip], keyOwed: Bool, keyDamaged: Bool = false, pagePending: Bool, pageRedo: Bool = false,
+        counts: DeliveryPlans.Counts
     ) {
         self.run = run
         self.previous = previous
@@ -55,6 +64,8 @@ struct DeliveryBatches {
         self.outdated = outdated
         takeDown = Set(outdated.flatMap { $0.receipts.flatMap(\.sent).map(\.path) })
         self.keyOwed = keyOwed
+        self.keyDamaged = keyDamaged
+        self.pageRedo = pageRedo
         self.pagePending = pagePending
         self.counts = counts
         budget = DeliveryPlans.batchBytes(freeBytes: POSIX.freeBytes(run.dir), afterFailure: previous?.result == .failed)
@@ -110,11 +121,14 @@ struct DeliveryBatches {
                 var md5 = w.there
                 for s in w.staged { md5[s.relative] = s.md5 }
                 receipts.mark(
-                    w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, hidden: w.hidden != nil,
+                    w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, salted: w.salted, hidden: w.hidden != nil,
                     sent: w.conversions, md5: md5)
                 counts.delivered += 1
             }
             if let k = m.key, check.whole.contains(k.relative) { keySent = true }
+            if m.page {
+                for f in m.files where Self.pageNames.contains(f.relative) && check.whole.contains(f.relative) { pageSums[f.relative] = f.md5 }
+            }
         }
         // What reached the remote whole, the page's files and the key too (a run said "4 files"
         // where 7 went).
@@ -169,7 +183,7 @@ struct DeliveryBatches {
         if ShippingPlan.keyGoes(logs: run.copyLogs, key: run.stageOptions.zones.key != nil), let key = run.stageOptions.zones.key, !keySent,
             logsGo || keyOwed
         {
-            do { keyStaged = try run.stageKey(key.bytes, listing: listing) } catch let e as Failure { problem(e.message) }
+            do { keyStaged = try run.stageKey(key.bytes, listing: listing, damaged: keyDamaged) } catch let e as Failure { problem(e.message) }
         }
         // What an earlier delivery sent of a trip that it names otherwise now (a zone added or
         // moved) or no longer sends (now wholly inside a zone), by its receipt: with the page
@@ -196,7 +210,12 @@ struct DeliveryBatches {
                 counts.failedTrips += 1
             }
         }
+        if pageMade {
+            for f in pageFiles where Self.pageNames.contains(f.relative) && there[f.relative] == f.md5 { pageSums[f.relative] = f.md5 }
+        }
         pageFiles.removeAll { there[$0.relative] == $0.md5 }
+        // The page made is on the remote byte for byte already: owed no more.
+        if pageMade && pageFiles.isEmpty { pagePending = false }
         let sending = part.map { waiting[$0] }.filter { !$0.failed }
         let batch = sending.flatMap(\.staged) + pageFiles + (keyStaged.map { [$0] } ?? [])
         // The outbox is mirrored whole: what a failed trip or a copy already there left in it
@@ -211,7 +230,7 @@ struct DeliveryBatches {
             // a later batch shows them.
             for w in sending where w.staged.isEmpty {
                 receipts.mark(
-                    w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, hidden: w.hidden != nil,
+                    w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, salted: w.salted, hidden: w.hidden != nil,
                     sent: w.conversions, md5: w.there)
                 counts.delivered += 1
             }
@@ -255,19 +274,30 @@ struct DeliveryBatches {
         // A trip deleted since the survey keeps the entry the page has of it.
         let receipted = finished.filter {
             receipts.names($0.trip, destination: run.receiptDestination) && !DeliveryRun.vanished($0.trip)
-        }
+        }.map { ($0.trip, $0.summary, receipts.salted($0.trip, destination: run.receiptDestination)) }
         let onPage = unsettled.flatMap(\.trips) + goes
         return try run.stagePage(
-            onPage.compactMap(\.shown), hidden: onPage.compactMap(\.hidden), receipted: receipted.map { ($0.trip, $0.summary) },
-            reconcile: previous?.pagePending == true, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing,
+            onPage.compactMap(\.shown), hidden: onPage.compactMap(\.hidden), receipted: receipted,
+            reconcile: previous?.pagePending == true || pageRedo, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing,
             takeDown: takeDown)
     }
+
+    /// The page's files whose MD5s the status keeps (`DeliveryPlans.pageChanged`).
+    static let pageNames: Set<String> = [TripIndex.fileName, IndexPage.fileName]
 
     /// Ships one batch (`DeliveryRun.ship`), said first in the status, and leaves it to `settle`.
     private mutating func ship(
         _ batch: [DeliveryPlans.Staged], of sending: [DeliveryRun.Waiting], deleting obsolete: [String], renamed: [TripRef],
         key keyStaged: DeliveryPlans.Staged?, pageMade: Bool, last: Bool
     ) throws {
+        // Where the board's folder is, as the first batch goes up (one rclone call; none for a
+        // plain path): on the log directory's own card it is refused; in a run of more batches
+        // than one, each batch finds it still where it was.
+        if !lookedUp && !batch.isEmpty {
+            lookedUp = true
+            try run.refuseOnCard()
+            if next < waiting.count { local = run.localDestination() }
+        }
         // Said before anything goes up: a run cut after it leaves the page owed and its
         // shipping folder to remove.
         var owed = previous ?? DeliveryStatus()
@@ -297,12 +327,6 @@ struct DeliveryBatches {
             printErr(
                 "cairn: sending \(sending.count) trip\(sending.count == 1 ? "" : "s") (\(batch.count) files, \(bytes) bytes)"
                     + (next < waiting.count ? ", \(waiting.count - next) more after" : "") + " to \(run.base)...")
-        }
-        // A run of more batches than one: where a local remote's folder is as the first goes up
-        // (one rclone call), for each batch to find it still there.
-        if !lookedUp && !batch.isEmpty && next < waiting.count {
-            lookedUp = true
-            local = run.localDestination()
         }
         let moved = try run.ship(batch, deleting: obsolete, keep: keep, local: local)
         // Read back under their final names, and receipted, once for the run (`settle`): a run

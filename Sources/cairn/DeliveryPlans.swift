@@ -26,6 +26,50 @@ enum DeliveryPlans {
         return (whole, wrong)
     }
 
+    /// Where rclone keeps the board's folder on this machine (`RcloneLocalRoots`: each folder, and
+    /// whether it lies on the log directory's own card): the folder a delivery refuses when every
+    /// one does (a folder beside the logs, a stick's mount point with the stick not mounted, an
+    /// alias, crypt or symlink to one: copies there die with the card), nil otherwise (a remote
+    /// elsewhere, or a union with a folder off the card).
+    static func onCard(_ folders: [(path: String, onCard: Bool)]) -> String? {
+        guard !folders.isEmpty, folders.allSatisfy(\.onCard) else { return nil }
+        return folders[0].path
+    }
+
+    /// The board's privacy key beside the logs on the remote, as the listing shows it.
+    enum KeyThere: Equatable {
+        /// There whole (or, on a backend without hashes, at its size), or nothing asks for it.
+        case fine
+        /// Missing while logs are there (a run cut before it went): sent.
+        case owed
+        /// This key went up whole here before (`DeliveryStatus.keySent`) and now shows other
+        /// bytes or another size: damaged there, sent again.
+        case damaged
+        /// Another key, never this board's here (another board's in a shared folder, or the key
+        /// the logs there were cut with): never replaced, said while logs would go beside it.
+        case another
+    }
+
+    /// What a run does about the key: `ours` its size and MD5, `listed` what the listing shows
+    /// under its name, `holdsLogs` whether the logs folder holds logs, `sentHere` whether this
+    /// key (by its MD5) went up whole to this board's folder before.
+    static func keyThere(ours: (size: Int, md5: String), listed: RemoteCopies.FileCheck?, holdsLogs: Bool, sentHere: Bool) -> KeyThere {
+        guard let l = listed else { return holdsLogs ? .owed : .fine }
+        if l.size == ours.size && (l.md5 == nil || l.md5 == ours.md5) { return .fine }
+        return sentHere ? .damaged : .another
+    }
+
+    /// The page's files (index.html, index.tsv) that are not as this log directory last sent or
+    /// found them (`sent`: name -> MD5): missing, or with another MD5 where the listing has
+    /// one (a byte flipped at its size, or another card of the board updated the page since).
+    /// The page is made again; what matches the remote is not sent.
+    static func pageChanged(sent: [String: String], listed: [String: RemoteCopies.FileCheck]) -> [String] {
+        sent.keys.sorted().filter { name in
+            guard let l = listed[name] else { return true }
+            return l.md5 != nil && l.md5 != sent[name]
+        }
+    }
+
     /// Whether a trip goes on record as delivered: every file it staged was found whole (a trip
     /// that staged none, its copies there already, goes too).
     static func receipted(_ files: [String], whole: Set<String>) -> Bool { files.allSatisfy { whole.contains($0) } }

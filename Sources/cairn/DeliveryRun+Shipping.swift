@@ -142,6 +142,23 @@ extension DeliveryRun {
                 + (removed > 0 ? " and what it wrote there is removed" : ""))
     }
 
+    /// Refuses a board folder that lies on the log directory's own card, however rclone names it
+    /// (`DeliveryPlans.onCard`): said before anything goes up, exit 78 (`cairn prune` would keep
+    /// the trips anyway, and the status would say delivered while the only copy is on the card).
+    func refuseOnCard() throws {
+        guard let why = onCardRefusal() else { return }
+        throw Failure(why, status: ExitCode.config)
+    }
+
+    /// Why a delivery to the board's folder is refused (on the log directory's own card), or nil.
+    func onCardRefusal() -> String? {
+        guard case .folders(let paths)? = try? transport.localFolders(base),
+            let p = DeliveryPlans.onCard(paths.map { ($0, OnThisCard.isOnIt($0, logDirectory: dir)) })
+        else { return nil }
+        return "--remote \(terminalSafe(remote)): its folder \(terminalSafe(base)) is \(terminalSafe(p)), on the log directory's own card"
+            + " (a folder beside the logs, or a stick that is not mounted?): copies there are no copies off the board; deliver off the board's card"
+    }
+
     /// Refuses a board folder on the log directory's own storage however rclone names it (a
     /// local remote of its config, an alias, a symlink; a plain path is refused before, by
     /// `DeliverCommand.refuseNesting`): the shipping folder just sent is looked for in the log

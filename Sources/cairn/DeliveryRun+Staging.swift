@@ -66,9 +66,10 @@ extension DeliveryRun {
             }
         }
         var staged: [DeliveryPlans.Staged] = []
+        w.salted = salted(t, receipts)
         if copyLogs {
             for (f, c) in zip(t.files, w.now) {
-                let rel = TripShipment.logPath(c.name)
+                let rel = TripShipment.logPath(c, salted: w.salted)
                 try refuseFolder(rel, listing)
                 // One there at this size is read back with the batch (`copiesThere`).
                 if let l = listing.files[rel], l.size != c.digest.size, let there = try remoteFile(DeliverCommand.join(base, rel)) {
@@ -92,7 +93,7 @@ extension DeliveryRun {
                 "no positions (a trainer ride): GPX, GeoJSON and KML cannot hold it and its logs do not go; deliver fit or csv, or its logs")
         }
         if !ShippingPlan.cuts(points: whole.records, formats: formats.count, page: page) { return }
-        let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
+        let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board, salted: w.salted)
         if shipment.hidesAll {
             printErr("cairn: trip \(t.id): every point is inside a privacy zone; no conversion sent")
             // Off the page, with what an earlier delivery (before the zone) sent of it.
@@ -155,7 +156,7 @@ extension DeliveryRun {
                     _ = POSIX.unlink(POSIX.join(outbox, s.relative))
                     continue
                 }
-                if TripShipment.isLog(s.relative), let i = w.now.firstIndex(where: { TripShipment.logPath($0.name) == s.relative }),
+                if TripShipment.isLog(s.relative), let i = w.now.firstIndex(where: { TripShipment.logPath($0, salted: w.salted) == s.relative }),
                     let remote = try remoteFile(DeliverCommand.join(base, s.relative)),
                     try !replaces(remote, with: w.trip.files[i].path, w.now[i], at: s.relative)
                 {
@@ -170,13 +171,13 @@ extension DeliveryRun {
 
     /// Stages the board's privacy key beside the logs, unless the remote holds it already;
     /// another key there is never replaced (another board's in a shared folder, or the key that
-    /// cut the logs already there).
-    func stageKey(_ bytes: [UInt8], listing: Listing) throws -> DeliveryPlans.Staged? {
+    /// cut the logs already there) but this key damaged there (`damaged`: `DeliveryPlans.keyThere`).
+    func stageKey(_ bytes: [UInt8], listing: Listing, damaged: Bool = false) throws -> DeliveryPlans.Staged? {
         let rel = TripShipment.keyPath
         try refuseFolder(rel, listing)
         let path = try outboxPath(rel)
         try writeFileAtomically(path, bytes, mode: 0o600)
-        if listing.files[rel] != nil, let there = try remoteFile(DeliverCommand.join(base, rel)) {
+        if !damaged, listing.files[rel] != nil, let there = try remoteFile(DeliverCommand.join(base, rel)) {
             if there.digest == (try FileDigest.of(path)) {
                 _ = POSIX.unlink(path)
                 return nil
@@ -229,7 +230,7 @@ extension DeliveryRun {
     /// remote's index lacks (a run cut before its page went up) is added too. `takeDown`: the
     /// conversions of trips that come down (`outdatedCuts`): their entries go, with their pictures.
     func stagePage(
-        _ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary)], reconcile: Bool, indexSize: Int?, listing: Listing,
+        _ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary, salted: Bool)], reconcile: Bool, indexSize: Int?, listing: Listing,
         takeDown: Set<String> = []
     ) throws -> [String] {
         // A folder under a name of the page is no page (and would hold every trip's receipt back).
@@ -293,7 +294,7 @@ extension DeliveryRun {
         builder.title = "cairn trips: \(board)"
         var adding = shown
         var hiding = hidden
-        for (t, whole) in receipted {
+        for (t, whole, salted) in receipted {
             let key = TripIndex.key(
                 tripId: t.id, suffix: t.nameSuffix, board: TripCatalog.board(of: t, fallback: stageOptions.board), salt: t.files[0].header.salt)
             if adding.contains(where: { $0.entry.key == key }) || hiding.contains(key) { continue }
@@ -301,7 +302,7 @@ extension DeliveryRun {
             // A page an earlier run owed: every receipted trip as it shows now (a run cut between
             // deleting and sending the index left its entry stale). Otherwise only those missing.
             if listed != nil && !reconcile { continue }
-            guard let p = try pageTrip(t, whole) else {
+            guard let p = try pageTrip(t, whole, salted: salted) else {
                 if listed != nil { hiding.append(key) }
                 continue
             }
@@ -330,15 +331,13 @@ extension DeliveryRun {
             let before = sentFiles(builder.index.entry(key: t.entry.key))
             if let p = builder.add(t) { printErr("cairn: trip \(t.entry.tripId): no picture on the page: \(p)") }
             let now = sentFiles(builder.index.entry(key: t.entry.key))
-            let trip = t.trip
-            let first = t.entry
+            let stem = t.entry.name
             obsolete += DeliveryPlans.obsolete(
                 before: before, now: now, hidden: false, formatsSent: sending, allFormats: allFormats, picturesFolder: PageBuilder.picturesFolder
             ) { name in
+                // Every format's name is the entry's stem (`TripShipment.pageEntry`) and its extension.
                 guard let f = ExportFormat.allCases.first(where: { $0.name == name }) else { return nil }
-                return f.fileName(
-                    tripId: trip.id, startMs: first.startMs, suffix: trip.nameSuffix, prefix: "",
-                    board: TripCatalog.board(of: trip, fallback: stageOptions.board))
+                return stem + "." + f.fileExtension
             }
         }
         do throws(ExportError) { try builder.write() } catch { throw Failure("\(error)") }

@@ -68,6 +68,8 @@ struct DeliveryRun {
         var shown: PageTrip?
         var hidden: String?
         var failed = false
+        /// Its names carry its logs' salts (`DeliveryRun.salted`; set as it is staged).
+        var salted = true
     }
 
     mutating func go() -> Int32 {
@@ -113,10 +115,39 @@ struct DeliveryRun {
             } catch {}  // tried again by the next run
         }
         // The board's key goes with its logs: owed while the logs folder holds logs and not it
-        // (a run cut after its receipts, before the key went up, leaves it so).
+        // (a run cut after its receipts, before the key went up, leaves it so); sent again when
+        // this key went up here whole before and shows damaged now (`DeliveryPlans.keyThere`).
         var keyOwed = false
-        if ShippingPlan.keyGoes(logs: copyLogs, key: stageOptions.zones.key != nil), let key = stageOptions.zones.key, listing.holdsLogs {
-            keyOwed = listing.files[TripShipment.keyPath]?.size != key.bytes.count
+        var keyDamaged = false
+        var keySent = previous?.keySent ?? ""
+        if ShippingPlan.keyGoes(logs: copyLogs, key: stageOptions.zones.key != nil), let key = stageOptions.zones.key, stop == nil {
+            var m = MD5()
+            m.add(key.bytes)
+            let ours = m.hex() + " " + base
+            let listed = listing.files[TripShipment.keyPath]
+            switch DeliveryPlans.keyThere(ours: (key.bytes.count, m.hex()), listed: listed, holdsLogs: listing.holdsLogs, sentHere: keySent == ours) {
+            case .fine: if listed?.md5 != nil { keySent = ours }
+            case .owed: keyOwed = true
+            case .damaged:
+                keyOwed = true
+                keyDamaged = true
+                printErr(
+                    "cairn: \(DeliverCommand.join(base, TripShipment.keyPath)): this board's key, damaged there (other bytes than it went up with); sent again"
+                )
+            case .another: keyOwed = listing.holdsLogs
+            }
+        }
+        // The page as this log directory last sent it, changed there since (damaged, or another
+        // card's page): made again with the run, its entries of this board's trips made anew.
+        var pageRedo = false
+        if page && stop == nil, let p = previous, p.pageFolder == base {
+            let changed = DeliveryPlans.pageChanged(sent: p.pageSent, listed: listing.files)
+            if !changed.isEmpty {
+                pageRedo = true
+                printErr(
+                    "cairn: \(base): \(changed.joined(separator: ", ")) not as this board last sent it (damaged there, or another card's page since): made again"
+                )
+            }
         }
         // A file under the name of a folder deliver writes in would hold every file back, run
         // after run: said, and nothing sent until it is moved away.
@@ -128,7 +159,8 @@ struct DeliveryRun {
         // A page owed by an earlier run (cut, or its page failed) is made whatever this run sends.
         var batches = DeliveryBatches(
             run: self, previous: previous, shippingId: shippingId, survey: found, outdated: outdated, keyOwed: keyOwed,
-            pagePending: page && (previous?.pagePending == true || !outdated.isEmpty), counts: counts)
+            keyDamaged: keyDamaged, pagePending: page && (previous?.pagePending == true || !outdated.isEmpty || pageRedo), pageRedo: pageRedo,
+            counts: counts)
         if stop == nil && blocking.isEmpty && batches.hasWork {
             do {
                 try batches.send()
@@ -161,6 +193,17 @@ struct DeliveryRun {
         status.othersCleared = othersCleared
         status.zonesWanted = stageOptions.zones.isEmpty ? "" : stageOptions.zones.fingerprint
         status.readBackFrom = found.readBackNext
+        if batches.keyWentUp, let key = stageOptions.zones.key {
+            var m = MD5()
+            m.add(key.bytes)
+            keySent = m.hex() + " " + base
+        }
+        status.keySent = keySent
+        // What the page's files read back with, where they are: the next run finds them changed.
+        if let p = previous, p.pageFolder == base { status.pageSent = p.pageSent }
+        status.pageFolder = base
+        status.pageSent.merge(batches.pageSums) { $1 }
+        if status.pageSent.isEmpty { status.pageFolder = "" }
         status.delivered = counts.delivered
         status.waiting = counts.left
         status.atMs = SystemClock.wallClockMs()
@@ -378,6 +421,10 @@ struct DeliveryRun {
         if !json { printOut("remote: \(remote) (reached); this board's folder: \(base)") }
         switch (try? transport.localFolders(base)) ?? .folders([]) {
         case .folders(let local):
+            if let why = onCardRefusal() {
+                printErr("cairn deliver --check: \(why)")
+                return ended(ExitCode.config, reached: true, reason: why)
+            }
             if let onCard = local.first(where: { OnThisCard.isOnIt($0, logDirectory: dir) }) {
                 say(
                     "note: \(terminalSafe(onCard)) is on the log directory's own card (a stick that is not mounted? another partition?):"
@@ -426,6 +473,10 @@ struct DeliveryRun {
         var tails = Set<String>()
     }
 
+    /// Whether `t`'s copies on the board's folder are named with its logs' salts: all but those
+    /// of a trip delivered there under cairn 0.3's plain names (`TripShipment.logName`).
+    func salted(_ t: TripRef, _ receipts: ExportState) -> Bool { !receipts.plainNames(t, folder: base) }
+
     func wantedNames(_ trips: [(TripRef, TripSummary)], receipts: ExportState) -> Wanted {
         var w = Wanted()
         w.exact.insert(TripIndex.fileName)
@@ -434,16 +485,16 @@ struct DeliveryRun {
         for f in TripShipment.folders { w.exact.insert(f) }
         w.exact.insert(TripShipment.keyPath)
         for (t, s) in trips {
-            for f in t.files { w.exact.insert(TripShipment.logPath(baseName(f.path))) }
+            let salted = salted(t, receipts)
+            for f in t.files { w.exact.insert(TripShipment.logPath(f, salted: salted)) }
             for c in receipts.sent(t, destination: receiptDestination) { w.exact.insert(c.path) }
             let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
             for format in formats {
-                let plain = format.fileName(tripId: t.id, startMs: nil, suffix: t.nameSuffix, prefix: "", board: tripBoard)
+                let plain = TripShipment.conversionName(format, t, startMs: nil, board: tripBoard, salted: salted)
                 w.tails.insert(format.name + "/" + plain)
                 if stageOptions.zones.isEmpty, s.records > 0 {
                     w.exact.insert(
-                        format.name + "/"
-                            + format.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: "", board: tripBoard))
+                        format.name + "/" + TripShipment.conversionName(format, t, startMs: s.stats.firstTimeMs, board: tripBoard, salted: salted))
                 }
             }
         }
@@ -496,8 +547,9 @@ struct DeliveryRun {
         let md5 = receipts.md5s(t, destination: destination)
         var wanted: [RemoteCopies.FileCheck] = []
         if copyLogs, let files = receipts.files(t, destination: destination) {
+            let salted = receipts.salted(t, destination: destination)
             wanted += files.map { f in
-                let rel = TripShipment.logPath(f.name)
+                let rel = TripShipment.logPath(f, salted: salted)
                 return RemoteCopies.FileCheck(name: rel, size: f.digest.size, md5: md5[rel])
             }
         }
@@ -507,15 +559,15 @@ struct DeliveryRun {
         // A receipt of before the conversions were recorded: by their names.
         if sent.isEmpty && whole.stats.points > 0 {
             let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
+            let salted = salted(t, receipts)
             for format in formats {
                 if stageOptions.zones.isEmpty {
                     let name =
-                        format.name + "/"
-                        + format.fileName(tripId: t.id, startMs: whole.stats.firstTimeMs, suffix: t.nameSuffix, prefix: "", board: tripBoard)
+                        format.name + "/" + TripShipment.conversionName(format, t, startMs: whole.stats.firstTimeMs, board: tripBoard, salted: salted)
                     if listing.files[name] == nil { problems.append("\(name): missing") }
                 } else {
                     // A trip wholly inside a zone has no conversion; one that has shows under its tail.
-                    let plain = format.name + "/" + format.fileName(tripId: t.id, startMs: nil, suffix: t.nameSuffix, prefix: "", board: tripBoard)
+                    let plain = format.name + "/" + TripShipment.conversionName(format, t, startMs: nil, board: tripBoard, salted: salted)
                     let any = listing.files.keys.contains { k in
                         guard let slash = k.firstIndex(of: "/") else { return false }
                         return String(k[...slash]) + Self.tail(k[k.index(after: slash)...]) == plain
@@ -570,9 +622,9 @@ struct DeliveryRun {
     }
 
     /// The trip as the page shows it, its zones cut: nil for one with no point to show.
-    func pageTrip(_ t: TripRef, _ whole: TripSummary) throws -> PageTrip? {
+    func pageTrip(_ t: TripRef, _ whole: TripSummary, salted: Bool) throws -> PageTrip? {
         if whole.records == 0 { return nil }
-        let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board)
+        let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board, salted: salted)
         if shipment.hidesAll { return nil }
         return shipment.pageTrip(formats: formats, logs: copyLogs) { _ in true }
     }

@@ -48,6 +48,14 @@ struct DeliveryStatus: Equatable {
     /// Where the next run's read-back of delivered copies starts, on a backend that lists no
     /// hashes (`DeliveryPlans.readBackTurn`).
     var readBackFrom = 0
+    /// The board's key as it last went up whole (or was found whole), and where: its MD5 and the
+    /// board's folder ("" when never): a key there that differs from it later is this key
+    /// damaged, sent again, not another board's (`DeliveryPlans.keyThere`).
+    var keySent = ""
+    /// The page's files as the last run that sent (or found) them read them back: name -> MD5
+    /// (`DeliveryPlans.pageChanged`), and the board's folder they are in.
+    var pageSent: [String: String] = [:]
+    var pageFolder = ""
 
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
@@ -79,6 +87,13 @@ struct DeliveryStatus: Equatable {
             case "zones": s.zonesWanted = value == "none" ? "" : value
             case "try_later": s.tryLater = value == "yes"
             case "read_back_from": s.readBackFrom = max(0, Int(value) ?? 0)
+            case "key_sent": s.keySent = value
+            case "page_folder": s.pageFolder = value
+            case "page_md5":
+                for item in value.split(separator: ",") {
+                    let p = item.split(separator: ":")
+                    if p.count == 2, p[1].utf8.count == 32 { s.pageSent[String(p[0])] = String(p[1]) }
+                }
             default: continue
             }
         }
@@ -98,6 +113,11 @@ struct DeliveryStatus: Equatable {
         text += "zones = \(zonesWanted.isEmpty ? "none" : zonesWanted)\n"
         if tryLater { text += "try_later = yes\n" }
         if readBackFrom > 0 { text += "read_back_from = \(readBackFrom)\n" }
+        if !keySent.isEmpty { text += "key_sent = \(keySent)\n" }
+        if !pageSent.isEmpty {
+            text +=
+                "page_folder = \(pageFolder)\npage_md5 = \(pageSent.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))\n"
+        }
         // One line: a reason from rclone may hold several.
         text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
         try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))

@@ -78,6 +78,9 @@ struct ExportRun {
     /// One trip: its logs, its conversions, its page entry, its state line.
     private mutating func ship(_ t: TripRef, _ whole: TripSummary, openBecause: String?) {
         let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
+        // A stick keeps the plain names for now (`TripShipment.logName`): a second card's log
+        // there under the same name is refused, never replaced ("export to another directory").
+        let salted = false
         let step = ShippingPlan.trip(openBecause: openBecause, points: whole.records, damagedBytes: whole.damagedBytes)
         if case .open(let why) = step {
             printErr("cairn: \(label): still open (\(why)); exported once it closes")
@@ -94,7 +97,7 @@ struct ExportRun {
         switch step {
         case .nothing:
             printErr("cairn: \(label): no points (an empty or unfinished trip); nothing to export")
-            state.mark(t, files: now, logs: true, destination: destination)
+            state.mark(t, files: now, logs: true, destination: destination, salted: salted)
             return
         case .logsOnly:
             printErr("cairn: \(label): no points (an empty or damaged trip); no conversion" + (copyLogs ? ", its log copied" : ""))
@@ -117,7 +120,8 @@ struct ExportRun {
         let shipment: TripShipment
         do {
             let cut = ShippingPlan.cuts(points: whole.records, formats: formats.count, page: pageBuilder != nil)
-            shipment = try TripShipment(t, whole, zones: cut ? stageOptions.zones : PrivacyZones(), board: stageOptions.board, prefix: namePrefix)
+            shipment = try TripShipment(
+                t, whole, zones: cut ? stageOptions.zones : PrivacyZones(), board: stageOptions.board, prefix: namePrefix, salted: salted)
         } catch {
             // Never a conversion without its zones' cut.
             printErr("cairn: \(label): \(error)")
@@ -166,7 +170,7 @@ struct ExportRun {
                 printErr("cairn: \(label): no picture on the page: \(why)")
             }
         }
-        state.mark(t, files: now, logs: copyLogs, destination: destination)
+        state.mark(t, files: now, logs: copyLogs, destination: destination, salted: salted)
     }
 
     /// The trip's log files, byte for byte, each read back before the trip counts as exported.

@@ -29,6 +29,9 @@ import CairnSystem
 /// `+sent=gpx/NAME/SIZE,...` (the conversions sent, for the next run's listing to find whole),
 /// then `+md5=logs/NAME:HEX,gpx/NAME:HEX,...`: each file's MD5 as it read back from the remote,
 /// which a listing with hashes checks (a copy damaged at its size is found).
+/// `+salted` (export's and delivery's): the trip's copies there carry its logs' salts in their
+/// names (`TripShipment.logName`); a line without it names copies under cairn 0.3's plain names,
+/// which that trip keeps there (`plainNames`), so that an upgrade sends nothing again.
 /// Retention keeps a deleted trip's delivery receipts that name conversions (`retire`): a
 /// delivery with other zones takes those down (`gone`), its log being no longer there to cut.
 struct ExportState {
@@ -57,6 +60,8 @@ struct ExportState {
         var sent: [SentFile] = []
         /// The MD5 (lowercase hex) each file read back with, by its path under the board's folder.
         var md5: [String: String] = [:]
+        /// Its copies there are named with their logs' salts (`TripShipment.logName`).
+        var salted = false
     }
 
     struct SentFile: Equatable {
@@ -99,20 +104,23 @@ struct ExportState {
                 entries.append(
                     Entry(
                         file: String(parts[0]), trip: id, salt: salt, destination: String(v2[3]), files: files, logs: kind.first == "logs",
-                        hidden: extra.hidden, sent: extra.sent, md5: extra.md5))
+                        hidden: extra.hidden, sent: extra.sent, md5: extra.md5, salted: extra.salted))
             } else {
                 entries.append(Entry(file: String(parts[0]), trip: id, salt: salt, destination: String(rest), files: nil, logs: true))
             }
         }
     }
 
-    private static func parseExtra(_ parts: ArraySlice<Substring>) -> (hidden: Bool, sent: [SentFile], md5: [String: String])? {
+    private static func parseExtra(_ parts: ArraySlice<Substring>) -> (hidden: Bool, sent: [SentFile], md5: [String: String], salted: Bool)? {
         var hidden = false
+        var salted = false
         var sent: [SentFile] = []
         var md5: [String: String] = [:]
         for p in parts {
             if p == "hidden" {
                 hidden = true
+            } else if p == "salted" {
+                salted = true
             } else if p.hasPrefix("md5=") {
                 for item in p.dropFirst(4).split(separator: ",") {
                     guard let colon = item.lastIndex(of: ":") else { return nil }
@@ -129,7 +137,7 @@ struct ExportState {
                 return nil
             }
         }
-        return (hidden, sent, md5)
+        return (hidden, sent, md5, salted)
     }
 
     private static func parseFiles(_ text: Substring) -> [CopiedFile]? {
@@ -185,8 +193,9 @@ struct ExportState {
     /// `hidden`: the trip was wholly inside a privacy zone, so no conversion went.
     /// `sent`: the conversions a delivery sent (names without spaces, commas or '+'); `md5`: what
     /// its files read back with on the remote (path under the board's folder -> MD5).
+    /// `salted`: the names its copies took there (`TripShipment.logName`).
     mutating func mark(
-        _ t: TripRef, files: [CopiedFile], logs: Bool, destination: String, hidden: Bool = false, sent: [SentFile] = [],
+        _ t: TripRef, files: [CopiedFile], logs: Bool, destination: String, salted: Bool, hidden: Bool = false, sent: [SentFile] = [],
         md5: [String: String] = [:]
     ) {
         entries.removeAll { Self.same($0, t) && $0.destination == destination }
@@ -194,7 +203,22 @@ struct ExportState {
         entries.append(
             Entry(
                 file: baseName(t.files[0].path), trip: t.id, salt: t.files[0].header.salt, destination: destination, files: files, logs: logs,
-                hidden: hidden, sent: sent.filter { plain($0.path) }, md5: md5.filter { plain($0.key) && $0.value.utf8.count == 32 }))
+                hidden: hidden, sent: sent.filter { plain($0.path) }, md5: md5.filter { plain($0.key) && $0.value.utf8.count == 32 },
+                salted: salted))
+    }
+
+    /// Whether `t` keeps cairn 0.3's plain names at a remote folder (`folder`) or a stick
+    /// (`destination`): a receipt of it there names copies sent under them (a line without
+    /// `+salted`, or of before lines held files). A trip never sent there takes salted names.
+    func plainNames(_ t: TripRef, folder: String) -> Bool {
+        entries.contains { Self.same($0, t) && !$0.salted && Self.folder(ofDestination: $0.destination) == folder }
+    }
+    func plainNames(_ t: TripRef, destination: String) -> Bool {
+        entries.contains { Self.same($0, t) && !$0.salted && $0.destination == destination }
+    }
+    /// Whether the copies of `t` at `destination` (a receipt's) carry salted names.
+    func salted(_ t: TripRef, destination: String) -> Bool {
+        entries.first { Self.same($0, t) && $0.destination == destination }?.salted ?? true
     }
 
     /// The MD5s the files of `t`'s delivery to `destination` read back with (empty for a receipt
@@ -264,9 +288,9 @@ struct ExportState {
     /// the strength of a copy not found whole in the same run.
     func destinationsHoldingCopies(_ t: TripRef) -> [String] {
         guard let now = try? Self.current(t) else { return [] }
-        return entries.filter { Self.same($0, t) && $0.logs && $0.files == now }.map(\.destination).filter { d in
-            now.allSatisfy { c in (try? FileDigest.of(POSIX.join(POSIX.join(d, "logs"), c.name))) == c.digest }
-        }
+        return entries.filter { Self.same($0, t) && $0.logs && $0.files == now }.filter { e in
+            now.allSatisfy { c in (try? FileDigest.of(POSIX.join(e.destination, TripShipment.logPath(c, salted: e.salted)))) == c.digest }
+        }.map(\.destination)
     }
 
     /// Every destination a receipt names for `t`, whatever its files now.
@@ -333,7 +357,7 @@ struct ExportState {
                 let list = files.map { "\($0.name)/\(String($0.salt, radix: 16))/\($0.digest.text)" }.joined(separator: ",")
                 let sent = e.sent.isEmpty ? "" : "+sent=" + e.sent.map { "\($0.path)/\($0.size)" }.joined(separator: ",")
                 let md5 = e.md5.isEmpty ? "" : "+md5=" + e.md5.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
-                text += "\(Self.version) \(e.logs ? "logs" : "nologs")\(e.hidden ? "+hidden" : "")\(sent)\(md5) \(list) "
+                text += "\(Self.version) \(e.logs ? "logs" : "nologs")\(e.hidden ? "+hidden" : "")\(e.salted ? "+salted" : "")\(sent)\(md5) \(list) "
             }
             text += "\(e.destination)\n"
         }

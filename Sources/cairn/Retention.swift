@@ -67,8 +67,10 @@ struct Retention {
         if let p = state.problem { say("retention: \(p)") }
         if let p = delivered.problem { say("retention: \(p)") }
         let files = (try? LogDirectory.logFiles(in: dir)) ?? []
+        // The names of the copies: plain (cairn 0.3) and with their salts (`TripShipment.logName`).
+        let salted = all.flatMap(\.trip.files).map { TripShipment.logName(baseName($0.path), salt: $0.header.salt, salted: true) }
         let copies = DeliveredCopies(
-            directory: dir, timeoutSeconds: remoteTimeout, deadlineSeconds: remoteDeadline, names: Set(files.map { baseName($0.path) }))
+            directory: dir, timeoutSeconds: remoteTimeout, deadlineSeconds: remoteDeadline, names: Set(files.map { baseName($0.path) } + salted))
         // The one rclone of the run's remote checks, stopped however the run ends.
         defer { copies.finish() }
         var total = 0
@@ -101,7 +103,12 @@ struct Retention {
             // is no copy off the board.
             if exported == .exported, let t = all[i].trip.files.first {
                 let folders = state.exportedDestinations(all[i].trip)
-                if !folders.isEmpty, folders.allSatisfy({ OnThisCard.holds(POSIX.join($0, "logs"), file: baseName(t.path), logDirectory: dir) }) {
+                let trip = all[i].trip
+                if !folders.isEmpty,
+                    folders.allSatisfy({
+                        OnThisCard.holds($0, file: TripShipment.logPath(t, salted: state.salted(trip, destination: $0)), logDirectory: dir)
+                    })
+                {
                     exported = .copyOnThisCard
                 } else if state.destinationsHoldingCopies(all[i].trip).isEmpty {
                     // The receipt's copy is not where it went, whole, now.
@@ -114,7 +121,8 @@ struct Retention {
             // not here to look at, and the delivery will send the copy again).
             if sent == .exported {
                 let t = all[i].trip
-                let found = copies.verdict(t, destinations: delivered.exportedDestinations(t), say: say)
+                let found = copies.verdict(
+                    t, destinations: delivered.exportedDestinations(t), salted: { delivered.salted(t, destination: $0) }, say: say)
                 // A receipt whose copy is not whole there no longer holds: the next delivery
                 // reads that copy back and sends it again (a damaged one too, unseen by its sizes).
                 if !dryRun && !found.notWhole.isEmpty {

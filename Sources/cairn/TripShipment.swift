@@ -21,13 +21,17 @@ struct TripShipment {
     let board: String?
     /// In front of each conversion's name (`--name-prefix`).
     let prefix: String
+    /// Whether its names carry its logs' salts (`TripShipment.salted`): false only for a trip
+    /// that went to this destination before under the plain names.
+    let salted: Bool
 
     /// Cuts `t` (its summary `whole`) through `zones` and at the rider's end press (the exports
     /// end there: `ExportStages`); without either it ships whole.
-    init(_ t: TripRef, _ whole: TripSummary, zones: PrivacyZones, board fallback: String?, prefix: String = "") throws {
+    init(_ t: TripRef, _ whole: TripSummary, zones: PrivacyZones, board fallback: String?, prefix: String = "", salted: Bool) throws {
         trip = t
         board = TripCatalog.board(of: t, fallback: fallback)
         self.prefix = prefix
+        self.salted = salted
         let end = whole.endPressMs
         guard whole.stats.points > 0, !zones.isEmpty else {
             summary = end == nil ? whole : try ExportStages.summary(t, window: nil, endPressMs: end)
@@ -45,6 +49,34 @@ struct TripShipment {
     static let logsFolder = "logs"
     /// Where a log copy goes ("logs/00000001.cairn").
     static func logPath(_ name: String) -> String { logsFolder + "/" + name }
+
+    /// The names of a trip's copies, for export and delivery alike. Each log directory (a card)
+    /// counts its files from 00000001 and its trips from 1 again, so a log's name and the trip's
+    /// number tell nothing apart between two cards of one board: every name a trip takes on a
+    /// stick or a remote carries the random salt of its logs' headers instead (a log copy its
+    /// own, "logs/00000001-4a875be0.cairn"; the conversions, picture and page entry its first
+    /// log's, "gpx/20250601-080000-bike-trip1-4a875be0.gpx"). `salted` false: the plain names
+    /// of cairn 0.3, which a trip that went there under them keeps (`ExportState.plainNames`).
+    static func logName(_ name: String, salt: UInt32, salted: Bool) -> String {
+        guard salted else { return name }
+        let ext = ".cairn"
+        let stem = name.hasSuffix(ext) ? String(name.dropLast(ext.utf8.count)) : name
+        return stem + "-" + TripIndex.hex8(salt) + (name.hasSuffix(ext) ? ext : "")
+    }
+    /// Where the copy of the log `c` goes.
+    static func logPath(_ c: ExportState.CopiedFile, salted: Bool) -> String { logPath(logName(c.name, salt: c.salt, salted: salted)) }
+    /// Where the copy of the log file `f` goes.
+    static func logPath(_ f: LogFileRef, salted: Bool) -> String { logPath(logName(baseName(f.path), salt: f.header.salt, salted: salted)) }
+    /// What a conversion's and picture's name adds after the trip's number (`ExportFormat.fileName`).
+    static func suffix(_ t: TripRef, salted: Bool) -> String {
+        t.nameSuffix + (salted ? "-" + TripIndex.hex8(t.files[0].header.salt) : "")
+    }
+    /// A conversion's name ("20250601-080000-bike-trip1-4a875be0.gpx"; no start: "bike-trip1-….gpx").
+    static func conversionName(
+        _ format: ExportFormat, _ t: TripRef, startMs: Int64?, prefix: String = "", board: String?, salted: Bool
+    ) -> String {
+        format.fileName(tripId: t.id, startMs: startMs, suffix: suffix(t, salted: salted), prefix: prefix, board: board)
+    }
     /// Where the board's privacy key goes: beside the logs (`ShippingPlan.keyGoes`).
     static let keyPath = logPath(ExportStageOptions.keyFileName)
     /// The folders a shipment writes in.
@@ -52,7 +84,7 @@ struct TripShipment {
     static func isLog(_ relative: String) -> Bool { relative.hasPrefix(logsFolder + "/") }
 
     /// Where the trip's log copies go, in its files' order.
-    var logPaths: [String] { trip.files.map { Self.logPath(baseName($0.path)) } }
+    var logPaths: [String] { trip.files.map { Self.logPath($0, salted: salted) } }
 
     /// Every point is inside a zone: no conversion, no page entry.
     var hidesAll: Bool { window?.hidesAll == true }
@@ -62,7 +94,7 @@ struct TripShipment {
 
     /// A conversion's name, and its path under the destination ("gpx/NAME").
     func name(_ format: ExportFormat) -> String {
-        format.fileName(tripId: trip.id, startMs: summary.stats.firstTimeMs, suffix: trip.nameSuffix, prefix: prefix, board: board)
+        Self.conversionName(format, trip, startMs: summary.stats.firstTimeMs, prefix: prefix, board: board, salted: salted)
     }
     func path(_ format: ExportFormat) -> String { format.name + "/" + name(format) }
 
@@ -75,7 +107,7 @@ struct TripShipment {
     /// log copies (`logPaths`) that are `present` there.
     func pageTrip(formats: [ExportFormat], logs: Bool, present: (String) -> Bool) -> PageTrip {
         let entry = Self.pageEntry(
-            trip, summary, key: key, present: present, formats: formats, prefix: prefix, board: board, hidden: hidesAll,
+            trip, summary, key: key, present: present, formats: formats, prefix: prefix, board: board, salted: salted, hidden: hidesAll,
             logs: logs ? logPaths : [],
             leftOut: window?.leftOut ?? 0)
         return PageTrip(entry: entry, trip: trip, window: window)
@@ -85,9 +117,9 @@ struct TripShipment {
     /// they and the log copies are in (relative to the destination; those `present` there).
     static func pageEntry(
         _ t: TripRef, _ s: TripSummary, key: String, present: (String) -> Bool, formats: [ExportFormat], prefix: String, board: String?,
-        hidden: Bool, logs: [String], leftOut: Int = 0
+        salted: Bool, hidden: Bool, logs: [String], leftOut: Int = 0
     ) -> TripIndex.Entry {
-        let stem = ExportFormat.csv.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
+        let stem = conversionName(.csv, t, startMs: s.stats.firstTimeMs, prefix: prefix, board: board, salted: salted)
         var e = TripIndex.Entry(key: key, tripId: t.id, name: String(stem.dropLast(ExportFormat.csv.fileExtension.utf8.count + 1)))
         if !hidden && s.records > 0 {
             e.startMs = s.stats.firstTimeMs
@@ -101,7 +133,7 @@ struct TripShipment {
             if s.stats.ascentM != nil { e.climbSource = s.stats.climbFromBarometer ? "barometer" : "gps" }
             e.leftOut = leftOut
             for f in formats {
-                let rel = f.name + "/" + f.fileName(tripId: t.id, startMs: s.stats.firstTimeMs, suffix: t.nameSuffix, prefix: prefix, board: board)
+                let rel = f.name + "/" + conversionName(f, t, startMs: s.stats.firstTimeMs, prefix: prefix, board: board, salted: salted)
                 if present(rel) { e.files.append(rel) }
             }
         }

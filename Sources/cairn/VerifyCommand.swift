@@ -31,7 +31,7 @@ enum VerifyCommand: Command {
                 if json { objects.append(fileJSON(p, state: "unreadable", error: "no such file or directory")) }
                 continue
             }
-            if let files = try? LogDirectory.logFiles(in: p) {
+            if let files = try? LogDirectory.logFiles(in: p, copies: true) {
                 if files.isEmpty { printErr("\(p): no cairn log files in this directory"); note(1) }
                 paths += files.map(\.path)
             } else {

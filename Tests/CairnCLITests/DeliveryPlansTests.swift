@@ -1,3 +1,4 @@
+import CairnExport
 import XCTest
 
 @testable import cairn
@@ -198,6 +199,45 @@ final class DeliveryPlansTests: XCTestCase {
     }
 
     typealias Stop = DeliveryPlans.Stop
+
+    func testKeyThere() {
+        let ours = (size: 16, md5: String(repeating: "a", count: 32))
+        func listed(_ size: Int, _ md5: String?) -> RemoteCopies.FileCheck { RemoteCopies.FileCheck(name: "logs/privacy-key", size: size, md5: md5) }
+        let b = String(repeating: "b", count: 32)
+        let table: [(RemoteCopies.FileCheck?, Bool, Bool, DeliveryPlans.KeyThere)] = [
+            (nil, false, false, .fine),  // no logs there: nothing asks for it
+            (nil, true, false, .owed),  // a run cut before it went
+            (nil, true, true, .owed),  // deleted there
+            (listed(16, ours.md5), true, true, .fine),
+            (listed(16, nil), true, false, .fine),  // WebDAV: its size only
+            (listed(16, b), true, true, .damaged),  // a byte flipped in this key
+            (listed(9, nil), true, true, .damaged),  // cut
+            (listed(16, b), true, false, .another),  // never this board's here
+            (listed(9, nil), false, false, .another)
+        ]
+        for (i, (l, logs, sent, want)) in table.enumerated() {
+            XCTAssertEqual(DeliveryPlans.keyThere(ours: ours, listed: l, holdsLogs: logs, sentHere: sent), want, "row \(i)")
+        }
+    }
+
+    func testOnCard() {
+        XCTAssertNil(DeliveryPlans.onCard([]), "a remote elsewhere")
+        XCTAssertEqual(DeliveryPlans.onCard([("/srv/rides", true)]), "/srv/rides")
+        XCTAssertEqual(DeliveryPlans.onCard([("/a", true), ("/b", true)]), "/a")
+        XCTAssertNil(DeliveryPlans.onCard([("/a", true), ("/media/stick", false)]), "a union with a folder off the card")
+        XCTAssertNil(DeliveryPlans.onCard([("/media/stick", false)]))
+    }
+
+    func testPageChanged() {
+        let a = String(repeating: "a", count: 32), b = String(repeating: "b", count: 32)
+        let sent = ["index.html": a, "index.tsv": b]
+        func f(_ n: String, _ m: String?) -> RemoteCopies.FileCheck { RemoteCopies.FileCheck(name: n, size: 10, md5: m) }
+        XCTAssertEqual(DeliveryPlans.pageChanged(sent: sent, listed: ["index.html": f("index.html", a), "index.tsv": f("index.tsv", b)]), [])
+        XCTAssertEqual(
+            DeliveryPlans.pageChanged(sent: sent, listed: ["index.html": f("index.html", b), "index.tsv": f("index.tsv", b)]), ["index.html"])
+        XCTAssertEqual(DeliveryPlans.pageChanged(sent: sent, listed: ["index.html": f("index.html", nil)]), ["index.tsv"])
+        XCTAssertEqual(DeliveryPlans.pageChanged(sent: [:], listed: [:]), [])
+    }
 }
 
 extension DeliveryStatus {

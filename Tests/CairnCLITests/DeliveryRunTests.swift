@@ -11,6 +11,8 @@ import XCTest
 /// receipts name every trip, and a third run sends nothing.
 final class DeliveryRunTests: XCTestCase {
     let remote = "mem:rides"
+    /// The fixture's copy under the board's folder: its name and its header's salt.
+    let log1 = "00000001-508bf26d.cairn"
 
     func makeDir() throws -> String {
         let d = "/tmp/cairn-delivery-run-\(getpid())-\(Int.random(in: 0..<1_000_000_000))"
@@ -48,7 +50,7 @@ final class DeliveryRunTests: XCTestCase {
         XCTAssertEqual(
             Set(r.files.keys.map { String($0.dropFirst(remote.count + 1)) }.map { $0.split(separator: "/").first.map(String.init) ?? $0 }),
             ["unnamed"])
-        XCTAssertTrue(r.files.keys.contains("\(remote)/unnamed/logs/00000001.cairn"))
+        XCTAssertTrue(r.files.keys.contains("\(remote)/unnamed/logs/\(log1)"))
         XCTAssertTrue(r.files.keys.contains("\(remote)/unnamed/index.html"))
         r.calls = []
         XCTAssertEqual(run(d, r), ExitCode.ok)
@@ -103,7 +105,7 @@ final class DeliveryRunTests: XCTestCase {
         let r = MemoryRemote()
         XCTAssertEqual(run(d, r), ExitCode.ok)
         let whole = r.files
-        let log = "\(remote)/unnamed/logs/00000001.cairn"
+        let log = "\(remote)/unnamed/logs/\(log1)"
         r.files[log] = Array(whole[log]!.prefix(4096))
         XCTAssertEqual(run(d, r), ExitCode.ok)
         XCTAssertEqual(r.files, whole)
@@ -187,7 +189,7 @@ final class DeliveryRunTests: XCTestCase {
         let r = MemoryRemote()
         r.failAt = 3  // the read-back after the upload
         XCTAssertEqual(run(d, r), ExitCode.tryLater)
-        XCTAssertTrue(r.files.keys.contains { $0.hasPrefix("\(remote)/.cairn-tmp-unnamed-") && $0.hasSuffix("/logs/00000001.cairn") })
+        XCTAssertTrue(r.files.keys.contains { $0.hasPrefix("\(remote)/.cairn-tmp-unnamed-") && $0.hasSuffix("/logs/\(log1)") })
         r.failAt = nil
         r.calls = []
         XCTAssertEqual(run(d, r), ExitCode.ok)
@@ -214,7 +216,7 @@ final class DeliveryRunTests: XCTestCase {
         let d = try makeDir()
         let r = MemoryRemote()
         let other: [UInt8] = Array("CAIRNLOG another board's log".utf8)
-        let path = "\(remote)/unnamed/logs/00000001.cairn"
+        let path = "\(remote)/unnamed/logs/\(log1)"
         r.beforeMove = { r.files[path] = other }
         XCTAssertEqual(run(d, r), ExitCode.tryLater)
         XCTAssertEqual(r.files[path], other)
@@ -229,7 +231,7 @@ final class DeliveryRunTests: XCTestCase {
         let r = MemoryRemote()
         XCTAssertEqual(run(d, r), ExitCode.ok)
         let whole = r.files
-        let log = "\(remote)/unnamed/logs/00000001.cairn"
+        let log = "\(remote)/unnamed/logs/\(log1)"
         let gpx = try XCTUnwrap(r.files.keys.first { $0.hasPrefix("\(remote)/unnamed/gpx/") })
         for p in [log, gpx] { r.files[p]![r.files[p]!.count / 2] ^= 0x01 }
         r.calls = []
@@ -276,5 +278,127 @@ final class DeliveryRunTests: XCTestCase {
         r.calls = []
         XCTAssertEqual(run(d, r), ExitCode.ok)
         XCTAssertEqual(r.calls, ["list", "readBack"])
+    }
+
+    /// A new card of the same board (a fresh log directory: its log 00000001.cairn and its trip 1
+    /// again) delivers to the folder the first card filled: every name it takes carries its
+    /// log's salt, nothing of the first card's is replaced, and the page shows both rides.
+    /// (Before: the new card's log clashed with the first's, its trip failed on every run.)
+    func testANewCardOfTheSameBoardDeliversBesideTheFirst() throws {
+        let first = try makeDir()
+        let r = MemoryRemote()
+        XCTAssertEqual(run(first, r), ExitCode.ok)
+        let before = r.files.filter { !$0.key.hasSuffix("/index.html") && !$0.key.hasSuffix("/index.tsv") }
+        let card = "/tmp/cairn-delivery-run-card2-\(getpid())-\(Int.random(in: 0..<1_000_000_000))"
+        XCTAssertEqual(mkdir(card, 0o755), 0)
+        let other = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/logs/crafted-values/00000001.cairn").path
+        try Data(contentsOf: URL(fileURLWithPath: other)).write(to: URL(fileURLWithPath: card + "/00000001.cairn"))
+        XCTAssertEqual(run(card, r), ExitCode.ok)
+        for (p, b) in before { XCTAssertEqual(r.files[p], b, "\(p): the first card's copy") }
+        let new = Set(r.files.keys).subtracting(before.keys).filter { !$0.hasSuffix("/index.html") && !$0.hasSuffix("/index.tsv") }
+        XCTAssertTrue(new.contains("\(remote)/unnamed/logs/00000001-c0ffee01.cairn"), "\(new.sorted())")
+        XCTAssertFalse(new.isEmpty)
+        for p in new { XCTAssertTrue(p.contains("-c0ffee01"), "\(p): a name without the new card's salt") }
+        let tsv = String(decoding: try XCTUnwrap(r.files["\(remote)/unnamed/index.tsv"]), as: UTF8.self)
+        XCTAssertTrue(tsv.contains("trip1-508bf26d") && tsv.contains("trip1-c0ffee01"), tsv)
+        r.calls = []
+        XCTAssertEqual(run(card, r), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list"])
+        // The first card finds the page changed since it sent it (the new card's): made again,
+        // the same, nothing sent; then nothing looked at.
+        let both = r.files
+        XCTAssertEqual(run(first, r), ExitCode.ok)
+        XCTAssertFalse(r.calls.contains("mirror"), "\(r.calls)")
+        XCTAssertEqual(r.files, both)
+        r.calls = []
+        XCTAssertEqual(run(first, r), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list"], "the first card sends nothing again")
+    }
+
+    /// A trip delivered by cairn 0.3 under the plain names (a receipt without `+salted`) keeps
+    /// them: an upgrade sends nothing again, and a trip that grows goes up under them.
+    func testATripDeliveredUnderThePlainNamesKeepsThem() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        // Made into what 0.3 left: every name without the salt, the receipt without `+salted`.
+        func plain(_ text: String) -> String {
+            text.replacingOccurrences(of: "00000001-508bf26d.cairn", with: "00000001.cairn")
+                .replacingOccurrences(of: "-trip1-508bf26d.", with: "-trip1.").replacingOccurrences(of: "+salted", with: "")
+        }
+        var files: [String: [UInt8]] = [:]
+        for (p, b) in r.files {
+            let text = p.hasSuffix(".tsv") || p.hasSuffix(".html") ? Array(plain(String(decoding: b, as: UTF8.self)).utf8) : b
+            files[plain(p)] = text
+        }
+        r.files = files
+        let receipts = d + "/" + ExportState.deliveredFileName
+        let text = try String(contentsOfFile: receipts, encoding: .utf8)
+        XCTAssertTrue(text.contains("+salted"), text)
+        try plain(text).write(toFile: receipts, atomically: true, encoding: .utf8)
+        // 0.3's status kept no page MD5s.
+        let status = d + "/" + DeliveryStatus.fileName
+        let lines = try String(contentsOfFile: status, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("page_") }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: status, atomically: true, encoding: .utf8)
+        XCTAssertTrue(r.files.keys.contains("\(remote)/unnamed/logs/00000001.cairn"))
+        r.calls = []
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list"], "nothing sent again under new names")
+        XCTAssertEqual(r.files, files)
+        // A format added later goes up under the plain names too.
+        XCTAssertEqual(run(d, r, formats: [.gpx, .csv, .kml]), ExitCode.ok)
+        XCTAssertFalse(r.files.keys.contains { $0.contains("508bf26d.") }, "\(r.files.keys.sorted())")
+        XCTAssertEqual(r.files.keys.filter { $0.hasSuffix(".kml") }.count, 1)
+    }
+
+    /// With zones and the logs going, the board's key goes beside them; it and the page are
+    /// delivered files too: a byte flipped in either at its size is found by the listing's MD5
+    /// and sent again (the key, this board's by the MD5 it went up with, not "another board's";
+    /// the page made again). Before, neither was noticed, and a later run that sent a log
+    /// failed "holds another key" on every run.
+    func testADamagedKeyOrPageIsFoundAndSentAgain() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        let key = try XCTUnwrap(PrivacyKey(bytes: Array(0..<16)))
+        let zones = PrivacyZones([PrivacyZone(lat: -40, lon: 170, radiusM: 300)], key: key)
+        XCTAssertEqual(run(d, r, zones: zones), ExitCode.ok)
+        let whole = r.files
+        let keyPath = "\(remote)/unnamed/logs/privacy-key"
+        let html = "\(remote)/unnamed/index.html"
+        XCTAssertEqual(r.files[keyPath], key.bytes)
+        for p in [keyPath, html] {
+            r.files[p]![r.files[p]!.count / 2] ^= 0x01
+            r.calls = []
+            XCTAssertEqual(run(d, r, zones: zones), ExitCode.ok, p)
+            XCTAssertTrue(r.calls.contains("mirror"), "\(p): \(r.calls)")
+            XCTAssertEqual(r.files[p], whole[p], p)
+            r.calls = []
+            XCTAssertEqual(run(d, r, zones: zones), ExitCode.ok)
+            XCTAssertEqual(r.calls, ["list"], "\(p): whole again, nothing sent")
+        }
+        // Another key there, never this board's: kept, said when logs would go beside it.
+        let other = "\(remote)/unnamed/logs/privacy-key"
+        let d2 = try makeDir()
+        let r2 = MemoryRemote()
+        r2.files[other] = Array(repeating: 7, count: 16)
+        r2.files["\(remote)/unnamed/logs/00000009-00000001.cairn"] = [1]
+        XCTAssertEqual(run(d2, r2, zones: zones), ExitCode.failure)
+        XCTAssertEqual(r2.files[other], Array(repeating: 7, count: 16))
+    }
+
+    /// A board folder that rclone keeps on the log directory's own card (an alias or a symlink to
+    /// a folder beside the logs, a stick's mount point without the stick) was delivered to and
+    /// said delivered (attack r21 case15) though copies there die with the card: refused (78),
+    /// nothing sent, no receipt. A union with a folder off the card still goes.
+    func testABoardFolderOnTheLogDirectorysCardIsRefused() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        r.localRoots = .folders([POSIX.parent(of: d) + "/beside-\(getpid())/rides/unnamed"])
+        XCTAssertEqual(run(d, r), ExitCode.config)
+        XCTAssertTrue(r.files.isEmpty, "\(r.files.keys.sorted())")
+        XCTAssertTrue(ExportState(directory: d, fileName: ExportState.deliveredFileName).entries.isEmpty)
+        r.localRoots = .folders([POSIX.parent(of: d) + "/beside-\(getpid())", "/dev/shm/cairn-elsewhere"])
+        XCTAssertEqual(run(d, r), ExitCode.ok)
     }
 }

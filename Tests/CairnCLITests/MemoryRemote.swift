@@ -136,7 +136,9 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
         try end("removeFolder", failing)
     }
 
-    func localFolders(_ folder: String) throws(RemoteFailure) -> RcloneLocalRoots.Answer { .folders([]) }
+    /// Where the remote keeps its files on this machine (none: elsewhere).
+    var localRoots: RcloneLocalRoots.Answer = .folders([])
+    func localFolders(_ folder: String) throws(RemoteFailure) -> RcloneLocalRoots.Answer { localRoots }
 
     func listFolders(_ folder: String) throws(RemoteFailure) -> [String] {
         let failing = try begin("listFolders")

@@ -34,7 +34,7 @@ final class TrainerDeliveryTests: XCTestCase {
         XCTAssertNotEqual(run(d, r, formats: [.gpx, .kml], logs: false), ExitCode.ok, "nothing of it would arrive")
         XCTAssertFalse(r.files.keys.contains { $0.hasSuffix(".gpx") || $0.hasSuffix(".fit") || $0.hasSuffix(".cairn") }, "\(r.files.keys)")
         XCTAssertEqual(run(d, r, formats: [.gpx, .fit], logs: true), ExitCode.ok)
-        XCTAssertTrue(r.files.keys.contains("\(remote)/unnamed/logs/00000001.cairn"), "\(r.files.keys)")
+        XCTAssertTrue(r.files.keys.contains("\(remote)/unnamed/logs/00000001-5eed0040.cairn"), "\(r.files.keys)")
         XCTAssertEqual(r.files.keys.filter { $0.hasSuffix(".fit") }.count, 1, "\(r.files.keys)")
         XCTAssertFalse(r.files.keys.contains { $0.hasSuffix(".gpx") }, "\(r.files.keys)")
         r.calls = []

@@ -550,6 +550,20 @@ final class WriterTests: LogTestCase {
         XCTAssertThrowsError(try LogWriter(directory: dir, number: 100_000_000, header: header))
     }
 
+    /// A folder of delivered copies ("00000042-4a875be0.cairn", the log's salt in the name) reads
+    /// as logs when asked (`copies`), never in a recorder's directory.
+    func testCopyNamesAreLogsOnlyWhenAsked() throws {
+        XCTAssertEqual(LogDirectory.copyNumber(fromName: "00000042-4a875be0.cairn"), 42)
+        for bad in ["00000042.cairn", "00000042-4A875BE0.cairn", "00000042-4a875be.cairn", "0000004x-4a875be0.cairn", "00000042_4a875be0.cairn"] {
+            XCTAssertNil(LogDirectory.copyNumber(fromName: bad), bad)
+        }
+        try put([1], "00000003-0000abcd.cairn")
+        try put([1], "00000002.cairn")
+        XCTAssertEqual(try LogDirectory.logFiles(in: dir).map(\.number), [2])
+        XCTAssertEqual(try LogDirectory.logFiles(in: dir, copies: true).map(\.number), [2, 3])
+        XCTAssertEqual(try LogDirectory.nextNumber(in: dir), 3)
+    }
+
     func testRandomSaltsDiffer() {
         let salts = Set((0..<64).map { _ in LogDirectory.randomSalt() })
         XCTAssertGreaterThan(salts.count, 60)

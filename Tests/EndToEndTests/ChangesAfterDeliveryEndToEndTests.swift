@@ -66,13 +66,13 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let root = path + "/unnamed"
         XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
         let whole = try data(dir + "/00000001.cairn")
-        let gpx = try data(root + "/gpx/20250602-080000-trip1.gpx")
+        let gpx = try data(root + "/gpx/20250602-080000-trip1-00000010.gpx")
         // The tail lost mid-record, then more of it.
         for cut in [whole.count - 7, whole.count - 37] {
             try whole.prefix(cut).write(to: URL(fileURLWithPath: dir + "/00000001.cairn"))
             let r = try deliver(dir, conf, remote, ["--format", "gpx"])
-            XCTAssertEqual(try data(root + "/logs/00000001.cairn"), whole, "cut to \(cut): " + r.stderr)
-            XCTAssertEqual(try data(root + "/gpx/20250602-080000-trip1.gpx"), gpx, "cut to \(cut): " + r.stderr)
+            XCTAssertEqual(try data(root + "/logs/00000001-00000010.cairn"), whole, "cut to \(cut): " + r.stderr)
+            XCTAssertEqual(try data(root + "/gpx/20250602-080000-trip1-00000010.gpx"), gpx, "cut to \(cut): " + r.stderr)
             XCTAssertNotEqual(r.status, 0, r.stderr)
             XCTAssertTrue(r.stderr.contains("00000001.cairn") && r.stderr.contains("kept"), r.stderr)
             let p = try prune(dir)
@@ -87,36 +87,36 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let (conf, remote, path) = try remote()
         let root = path + "/unnamed"
         XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
-        try fm.removeItem(atPath: root + "/logs/00000001.cairn")
+        try fm.removeItem(atPath: root + "/logs/00000001-00000010.cairn")
         let two = try data(dir + "/00000002.cairn")
-        try two.prefix(300).write(to: URL(fileURLWithPath: root + "/logs/00000002.cairn"))
-        try fm.removeItem(atPath: root + "/gpx/20250604-080000-trip3.gpx")
+        try two.prefix(300).write(to: URL(fileURLWithPath: root + "/logs/00000002-00000020.cairn"))
+        try fm.removeItem(atPath: root + "/gpx/20250604-080000-trip3-00000030.gpx")
         let r = try deliver(dir, conf, remote, ["--format", "gpx"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"), r.stderr)
-        XCTAssertEqual(try data(root + "/logs/00000002.cairn"), two, r.stderr)
-        XCTAssertTrue(fm.fileExists(atPath: root + "/gpx/20250604-080000-trip3.gpx"), r.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000001-00000010.cairn"), try data(dir + "/00000001.cairn"), r.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000002-00000020.cairn"), two, r.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: root + "/gpx/20250604-080000-trip3-00000030.gpx"), r.stderr)
         XCTAssertTrue(r.stderr.contains("delivered 3 trips"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("logs/00000001.cairn: missing") && r.stderr.contains("sent again"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("logs/00000001-00000010.cairn: missing") && r.stderr.contains("sent again"), r.stderr)
         // Lost again after the run: prune finds it so in its own run and keeps the trips.
-        try fm.removeItem(atPath: root + "/logs/00000001.cairn")
-        try two.prefix(300).write(to: URL(fileURLWithPath: root + "/logs/00000002.cairn"))
+        try fm.removeItem(atPath: root + "/logs/00000001-00000010.cairn")
+        try two.prefix(300).write(to: URL(fileURLWithPath: root + "/logs/00000002-00000020.cairn"))
         let p = try prune(dir)
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000002.cairn"), p.stderr)
         XCTAssertTrue(p.stderr.contains("not found whole"), p.stderr)
         // Same size, other bytes (where the backend has a hash): kept too.
         XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
-        var flipped = try data(root + "/logs/00000001.cairn")
+        var flipped = try data(root + "/logs/00000001-00000010.cairn")
         flipped[200] ^= 0x01
-        try flipped.write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn"))
+        try flipped.write(to: URL(fileURLWithPath: root + "/logs/00000001-00000010.cairn"))
         let damaged = try prune(dir)
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), damaged.stderr)
         // Found so, its receipt no longer holds: the next delivery reads it back and repairs it.
         let repair = try deliver(dir, conf, remote, ["--format", "gpx"])
         XCTAssertEqual(repair.status, 0, repair.stderr)
         XCTAssertTrue(repair.stderr.contains("a damaged copy"), repair.stderr)
-        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"), repair.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000001-00000010.cairn"), try data(dir + "/00000001.cairn"), repair.stderr)
         // A remote that cannot be reached keeps every delivered trip, said.
         try "".write(toFile: conf, atomically: true, encoding: .utf8)
         let gone = try prune(dir)
@@ -131,24 +131,28 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
 
     /// A stick's mount point while the stick is not mounted, or any folder on the board's card:
     /// a delivery or an export there writes onto the card itself, and those copies die with it.
-    /// Retention never deletes a trip on their strength (however rclone names the folder: an
-    /// alias of a local remote here); a copy off the card's file system still frees the card.
+    /// A delivery there is refused (78: attack r21 case15, an alias or a local remote through a
+    /// symlink to a folder beside the logs went and said delivered), nothing written; retention
+    /// never deletes a trip on an export's copies there; a copy off the card still frees it.
     func testCopiesOnTheBoardsOwnCardAreNoCopiesForRetention() throws {
         let dir = try logs(2)
         let card = Harness.tempDir()
         let conf = card + "/rclone.conf"
+        try fm.createDirectory(atPath: card + "/beside", withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: card + "/link", withDestinationPath: card + "/beside")
         try "[loc]\ntype = local\n[stick]\ntype = alias\nremote = loc:\(card)/media/stick\n".write(toFile: conf, atomically: true, encoding: .utf8)
-        let check = try deliver(dir, conf, "stick:rides", ["--format", "gpx", "--page", "no", "--check"])
-        XCTAssertEqual(check.status, 0, check.stderr)
-        XCTAssertTrue(check.stdout.contains("on the log directory's own card"), check.stdout)
-        let d = try deliver(dir, conf, "stick:rides", ["--format", "gpx", "--page", "no"])
-        XCTAssertEqual(d.status, 0, d.stderr)
-        XCTAssertTrue(fm.fileExists(atPath: card + "/media/stick/rides/unnamed/logs/00000001.cairn"), d.stderr)
-        let p = try prune(dir)
-        XCTAssertEqual(p.status, 0, p.stderr)
-        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
-        XCTAssertTrue(p.stderr.contains("only copies on the log directory's own card"), p.stderr)
-        // Exported to a folder on the card: kept too.
+        for remote in ["stick:rides", "loc:" + card + "/link/rides", card + "/beside/rides"] {
+            let check = try deliver(dir, conf, remote, ["--format", "gpx", "--page", "no", "--check"])
+            XCTAssertEqual(check.status, 78, remote + ": " + check.stderr)
+            XCTAssertTrue(check.stderr.contains("on the log directory's own card"), check.stderr)
+            let d = try deliver(dir, conf, remote, ["--format", "gpx", "--page", "no"])
+            XCTAssertEqual(d.status, 78, remote + ": " + d.stderr)
+            XCTAssertTrue(d.stderr.contains("on the log directory's own card"), d.stderr)
+        }
+        XCTAssertEqual(files(card + "/media") + files(card + "/beside"), [])
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/delivered"))
+        // Exported to a folder on the card (a stick's mount point): kept.
+        try fm.createDirectory(atPath: card + "/media", withIntermediateDirectories: true)
         let e = try Harness.cairn("export", "--dir", dir, "--to", card + "/media/stick2")
         XCTAssertEqual(e.status, 0, e.stderr)
         let p2 = try prune(dir)
@@ -190,7 +194,15 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         remote = loc:\(stick)/enc
         password = \(password)
         """.write(toFile: conf, atomically: true, encoding: .utf8)
-        for remote in ["sec:rides", "u:rides"] {
+        // A crypt over a folder on the card: refused (78), nothing written there.
+        let onCard = try logs(2)
+        for extra in [["--check"], []] {
+            let r = try deliver(onCard, conf, "sec:rides", ["--format", "gpx", "--page", "no"] + extra)
+            XCTAssertEqual(r.status, 78, "\(extra): " + r.stderr)
+            XCTAssertTrue(r.stderr.contains("on the log directory's own card"), r.stderr)
+        }
+        XCTAssertEqual(files(card + "/enc"), [])
+        for remote in ["u:rides"] {
             let dir = try logs(2)
             let check = try deliver(dir, conf, remote, ["--format", "gpx", "--page", "no", "--check"])
             XCTAssertTrue(check.stdout.contains("on the log directory's own card"), remote + ": " + check.stdout)
@@ -389,6 +401,35 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         XCTAssertEqual(try? data(logsFolder + "/privacy-key"), key)
     }
 
+    /// Attack r21 case13: with zones and the logs going (the key beside them), a byte flipped in
+    /// the remote's key or page at its size was never noticed, and a run that then sent a log
+    /// failed "holds another key (another board's …)" on every run though the board had its
+    /// own id. Both are found by the listing's MD5 and sent again; a trip added later goes.
+    func testADamagedKeyOrPageAtItsSizeIsSentAgain() throws {
+        let dir = try logs(2)
+        try Harness.recorderKey(dir)
+        let (conf, remote, path) = try remote()
+        let cfg = try zoneConfig("board = kb\n")
+        let extra = ["--config", cfg, "--logs", "yes", "--format", "gpx"]
+        XCTAssertEqual(try deliver(dir, conf, remote, extra).status, 0)
+        let board = path + "/kb"
+        for f in [board + "/logs/privacy-key", board + "/index.html"] {
+            let whole = try data(f)
+            var d = whole
+            d[d.count / 2] ^= 0x01
+            try d.write(to: URL(fileURLWithPath: f))
+            let r = try deliver(dir, conf, remote, extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(try data(f), whole, f + ": " + r.stderr)
+        }
+        XCTAssertTrue(
+            try deliver(dir, conf, remote, extra).stderr.contains("(0 files, 0 bytes)"), "whole again: nothing sent")
+        _ = try logs(3, dir: dir)
+        let r = try deliver(dir, conf, remote, extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stderr.contains("holds another key"), r.stderr)
+    }
+
     /// Finding 7: a 40 MiB index.tsv of zero bytes at the remote was read whole (262 MB
     /// resident on a 512 MB board), staged, and uploaded back, exit 0.
     func testAZeroFilledIndexAtTheRemoteIsNeitherReadWholeNorSentBack() throws {
@@ -446,7 +487,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let (conf, remote, path) = try remote()
         let root = path + "/unnamed"
         XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
-        let copy = root + "/logs/00000001.cairn"
+        let copy = root + "/logs/00000001-00000010.cairn"
         var st = stat()
         XCTAssertEqual(stat(copy, &st), 0)
         var rotten = try data(copy)
@@ -477,7 +518,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
         let gpx = try XCTUnwrap(files(root + "/gpx").first)
         let wholeGpx = try data(root + "/gpx/" + gpx)
-        for p in [root + "/logs/00000001.cairn", root + "/gpx/" + gpx] {
+        for p in [root + "/logs/00000001-00000010.cairn", root + "/gpx/" + gpx] {
             var d = try data(p)
             d[d.count / 2] ^= 0x01
             try d.write(to: URL(fileURLWithPath: p))
@@ -485,16 +526,16 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         let r = try deliver(dir, conf, remote, ["--format", "gpx"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("not whole") && r.stderr.contains("other bytes") && r.stderr.contains("sent again"), r.stderr)
-        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"), r.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000001-00000010.cairn"), try data(dir + "/00000001.cairn"), r.stderr)
         XCTAssertEqual(try data(root + "/gpx/" + gpx), wholeGpx, r.stderr)
         // Damaged again: prune keeps the trip, the delivery after it repairs the copy.
-        var d = try data(root + "/logs/00000001.cairn")
+        var d = try data(root + "/logs/00000001-00000010.cairn")
         d[d.count / 3] ^= 0x01
-        try d.write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn"))
+        try d.write(to: URL(fileURLWithPath: root + "/logs/00000001-00000010.cairn"))
         let p = try prune(dir)
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
         XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
-        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"))
+        XCTAssertEqual(try data(root + "/logs/00000001-00000010.cairn"), try data(dir + "/00000001.cairn"))
         let again = try deliver(dir, conf, remote, ["--format", "gpx"])
         XCTAssertTrue(again.stderr.contains("delivered 0 trips") && again.stderr.contains("2 already there"), again.stderr)
     }
@@ -540,7 +581,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         try fm.removeItem(atPath: stick)
         let (conf, remote, path) = try remote()
         XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
-        let copy = path + "/unnamed/logs/00000001.cairn"
+        let copy = path + "/unnamed/logs/00000001-00000010.cairn"
         try data(copy).prefix(100).write(to: URL(fileURLWithPath: copy))
         let p = try prune(dir)
         XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
@@ -579,7 +620,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         // Another log under trip 2's name at the remote: trip 2 cannot go, trip 1 goes.
         try CraftedLog.write(
             CraftedLog.file(trip: 2, salt: 0x7777, startMs: CraftedLog.june1, points: 50, northOffset: 400, closed: true),
-            path + "/unnamed/logs/00000002.cairn")
+            path + "/unnamed/logs/00000002-00000020.cairn")
         try fm.removeItem(atPath: dir + "/delivered")
         let r = try deliver(dir, conf, remote, ["--format", "gpx"])
         XCTAssertEqual(r.status, 1, r.stderr)
@@ -708,7 +749,7 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
             XCTAssertFalse(after.contains { !$0.hasPrefix("logs/") && $0.contains(trip) }, "\(trip) still up: \(after) " + r.stderr)
         }
         XCTAssertEqual(after.filter { $0.hasPrefix("gpx/") || $0.hasPrefix("pictures/") }.count, 2, "\(after)")
-        XCTAssertTrue(after.contains("logs/00000001.cairn"), "\(after)")
+        XCTAssertTrue(after.contains("logs/00000001-00000010.cairn"), "\(after)")
         let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
         XCTAssertEqual(index.split(separator: "\n").filter { $0.hasPrefix("bike/") }.count, 1, index)
         let again = try deliver(dir, conf, remote, common + ["--privacy-zone", "46.0,7.0,300"])

@@ -19,7 +19,8 @@ final class DeliverAttackEndToEndTests: XCTestCase {
                     northOffset: northOffset, closed: true),
                 dir + "/0000000\(i).cairn")
         }
-        let t = Harness.tempDir()
+        // Off the log directory's file system, as a remote is (one on its card is refused).
+        let t = try Harness.offCardDir()
         let conf = t + "/rclone.conf"
         try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
         return (dir, conf, "loc:" + t + "/remote")
@@ -82,7 +83,7 @@ final class DeliverAttackEndToEndTests: XCTestCase {
         XCTAssertEqual(y.status, 0, y.stderr)
         // A board without an id delivering with zones: a folder of its own (`unnamed-<tag>`).
         XCTAssertTrue(
-            files(String(remote.dropFirst(4))).contains { $0.hasPrefix("unnamed-") && $0.hasSuffix("/logs/00000001.cairn") }, y.stderr)
+            files(String(remote.dropFirst(4))).contains { $0.hasPrefix("unnamed-") && $0.hasSuffix("/logs/00000001-00000010.cairn") }, y.stderr)
     }
 
     /// A relative log directory whose name begins with '-' went to rclone as a flag ("unknown
@@ -97,7 +98,7 @@ final class DeliverAttackEndToEndTests: XCTestCase {
             let r = try run(in: cwd, ["deliver", "--dir=" + name, "--remote", target, "--rclone-config", conf, "--config", "none", "--retries", "1"])
             XCTAssertEqual(r.status, 0, name + ": " + r.stderr)
             XCTAssertEqual(
-                try data(String(target.dropFirst(4)) + "/unnamed/logs/00000002.cairn"), try data(cwd + "/" + name + "/00000002.cairn"),
+                try data(String(target.dropFirst(4)) + "/unnamed/logs/00000002-00000020.cairn"), try data(cwd + "/" + name + "/00000002.cairn"),
                 name + ": " + r.stderr)
         }
     }
@@ -131,25 +132,37 @@ final class DeliverAttackEndToEndTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("\(cfg):3"), r.stderr)
     }
 
-    /// The remote's folder is the same for every board ("unnamed": the board identity of issue
-    /// 31 is not there yet), and a log directory that starts again (a new card, a second bike)
-    /// numbers its files from 00000001 again. The second delivery overwrote the first board's
-    /// delivered log with its own; the first board's receipt still held, so its `prune` then
-    /// deleted the only copy of the ride's log.
+    /// The remote's folder is the same for every board without an id, and a log directory that
+    /// starts again (a new card, a second bike) numbers its files and trips from 1 again. The
+    /// second delivery overwrote the first board's delivered log with its own (then, refused,
+    /// its trips never went: "deliver this board's trips to another folder", every run, while
+    /// the page it sent linked their files). Every name a trip takes carries its log's salt:
+    /// the second card's rides go beside the first's, trip 1 at the same start second as the
+    /// first card's trip 1 (its picture replaced the first's), nothing of the first replaced.
     func testAnotherLogUnderTheSameNameOnTheRemoteIsNeverOverwritten() throws {
         let (a, conf, remote) = try setUp(trips: 2, salt: 0x10)
         let (b, _, _) = try setUp(trips: 2, salt: 0x3300, lat0: 4000)
         let root = String(remote.dropFirst(4)) + "/unnamed"
         let ra = try deliver(a, conf, remote, ["--format", "gpx"])
         XCTAssertEqual(ra.status, 0, ra.stderr)
-        let firstCopy = try data(root + "/logs/00000001.cairn")
+        let firstCopy = try data(root + "/logs/00000001-00000010.cairn")
         XCTAssertEqual(firstCopy, try data(a + "/00000001.cairn"))
+        let first = files(root).filter { !$0.hasPrefix("index.") }
+        var before: [String: Data] = [:]
+        for f in first { before[f] = try data(root + "/" + f) }
+        XCTAssertTrue(first.contains("pictures/20250602-080000-trip1-00000010.svg"), "\(first)")
         let rb = try deliver(b, conf, remote, ["--format", "gpx"])
-        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), firstCopy, "board A's delivered log was overwritten: " + rb.stderr)
-        XCTAssertNotEqual(rb.status, 0, "board B's trips cannot go under names another log holds: " + rb.stderr)
-        XCTAssertFalse(
-            (try? String(contentsOfFile: b + "/delivered", encoding: .utf8))?.contains("00000001.cairn 1 ") ?? false,
-            "no receipt for a trip whose log is not on the remote")
+        XCTAssertEqual(rb.status, 0, "the new card's rides go beside the first's: " + rb.stderr)
+        for (f, d) in before { XCTAssertEqual(try data(root + "/" + f), d, "\(f) of the first card replaced: " + rb.stderr) }
+        XCTAssertEqual(try data(root + "/logs/00000001-00003300.cairn"), try data(b + "/00000001.cairn"))
+        XCTAssertEqual(try data(root + "/logs/00000002-00006600.cairn"), try data(b + "/00000002.cairn"))
+        let after = files(root)
+        XCTAssertEqual(after.filter { $0.hasPrefix("gpx/") }.count, 4, "\(after)")
+        XCTAssertEqual(after.filter { $0.hasPrefix("pictures/") }.count, 4, "\(after)")
+        let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
+        XCTAssertEqual(index.split(separator: "\n").filter { $0.hasPrefix("trip") }.count, 4, index)
+        // Both cards' next runs send nothing.
+        for d in [a, b] { XCTAssertTrue(try deliver(d, conf, remote, ["--format", "gpx"]).stderr.contains("delivered 0 trips")) }
     }
 
     /// A card's bit rot after a delivery changes a log; the next run took it for a changed
@@ -164,7 +177,7 @@ final class DeliverAttackEndToEndTests: XCTestCase {
         rotten[300] ^= 0x40
         try rotten.write(to: URL(fileURLWithPath: dir + "/00000001.cairn"))
         let r = try deliver(dir, conf, remote, ["--format", "gpx"])
-        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), whole, r.stderr)
+        XCTAssertEqual(try data(root + "/logs/00000001-00000010.cairn"), whole, r.stderr)
         XCTAssertNotEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("00000001.cairn is damaged"), r.stderr)
         let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
@@ -198,8 +211,8 @@ final class DeliverAttackEndToEndTests: XCTestCase {
     func testAFolderUnderAFinalNameIsNoCopy() throws {
         let (dir, conf, remote) = try setUp(trips: 1)
         let root = String(remote.dropFirst(4)) + "/unnamed"
-        try fm.createDirectory(atPath: root + "/logs/00000001.cairn", withIntermediateDirectories: true)
-        try data(dir + "/00000001.cairn").write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn/x"))
+        try fm.createDirectory(atPath: root + "/logs/00000001-00000010.cairn", withIntermediateDirectories: true)
+        try data(dir + "/00000001.cairn").write(to: URL(fileURLWithPath: root + "/logs/00000001-00000010.cairn/x"))
         let r = try deliver(dir, conf, remote, ["--format", "none"])
         XCTAssertFalse(
             (try? String(contentsOfFile: dir + "/delivered", encoding: .utf8))?.contains("00000001.cairn 1 ") ?? false,

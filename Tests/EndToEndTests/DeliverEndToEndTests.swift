@@ -58,7 +58,7 @@ final class DeliverEndToEndTests: XCTestCase {
         for i in 1...6 {
             XCTAssertEqual(
                 try Data(contentsOf: URL(fileURLWithPath: dir + "/0000000\(i).cairn")),
-                try Data(contentsOf: URL(fileURLWithPath: String(remote.dropFirst(4)) + "/unnamed/logs/0000000\(i).cairn")))
+                try Data(contentsOf: URL(fileURLWithPath: String(remote.dropFirst(4)) + "/unnamed/logs/0000000\(i)-000000\(i)0.cairn")))
         }
     }
 
@@ -129,16 +129,19 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertEqual(
             files(root),
             [
-                "csv/20250602-080000-trip1.csv", "csv/20250603-080000-trip2.csv", "fit/20250602-080000-trip1.fit", "fit/20250603-080000-trip2.fit",
-                "gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx", "index.html", "index.tsv", "logs/00000001.cairn",
-                "logs/00000002.cairn", "pictures/20250602-080000-trip1.svg", "pictures/20250603-080000-trip2.svg"
+                "csv/20250602-080000-trip1-00000010.csv", "csv/20250603-080000-trip2-00000020.csv", "fit/20250602-080000-trip1-00000010.fit",
+                "fit/20250603-080000-trip2-00000020.fit",
+                "gpx/20250602-080000-trip1-00000010.gpx", "gpx/20250603-080000-trip2-00000020.gpx", "index.html", "index.tsv",
+                "logs/00000001-00000010.cairn",
+                "logs/00000002-00000020.cairn", "pictures/20250602-080000-trip1-00000010.svg", "pictures/20250603-080000-trip2-00000020.svg"
             ], r.stderr)
-        XCTAssertEqual(try data(root + "/logs/00000001.cairn"), try data(dir + "/00000001.cairn"))
-        XCTAssertEqual(Harness.count("<trkpt ", in: try String(contentsOfFile: root + "/gpx/20250603-080000-trip2.gpx", encoding: .utf8)), 22)
+        XCTAssertEqual(try data(root + "/logs/00000001-00000010.cairn"), try data(dir + "/00000001.cairn"))
+        XCTAssertEqual(
+            Harness.count("<trkpt ", in: try String(contentsOfFile: root + "/gpx/20250603-080000-trip2-00000020.gpx", encoding: .utf8)), 22)
         let receipts = try String(contentsOfFile: dir + "/delivered", encoding: .utf8)
         XCTAssertEqual(receipts.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, 2, receipts)
         // The conversions sent, with their sizes, after the logs' "logs".
-        XCTAssertTrue(receipts.contains("00000002.cairn 2 20 v2 logs+sent=gpx/20250603-080000-trip2.gpx/"), receipts)
+        XCTAssertTrue(receipts.contains("00000002.cairn 2 20 v2 logs+salted+sent=gpx/20250603-080000-trip2-00000020.gpx/"), receipts)
         XCTAssertTrue(receipts.contains(" 00000002.cairn/20/"), receipts)
         XCTAssertTrue(r.stderr.contains("delivered 2 trips"), r.stderr)
         // Nothing of the run stays in the log directory but its receipts and status.
@@ -157,7 +160,7 @@ final class DeliverEndToEndTests: XCTestCase {
         // Its receipt stays, naming what was sent of it: a zone changed later takes that down
         // (its log is no longer there to cut again).
         let kept = try String(contentsOfFile: dir + "/delivered", encoding: .utf8)
-        XCTAssertTrue(kept.contains("00000001.cairn 1 10 v2 logs+sent=gpx/20250602-080000-trip1.gpx/"), kept)
+        XCTAssertTrue(kept.contains("00000001.cairn 1 10 v2 logs+salted+sent=gpx/20250602-080000-trip1-00000010.gpx/"), kept)
     }
 
     func testATripThatChangedGoesAgainUnderTheSameNames() throws {
@@ -171,9 +174,10 @@ final class DeliverEndToEndTests: XCTestCase {
         let r = try deliver(dir, conf, remote)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("delivered 1 trip "), r.stderr)
-        XCTAssertEqual(try data(root + "/logs/00000002.cairn"), try data(dir + "/00000002.cairn"))
-        XCTAssertEqual(Harness.count("<trkpt ", in: try String(contentsOfFile: root + "/gpx/20250602-080000-trip1.gpx", encoding: .utf8)), 30)
-        XCTAssertEqual(files(root).filter { $0.hasPrefix("gpx/") }, ["gpx/20250602-080000-trip1.gpx"])
+        XCTAssertEqual(try data(root + "/logs/00000002-00000077.cairn"), try data(dir + "/00000002.cairn"))
+        XCTAssertEqual(
+            Harness.count("<trkpt ", in: try String(contentsOfFile: root + "/gpx/20250602-080000-trip1-00000010.gpx", encoding: .utf8)), 30)
+        XCTAssertEqual(files(root).filter { $0.hasPrefix("gpx/") }, ["gpx/20250602-080000-trip1-00000010.gpx"])
         // Once on the page, with the figures of both parts.
         let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
         XCTAssertEqual(index.split(separator: "\n").filter { $0.hasPrefix("trip1") }.count, 1, index)
@@ -192,7 +196,7 @@ final class DeliverEndToEndTests: XCTestCase {
         let r = try deliver(dir, conf, remote)
         XCTAssertEqual(r.status, 0, r.stderr)
         let html = try String(contentsOfFile: root + "/index.html", encoding: .utf8)
-        XCTAssertTrue(html.contains("gpx/20250602-080000-trip1.gpx") && html.contains("gpx/20250603-080000-trip2.gpx"), html)
+        XCTAssertTrue(html.contains("gpx/20250602-080000-trip1-00000010.gpx") && html.contains("gpx/20250603-080000-trip2-00000022.gpx"), html)
         let check = try Harness.run(
             "/usr/bin/env", ["python3", Harness.repoRoot.appendingPathComponent("Tests/tools/check-page.py").path, root + "/index.html"], timeout: 120
         )
@@ -208,14 +212,19 @@ final class DeliverEndToEndTests: XCTestCase {
         let root = String(remote.dropFirst(4)) + "/unnamed"
         try fm.createDirectory(atPath: root + "/logs", withIntermediateDirectories: true)
         try data(dir + "/00000001.cairn").prefix(700).write(to: URL(fileURLWithPath: root + "/logs/.cairn-tmp-0123456789abcdef-00000001.cairn"))
-        try data(dir + "/00000001.cairn").write(to: URL(fileURLWithPath: root + "/logs/00000001.cairn"))
+        try data(dir + "/00000001.cairn").write(to: URL(fileURLWithPath: root + "/logs/00000001-00000010.cairn"))
         var damaged = try data(dir + "/00000002.cairn")
         damaged[100] ^= 0xFF
-        try damaged.write(to: URL(fileURLWithPath: root + "/logs/00000002.cairn"))
+        try damaged.write(to: URL(fileURLWithPath: root + "/logs/00000002-00000020.cairn"))
         let r = try deliver(dir, conf, remote, "--format", "gpx", "--page", "no")
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(files(root), ["gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx", "logs/00000001.cairn", "logs/00000002.cairn"])
-        XCTAssertEqual(try data(root + "/logs/00000002.cairn"), try data(dir + "/00000002.cairn"))
+        XCTAssertEqual(
+            files(root),
+            [
+                "gpx/20250602-080000-trip1-00000010.gpx", "gpx/20250603-080000-trip2-00000020.gpx", "logs/00000001-00000010.cairn",
+                "logs/00000002-00000020.cairn"
+            ])
+        XCTAssertEqual(try data(root + "/logs/00000002-00000020.cairn"), try data(dir + "/00000002.cairn"))
         // Three files sent: two conversions and the damaged log; the whole copy stayed.
         XCTAssertTrue(r.stderr.contains("(3 files,"), r.stderr)
     }
@@ -242,7 +251,7 @@ final class DeliverEndToEndTests: XCTestCase {
     /// terminal here either), counted in the status, and its end is said.
     func testAFailingRemoteIsSaidOncePerOutage() throws {
         let (dir, conf, remote) = try setUp(trips: 1)
-        let blocker = Harness.tempDir() + "/file"
+        let blocker = try Harness.offCardDir() + "/file"
         try "not a folder".write(toFile: blocker, atomically: true, encoding: .utf8)
         let bad = "loc:" + blocker + "/rides"
         let r1 = try deliver(dir, conf, bad)
@@ -291,7 +300,7 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertEqual(c.status, 0, c.stderr)
         let r = try Harness.cairn("deliver", "--config", cfg)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(files(String(remote.dropFirst(4)) + "/unnamed"), ["gpx/20250602-080000-trip1.gpx", "logs/00000001.cairn"])
+        XCTAssertEqual(files(String(remote.dropFirst(4)) + "/unnamed"), ["gpx/20250602-080000-trip1-00000010.gpx", "logs/00000001-00000010.cairn"])
         try "[deliver]\nremote = x:y\nsync = 5\n".write(toFile: cfg, atomically: true, encoding: .utf8)
         let bad = try Harness.cairn("deliver", "--config", cfg)
         XCTAssertEqual(bad.status, 64, bad.stderr)
@@ -310,7 +319,8 @@ final class DeliverEndToEndTests: XCTestCase {
         let r = try deliver(dir, conf, remote, "--format", "gpx,csv", "--page", "no")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("delivered 2 trips") && r.stderr.contains("(2 files,"), r.stderr)
-        XCTAssertEqual(files(root).filter { $0.hasPrefix("csv/") }, ["csv/20250602-080000-trip1.csv", "csv/20250603-080000-trip2.csv"])
+        XCTAssertEqual(
+            files(root).filter { $0.hasPrefix("csv/") }, ["csv/20250602-080000-trip1-00000010.csv", "csv/20250603-080000-trip2-00000020.csv"])
     }
 
     /// A run cut after its receipts, before its page: the page is owed (said in `delivery`
@@ -322,7 +332,7 @@ final class DeliverEndToEndTests: XCTestCase {
         // As a cut leaves it: receipts written, the page not sent, a temporary of it left.
         for f in ["index.html", "index.tsv", "pictures"] { try fm.removeItem(atPath: root + "/" + f) }
         try fm.createDirectory(atPath: root + "/pictures", withIntermediateDirectories: true)
-        try "<svg".write(toFile: root + "/pictures/.cairn-tmp-0123456789abcdef-20250602-080000-trip1.svg", atomically: true, encoding: .utf8)
+        try "<svg".write(toFile: root + "/pictures/.cairn-tmp-0123456789abcdef-20250602-080000-trip1-00000010.svg", atomically: true, encoding: .utf8)
         let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
         try status.replacingOccurrences(of: "page = ok", with: "page = pending").write(toFile: dir + "/delivery", atomically: true, encoding: .utf8)
         let r = try deliver(dir, conf, remote, "--format", "gpx")
@@ -330,7 +340,7 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("delivered 0 trips"), r.stderr)
         XCTAssertEqual(
             files(root).filter { !$0.hasPrefix("gpx/") && !$0.hasPrefix("logs/") },
-            ["index.html", "index.tsv", "pictures/20250602-080000-trip1.svg", "pictures/20250603-080000-trip2.svg"])
+            ["index.html", "index.tsv", "pictures/20250602-080000-trip1-00000010.svg", "pictures/20250603-080000-trip2-00000020.svg"])
         XCTAssertTrue(try String(contentsOfFile: dir + "/delivery", encoding: .utf8).contains("page = ok"))
     }
 
@@ -354,14 +364,15 @@ final class DeliverEndToEndTests: XCTestCase {
         let remote = "loc:" + t + "/remote"
         let root = t + "/remote/unnamed"
         XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
-        XCTAssertEqual(files(root).filter { $0.hasPrefix("gpx/") }, ["gpx/20250602-080000-trip1.gpx", "gpx/20250603-080000-trip2.gpx"])
+        XCTAssertEqual(
+            files(root).filter { $0.hasPrefix("gpx/") }, ["gpx/20250602-080000-trip1-00000010.gpx", "gpx/20250603-080000-trip2-00000020.gpx"])
         try PrivacyZoneEndToEndTests.boardKey(dir)  // the board's (the recorder's); fixed bytes: the same cut every run
         let r = try deliver(dir, conf, remote, "--format", "gpx", "--privacy-zone", "47.0,8.5,100")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("delivered 2 trips"), r.stderr)
         let gpx = files(root).filter { $0.hasPrefix("gpx/") }
         XCTAssertEqual(gpx.count, 1, "\(gpx)")
-        XCTAssertTrue(gpx.first?.hasSuffix("-trip1.gpx") == true && gpx.first != "gpx/20250602-080000-trip1.gpx", "\(gpx)")
+        XCTAssertTrue(gpx.first?.hasSuffix("-trip1-00000010.gpx") == true && gpx.first != "gpx/20250602-080000-trip1-00000010.gpx", "\(gpx)")
         XCTAssertEqual(files(root).filter { $0.hasPrefix("pictures/") }.count, 1, "\(files(root))")
         let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
         XCTAssertFalse(index.contains("trip2") || index.contains("20250602-080000"), index)
@@ -370,7 +381,7 @@ final class DeliverEndToEndTests: XCTestCase {
         let lats = text.components(separatedBy: "lat=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }
         XCTAssertFalse(lats.isEmpty)
         XCTAssertTrue(lats.allSatisfy { ($0 - 47.0) * 111_195 > 100 }, "\(lats.min() ?? 0)")
-        XCTAssertEqual(files(root).filter { $0.hasPrefix("logs/") }, ["logs/00000001.cairn", "logs/00000002.cairn"])
+        XCTAssertEqual(files(root).filter { $0.hasPrefix("logs/") }, ["logs/00000001-00000010.cairn", "logs/00000002-00000020.cairn"])
     }
 
     /// Two deliveries at once: the second stops at once (75), the first delivers.

@@ -75,17 +75,17 @@ final class DeliverSaysWhatIsWrongEndToEndTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains("no rclone remote"), "\(remote): " + r.stderr)
             XCTAssertEqual(try fm.contentsOfDirectory(atPath: cwd), [], remote)
         }
-        let folder = Harness.tempDir() + "/rides"
+        let folder = try Harness.offCardDir() + "/rides"
         for remote in [folder, ":local:" + folder] {
             let r = try Harness.run(Harness.cairn, ["deliver", "--dir", dir, "--remote", remote, "--config", "none", "--format", "gpx"])
             XCTAssertEqual(r.status, 0, "\(remote): " + r.stderr)
         }
-        XCTAssertTrue(fm.fileExists(atPath: folder + "/unnamed/logs/00000001.cairn"))
+        XCTAssertTrue(fm.fileExists(atPath: folder + "/unnamed/logs/00000001-00000010.cairn"))
     }
 
     func testCheckReachesTheRemoteAndWritesNothing() throws {
         let dir = try logs()
-        let t = Harness.tempDir()
+        let t = try Harness.offCardDir()
         let conf = t + "/rclone.conf"
         try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
         let before = try fm.contentsOfDirectory(atPath: dir).sorted()

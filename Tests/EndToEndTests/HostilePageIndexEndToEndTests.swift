@@ -95,7 +95,7 @@ final class HostilePageIndexEndToEndTests: XCTestCase {
     /// one byte past the limit: 179 MB (/usr/bin/time -f %M, debug build).
     func testAHugeIndexAtTheRemoteIsNotReadWhole() throws {
         let dir = try logs()
-        let t = Harness.tempDir()
+        let t = try Harness.offCardDir()
         let conf = t + "/rclone.conf"
         try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
         try fm.createDirectory(atPath: t + "/remote/b1", withIntermediateDirectories: true)
@@ -136,7 +136,7 @@ final class HostilePageIndexEndToEndTests: XCTestCase {
     /// back holds only text.
     func testTheBoardsIndexPaddedWithZerosIsNeitherReadWholeNorSentBack() throws {
         let dir = try logs()
-        let t = Harness.tempDir()
+        let t = try Harness.offCardDir()
         let conf = t + "/rclone.conf"
         try "[loc]\ntype = local\n".write(toFile: conf, atomically: true, encoding: .utf8)
         let args = [

@@ -61,8 +61,8 @@ prune_run() {  # name, log folder, then prune's arguments
 echo "| run | exit | wall s | rclone starts | files on the remote |"
 echo "|---|---:|---:|---:|---:|"
 logs "$work/one" 1
-run "one trip (log, gpx, fit, csv, picture; the page)" "$work/one" "$work/r1"
-run "again, nothing to send" "$work/one" "$work/r1"
+run "one trip (log, gpx, fit, csv, picture; the page)" "$work/one" "$shm/r1"
+run "again, nothing to send" "$work/one" "$shm/r1"
 logs "$work/month" 60
 run "60 trips at once" "$work/month" "$shm/r60"
 run "again, nothing to send (the 60 trips' listing, with MD5s where the backend has them)" "$work/month" "$shm/r60"

@@ -119,7 +119,8 @@ class Campaign:
                             "--config", "none", "--logs", "yes"], capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError("reference export failed: " + r.stderr)
-        ref = tree(out + "/x")
+        # Deliver's names carry each log's salt (a stick's keep the plain ones): the same files.
+        ref = salted(tree(out + "/x"), src)
         self.ref_cache[key] = ref
         return ref
 
@@ -181,10 +182,10 @@ class Campaign:
         for trip, files in sorted(rec.items()):
             for name, size, crc in files:
                 local = os.path.join(logdir, name)
-                p = "logs/" + name
+                p = "logs/" + copy_name(logdir, name)
                 if p not in finals or finals[p] != ref.get(p):
                     self.fail(scenario, "receipt for trip %s but %s does not verify on the remote" % (trip, p))
-            convs = [p for p in ref if p.split("/")[0] in FORMATS and ("-trip%d." % trip) in p]
+            convs = [p for p in ref if p.split("/")[0] in FORMATS and ("-trip%d-" % trip) in p]
             for p in convs:
                 if finals.get(p) != ref[p]:
                     self.fail(scenario, "receipt for trip %s but %s is %s on the remote" % (trip, p, "wrong" if p in finals else "missing"))
@@ -702,6 +703,37 @@ def receipts(logdir, destination):
             name, _salt, size, crc = e.split("/")
             files.append((name, int(size), crc))
         out[int(f[1])] = files
+    return out
+
+
+def salt_of(path):
+    """A log's header salt, as its copies' names carry it ("4a875be0")."""
+    import struct
+    with open(path, "rb") as f:
+        return "%08x" % struct.unpack_from("<I", f.read(16), 12)[0]
+
+
+def copy_name(logdir, name):
+    """00000001.cairn -> 00000001-SALT.cairn: the name deliver gives the log's copy."""
+    return name[:-6] + "-" + salt_of(os.path.join(logdir, name)) + ".cairn"
+
+
+def salted(ref, logdir):
+    """An export's tree (plain names) under deliver's names: each log copy with its salt, each
+    conversion and picture with its trip's first log's salt (`TripShipment.logName`)."""
+    import re
+    first = {trip: files[0][0] for trip, files in local_trips(logdir).items()}
+    out = {}
+    for p, h in ref.items():
+        top, _, name = p.partition("/")
+        if top == "logs" and re.fullmatch(r"\d{8}\.cairn", name):
+            p = "logs/" + copy_name(logdir, name)
+        else:
+            m = re.search(r"-trip(\d+)\.[a-z]+$", p)
+            if m and int(m.group(1)) in first:
+                i = m.start() + len("-trip") + len(m.group(1))
+                p = p[:i] + "-" + salt_of(os.path.join(logdir, first[int(m.group(1))])) + p[i:]
+        out[p] = h
     return out
 
 

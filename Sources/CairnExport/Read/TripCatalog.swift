@@ -171,7 +171,7 @@ public enum TripCatalog {
         for p in paths {
             if POSIX.isDirectory(p) {
                 do {
-                    for f in try LogDirectory.logFiles(in: p) where once(f.path) {
+                    for f in try LogDirectory.logFiles(in: p, copies: true) where once(f.path) {
                         if let r = ref(f.path, directory: p, problem: problem, unfinished: unfinished) { out.append(r) }
                     }
                 } catch {
