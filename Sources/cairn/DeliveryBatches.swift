@@ -249,7 +249,10 @@ struct DeliveryBatches {
             next += 1
             part.append(i)
             let label = "trip \(waiting[i].trip.id) (\(waiting[i].trip.files.map { baseName($0.path) }.joined(separator: ", ")))"
-            do { try run.stage(&waiting[i], receipts: receipts, listing: listing) } catch let e as Failure {
+            do { try run.stage(&waiting[i], receipts: receipts, listing: listing) } catch let e as DeliveryRun.Undeliverable {
+                waiting[i].failed = true
+                printErr("cairn: \(label): \(e.message)")
+            } catch let e as Failure {
                 waiting[i].failed = true
                 // Deleted since the run began (retention between two batches, on the strength
                 // of a receipt and its copies found whole): delivered before, no failure; the

@@ -48,6 +48,9 @@ extension DeliveryRun {
         }
     }
 
+    /// A trip that cannot go and is no failure (said; it stays waiting on the board).
+    struct Undeliverable: Error { let message: String }
+
     /// Stages one trip: its logs (unless the remote holds them already), then its conversions.
     /// Throws `Failure` for a trip that cannot go, `Stop` when the remote fails.
     func stage(_ w: inout Waiting, receipts: ExportState, listing: Listing) throws {
@@ -86,6 +89,15 @@ extension DeliveryRun {
         }
         w.staged = staged
         let whole = w.summary
+        // A trainer ride on a clock never set: no conversion can date it (`undatable`). Not a
+        // failure (every later run would fail on it, the LED saying so for good): its logs go
+        // when they are asked for, with no conversion and no page entry; without them nothing
+        // goes, it is never receipted and stays on the board, waiting.
+        if whole.undatable {
+            guard copyLogs else { throw Undeliverable(message: whole.undatableText + " (`logs = yes` delivers its log)") }
+            printErr("cairn: trip \(t.id): " + whole.undatableText + " (its log is delivered)")
+            return
+        }
         // A trainer's trip that would arrive as nothing (its logs stay, no format holds it) is
         // not delivered, so retention never takes it for one that was.
         if whole.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {

@@ -43,13 +43,23 @@ final class TrainerDeliveryTests: XCTestCase {
     }
 
     /// A trainer ride on a clock never set (1970, attack r21 F8): before, an empty FIT (no
-    /// session, lap or record) was made and sent. Now none is made; the log goes when asked.
-    /// (Delivery still counts the trip as failed each run: not yet skipped as `export` does.)
+    /// session, lap or record) was made and sent; then the trip failed every run (exit 1, the
+    /// LED failing for good). Now no conversion is made, the log goes when asked, and neither
+    /// run fails; without its log nothing goes and the trip stays on the board, unreceipted.
     func testATrainerRideOnAClockNeverSetSendsNoEmptyFIT() throws {
         let d = try makeDir("trainer-1970")
         defer { try? FileManager.default.removeItem(atPath: d) }
         let r = MemoryRemote()
-        _ = run(d, r, formats: [.fit, .csv], logs: true)
+        XCTAssertEqual(run(d, r, formats: [.fit, .csv], logs: false), ExitCode.ok, "said, not a failure")
+        let sent = r.files.keys.filter { $0.contains("/unnamed/") && !$0.hasSuffix("index.html") && !$0.hasSuffix("index.tsv") }
+        XCTAssertEqual(sent, [], "nothing of it goes without its log")
+        let receipts = (try? String(contentsOfFile: d + "/delivered", encoding: .utf8)) ?? ""
+        XCTAssertFalse(receipts.contains("00000001"), "never receipted: \(receipts)")
+        XCTAssertEqual(run(d, r, formats: [.fit, .csv], logs: true), ExitCode.ok, "said, not a failure")
         XCTAssertFalse(r.files.keys.contains { $0.hasSuffix(".fit") || $0.hasSuffix(".csv") }, "\(r.files.keys)")
+        XCTAssertTrue(r.files.keys.contains { $0.hasSuffix(".cairn") }, "its log goes: \(r.files.keys)")
+        r.calls = []
+        XCTAssertEqual(run(d, r, formats: [.fit, .csv], logs: true), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list"], "delivered once")
     }
 }
