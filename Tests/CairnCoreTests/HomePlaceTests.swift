@@ -137,4 +137,42 @@ final class HomePlaceTests: XCTestCase {
             }
         }
     }
+
+    /// attack-r21 U3: a trip closed by home's stand was written as any standstill, and
+    /// `info --why` never said home. The close now says whether home's stand made it.
+    func testACloseSaysWhetherHomesStandMadeIt() {
+        // (stand s, metres from home, with a home, no fix after the stand) -> closed at home?
+        let rows: [(Int, Double, Bool, Bool, Bool?, String)] = [
+            (180, 0, true, false, true, "stood at home: home's stand"),
+            (20, 0, true, true, true, "stood at the door, then no fix: home's stand"),
+            (31 * 60, 600, true, false, false, "31 minutes at a café: the close-after time"),
+            (31 * 60, 0, false, false, false, "no home: the close-after time")
+        ]
+        for (standS, north, withHome, lost, want, why) in rows {
+            var profile = ActivityProfile.ride
+            if withHome { profile.home = home }
+            var c = TripRecorder<FixRules>.Config()
+            c.closeWithoutFixMs = profile.closeAfterMs
+            c.home = profile.home
+            var r = TripRecorder(filter: FixRules(profile: profile), config: c)
+            var atHome: Bool?
+            let sink: (RecorderAction) -> Void = { a in if case .closeTrip(let t) = a, atHome == nil { atHome = t.atHome } }
+            var fixes = (0..<60).map { i in fix(Double(i), north: 114 + north - 6 * Double(59 - i), eph: 8, speed: 6 + 0.03 * sin(Double(i))) }
+            for i in 0..<standS { fixes.append(fix(60 + Double(i), north: 114 + north + 0.5 * sin(Double(i) / 7), eph: 8, speed: 0.03)) }
+            var clock = fix(0).timeMs
+            for f in fixes {
+                clock = f.timeMs
+                r.report(.fix(f), wallClockMs: clock, emit: sink)
+                r.tick(wallClockMs: clock, emit: sink)
+            }
+            if lost {
+                for _ in 0..<200 {
+                    clock += 1000
+                    r.report(.noFix, wallClockMs: clock, emit: sink)
+                    r.tick(wallClockMs: clock, emit: sink)
+                }
+            }
+            XCTAssertEqual(atHome, want, why)
+        }
+    }
 }

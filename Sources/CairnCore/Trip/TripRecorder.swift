@@ -12,6 +12,8 @@ public enum Report: Sendable {
 public struct TripTotals: Sendable {
     public var stats: TripStats
     public var drops: DropCounts
+    /// Home's stand closed it (`Config.home`), not the close-after time: the log says so.
+    public var atHome = false
 }
 
 /// What the recorder must do to the log, in order.
@@ -68,6 +70,8 @@ public struct TripRecorder<Filter: FixFilter> {
     public private(set) var lastFixClockMs: Int64?
     /// The newest fix was inside home, arriving (`Config.home`).
     private var lastFixArrivingHome = false
+    /// The newest fix offered to the rules: where a stand they end stood (home or not).
+    private var lastOffered: Fix?
     private var collapser = EpochCollapser()
     private var pendingReason: SegmentReason?
     private var outputs: [RuleOutput] = []
@@ -130,7 +134,7 @@ public struct TripRecorder<Filter: FixFilter> {
         // fixes. Asked last: only when a close is due (it costs a copy of the point, each tick).
         guard tripOpen, let last = lastFixClockMs, wallClockMs - last >= limit, lastKept != nil else { return }
         finish(wallClockMs: wallClockMs, emit: emit)
-        close(emit: emit)
+        close(atHome: lastFixArrivingHome && limit < config.closeWithoutFixMs, emit: emit)
         filter.tripClosed()
         rawEvents.insert(.closedWithoutFix)
     }
@@ -175,9 +179,9 @@ public struct TripRecorder<Filter: FixFilter> {
         drops = DropCounts()
     }
 
-    private mutating func close(emit: (RecorderAction) -> Void) {
+    private mutating func close(atHome: Bool = false, emit: (RecorderAction) -> Void) {
         guard tripOpen else { return }
-        emit(.closeTrip(TripTotals(stats: stats, drops: drops)))
+        emit(.closeTrip(TripTotals(stats: stats, drops: drops, atHome: atHome)))
         resetTrip()
     }
 
@@ -187,6 +191,7 @@ public struct TripRecorder<Filter: FixFilter> {
         // on the system clock's pace (it advances with real time even where it started in 1970).
         let now = config.clockIsFix ? fix.timeMs : wallClockMs
         let fix = config.keepsRaw ? fix.atLogResolution : fix
+        lastOffered = fix
         if config.keepsRaw {
             let settings = RawSettings(clockIsFix: config.clockIsFix, closeAfterMs: config.closeWithoutFixMs)
             rawQueue.append(RawFix(fix: fix, arrivalMs: wallClockMs, verdict: .undecided, events: rawEvents, settings: settings)) {
@@ -218,7 +223,10 @@ public struct TripRecorder<Filter: FixFilter> {
         case .segment(let reason):
             if tripOpen { pendingReason = reason }
         case .closeTrip:
-            close(emit: emit)
+            // The rules close a stand at home's stand when its newest fix is inside home
+            // (`HomePlace.closeLimitMs`): shorter than the close-after time, it was home's.
+            let home = config.home.map { h in h.standMs < config.closeWithoutFixMs && lastOffered.map(h.holds) == true } ?? false
+            close(atHome: home, emit: emit)
         case .keep(let fix):
             if !tripOpen {
                 var resume = false
