@@ -178,6 +178,7 @@ public final class TripConversion {
         // A wheel alone (a speed sensor) adds no sensor field: its figures are distance and speed.
         heading.hasSensors = sensors.map { !$0.isEmpty || !$0.notes.isEmpty } ?? false
         let wheel = sensors?.wheel
+        exportStages.wheel = wheel
         for note in sensors?.notes ?? [] { say("trip \(t.id): \(note)") }
         func withSensors(_ f: Fix, _ extras: PointExtras) -> PointExtras {
             guard let sensors else { return extras }
@@ -244,23 +245,17 @@ public final class TripConversion {
         let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window)
         // The exported track's figures, for the line that says what the filling did.
         var exported: TripStats? = fillGaps ? TripStats() : nil
-        // The point before, for a gap the wheel measured (a tunnel: `WheelTrack.extraMetres`).
-        var wheelBefore: Fix?
         // The exported track (through the pipeline) through the privacy window and the laps.
         func put(_ item: TrackItem) {
             exportStages.feed(
                 item,
                 segment: { reason in
-                    if !TripStats.bridges(reason) { wheelBefore = nil }
                     exported?.startSegment(reason)
                     if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
                 },
                 point: { f, extras in
                     exported?.add(f)
-                    var e = extras
-                    if let wheel, let b = wheelBefore { e.wheelExtraM = wheel.extraMetres(from: b, to: f) }
-                    wheelBefore = f
-                    if beginTrip() { writer.point(f, withSensors(f, e)) }
+                    if beginTrip() { writer.point(f, withSensors(f, extras)) }
                 })
         }
         do {

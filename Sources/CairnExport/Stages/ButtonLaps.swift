@@ -15,6 +15,9 @@ public struct ButtonLaps: Sendable, Equatable {
     /// they end; nil without one, or one placed nowhere), and the points after it they leave out.
     public var endMs: Int64?
     public var afterEnd = 0
+    /// The end press lay before the trip's first point (a clock behind the fixes): placed
+    /// nowhere, so every export keeps the whole trip (`EndCut`), and `info` says so.
+    public var endBeforeStart = false
 
     public init(startsMs: [Int64] = [], pauseLaps: Int = 1) {
         self.startsMs = startsMs
@@ -54,6 +57,7 @@ public struct ButtonLaps: Sendable, Equatable {
         }
         counter.laps.afterEnd = counter.marks.afterEnd
         if counter.marks.endPressMs != nil { counter.laps.endMs = counter.marks.lastWritten?.timeMs }
+        counter.laps.endBeforeStart = marks.endMs != nil && counter.marks.endPressMs == nil
         return counter.laps
     }
 
