@@ -175,4 +175,51 @@ final class HomePlaceTests: XCTestCase {
             XCTAssertEqual(atHome, want, why)
         }
     }
+
+    /// attack-r21 U3: after home's stand closed the trip, the next one began at a fix the rider
+    /// stood still on at the door, a minute before leaving: its elapsed time held the standing.
+    /// It begins at the first fix that moves. As the attack's receiver: 8 m/s north exactly
+    /// (speeds the rules judge derived from positions), standing still at speed 0 at home.
+    func testTheNextTripStartsWhenTheRiderLeavesHome() {
+        let at = fix(0, north: 114)
+        var place = HomePlace(lat: at.lat, lon: at.lon, radiusM: 100)
+        place.standMs = 60_000
+        var profile = ActivityProfile.ride
+        profile.home = place
+        var c = TripRecorder<FixRules>.Config()
+        c.closeWithoutFixMs = profile.closeAfterMs
+        c.home = place
+        c.clockIsFix = true
+        var r = TripRecorder(filter: FixRules(profile: profile), config: c)
+        func f(_ t: Int, north: Double, speed: Double) -> Fix {
+            var x = fix(Double(t), north: north, eph: 3, speed: speed)
+            x.track = 0
+            return x
+        }
+        // 188 s riding north to home at 8 m/s, 150 s standing still there, 120 s riding on north.
+        var fixes = (0..<188).map { i in f(i, north: 114 - 8 * Double(187 - i), speed: 8) }
+        for i in 0..<150 { fixes.append(f(188 + i, north: 114, speed: 0)) }
+        let leave = fix(338).timeMs
+        for i in 0..<120 { fixes.append(f(338 + i, north: 114 + 8 * Double(i), speed: 8)) }
+        var trips: [[Fix]] = []
+        var closes: [Bool] = []
+        let sink: (RecorderAction) -> Void = { a in
+            switch a {
+            case .openTrip: trips.append([])
+            case .keep(let f): trips[trips.count - 1].append(f)
+            case .closeTrip(let t): closes.append(t.atHome)
+            default: break
+            }
+        }
+        for x in fixes {
+            r.report(.fix(x), wallClockMs: x.timeMs, emit: sink)
+            r.tick(wallClockMs: x.timeMs, emit: sink)
+        }
+        r.finish(wallClockMs: fixes.last!.timeMs, emit: sink)
+        XCTAssertEqual(closes, [true], "closed once, at home")
+        XCTAssertEqual(trips.count, 2)
+        guard trips.count == 2, let first = trips[1].first else { return }
+        XCTAssertGreaterThanOrEqual(first.timeMs, leave - 1000, "the next trip starts when the rider leaves, not while standing")
+        XCTAssertLessThan(first.timeMs - leave, 10_000, "and not long after")
+    }
 }
