@@ -178,6 +178,7 @@ public final class TripConversion {
         // A wheel alone (a speed sensor) adds no sensor field: its figures are distance and speed.
         heading.hasSensors = sensors.map { !$0.isEmpty || !$0.notes.isEmpty } ?? false
         let wheel = sensors?.wheel
+        exportStages.wheel = wheel
         for note in sensors?.notes ?? [] { say("trip \(t.id): \(note)") }
         func withSensors(_ f: Fix, _ extras: PointExtras) -> PointExtras {
             guard let sensors else { return extras }
@@ -244,8 +245,6 @@ public final class TripConversion {
         let pipeline = TrackPipeline(smooth: smooth, fillGaps: fillGaps, activity: stageActivity, usesRaw: thinned, window: window)
         // The exported track's figures, for the line that says what the filling did.
         var exported: TripStats? = fillGaps ? TripStats() : nil
-        // The point before, for a gap the wheel measured (a tunnel: `WheelTrack.extraMetres`).
-        var wheelBefore: Fix?
         // The wheel's ride before the first point (a trainer's indoor part, `WheelTrack.lead`):
         // written once, before the first point; the points' laps go on from its last lap, and
         // the first point's distance from its last record is the wheel's.
@@ -276,7 +275,6 @@ public final class TripConversion {
             exportStages.feed(
                 item,
                 segment: { reason in
-                    if !TripStats.bridges(reason) { wheelBefore = nil }
                     exported?.startSegment(reason)
                     if tripBegun { writer.beginSegment(reason) } else { segments.append(reason) }
                 },
@@ -288,12 +286,10 @@ public final class TripConversion {
                     exported?.add(f)
                     var e = extras
                     if let l = e.lap { e.lap = l + lapOffset }
-                    if let wheel, let b = wheelBefore { e.wheelExtraM = wheel.extraMetres(from: b, to: f) }
                     if let rest = leadRestM {
                         e.wheelExtraM = rest
                         leadRestM = nil
                     }
-                    wheelBefore = f
                     if beginTrip() { writer.point(f, withSensors(f, e)) }
                 })
         }

@@ -179,7 +179,7 @@ public final class TripLog {
             let s = totals.stats
             let lost = closeTrip(
                 TripEnd(
-                    reason: .standstill, points: UInt64(s.points), distanceM: s.distanceM,
+                    reason: totals.atHome ? .home : .standstill, points: UInt64(s.points), distanceM: s.distanceM,
                     movingTimeMs: s.movingTimeMs, firstTimeMs: s.firstTimeMs, lastTimeMs: s.lastTimeMs),
                 drops: totals.drops, monoMs: monoMs)
             if lost > 0 { say("log: trip closed at a standstill: \(s.points) points, \(lost) of them dropped for lack of room on the card") }
@@ -292,7 +292,12 @@ public final class TripLog {
             var points = 0
             while let r = waiting.popFirst() { points += WaitingRecords.pointCount(r) }
             tripPointsLost += points
-            say("log: \(records) records (\(points) points) could not be written before stopping (the card is full or failing)")
+            // With no trip open no file is made (by design): what waited are notes from between
+            // trips, not a card that failed.
+            say(
+                tripId == 0
+                    ? "log: \(records) record\(records == 1 ? "" : "s") from while no trip was open not written (a file is made only for a trip)"
+                    : "log: \(records) records (\(points) points) could not be written before stopping (the card is full or failing)")
             waiting.reset()
         }
         waiting.endDropping(why: "stopping", say: say)

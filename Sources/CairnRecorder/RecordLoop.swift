@@ -100,6 +100,8 @@ public final class RecordLoop {
     private var reconnect = ReconnectBackoff()
     private var notifiedReady = false
     private var tripClosed = false
+    /// Fixes gpsd sent without a time, counted to say why no trip opens.
+    private var untimed = UntimedFixes()
 
     // Live state for the status file and systemd's STATUS= line.
     private var live = LiveStatus()
@@ -237,7 +239,7 @@ public final class RecordLoop {
                     + ", \(distanceText(s.distanceM))")
         } else {
             log.shutdown(monoMs: mono)
-            say("stopped; no trip was open")
+            say("stopped; no trip was open" + (untimed.stopText.map { ": " + $0 } ?? ""))
         }
         housekeeping(clock.monotonicMs(), final: true)
         sensors?.close()
@@ -267,8 +269,9 @@ public final class RecordLoop {
             r = .fix(f)
             // Its age in the status counts from its arrival, not from the batch's read.
             receiver.saw(f, arrivedMono: arrivedMono)
+            untimed.timed()
         case .noFix: receiver.sawNoFix()
-        case .noTime: break
+        case .noTime: if let text = untimed.saw() { say(text) }
         }
         recorder.report(r, wallClockMs: clock.wallClockMs(), emit: apply)
     }

@@ -12,6 +12,8 @@ struct InfoLaps: Equatable {
     var endedByButton: Bool
     /// Presses without a usable time (made before the clock was set): kept, said, no lap.
     var untimed = 0
+    /// The long press had no usable time: placed nowhere, the exports keep the whole trip.
+    var endUntimed = false
 
     /// The trip's laps as its default export makes them; nil when there is nothing to say.
     static func read(_ t: TripRef, zones: PrivacyZones) throws -> InfoLaps? {
@@ -19,7 +21,7 @@ struct InfoLaps: Equatable {
         guard !marks.lapTimesMs.isEmpty || marks.endedByRider || marks.untimed > 0 else { return nil }
         let made = try ButtonLaps.count(t, marks: marks, window: zones.isEmpty ? nil : zones.window(for: t))
         guard !made.startsMs.isEmpty || marks.endedByRider || marks.untimed > 0 else { return nil }
-        return InfoLaps(made: made, endedByButton: marks.endedByRider, untimed: marks.untimed)
+        return InfoLaps(made: made, endedByButton: marks.endedByRider, untimed: marks.untimed, endUntimed: marks.endedByRider && marks.endMs == nil)
     }
 
     /// `info --json`'s `laps`: the count, the rule, each lap's start after the first (none with
@@ -31,6 +33,9 @@ struct InfoLaps: Equatable {
             fields.append("\"starts\": [" + made.startsMs.map { TextFormat.jsonString(TextFormat.isoTime(ms: $0)) }.joined(separator: ", ") + "]")
         }
         fields.append("\"ended_by_button\": \(endedByButton)")
+        // A press before the first point places nothing: the exports keep the whole trip.
+        if made.endBeforeStart { fields.append("\"end_press_before_start\": true") }
+        if endUntimed { fields.append("\"end_press_without_time\": true") }
         // Where the exports end (the last point at or before the end press; no time with zones)
         // and the points after it they leave out.
         if let end = made.endMs {

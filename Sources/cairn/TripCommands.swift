@@ -283,7 +283,13 @@ enum InfoCommand: Command {
         if l.untimed > 0 {
             notes.append("\(l.untimed) press\(l.untimed == 1 ? "" : "es") at no usable time (the clock was not set): no lap")
         }
-        if l.endedByButton {
+        if l.endedByButton && l.made.endBeforeStart {
+            // attack-r21 U5: the press lies before the first point (a clock behind the fixes):
+            // placed nowhere, as the exports do, so nothing is cut.
+            notes.append("ended by the button, but its press is before the trip's first point: placed nowhere, every export keeps the whole trip")
+        } else if l.endedByButton && l.endUntimed {
+            notes.append("ended by the button, but its press has no usable time: placed nowhere, every export keeps the whole trip")
+        } else if l.endedByButton {
             // Where every export ends (no time with zones: it could place the rider).
             var ended = "ended by the button"
             if let end = l.made.endMs, !published { ended += " at " + TextFormat.isoTime(ms: end).dropFirst(11) }

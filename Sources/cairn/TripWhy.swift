@@ -138,6 +138,7 @@ enum TripWhy {
                 switch r {
                 case .shutdown: why = "the recorder stopped"
                 case .standstill: why = "a standstill longer than the close limit"
+                case .home: why = "home: standing there longer than home's stand (--home-stand)"
                 case .fault: why = "a write failure"
                 case .rider: why = "the rider's button (a long press)"
                 case .other: why = "other"
@@ -214,6 +215,7 @@ enum TripWhy {
         switch r {
         case .shutdown: return "shutdown"
         case .standstill: return "standstill"
+        case .home: return "home"
         case .fault: return "fault"
         case .rider: return "rider"
         case .other: return "other"

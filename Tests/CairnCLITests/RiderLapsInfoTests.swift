@@ -34,4 +34,22 @@ final class RiderLapsInfoTests: XCTestCase {
         XCTAssertTrue(tripJSON(s, indent: "", laps: l).contains(#""laps": {"count": 2"#))
         XCTAssertFalse(tripJSON(s, indent: "").contains(#""laps""#))
     }
+
+    /// attack-r21 U5: a long press before the trip's first point, or with no usable time, is
+    /// placed nowhere and the exports keep the whole trip: `info` said "ended by the button".
+    func testAnEndPressPlacedNowhereIsSaid() {
+        let s = TripSummary(id: 7, files: ["/x/00000007.cairn"])
+        var before = ButtonLaps()
+        before.endBeforeStart = true
+        let early = InfoLaps(made: before, endedByButton: true)
+        let said = InfoCommand.describe(s, laps: early)
+        let want = "ended by the button, but its press is before the trip's first point: placed nowhere, every export keeps the whole trip"
+        XCTAssertTrue(said.contains("  laps:       1 (" + want + ")"), said)
+        XCTAssertEqual(early.json(published: false), #"{"count": 1, "by": "pause", "ended_by_button": true, "end_press_before_start": true}"#)
+        let untimed = InfoLaps(made: ButtonLaps(), endedByButton: true, untimed: 1, endUntimed: true)
+        XCTAssertTrue(
+            InfoCommand.describe(s, laps: untimed).contains(
+                "ended by the button, but its press has no usable time: placed nowhere, every export keeps the whole trip)"),
+            InfoCommand.describe(s, laps: untimed))
+    }
 }

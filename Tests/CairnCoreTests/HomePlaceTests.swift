@@ -137,4 +137,89 @@ final class HomePlaceTests: XCTestCase {
             }
         }
     }
+
+    /// attack-r21 U3: a trip closed by home's stand was written as any standstill, and
+    /// `info --why` never said home. The close now says whether home's stand made it.
+    func testACloseSaysWhetherHomesStandMadeIt() {
+        // (stand s, metres from home, with a home, no fix after the stand) -> closed at home?
+        let rows: [(Int, Double, Bool, Bool, Bool?, String)] = [
+            (180, 0, true, false, true, "stood at home: home's stand"),
+            (20, 0, true, true, true, "stood at the door, then no fix: home's stand"),
+            (31 * 60, 600, true, false, false, "31 minutes at a café: the close-after time"),
+            (31 * 60, 0, false, false, false, "no home: the close-after time")
+        ]
+        for (standS, north, withHome, lost, want, why) in rows {
+            var profile = ActivityProfile.ride
+            if withHome { profile.home = home }
+            var c = TripRecorder<FixRules>.Config()
+            c.closeWithoutFixMs = profile.closeAfterMs
+            c.home = profile.home
+            var r = TripRecorder(filter: FixRules(profile: profile), config: c)
+            var atHome: Bool?
+            let sink: (RecorderAction) -> Void = { a in if case .closeTrip(let t) = a, atHome == nil { atHome = t.atHome } }
+            var fixes = (0..<60).map { i in fix(Double(i), north: 114 + north - 6 * Double(59 - i), eph: 8, speed: 6 + 0.03 * sin(Double(i))) }
+            for i in 0..<standS { fixes.append(fix(60 + Double(i), north: 114 + north + 0.5 * sin(Double(i) / 7), eph: 8, speed: 0.03)) }
+            var clock = fix(0).timeMs
+            for f in fixes {
+                clock = f.timeMs
+                r.report(.fix(f), wallClockMs: clock, emit: sink)
+                r.tick(wallClockMs: clock, emit: sink)
+            }
+            if lost {
+                for _ in 0..<200 {
+                    clock += 1000
+                    r.report(.noFix, wallClockMs: clock, emit: sink)
+                    r.tick(wallClockMs: clock, emit: sink)
+                }
+            }
+            XCTAssertEqual(atHome, want, why)
+        }
+    }
+
+    /// attack-r21 U3: after home's stand closed the trip, the next one began at a fix the rider
+    /// stood still on at the door, a minute before leaving: its elapsed time held the standing.
+    /// It begins at the first fix that moves. As the attack's receiver: 8 m/s north exactly
+    /// (speeds the rules judge derived from positions), standing still at speed 0 at home.
+    func testTheNextTripStartsWhenTheRiderLeavesHome() {
+        let at = fix(0, north: 114)
+        var place = HomePlace(lat: at.lat, lon: at.lon, radiusM: 100)
+        place.standMs = 60_000
+        var profile = ActivityProfile.ride
+        profile.home = place
+        var c = TripRecorder<FixRules>.Config()
+        c.closeWithoutFixMs = profile.closeAfterMs
+        c.home = place
+        c.clockIsFix = true
+        var r = TripRecorder(filter: FixRules(profile: profile), config: c)
+        func f(_ t: Int, north: Double, speed: Double) -> Fix {
+            var x = fix(Double(t), north: north, eph: 3, speed: speed)
+            x.track = 0
+            return x
+        }
+        // 188 s riding north to home at 8 m/s, 150 s standing still there, 120 s riding on north.
+        var fixes = (0..<188).map { i in f(i, north: 114 - 8 * Double(187 - i), speed: 8) }
+        for i in 0..<150 { fixes.append(f(188 + i, north: 114, speed: 0)) }
+        let leave = fix(338).timeMs
+        for i in 0..<120 { fixes.append(f(338 + i, north: 114 + 8 * Double(i), speed: 8)) }
+        var trips: [[Fix]] = []
+        var closes: [Bool] = []
+        let sink: (RecorderAction) -> Void = { a in
+            switch a {
+            case .openTrip: trips.append([])
+            case .keep(let f): trips[trips.count - 1].append(f)
+            case .closeTrip(let t): closes.append(t.atHome)
+            default: break
+            }
+        }
+        for x in fixes {
+            r.report(.fix(x), wallClockMs: x.timeMs, emit: sink)
+            r.tick(wallClockMs: x.timeMs, emit: sink)
+        }
+        r.finish(wallClockMs: fixes.last!.timeMs, emit: sink)
+        XCTAssertEqual(closes, [true], "closed once, at home")
+        XCTAssertEqual(trips.count, 2)
+        guard trips.count == 2, let first = trips[1].first else { return }
+        XCTAssertGreaterThanOrEqual(first.timeMs, leave - 1000, "the next trip starts when the rider leaves, not while standing")
+        XCTAssertLessThan(first.timeMs - leave, 10_000, "and not long after")
+    }
 }

@@ -479,4 +479,52 @@ final class WheelExportTests: XCTestCase {
         XCTAssertTrue(gpx.converted)
         XCTAssertTrue(gpx.said.contains { $0.hasPrefix("trip 1: its first 2.40 km, on the wheel before the first fix") }, "\(gpx.said)")
     }
+
+    /// attack-r21 F5: `--laps 1km` counted its marks on the straight line across a tunnel whose
+    /// distance the wheel fills, so every lap after it ended the wheel's extra metres past the
+    /// FIT's own marks. The laps count the distance FIT's records carry.
+    func testDistanceLapsCountTheTunnelsWheel() throws {
+        let fixes = ExportSupport.ride(240, startMs: Self.start)
+        var along = [0.0]
+        for i in 1..<fixes.count { along.append(along[i - 1] + Geodesy.distance(fixes[i - 1], fixes[i])) }
+        let ns = (0..<fixes.count).map { i in
+            Self.wheel(UInt32(along[i] / 2), ticks: UInt16(truncatingIfNeeded: i * 1024), at: Int64(i) * 1000)
+        }
+        let tunnel = Array(fixes[..<100] + fixes[160...])
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0042))
+        try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+        try w.append(.segmentStart(.start, timeMs: tunnel[0].timeMs))
+        try w.append(.points(tunnel))
+        for b in Self.batches(ns, gps: true) { try w.append(.sensors(b)) }
+        _ = try w.sync()
+        w.close()
+        let s = try TripCatalog.read(trip())
+        XCTAssertEqual(s.wheelGaps, 1)
+        var maxStep = 0.0
+        for i in 1..<tunnel.count where i != 100 { maxStep = max(maxStep, Geodesy.distance(tunnel[i - 1], tunnel[i])) }
+        // A lap length whose marks the wheel's extra metres would miss by more than a step.
+        let length = try XCTUnwrap(
+            [100.0, 150, 200, 250, 300].first { l in
+                let r = s.wheelDistanceM.truncatingRemainder(dividingBy: l)
+                return r > maxStep + 2 && r < l - maxStep - 2
+            })
+        let path = out + "/laps.fit"
+        XCTAssertTrue(try convert(.fit, to: path, laps: .distance(length)).converted)
+        let seen = try ExportSupport.check("fit", path)
+        let laps = try XCTUnwrap(seen["lap_distances"] as? [Double])
+        XCTAssertGreaterThan(laps.count, 3)
+        let session = try XCTUnwrap((seen["session_figures"] as? [String: Any])?["total_distance"] as? Double)
+        XCTAssertEqual(laps.reduce(0, +), session, accuracy: 0.5)
+        // Each lap but the last ends at the first record at or past its mark: within a step of it
+        // (the tunnel's own step may cross a mark; the laps after it end at their marks again).
+        let afterGap = along[99] + Geodesy.distance(tunnel[99], tunnel[100]) + s.wheelDistanceM
+        var total = 0.0
+        for (k, d) in laps.dropLast().enumerated() {
+            total += d
+            let past = total - (total / length).rounded(.down) * length
+            XCTAssertTrue(
+                past <= maxStep + 1 || abs(total - afterGap) < 1,
+                "lap \(k + 1) ends \(past) m past its mark, at \(total) m (steps of at most \(maxStep) m)")
+        }
+    }
 }

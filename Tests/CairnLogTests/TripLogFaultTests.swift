@@ -418,6 +418,19 @@ final class TripLogFaultTests: LogTestCase {
         XCTAssertEqual(try checkAcks(run), 0)
     }
 
+    /// slow F8: with no trip ever open (gpsd's fixes had no time), the notes made meanwhile
+    /// were said at stop to be lost to "the card is full or failing" on a card that was fine.
+    func testNotesWithNoTripOpenAreNotBlamedOnTheCard() throws {
+        var said: [String] = []
+        let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 1000, say: { said.append($0) })
+        log.append(.note("gpsd connection lost: gpsd closed the connection"), monoMs: 10)
+        log.append(.note("gpsd connection lost: gpsd closed the connection"), monoMs: 20)
+        log.shutdown(monoMs: 30)
+        XCTAssertFalse(said.contains { $0.contains("card is full or failing") }, "\(said)")
+        XCTAssertTrue(said.contains("log: 2 records from while no trip was open not written (a file is made only for a trip)"), "\(said)")
+        XCTAssertEqual(try LogDirectory.logFiles(in: dir).count, 0, "no file without a trip")
+    }
+
     /// Protocol D2, in process: random faults at libfiu's rates, 200 rides each (100 for creates).
     func testRandomFaultInjection() throws {
         let full = CrashCampaignTests.full

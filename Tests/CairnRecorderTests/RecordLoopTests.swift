@@ -383,6 +383,21 @@ final class RecordLoopTests: XCTestCase {
         XCTAssertTrue(rig.log.shutDown)
     }
 
+    /// slow F8: a receiver with GGA and GSA only gives no date, and gpsd reports its fixes
+    /// without a time: nothing was recorded and nothing said why. The cause and the cure are
+    /// said once while recording, and again at the stop.
+    func testFixesWithoutATimeSayTheCauseOnceAndAtTheStop() {
+        let rig = Rig(readEverySeconds: 0)
+        rig.gpsd.arrivals = (0..<100).map { FakeGpsd.Arrival(mono: 1300 + Int64($0) * 1000, report: .noTime) }
+        rig.gpsd.stopAt = 110_000
+        rig.run()
+        let cause = rig.said.filter { $0.hasPrefix("gpsd: 30 fixes in a row without a time or date") }
+        XCTAssertEqual(cause.count, 1, "said once: \(rig.said)")
+        XCTAssertTrue(cause.first?.contains("enable RMC or ZDA") ?? false, "\(cause)")
+        XCTAssertTrue(rig.said.last?.hasPrefix("stopped; no trip was open: 100 fixes had no time or date") ?? false, "\(rig.said)")
+        XCTAssertTrue(rig.log.kept.isEmpty)
+    }
+
     /// A ride across a gpsd restart: one trip, the points on both sides of it.
     func testARideAcrossALostConnectionIsOneTrip() {
         let rig = Rig(readEverySeconds: 0, syncSeconds: 1)

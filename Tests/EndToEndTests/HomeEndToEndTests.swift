@@ -49,6 +49,11 @@ final class HomeEndToEndTests: XCTestCase {
         let doorToClose = try closedAt(atHome.dir, trip: 1) - (truth.start + 360)
         print("home: \(doorToClose) s from standing at the door to the trip closed (home-stand 2 minutes)")
         XCTAssertTrue((120...125).contains(doorToClose), "closed \(doorToClose) s after standing at the door")
+        // attack-r21 U3: `info --why` said "a standstill longer than the close limit"; it says home.
+        let why = try Harness.run(Harness.cairn, ["info", "1", "--dir", atHome.dir, "--why"])
+        XCTAssertTrue(why.stdout.contains("trip ended: home: standing there longer than home's stand"), why.stdout)
+        let whyJSON = try Harness.run(Harness.cairn, ["info", "1", "--dir", atHome.dir, "--why", "--json"])
+        XCTAssertTrue(whyJSON.stdout.contains("{\"event\": \"ended\", \"reason\": \"home\""), whyJSON.stdout)
 
         let away = try Harness.record(log, extra: home(passed))
         XCTAssertEqual(away.status, 0, away.stderr)

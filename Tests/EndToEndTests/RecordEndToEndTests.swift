@@ -129,6 +129,31 @@ final class RecordEndToEndTests: XCTestCase {
         XCTAssertEqual(files.filter { $0.hasSuffix(".cairn") }, [], "nothing is written while there is no usable fix")
     }
 
+    /// attack-r21 slow F8: a receiver with GGA and GSA only (no RMC, no ZDA: no date). gpsd's
+    /// fixes have no time and nothing is recorded; the recorder said nothing of why and, at the
+    /// stop, blamed "the card is full or failing". Through a private gpsd, replayed at 10 Hz.
+    func testAReceiverWithoutADateIsToldWhyNothingIsRecorded() throws {
+        let work = Harness.tempDir(), log = work + "/gga-gsa.nmea"
+        func sentence(_ body: String) -> String {
+            "$" + body + "*" + String(format: "%02X", body.utf8.reduce(UInt8(0)) { $0 ^ $1 })
+        }
+        var lines = ["# GGA and GSA only: a time of day, no date"]
+        for i in 0..<90 {
+            let t = String(format: "07%02d%02d.00", i / 60, i % 60)
+            let lat = String(format: "4723.%06d", 100 * i)
+            lines.append(sentence("GPGGA,\(t),\(lat),N,00832.000000,E,1,08,0.9,400.0,M,47.0,M,,"))
+            lines.append(sentence("GPGSA,A,3,01,02,03,04,05,06,07,08,,,,,1.5,0.9,1.2"))
+        }
+        try (lines.joined(separator: "\r\n") + "\r\n").write(toFile: log, atomically: true, encoding: .utf8)
+        let r = try Harness.record(log, rate: 10, extra: ["--clock", "system"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try Harness.trips(r.dir).count, 0)
+        XCTAssertTrue(r.stderr.contains("fixes in a row without a time or date"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("enable RMC or ZDA"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("stopped; no trip was open: "), r.stderr)
+        XCTAssertFalse(r.stderr.contains("card is full or failing"), r.stderr)
+    }
+
     func testStationaryReceiversRecordNoDistance() throws {
         // A receiver on a table: jitter of a few metres, doppler near zero. Nothing to record.
         for log in ["telit-he910.log", "ublox-neo-m9n-nmea.log"] {

@@ -72,7 +72,8 @@ final class RiderLapsEndToEndTests: XCTestCase {
     /// trip's press before its first fix on a board without a real-time clock) is a press without
     /// a usable time, not damage: `info` says it and no damage (`info --why` tells it:
     /// RiderMarkTimelineTests), the exports make no lap of it and the other press still makes its lap. Failed before: the
-    /// record was skipped as damaged (`damaged_records` 1, "damage:" in info).
+    /// record was skipped as damaged (`damaged_records` 1, "damage:" in info). The long press
+    /// at time 0 is placed nowhere, as the exports keep the whole trip (attack-r21 U5).
     func testAPressAtTimeZeroIsAPressWithoutATimeNotDamage() throws {
         let dir = CraftedLog.directory()
         let presses: [(kind: UInt8, ms: Int64)] = [(0, 0), (0, t0 + 40_500), (1, 0)]
@@ -82,12 +83,13 @@ final class RiderLapsEndToEndTests: XCTestCase {
         XCTAssertFalse(info.stdout.contains("damage"), info.stdout)
         XCTAssertTrue(
             info.stdout.contains(
-                "  laps:       2 (the rider's button: a lap from 08:00:40Z; 2 presses at no usable time (the clock was not set): no lap; ended by the button)"
+                "  laps:       2 (the rider's button: a lap from 08:00:40Z; 2 presses at no usable time (the clock was not set): no lap; "
+                    + "ended by the button, but its press has no usable time: placed nowhere, every export keeps the whole trip)"
             ),
             info.stdout)
         let json = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none", "--json")
         XCTAssertTrue(json.stdout.contains(#""damaged_records": 0"#), json.stdout)
-        XCTAssertTrue(json.stdout.contains(#""ended_by_button": true, "presses_without_time": 2}"#), json.stdout)
+        XCTAssertTrue(json.stdout.contains(#""ended_by_button": true, "end_press_without_time": true, "presses_without_time": 2}"#), json.stdout)
         let out = Harness.tempDir()
         let r = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/t.fit", "--config", "none")
         XCTAssertEqual(r.status, 0, r.stderr)

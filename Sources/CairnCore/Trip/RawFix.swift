@@ -56,6 +56,16 @@ public struct RawFix: Equatable, Sendable {
         self.events = events
         self.settings = settings
     }
+
+    /// Whether the top speed from positions judges this fix (`TripStats.addOffered`): kept, or
+    /// only thinned out by the distance filter.
+    public var countsForTopSpeed: Bool {
+        switch verdict {
+        case .kept: return true
+        case .dropped(let why): return why.onlyThins
+        default: return false
+        }
+    }
 }
 
 /// The offered fixes waiting for their verdicts, in offer order, in fixed capacity. Verdicts come

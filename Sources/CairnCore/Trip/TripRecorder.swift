@@ -12,6 +12,8 @@ public enum Report: Sendable {
 public struct TripTotals: Sendable {
     public var stats: TripStats
     public var drops: DropCounts
+    /// Home's stand closed it (`Config.home`), not the close-after time: the log says so.
+    public var atHome = false
 }
 
 /// What the recorder must do to the log, in order.
@@ -50,6 +52,9 @@ public struct TripRecorder<Filter: FixFilter> {
         public var home: HomePlace?
         /// At or under this speed a fix at home may be the rider arriving (wheeling the bike in).
         public static var arrivingSpeedMps: Double { 3.0 }
+        /// Under this measured speed a fix at home after home's stand closed the trip is the
+        /// rider still standing at the door, not setting off (`closedAtHome`).
+        public static var standingAtDoorMps: Double { 0.5 }
         /// Hand out every offered fix with its verdict (`RecorderAction.raw`). The rules then
         /// judge each fix at the log's resolution (`Fix.atLogResolution`), as a replay will.
         public var keepsRaw = false
@@ -68,6 +73,22 @@ public struct TripRecorder<Filter: FixFilter> {
     public private(set) var lastFixClockMs: Int64?
     /// The newest fix was inside home, arriving (`Config.home`).
     private var lastFixArrivingHome = false
+    /// The newest fix offered to the rules: where a stand they end stood (home or not).
+    private var lastOffered: Fix?
+    /// Home's stand closed the last trip and no trip has opened since: the next one starts at
+    /// the first fix that moves, not at one the rider stood still on at the door (attack-r21
+    /// U3: the next trip began 62 s before the rider left, a minute of standing in its time).
+    private var closedAtHome = false {
+        didSet {
+            standingRuns.removeAll()
+            standingRun = nil
+        }
+    }
+    /// Meanwhile, the runs of offered fixes that stood at home (a measured speed under
+    /// `Config.standingAtDoorMps` inside it), as times: the rules may keep such a fix as the next
+    /// trip's start after its speed was judged derived and dropped, so it is told by its time.
+    private var standingRuns = RingBuffer<ClosedRange<Int64>>(capacity: 8)
+    private var standingRun: ClosedRange<Int64>?
     private var collapser = EpochCollapser()
     private var pendingReason: SegmentReason?
     private var outputs: [RuleOutput] = []
@@ -130,7 +151,7 @@ public struct TripRecorder<Filter: FixFilter> {
         // fixes. Asked last: only when a close is due (it costs a copy of the point, each tick).
         guard tripOpen, let last = lastFixClockMs, wallClockMs - last >= limit, lastKept != nil else { return }
         finish(wallClockMs: wallClockMs, emit: emit)
-        close(emit: emit)
+        close(atHome: lastFixArrivingHome && limit < config.closeWithoutFixMs, emit: emit)
         filter.tripClosed()
         rawEvents.insert(.closedWithoutFix)
     }
@@ -164,6 +185,7 @@ public struct TripRecorder<Filter: FixFilter> {
     /// The trip was closed by the caller (shutdown): the next kept point opens a new trip.
     public mutating func tripClosed() {
         resetTrip()
+        closedAtHome = false
         filter.tripClosed()
     }
 
@@ -175,10 +197,11 @@ public struct TripRecorder<Filter: FixFilter> {
         drops = DropCounts()
     }
 
-    private mutating func close(emit: (RecorderAction) -> Void) {
+    private mutating func close(atHome: Bool = false, emit: (RecorderAction) -> Void) {
         guard tripOpen else { return }
-        emit(.closeTrip(TripTotals(stats: stats, drops: drops)))
+        emit(.closeTrip(TripTotals(stats: stats, drops: drops, atHome: atHome)))
         resetTrip()
+        closedAtHome = atHome
     }
 
     private mutating func consider(_ fix: Fix, wallClockMs: Int64, emit: (RecorderAction) -> Void) {
@@ -187,6 +210,8 @@ public struct TripRecorder<Filter: FixFilter> {
         // on the system clock's pace (it advances with real time even where it started in 1970).
         let now = config.clockIsFix ? fix.timeMs : wallClockMs
         let fix = config.keepsRaw ? fix.atLogResolution : fix
+        lastOffered = fix
+        if closedAtHome && !tripOpen { noteStanding(fix) }
         if config.keepsRaw {
             let settings = RawSettings(clockIsFix: config.clockIsFix, closeAfterMs: config.closeWithoutFixMs)
             rawQueue.append(RawFix(fix: fix, arrivalMs: wallClockMs, verdict: .undecided, events: rawEvents, settings: settings)) {
@@ -195,6 +220,22 @@ public struct TripRecorder<Filter: FixFilter> {
             rawEvents = []
         }
         runFilter(emit: emit) { f, out in f.offer(fix, nowMs: now, arrivalMs: wallClockMs, emit: out) }
+    }
+
+    /// An offered fix after home's stand closed the trip: whether it stood at home (`standingRuns`).
+    private mutating func noteStanding(_ f: Fix) {
+        if config.home?.holds(f) == true, let v = f.speed, v < Config.standingAtDoorMps {
+            standingRun = standingRun.map { $0.lowerBound...max($0.upperBound, f.timeMs) } ?? f.timeMs...f.timeMs
+        } else if let r = standingRun {
+            standingRuns.append(r)
+            standingRun = nil
+        }
+    }
+
+    private func stoodAtHome(_ t: Int64) -> Bool {
+        if standingRun?.contains(t) == true { return true }
+        for i in 0..<standingRuns.count where standingRuns[i].contains(t) { return true }
+        return false
     }
 
     /// Runs the filter, then acts on what it said (the filter cannot call back into the
@@ -218,9 +259,21 @@ public struct TripRecorder<Filter: FixFilter> {
         case .segment(let reason):
             if tripOpen { pendingReason = reason }
         case .closeTrip:
-            close(emit: emit)
+            // The rules close a stand at home's stand when its newest fix is inside home
+            // (`HomePlace.closeLimitMs`): shorter than the close-after time, it was home's.
+            let home = config.home.map { h in h.standMs < config.closeWithoutFixMs && lastOffered.map(h.holds) == true } ?? false
+            close(atHome: home, emit: emit)
         case .keep(let fix):
+            if !tripOpen && closedAtHome && stoodAtHome(fix.timeMs) {
+                // Still standing at home after its stand closed the trip: no new trip yet.
+                drops.add(.standing)
+                if config.keepsRaw {
+                    if rawQueue.decide(fix, .dropped(.standing)) { rawQueue.drain { emit(.raw($0)) } }
+                }
+                return
+            }
             if !tripOpen {
+                closedAtHome = false
                 var resume = false
                 if let c = resumeCandidate, fix.timeMs > c.timeMs, fix.timeMs - c.timeMs <= config.resumeWindowMs {
                     resume = true

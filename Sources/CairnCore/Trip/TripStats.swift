@@ -95,6 +95,14 @@ public struct TripStats: Sendable {
         lastOffered = other.lastOffered
     }
 
+    /// Empty figures under the same activity's limits for the top speed from positions: to
+    /// judge it again over only some offered fixes (`addOffered`: those an export's window keeps).
+    public var emptyForOffered: TripStats {
+        var s = TripStats()
+        s.offered = PositionSpeeds(speedUpMps2: offered.speedUpMps2, slowDownMps2: offered.slowDownMps2)
+        return s
+    }
+
     /// The top speed from offered fixes, when any were given (nil also when all had measured speeds).
     public var positionTopMps: Double? { offered.fixes > 0 ? offered.topMps : nil }
 

@@ -242,9 +242,11 @@ public enum ExploredCells {
         guard let trip = TripCatalog.trips([ref]).first else { return nil }
         var walk = CellWalk()
         // The trip's own cut (its visits to a disc cut along the path), as an export makes it.
-        var zones = PrivacyFilter(window: cuts.isEmpty ? nil : cuts.window(for: trip))
+        // And the rider's end press, as the exports end at it (`EndCut`).
+        var zones: PrivacyFilter
         let summary: TripSummary
         do {
+            zones = PrivacyFilter(window: cuts.isEmpty ? nil : cuts.window(for: trip), endPressMs: try TripMarks.read(trip).endMs)
             summary = try TripCatalog.read(trip) { e in
                 zones.pass(e) { event in
                     switch event {

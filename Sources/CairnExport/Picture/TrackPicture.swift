@@ -132,7 +132,9 @@ public enum TrackPicture {
         var heights = Heights()
         var prev: Fix?
         var pendingPause = false
-        var pass1 = PrivacyFilter(window: options.privacy)
+        // The rider's end press: the picture ends where every export does (`EndCut`).
+        let endPressMs = try TripMarks.read(trip).endMs
+        var pass1 = PrivacyFilter(window: options.privacy, endPressMs: endPressMs)
         var shown = TripStats()
         var temperature: (Double, Double)?
         var summary = try TripCatalog.read(trip) { e in
@@ -168,7 +170,7 @@ public enum TrackPicture {
                 }
             }
         }
-        if options.privacy != nil { summary.stats = shown }
+        if options.privacy != nil || pass1.endCut.after > 0 { summary.stats = shown }
         // The profile's axis counts the distance as the figures do (`TripStats`: nothing across
         // a pause or a left-out stretch), so it reads the headline's kilometres.
         survey.distanceM = shown.distanceM
@@ -272,7 +274,7 @@ public enum TrackPicture {
                 out.write("<circle cx=\"\(fmt(p.x))\" cy=\"\(fmt(p.y))\" r=\"2\" fill=\"\(colour(lone.band))\" stroke=\"none\"/>\n")
             }
         }
-        var pass2 = PrivacyFilter(window: options.privacy)
+        var pass2 = PrivacyFilter(window: options.privacy, endPressMs: endPressMs)
         _ = try TripCatalog.read(trip) { e in
             pass2.pass(e) { event in
                 switch event {

@@ -295,11 +295,7 @@ public enum TripCatalog {
                     s.closed = true
                 case .rawFixes(let batch):
                     for r in batch.fixes {
-                        switch r.verdict {
-                        case .kept: s.stats.addOffered(r.fix)
-                        case .dropped(let why) where why.onlyThins: s.stats.addOffered(r.fix)
-                        default: break
-                        }
+                        if r.countsForTopSpeed { s.stats.addOffered(r.fix) }
                         if raw { visit(.raw(r)) }
                     }
                 case .riderMark(let m):

@@ -17,6 +17,9 @@ public struct ButtonLaps: Sendable, Equatable {
     public var afterEnd = 0
     /// Counted on a trainer's records (the wheel's samples), which `afterEnd` counts.
     public var onWheel = false
+    /// The end press lay before the trip's first point (a clock behind the fixes): placed
+    /// nowhere, so every export keeps the whole trip (`EndCut`), and `info` says so.
+    public var endBeforeStart = false
 
     public init(startsMs: [Int64] = [], pauseLaps: Int = 1) {
         self.startsMs = startsMs
@@ -73,6 +76,7 @@ public struct ButtonLaps: Sendable, Equatable {
         }
         counter.laps.afterEnd = counter.marks.afterEnd
         if counter.marks.endPressMs != nil { counter.laps.endMs = counter.marks.lastWritten?.timeMs }
+        counter.laps.endBeforeStart = marks.endMs != nil && counter.marks.endPressMs == nil
         return counter.laps
     }
 

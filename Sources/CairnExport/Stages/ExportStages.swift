@@ -26,19 +26,25 @@ public struct ExportStages: Sendable {
     /// The rider's end press (`TripMarks.endMs`): the export ends at the last point at or before
     /// it, as a device stops recording at its stop button; nil once a first point lies after
     /// it (a press on a clock behind the fixes' places nothing: no trip is cut away whole).
-    public private(set) var endPressMs: Int64?
+    public var endPressMs: Int64? { endCut.endMs }
     /// Points after the end press, left out (the log keeps them; `--raw` writes them).
-    public private(set) var afterEnd = 0
+    public var afterEnd: Int { endCut.after }
+    private var endCut: EndCut
     /// The last point written (before a left-out stretch: the zone's edge, where a lap pressed
     /// inside the zone starts).
     public private(set) var lastWritten: Fix?
+    /// The wheel's distance (a tunnel's gap: `WheelTrack.extraMetres`): each point's
+    /// `wheelExtraM`, and the distance laps count it, as FIT's records do (attack-r21 F5).
+    public var wheel: WheelTrack?
+    /// The point before, for a gap the wheel measured (nil after a segment that does not bridge).
+    private var wheelBefore: Fix?
 
     /// `marks`: the trip's presses, for the rider's laps (`LapRule.marks`, `.marksElsePause`)
     /// and its end press.
     public init(window: PrivacyWindow?, laps: LapRule, marks: TripMarks = .none) {
         self.window = window
         self.laps = LapSplitter(laps, marks: marks)
-        endPressMs = marks.endMs
+        endCut = EndCut(endMs: marks.endMs)
     }
 
     /// Feeds one event of the trip as recorded; calls `segment` and `point` for what the export gets.
@@ -60,14 +66,7 @@ public struct ExportStages: Sendable {
             laps.segment(r)
             pendingSegment = r
         case .point(let f, let origin):
-            if let end = endPressMs, f.timeMs > end {
-                guard lastWritten != nil || hiding else {
-                    endPressMs = nil
-                    return feed(item, segment: segment, point: point)
-                }
-                afterEnd += 1
-                return
-            }
+            if endCut.cuts(f, placed: lastWritten != nil || hiding) { return }
             if let w = window, !w.keeps(f) {
                 leftOut += 1
                 if !hiding { stretches += 1 }
@@ -83,10 +82,13 @@ public struct ExportStages: Sendable {
             hiding = false
             if let r = pendingSegment {
                 pendingSegment = nil
+                if !TripStats.bridges(r) { wheelBefore = nil }
                 segment(r)
             }
             var extras = PointExtras(f, origin: origin)
-            extras.lap = laps.lap(of: f)
+            if let wheel, let b = wheelBefore { extras.wheelExtraM = wheel.extraMetres(from: b, to: f) }
+            wheelBefore = f
+            extras.lap = laps.lap(of: f, extraM: extras.wheelExtraM ?? 0)
             // A press in the left-out stretch: its lap starts at the zone's edge (the last point
             // written before it), its lap event there too, with no time from inside the zone
             // (PRIVACY.md): every lap a press makes has its event.
@@ -155,8 +157,20 @@ public struct ExportStages: Sendable {
             }
             return s
         }
-        // The top speed from positions is judged on every offered fix, which the stages never see.
-        kept.takePositionTop(from: s.stats)
+        // The top speed from positions is judged on the offered fixes, which the stages never
+        // see: with a zone or the end press cutting, only those the export's window keeps
+        // (attack-r21: a fast excursion inside home's zone made the exported top speed).
+        var top = s.stats
+        if s.stats.positionTopMps != nil && (window != nil || stages.afterEnd > 0) {
+            let end = stages.afterEnd > 0 ? stages.endPressMs ?? .max : .max
+            var only = s.stats.emptyForOffered
+            _ = try TripCatalog.read(trip, raw: true) { e in
+                guard case .raw(let r) = e, r.countsForTopSpeed, r.fix.timeMs <= end, window?.keeps(r.fix) ?? true else { return }
+                only.addOffered(r.fix)
+            }
+            top = only
+        }
+        kept.takePositionTop(from: top)
         // The wheel's ride before the first point (a trainer's indoor part): every export that
         // holds records without a position writes it, and no zone or press cuts a position from it.
         if let from = s.wheelLeadFromMs, kept.points > 0 {

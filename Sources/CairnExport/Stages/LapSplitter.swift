@@ -67,8 +67,8 @@ public enum LapRule: Sendable, Equatable {
 /// Numbers the points of one trip's export by lap, streamed (constant memory).
 ///
 /// Distance laps end at the first point at or past each mark (1 km, 2 km, … of the distance the
-/// export counts: the same steps `TripStats` counts, so FIT's record `distance` reaches the mark
-/// at that point). No point is invented at the exact mark (every record stays a measured one):
+/// export counts: the same steps `TripStats` counts, and across a tunnel the wheel's metres, so
+/// FIT's record `distance` reaches the mark at that point). No point is invented at the exact mark (every record stays a measured one):
 /// the distance at the end of lap k is k lengths plus less than the step that crossed the mark,
 /// so a lap is its nominal length within one step either way, and the marks never drift. A step
 /// that crosses two marks (a long tunnel chord) ends one lap. The point that reaches a mark is
@@ -125,8 +125,10 @@ public struct LapSplitter: Sendable {
     }
 
     /// The lap (from 1) of the next point of the export; nil for `LapRule.none`. `stepM`: the
-    /// metres from the point before, where no position tells them (a trainer's wheel).
-    public mutating func lap(of fix: Fix, stepM: Double? = nil) -> Int? {
+    /// metres from the point before, where no position tells them (a trainer's wheel);
+    /// `extraM`: what the wheel adds to the straight line across a gap (a tunnel), which the
+    /// export's distance counts too.
+    public mutating func lap(of fix: Fix, stepM: Double? = nil, extraM: Double = 0) -> Int? {
         defer {
             last = fix
             segmentPending = false
@@ -158,7 +160,7 @@ public struct LapSplitter: Sendable {
                 if lap < Self.maxLaps { lap += 1 }
                 lapEndedAtLast = false
             }
-            if let prev = last, !segmentPending || bridgeNext { distanceM += stepM ?? Geodesy.distance(prev, fix) }
+            if let prev = last, !segmentPending || bridgeNext { distanceM += (stepM ?? Geodesy.distance(prev, fix)) + extraM }
             if distanceM >= nextMarkM {
                 lapEndedAtLast = true
                 nextMarkM = ((distanceM / length).rounded(.down) + 1) * length

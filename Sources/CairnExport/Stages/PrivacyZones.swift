@@ -603,6 +603,7 @@ public struct PrivacyWindow: Sendable {
 /// A trip's events as a view that shows positions sees them (`render`): the points inside a
 /// zone's cut left out, and a segment start (`SegmentReason.hidden`) before the first point
 /// after a left-out stretch, so nothing draws a line through a zone. Counts what it left out.
+/// With the rider's end press (`EndCut`), nothing after it, as the exports.
 public struct PrivacyFilter: Sendable {
     public let window: PrivacyWindow?
     private var wrote = false
@@ -610,10 +611,23 @@ public struct PrivacyFilter: Sendable {
     public private(set) var leftOut = 0
     public private(set) var stretches = 0
 
-    public init(window: PrivacyWindow?) { self.window = window }
+    /// The rider's end press, cut as the exports cut it (`EndCut`).
+    public private(set) var endCut: EndCut
+
+    public init(window: PrivacyWindow?, endPressMs: Int64? = nil) {
+        self.window = window
+        endCut = EndCut(endMs: endPressMs)
+    }
 
     public mutating func pass(_ event: TripEvent, to visit: (TripEvent) -> Void) {
-        guard let w = window, case .point(let f) = event else { return visit(event) }
+        // After the end press nothing more is passed, not even a segment's start.
+        if endCut.after > 0, case .segment = event { return }
+        guard case .point(let f) = event else { return visit(event) }
+        if endCut.cuts(f, placed: wrote || hiding) { return }
+        guard let w = window else {
+            wrote = true
+            return visit(event)
+        }
         if !w.keeps(f) {
             leftOut += 1
             if !hiding { stretches += 1 }
