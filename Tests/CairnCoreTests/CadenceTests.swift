@@ -37,6 +37,52 @@ final class CadenceTests: XCTestCase {
         XCTAssertNil(speeds[7])
     }
 
+    func testASpeedIsTrustedOnlyOnceItHasProvedADoppler() {
+        // A doppler (5.2 m/s over chords of 5 m): two moving steps unlike their chords prove it.
+        var c = Cadence()
+        var proved: [Bool] = []
+        for i in 0..<4 {
+            var f = fix(Double(i), north: Double(i) * 5, speed: 5.2)
+            c.learn(&f)
+            proved.append(c.speedsProved)
+        }
+        XCTAssertEqual(proved, [false, false, true, true])
+        // gpsd's own speeds from positions never prove one, even before the score says so.
+        var g = Cadence()
+        var previous: Fix?
+        for i in 0..<8 {
+            var f = fix(Double(i), north: Double(i) * 1.3 + (i % 2 == 0 ? 4 : 0), speed: nil)
+            if let p = previous { f.speed = Geodesy.shortEllipsoidDistance(p, f) }
+            previous = f
+            g.learn(&f)
+            XCTAssertFalse(g.speedsProved, "fix \(i)")
+        }
+        XCTAssertTrue(g.speedsDerived)
+    }
+
+    func testGpsdsSpeedFromAFixBeforeTheLastIsRecognised() {
+        // gpsd derives from its own previous fix: here every second fix is followed by a report
+        // without speed 0.5 s later, a little elsewhere, that gpsd did not take for its previous
+        // fix: the next speed is the chord from the fix before that report.
+        var c = Cadence()
+        var gpsdPrevious: Fix?
+        var speeds: [Double?] = []
+        for i in 0..<16 {
+            var f = fix(Double(i), north: Double(i) * 3, speed: nil)
+            if let p = gpsdPrevious { f.speed = Geodesy.shortEllipsoidDistance(p, f) }
+            gpsdPrevious = f
+            c.learn(&f)
+            speeds.append(f.speed)
+            if i % 2 == 1 {
+                var between = fix(Double(i) + 0.5, north: Double(i) * 3 + 2, speed: nil)
+                c.learn(&between)
+            }
+        }
+        XCTAssertTrue(c.speedsDerived)
+        XCTAssertFalse(c.speedsProved)
+        XCTAssertNil(speeds[15])
+    }
+
     func testADopplerSpeedIsKept() {
         var c = Cadence()
         for i in 0..<8 {
