@@ -52,14 +52,8 @@ public struct RingBuffer<Element> {
 
     /// The i-th element from the oldest (0) to the newest (count - 1).
     public subscript(i: Int) -> Element {
-        get {
-            precondition(i >= 0 && i < count, "RingBuffer index out of range")
-            return storage[slot(forOffset: i)]!
-        }
-        set {
-            precondition(i >= 0 && i < count, "RingBuffer index out of range")
-            storage[slot(forOffset: i)] = newValue
-        }
+        precondition(i >= 0 && i < count, "RingBuffer index out of range")
+        return storage[slot(forOffset: i)]!
     }
 
     public var first: Element? { count > 0 ? self[0] : nil }

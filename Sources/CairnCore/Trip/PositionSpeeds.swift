@@ -12,8 +12,7 @@
 /// - a chord faster than the chords within `settleMs` of it allow, reached at the activity's
 ///   `speedUpMps2` and left at its `slowDownMps2` (`ActivityProfile`), with the slack of the
 ///   positions' own uncertainty, is no speed: a position that went out (and came back). It counts
-///   for nothing, the chords around it no longer make 3 s together, and the chords after it are
-///   not reached from it (an excursion's way out vouches for none of the rest of it);
+///   for nothing, and the chords around it no longer make 3 s together;
 /// - every other chord is lowered to what its neighbours allow, and a top speed is the slowest of
 ///   them over chords that span `TripStats.supportMs` (3 s).
 /// A speed reached and left as a vehicle can is kept whole (the caps are then above it); position
@@ -47,8 +46,6 @@ public struct PositionSpeeds: Sendable {
         var speed: Double
         /// How much faster than its neighbours allow the chord may be before it is no speed (m/s).
         var slack: Double
-        /// Judged no speed (a position out and back): it vouches for no neighbour.
-        var rejected = false
         var midMs: Int64 { startMs + (endMs - startMs) / 2 }
     }
 
@@ -99,10 +96,7 @@ public struct PositionSpeeds: Sendable {
             i += 1
             let cap = reachable(i - 1)
             // Faster than any vehicle could have reached and left: a position out and back.
-            if c.speed > cap + c.slack {
-                chords[i - 1].rejected = true
-                continue
-            }
+            if c.speed > cap + c.slack { continue }
             c.speed = min(c.speed, cap)
             var slowest = c.speed
             var spans = c.endMs - c.startMs >= TripStats.supportMs
@@ -126,10 +120,8 @@ public struct PositionSpeeds: Sendable {
         let t = chords[i].midMs
         var v = Double.infinity
         var j = i - 1
-        // (Not from a chord judged no speed: the way out of an excursion let its next chords,
-        // still far out, pass as reached from it: 20-37 m/s on a 15 m/s GGA-only drive.)
         while j >= 0, t - chords[j].midMs <= Self.settleMs {
-            if !chords[j].rejected { v = min(v, chords[j].speed + speedUpMps2 * Double(t - chords[j].midMs) / 1000) }
+            v = min(v, chords[j].speed + speedUpMps2 * Double(t - chords[j].midMs) / 1000)
             j -= 1
         }
         j = i + 1
