@@ -250,14 +250,32 @@ final class FixRulesTests: XCTestCase {
         r.kept.forEach { stats.add($0) }
         XCTAssertEqual(stats.distanceM, 1.2 * 59, accuracy: 2.5, "the distance survives the filter")
 
-        // A right-angle corner walked slowly: the corner point survives.
-        let leg1 = (0..<10).map { i in fix(Double(i), north: 1.2 * Double(i), eph: 4, speed: 1.2) }
-        let leg2 = (1..<10).map { i in fix(9 + Double(i), north: 10.8, east: 1.2 * Double(i), eph: 4, speed: 1.2) }
+        // A right-angle corner walked slowly: the corner point survives. The doppler wobbles by a
+        // few cm/s, as a receiver's does (`ride`): a speed equal to the chord's to the mm/s, fix
+        // after fix, is gpsd's own from positions (`Cadence`), and such a walk opens only on
+        // minutes of way (issue 39), as the one below does.
+        let wobble = { (i: Int) in 1.2 + 0.03 * sin(Double(i) * 1.7) }
+        let leg1 = (0..<10).map { i in fix(Double(i), north: 1.2 * Double(i), eph: 4, speed: wobble(i)) }
+        let leg2 = (1..<10).map { i in fix(9 + Double(i), north: 10.8, east: 1.2 * Double(i), eph: 4, speed: wobble(9 + i)) }
         let c = run(leg1 + leg2, profile: .walk)
         XCTAssertTrue(c.kept.contains { Geodesy.distance($0, fix(9, north: 10.8)) < 1.3 }, "the corner is kept")
         var cs = TripStats()
         c.kept.forEach { cs.add($0) }
         XCTAssertEqual(cs.distanceM, 10.8 + 10.8, accuracy: 1.5, "a filter that cut the corner would measure 15.3 m")
+
+        // The same corner at the end of a 4-minute walk from a receiver without doppler, whose
+        // speeds gpsd derived from positions (exact: the chord from the fix before): the trip
+        // opens on minutes of way with its start back-filled, and the corner is kept too.
+        var derived = (0..<240).map { i in fix(Double(i), north: 1.2 * Double(i), eph: 4, speed: nil) }
+        derived += (1..<10).map { i in fix(239 + Double(i), north: 1.2 * 239, east: 1.2 * Double(i), eph: 4, speed: nil) }
+        for i in 1..<derived.count { derived[i].speed = Geodesy.shortEllipsoidDistance(derived[i - 1], derived[i]) }
+        let d = run(derived, profile: .walk)
+        XCTAssertEqual(d.kept.first?.timeMs, derived[0].timeMs, "the way to the start is kept")
+        XCTAssertTrue(d.kept.allSatisfy { $0.speed == nil }, "gpsd's speeds are no doppler's")
+        XCTAssertTrue(d.kept.contains { Geodesy.distance($0, fix(239, north: 1.2 * 239)) < 1.3 }, "the corner is kept")
+        var ds = TripStats()
+        d.kept.forEach { ds.add($0) }
+        XCTAssertEqual(ds.distanceM, 1.2 * 239 + 10.8, accuracy: 3, "a filter that cut the corner would lose 5.4 m")
     }
 
     func testRule9GapsKeepTheLineUnlessAPauseOrImpossible() {

@@ -45,6 +45,24 @@ final class PositionSpeedsTests: XCTestCase {
         XCTAssertEqual(both.distanceM, kept.distanceM, "the figures change, not the points")
     }
 
+    func testAnExcursionsWayOutVouchesForNoneOfIt() {
+        // A 15 m/s GGA-only drive whose positions swing out 150-250 m and back over 6 fixes (a
+        // half sine, sideways and a half ahead: issue 39's attack). The way out was judged no
+        // speed, but the next chords, still far out, were reached from it: 19.7-37 m/s.
+        for a in [150.0, 250.0] {
+            var s = TripStats(profile: .drive)
+            s.startSegment(.start)
+            for i in 0..<300 {
+                let k = i - 150
+                let out = (0..<6).contains(k) ? a * sin(Double.pi * Double(k + 1) / 7) : 0
+                let f = fix(Double(i), north: 15 * Double(i) + 0.5 * out, east: out, eph: 5, speed: nil)
+                s.addOffered(f)
+                if i % 10 == 0 { s.add(f) }
+            }
+            XCTAssertLessThan(s.maxSpeedMps ?? 0, 15 * 1.2, "excursion \(a) m: \(s.maxSpeedMps ?? 0) m/s")
+        }
+    }
+
     func testSpeedsGpsdDerivedFromPositionsAreJudgedAsPositions() {
         // The raw fixes carry gpsd's speeds from positions (the rules took them off the kept points).
         let (_, both) = Self.drive(speedOfOffered: { north, previous in north - previous })

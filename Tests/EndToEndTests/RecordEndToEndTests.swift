@@ -169,6 +169,52 @@ final class RecordEndToEndTests: XCTestCase {
         }
     }
 
+    /// Issue 39: a receiver without doppler (GGA, GSA and ZDA only) standing 10 minutes under a
+    /// wander of σ 15 m over ~30 s, claiming HDOP 1. gpsd derives a speed from its positions
+    /// (1-4 m/s of noise); it opened a trip at the first fix, 400 m-4 km of it. Now: no trip.
+    func testStandingReceiverWithoutDopplerOpensNoTrip() throws {
+        let nmea = Harness.tempDir() + "/standing-gga.nmea"
+        try Self.standingGGA(seconds: 600, sigma: 15, tau: 30, seed: 39).write(toFile: nmea, atomically: true, encoding: .utf8)
+        let r = try Harness.record(nmea)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let trips = try Harness.trips(r.dir)
+        let d = trips.reduce(0.0) { $0 + ($1["distance_m"] as? Double ?? 0) }
+        XCTAssertEqual(trips.count, 0, "a standing receiver opened \(trips.count) trip(s), \(d) m")
+    }
+
+    /// GGA + GSA + ZDA (a date, no speed) at 1 Hz from a receiver standing at 47° N 8.5° E,
+    /// its positions wandering (Gauss-Markov per axis, `sigma` metres, `tau` seconds).
+    static func standingGGA(seconds: Int, sigma: Double, tau: Double, seed: UInt64) -> String {
+        var state = seed
+        func uniform() -> Double {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        }
+        func gauss() -> Double { (-2 * log(max(uniform(), 1e-300))).squareRoot() * cos(2 * .pi * uniform()) }
+        func sentence(_ body: String) -> String {
+            let sum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
+            return "$" + body + "*" + String(format: "%02X", sum) + "\r\n"
+        }
+        let a = exp(-1 / tau), q = (1 - a * a).squareRoot()
+        var de = gauss(), dn = gauss()
+        var out = ""
+        for i in 0..<seconds {
+            de = a * de + q * gauss()
+            dn = a * dn + q * gauss()
+            let lat = 47.0 + sigma * dn / 111_320, lon = 8.5 + sigma * de / (111_320 * cos(47.0 * .pi / 180))
+            let hms = String(format: "%02d%02d%02d.00", 8 + i / 3600, (i / 60) % 60, i % 60)
+            let la = String(format: "%02d%09.6f", Int(lat), (lat - Double(Int(lat))) * 60)
+            let lo = String(format: "%03d%09.6f", Int(lon), (lon - Double(Int(lon))) * 60)
+            out += sentence("GPZDA,\(hms),07,12,2026,00,00")
+            out += sentence("GPGGA,\(hms),\(la),N,\(lo),E,1,10,1.0,\(String(format: "%.1f", 420 + 1.5 * sigma * dn)),M,48.0,M,,")
+            out += sentence("GPGSA,A,3,01,02,03,04,05,06,07,08,09,10,,,1.6,1.0,1.3")
+        }
+        return out
+    }
+
     func testPathologicalLogsNeverGoBackInTime() throws {
         // bt451: a receiver date bug (a jump of +83278 s, then back a day); humminbird: time
         // back 13 s and 2-D epochs; a cold boot with one usable fix; a 307 s gap at a standstill.

@@ -69,7 +69,12 @@ extension FixRules {
         }
         for i in 0..<(start.waiting.count - chain.count) { emit(.drop(.firstFix, start.waiting[i])) }
         start.waiting.removeAll()
-        for (k, p) in chain.reversed().enumerated() { keep(p, forced: k == 0, emit: emit) }
+        for (k, p) in chain.reversed().enumerated() {
+            // (Speeds that waited before `Cadence` found them gpsd's own from positions are none.)
+            var p = p
+            if cadence.speedsDerived { (p.speed, p.track) = (nil, nil) }
+            keep(p, forced: k == 0, emit: emit)
+        }
     }
 
     /// Hands out the held fixes no successor will judge (see `SpikeHold`).
