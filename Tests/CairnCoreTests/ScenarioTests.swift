@@ -15,6 +15,8 @@ final class ScenarioTests: XCTestCase {
         var standstillMetres = 0.0
         var movingSeconds = 0.0
         var trips = 0
+        /// Trips the rules closed before the stream ended (a stop over the close limit).
+        var closed = 0
         var maxOff = 0.0
         /// Points and metres added during one chosen standstill window (the parked bike).
         var windowPoints = 0
@@ -189,13 +191,14 @@ final class ScenarioTests: XCTestCase {
             var c = TripRecorder<FixRules>.Config()
             c.clockIsFix = true
             var rec = TripRecorder(filter: FixRules(profile: profile), config: c)
-            var noLine = false, segBreak = false
+            var noLine = false, segBreak = false, finishing = false
             let handle: (RecorderAction) -> Void = { a in
                 switch a {
                 case .openTrip: o.trips += 1; noLine = true; segBreak = true
                 case .startSegment(let r, _): segBreak = true; if r != .gap && r != .reconnect && r != .resume { noLine = true }
                 case .keep(let f): kept.append((f, noLine)); breaks.append(segBreak); noLine = false; segBreak = false
                 case .closeTrip(let t):
+                    if !finishing { o.closed += 1 }
                     o.distance += t.stats.distanceM
                     o.movingSeconds += Double(t.stats.movingTimeMs) / 1000
                     o.maxSpeed = max(o.maxSpeed, t.stats.maxSpeedMps ?? 0)
@@ -204,6 +207,7 @@ final class ScenarioTests: XCTestCase {
                 }
             }
             for r in s.reports { rec.report(.fix(r.fix), wallClockMs: 0, emit: handle) }
+            finishing = true
             rec.finish(wallClockMs: 0, emit: handle)
             if rec.tripOpen {
                 o.distance += rec.stats.distanceM

@@ -21,13 +21,13 @@ extension FixRules {
             return false
         }
         // (Without a speed, not before the stretch has shown its scatter: `PositionScatter.mature`.)
-        guard
+        let stands =
             (f.speed.map { $0 < profile.standingSpeedMps } ?? false)
-                || (start.started && standsByDisplacementInRow(f) && (f.speed != nil || !scatter.unsettled))
-        else {
-            return false
-        }
-        stop.begin(f)
+            || (start.started && standsByDisplacementInRow(f) && (f.speed != nil || !scatter.unsettled))
+        // (A receiver without doppler: over minutes too, the stop counted from their start.)
+        let sinceMs = stands ? nil : standsOverMinutes(f)
+        guard stands || sinceMs != nil else { return false }
+        stop.begin(f, sinceMs: sinceMs)
         // Before a trip, a standing receiver starts nothing (its newest fix waits to be where
         // the trip sets off from); inside one, the first fix of the stop is kept so the track
         // reaches the place.
@@ -94,8 +94,20 @@ extension FixRules {
         stop.clearRolling()
     }
 
+    /// A receiver that has proved no doppler, inside its trip, without speed at `f`, stands over
+    /// minutes (`MovementWindow.standsOverMinutes`): since when, or nil.
+    private func standsOverMinutes(_ f: Fix) -> Int64? {
+        guard start.started, f.speed == nil, !cadence.speedsProved else { return nil }
+        return window.standsOverMinutes(f)
+    }
+
     /// Whether the stop goes on at `f` (see `Standstill` for what leaves it).
     private mutating func stillStanding(_ f: Fix) -> Bool {
+        // A stop found over minutes without a doppler is left on minutes of way, as its trip
+        // opens: its wander leaves the anchor and the window of seconds every minute or so.
+        if stop.byMinutes, f.speed == nil, !cadence.speedsProved {
+            return !window.movedOverMinutes(f, noise: scatter.radius68)
+        }
         // An anchor the next fixes cannot have come from (a cold start's stale position) is
         // replaced: displacement is measured from where the receiver really is.
         if let a = stop.anchor, !withinJump(a, f) { stop.anchor = f }

@@ -361,6 +361,32 @@ struct MovementWindow {
         return false
     }
 
+    /// **A receiver without doppler stands over minutes** (issue 39, item 1), the converse of
+    /// `movedOverMinutes`: inside a trip, its wander (σ 7-35 m, correlated over 10-60 s) moves
+    /// beyond any window of seconds, and was kept as way (a café stop of 35 minutes measured
+    /// +373-431 % and never closed the trip). Over minutes it stays where it was: the positions
+    /// 4, 2 and 0 minutes before `f` each within `minutesStandM` of the others (0.25 m/s over
+    /// 4 minutes; a walker at 1 m/s goes 120 m in each half). Returns when that window began
+    /// (the stand is counted from there, so a pause and the close come when they would), or nil.
+    func standsOverMinutes(_ f: Fix) -> Int64? {
+        guard let i = newest(atLeast: Self.minutesStandMs, before: f), f.timeMs - recent[i].timeMs <= Self.minutesStandMs + 10_000,
+            let j = newest(atLeast: Self.minutesStandMs / 2, before: f)
+        else { return nil }
+        let a = recent[i], b = recent[j]
+        @inline(__always) func apart(_ la: Double, _ lo: Double, _ lb: Double, _ lob: Double) -> Double {
+            let de = (lo - lob) * a.k, dn = (la - lb) * 111_195.0
+            return (de * de + dn * dn).squareRoot()
+        }
+        guard apart(a.lat, a.lon, f.lat, f.lon) < Self.minutesStandM, apart(b.lat, b.lon, f.lat, f.lon) < Self.minutesStandM,
+            apart(a.lat, a.lon, b.lat, b.lon) < Self.minutesStandM
+        else { return nil }
+        return a.timeMs
+    }
+
+    /// `standsOverMinutes`'s window and how far apart its three positions may be.
+    static let minutesStandMs: Int64 = 240_000
+    static let minutesStandM = 60.0
+
     /// The windows `movedOverMinutes` looks back over, and its limits.
     static let minutesWindowsMs: [Int64] = [60_000, 120_000, 180_000, 240_000]
     static let minutesMps = 0.7

@@ -31,6 +31,12 @@
 /// (nothing drawn across); one longer than the close limit (`ActivityProfile.closeAfterMs`)
 /// ends the trip (`RuleOutput.closeTrip`), and the next movement starts a new one under rule 1.
 /// A closed trip forgets the stop (a stand goes on being recognised from the next fixes).
+///
+/// A receiver that has proved no doppler (`Cadence.speedsProved`) stands inside its trip too
+/// when its positions stood over minutes (`MovementWindow.standsOverMinutes`; issue 39): the stop
+/// is counted from the window's start, and left only on minutes of way
+/// (`MovementWindow.movedOverMinutes`), the evidence its trip opens on; its wander leaves any
+/// window of seconds.
 struct Standstill {
     private(set) var standing = false
     /// When the stop began, and where displacement from it is measured.
@@ -45,10 +51,17 @@ struct Standstill {
     /// Windows in a row that stood by displacement while moving.
     private var standsInRow = 0
 
-    mutating func begin(_ f: Fix) {
+    /// The stop was found over minutes by a receiver without doppler
+    /// (`MovementWindow.standsOverMinutes`): it is left on minutes of way only
+    /// (`MovementWindow.movedOverMinutes`), as its trip would open.
+    private(set) var byMinutes = false
+
+    /// A stop begins at `f`, counted from `sinceMs` (earlier when found over minutes).
+    mutating func begin(_ f: Fix, sinceMs: Int64? = nil) {
         standing = true
         standsInRow = 0
-        startMs = f.timeMs
+        byMinutes = sinceMs != nil
+        startMs = sinceMs ?? f.timeMs
         anchor = f
         movingFixesInRow = 0
     }
@@ -56,13 +69,17 @@ struct Standstill {
     /// The stop ended: hands over the last still fix (the rolling ones stay until `clearRolling`).
     mutating func end() -> Fix? {
         standing = false
+        byMinutes = false
         let still = lastStill
         lastStill = nil
         return still
     }
 
     /// A gap was ridden through, or a time jump ends the trip: not standing, with nothing judged.
-    mutating func leave() { standing = false }
+    mutating func leave() {
+        standing = false
+        byMinutes = false
+    }
 
     mutating func clearRolling() { rolling.removeAll() }
 
@@ -96,6 +113,7 @@ struct Standstill {
         lastStill = nil
         rolling.removeAll()
         standing = false
+        byMinutes = false
         startMs = 0
         anchor = nil
         movingFixesInRow = 0
