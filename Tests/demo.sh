@@ -5,7 +5,7 @@
 # stops it like systemd would (SIGTERM), then lists and verifies the log, prints the trip's
 # summary, converts it to every export format (GPX checked against the official GPX 1.1 schema,
 # FIT, speed-coloured GeoJSON, KML, CSV) and to a smoothed, gap-filled GPX, draws its picture (SVG, and PNG when rsvg-convert is
-# there), lists the geohash cells it explored, delivers it to a folder through rclone (twice: the
+# there), lists the geohash cells it explored, delivers it through rclone to a WebDAV server on loopback (twice: the
 # second run sends nothing), and says where each file is. Installs what is
 # missing first.
 set -euo pipefail
@@ -20,7 +20,10 @@ cairn=$PWD/.build/release/cairn
 out=$PWD/.build/demo
 rm -rf "$out"; mkdir -p "$out"
 replay_out=$out/replay.txt
-cleanup() { [ -n "${rec:-}" ] && kill "$rec" 2>/dev/null; [ -n "${rp:-}" ] && kill "$rp" 2>/dev/null; true; }
+cleanup() {
+  for p in "${rec:-}" "${rp:-}" "${nas:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
+  true
+}
 trap cleanup EXIT
 
 echo "== replaying $log through a private gpsd"
@@ -71,10 +74,17 @@ if command -v rsvg-convert >/dev/null; then rsvg-convert "$out/ride.svg" -o "$ou
 echo "== cairn cells"
 "$cairn" cells "$out/logs" --precision 6 | tail -3
 "$cairn" cells "$out/logs" --to geojson -o "$out/cells.geojson"
-echo "== cairn deliver: to a folder through rclone, as to a NAS or a bucket"
-printf '[home]\ntype = local\n' >"$out/rclone.conf"
-"$cairn" deliver --dir "$out/logs" --remote "home:$out/delivered" --rclone-config "$out/rclone.conf" --config none
-"$cairn" deliver --dir "$out/logs" --remote "home:$out/delivered" --rclone-config "$out/rclone.conf" --config none
+echo "== cairn deliver: through rclone to a WebDAV server on loopback, as to a NAS"
+# A server, not a folder: a folder on the log directory's own card is no copy off the board,
+# and deliver refuses it (deploy/DELIVERY.md); the server's files are elsewhere to cairn.
+mkdir -p "$out/delivered"
+nas_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+rclone serve webdav "$out/delivered" --addr "127.0.0.1:$nas_port" --config /dev/null 2>"$out/nas.err" &
+nas=$!
+printf '[home]\ntype = webdav\nurl = http://127.0.0.1:%s/\nvendor = other\n' "$nas_port" >"$out/rclone.conf"
+for _ in $(seq 100); do rclone --config "$out/rclone.conf" lsd home: >/dev/null 2>&1 && break; sleep 0.1; done
+"$cairn" deliver --dir "$out/logs" --remote "home:" --rclone-config "$out/rclone.conf" --config none
+"$cairn" deliver --dir "$out/logs" --remote "home:" --rclone-config "$out/rclone.conf" --config none
 echo
 echo "demo: the log is in $out/logs/"
 echo "demo: exports: $out/ride.gpx, $out/fit/$(ls "$out/fit" | head -1), $out/ride.geojson, $out/ride.kml, $out/ride.csv; smoothed: $out/ride-smoothed.gpx"
