@@ -252,6 +252,9 @@ public final class TripConversion {
         var lapOffset = 0
         var leadRestM: Double?
         func writeLead(before f: Fix) {
+            // Only before the trip's own first point: where a zone hid the start, the wheel's
+            // records up to the first written point would carry the hidden way (its time, speed
+            // and running distance: attack-r22 case 21), so none is written.
             guard let wheel, let lead = wheel.lead(before: f.timeMs) else { return }
             let km = TextFormat.fixed(lead.metres / 1000, 2) ?? "?"
             guard writer.holdsNoPositions else {
@@ -272,6 +275,9 @@ public final class TripConversion {
         }
         // The exported track (through the pipeline) through the privacy window and the laps.
         func put(_ item: TrackItem) {
+            // Read before `feed` (which owns the stages while it runs): a hidden point is not
+            // passed on, so the count is the same when this item's point is.
+            let hidBefore = exportStages.leftOut > 0
             exportStages.feed(
                 item,
                 segment: { reason in
@@ -281,7 +287,7 @@ public final class TripConversion {
                 point: { f, extras in
                     if !leadDone {
                         leadDone = true
-                        writeLead(before: f)
+                        if !hidBefore { writeLead(before: f) }
                     }
                     exported?.add(f)
                     var e = extras

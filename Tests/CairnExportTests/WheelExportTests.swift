@@ -103,10 +103,13 @@ final class WheelExportTests: XCTestCase {
 
     func trip() throws -> TripRef { try XCTUnwrap(TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) }).first) }
 
-    func convert(_ format: ExportFormat, to path: String, laps: LapRule? = nil) throws -> (converted: Bool, said: [String]) {
+    func convert(_ format: ExportFormat, to path: String, laps: LapRule? = nil, zones: PrivacyZones = PrivacyZones()) throws -> (
+        converted: Bool, said: [String]
+    ) {
         let writer: TrackExporter
         var settings = ExportFormat.Settings(version: "1.0.0")
         var stages = TripConversion.Stages()
+        stages.zones = zones
         if let laps { (settings.laps, stages.laps) = (laps, laps) }
         if format == .fit {
             writer = format.makeWriter(.fitFiles(.file(path), force: true, atomic: false), settings)
@@ -526,5 +529,41 @@ final class WheelExportTests: XCTestCase {
                 past <= maxStep + 1 || abs(total - afterGap) < 1,
                 "lap \(k + 1) ends \(past) m past its mark, at \(total) m (steps of at most \(maxStep) m)")
         }
+    }
+
+    /// A ride from home inside a privacy zone with a wheel sensor on from the start (attack-r22
+    /// case 21): FIT and CSV wrote the hidden stretch as records without a position (its time,
+    /// speed and running distance: the way from home to the zone's edge), and the exported
+    /// figures counted it. The wheel's lead is only the part before the trip's own first point;
+    /// where a zone hid the start, none is written or counted.
+    func testAZoneThatHidesTheStartHidesTheWheelBeforeIt() throws {
+        let fixes = ExportSupport.ride(300, startMs: Self.start)
+        let ns = (0..<300).map { i in Self.wheel(UInt32(4 * i), ticks: UInt16(truncatingIfNeeded: i * 1024), at: Int64(i) * 1000) }
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0045))
+        try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+        try w.append(.segmentStart(.start, timeMs: fixes[0].timeMs))
+        try w.append(.points(fixes))
+        for b in Self.batches(ns, gps: true) { try w.append(.sensors(b)) }
+        _ = try w.sync()
+        w.close()
+        let whole = try TripCatalog.read(trip())
+        XCTAssertEqual(whole.wheelLeadSamples, 0, "the wheel and the fixes start together")
+        let zones = PrivacyZones(
+            [PrivacyZone(lat: fixes[0].lat, lon: fixes[0].lon, radiusM: 100)], key: PrivacyKey(bytes: Array(repeating: 7, count: 16)))
+        let fit = out + "/zoned.fit"
+        XCTAssertTrue(try convert(.fit, to: fit, zones: zones).converted)
+        let seen = try ExportSupport.check("fit", fit)
+        XCTAssertEqual(seen["records_without_position"] as? Int ?? 0, 0, "nothing of the hidden way")
+        let t = try trip()
+        let zoned = try ExportStages.summary(t, window: ExportStages.window(t, zones: zones), endPressMs: nil)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), zoned.stats.distanceM, accuracy: 1)
+        XCTAssertLessThan(zoned.stats.distanceM, whole.stats.distanceM - whole.wheelLeadM, "the zone's cut is not counted")
+        let csv = out + "/zoned.csv"
+        XCTAssertTrue(try convert(.csv, to: csv, zones: zones).converted)
+        let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+        let lat = try XCTUnwrap(lines[0].split(separator: ",").firstIndex(of: "lat"))
+        let empty = lines.dropFirst().filter { $0.split(separator: ",", omittingEmptySubsequences: false)[lat].isEmpty }
+        XCTAssertEqual(empty.count, 0, "no row without a position")
     }
 }

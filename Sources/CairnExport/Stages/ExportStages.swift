@@ -173,7 +173,8 @@ public struct ExportStages: Sendable {
         kept.takePositionTop(from: top)
         // The wheel's ride before the first point (a trainer's indoor part): every export that
         // holds records without a position writes it, and no zone or press cuts a position from it.
-        if let from = s.wheelLeadFromMs, kept.points > 0 {
+        // Only when the trip's first point is written: a zone that hid the start hides the lead.
+        if let from = s.wheelLeadFromMs, kept.points > 0, kept.firstTimeMs == s.wheelLeadToMs, stages.leftOut == 0 {
             kept.addWheelLead(metres: s.wheelLeadM, movingMs: s.wheelLeadMovingMs, fromMs: from)
         }
         s.stats = kept
