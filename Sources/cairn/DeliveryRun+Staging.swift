@@ -195,9 +195,15 @@ extension DeliveryRun {
                 return nil
             }
             _ = POSIX.unlink(path)
+            // Which of the two cannot be told here: an earlier card of this board (the recorder
+            // makes a key on each new card) or another board with this id. Either way one home
+            // must not be cut two ways, so the rider is told how to bring the key over.
+            let there = DeliverCommand.join(base, rel)
             throw Failure(
-                "\(DeliverCommand.join(base, rel)) holds another key (another board's in this folder, or the one the logs there were cut with): not replaced;"
-                    + " give this board its own id ('board' in the config)")
+                "\(there) holds another key, not this card's: an earlier card's of this board (the recorder makes a key on a new card)"
+                    + " or another board's with this id. Not replaced: two keys cut one home two ways. Bring that key to this card"
+                    + " (recorder stopped: `rclone copyto \(there) \(POSIX.join(dir, ExportStageOptions.keyFileName))`), or give the other"
+                    + " board its own id ('board' in the config)")
         }
         return try staged(rel, at: path)
     }
