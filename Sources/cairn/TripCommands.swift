@@ -321,7 +321,8 @@ enum InfoCommand: Command {
                 + (s.hasNoPositions
                     ? " from the wheel (no positions: a trainer)"
                     : s.wheelGaps > 0
-                        ? " (\(formatDistance(s.wheelDistanceM)) more than the straight lines over \(s.wheelGaps) gap\(s.wheelGaps == 1 ? "" : "s"), from the wheel)"
+                        // The wheel may measure less than the line (down to 0.8 of it): said as less.
+                        ? " (\(formatDistance(abs(s.wheelDistanceM))) \(s.wheelDistanceM < 0 ? "less" : "more") than the straight lines over \(s.wheelGaps) gap\(s.wheelGaps == 1 ? "" : "s"), from the wheel)"
                         : "")
                 + (s.wheelLeadM > 0
                     ? " (\(formatDistance(s.wheelLeadM)) of it on the wheel before the first fix, from "
