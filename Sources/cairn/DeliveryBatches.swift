@@ -25,6 +25,8 @@ struct DeliveryBatches {
     /// The page on the remote is not as this log directory last sent it: made again, this
     /// board's entries anew.
     let pageRedo: Bool
+    /// Pictures gone from the remote whose trips' entries the page makes anew (`picturesGone`).
+    let redraw: Set<String>
     /// The page's files as they went up (or were found there) in this run: name -> MD5.
     var pageSums: [String: String] = [:]
     /// The key went up whole in this run.
@@ -52,8 +54,9 @@ struct DeliveryBatches {
     init(
         run: DeliveryRun, previous: DeliveryStatus?, shippingId: String, survey: DeliveryRun.Survey,
         outdated: [ExportState.GoneTrip], keyOwed: Bool, keyDamaged: Bool = false, pagePending: Bool, pageRedo: Bool = false,
-        counts: DeliveryPlans.Counts
+        redraw: Set<String> = [], counts: DeliveryPlans.Counts
     ) {
+        self.redraw = redraw
         self.run = run
         self.previous = previous
         self.shippingId = shippingId
@@ -282,7 +285,7 @@ struct DeliveryBatches {
         return try run.stagePage(
             onPage.compactMap(\.shown), hidden: onPage.compactMap(\.hidden), receipted: receipted,
             reconcile: previous?.pagePending == true || pageRedo, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing,
-            takeDown: takeDown)
+            takeDown: takeDown, redraw: redraw)
     }
 
     /// The page's files whose MD5s the status keeps (`DeliveryPlans.pageChanged`).

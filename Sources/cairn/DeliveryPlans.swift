@@ -70,6 +70,27 @@ enum DeliveryPlans {
         }
     }
 
+    /// The pictures of delivered trips the listing does not show (deleted there since): each
+    /// trip's picture is named as its conversions are (`pictures/STEM.svg` beside `gpx/STEM.gpx`),
+    /// so `sent` (the conversions each trip's receipt names) says where it should be. Trips sent
+    /// without a conversion, or all of whose conversions are gone too (sent again anyway), are left
+    /// out. The page is made again with these trips' entries, their pictures drawn anew.
+    static func picturesGone(sent: [[String]], listed: [String: RemoteCopies.FileCheck], picturesFolder: String) -> [String] {
+        var gone: [String] = []
+        for files in sent {
+            guard let first = files.first(where: { listed[$0] != nil }), let picture = picture(of: first, in: picturesFolder) else { continue }
+            if listed[picture] == nil { gone.append(picture) }
+        }
+        return gone
+    }
+
+    /// The page's picture of the trip a conversion (`gpx/STEM.gpx`) belongs to: `pictures/STEM.svg`.
+    static func picture(of conversion: String, in picturesFolder: String) -> String? {
+        let name = baseName(conversion)
+        guard let dot = name.lastIndex(of: "."), dot > name.startIndex else { return nil }
+        return picturesFolder + "/" + name[..<dot] + ".svg"
+    }
+
     /// Whether a trip goes on record as delivered: every file it staged was found whole (a trip
     /// that staged none, its copies there already, goes too).
     static func receipted(_ files: [String], whole: Set<String>) -> Bool { files.allSatisfy { whole.contains($0) } }

@@ -247,9 +247,10 @@ extension DeliveryRun {
     /// `receipted`: every trip delivered here (by any run) that is still on the board: one the
     /// remote's index lacks (a run cut before its page went up) is added too. `takeDown`: the
     /// conversions of trips that come down (`outdatedCuts`): their entries go, with their pictures.
+    /// `redraw`: pictures gone from the remote, their trips' entries made anew.
     func stagePage(
         _ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary, salted: Bool)], reconcile: Bool, indexSize: Int?, listing: Listing,
-        takeDown: Set<String> = []
+        takeDown: Set<String> = [], redraw: Set<String> = []
     ) throws -> [String] {
         // A folder under a name of the page is no page (and would hold every trip's receipt back).
         for name in [TripIndex.fileName, IndexPage.fileName] { try refuseFolder(name, listing) }
@@ -324,7 +325,7 @@ extension DeliveryRun {
                 if listed != nil { hiding.append(key) }
                 continue
             }
-            if listed?.files != p.entry.files { adding.append(p) }
+            if listed?.files != p.entry.files || listed?.picture.map(redraw.contains) == true { adding.append(p) }
         }
         // New entries in the trips' order on the board, however the run's batches and the
         // receipts of a run cut before sorted them: a page the same as one run's.

@@ -149,6 +149,20 @@ struct DeliveryRun {
                 )
             }
         }
+        // Pictures of this card's delivered trips gone from the remote since (attack-r22 c22):
+        // the page is made again with those trips' entries, their pictures drawn anew. A trip
+        // without positions (a trainer) has none.
+        var redraw: Set<String> = []
+        if page && stop == nil {
+            let sent = found.finished.filter { !$0.summary.hasNoPositions }.map {
+                found.receipts.sent($0.trip, destination: receiptDestination).map(\.path)
+            }
+            redraw = Set(DeliveryPlans.picturesGone(sent: sent, listed: listing.files, picturesFolder: PageBuilder.picturesFolder))
+            if let first = redraw.min() {
+                pageRedo = true
+                printErr("cairn: \(base): \(first)\(redraw.count > 1 ? " and \(redraw.count - 1) more" : ""): missing there; drawn again")
+            }
+        }
         // A file under the name of a folder deliver writes in would hold every file back, run
         // after run: said, and nothing sent until it is moved away.
         let blocking = TripShipment.folders.filter { listing.files[$0] != nil }
@@ -160,7 +174,7 @@ struct DeliveryRun {
         var batches = DeliveryBatches(
             run: self, previous: previous, shippingId: shippingId, survey: found, outdated: outdated, keyOwed: keyOwed,
             keyDamaged: keyDamaged, pagePending: page && (previous?.pagePending == true || !outdated.isEmpty || pageRedo), pageRedo: pageRedo,
-            counts: counts)
+            redraw: redraw, counts: counts)
         if stop == nil && blocking.isEmpty && batches.hasWork {
             do {
                 try batches.send()
@@ -487,7 +501,11 @@ struct DeliveryRun {
         for (t, s) in trips {
             let salted = salted(t, receipts)
             for f in t.files { w.exact.insert(TripShipment.logPath(f, salted: salted)) }
-            for c in receipts.sent(t, destination: receiptDestination) { w.exact.insert(c.path) }
+            for c in receipts.sent(t, destination: receiptDestination) {
+                w.exact.insert(c.path)
+                // Its picture on the page (`DeliveryPlans.picturesGone`).
+                if let p = DeliveryPlans.picture(of: c.path, in: PageBuilder.picturesFolder) { w.exact.insert(p) }
+            }
             let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
             for format in formats {
                 let plain = TripShipment.conversionName(format, t, startMs: nil, board: tripBoard, salted: salted)

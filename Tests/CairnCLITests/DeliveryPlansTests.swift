@@ -238,6 +238,24 @@ final class DeliveryPlansTests: XCTestCase {
         XCTAssertEqual(DeliveryPlans.pageChanged(sent: sent, listed: ["index.html": f("index.html", nil)]), ["index.tsv"])
         XCTAssertEqual(DeliveryPlans.pageChanged(sent: [:], listed: [:]), [])
     }
+
+    /// The pictures of delivered trips the listing lacks, named after the trips' conversions.
+    func testPicturesGone() {
+        func f(_ n: String) -> (String, RemoteCopies.FileCheck) { (n, RemoteCopies.FileCheck(name: n, size: 10, md5: nil)) }
+        let listed = Dictionary(
+            uniqueKeysWithValues: [f("gpx/a-trip1.gpx"), f("fit/a-trip1.fit"), f("pictures/a-trip1.svg"), f("gpx/b-trip2.gpx"), f("fit/c-trip3.fit")])
+        let cases: [([[String]], [String])] = [
+            ([["gpx/a-trip1.gpx", "fit/a-trip1.fit"]], []),  // there
+            ([["gpx/b-trip2.gpx"]], ["pictures/b-trip2.svg"]),  // gone
+            ([["gpx/c-trip3.gpx", "fit/c-trip3.fit"]], ["pictures/c-trip3.svg"]),  // named by a conversion still there
+            ([["gpx/d-trip4.gpx"]], []),  // every conversion gone too: sent again anyway
+            ([[]], [])  // sent without a conversion
+        ]
+        for (sent, gone) in cases {
+            XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, listed: listed, picturesFolder: "pictures"), gone, "\(sent)")
+        }
+        XCTAssertNil(DeliveryPlans.picture(of: "gpx/.gpx", in: "pictures"))
+    }
 }
 
 extension DeliveryStatus {

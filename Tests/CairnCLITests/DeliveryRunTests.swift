@@ -387,6 +387,24 @@ final class DeliveryRunTests: XCTestCase {
         XCTAssertEqual(r2.files[other], Array(repeating: 7, count: 16))
     }
 
+    /// A picture of the page deleted on the remote after delivery (attack-r22 c22): it stayed
+    /// gone, the page linking it, run after run. Now the next run draws it again and says so,
+    /// and the run after sends nothing.
+    func testAPictureDeletedThereIsDrawnAgain() throws {
+        let d = try makeDir()
+        let r = MemoryRemote()
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        let whole = r.files
+        let pictures = whole.keys.filter { $0.contains("/unnamed/pictures/") && $0.hasSuffix(".svg") }.sorted()
+        XCTAssertFalse(pictures.isEmpty, "\(whole.keys.sorted())")
+        r.files[pictures[0]] = nil
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.files[pictures[0]], whole[pictures[0]], "drawn again, the same")
+        r.calls = []
+        XCTAssertEqual(run(d, r), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list"], "whole again, nothing sent")
+    }
+
     /// A board folder that rclone keeps on the log directory's own card (an alias or a symlink to
     /// a folder beside the logs, a stick's mount point without the stick) was delivered to and
     /// said delivered (attack r21 case15) though copies there die with the card: refused (78),
