@@ -75,20 +75,21 @@ enum DeliveryPlans {
     /// so `sent` (the conversions each trip's receipt names) says where it should be. Trips sent
     /// without a conversion, or all of whose conversions are gone too (sent again anyway), are left
     /// out. The page is made again with these trips' entries, their pictures drawn anew.
-    static func picturesGone(sent: [[String]], listed: [String: RemoteCopies.FileCheck], picturesFolder: String) -> [String] {
+    static func picturesGone(sent: [[String]], listed: [String: RemoteCopies.FileCheck]) -> [String] {
         var gone: [String] = []
         for files in sent {
-            guard let first = files.first(where: { listed[$0] != nil }), let picture = picture(of: first, in: picturesFolder) else { continue }
+            guard let first = files.first(where: { listed[$0] != nil }), let picture = picture(of: first) else { continue }
             if listed[picture] == nil { gone.append(picture) }
         }
         return gone
     }
 
-    /// The page's picture of the trip a conversion (`gpx/STEM.gpx`) belongs to: `pictures/STEM.svg`.
-    static func picture(of conversion: String, in picturesFolder: String) -> String? {
+    /// The page's picture of the trip a conversion (`gpx/STEM.gpx`) belongs to: `pictures/STEM.svg`
+    /// (`PageBuilder.picturePath`, the name the page gives it).
+    static func picture(of conversion: String) -> String? {
         let name = baseName(conversion)
         guard let dot = name.lastIndex(of: "."), dot > name.startIndex else { return nil }
-        return picturesFolder + "/" + name[..<dot] + ".svg"
+        return PageBuilder.picturePath(name: String(name[..<dot]))
     }
 
     /// Whether a trip goes on record as delivered: every file it staged was found whole (a trip

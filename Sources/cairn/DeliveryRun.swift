@@ -157,7 +157,7 @@ struct DeliveryRun {
             let sent = found.finished.filter { !$0.summary.hasNoPositions }.map {
                 found.receipts.sent($0.trip, destination: receiptDestination).map(\.path)
             }
-            redraw = Set(DeliveryPlans.picturesGone(sent: sent, listed: listing.files, picturesFolder: PageBuilder.picturesFolder))
+            redraw = Set(DeliveryPlans.picturesGone(sent: sent, listed: listing.files))
             if let first = redraw.min() {
                 pageRedo = true
                 printErr("cairn: \(base): \(first)\(redraw.count > 1 ? " and \(redraw.count - 1) more" : ""): missing there; drawn again")
@@ -504,7 +504,7 @@ struct DeliveryRun {
             for c in receipts.sent(t, destination: receiptDestination) {
                 w.exact.insert(c.path)
                 // Its picture on the page (`DeliveryPlans.picturesGone`).
-                if let p = DeliveryPlans.picture(of: c.path, in: PageBuilder.picturesFolder) { w.exact.insert(p) }
+                if let p = DeliveryPlans.picture(of: c.path) { w.exact.insert(p) }
             }
             let tripBoard = TripCatalog.board(of: t, fallback: stageOptions.board)
             for format in formats {

@@ -252,9 +252,9 @@ final class DeliveryPlansTests: XCTestCase {
             ([[]], [])  // sent without a conversion
         ]
         for (sent, gone) in cases {
-            XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, listed: listed, picturesFolder: "pictures"), gone, "\(sent)")
+            XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, listed: listed), gone, "\(sent)")
         }
-        XCTAssertNil(DeliveryPlans.picture(of: "gpx/.gpx", in: "pictures"))
+        XCTAssertNil(DeliveryPlans.picture(of: "gpx/.gpx"))
     }
 }
 
