@@ -344,6 +344,35 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: dir + "/delivery", encoding: .utf8).contains("page = ok"))
     }
 
+    /// A remote that filled up after a trip's files, before its page entry and picture (attack-r22
+    /// c21): the trip is not delivered whole until it shows on the page, which is made from its
+    /// log, so prune keeps it; the run that has room again puts it there, then prune may delete.
+    func testATripIsKeptUntilItsPageEntryIsThere() throws {
+        let (dir, conf, remote) = try setUp(trips: 3)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
+        // As a full remote leaves it: trip 1's files and receipt there, not its entry nor picture.
+        for f in ["index.html", "index.tsv", "pictures"] { try fm.removeItem(atPath: root + "/" + f) }
+        let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
+        try status.replacingOccurrences(of: "page = ok", with: "page = pending").write(toFile: dir + "/delivery", atomically: true, encoding: .utf8)
+        let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
+        XCTAssertEqual(p.status, 0, p.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        XCTAssertTrue(p.stderr.contains("the remote's page does not show it yet"), p.stderr)
+        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(
+            files(root).filter { $0.hasPrefix("pictures/") },
+            [
+                "pictures/20250602-080000-trip1-00000010.svg", "pictures/20250603-080000-trip2-00000020.svg",
+                "pictures/20250604-080000-trip3-00000030.svg"
+            ])
+        let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
+        for k in ["trip1-00000010", "trip2-00000020", "trip3-00000030"] { XCTAssertTrue(index.contains("\n\(k)\t"), index) }
+        let p2 = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
+        XCTAssertTrue(p2.stderr.contains("deleted trip 1 (00000001.cairn"), p2.stderr)
+    }
+
     /// A privacy zone added after a delivery: every trip goes again, cut; what was sent of the
     /// place before (a conversion named by its old first point, a picture, a trip now wholly
     /// inside the zone) is deleted from the remote and the page. The logs sent before stay: they
