@@ -131,6 +131,10 @@ struct DeliveryBatches {
             if let k = m.key, check.whole.contains(k.relative) { keySent = true }
             if m.page {
                 for f in m.files where Self.pageNames.contains(f.relative) && check.whole.contains(f.relative) { pageSums[f.relative] = f.md5 }
+                // Each picture on its trip's receipt, as it read back (`picturesGone`).
+                for f in m.files where f.relative.hasPrefix(PageBuilder.picturesFolder + "/") && check.whole.contains(f.relative) {
+                    receipts.notePicture(f.relative, md5: f.md5, destination: run.receiptDestination)
+                }
             }
         }
         // What reached the remote whole, the page's files and the key too (a run said "4 files"

@@ -75,11 +75,18 @@ enum DeliveryPlans {
     /// so `sent` (the conversions each trip's receipt names) says where it should be. Trips sent
     /// without a conversion, or all of whose conversions are gone too (sent again anyway), are left
     /// out. The page is made again with these trips' entries, their pictures drawn anew.
-    static func picturesGone(sent: [[String]], listed: [String: RemoteCopies.FileCheck]) -> [String] {
+    /// `md5`: what each trip's picture read back with when it went (its receipt's; none for one
+    /// sent before they were kept): a picture listed with another MD5 (a backend with hashes)
+    /// is damaged there, drawn again as a missing one is.
+    static func picturesGone(sent: [[String]], md5: [[String: String]] = [], listed: [String: RemoteCopies.FileCheck]) -> [String] {
         var gone: [String] = []
-        for files in sent {
+        for (i, files) in sent.enumerated() {
             guard let first = files.first(where: { listed[$0] != nil }), let picture = picture(of: first) else { continue }
-            if listed[picture] == nil { gone.append(picture) }
+            guard let there = listed[picture] else {
+                gone.append(picture)
+                continue
+            }
+            if let was = i < md5.count ? md5[i][picture] : nil, let now = there.md5, now != was { gone.append(picture) }
         }
         return gone
     }

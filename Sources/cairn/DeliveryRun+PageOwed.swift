@@ -31,12 +31,13 @@ extension DeliveryRun {
         // without positions (a trainer) has none.
         var redraw: Set<String> = []
         if page && stop == nil {
-            let sent = found.finished.filter { !$0.summary.hasNoPositions }.map {
-                found.receipts.sent($0.trip, destination: receiptDestination).map(\.path)
-            }
-            redraw = Set(DeliveryPlans.picturesGone(sent: sent, listed: found.listing.files))
+            let shown = found.finished.filter { !$0.summary.hasNoPositions }
+            let sent = shown.map { found.receipts.sent($0.trip, destination: receiptDestination).map(\.path) }
+            let md5 = shown.map { found.receipts.md5s($0.trip, destination: receiptDestination) }
+            redraw = Set(DeliveryPlans.picturesGone(sent: sent, md5: md5, listed: found.listing.files))
             if let first = redraw.min() {
-                printErr("cairn: \(base): \(first)\(redraw.count > 1 ? " and \(redraw.count - 1) more" : ""): missing there; drawn again")
+                printErr(
+                    "cairn: \(base): \(first)\(redraw.count > 1 ? " and \(redraw.count - 1) more" : ""): missing or damaged there; drawn again")
             }
         }
         return redraw

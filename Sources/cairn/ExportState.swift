@@ -227,6 +227,16 @@ struct ExportState {
         entries.first { Self.same($0, t) && $0.destination == destination }?.md5 ?? [:]
     }
 
+    /// Notes the MD5 the page's picture `path` read back with on the receipt at `destination`
+    /// of the trip it shows (the one whose conversions name it, `DeliveryPlans.picture`): the
+    /// next runs' listings find it damaged at its size where the backend has hashes.
+    mutating func notePicture(_ path: String, md5: String, destination: String) {
+        guard md5.utf8.count == 32, !path.contains(where: { $0 == " " || $0 == "," || $0 == "+" || $0 == "\n" }) else { return }
+        for i in entries.indices where entries[i].destination == destination {
+            if entries[i].sent.contains(where: { DeliveryPlans.picture(of: $0.path) == path }) { entries[i].md5[path] = md5 }
+        }
+    }
+
     mutating func forget(_ t: TripRef) { entries.removeAll { Self.same($0, t) } }
 
     /// Retention's deletion of `t`: forgets its receipts but those that name conversions sent

@@ -255,6 +255,19 @@ final class DeliveryPlansTests: XCTestCase {
             XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, listed: listed), gone, "\(sent)")
         }
         XCTAssertNil(DeliveryPlans.picture(of: "gpx/.gpx"))
+        // Damaged at its size, on a backend that lists MD5s (attack-r22 c22): by what it read
+        // back with when it went; a picture sent before that was kept, or listed without MD5s,
+        // by its presence only.
+        let a = String(repeating: "a", count: 32), b = String(repeating: "b", count: 32)
+        let hashed: [String: RemoteCopies.FileCheck] = [
+            "gpx/a-trip1.gpx": .init(name: "gpx/a-trip1.gpx", size: 10, md5: a),
+            "pictures/a-trip1.svg": .init(name: "pictures/a-trip1.svg", size: 10, md5: b)
+        ]
+        let sent = [["gpx/a-trip1.gpx"]]
+        XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, md5: [["pictures/a-trip1.svg": a]], listed: hashed), ["pictures/a-trip1.svg"])
+        XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, md5: [["pictures/a-trip1.svg": b]], listed: hashed), [])
+        XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, md5: [[:]], listed: hashed), [])
+        XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, md5: [["pictures/a-trip1.svg": a]], listed: listed), [])
     }
 }
 

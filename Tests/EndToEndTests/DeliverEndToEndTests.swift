@@ -373,6 +373,26 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertTrue(p2.stderr.contains("deleted trip 1 (00000001.cairn"), p2.stderr)
     }
 
+    /// A picture damaged at its size on a remote that lists MD5s (attack-r22 c22): found by the
+    /// MD5 it read back with when it went, said, and drawn again; the next run sends nothing.
+    func testAPictureDamagedAtItsSizeIsDrawnAgain() throws {
+        let (dir, conf, remote) = try setUp(trips: 2)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
+        let picture = root + "/pictures/20250602-080000-trip1-00000010.svg"
+        let good = try data(picture)
+        var bad = good
+        bad[bad.count / 2] ^= 0x01
+        try bad.write(to: URL(fileURLWithPath: picture))
+        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("pictures/20250602-080000-trip1-00000010.svg: missing or damaged there; drawn again"), r.stderr)
+        XCTAssertEqual(try data(picture), good)
+        let again = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertFalse(again.stderr.contains("drawn again"), again.stderr)
+        XCTAssertTrue(again.stderr.contains("(0 files, 0 bytes)"), again.stderr)
+    }
+
     /// A privacy zone added after a delivery: every trip goes again, cut; what was sent of the
     /// place before (a conversion named by its old first point, a picture, a trip now wholly
     /// inside the zone) is deleted from the remote and the page. The logs sent before stay: they
