@@ -91,6 +91,14 @@ enum DeliveryPlans {
         return gone
     }
 
+    /// Whether a run looks for the shipping folders this board's earlier cards left (a card cut
+    /// mid-upload, then re-formatted) and removes them: once per log directory, with its first
+    /// run that sends (a new card's very first too: attack-r22 c12 found one left to a third
+    /// run), not while it is stopped (a ride recorded, the remote away), nor with nothing to send.
+    static func clearOtherShipping(clearedBefore: Bool, stopped: Bool, sends: Bool) -> Bool {
+        !clearedBefore && !stopped && sends
+    }
+
     /// The page's picture of the trip a conversion (`gpx/STEM.gpx`) belongs to: `pictures/STEM.svg`
     /// (`PageBuilder.picturePath`, the name the page gives it).
     static func picture(of conversion: String) -> String? {

@@ -18,12 +18,13 @@ extension DeliveryRun {
 
     /// Whether the other shipping folders of this board are cleared (for the status).
     func clearOtherShippingFoldersOnce(_ previous: DeliveryStatus?, _ found: Survey) -> Bool {
-        // Once per log directory, with a run that sends after its first (a first delivery and a
-        // run with nothing to send cost no more): what a run on a card before this one left in a
-        // shipping folder of this board goes.
-        var othersCleared = previous?.othersCleared == true
-        if let p = previous, !p.othersCleared, found.stop == nil, !found.waiting.isEmpty { othersCleared = removeOtherShippingFolders() }
-        return othersCleared
+        // What a run on a card before this one left in a shipping folder of this board goes,
+        // once per log directory (`DeliveryPlans.clearOtherShipping`).
+        let cleared = previous?.othersCleared == true
+        if DeliveryPlans.clearOtherShipping(clearedBefore: cleared, stopped: found.stop != nil, sends: !found.waiting.isEmpty) {
+            return removeOtherShippingFolders()
+        }
+        return cleared
     }
 
     func removeShippingOfOldRemote(_ previous: DeliveryStatus?, _ found: Survey) {

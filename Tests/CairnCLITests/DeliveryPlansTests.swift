@@ -239,6 +239,20 @@ final class DeliveryPlansTests: XCTestCase {
         XCTAssertEqual(DeliveryPlans.pageChanged(sent: [:], listed: [:]), [])
     }
 
+    /// The shipping folders of this board's earlier cards: looked for with the log directory's
+    /// first run that sends, its very first included (attack-r22 c12), once.
+    func testClearOtherShipping() {
+        let rows: [(cleared: Bool, stopped: Bool, sends: Bool, want: Bool)] = [
+            (false, false, true, true),  // a new card's first run that sends
+            (false, false, false, false),  // nothing to send: costs no listing
+            (false, true, true, false),  // a ride recorded, the remote away
+            (true, false, true, false)  // done before
+        ]
+        for r in rows {
+            XCTAssertEqual(DeliveryPlans.clearOtherShipping(clearedBefore: r.cleared, stopped: r.stopped, sends: r.sends), r.want, "\(r)")
+        }
+    }
+
     /// The pictures of delivered trips the listing lacks, named after the trips' conversions.
     func testPicturesGone() {
         func f(_ n: String) -> (String, RemoteCopies.FileCheck) { (n, RemoteCopies.FileCheck(name: n, size: 10, md5: nil)) }

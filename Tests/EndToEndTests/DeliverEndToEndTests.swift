@@ -393,6 +393,23 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertTrue(again.stderr.contains("(0 files, 0 bytes)"), again.stderr)
     }
 
+    /// A card cut mid-upload, then re-formatted (attack-r22 c12): the new card's first run that
+    /// sends removes the shipping folder the old one left, and no other board's.
+    func testANewCardsFirstRunRemovesAnEarlierCardsShippingFolder() throws {
+        let (dir, conf, remote) = try setUp(trips: 1)
+        let top = String(remote.dropFirst(4))
+        let ours = top + "/.cairn-tmp-unnamed-0123456789abcdef"
+        let others = top + "/.cairn-tmp-unnamed-x-0123456789abcdef"
+        for f in [ours, others] {
+            try fm.createDirectory(atPath: f + "/logs", withIntermediateDirectories: true)
+            try "part".write(toFile: f + "/logs/00000001-00000099.cairn", atomically: true, encoding: .utf8)
+        }
+        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: ours), r.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: others + "/logs/00000001-00000099.cairn"))
+    }
+
     /// A privacy zone added after a delivery: every trip goes again, cut; what was sent of the
     /// place before (a conversion named by its old first point, a picture, a trip now wholly
     /// inside the zone) is deleted from the remote and the page. The logs sent before stay: they
