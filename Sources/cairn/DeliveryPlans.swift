@@ -36,27 +36,39 @@ enum DeliveryPlans {
         return folders[0].path
     }
 
-    /// The board's privacy key beside the logs on the remote, as the listing shows it.
+    /// The card's privacy key beside the logs on the remote, as the listing shows it, and the
+    /// name it is at or goes to: `logs/privacy-key` when that is free or this key's, else a name
+    /// of its own (`TripShipment.keyPath(md5:)`).
     enum KeyThere: Equatable {
-        /// There whole (or, on a backend without hashes, at its size), or nothing asks for it.
-        case fine
-        /// Missing while logs are there (a run cut before it went): sent.
-        case owed
-        /// This key went up whole here before (`DeliveryStatus.keySent`) and now shows other
-        /// bytes or another size: damaged there, sent again.
-        case damaged
-        /// Another key, never this board's here (another board's in a shared folder, or the key
-        /// the logs there were cut with): never replaced, said while logs would go beside it.
-        case another
+        /// There whole (or, on a backend without hashes, at its size), or nothing asks for it
+        /// (no logs there): the name it would go to with logs.
+        case fine(String)
+        /// Missing while logs are there (a run cut before it went, deleted there): sent.
+        case owed(String)
+        /// Damaged there: other bytes or another size under its own name, or under the plain
+        /// name where it went up whole before (`DeliveryStatus.keySent`): sent again.
+        case damaged(String)
     }
 
-    /// What a run does about the key: `ours` its size and MD5, `listed` what the listing shows
-    /// under its name, `holdsLogs` whether the logs folder holds logs, `sentHere` whether this
-    /// key (by its MD5) went up whole to this board's folder before.
-    static func keyThere(ours: (size: Int, md5: String), listed: RemoteCopies.FileCheck?, holdsLogs: Bool, sentHere: Bool) -> KeyThere {
-        guard let l = listed else { return holdsLogs ? .owed : .fine }
-        if l.size == ours.size && (l.md5 == nil || l.md5 == ours.md5) { return .fine }
-        return sentHere ? .damaged : .another
+    /// What a run does about the card's key: `ours` its size and MD5; `plain`, `tagged` what the
+    /// listing shows under `logs/privacy-key` and under the key's own name; `holdsLogs` whether
+    /// the logs folder holds logs; `sentTo` where this key went up whole before (relative to the
+    /// board's folder), if it did. Another key under the plain name (an earlier card's, another
+    /// board's) is never replaced: this one goes beside it.
+    static func keyThere(
+        ours: (size: Int, md5: String), plain: RemoteCopies.FileCheck?, tagged: RemoteCopies.FileCheck?, holdsLogs: Bool, sentTo: String?
+    ) -> KeyThere {
+        let plainName = TripShipment.keyPath, ownName = TripShipment.keyPath(md5: ours.md5)
+        func same(_ l: RemoteCopies.FileCheck) -> Bool { l.size == ours.size && (l.md5 == nil || l.md5 == ours.md5) }
+        // Under its own name nothing else goes: other bytes there are this key damaged.
+        if let t = tagged { return same(t) ? .fine(ownName) : .damaged(ownName) }
+        if let p = plain {
+            if same(p) { return .fine(plainName) }
+            if sentTo == plainName { return .damaged(plainName) }
+            return holdsLogs ? .owed(ownName) : .fine(ownName)
+        }
+        let name = sentTo == ownName ? ownName : plainName
+        return holdsLogs ? .owed(name) : .fine(name)
     }
 
     /// The page's files (index.html, index.tsv) that are not as this log directory last sent or

@@ -37,6 +37,11 @@ extension DeliveryRun {
         // The folders deliver writes in: a file under one of these names holds every file back.
         for f in TripShipment.folders { w.exact.insert(f) }
         w.exact.insert(TripShipment.keyPath)
+        if let key = stageOptions.zones.key {
+            var m = MD5()
+            m.add(key.bytes)
+            w.exact.insert(TripShipment.keyPath(md5: m.hex()))
+        }
         for (t, s) in trips {
             let salted = salted(t, receipts)
             for f in t.files { w.exact.insert(TripShipment.logPath(f, salted: salted)) }

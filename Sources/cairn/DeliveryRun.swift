@@ -110,6 +110,8 @@ struct DeliveryRun {
             run: self, previous: previous, shippingId: shippingId, survey: found, outdated: outdated, keyOwed: key.owed,
             keyDamaged: key.damaged, pagePending: page && (previous?.pagePending == true || !outdated.isEmpty || pageRedo), pageRedo: pageRedo,
             redraw: redraw, counts: counts)
+        batches.keyTarget = key.target
+        batches.keySentTo = key.sentTo
         if stop == nil && blocking.isEmpty && batches.hasWork {
             switch send(&batches) {
             case .sent: break

@@ -198,6 +198,12 @@ struct ExportState {
         _ t: TripRef, files: [CopiedFile], logs: Bool, destination: String, salted: Bool, hidden: Bool = false, sent: [SentFile] = [],
         md5: [String: String] = [:]
     ) {
+        // The page's picture of it stays noted (`notePicture`): sending its files again leaves
+        // the picture there as it was until the page is made again.
+        var md5 = md5
+        for e in entries where Self.same(e, t) && e.destination == destination {
+            for (p, m) in e.md5 where p.hasPrefix(PageBuilder.picturesFolder + "/") && md5[p] == nil { md5[p] = m }
+        }
         entries.removeAll { Self.same($0, t) && $0.destination == destination }
         let plain = { (p: String) in !p.contains { $0 == " " || $0 == "," || $0 == "+" || $0 == "\n" } }
         entries.append(

@@ -351,8 +351,13 @@ final class DeliverEndToEndTests: XCTestCase {
         let (dir, conf, remote) = try setUp(trips: 3)
         let root = String(remote.dropFirst(4)) + "/unnamed"
         XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
-        // As a full remote leaves it: trip 1's files and receipt there, not its entry nor picture.
+        // As a full remote leaves it: trip 1's files and receipt there, not its entry nor picture
+        // (nor the picture's MD5 on its receipt, noted when the page goes up).
         for f in ["index.html", "index.tsv", "pictures"] { try fm.removeItem(atPath: root + "/" + f) }
+        let receipts = try String(contentsOfFile: dir + "/delivered", encoding: .utf8)
+        let noPictures = receipts.replacingOccurrences(of: ",pictures/[^ ,]*", with: "", options: .regularExpression)
+        XCTAssertNotEqual(noPictures, receipts, "the pictures' MD5s are on the receipts")
+        try noPictures.write(toFile: dir + "/delivered", atomically: true, encoding: .utf8)
         let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
         try status.replacingOccurrences(of: "page = ok", with: "page = pending").write(toFile: dir + "/delivery", atomically: true, encoding: .utf8)
         let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
