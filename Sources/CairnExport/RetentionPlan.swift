@@ -26,6 +26,10 @@ public enum RetentionPlan {
         /// Delivered cut by other privacy zones than today's (or none): that cut stays published
         /// until a delivery cuts the trip again, which needs its log.
         case cutOwed
+        /// Delivered whole, but the remote's page does not show it yet (the remote filled up
+        /// after its files, before the page; the page failed): its entry and picture are made
+        /// from its log, by the next delivery.
+        case pageOwed
 
         /// Why the trip is kept, for the message.
         public var keptBecause: String {
@@ -44,6 +48,9 @@ public enum RetentionPlan {
                     + " nothing is deleted on the strength of a copy not found whole"
             case .cutOwed:
                 return "was delivered cut by other privacy zones than today's; the next 'cairn deliver' cuts it again and takes the old cut down"
+            case .pageOwed:
+                return "was delivered, but the remote's page does not show it yet (the remote was full, or the page failed);"
+                    + " the next 'cairn deliver' puts it there, from its log"
             case .exportCopyNotFound:
                 return "was exported, but its log copies were not found whole where they went in this run (the stick not mounted,"
                     + " emptied, or the copies changed); nothing is deleted on the strength of a copy not found whole"
@@ -51,6 +58,14 @@ public enum RetentionPlan {
                 return "has its only copies on the log directory's own card (a stick that was not mounted? another partition?), no copy off the board"
             }
         }
+    }
+
+    /// A delivered trip's verdict: `copies`, what its copies were found as in this run (or an
+    /// export's, when that decides), unless the page is owed (`pageOwed`: the last delivery left
+    /// the remote's page without the trips it receipted, the page on): a trip is delivered whole
+    /// only with its page entry and picture there, which are made from its log.
+    public static func delivered(_ copies: ExportVerdict, pageOwed: Bool) -> ExportVerdict {
+        copies == .exported && pageOwed ? .pageOwed : copies
     }
 
     public struct Trip: Equatable, Sendable {

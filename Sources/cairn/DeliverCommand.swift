@@ -203,7 +203,12 @@ enum DeliverCommand: Command {
     }
 
     /// A remote rclone does not know is a config error, said before anything is read.
-    static func checkRemote(_ remote: String, rclone: Rclone, remotes: () throws(RemoteFailure) -> [String]) throws {
+    /// `environment`: rclone also takes a remote defined only there (RCLONE_CONFIG_NAME_TYPE),
+    /// which its rc server's listremotes leaves out; the on-card checks read it the same way.
+    static func checkRemote(
+        _ remote: String, rclone: Rclone, remotes: () throws(RemoteFailure) -> [String],
+        environment: (String) -> String? = POSIX.environment
+    ) throws {
         // "name:path"; a path with a '/' before any ':' is a local folder; ":backend,...:" is a
         // connection string that rclone parses itself.
         guard let colon = remote.firstIndex(of: ":"), !remote.hasPrefix(":") else { return }
@@ -214,7 +219,7 @@ enum DeliverCommand: Command {
             // A killed or silent rclone says nothing about the setup: try later, not "fix the config".
             throw Failure("--rclone \(rclone.program): \(error.detail)", status: error.interrupted ? ExitCode.tryLater : ExitCode.config)
         }
-        if !known.contains(name) {
+        if !known.contains(name) && Rclone.section(name, config: [:], environment: environment) == nil {
             let config = rclone.configFile.map { " (config: \($0))" } ?? ""
             throw Failure(
                 "--remote \(terminalSafe(remote)): rclone has no remote '\(terminalSafe(name))'\(config)"

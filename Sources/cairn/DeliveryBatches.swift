@@ -22,6 +22,9 @@ struct DeliveryBatches {
     /// The board's key is owed by an earlier run (`DeliveryRun.go`), or is damaged there.
     let keyOwed: Bool
     let keyDamaged: Bool
+    /// Where the key goes and where it went up whole before (`DeliveryRun.KeyState`).
+    var keyTarget = TripShipment.keyPath
+    var keySentTo: String?
     /// The page on the remote is not as this log directory last sent it: made again, this
     /// board's entries anew.
     let pageRedo: Bool
@@ -31,6 +34,8 @@ struct DeliveryBatches {
     var pageSums: [String: String] = [:]
     /// The key went up whole in this run.
     var keyWentUp: Bool { keySent }
+    /// Where the key went up whole in this run (under the board's folder).
+    private(set) var keyWentUpAt: String?
 
     var receipts: ExportState
     var waiting: [DeliveryRun.Waiting]
@@ -128,9 +133,16 @@ struct DeliveryBatches {
                     sent: w.conversions, md5: md5)
                 counts.delivered += 1
             }
-            if let k = m.key, check.whole.contains(k.relative) { keySent = true }
+            if let k = m.key, check.whole.contains(k.relative) {
+                keySent = true
+                keyWentUpAt = k.relative
+            }
             if m.page {
                 for f in m.files where Self.pageNames.contains(f.relative) && check.whole.contains(f.relative) { pageSums[f.relative] = f.md5 }
+                // Each picture on its trip's receipt, as it read back (`picturesGone`).
+                for f in m.files where f.relative.hasPrefix(PageBuilder.picturesFolder + "/") && check.whole.contains(f.relative) {
+                    receipts.notePicture(f.relative, md5: f.md5, destination: run.receiptDestination)
+                }
             }
         }
         // What reached the remote whole, the page's files and the key too (a run said "4 files"
@@ -186,7 +198,9 @@ struct DeliveryBatches {
         if ShippingPlan.keyGoes(logs: run.copyLogs, key: run.stageOptions.zones.key != nil), let key = run.stageOptions.zones.key, !keySent,
             logsGo || keyOwed
         {
-            do { keyStaged = try run.stageKey(key.bytes, listing: listing, damaged: keyDamaged) } catch let e as Failure { problem(e.message) }
+            do {
+                keyStaged = try run.stageKey(key.bytes, listing: listing, target: keyTarget, damaged: keyDamaged, sentTo: keySentTo)
+            } catch let e as Failure { problem(e.message) }
         }
         // What an earlier delivery sent of a trip that it names otherwise now (a zone added or
         // moved) or no longer sends (now wholly inside a zone), by its receipt: with the page

@@ -36,27 +36,39 @@ enum DeliveryPlans {
         return folders[0].path
     }
 
-    /// The board's privacy key beside the logs on the remote, as the listing shows it.
+    /// The card's privacy key beside the logs on the remote, as the listing shows it, and the
+    /// name it is at or goes to: `logs/privacy-key` when that is free or this key's, else a name
+    /// of its own (`TripShipment.keyPath(md5:)`).
     enum KeyThere: Equatable {
-        /// There whole (or, on a backend without hashes, at its size), or nothing asks for it.
-        case fine
-        /// Missing while logs are there (a run cut before it went): sent.
-        case owed
-        /// This key went up whole here before (`DeliveryStatus.keySent`) and now shows other
-        /// bytes or another size: damaged there, sent again.
-        case damaged
-        /// Another key, never this board's here (another board's in a shared folder, or the key
-        /// the logs there were cut with): never replaced, said while logs would go beside it.
-        case another
+        /// There whole (or, on a backend without hashes, at its size), or nothing asks for it
+        /// (no logs there): the name it would go to with logs.
+        case fine(String)
+        /// Missing while logs are there (a run cut before it went, deleted there): sent.
+        case owed(String)
+        /// Damaged there: other bytes or another size under its own name, or under the plain
+        /// name where it went up whole before (`DeliveryStatus.keySent`): sent again.
+        case damaged(String)
     }
 
-    /// What a run does about the key: `ours` its size and MD5, `listed` what the listing shows
-    /// under its name, `holdsLogs` whether the logs folder holds logs, `sentHere` whether this
-    /// key (by its MD5) went up whole to this board's folder before.
-    static func keyThere(ours: (size: Int, md5: String), listed: RemoteCopies.FileCheck?, holdsLogs: Bool, sentHere: Bool) -> KeyThere {
-        guard let l = listed else { return holdsLogs ? .owed : .fine }
-        if l.size == ours.size && (l.md5 == nil || l.md5 == ours.md5) { return .fine }
-        return sentHere ? .damaged : .another
+    /// What a run does about the card's key: `ours` its size and MD5; `plain`, `tagged` what the
+    /// listing shows under `logs/privacy-key` and under the key's own name; `holdsLogs` whether
+    /// the logs folder holds logs; `sentTo` where this key went up whole before (relative to the
+    /// board's folder), if it did. Another key under the plain name (an earlier card's, another
+    /// board's) is never replaced: this one goes beside it.
+    static func keyThere(
+        ours: (size: Int, md5: String), plain: RemoteCopies.FileCheck?, tagged: RemoteCopies.FileCheck?, holdsLogs: Bool, sentTo: String?
+    ) -> KeyThere {
+        let plainName = TripShipment.keyPath, ownName = TripShipment.keyPath(md5: ours.md5)
+        func same(_ l: RemoteCopies.FileCheck) -> Bool { l.size == ours.size && (l.md5 == nil || l.md5 == ours.md5) }
+        // Under its own name nothing else goes: other bytes there are this key damaged.
+        if let t = tagged { return same(t) ? .fine(ownName) : .damaged(ownName) }
+        if let p = plain {
+            if same(p) { return .fine(plainName) }
+            if sentTo == plainName { return .damaged(plainName) }
+            return holdsLogs ? .owed(ownName) : .fine(ownName)
+        }
+        let name = sentTo == ownName ? ownName : plainName
+        return holdsLogs ? .owed(name) : .fine(name)
     }
 
     /// The page's files (index.html, index.tsv) that are not as this log directory last sent or
@@ -75,13 +87,28 @@ enum DeliveryPlans {
     /// so `sent` (the conversions each trip's receipt names) says where it should be. Trips sent
     /// without a conversion, or all of whose conversions are gone too (sent again anyway), are left
     /// out. The page is made again with these trips' entries, their pictures drawn anew.
-    static func picturesGone(sent: [[String]], listed: [String: RemoteCopies.FileCheck]) -> [String] {
+    /// `md5`: what each trip's picture read back with when it went (its receipt's; none for one
+    /// sent before they were kept): a picture listed with another MD5 (a backend with hashes)
+    /// is damaged there, drawn again as a missing one is.
+    static func picturesGone(sent: [[String]], md5: [[String: String]] = [], listed: [String: RemoteCopies.FileCheck]) -> [String] {
         var gone: [String] = []
-        for files in sent {
+        for (i, files) in sent.enumerated() {
             guard let first = files.first(where: { listed[$0] != nil }), let picture = picture(of: first) else { continue }
-            if listed[picture] == nil { gone.append(picture) }
+            guard let there = listed[picture] else {
+                gone.append(picture)
+                continue
+            }
+            if let was = i < md5.count ? md5[i][picture] : nil, let now = there.md5, now != was { gone.append(picture) }
         }
         return gone
+    }
+
+    /// Whether a run looks for the shipping folders this board's earlier cards left (a card cut
+    /// mid-upload, then re-formatted) and removes them: once per log directory, with its first
+    /// run that sends (a new card's very first too: attack-r22 c12 found one left to a third
+    /// run), not while it is stopped (a ride recorded, the remote away), nor with nothing to send.
+    static func clearOtherShipping(clearedBefore: Bool, stopped: Bool, sends: Bool) -> Bool {
+        !clearedBefore && !stopped && sends
     }
 
     /// The page's picture of the trip a conversion (`gpx/STEM.gpx`) belongs to: `pictures/STEM.svg`

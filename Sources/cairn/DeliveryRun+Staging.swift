@@ -181,11 +181,16 @@ extension DeliveryRun {
         w.staged = keep
     }
 
-    /// Stages the board's privacy key beside the logs, unless the remote holds it already;
-    /// another key there is never replaced (another board's in a shared folder, or the key that
-    /// cut the logs already there) but this key damaged there (`damaged`: `DeliveryPlans.keyThere`).
-    func stageKey(_ bytes: [UInt8], listing: Listing, damaged: Bool = false) throws -> DeliveryPlans.Staged? {
-        let rel = TripShipment.keyPath
+    /// Stages the card's privacy key beside the logs at `target` (`DeliveryPlans.keyThere`),
+    /// unless the remote holds it there already. Another key under the plain name is never
+    /// replaced (an earlier card's of the board, another board's, the key the logs there were
+    /// cut with): this one goes under its own name beside it (found only now on a backend that
+    /// lists no MD5s, at its size). This key damaged there (`damaged`, or other bytes under its
+    /// own name, or under the plain name where it went whole before, `sentTo`) goes again.
+    func stageKey(
+        _ bytes: [UInt8], listing: Listing, target: String = TripShipment.keyPath, damaged: Bool = false, sentTo: String? = nil
+    ) throws -> DeliveryPlans.Staged? {
+        let rel = target
         try refuseFolder(rel, listing)
         let path = try outboxPath(rel)
         try writeFileAtomically(path, bytes, mode: 0o600)
@@ -194,16 +199,13 @@ extension DeliveryRun {
                 _ = POSIX.unlink(path)
                 return nil
             }
-            _ = POSIX.unlink(path)
-            // Which of the two cannot be told here: an earlier card of this board (the recorder
-            // makes a key on each new card) or another board with this id. Either way one home
-            // must not be cut two ways, so the rider is told how to bring the key over.
-            let there = DeliverCommand.join(base, rel)
-            throw Failure(
-                "\(there) holds another key, not this card's: an earlier card's of this board (the recorder makes a key on a new card)"
-                    + " or another board's with this id. Not replaced: two keys cut one home two ways. Bring that key to this card"
-                    + " (recorder stopped: `rclone copyto \(there) \(POSIX.join(dir, ExportStageOptions.keyFileName))`), or give the other"
-                    + " board its own id ('board' in the config)")
+            if rel == TripShipment.keyPath && sentTo != rel {
+                _ = POSIX.unlink(path)
+                var m = MD5()
+                m.add(bytes)
+                return try stageKey(bytes, listing: listing, target: TripShipment.keyPath(md5: m.hex()), sentTo: sentTo)
+            }
+            printErr("cairn: \(DeliverCommand.join(base, rel)): this card's key, damaged there (other bytes than it went up with); sent again")
         }
         return try staged(rel, at: path)
     }

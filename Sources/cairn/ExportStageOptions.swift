@@ -140,6 +140,21 @@ struct ExportStageOptions {
         guard pathExists(path) else { throw Failure(missingKey(path)) }
         let key: PrivacyKey
         do throws(SecretFile.Failure) { key = try load(path) } catch { throw Failure(error.description + hint) }
+        // A delivery's logs folder holds each card's key (`privacy-key-<16 hex>` beside the
+        // first card's): which key cut which log is not written there, so none is guessed.
+        if logDirectory == nil {
+            let folder = POSIX.parent(of: path)
+            let names = ((try? POSIX.listDirectory(folder)) ?? []).filter { n in
+                n.hasPrefix(keyFileName + "-") && n.utf8.count == keyFileName.utf8.count + 17
+            }.sorted()
+            for n in names {
+                guard let k = try? load(POSIX.join(folder, n)), k != key else { continue }
+                throw Failure(
+                    "\(folder) holds the privacy keys of several cards (\(keyFileName), \(n)): each card's logs are cut with its own,"
+                        + " and which key goes with which log is not recorded there; convert each card's logs with --privacy-key FILE"
+                        + " (its card's key), since cutting one card's rides with another's key makes a second cut of the zones")
+            }
+        }
         for other in paths.dropFirst() where pathExists(other) {
             let k: PrivacyKey
             do throws(SecretFile.Failure) { k = try load(other) } catch { throw Failure(error.description + hint) }

@@ -198,6 +198,12 @@ struct ExportState {
         _ t: TripRef, files: [CopiedFile], logs: Bool, destination: String, salted: Bool, hidden: Bool = false, sent: [SentFile] = [],
         md5: [String: String] = [:]
     ) {
+        // The page's picture of it stays noted (`notePicture`): sending its files again leaves
+        // the picture there as it was until the page is made again.
+        var md5 = md5
+        for e in entries where Self.same(e, t) && e.destination == destination {
+            for (p, m) in e.md5 where p.hasPrefix(PageBuilder.picturesFolder + "/") && md5[p] == nil { md5[p] = m }
+        }
         entries.removeAll { Self.same($0, t) && $0.destination == destination }
         let plain = { (p: String) in !p.contains { $0 == " " || $0 == "," || $0 == "+" || $0 == "\n" } }
         entries.append(
@@ -225,6 +231,16 @@ struct ExportState {
     /// of before they were kept).
     func md5s(_ t: TripRef, destination: String) -> [String: String] {
         entries.first { Self.same($0, t) && $0.destination == destination }?.md5 ?? [:]
+    }
+
+    /// Notes the MD5 the page's picture `path` read back with on the receipt at `destination`
+    /// of the trip it shows (the one whose conversions name it, `DeliveryPlans.picture`): the
+    /// next runs' listings find it damaged at its size where the backend has hashes.
+    mutating func notePicture(_ path: String, md5: String, destination: String) {
+        guard md5.utf8.count == 32, !path.contains(where: { $0 == " " || $0 == "," || $0 == "+" || $0 == "\n" }) else { return }
+        for i in entries.indices where entries[i].destination == destination {
+            if entries[i].sent.contains(where: { DeliveryPlans.picture(of: $0.path) == path }) { entries[i].md5[path] = md5 }
+        }
     }
 
     mutating func forget(_ t: TripRef) { entries.removeAll { Self.same($0, t) } }

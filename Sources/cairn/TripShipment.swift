@@ -79,6 +79,11 @@ struct TripShipment {
     }
     /// Where the board's privacy key goes: beside the logs (`ShippingPlan.keyGoes`).
     static let keyPath = logPath(ExportStageOptions.keyFileName)
+    /// Where a key goes when another key holds `keyPath` (an earlier card's of the board: the
+    /// recorder makes a key on each new card; another board's in a shared folder): a name of its
+    /// own, from its MD5 (`logs/privacy-key-0123456789abcdef`), so a later key never replaces an
+    /// earlier one and anything else under this name is this key damaged.
+    static func keyPath(md5 hex: String) -> String { logPath(ExportStageOptions.keyFileName + "-" + String(hex.prefix(16))) }
     /// The folders a shipment writes in.
     static let folders = [logsFolder, PageBuilder.picturesFolder] + ExportFormat.allCases.map(\.name)
     static func isLog(_ relative: String) -> Bool { relative.hasPrefix(logsFolder + "/") }

@@ -200,23 +200,37 @@ final class DeliveryPlansTests: XCTestCase {
 
     typealias Stop = DeliveryPlans.Stop
 
+    /// Where the card's key is or goes: the plain name when free or its own; beside another key
+    /// under a name of its own (attack-r22 c19: a new card makes a new key); damaged where it
+    /// is known to be this key's (its own name, or the plain name it went whole to).
     func testKeyThere() {
         let ours = (size: 16, md5: String(repeating: "a", count: 32))
-        func listed(_ size: Int, _ md5: String?) -> RemoteCopies.FileCheck { RemoteCopies.FileCheck(name: "logs/privacy-key", size: size, md5: md5) }
+        let plainName = "logs/privacy-key", own = "logs/privacy-key-aaaaaaaaaaaaaaaa"
+        XCTAssertEqual(TripShipment.keyPath(md5: ours.md5), own)
+        func listed(_ size: Int, _ md5: String?) -> RemoteCopies.FileCheck { RemoteCopies.FileCheck(name: "k", size: size, md5: md5) }
         let b = String(repeating: "b", count: 32)
-        let table: [(RemoteCopies.FileCheck?, Bool, Bool, DeliveryPlans.KeyThere)] = [
-            (nil, false, false, .fine),  // no logs there: nothing asks for it
-            (nil, true, false, .owed),  // a run cut before it went
-            (nil, true, true, .owed),  // deleted there
-            (listed(16, ours.md5), true, true, .fine),
-            (listed(16, nil), true, false, .fine),  // WebDAV: its size only
-            (listed(16, b), true, true, .damaged),  // a byte flipped in this key
-            (listed(9, nil), true, true, .damaged),  // cut
-            (listed(16, b), true, false, .another),  // never this board's here
-            (listed(9, nil), false, false, .another)
+        typealias K = DeliveryPlans.KeyThere
+        let table: [(plain: RemoteCopies.FileCheck?, tagged: RemoteCopies.FileCheck?, logs: Bool, sentTo: String?, want: K)] = [
+            (nil, nil, false, nil, .fine(plainName)),  // no logs there: nothing asks for it
+            (nil, nil, true, nil, .owed(plainName)),  // a run cut before it went
+            (nil, nil, true, plainName, .owed(plainName)),  // deleted there
+            (listed(16, ours.md5), nil, true, plainName, .fine(plainName)),
+            (listed(16, nil), nil, true, nil, .fine(plainName)),  // WebDAV: its size only (stageKey reads it)
+            (listed(16, b), nil, true, plainName, .damaged(plainName)),  // a byte flipped in this key
+            (listed(9, nil), nil, true, plainName, .damaged(plainName)),  // cut
+            (listed(16, b), nil, true, nil, .owed(own)),  // another key there: this one beside it
+            (listed(9, nil), nil, false, nil, .fine(own)),
+            (listed(16, b), listed(16, ours.md5), true, nil, .fine(own)),  // beside it already
+            (listed(16, b), listed(16, nil), true, own, .fine(own)),
+            (listed(16, b), listed(16, b), true, nil, .damaged(own)),  // under its own name: only this key, damaged
+            (listed(16, b), listed(3, nil), true, own, .damaged(own)),
+            (listed(16, b), nil, true, own, .owed(own)),  // its own copy deleted there
+            (nil, nil, true, own, .owed(own)),
+            (listed(16, ours.md5), listed(16, b), true, plainName, .damaged(own))
         ]
-        for (i, (l, logs, sent, want)) in table.enumerated() {
-            XCTAssertEqual(DeliveryPlans.keyThere(ours: ours, listed: l, holdsLogs: logs, sentHere: sent), want, "row \(i)")
+        for (i, r) in table.enumerated() {
+            XCTAssertEqual(
+                DeliveryPlans.keyThere(ours: ours, plain: r.plain, tagged: r.tagged, holdsLogs: r.logs, sentTo: r.sentTo), r.want, "row \(i)")
         }
     }
 
@@ -239,6 +253,20 @@ final class DeliveryPlansTests: XCTestCase {
         XCTAssertEqual(DeliveryPlans.pageChanged(sent: [:], listed: [:]), [])
     }
 
+    /// The shipping folders of this board's earlier cards: looked for with the log directory's
+    /// first run that sends, its very first included (attack-r22 c12), once.
+    func testClearOtherShipping() {
+        let rows: [(cleared: Bool, stopped: Bool, sends: Bool, want: Bool)] = [
+            (false, false, true, true),  // a new card's first run that sends
+            (false, false, false, false),  // nothing to send: costs no listing
+            (false, true, true, false),  // a ride recorded, the remote away
+            (true, false, true, false)  // done before
+        ]
+        for r in rows {
+            XCTAssertEqual(DeliveryPlans.clearOtherShipping(clearedBefore: r.cleared, stopped: r.stopped, sends: r.sends), r.want, "\(r)")
+        }
+    }
+
     /// The pictures of delivered trips the listing lacks, named after the trips' conversions.
     func testPicturesGone() {
         func f(_ n: String) -> (String, RemoteCopies.FileCheck) { (n, RemoteCopies.FileCheck(name: n, size: 10, md5: nil)) }
@@ -255,6 +283,19 @@ final class DeliveryPlansTests: XCTestCase {
             XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, listed: listed), gone, "\(sent)")
         }
         XCTAssertNil(DeliveryPlans.picture(of: "gpx/.gpx"))
+        // Damaged at its size, on a backend that lists MD5s (attack-r22 c22): by what it read
+        // back with when it went; a picture sent before that was kept, or listed without MD5s,
+        // by its presence only.
+        let a = String(repeating: "a", count: 32), b = String(repeating: "b", count: 32)
+        let hashed: [String: RemoteCopies.FileCheck] = [
+            "gpx/a-trip1.gpx": .init(name: "gpx/a-trip1.gpx", size: 10, md5: a),
+            "pictures/a-trip1.svg": .init(name: "pictures/a-trip1.svg", size: 10, md5: b)
+        ]
+        let sent = [["gpx/a-trip1.gpx"]]
+        XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, md5: [["pictures/a-trip1.svg": a]], listed: hashed), ["pictures/a-trip1.svg"])
+        XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, md5: [["pictures/a-trip1.svg": b]], listed: hashed), [])
+        XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, md5: [[:]], listed: hashed), [])
+        XCTAssertEqual(DeliveryPlans.picturesGone(sent: sent, md5: [["pictures/a-trip1.svg": a]], listed: listed), [])
     }
 }
 

@@ -47,6 +47,24 @@ final class DeliveryStatusTests: XCTestCase {
         XCTAssertEqual(DeliverCommand.join("nas:rides/", "b1"), "nas:rides/b1")
     }
 
+    /// A remote defined only in rclone's environment (RCLONE_CONFIG_NAME_TYPE) is one rclone
+    /// uses, though its rc server's listremotes leaves it out; one defined nowhere is refused.
+    func testRemoteFromEnvironment() throws {
+        let rclone = Rclone(program: "rclone", configFile: nil, timeoutSeconds: 5)
+        let env = ["RCLONE_CONFIG_ENVR_TYPE": "alias", "RCLONE_CONFIG_MY_NAS_TYPE": "sftp", "RCLONE_CONFIG_HALF_REMOTE": "/x"]
+        func check(_ remote: String) throws {
+            try DeliverCommand.checkRemote(remote, rclone: rclone, remotes: { ["al"] }, environment: { env[$0] })
+        }
+        XCTAssertNoThrow(try check("al:r"))
+        XCTAssertNoThrow(try check("envr:r"))
+        XCTAssertNoThrow(try check("my-nas:rides"))
+        XCTAssertThrowsError(try check("half:r")) { e in
+            XCTAssertEqual((e as? Failure)?.message, "--remote half:r: rclone has no remote 'half'; it has: al")
+            XCTAssertEqual((e as? Failure)?.status, ExitCode.config)
+        }
+        XCTAssertThrowsError(try check("other:r"))
+    }
+
     /// Retention runs the program the last delivery named only when no one else can change it:
     /// resolved through links (a link flipped later changes nothing), every folder above it
     /// closed to others (a sticky one such as /tmp with an entry of this user's).

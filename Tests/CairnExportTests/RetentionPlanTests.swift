@@ -114,6 +114,33 @@ final class RetentionPlanTests: XCTestCase {
         }
     }
 
+    /// A delivered trip is whole for deletion only with its page entry and picture on the
+    /// remote (made from its log): while the last delivery owes the page, it stays (attack-r22
+    /// c21, a remote that filled up after a trip's files, before its page entry).
+    func testDeliveredTripWaitsForItsPage() {
+        let rows: [(copies: V, pageOwed: Bool, want: V)] = [
+            (.exported, false, .exported),
+            (.exported, true, .pageOwed),
+            (.copyNotWhole, true, .copyNotWhole),
+            (.copyUnchecked, true, .copyUnchecked),
+            (.copyOnThisCard, true, .copyOnThisCard),
+            (.cutOwed, false, .cutOwed),
+            (.copyNotWhole, false, .copyNotWhole)
+        ]
+        for r in rows {
+            XCTAssertEqual(RetentionPlan.delivered(r.copies, pageOwed: r.pageOwed), r.want, "\(r)")
+        }
+        // Kept, over the limit, said why; --force still deletes it.
+        let t = trips([jan1, jan1 + 35 * day])
+        let verdict = RetentionPlan.delivered(.exported, pageOwed: true)
+        let kept = RetentionPlan.plan(trips: t, totalBytes: 200, nowMs: jan1 + 40 * day, limits: .init(keepDays: 30)) { _ in verdict }
+        XCTAssertEqual(deleted(kept), [])
+        XCTAssertEqual(self.kept(kept), [0: .pageOwed])
+        XCTAssertTrue(V.pageOwed.keptBecause.contains("page does not show it yet"))
+        let forced = RetentionPlan.plan(trips: t, totalBytes: 200, nowMs: jan1 + 40 * day, limits: .init(keepDays: 30, force: true)) { _ in verdict }
+        XCTAssertEqual(deleted(forced), [0])
+    }
+
     func testVerdictIsAskedOnlyForTripsOverALimit() {
         let t = trips([jan1, jan1 + 35 * day, jan1 + 36 * day])
         var asked: [Int] = []

@@ -351,12 +351,47 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         XCTAssertEqual(try deliver(a, conf, remote, extra).status, 0)
         let key = try data(path + "/bike/logs/privacy-key")
         XCTAssertEqual(key, try data(a + "/privacy-key"))
+        // The second key goes beside it under a name of its own (an earlier card of this board
+        // looks the same, attack-r22 c19: each card makes its key), the first never replaced.
         let rb = try deliver(b, conf, remote, extra)
         XCTAssertEqual(try data(path + "/bike/logs/privacy-key"), key, rb.stderr)
-        XCTAssertNotEqual(rb.status, 0, rb.stderr)
-        XCTAssertTrue(rb.stderr.contains("holds another key"), rb.stderr)
-        // An earlier card of this board looks the same (attack-r22 c19): how to bring the key.
-        XCTAssertTrue(rb.stderr.contains("an earlier card's of this board") && rb.stderr.contains("rclone copyto"), rb.stderr)
+        XCTAssertEqual(rb.status, 0, rb.stderr)
+        let keys = try fm.contentsOfDirectory(atPath: path + "/bike/logs").filter { $0.hasPrefix("privacy-key-") }
+        XCTAssertEqual(keys.count, 1, "\(keys)")
+        XCTAssertEqual(try data(path + "/bike/logs/" + keys[0]), try data(b + "/privacy-key"))
+        XCTAssertEqual(try deliver(a, conf, remote, extra).status, 0)
+        XCTAssertEqual(try data(path + "/bike/logs/privacy-key"), key)
+    }
+
+    /// Attack-r22 c19: a board's new card, zones and `--logs yes`: its key (the recorder makes
+    /// one per card) goes beside the old card's, each run exits 0, nothing of the old card's is
+    /// replaced; its key damaged there (under its own name) is found and sent again.
+    func testANewCardsKeyGoesBesideTheOldCards() throws {
+        let (conf, remote, path) = try remote()
+        let cfg = try zoneConfig()
+        let a = try logs(1, salt: 0x10, firstDay: 1)
+        let b = try logs(1, salt: 0x77, firstDay: 3)
+        for d in [a, b] { try Harness.recorderKey(d) }
+        let extra = ["--format", "gpx", "--config", cfg, "--logs", "yes", "--board", "b1"]
+        XCTAssertEqual(try deliver(a, conf, remote, extra).status, 0)
+        let logsFolder = path + "/b1/logs"
+        for run in 1...2 {
+            let r = try deliver(b, conf, remote, extra)
+            XCTAssertEqual(r.status, 0, "run \(run): " + r.stderr)
+            XCTAssertFalse(r.stderr.contains("another key"), r.stderr)
+        }
+        let own = try XCTUnwrap(try fm.contentsOfDirectory(atPath: logsFolder).first { $0.hasPrefix("privacy-key-") })
+        XCTAssertEqual(try data(logsFolder + "/" + own), try data(b + "/privacy-key"))
+        XCTAssertEqual(try data(logsFolder + "/privacy-key"), try data(a + "/privacy-key"))
+        XCTAssertEqual(try data(logsFolder + "/00000001-00000010.cairn"), try data(a + "/00000001.cairn"))
+        XCTAssertEqual(try data(logsFolder + "/00000001-00000077.cairn"), try data(b + "/00000001.cairn"))
+        var d = try data(logsFolder + "/" + own)
+        d[d.count / 2] ^= 0x01
+        try d.write(to: URL(fileURLWithPath: logsFolder + "/" + own))
+        let r = try deliver(b, conf, remote, extra)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("this card's key, damaged there"), r.stderr)
+        XCTAssertEqual(try data(logsFolder + "/" + own), try data(b + "/privacy-key"))
     }
 
     /// Finding 5: `--remote PARENT --board bike` where PARENT/bike is the log directory: the

@@ -344,6 +344,77 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: dir + "/delivery", encoding: .utf8).contains("page = ok"))
     }
 
+    /// A remote that filled up after a trip's files, before its page entry and picture (attack-r22
+    /// c21): the trip is not delivered whole until it shows on the page, which is made from its
+    /// log, so prune keeps it; the run that has room again puts it there, then prune may delete.
+    func testATripIsKeptUntilItsPageEntryIsThere() throws {
+        let (dir, conf, remote) = try setUp(trips: 3)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
+        // As a full remote leaves it: trip 1's files and receipt there, not its entry nor picture
+        // (nor the picture's MD5 on its receipt, noted when the page goes up).
+        for f in ["index.html", "index.tsv", "pictures"] { try fm.removeItem(atPath: root + "/" + f) }
+        let receipts = try String(contentsOfFile: dir + "/delivered", encoding: .utf8)
+        let noPictures = receipts.replacingOccurrences(of: ",pictures/[^ ,]*", with: "", options: .regularExpression)
+        XCTAssertNotEqual(noPictures, receipts, "the pictures' MD5s are on the receipts")
+        try noPictures.write(toFile: dir + "/delivered", atomically: true, encoding: .utf8)
+        let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
+        try status.replacingOccurrences(of: "page = ok", with: "page = pending").write(toFile: dir + "/delivery", atomically: true, encoding: .utf8)
+        let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
+        XCTAssertEqual(p.status, 0, p.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        XCTAssertTrue(p.stderr.contains("the remote's page does not show it yet"), p.stderr)
+        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(
+            files(root).filter { $0.hasPrefix("pictures/") },
+            [
+                "pictures/20250602-080000-trip1-00000010.svg", "pictures/20250603-080000-trip2-00000020.svg",
+                "pictures/20250604-080000-trip3-00000030.svg"
+            ])
+        let index = try String(contentsOfFile: root + "/index.tsv", encoding: .utf8)
+        for k in ["trip1-00000010", "trip2-00000020", "trip3-00000030"] { XCTAssertTrue(index.contains("\n\(k)\t"), index) }
+        let p2 = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
+        XCTAssertTrue(p2.stderr.contains("deleted trip 1 (00000001.cairn"), p2.stderr)
+    }
+
+    /// A picture damaged at its size on a remote that lists MD5s (attack-r22 c22): found by the
+    /// MD5 it read back with when it went, said, and drawn again; the next run sends nothing.
+    func testAPictureDamagedAtItsSizeIsDrawnAgain() throws {
+        let (dir, conf, remote) = try setUp(trips: 2)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
+        let picture = root + "/pictures/20250602-080000-trip1-00000010.svg"
+        let good = try data(picture)
+        var bad = good
+        bad[bad.count / 2] ^= 0x01
+        try bad.write(to: URL(fileURLWithPath: picture))
+        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("pictures/20250602-080000-trip1-00000010.svg: missing or damaged there; drawn again"), r.stderr)
+        XCTAssertEqual(try data(picture), good)
+        let again = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertFalse(again.stderr.contains("drawn again"), again.stderr)
+        XCTAssertTrue(again.stderr.contains("(0 files, 0 bytes)"), again.stderr)
+    }
+
+    /// A card cut mid-upload, then re-formatted (attack-r22 c12): the new card's first run that
+    /// sends removes the shipping folder the old one left, and no other board's.
+    func testANewCardsFirstRunRemovesAnEarlierCardsShippingFolder() throws {
+        let (dir, conf, remote) = try setUp(trips: 1)
+        let top = String(remote.dropFirst(4))
+        let ours = top + "/.cairn-tmp-unnamed-0123456789abcdef"
+        let others = top + "/.cairn-tmp-unnamed-x-0123456789abcdef"
+        for f in [ours, others] {
+            try fm.createDirectory(atPath: f + "/logs", withIntermediateDirectories: true)
+            try "part".write(toFile: f + "/logs/00000001-00000099.cairn", atomically: true, encoding: .utf8)
+        }
+        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: ours), r.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: others + "/logs/00000001-00000099.cairn"))
+    }
+
     /// A privacy zone added after a delivery: every trip goes again, cut; what was sent of the
     /// place before (a conversion named by its old first point, a picture, a trip now wholly
     /// inside the zone) is deleted from the remote and the page. The logs sent before stay: they

@@ -110,4 +110,30 @@ final class PrivacyKeyConfigEndToEndTests: XCTestCase {
         let b = try Harness.cairn("convert", d + "/00000001.cairn", "--to", "gpx", "--privacy-zone", zone, "--privacy-key", key)
         XCTAssertEqual(a.stdout, b.stdout, "cut as on the board")
     }
+
+    /// A delivery's logs folder copied to a laptop holds each card's key (`privacy-key` and
+    /// `privacy-key-<16 hex>`, attack-r22 c19): which key cut which log is not written there, so
+    /// convert guesses none (a wrong one makes a second cut of home) and asks for --privacy-key.
+    func testAFolderWithSeveralCardsKeysNamesNone() throws {
+        let d = try rides()
+        let folder = Harness.tempDir() + "/logs"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: d + "/00000001.cairn", toPath: folder + "/00000001-00000010.cairn")
+        let key = try PrivacyZoneEndToEndTests.boardKey(d)
+        try FileManager.default.copyItem(atPath: key, toPath: folder + "/privacy-key")
+        // The same key under its own name too: no second key, converted as before.
+        try FileManager.default.copyItem(atPath: key, toPath: folder + "/privacy-key-0123456789abcdef")
+        let same = try Harness.cairn("convert", folder + "/00000001-00000010.cairn", "--to", "gpx", "--privacy-zone", zone)
+        XCTAssertEqual(same.status, 0, same.stderr)
+        let other = try PrivacyZoneEndToEndTests.boardKey(d, name: "card-b-key")
+        try FileManager.default.copyItem(atPath: other, toPath: folder + "/privacy-key-fedcba9876543210")
+        let r = try Harness.cairn("convert", folder + "/00000001-00000010.cairn", "--to", "gpx", "--privacy-zone", zone)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stdout, "", "nothing written")
+        XCTAssertTrue(r.stderr.contains("holds the privacy keys of several cards (privacy-key, privacy-key-fedcba9876543210)"), r.stderr)
+        let given = try Harness.cairn(
+            "convert", folder + "/00000001-00000010.cairn", "--to", "gpx", "--privacy-zone", zone, "--privacy-key", folder + "/privacy-key")
+        XCTAssertEqual(given.status, 0, given.stderr)
+        XCTAssertEqual(given.stdout, same.stdout)
+    }
 }

@@ -1,0 +1,25 @@
+import CairnSystem
+import CairnCore
+import CairnLog
+import CairnExport
+import CairnDevice
+
+/// Retries: a remote call tried again, with waits growing between tries.
+extension DeliveryRun {
+    /// Runs `call` up to `retries` times, waiting 2, 8, 32... s between (monotonic: a clock set
+    /// back or forward does not change the waits); the last failure stops the run.
+    func attempt(_ call: () throws(Rclone.Failure) -> Void) throws {
+        var wait: UInt32 = 2
+        for n in 1...retries {
+            do {
+                try call()
+                return
+            } catch {
+                // A full remote stays full for the seconds between tries: said at once.
+                if n == retries || DeliveryPlans.RemoteTrouble(error.description) == .full { throw Stop.remote(error.description) }
+                POSIX.sleep(seconds: wait)
+                wait = min(wait * 4, 300)
+            }
+        }
+    }
+}

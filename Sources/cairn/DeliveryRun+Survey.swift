@@ -1,0 +1,164 @@
+import CairnSystem
+import CairnCore
+import CairnLog
+import CairnExport
+import CairnDevice
+
+/// The survey: what a run finds before it sends anything (the trips, the receipts, the board's
+/// folder as listed, what waits), and the marker that tells the log directory's own storage.
+extension DeliveryRun {
+    /// What a run finds before it sends anything: the finished trips, the receipts, the board's
+    /// folder as listed (kept to this board's names), the trips that wait and why the run stops
+    /// early (a ride being recorded, the remote out of reach). Nil when the log directory cannot
+    /// be read.
+    struct Survey {
+        var finished: [(trip: TripRef, summary: TripSummary, openBecause: String?)]
+        var receipts: ExportState
+        var listing: Listing
+        var waiting: [Waiting]
+        var unreadable: Int
+        var stop: Stop?
+        /// Where the next run's read-back of delivered copies starts (no hashes listed).
+        var readBackNext = 0
+    }
+
+    /// `marker`: the name of a file this run put in the log directory's staging folder; the
+    /// listing finding it means the board's folder is the log directory's own storage.
+    func survey(_ counts: inout DeliveryPlans.Counts, _ problem: (String) -> Void, marker: String? = nil) -> Survey? {
+        let all: [(trip: TripRef, summary: TripSummary, openBecause: String?)]
+        do { all = try catalogTrips(in: dir, say: problem) } catch {
+            printErr("cairn: \(error)")
+            return nil
+        }
+        let finished = all.filter { $0.openBecause == nil }
+        let receipts = ExportState(directory: dir, fileName: ExportState.deliveredFileName)
+        if let p = receipts.problem { printErr("cairn: \(p)") }
+        let destination = receiptDestination
+
+        var stop: Stop?
+        if let why = recording() { stop = .recording(why) }
+        // One listing of the board's folder per run, kept to the names that matter here (a
+        // folder of any size is read in bounded memory): a receipt is trusted only as far as
+        // the remote shows its copies now (one deleted or cut there since goes again).
+        var listing = Listing()
+        if stop == nil {
+            do {
+                listing = try list(wanted: wantedNames(finished.map { ($0.trip, $0.summary) }, receipts: receipts), marker: marker)
+            } catch let e as Stop {
+                stop = e
+            } catch { stop = .remote("\(error)") }
+        }
+        let receiptsNs = modifiedNs(receipts.path)
+        var waiting: [Waiting] = []
+        var unreadable = 0
+        // Delivered trips whose copies the listing showed without hashes (WebDAV): a few read
+        // back each run (below).
+        var unhashed: [(trip: TripRef, summary: TripSummary, files: [RemoteCopies.FileCheck])] = []
+        // Counted whether or not the run goes on: a deferred run's status says what waits.
+        for (t, s, _) in finished {
+            // Sizes suffice for a log untouched since the receipts were written; one written
+            // since (even to the same size) is read whole.
+            var now: [ExportState.CopiedFile]?
+            var known = receipts.isExportedBySize(t, to: destination, logs: copyLogs) && !t.files.contains { modifiedNs($0.path) >= receiptsNs }
+            if !known {
+                do { now = try ExportState.current(t) } catch {
+                    problem("trip \(t.id): \(error)")
+                    unreadable += 1
+                    continue
+                }
+                known = receipts.isExported(t, to: destination, now: now!, logs: copyLogs)
+            }
+            if known {
+                guard stop == nil, let lost = lostCopies(t, s, receipts: receipts, destination: destination, listing: listing) else {
+                    counts.alreadyThere += 1
+                    if stop == nil, let files = unhashedCopies(t, receipts: receipts, destination: destination, listing: listing) {
+                        unhashed.append((t, s, files))
+                    }
+                    continue
+                }
+                printErr("cairn: trip \(t.id): its copies on \(base) are not whole (\(lost.joined(separator: ", "))); sent again")
+                if now == nil {
+                    do { now = try ExportState.current(t) } catch {
+                        problem("trip \(t.id): \(error)")
+                        unreadable += 1
+                        continue
+                    }
+                }
+            }
+            waiting.append(Waiting(trip: t, summary: s, now: now!))
+        }
+        var next = 0
+        if stop == nil && !unhashed.isEmpty {
+            let turn = DeliveryPlans.readBackTurn(
+                sizes: unhashed.map { $0.files.reduce(0) { $0 + $1.size } }, from: DeliveryStatus.read(directory: dir)?.readBackFrom ?? 0,
+                budget: DeliveryPlans.readBackBytesPerRun)
+            var got: [String: String] = [:]
+            // One call, no retries: a read-back that fails is tried again by the next run.
+            let paths = turn.chosen.flatMap { unhashed[$0].files.map(\.name) }
+            if (try? transport.readBack(base, paths: paths, md5: { md5, path in got[path] = md5 })) != nil {
+                next = turn.next
+                for i in turn.chosen {
+                    let (t, s, files) = unhashed[i]
+                    let wrong = files.filter { got[$0.name] != $0.md5 }.map {
+                        "\($0.name): \(got[$0.name] == nil ? "missing" : "other bytes") read back"
+                    }
+                    if wrong.isEmpty { continue }
+                    printErr("cairn: trip \(t.id): its copies on \(base) are not whole (\(wrong.joined(separator: ", "))); sent again")
+                    do {
+                        waiting.append(Waiting(trip: t, summary: s, now: try ExportState.current(t)))
+                        counts.alreadyThere -= 1
+                    } catch {
+                        problem("trip \(t.id): \(error)")
+                    }
+                }
+            } else {
+                next = DeliveryStatus.read(directory: dir)?.readBackFrom ?? 0
+            }
+        }
+        return Survey(
+            finished: finished, receipts: receipts, listing: listing, waiting: waiting, unreadable: unreadable, stop: stop, readBackNext: next)
+    }
+
+    /// The copies of a delivered trip the listing showed without a hash while its receipt has
+    /// one (a backend without hashes: WebDAV): to be read back; nil when there are none.
+    func unhashedCopies(_ t: TripRef, receipts: ExportState, destination: String, listing: Listing) -> [RemoteCopies.FileCheck]? {
+        let md5 = receipts.md5s(t, destination: destination)
+        let files = md5.sorted { $0.key < $1.key }.compactMap { path, sum -> RemoteCopies.FileCheck? in
+            guard let l = listing.files[path], l.md5 == nil else { return nil }
+            return RemoteCopies.FileCheck(name: path, size: l.size, md5: sum)
+        }
+        return files.isEmpty ? nil : files
+    }
+
+    /// How the survey ended: found, or the run's exit status.
+    enum SurveyOutcome {
+        case found(Survey)
+        case end(Int32)
+    }
+
+    /// The survey, with a file only this run names put in its staging folder first: a listing of
+    /// the board's folder that shows it shows the log directory's own storage (a symlink, an
+    /// alias, a mount), refused (78).
+    func surveyWithMarker(_ counts: inout DeliveryPlans.Counts, _ problem: (String) -> Void) -> SurveyOutcome {
+        let marker = "probe-" + randomHex()
+        do {
+            try prepareOutbox()
+            try writeFileAtomically(POSIX.join(staging, marker), Array("cairn: where a delivery's remote is\n".utf8))
+        } catch {
+            printErr("cairn: \(error)")
+            return .end(ExitCode.failure)
+        }
+        guard let found = survey(&counts, problem, marker: marker) else {
+            removeStaging(staging)
+            return .end(ExitCode.failure)
+        }
+        if let seen = found.listing.marker {
+            removeStaging(staging)
+            printErr(
+                "cairn deliver: --remote \(terminalSafe(remote)): its folder \(terminalSafe(base)) is on this board's own storage"
+                    + " (it lists \(terminalSafe(seen)), made in \(staging) just now); deliver off the board's card")
+            return .end(ExitCode.config)
+        }
+        return .found(found)
+    }
+}
