@@ -300,14 +300,44 @@ public struct FixRules: FixFilter {
         // Nor, without a speed, before minutes of steady way beyond the wander
         // (`MovementWindow.movedOverMinutes`): a standing receiver's wander moves as a walker
         // does over a window, and opened a trip every time.
-        if !start.isGoodFirstFix(f, limits: limits) || (f.speed == nil && scatter.unsettled) || !movedByDisplacement(f)
-            || (waitsMinutes(f) && !window.movedOverMinutes(f, noise: scatter.radius68))
-        {
-            start.wait(f, minutes: waitsMinutes(f), emit: emit)
+        let minutes = waitsMinutes(f)
+        let way = minutes ? movedOverMinutesLastingly(f) : true
+        if !start.isGoodFirstFix(f, limits: limits) || (f.speed == nil && scatter.unsettled) || !movedByDisplacement(f) || !way {
+            start.wait(f, minutes: minutes, emit: emit)
             return false
         }
         return true
     }
+
+    /// **Minutes of way that last** (issue 39, item 2): `MovementWindow.wayOverMinutes` shown,
+    /// and, as long after as a slow mover takes to go `wayNoises` times the wander (at
+    /// `MovementWindow.minutesMps`; at most `wayLastsMaxMs`), the positions still at least
+    /// `wayKept` of that way from where its window began. A wander correlated over a minute
+    /// passes five times its scatter now and then and comes back towards where it wanders
+    /// about; a walker's way stays gone, or grows. The way proved opens the trip at a fix that
+    /// moved (rule 6) within as long again; the fixes wait meanwhile (360 of them) and are kept.
+    /// Called at every fix before the trip of a receiver without a speed it may open a trip by.
+    private mutating func movedOverMinutesLastingly(_ f: Fix) -> Bool {
+        if let until = start.wayProvedUntilMs {
+            if f.timeMs <= until { return true }
+            start.wayProvedUntilMs = nil
+        }
+        let noise = scatter.radius68
+        let needed = min(Self.wayLastsMaxMs, Int64(Self.wayNoises * noise / MovementWindow.minutesMps * 1000))
+        if let w = start.wayShown, f.timeMs - w.ms >= needed {
+            start.wayShown = nil
+            let de = (f.lon - w.lon) * cosDeg(f.lat) * 111_195.0, dn = (f.lat - w.lat) * 111_195.0
+            if (de * de + dn * dn).squareRoot() >= Self.wayKept * w.d {
+                start.wayProvedUntilMs = f.timeMs + needed
+                return true
+            }
+        }
+        if start.wayShown == nil, let w = window.wayOverMinutes(f, noise: noise) { start.wayShown = (w.lat, w.lon, w.d, f.timeMs) }
+        return false
+    }
+    static let wayNoises = 2.0
+    static let wayKept = 0.75
+    static let wayLastsMaxMs: Int64 = 90_000
 
     /// `f` has no speed it may open a trip by: none, gpsd's own from positions (`Cadence` took it
     /// away), or one not yet proved a doppler's (`Cadence.speedsProved`). Its trip opens only on

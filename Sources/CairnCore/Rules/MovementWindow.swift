@@ -333,7 +333,11 @@ struct MovementWindow {
     /// σ 5-35 m, claiming HDOP 1-3, opened a trip on every seed, 580 m of it on average
     /// (`SlowMoverTests`, seeds 101-124); now none. Walkers open minutes in; the way there waits
     /// and is kept (`TripStart`).
-    func movedOverMinutes(_ f: Fix, noise: Double) -> Bool {
+    func movedOverMinutes(_ f: Fix, noise: Double) -> Bool { wayOverMinutes(f, noise: noise) != nil }
+
+    /// `movedOverMinutes`'s way: where the window that showed it began, and how far `f` is from
+    /// there (m); nil when none shows.
+    func wayOverMinutes(_ f: Fix, noise: Double) -> (lat: Double, lon: Double, d: Double)? {
         for windowMs in Self.minutesWindowsMs {
             guard let i = newest(atLeast: windowMs, before: f), f.timeMs - recent[i].timeMs <= windowMs + 10_000 else { continue }
             let from = recent[i]
@@ -356,9 +360,9 @@ struct MovementWindow {
                 if ((e - pe) * de + (n - pn) * dn) / d < 0.3 * d / 4 { steady = false; break }
                 (pe, pn) = (e, n)
             }
-            if steady { return true }
+            if steady { return (from.lat, from.lon, d) }
         }
-        return false
+        return nil
     }
 
     /// **A receiver without doppler stands over minutes** (issue 39, item 1), the converse of

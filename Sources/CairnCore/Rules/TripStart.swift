@@ -27,6 +27,10 @@ struct TripStart {
     /// The way out of a standstill before the trip was confirmed by displacement: its first
     /// fixes need no further confirmation than the jump limit.
     var confirmed = false
+    /// Minutes of way shown (`FixRules.movedOverMinutesLastingly`): where their window began,
+    /// how far they went, and when; and until when the way is proved.
+    var wayShown: (lat: Double, lon: Double, d: Double, ms: Int64)?
+    var wayProvedUntilMs: Int64?
 
     /// The accuracy test (rule 1's 20 m, or 50 m after 30 s).
     @inline(__always) func isGoodFirstFix(_ f: Fix, limits: RuleLimits) -> Bool {
@@ -59,5 +63,7 @@ struct TripStart {
         confirmed = false
         started = false
         waitingSinceMs = nil
+        wayShown = nil
+        wayProvedUntilMs = nil
     }
 }
