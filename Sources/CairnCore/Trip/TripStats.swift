@@ -133,9 +133,9 @@ public struct TripStats: Sendable {
     }
 
     /// A fix the rules kept or thinned out only as too close to the last kept point, in offer
-    /// order: its barometric altitude counts toward the climb (`offeredClimb`). GPS heights are
-    /// counted on the kept points only: their noise is learnt at the kept points' spacing, and
-    /// every fix's heights at 1 Hz made the generated rides' wandering heights add 1-13 % more.
+    /// order: its barometric altitude counts toward the climb (`offeredClimb`). GPS heights count
+    /// on the kept points only: on every fix, wandering heights added more climb on most generated
+    /// rides (Tests/bench/climb-real-results.md).
     public mutating func addOfferedHeight(_ fix: Fix) {
         guard let p = fix.pressurePa else { return }
         offeredClimb.addBarometric(altitude: offeredAltimeter.climbAltitude(pressurePa: p), timeMs: fix.timeMs)
