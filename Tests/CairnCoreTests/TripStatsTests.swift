@@ -87,6 +87,37 @@ final class TripStatsTests: XCTestCase {
         XCTAssertEqual(s.descentM!, 30, accuracy: 3)
     }
 
+    /// The distance filter keeps one fix in eight on this straight road; the crests of 4 m
+    /// rollers between kept points are climb all the same: the barometer's climb counts every fix
+    /// the rules kept or thinned out as too close (issue 39: barometric climb came out short
+    /// against the true profile).
+    func testBarometricClimbCountsTheThinnedFixes() {
+        func withPressure(_ t: Double, _ h: Double) -> Fix {
+            var f = fix(t, north: t * 7, eph: 3, epv: 2, alt: 100, speed: 7)
+            f.pressurePa = 101_325 * pow(1 - h / 44_330.77, 5.25588)
+            return f
+        }
+        var s = TripStats()
+        s.startSegment(.start)
+        var truth = 0.0, prev = 100.0
+        for i in 0..<1200 {
+            let t = Double(i), h = 100 + 4 * (1 - cos(2 * .pi * t / 24)) / 2
+            if h > prev { truth += h - prev }
+            prev = h
+            let f = withPressure(t, h)
+            if i % 8 == 0 { s.add(f) }
+            s.addOfferedHeight(f)
+        }
+        XCTAssertEqual(truth, 200, accuracy: 0.5)
+        XCTAssertTrue(s.climbFromBarometer)
+        XCTAssertEqual(s.ascentM ?? 0, truth, accuracy: truth * 0.03, "every offered fix's pressure")
+        XCTAssertLessThan(s.climb.ascentM ?? 0, truth * 0.8, "the kept points alone miss the crests")
+        // A log without raw fixes: the kept points' figure.
+        var k = TripStats()
+        for i in stride(from: 0, to: 1200, by: 8) { k.add(withPressure(Double(i), 100)) }
+        XCTAssertEqual(k.ascentM, 0)
+    }
+
     func testStandingStillIsNotMovingTime() {
         var s = TripStats()
         for i in 0..<10 { s.add(fix(Double(i), north: 0.1 * Double(i % 2), speed: 0.05)) }

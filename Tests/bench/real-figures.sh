@@ -34,6 +34,9 @@ PY
 echo "| recording | activity | trips | distance m | segments | top speed m/s | ascent m |"
 echo "|---|---|---:|---:|---:|---:|---:|"
 run Tests/Fixtures/real/edge810.nmea ride
+run Tests/Fixtures/real/edge500.nmea ride
+run Tests/Fixtures/real/edge500-smart.nmea ride
+run Tests/Fixtures/real/elemnt-bolt.nmea ride
 run Tests/Fixtures/real/dashcam-spb.nmea drive
 run Tests/Fixtures/real/pixel6-walk.nmea walk
 run Tests/Fixtures/real/pixel6-walk.nmea ride

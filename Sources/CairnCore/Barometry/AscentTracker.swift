@@ -5,8 +5,9 @@ import Musl
 #endif
 
 /// Ascent and descent, the way riders' devices count them: from the calibrated barometric
-/// altitude with a 2 m hysteresis when there is a barometer; otherwise from trusted GPS heights,
-/// averaged and counted with a hysteresis that follow what the ride shows of the heights' noise.
+/// altitude with a hysteresis of 3.3 × its learnt noise (1-2 m; 2 m until known) when there
+/// is a barometer; otherwise from trusted GPS heights, averaged and counted with a hysteresis that
+/// follow what the ride shows of the heights' noise.
 ///
 /// GPS heights carry two errors, and each is learnt per ride (issue 28: a head unit's GPS-only
 /// climb was +38 % where its heights wandered, while smooth Garmin series came out 6-11 % under):
@@ -103,7 +104,44 @@ public struct AscentTracker: Sendable {
 
     public init() {}
 
-    public mutating func addBarometric(altitude: Double) { baro.add(height: altitude) }
+    /// A barometric altitude (its fix's time when known: the noise is learnt from it). The
+    /// hysteresis follows the series' own noise (`baroThresholdM`).
+    public mutating func addBarometric(altitude: Double, timeMs: Int64? = nil) {
+        guard altitude.isFinite else { return }
+        if let t = timeMs { learnBaroNoise(altitude, t) }
+        baro.threshold = baroThresholdM
+        baro.add(height: altitude)
+    }
+
+    /// The barometric hysteresis now: 3.3 × the learnt noise (white noise that large reverses by
+    /// it about once an hour), from 1 m to 2 m; 2 m until 10 samples of the noise are in. The
+    /// noise is read 5 s apart, where a road's own bends in height show too: they can only
+    /// raise it, to the 2 m that held for every series before.
+    public var baroThresholdM: Double {
+        guard let m = baroMeanSecondDifference, baroSecondDifferences >= 10 else { return Self.unknownBaroThresholdM }
+        return min(Self.unknownBaroThresholdM, max(Self.minBaroThresholdM, 3.3 * m / (6.0.squareRoot() * 0.798)))
+    }
+    public static let unknownBaroThresholdM = 2.0
+    public static let minBaroThresholdM = 1.0
+    /// The noise is read on altitudes at least this far apart: the readings behind them are
+    /// (one every 5 s with the default batches; the fixes between get the line between two), so
+    /// closer ones would show the line, not the noise.
+    static let baroNoiseSpacingMs: Int64 = 5_000
+    private var baroPrevious: (h: Double, t: Int64)?
+    private var baroBeforePrevious: (h: Double, t: Int64)?
+    private var baroMeanSecondDifference: Double?
+    private var baroSecondDifferences = 0
+
+    private mutating func learnBaroNoise(_ h: Double, _ t: Int64) {
+        if let p = baroPrevious, t - p.t < Self.baroNoiseSpacingMs { return }
+        if let p = baroPrevious, let q = baroBeforePrevious, t > p.t, p.t > q.t {
+            let d2 = (h - p.h) - (p.h - q.h) * Double(t - p.t) / Double(p.t - q.t)
+            baroMeanSecondDifference = baroMeanSecondDifference.map { $0 + (abs(d2) - $0) / 20 } ?? abs(d2)
+            baroSecondDifferences += 1
+        }
+        baroBeforePrevious = baroPrevious
+        baroPrevious = (h, t)
+    }
 
     /// The heights' white-noise σ as learnt so far.
     var gpsNoiseSigmaM: Double {

@@ -66,6 +66,16 @@ public struct RawFix: Equatable, Sendable {
         default: return false
         }
     }
+
+    /// Whether this fix's height counts toward the GPS-only climb (`TripStats.addOfferedHeight`):
+    /// kept, or thinned out as too close to the last kept point (a stand's fixes are not the ride's).
+    public var countsForClimb: Bool {
+        switch verdict {
+        case .kept: return true
+        case .dropped(let why): return why == .tooClose
+        default: return false
+        }
+    }
 }
 
 /// The offered fixes waiting for their verdicts, in offer order, in fixed capacity. Verdicts come

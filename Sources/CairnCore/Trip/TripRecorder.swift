@@ -253,6 +253,7 @@ public struct TripRecorder<Filter: FixFilter> {
         switch out {
         case .drop(let reason, let fix):
             drops.add(reason)
+            if reason == .tooClose, tripOpen { stats.addOfferedHeight(fix) }
             if config.keepsRaw {
                 if rawQueue.decide(fix, .dropped(reason)) { rawQueue.drain { emit(.raw($0)) } }
             }
@@ -289,6 +290,7 @@ public struct TripRecorder<Filter: FixFilter> {
                 pendingReason = nil
             }
             stats.add(fix)
+            stats.addOfferedHeight(fix)
             lastKept = fix
             emit(.keep(fix))
             if config.keepsRaw {

@@ -49,7 +49,12 @@ public struct TripStats: Sendable {
     /// Ascent and descent: from the barometric pressure stored with the points when there is
     /// any (calibrated and drift-corrected against trusted GPS heights), else from trusted GPS heights.
     public private(set) var climb = AscentTracker()
+    /// The barometer's climb from every fix the rules kept or thinned out as too close to the last
+    /// kept point (`addOfferedHeight`): the distance filter keeps about one fix in three on a
+    /// straight road, and a crest or a dip between kept points is climb all the same.
+    public private(set) var offeredClimb = AscentTracker()
     private var altimeter = BaroAltimeter()
+    private var offeredAltimeter = BaroAltimeter()
     private var last: Fix?
     /// Where the current stretch for the speed without measurements starts (this segment).
     private var chordFrom: Fix?
@@ -95,6 +100,13 @@ public struct TripStats: Sendable {
         lastOffered = other.lastOffered
     }
 
+    /// Takes `other`'s climb from offered fixes for this one's (figures rebuilt from exported
+    /// points have none of their own), when it has one.
+    public mutating func takeOfferedClimb(from other: TripStats) {
+        guard other.offeredClimb.fromBarometer else { return }
+        offeredClimb = other.offeredClimb
+    }
+
     /// Empty figures under the same activity's limits for the top speed from positions: to
     /// judge it again over only some offered fixes (`addOffered`: those an export's window keeps).
     public var emptyForOffered: TripStats {
@@ -118,6 +130,16 @@ public struct TripStats: Sendable {
         if lastOffered.map({ fix.timeMs <= $0.timeMs }) ?? false { return }
         offered.add(timeMs: fix.timeMs, lat: fix.lat, lon: fix.lon, sigmaM: Accuracy.horizontal68(fix), measured: measured)
         lastOffered = fix
+    }
+
+    /// A fix the rules kept or thinned out only as too close to the last kept point, in offer
+    /// order: its barometric altitude counts toward the climb (`offeredClimb`). GPS heights count
+    /// on the kept points only: on every fix, wandering heights added more climb on most generated
+    /// rides (Tests/bench/climb-real-results.md).
+    public mutating func addOfferedHeight(_ fix: Fix) {
+        guard let p = fix.pressurePa else { return }
+        offeredClimb.addBarometric(altitude: offeredAltimeter.climbAltitude(pressurePa: p), timeMs: fix.timeMs)
+        if let h = fix.height { offeredAltimeter.addGPS(height: h, trusted: Accuracy.heightIsTrusted(fix), timeMs: fix.timeMs) }
     }
 
     /// The next point starts a new segment. Across a dropout (a gap, a gpsd outage, a power cut
@@ -145,7 +167,7 @@ public struct TripStats: Sendable {
         let trusted = Accuracy.heightIsTrusted(fix)
         if trusted, let h = fix.height, h.isFinite { pointsWithHeight += 1 }
         if let p = fix.pressurePa {
-            climb.addBarometric(altitude: altimeter.climbAltitude(pressurePa: p))
+            climb.addBarometric(altitude: altimeter.climbAltitude(pressurePa: p), timeMs: fix.timeMs)
             if let h = fix.height { altimeter.addGPS(height: h, trusted: trusted, timeMs: fix.timeMs) }
         }
         if trusted, let h = fix.height {
@@ -306,10 +328,13 @@ public struct TripStats: Sendable {
     }
 
     /// Ascent/descent in metres, or nil (a dash) when no trusted height was seen.
-    public var ascentM: Double? { climb.ascentM }
-    public var descentM: Double? { climb.descentM }
+    public var ascentM: Double? { heightsClimb.ascentM }
+    public var descentM: Double? { heightsClimb.descentM }
+    /// The offered fixes' barometric climb when there is one (a log without raw fixes has none),
+    /// else the kept points' (the barometer's, else GPS).
+    private var heightsClimb: AscentTracker { offeredClimb.fromBarometer ? offeredClimb : climb }
     /// The climb came from the barometer (any kept point carried a pressure).
-    public var climbFromBarometer: Bool { climb.fromBarometer }
+    public var climbFromBarometer: Bool { heightsClimb.fromBarometer }
 
     /// The wheel's ride before the first point (a trainer's trip that went outdoors: its indoor
     /// part, issue 40): its metres and moving time, and the trip starts at `fromMs`.

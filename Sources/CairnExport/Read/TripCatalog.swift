@@ -296,6 +296,7 @@ public enum TripCatalog {
                 case .rawFixes(let batch):
                     for r in batch.fixes {
                         if r.countsForTopSpeed { s.stats.addOffered(r.fix) }
+                        if r.countsForClimb { s.stats.addOfferedHeight(r.fix) }
                         if raw { visit(.raw(r)) }
                     }
                 case .riderMark(let m):

@@ -72,6 +72,9 @@ public enum TripReplay {
                 visit(.point(fix))
             case .closeTrip(let totals):
                 add(totals.drops)
+                // The barometer's climb over every fix kept or thinned out, as the recorder counted
+                // it (the replay sees the kept ones only).
+                s.stats.takeOfferedClimb(from: totals.stats)
             case .raw(let r):
                 visit(.raw(r))
             case .openTrip:
@@ -117,6 +120,7 @@ public enum TripReplay {
         func endRun() {
             guard var r = recorder else { return }
             r.finish(wallClockMs: lastTime ?? 0, emit: act)
+            if opened, r.tripOpen { s.stats.takeOfferedClimb(from: r.stats) }
             add(r.drops)
             recorder = nil
         }

@@ -160,17 +160,20 @@ public struct ExportStages: Sendable {
         // The top speed from positions is judged on the offered fixes, which the stages never
         // see: with a zone or the end press cutting, only those the export's window keeps
         // (attack-r21: a fast excursion inside home's zone made the exported top speed).
+        // So is the barometer's climb, on every fix kept or thinned out (`TripStats.addOfferedHeight`).
         var top = s.stats
-        if s.stats.positionTopMps != nil && (window != nil || stages.afterEnd > 0) {
+        if (s.stats.positionTopMps != nil || s.stats.offeredClimb.fromBarometer) && (window != nil || stages.afterEnd > 0) {
             let end = stages.afterEnd > 0 ? stages.endPressMs ?? .max : .max
             var only = s.stats.emptyForOffered
             _ = try TripCatalog.read(trip, raw: true) { e in
                 guard case .raw(let r) = e, r.countsForTopSpeed, r.fix.timeMs <= end, window?.keeps(r.fix) ?? true else { return }
                 only.addOffered(r.fix)
+                if r.countsForClimb { only.addOfferedHeight(r.fix) }
             }
             top = only
         }
         kept.takePositionTop(from: top)
+        kept.takeOfferedClimb(from: top)
         // The wheel's ride before the first point (a trainer's indoor part): every export that
         // holds records without a position writes it, and no zone or press cuts a position from it.
         // Only when the trip's first point is written: a zone that hid the start hides the lead.
