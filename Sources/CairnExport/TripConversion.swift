@@ -273,11 +273,30 @@ public final class TripConversion {
             // No line from the records without a position to the first point.
             writer.beginSegment(.start)
         }
+        // Where a zone hid the trip's first point, the indoor part is left out (where it ends is
+        // where the fixes start, inside the zone; its time and distance up to the first written
+        // point would tell the hidden way: attack-r22 case 19), and said.
+        var firstPointMs: Int64?
+        func sayLeadHidden(before firstMs: Int64) {
+            guard let wheel, let lead = wheel.lead(before: firstMs) else { return }
+            let km = TextFormat.fixed(lead.metres / 1000, 2) ?? "?"
+            say(
+                "trip \(t.id): its first \(km) km, on the wheel before the first fix, are left out: a privacy zone hides where "
+                    + "the fixes start, and their time and distance would tell the hidden way; the log keeps them")
+        }
         // The exported track (through the pipeline) through the privacy window and the laps.
         func put(_ item: TrackItem) {
+            if firstPointMs == nil, case .point(let f, _) = item { firstPointMs = f.timeMs }
             // Read before `feed` (which owns the stages while it runs): a hidden point is not
             // passed on, so the count is the same when this item's point is.
             let hidBefore = exportStages.leftOut > 0
+            // The lead will be written before this point: the points' km laps go on from its
+            // distance (the lead's own laps end at its last whole km; lapOffset numbers on).
+            if !leadDone, !hidBefore, writer.holdsNoPositions, case .point(let f, _) = item, window?.keeps(f) ?? true,
+                let lead = wheel?.lead(before: f.timeMs)
+            {
+                exportStages.lapsGoOn(fromM: lead.metres)
+            }
             exportStages.feed(
                 item,
                 segment: { reason in
@@ -287,7 +306,7 @@ public final class TripConversion {
                 point: { f, extras in
                     if !leadDone {
                         leadDone = true
-                        if !hidBefore { writeLead(before: f) }
+                        if !hidBefore { writeLead(before: f) } else if let first = firstPointMs { sayLeadHidden(before: first) }
                     }
                     exported?.add(f)
                     var e = extras
@@ -333,6 +352,28 @@ public final class TripConversion {
                 let n = exportStages.afterEnd
                 let at = window == nil ? " (" + TextFormat.isoTime(ms: end).dropFirst(11) + ")" : ""
                 say("trip \(t.id): \(n) point\(n == 1 ? "" : "s") after the rider's end press\(at) left out; the log keeps them")
+            }
+            if !tripBegun, exportStages.endsInLead, let wheel, let first = firstPointMs, let lead = wheel.lead(before: first),
+                let end = marks.endMs
+            {
+                // The rider ended the ride on the wheel before the first fix (a trainer, then the
+                // bike went out with the trip still open): the export ends at the press, as `info`
+                // says, so it is the wheel's records up to it, a trip without positions.
+                let at = TextFormat.isoTime(ms: end).dropFirst(11)
+                if writer.holdsNoPositions {
+                    heading.noPositions = true
+                    let after = writeWithoutPositions(
+                        lead.samples, resumes: Set(wheel.resumes.filter { lead.samples.indices.contains($0) }),
+                        laps: LapSplitter(laps, marks: marks), endMs: end, beginTrip: beginTrip, withSensors: withSensors
+                    ).afterEnd
+                    say(
+                        "trip \(t.id): ended by the rider's press (\(at)) on the wheel before the first fix: its records up to it, "
+                            + "without positions; \(after) more record\(after == 1 ? "" : "s") left out")
+                } else {
+                    say(
+                        "trip \(t.id): ended by the rider's press (\(at)) on the wheel before the first fix: no position before it; "
+                            + "\(Self.formatName(writer)) cannot hold a trip without positions; nothing written for it (FIT and CSV can)")
+                }
             }
             if var f = pipeline.filled, let exported, tripBegun {
                 if window != nil { f.points = exportStages.interpolatedWritten }  // what the zones left of them

@@ -249,9 +249,16 @@ public final class RecordLoop {
         log.apply(action, monoMs: clock.monotonicMs())
         // A fix kept into the wheel's trip: the ride went outdoors, the fix rules own it now.
         if case .keep = action, wheelTrip.isOpen { wheelTrip.handOver() }
-        if case .closeTrip = action {
+        if case .closeTrip(let t) = action {
             tripClosed = true
             light?.tripClosed()
+            // A close mid-run is said with its reason, as `info --why` gives it (attack-r22:
+            // the journal said nothing when home or a standstill closed a trip).
+            say(
+                "trip closed: \(t.stats.points) points, \(distanceText(t.stats.distanceM)): "
+                    + (t.atHome
+                        ? "home (standing there longer than home's stand)"
+                        : "a standstill or no fix longer than the close limit"))
         }
     }
 

@@ -112,9 +112,17 @@ extension DeliveryRun {
             w.hidden = shipment.key
             return
         }
+        // What the exports hold: a ride ended by the long press on the trainer before its first
+        // fix is a trip without positions there (`ExportStages.summary`), though its log has points.
+        let shipped = shipment.summary
+        if shipped.hasNoPositions && !whole.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {
+            throw Failure(
+                "no positions before the rider's end press (on the trainer): GPX, GeoJSON and KML cannot hold it and its logs do not go; "
+                    + "deliver fit or csv, or its logs")
+        }
         for format in ExportFormat.allCases { w.names[format.name] = shipment.name(format) }
         // A trainer's trip (no positions) goes as FIT and CSV; GPX, GeoJSON and KML cannot hold it.
-        for format in formats where !whole.hasNoPositions || format.holdsNoPositions {
+        for format in formats where !shipped.hasNoPositions || format.holdsNoPositions {
             let rel = shipment.path(format)
             try refuseFolder(rel, listing)
             let local = try outboxPath(rel)

@@ -130,7 +130,9 @@ struct ExportRun {
             return
         }
         for format in formats where !whole.undatable {
-            if whole.hasNoPositions && !format.holdsNoPositions {
+            // What the exports hold (`shipment.summary`): a ride ended on the trainer before its
+            // first fix has no position there either.
+            if shipment.summary.hasNoPositions && !format.holdsNoPositions {
                 printErr("cairn: \(label): no positions (a trainer ride, distance from the wheel): \(format.name) cannot hold it; none written")
                 continue
             }
@@ -153,7 +155,7 @@ struct ExportRun {
         }
         // A trainer's trip none of the formats holds, its logs not copied: nothing of it is on the
         // stick, so it is not marked exported (retention would take it for one that is).
-        if whole.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {
+        if shipment.summary.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {
             printErr(
                 "cairn: \(label): not exported: no format asked for holds a trip without positions and its logs are not copied "
                     + "(--format fit or csv, or --logs yes)")

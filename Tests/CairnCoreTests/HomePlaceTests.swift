@@ -222,4 +222,60 @@ final class HomePlaceTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(first.timeMs, leave - 1000, "the next trip starts when the rider leaves, not while standing")
         XCTAssertLessThan(first.timeMs - leave, 10_000, "and not long after")
     }
+
+    /// attack-r22 cases 05 and 04e: `record --clock fix` fed faster than real time (a replay)
+    /// never closed a trip across a gap in the fixes: the ticks' clock (the newest fix's time
+    /// plus the little time since it arrived) never reached home's stand or the close-after
+    /// time, so the ride home and the next ride were one trip. The next fix is the clock: a
+    /// replay splits as the ride did live.
+    func testAReplayOnTheFixClockClosesAcrossAGapAsLive() {
+        // (gap minutes, last fix's speed at home) -> closes (at home?)
+        let rows: [(Int, Double, [Bool], String)] = [
+            (14, 1.2, [true], "wheeled in, next ride 14 min later: home's stand"),
+            (40, 1.2, [true], "wheeled in, next ride 40 min later: home's stand"),
+            (14, 8, [], "through home into a 14 min tunnel: one trip"),
+            (40, 8, [false], "through home into 40 min without a fix: the close-after time")
+        ]
+        for (gapMin, speed, want, why) in rows {
+            var profile = ActivityProfile.ride
+            profile.home = home
+            var c = TripRecorder<FixRules>.Config()
+            c.closeWithoutFixMs = 30 * 60_000
+            c.home = home
+            c.clockIsFix = true
+            var r = TripRecorder(filter: FixRules(profile: profile), config: c)
+            var closes: [Bool] = []
+            var opens = 0
+            let sink: (RecorderAction) -> Void = { a in
+                if case .closeTrip(let t) = a { closes.append(t.atHome) }
+                if case .openTrip = a { opens += 1 }
+            }
+            // A ride north at 6 m/s to home, 20 s there at `speed`, then after the gap 90 s north.
+            var fixes = (0..<60).map { i in fix(Double(i), north: 114 - 6 * Double(59 - i), eph: 8, speed: 6 + 0.03 * sin(Double(i))) }
+            for i in 0..<20 { fixes.append(fix(60 + Double(i), north: 114 + speed * Double(i), eph: 8, speed: speed)) }
+            let away = 114 + speed * 20
+            let t0 = 80 + Double(gapMin * 60)
+            for i in 0..<90 { fixes.append(fix(t0 + Double(i), north: away + 6 * Double(i), eph: 8, speed: 6 + 0.03 * sin(Double(i)))) }
+            // Fed in a moment: each tick's clock is the newest fix's time (no time passes between).
+            for f in fixes {
+                r.report(.fix(f), wallClockMs: f.timeMs, emit: sink)
+                r.tick(wallClockMs: f.timeMs, emit: sink)
+            }
+            r.finish(wallClockMs: fixes.last!.timeMs, emit: sink)
+            XCTAssertEqual(closes, want, why)
+            XCTAssertEqual(opens, want.count + 1, why)
+        }
+        // One fix stamped 50 minutes ahead in a ride of over an hour is no time that passed:
+        // no close, then or when the ride reaches that time.
+        var c = TripRecorder<FixRules>.Config()
+        c.clockIsFix = true
+        var r = TripRecorder(filter: FixRules(profile: .ride), config: c)
+        var opens = 0
+        let sink: (RecorderAction) -> Void = { a in if case .openTrip = a { opens += 1 } }
+        for i in 0..<4000 {
+            let f = fix(Double(i) + (i == 20 ? 3000 : 0), north: 6 * Double(i), eph: 8, speed: 6 + 0.03 * sin(Double(i)))
+            r.report(.fix(f), wallClockMs: f.timeMs, emit: sink)
+        }
+        XCTAssertEqual(opens, 1, "one fix ahead closes nothing")
+    }
 }

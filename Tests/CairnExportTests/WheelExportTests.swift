@@ -566,4 +566,173 @@ final class WheelExportTests: XCTestCase {
         let empty = lines.dropFirst().filter { $0.split(separator: ",", omittingEmptySubsequences: false)[lat].isEmpty }
         XCTAssertEqual(empty.count, 0, "no row without a position")
     }
+
+    /// The indoor part and the fixes after it, one recorder run (one monotonic clock): the
+    /// indoor records carry only the system clock's offset (`indoorClock`: the system clock at
+    /// the run's monotonic 0), the records from the first fix on GPS time's.
+    func writeIndoorThenOutdoors(
+        indoorClock: Int64, fixes: [Fix], seconds: Int = 500, salt: UInt32 = 0x5EED_0046, endPressMs: Int64? = nil
+    ) throws {
+        var ns: [SensorNotification] = []
+        for s in 0..<seconds {
+            let mono = Int64(s) * 1000
+            ns.append(Self.wheel(UInt32(4 * s), ticks: UInt16(truncatingIfNeeded: s * 1024), at: mono))
+            ns.append(SensorNotification(address: 0xAA, characteristic: 0x2A37, arrivalMonoMs: mono + 200, value: [0, 140]))
+        }
+        func batch(_ part: ArraySlice<SensorNotification>, gps: Bool) -> SensorBatch {
+            SensorBatch(
+                notifications: Array(part), gpsMinusMonoMs: gps ? Self.start : nil, clockMinusMonoMs: gps ? Self.start : indoorClock,
+                wheelCircumferenceMm: 2000)
+        }
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: salt))
+        try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+        try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
+        for i in stride(from: 0, to: 600, by: 20) { try w.append(.sensors(batch(ns[i..<i + 20], gps: false))) }
+        try w.append(.segmentStart(.start, timeMs: fixes[0].timeMs))
+        try w.append(.points(fixes))
+        for i in stride(from: 600, to: ns.count, by: 20) { try w.append(.sensors(batch(ns[i..<min(ns.count, i + 20)], gps: true))) }
+        if let p = endPressMs { try w.append(.riderMark(RiderMark(kind: .end, timeMs: p))) }
+        _ = try w.sync()
+        w.close()
+    }
+
+    /// attack-r22 case 10: a board without a clock rides 5 min on the wheel before its first
+    /// fix. Its indoor records were dated on the system clock: 1970 (a trip of 494,527 hours in
+    /// `list` and `info`, named 1970 on the remote, the FIT silently without the indoor 2.4 km)
+    /// or fake-hwclock's last shutdown 13 h before (a FIT of 13 h). The run's one monotonic
+    /// clock lets the first fix date them: the trip starts on the trainer, on GPS time.
+    func testAnIndoorPartOnAClockNeverSetIsDatedByTheFirstFix() throws {
+        for (name, clock) in [("1970", Int64(300_000)), ("fake-hwclock 13 h behind", Self.start - 46_800_000)] {
+            try? FileManager.default.removeItem(atPath: dir)
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try writeIndoorThenOutdoors(indoorClock: clock, fixes: ExportSupport.ride(200, startMs: Self.start + 300_000))
+            let s = try TripCatalog.read(trip())
+            XCTAssertEqual(s.stats.firstTimeMs, Self.start, "\(name): the trip starts on the trainer, on the fixes' clock")
+            XCTAssertEqual(s.stats.lastTimeMs, Self.start + 499_000, name)
+            XCTAssertEqual(s.wheelLeadM, 300 * 8, accuracy: 8.5, name)
+            let fit = out + "/ride.fit"
+            XCTAssertTrue(try convert(.fit, to: fit).converted, name)
+            let seen = try ExportSupport.check("fit", fit)
+            XCTAssertEqual(seen["records_without_position"] as? Int, 300, "\(name): the indoor part")
+            let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+            XCTAssertEqual(try XCTUnwrap(session["total_elapsed_time"] as? Double), 499, accuracy: 0.1, name)
+            XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), s.stats.distanceM, accuracy: 9, name)
+        }
+    }
+
+    /// attack-r22 case 11: NTP set the clock half way through a trainer ride (no fix ever).
+    /// The whole ride was "on a clock that was never set": no export, no delivery, 494,527 h
+    /// elapsed in `info`. One run, one monotonic clock: the set clock dates all of it.
+    func testATrainerRideWhoseClockIsSetMidwayIsDated() throws {
+        var ns: [SensorNotification] = []
+        for s in 0..<Self.seconds {
+            ns.append(Self.wheel(UInt32(4 * s), ticks: UInt16(truncatingIfNeeded: s * 1024), at: Int64(s) * 1000))
+        }
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0047))
+        try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+        try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
+        for (i, b) in Self.batches(ns, gps: false, start: 300_000).enumerated() {
+            var b = b
+            if i >= 15 { b.clockMinusMonoMs = Self.start }  // NTP set the clock at 300 s
+            try w.append(.sensors(b))
+        }
+        _ = try w.sync()
+        w.close()
+        let s = try TripCatalog.read(trip())
+        XCTAssertFalse(s.undatable, "its clock was set")
+        XCTAssertEqual(s.stats.firstTimeMs, Self.start)
+        XCTAssertEqual(s.stats.lastTimeMs, Self.start + 599_000)
+        let fit = out + "/trainer.fit"
+        let r = try convert(.fit, to: fit)
+        XCTAssertTrue(r.converted, "\(r.said)")
+        let seen = try ExportSupport.check("fit", fit)
+        XCTAssertEqual(seen["record"] as? Int, 600)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_elapsed_time"] as? Double), 599, accuracy: 0.1)
+    }
+
+    /// attack-r22 case 17: `--laps 1km` on a trainer ride that went outdoors: the indoor laps
+    /// ended at 1 and 2 km, but the points counted their first km from the door, so the 3 km
+    /// mark was lost and one "1 km" lap ran 1.4 km. The points' laps go on from the wheel's.
+    func testDistanceLapsGoOnAcrossTheDoor() throws {
+        let fixes = ExportSupport.ride(400, startMs: Self.start + 300_000)
+        try writeIndoorThenOutdoors(indoorClock: Self.start, fixes: fixes, seconds: 700)
+        var outdoors = TripStats()
+        for f in fixes { outdoors.add(f) }
+        XCTAssertGreaterThan(outdoors.distanceM, 1800, "the ride passes the 3 km mark outdoors")
+        var maxStep = 8.5
+        for i in 1..<fixes.count { maxStep = max(maxStep, Geodesy.distance(fixes[i - 1], fixes[i])) }
+        let fit = out + "/laps.fit"
+        XCTAssertTrue(try convert(.fit, to: fit, laps: .distance(1000)).converted)
+        let seen = try ExportSupport.check("fit", fit)
+        let laps = try XCTUnwrap(seen["lap_distances"] as? [Double])
+        XCTAssertGreaterThanOrEqual(laps.count, 4)
+        for (k, d) in laps.dropLast().enumerated() {
+            XCTAssertEqual(d, 1000, accuracy: maxStep + 1, "lap \(k + 1) of \(laps)")
+        }
+        let csv = out + "/laps.csv"
+        XCTAssertTrue(try convert(.csv, to: csv, laps: .distance(1000)).converted)
+    }
+
+    /// attack-r22 case 19: a trainer at home, then the ride out from home, home a privacy zone.
+    /// The records between the first fix (at home) and the first point the zone lets out told the
+    /// hidden way (their time, speed and running distance). Nothing of the indoor part or the
+    /// hidden stretch is written then (where the indoor part ends is where the fixes start,
+    /// inside the zone), and the export says what it left out.
+    func testAZoneAroundTheTrainerLeavesOutTheIndoorPartAndSaysSo() throws {
+        let fixes = ExportSupport.ride(400, startMs: Self.start + 300_000)
+        try writeIndoorThenOutdoors(indoorClock: Self.start, fixes: fixes, seconds: 700, salt: 0x5EED_0048)
+        let zones = PrivacyZones(
+            [PrivacyZone(lat: fixes[0].lat, lon: fixes[0].lon, radiusM: 100)], key: PrivacyKey(bytes: Array(repeating: 7, count: 16)))
+        let t = try trip()
+        let zoned = try ExportStages.summary(t, window: ExportStages.window(t, zones: zones), endPressMs: nil)
+        for format in [ExportFormat.fit, .csv] {
+            let path = out + "/zoned." + format.fileExtension
+            let r = try convert(format, to: path, zones: zones)
+            XCTAssertTrue(r.converted)
+            XCTAssertTrue(
+                r.said.contains { $0.hasPrefix("trip 1: its first 2.40 km, on the wheel before the first fix, are left out") }, "\(r.said)")
+            if format == .fit {
+                let seen = try ExportSupport.check("fit", path)
+                XCTAssertEqual(seen["records_without_position"] as? Int ?? 0, 0, "nothing of the indoor part or the hidden way")
+                let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+                XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), zoned.stats.distanceM, accuracy: 1)
+                XCTAssertEqual(try XCTUnwrap((seen["first_record"] as? [String: Any])?["distance"] as? Double), 0, accuracy: 0.01)
+            }
+        }
+    }
+
+    /// attack-r22 case 18: the rider's long press came on the trainer, before the first fix,
+    /// and the bike went out with the trip still open. `info` said every export ends at the
+    /// press; FIT and CSV wrote the whole ride outdoors, GPX the points after it. Now every
+    /// export ends at the press: FIT and CSV the wheel's records up to it, without positions;
+    /// GPX, which cannot hold them, nothing, with a line.
+    func testAnEndPressOnTheWheelBeforeTheFirstFixEndsEveryExportThere() throws {
+        let fixes = ExportSupport.ride(200, startMs: Self.start + 300_000)
+        let press = Self.start + 200_000
+        try writeIndoorThenOutdoors(indoorClock: Self.start, fixes: fixes, salt: 0x5EED_0049, endPressMs: press)
+        let t = try trip()
+        let marks = try TripMarks.read(t)
+        XCTAssertEqual(marks.endMs, press)
+        let made = try ButtonLaps.count(t, marks: marks, window: nil)
+        XCTAssertEqual(made.afterEnd, 99 + 200, "info: the indoor records and the points after the press")
+        let cut = try ExportStages.summary(t, window: nil, endPressMs: press)
+        XCTAssertEqual(cut.stats.distanceM, 200 * 8, accuracy: 8.5, "the figures end at the press")
+        XCTAssertEqual(cut.stats.points, 0)
+        let fit = out + "/ended.fit"
+        let r = try convert(.fit, to: fit)
+        XCTAssertTrue(r.converted, "\(r.said)")
+        let seen = try ExportSupport.check("fit", fit)
+        XCTAssertEqual(seen["record"] as? Int, 201, "the records up to the press")
+        XCTAssertEqual(seen["records_without_position"] as? Int, 201)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), cut.stats.distanceM, accuracy: 1)
+        XCTAssertEqual(try XCTUnwrap(session["total_elapsed_time"] as? Double), 200, accuracy: 0.1)
+        let csv = out + "/ended.csv"
+        XCTAssertTrue(try convert(.csv, to: csv).converted)
+        XCTAssertEqual(try ExportSupport.check("csv", csv)["rows"] as? Int, 201)
+        let gpx = try convert(.gpx, to: out + "/ended.gpx")
+        XCTAssertFalse(gpx.converted)
+        XCTAssertTrue(gpx.said.contains { $0.contains("ended by the rider's press") && $0.contains("GPX cannot hold") }, "\(gpx.said)")
+    }
 }

@@ -416,6 +416,20 @@ final class RecordLoopTests: XCTestCase {
         XCTAssertEqual(rig.log.closed?.end.points, UInt64(rig.keptTimes.count))
     }
 
+    /// attack-r22: the recorder said nothing when it closed a trip mid-run (home's stand, a
+    /// standstill, no fix for the close-after time); only `info --why` told why. It is said,
+    /// with its reason.
+    func testACloseMidRunIsSaidWithItsReason() {
+        let rig = Rig(readEverySeconds: 0, syncSeconds: 1)
+        rig.gpsd.arrivals = Self.ride(seconds: 60)
+        rig.gpsd.stopAt = 60_000 + 31 * 60_000
+        rig.run()
+        let closes = rig.said.filter { $0.hasPrefix("trip closed: ") }
+        XCTAssertEqual(closes.count, 1, "\(rig.said)")
+        XCTAssertTrue(closes.first?.hasSuffix(" m: a standstill or no fix longer than the close limit") ?? false, "\(closes)")
+        XCTAssertEqual(rig.said.last, "stopped; no trip was open")
+    }
+
     // MARK: start-up
 
     /// The previous run's unclosed trip is offered for resuming; each trip records the zone's

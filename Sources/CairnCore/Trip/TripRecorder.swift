@@ -99,6 +99,14 @@ public struct TripRecorder<Filter: FixFilter> {
     /// What happened to the rules since the last offered fix.
     private var rawEvents: RawEvents = [.runStart]
 
+    /// The longest step of the fixes' clock that closes a trip (`consider`): beyond it, a receiver's glitch.
+    public static var maxFixClockStepMs: Int64 { 24 * 3_600_000 }
+    /// With `Config.clockIsFix`: a fix that came the close limit or more after the one offered
+    /// before it (its time), and whether that limit was home's stand. Acted on when the rules
+    /// keep a fix at or after it (`handle`); one stamped ahead, followed by fixes back before it
+    /// (rule 12 drops it), closes nothing.
+    private var gapClose: (timeMs: Int64, atHome: Bool)?
+
     public init(filter: Filter, config: Config = Config()) {
         self.filter = filter
         self.config = config
@@ -210,6 +218,17 @@ public struct TripRecorder<Filter: FixFilter> {
         // on the system clock's pace (it advances with real time even where it started in 1970).
         let now = config.clockIsFix ? fix.timeMs : wallClockMs
         let fix = config.keepsRaw ? fix.atLogResolution : fix
+        // With `--clock fix` the fixes are the clock: one that comes the close limit or more
+        // after the last offered closes the trip before it is kept, as the ticks would have once
+        // that time had passed (a replay faster than real time sees none pass: attack-r22 cases
+        // 05 and 04e); a replay of the raw fixes judges it alike.
+        // A fix back before it again: the step was one fix stamped ahead, no time that passed.
+        if let g = gapClose, fix.timeMs < g.timeMs { gapClose = nil }
+        if config.clockIsFix, tripOpen, let prev = lastOffered, case let step = fix.timeMs - prev.timeMs, step > 0 {
+            let arriving = config.home.map { $0.holds(prev) && (prev.speed ?? 0) <= Config.arrivingSpeedMps } ?? false
+            let limit = arriving ? min(config.home?.standMs ?? config.closeWithoutFixMs, config.closeWithoutFixMs) : config.closeWithoutFixMs
+            if step >= limit && step <= Self.maxFixClockStepMs { gapClose = (fix.timeMs, arriving && limit < config.closeWithoutFixMs) }
+        }
         lastOffered = fix
         if closedAtHome && !tripOpen { noteStanding(fix) }
         if config.keepsRaw {
@@ -265,6 +284,15 @@ public struct TripRecorder<Filter: FixFilter> {
             let home = config.home.map { h in h.standMs < config.closeWithoutFixMs && lastOffered.map(h.holds) == true } ?? false
             close(atHome: home, emit: emit)
         case .keep(let fix):
+            if let g = gapClose, g.timeMs <= fix.timeMs {
+                gapClose = nil
+                // The first kept at or after it (the rules may take the step's fix for a jump
+                // and keep from the next that confirms it).
+                if tripOpen && lastKept != nil {
+                    close(atHome: g.atHome, emit: emit)
+                    filter.tripClosed()
+                }
+            }
             if !tripOpen && closedAtHome && stoodAtHome(fix.timeMs) {
                 // Still standing at home after its stand closed the trip: no new trip yet.
                 drops.add(.standing)

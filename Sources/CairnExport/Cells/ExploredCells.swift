@@ -246,7 +246,9 @@ public enum ExploredCells {
         var zones: PrivacyFilter
         let summary: TripSummary
         do {
-            zones = PrivacyFilter(window: cuts.isEmpty ? nil : cuts.window(for: trip), endPressMs: try TripMarks.read(trip).endMs)
+            let end = try TripMarks.read(trip).endMs
+            zones = PrivacyFilter(
+                window: cuts.isEmpty ? nil : cuts.window(for: trip), endPressMs: end, wheel: end == nil ? nil : try WheelTrack.read(trip))
             summary = try TripCatalog.read(trip) { e in
                 zones.pass(e) { event in
                     switch event {

@@ -134,7 +134,8 @@ public enum TrackPicture {
         var pendingPause = false
         // The rider's end press: the picture ends where every export does (`EndCut`).
         let endPressMs = try TripMarks.read(trip).endMs
-        var pass1 = PrivacyFilter(window: options.privacy, endPressMs: endPressMs)
+        let wheel = endPressMs == nil ? nil : try WheelTrack.read(trip)
+        var pass1 = PrivacyFilter(window: options.privacy, endPressMs: endPressMs, wheel: wheel)
         var shown = TripStats()
         var temperature: (Double, Double)?
         var summary = try TripCatalog.read(trip) { e in
@@ -274,7 +275,7 @@ public enum TrackPicture {
                 out.write("<circle cx=\"\(fmt(p.x))\" cy=\"\(fmt(p.y))\" r=\"2\" fill=\"\(colour(lone.band))\" stroke=\"none\"/>\n")
             }
         }
-        var pass2 = PrivacyFilter(window: options.privacy, endPressMs: endPressMs)
+        var pass2 = PrivacyFilter(window: options.privacy, endPressMs: endPressMs, wheel: wheel)
         _ = try TripCatalog.read(trip) { e in
             pass2.pass(e) { event in
                 switch event {

@@ -59,8 +59,9 @@ public struct SensorTrack: Sendable {
     public static func read(_ trip: TripRef) throws -> SensorTrack? {
         var builder = Builder()
         for f in trip.files {
+            let reference = try SensorClock.reference(f.path)
             try LogReader(path: f.path).forEach { e in
-                if case .sensors(let b) = e.record { builder.add(b) }
+                if case .sensors(let b) = e.record { builder.add(b, reference: reference) }
                 return true
             }
         }
@@ -164,10 +165,10 @@ public struct SensorTrack: Sendable {
         private var negative = 0
         private var wheel = WheelTrack.Builder()
 
-        mutating func add(_ b: SensorBatch) {
-            wheel.add(b)
+        mutating func add(_ b: SensorBatch, reference: Int64? = nil) {
+            wheel.add(b, reference: reference)
             for n in b.notifications {
-                guard let time = b.timeMs(of: n), let reading = try? SensorReading(decoding: n) else { continue }
+                guard let time = b.timeMs(of: n, reference: reference), let reading = try? SensorReading(decoding: n) else { continue }
                 switch reading {
                 case .heartRate(let h):
                     if h.contact == .notDetected {

@@ -108,8 +108,9 @@ public struct WheelTrack: Sendable {
     public static func read(_ trip: TripRef) throws -> WheelTrack? {
         var b = Builder()
         for f in trip.files {
+            let reference = try SensorClock.reference(f.path)
             try LogReader(path: f.path).forEach { e in
-                if case .sensors(let batch) = e.record { b.add(batch) }
+                if case .sensors(let batch) = e.record { b.add(batch, reference: reference) }
                 return true
             }
         }
@@ -168,7 +169,8 @@ public struct WheelTrack: Sendable {
         private var metres = 0.0
         private var lastMs: Int64?
 
-        mutating func add(_ b: SensorBatch) {
+        /// `reference`: the file's offset for records without a GPS one (`SensorClock`).
+        mutating func add(_ b: SensorBatch, reference: Int64? = nil) {
             for n in b.notifications {
                 let format: RevolutionFormat
                 let data: RevolutionData?
@@ -177,7 +179,7 @@ public struct WheelTrack: Sendable {
                 case .power(let p)?: (format, data) = (.powerWheel, p.wheel)
                 default: continue
                 }
-                guard let data, let time = b.timeMs(of: n) else { continue }
+                guard let data, let time = b.timeMs(of: n, reference: reference) else { continue }
                 let key = n.address << 16 | UInt64(n.characteristic)
                 // One source counts at a time: the first, then the next when it went silent.
                 switch source.reading(key, atMs: time) {

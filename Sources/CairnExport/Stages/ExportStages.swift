@@ -35,7 +35,10 @@ public struct ExportStages: Sendable {
     public private(set) var lastWritten: Fix?
     /// The wheel's distance (a tunnel's gap: `WheelTrack.extraMetres`): each point's
     /// `wheelExtraM`, and the distance laps count it, as FIT's records do (attack-r21 F5).
-    public var wheel: WheelTrack?
+    public var wheel: WheelTrack? { didSet { endCut = EndCut(endMs: endCut.endMs, wheel: wheel) } }
+    /// The rider's end press lies in the wheel's ride before the first point (a trainer's indoor
+    /// part) and every point came after it: the export is that part's records up to the press.
+    public var endsInLead: Bool { endCut.inLead && lastWritten == nil && leftOut == 0 }
     /// The point before, for a gap the wheel measured (nil after a segment that does not bridge).
     private var wheelBefore: Fix?
 
@@ -46,6 +49,10 @@ public struct ExportStages: Sendable {
         self.laps = LapSplitter(laps, marks: marks)
         endCut = EndCut(endMs: marks.endMs)
     }
+
+    /// The points' distance laps go on from the wheel's `metres` before the first point
+    /// (`LapSplitter.goOn`): call before the first point, when the export writes that lead.
+    public mutating func lapsGoOn(fromM metres: Double) { laps.goOn(fromM: metres) }
 
     /// Feeds one event of the trip as recorded; calls `segment` and `point` for what the export gets.
     public mutating func feed(_ event: TripEvent, segment: (SegmentReason) -> Void, point: (Fix, PointExtras) -> Void) {
@@ -133,6 +140,8 @@ public struct ExportStages: Sendable {
         if window == nil && pipeline == nil && endPressMs == nil { return try read(trip, { _ in }) }
         var kept = TripStats()
         var stages = ExportStages(window: window, laps: .none, marks: TripMarks(endMs: endPressMs))
+        // A press may lie in the wheel's ride before the first point (`EndCut`): read only then.
+        if endPressMs != nil { stages.wheel = try WheelTrack.read(trip) }
         func add(_ item: TrackItem) {
             stages.feed(item, segment: { kept.startSegment($0) }, point: { f, _ in kept.add(f) })
         }
@@ -155,6 +164,15 @@ public struct ExportStages: Sendable {
             if let end = endPressMs, let wheel = try WheelTrack.read(trip), let cut = wheel.figures(upToMs: end, activity: s.activity) {
                 (s.stats, s.wheelSamples) = cut
             }
+            return s
+        }
+        // The rider ended the ride on the wheel before the first fix: the export is the wheel's
+        // records up to the press, a trip without positions (`TripConversion`).
+        if stages.endsInLead, let end = endPressMs, let wheel = stages.wheel, let cut = wheel.figures(upToMs: end, activity: s.activity) {
+            (s.stats, s.wheelSamples) = cut
+            s.wheelDistanceM = cut.0.distanceM
+            (s.wheelLeadM, s.wheelLeadMovingMs, s.wheelLeadFromMs, s.wheelLeadToMs, s.wheelLeadSamples) = (0, 0, nil, nil, 0)
+            leftOut(0)
             return s
         }
         // The top speed from positions is judged on the offered fixes, which the stages never

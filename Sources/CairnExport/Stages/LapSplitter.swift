@@ -116,6 +116,16 @@ public struct LapSplitter: Sendable {
         if case .distance(let d) = rule { nextMarkM = d }
     }
 
+    /// Distance laps go on from `metres` already ridden before the next point (a trainer's
+    /// indoor part written before the first point, whose own laps end at its last whole mark):
+    /// the next mark is the next whole lap length past it, not a full length from the point
+    /// (attack-r22 case 17: the 5 km mark was lost at the door). Other rules: nothing.
+    public mutating func goOn(fromM metres: Double) {
+        guard case .distance(let length) = rule, metres > 0 else { return }
+        distanceM = metres
+        nextMarkM = ((metres / length).rounded(.down) + 1) * length
+    }
+
     /// The next point starts a segment for `reason` (several in a row: the last decides the
     /// distance, as for `TripStats`; any pause among them starts a lap).
     public mutating func segment(_ reason: SegmentReason) {

@@ -614,9 +614,10 @@ public struct PrivacyFilter: Sendable {
     /// The rider's end press, cut as the exports cut it (`EndCut`).
     public private(set) var endCut: EndCut
 
-    public init(window: PrivacyWindow?, endPressMs: Int64? = nil) {
+    /// `wheel`: the trip's wheel, for a press in its ride before the first point (`EndCut`).
+    public init(window: PrivacyWindow?, endPressMs: Int64? = nil, wheel: WheelTrack? = nil) {
         self.window = window
-        endCut = EndCut(endMs: endPressMs)
+        endCut = EndCut(endMs: endPressMs, wheel: wheel)
     }
 
     public mutating func pass(_ event: TripEvent, to visit: (TripEvent) -> Void) {
