@@ -1,19 +1,23 @@
 /// A fixed-capacity FIFO. Appending to a full ring overwrites the oldest element, so memory never
-/// grows with ride length; `overwritten` counts what was lost that way.
+/// grows with ride length; `overwritten` counts what was lost that way. Its storage grows with
+/// what it holds at once, doubling up to the capacity: a ring for a rare case (the records a
+/// failing card could not take: 4,096 of them, 292 kB) costs no resident memory until used.
 public struct RingBuffer<Element> {
-    private var storage: [Element?]
+    private var storage: [Element?] = []
     private var head = 0  // index of the oldest element
     public private(set) var count = 0
     public private(set) var overwritten: UInt64 = 0
+    public let capacity: Int
 
     public init(capacity: Int) {
         precondition(capacity > 0, "RingBuffer capacity must be positive")
-        storage = Array(repeating: nil, count: capacity)
+        self.capacity = capacity
     }
 
-    public var capacity: Int { storage.count }
     public var isEmpty: Bool { count == 0 }
-    public var isFull: Bool { count == storage.count }
+    public var isFull: Bool { count == capacity }
+    /// The slots allocated now (at most `capacity`).
+    var storageSize: Int { storage.count }
 
     /// The storage index of the element `offset` places after the oldest: the one wrap-around
     /// calculation (offsets run from 0 to the capacity, one past the newest of a full ring).
@@ -30,9 +34,22 @@ public struct RingBuffer<Element> {
             head = slot(forOffset: 1)
             overwritten += 1
         } else {
+            if count == storage.count { grow() }
             storage[slot(forOffset: count)] = e
             count += 1
         }
+    }
+
+    /// A full storage short of the capacity doubles (to 4 at first), its elements laid out
+    /// from slot 0.
+    private mutating func grow() {
+        let size = Swift.min(Swift.max(storage.count * 2, 4), capacity)
+        var bigger: [Element?] = []
+        bigger.reserveCapacity(size)
+        for i in 0..<count { bigger.append(storage[slot(forOffset: i)]) }
+        bigger.append(contentsOf: repeatElement(nil, count: size - count))
+        storage = bigger
+        head = 0
     }
 
     @discardableResult

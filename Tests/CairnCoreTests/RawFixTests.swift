@@ -79,4 +79,59 @@ extension RawFixTests {
         XCTAssertTrue(raws[2...].allSatisfy { $0.verdict == .dropped(.tooClose) })
         XCTAssertEqual(raws[0].events, .runStart)
     }
+
+    private func raw(_ i: Int) -> RawFix {
+        RawFix(
+            fix: Fix(timeMs: 1_748_764_800_000 + Int64(i) * 1000, lat: 47, lon: 8, mode: 3), arrivalMs: 0, verdict: .undecided,
+            settings: RawSettings(clockIsFix: true, closeAfterMs: 1_800_000))
+    }
+
+    /// The queue's ring touches memory for the fixes waiting at once, not for its capacity: a
+    /// ride of fixes decided one by one keeps it at one slot (it filled all 2,048, 300 kB of
+    /// resident memory, after 2,048 fixes).
+    func testTheQueueUsesStorageForWhatWaitsNotForItsCapacity() {
+        var q = RawQueue()
+        var out: [RawFix] = []
+        for i in 0..<5000 {
+            q.append(raw(i)) { out.append($0) }
+            if q.decide(raw(i).fix, .kept) { q.drain { out.append($0) } }
+        }
+        XCTAssertEqual(out.map(\.fix.timeMs), (0..<5000).map { raw($0).fix.timeMs })
+        XCTAssertEqual(q.storage, 1)
+        // Three waiting at once: four slots.
+        for i in 5000..<5003 { q.append(raw(i)) { out.append($0) } }
+        XCTAssertEqual(q.storage, 4)
+    }
+
+    /// A ring that grows with its head inside it hands the fixes out in offer order still, each
+    /// with its verdict; at capacity the oldest goes out undecided as before.
+    func testAGrowingRingKeepsOfferOrderAndVerdicts() {
+        var q = RawQueue()
+        var out: [RawFix] = []
+        var next = 0
+        // Wrap the head around a small ring, then grow it several times with fixes waiting.
+        for round in 0..<40 {
+            let held = round % 7 + 1
+            let first = next
+            for _ in 0..<held {
+                q.append(raw(next)) { out.append($0) }
+                next += 1
+            }
+            // Decided newest first: nothing leaves before the oldest is decided.
+            for i in stride(from: next - 1, through: first, by: -1) {
+                let v: Verdict = i % 2 == 0 ? .kept : .dropped(.tooClose)
+                if q.decide(raw(i).fix, v) { q.drain { out.append($0) } }
+            }
+        }
+        XCTAssertEqual(q.count, 0)
+        XCTAssertEqual(out.map(\.fix.timeMs), (0..<next).map { raw($0).fix.timeMs })
+        XCTAssertEqual(out.map(\.verdict), (0..<next).map { $0 % 2 == 0 ? Verdict.kept : .dropped(.tooClose) })
+        XCTAssertEqual(q.storage, 8)
+        // Full: 2,048 waiting, the next pushes the oldest out undecided.
+        out = []
+        for i in 0..<(RawQueue.capacity + 1) { q.append(raw(next + i)) { out.append($0) } }
+        XCTAssertEqual(q.storage, RawQueue.capacity)
+        XCTAssertEqual(out.map(\.fix.timeMs), [raw(next).fix.timeMs])
+        XCTAssertEqual(out.first?.verdict, .undecided)
+    }
 }

@@ -34,4 +34,27 @@ final class RingBufferTests: XCTestCase {
         XCTAssertEqual([r.popFirst(), r.popFirst(), r.popFirst(), r.popFirst()], ["b", "c", "d", nil])
         XCTAssertTrue(r.isEmpty)
     }
+
+    /// Storage follows what the ring holds at once, not its capacity: a 4,096-record ring that
+    /// holds three costs four slots (it allocated and wrote all 4,096 at its creation), and
+    /// grows, in order, up to the capacity and no further.
+    func testStorageGrowsWithWhatItHoldsUpToTheCapacity() {
+        var r = RingBuffer<Int>(capacity: 4096)
+        XCTAssertEqual(r.storageSize, 0)
+        for round in 0..<1000 {
+            for i in 0..<3 { r.append(round * 3 + i) }
+            for i in 0..<3 { XCTAssertEqual(r.popFirst(), round * 3 + i) }
+        }
+        XCTAssertEqual(r.storageSize, 4)
+        // Wrapped, then grown: the order stays.
+        var small = RingBuffer<Int>(capacity: 10)
+        for i in 0..<3 { small.append(i) }
+        XCTAssertEqual(small.popFirst(), 0)
+        for i in 3..<9 { small.append(i) }
+        XCTAssertEqual(small.storageSize, 8)
+        for i in 9..<15 { small.append(i) }
+        XCTAssertEqual(small.storageSize, 10)
+        XCTAssertEqual(small.overwritten, 4)
+        XCTAssertEqual((0..<small.count).map { small[$0] }, Array(5..<15))
+    }
 }

@@ -82,7 +82,10 @@ public struct RawFix: Equatable, Sendable {
 /// out of order (the rules hold some fixes back to judge them by their successors); fixes leave
 /// in offer order, as soon as every older one is decided. The capacity covers a fix held through
 /// a whole standstill up to the default close limit (30 min at 1 Hz: a corner candidate of the
-/// distance filter waits for the next kept point); the storage grows to it only when needed.
+/// distance filter waits for the next kept point). Its storage is reserved whole (untouched
+/// memory, not resident) and used as a ring of the smallest power of two that held the fixes
+/// waiting at once: a ride's few fixes waiting touch a few kB, not the capacity's 300 kB (the
+/// recorder's peak RSS, Tests/bench/record-results.md).
 struct RawQueue {
     static let capacity = 2048
     private var items: [RawFix] = []
@@ -95,8 +98,11 @@ struct RawQueue {
         decided.reserveCapacity(Self.capacity)
     }
 
-    /// The capacity is a power of two: the ring's index is masked, not divided.
-    private func slot(_ i: Int) -> Int { (head &+ i) & (Self.capacity &- 1) }
+    /// The ring's size now: a power of two, doubled only when the fixes waiting fill it.
+    var storage: Int { items.count }
+
+    /// The ring's size is a power of two: its index is masked, not divided.
+    private func slot(_ i: Int) -> Int { (head &+ i) & (items.count &- 1) }
 
     /// Adds an offered fix; a full queue first hands out its oldest fix, undecided, and the
     /// decided ones behind it.
@@ -107,15 +113,28 @@ struct RawQueue {
             count -= 1
             drain(overflow)
         }
-        if items.count < Self.capacity {
+        if items.isEmpty {
             items.append(r)
             decided.append(false)
-        } else {
-            let s = slot(count)
-            items.withUnsafeMutableBufferPointer { $0[s] = r }
-            decided.withUnsafeMutableBufferPointer { $0[s] = false }
+            count = 1
+            return
         }
+        if count == items.count { grow() }
+        let s = slot(count)
+        items.withUnsafeMutableBufferPointer { $0[s] = r }
+        decided.withUnsafeMutableBufferPointer { $0[s] = false }
         count += 1
+    }
+
+    /// Doubles the full ring in place (within the reserved storage, no copy of it elsewhere):
+    /// the fixes before the head go on past the old end, so the ring reads on from the head;
+    /// the rest of the new half only fills the size (never read: past `count`).
+    private mutating func grow() {
+        let n = items.count
+        for i in 0..<n {
+            items.append(items[i])
+            decided.append(i < head ? decided[i] : false)
+        }
     }
 
     /// Records the verdict on the oldest undecided fix with this time and position (the rules
