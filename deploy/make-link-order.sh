@@ -33,7 +33,7 @@ fi
 die() { echo "make-link-order: $*" >&2; exit 1; }
 rp= rec=
 flags=(-c release --product cairn --static-swift-stdlib -Xswiftc -static-executable -Xswiftc -use-ld=lld
-       -Xlinker --icf=safe -Xlinker --gc-sections -Xlinker --no-warn-symbol-ordering)
+       -Xlinker --icf=all -Xlinker --gc-sections -Xlinker --no-warn-symbol-ordering)
 if [ "$toolchain" = 6.3.1 ]; then
   scratch=.build/link-order
   work=$(mktemp -d)

@@ -23,7 +23,7 @@ fi
 if [ deploy/link-order.txt -nt "$scratch/release/cairn" ]; then rm -f "$scratch/release/cairn"; fi
 set +e
 swift build --scratch-path "$scratch" -c release --product cairn --static-swift-stdlib -Xswiftc -static-executable \
-  -Xswiftc -use-ld=lld -Xlinker --icf=safe -Xlinker --gc-sections \
+  -Xswiftc -use-ld=lld -Xlinker --icf=all -Xlinker --gc-sections \
   -Xlinker "--symbol-ordering-file=$PWD/deploy/link-order.txt" -Xlinker --no-warn-symbol-ordering 2>&1 \
   | grep -v -E "Using 'dlopen' in statically linked|getaddrinfo|getprotobyname"
 build_status=${PIPESTATUS[0]}
