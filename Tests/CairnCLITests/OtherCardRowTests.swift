@@ -1,3 +1,4 @@
+import CairnExport
 import XCTest
 
 @testable import cairn
@@ -41,5 +42,21 @@ final class OtherCardRowTests: XCTestCase {
         ]
         let row = R(key: "k", shown: shown, cut: false, inZone: true, logWhole: true)
         XCTAssertEqual(DeliveryPlans.otherCardRow(row, zones: true), .withdraw(["gpx/a.gpx", "pictures/a.svg", "kml/a.kml"]))
+    }
+
+    /// The GPX read back from another card: a `trkpt` in a disc is in the zone; other lines,
+    /// attributes that do not read, and `minlat` of the bounds are not points.
+    func testGpxLinesInZone() {
+        let disc = [CutCircle(lat: 47.0, lon: 8.5, radiusM: 100)]
+        let rows: [(String, Bool)] = [
+            ("      <trkpt lat=\"47.0000000\" lon=\"8.5000000\"><time>x</time></trkpt>\n", true),
+            ("      <trkpt lat=\"47.0100000\" lon=\"8.5000000\"></trkpt>\n", false),
+            ("<bounds minlat=\"47.0\" minlon=\"8.5\"/>\n", false),
+            ("      <trkpt lat=\"x\" lon=\"8.5\"></trkpt>\n", false),
+            ("<trkpt lat=\"47.02\" lon=\"8.5\"/>\n<trkpt lat=\"47.0003\" lon=\"8.5002\"/>\n", true)
+        ]
+        for (text, inside) in rows {
+            XCTAssertEqual(DeliveryRun.gpxLinesInZone(Array(text.utf8)[...], disc), inside, text)
+        }
     }
 }
