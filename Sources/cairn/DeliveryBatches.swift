@@ -299,7 +299,13 @@ struct DeliveryBatches {
         return try run.stagePage(
             onPage.compactMap(\.shown), hidden: onPage.compactMap(\.hidden), receipted: receipted,
             reconcile: previous?.pagePending == true || pageRedo, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing,
-            takeDown: takeDown, redraw: redraw)
+            takeDown: takeDown, redraw: redraw,
+            own: Set(
+                finished.map {
+                    TripIndex.key(
+                        tripId: $0.trip.id, suffix: $0.trip.nameSuffix,
+                        board: TripCatalog.board(of: $0.trip, fallback: run.stageOptions.board), salt: $0.trip.files[0].header.salt)
+                }))
     }
 
     /// The page's files whose MD5s the status keeps (`DeliveryPlans.pageChanged`).

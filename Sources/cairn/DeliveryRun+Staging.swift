@@ -257,10 +257,12 @@ extension DeliveryRun {
     /// `receipted`: every trip delivered here (by any run) that is still on the board: one the
     /// remote's index lacks (a run cut before its page went up) is added too. `takeDown`: the
     /// conversions of trips that come down (`outdatedCuts`): their entries go, with their pictures.
-    /// `redraw`: pictures gone from the remote, their trips' entries made anew.
+    /// `redraw`: pictures gone from the remote, their trips' entries made anew. `own`: the keys
+    /// of this card's trips; another card's rows that show a place in a zone are withheld
+    /// (`withholdOtherCards`).
     func stagePage(
         _ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary, salted: Bool)], reconcile: Bool, indexSize: Int?, listing: Listing,
-        takeDown: Set<String> = [], redraw: Set<String> = []
+        takeDown: Set<String> = [], redraw: Set<String> = [], own: Set<String> = []
     ) throws -> [String] {
         // A folder under a name of the page is no page (and would hold every trip's receipt back).
         for name in [TripIndex.fileName, IndexPage.fileName] { try refuseFolder(name, listing) }
@@ -369,6 +371,7 @@ extension DeliveryRun {
                 return stem + "." + f.fileExtension
             }
         }
+        obsolete += withholdOtherCards(builder, own: own)
         do throws(ExportError) { try builder.write() } catch { throw Failure("\(error)") }
         return Array(Set(obsolete)).sorted()
     }

@@ -106,7 +106,7 @@ final class TripIndexTests: XCTestCase {
         var flagged = e
         flagged.leftOut = 1
         XCTAssertEqual(back.entries, [flagged])
-        XCTAssertTrue(i.text.contains("\t5400\t14.25\tbarometer\t11.5\t18\t1\t320x486\t142\t171\t88\t205\t640\n"), i.text)
+        XCTAssertTrue(i.text.contains("\t5400\t14.25\tbarometer\t11.5\t18\t1\t320x486\t142\t171\t88\t205\t640\t\n"), i.text)
         let lines = i.text.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
         XCTAssertEqual(lines[2][lines[1].firstIndex(of: "left_out")!], "1", i.text)
 
@@ -127,11 +127,17 @@ final class TripIndexTests: XCTestCase {
         XCTAssertNil(o.pictureSize)
         XCTAssertNil(o.heartRateAvg)
         XCTAssertNil(o.powerMaxW)
+        XCTAssertFalse(o.withheld)
         XCTAssertEqual(o.distanceM, 41_360.5)
         let rewritten = r.text.split(separator: "\n").map(String.init)
         XCTAssertEqual(rewritten[1], TripIndex.columns.joined(separator: "\t"))
-        XCTAssertTrue(rewritten[2].hasSuffix("gpx/n.gpx" + String(repeating: "\t", count: 12)), rewritten[2])
+        XCTAssertTrue(rewritten[2].hasSuffix("gpx/n.gpx" + String(repeating: "\t", count: 13)), rewritten[2])
         XCTAssertEqual(TripIndex(text: r.text).entries, r.entries)
+        // Another card's ride withheld (attack-r22 c29) reads back withheld.
+        var w = r
+        w.withhold(key: "trip2")
+        XCTAssertTrue(w.text.split(separator: "\n")[2].hasSuffix("\t1"), w.text)
+        XCTAssertEqual(TripIndex(text: w.text).entries.map(\.withheld), [true])
         // A size that does not read is no size, and no problem.
         let odd = TripIndex(text: i.text.replacingOccurrences(of: "320x486", with: "wide"))
         XCTAssertEqual(odd.problems, [])

@@ -230,17 +230,21 @@ public enum IndexPage {
             out +=
                 "<p class=\"zone\">The part near home is left out (a privacy zone): these figures and the picture count only the points shown.</p>\n"
         }
+        if e.withheld {
+            out +=
+                "<p class=\"zone\">This ride passes a place inside a privacy zone: its map and files wait for the card that recorded it to deliver it again, cut.</p>\n"
+        }
         out += "</div>\n"
         out += "<dl class=\"figures\">\n"
         for (name, value) in figures(e) { out += "<div><dt>\(name)</dt><dd>\(value)</dd></div>\n" }
         out += "</dl>\n"
-        if let p = e.picture, staysInside(p) {
+        if let p = e.picture, staysInside(p), !e.withheld {
             let alt = "map and height profile of trip \(e.tripId)"
             var size = ""
             if let wh = e.pictureSize { size = " width=\"\(wh.0)\" height=\"\(wh.1)\"" }
             out += "<a class=\"picture\" href=\"\(href(p))\"><img src=\"\(href(p))\"\(size) loading=\"lazy\" alt=\"\(escaped(alt))\"></a>\n"
         }
-        let files = e.files.filter(staysInside)
+        let files = e.withheld ? [] : e.files.filter(staysInside)
         if !files.isEmpty {
             out += "<ul class=\"files\">\n"
             for f in files { out += "<li><a href=\"\(href(f))\">\(escaped(label(f)))</a></li>\n" }

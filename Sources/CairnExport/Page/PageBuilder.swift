@@ -88,6 +88,9 @@ public final class PageBuilder {
     /// Takes a trip off the page (its picture stays until the caller removes it).
     public func remove(key: String) { index.remove(key: key) }
 
+    /// Shows the trip with `key` without its picture or files (`TripIndex.Entry.withheld`).
+    public func withhold(key: String) { index.withhold(key: key) }
+
     /// Draws the trip's picture and merges its entry into the index; returns what went wrong
     /// with the picture (the entry goes in without one).
     @discardableResult

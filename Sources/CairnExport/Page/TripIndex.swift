@@ -19,7 +19,7 @@ public struct TripIndex: Sendable, Equatable {
     public static let columns = [
         "key", "trip", "start_ms", "utc_offset_s", "activity", "distance_m", "moving_s", "ascent_m", "points", "name", "picture", "files",
         "elapsed_s", "max_speed_mps", "climb_source", "temp_min_c", "temp_max_c", "left_out", "picture_px", "hr_avg", "hr_max",
-        "cadence_avg", "power_avg_w", "power_max_w"
+        "cadence_avg", "power_avg_w", "power_max_w", "withheld"
     ]
 
     /// One trip as the page shows it: the figures of what was written (privacy zones applied).
@@ -70,6 +70,10 @@ public struct TripIndex: Sendable, Equatable {
             guard let w = pictureWidth, let h = pictureHeight, w > 0, h > 0 else { return nil }
             return (w, h)
         }
+        /// Another card's ride that shows a place inside a privacy zone this board's page now
+        /// has (attack-r22 c29): the page shows its figures without its picture or files until
+        /// its card delivers it again, cut (a new entry of its key replaces this one).
+        public var withheld = false
         /// Values of columns this version does not know, by column name.
         public var extra: [String: String] = [:]
 
@@ -216,6 +220,7 @@ public struct TripIndex: Sendable, Equatable {
         if let a = values["activity"], !a.isEmpty { e.activity = a }
         if let p = values["picture"], !p.isEmpty { e.picture = p }
         if let c = values["climb_source"], !c.isEmpty { e.climbSource = c }
+        e.withheld = values["withheld"] == "1"
         // A size that does not read is no size: the page only loses its placeholder.
         if let px = values["picture_px"] {
             let wh = px.split(separator: "x").compactMap { Int($0) }
@@ -238,6 +243,11 @@ public struct TripIndex: Sendable, Equatable {
     /// Takes the trip with `key` off the index (a trip now wholly inside a privacy zone).
     public mutating func remove(key: String) { entries.removeAll { $0.key == key } }
 
+    /// Marks the trip with `key` withheld (`Entry.withheld`).
+    public mutating func withhold(key: String) {
+        for i in entries.indices where entries[i].key == key { entries[i].withheld = true }
+    }
+
     /// The index as text: version line, header, entries, then the lines kept verbatim.
     public var text: String {
         let cols = Self.columns + extraColumns
@@ -253,7 +263,7 @@ public struct TripIndex: Sendable, Equatable {
                 e.elapsedS.map(n), e.maxSpeedMps.map(n), e.climbSource.map { Self.escaped($0) }, e.temperatureMinC.map(n),
                 e.temperatureMaxC.map(n), e.leftOut.map { $0 > 0 ? "1" : "0" }, e.pictureSize.map { "\($0.0)x\($0.1)" },
                 e.heartRateAvg.map { "\($0)" }, e.heartRateMax.map { "\($0)" }, e.cadenceAvg.map { "\($0)" }, e.powerAvgW.map { "\($0)" },
-                e.powerMaxW.map { "\($0)" }
+                e.powerMaxW.map { "\($0)" }, e.withheld ? "1" : nil
             ]
             f += later.map { $0 ?? "" }
             for c in extraColumns { f.append(Self.escaped(e.extra[c] ?? "")) }
