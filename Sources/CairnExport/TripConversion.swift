@@ -224,6 +224,8 @@ public final class TripConversion {
         var tripBegun = false
         var beginFailed = false
         var segments: [SegmentReason] = []
+        // Fixes for FIT's climb that came before its trip began (the smoother holds points back).
+        var earlyOffered: [Fix] = []
         func beginTrip() -> Bool {
             if tripBegun { return true }
             if beginFailed { return false }
@@ -236,6 +238,8 @@ public final class TripConversion {
                 return false
             }
             tripBegun = true
+            if let fit = writer as? FITWriter { earlyOffered.forEach(fit.offeredHeight) }
+            earlyOffered = []
             for r in segments { writer.beginSegment(r) }
             return true
         }
@@ -318,8 +322,68 @@ public final class TripConversion {
                     if beginTrip() { writer.point(f, withSensors(f, e)) }
                 })
         }
+        // FIT's session and laps count the barometer's climb on every fix kept or thinned out,
+        // as `cairn info` does (the log's raw fixes): each is passed to the writer in time order
+        // between the records (`FITWriter.offeredHeight`). The raw fixes trail the points they
+        // judged, so the trip's events are held until a raw fix as late as the point at their
+        // head has been seen, then passed on in their own order (at most `heldLimit`). A log
+        // without raw fixes (`--raw off`) counts on its points, as `info` does.
+        let fit = source.isRaw ? nil : writer as? FITWriter
+        let feedsClimb = fit != nil && heading.summary?.stats.offeredClimb.fromBarometer == true
+        var held: [TrackSource.Event] = []
+        held.reserveCapacity(feedsClimb ? 64 : 0)
+        var heldFrom = 0
+        func pass(_ event: TrackSource.Event) {
+            switch event {
+            case .judged(let r): pipeline.push(.raw(r), emit: put)
+            case .segment(let reason): pipeline.push(.segment(reason), emit: put)
+            case .point(let f): pipeline.push(.point(f), emit: put)
+            case .raw: break  // `--raw` is never held
+            }
+        }
+        /// Passes on the held events up to the first point later than `ms` (all of them: nil).
+        func release(upTo ms: Int64?) {
+            while heldFrom < held.count {
+                if let ms, case .point(let f) = held[heldFrom], f.timeMs > ms { break }
+                let e = held[heldFrom]
+                heldFrom += 1
+                pass(e)
+            }
+            if heldFrom == held.count {
+                held.removeAll(keepingCapacity: true)
+                heldFrom = 0
+            } else if heldFrom > 1024 {
+                held.removeFirst(heldFrom)
+                heldFrom = 0
+            }
+        }
+        func hold(_ event: TrackSource.Event) {
+            held.append(event)
+            if held.count - heldFrom > Self.heldLimit {
+                // Raw fixes missing for that long (a damaged log): on without them.
+                heldFrom += 1
+                pass(held[heldFrom - 1])
+                if heldFrom > 1024 {
+                    held.removeFirst(heldFrom)
+                    heldFrom = 0
+                }
+            }
+        }
         do {
-            let s = try source.read(t, thinned: thinned, warn: warn) { event in
+            let s = try source.read(t, thinned: thinned || feedsClimb, warn: warn) { event in
+                if feedsClimb, let fit {
+                    if case .judged(let r) = event {
+                        release(upTo: r.fix.timeMs)
+                        // Only what the export holds: inside the window, up to the end press.
+                        if r.countsForClimb, window?.keeps(r.fix) ?? true, r.fix.timeMs <= exportStages.endPressMs ?? .max {
+                            if tripBegun { fit.offeredHeight(r.fix) } else if earlyOffered.count < Self.heldLimit { earlyOffered.append(r.fix) }
+                        }
+                        if heldFrom == held.count { pass(event) } else { hold(event) }
+                    } else {
+                        hold(event)
+                    }
+                    return
+                }
                 switch event {
                 case .judged(let r): pipeline.push(.raw(r), emit: put)
                 case .segment(let reason) where source.isRaw:
@@ -338,6 +402,7 @@ public final class TripConversion {
                     if beginTrip() { writer.point(r.fix, withSensors(r.fix, PointExtras(r))) }
                 }
             }
+            release(upTo: nil)
             pipeline.finish(emit: put)
             let leftOut = source.isRaw ? rawLeftOut : exportStages.leftOut
             let stretches = source.isRaw ? rawStretches : exportStages.stretches
@@ -474,7 +539,12 @@ public final class TripConversion {
         return (afterEnd, before, lap)
     }
 
+    /// The most events held for the raw fixes to catch up (`FITWriter.offeredHeight`): a log's
+    /// raw fixes trail their points by at most a queue (`RawQueue`, 2048 fixes).
+    static let heldLimit = 4096
+
     /// The format's name for what is said: `GPXWriter` is GPX.
+
     static func formatName(_ writer: TrackExporter) -> String {
         let name = String(describing: type(of: writer))
         return name.hasSuffix("Writer") ? String(name.dropLast(6)) : name

@@ -135,6 +135,12 @@ final class BarometerEndToEndTests: XCTestCase {
         let devices = f["device_infos"] as? [[String: Any]] ?? []
         XCTAssertEqual(devices.last?["local_device_type"] as? String, "barometer", "\(devices)", file: file, line: line)
         XCTAssertEqual(f["manufacturer"] as? String, "development", file: file, line: line)
+        // The session's climb is the one `list` and `info` say (over every fix kept or thinned
+        // out), in whole metres, and its laps add up to it.
+        let session = f["session_figures"] as? [String: Any] ?? [:]
+        XCTAssertEqual(Double(session["total_ascent"] as? Int ?? -9), ascent, accuracy: 0.55, "\(session)", file: file, line: line)
+        XCTAssertEqual(Double(session["total_descent"] as? Int ?? -9), descent, accuracy: 0.55, file: file, line: line)
+        XCTAssertEqual((f["lap_sums"] as? [String: Any])?["total_ascent"] as? Int, session["total_ascent"] as? Int, file: file, line: line)
         // The sensor's temperature (in_temp_input, 23450 m°C) is in the log and in every export.
         let withPressure = rows.filter { !$0.split(separator: ",", omittingEmptySubsequences: false)[7].isEmpty }.count
         let toCSV = try Harness.run(Harness.cairn, ["convert", r.dir, "--to", "csv", "-o", out + "/t.csv"])

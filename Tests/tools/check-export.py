@@ -200,6 +200,7 @@ def check_fit(path):
         out["lap_sensor_figures"] = [{k: l.get(k) for k in ("avg_heart_rate", "max_heart_rate", "avg_cadence", "max_cadence",
                                                             "avg_power", "max_power")} for l in laps]
         out["lap_distances"] = [l.get("total_distance") for l in laps]
+        out["lap_ascents"] = [l.get("total_ascent") for l in laps]
         out["lap_times"] = [[l.get("start_time"), l.get("timestamp")] for l in laps]
         out["lap_timers"] = [l.get("total_timer_time") for l in laps]
         out["lap_speeds"] = [[l.get("enhanced_avg_speed", l.get("avg_speed")), l.get("enhanced_max_speed", l.get("max_speed"))]

@@ -84,7 +84,9 @@ public enum FITCRC {
 /// Laps (`PointExtras.lap`: a new number starts a lap) and the session are counted from the
 /// records written, as cumulative figures at each lap's end: a lap's distance, timer (moving)
 /// time, ascent and descent are the differences between its ends, in the file's own units
-/// (centimetres, milliseconds, metres), so the laps add up to the session exactly. Laps are
+/// (centimetres, milliseconds, metres), so the laps add up to the session exactly. With a
+/// barometer, the climb is counted on every fix kept or thinned out (`offeredHeight`), as `info`
+/// counts it; a log without raw fixes, on the records. Laps are
 /// contiguous in time: a lap ends where the next starts, so their elapsed times add up to the
 /// session's too.
 public final class FITWriter: TrackExporter {
@@ -206,6 +208,8 @@ public final class FITWriter: TrackExporter {
         self.heading = heading
         crc = 0
         stats = TripStats()
+        offered.removeAll(keepingCapacity: true)
+        offeredFrom = 0
         // The session's top speed from positions is the trip's (judged on every offered fix).
         if let known = heading.summary?.stats { stats.takePositionTop(from: known) }
         recordLocal = [:]
@@ -280,6 +284,41 @@ public final class FITWriter: TrackExporter {
         emit()
     }
 
+    /// A fix the rules kept or thinned out as too close, inside the export's window and up to
+    /// its end press, in time order between the records (`TripConversion` holds the records
+    /// until the log's raw fixes catch up): the barometer's climb counts on every such fix, as
+    /// `cairn info` does (`TripStats.addOfferedHeight`), so the session says the same climb and
+    /// the laps, cumulative differences of it, still add up to the session.
+    /// Each waits for the first record after it (`--smooth` holds records back), so each lap
+    /// gets the heights between its own records.
+    public func offeredHeight(_ fix: Fix) {
+        guard sink != nil else { return }
+        if started && fix.timeMs <= lastMs {
+            stats.addOfferedHeight(fix)
+        } else {
+            offered.append(fix)
+            if offered.count - offeredFrom > Self.offeredLimit { takeOffered(before: .max, upTo: offeredFrom + 1) }
+        }
+    }
+    private var offered: [Fix] = []
+    private var offeredFrom = 0
+    static let offeredLimit = 8192
+
+    /// Counts the waiting offered heights earlier than `ms` (at most up to index `upTo`).
+    private func takeOffered(before ms: Int64, upTo: Int = .max) {
+        while offeredFrom < min(offered.count, upTo), offered[offeredFrom].timeMs < ms {
+            stats.addOfferedHeight(offered[offeredFrom])
+            offeredFrom += 1
+        }
+        if offeredFrom == offered.count {
+            offered.removeAll(keepingCapacity: true)
+            offeredFrom = 0
+        } else if offeredFrom > 1024 {
+            offered.removeFirst(offeredFrom)
+            offeredFrom = 0
+        }
+    }
+
     // Record field mask bits (`FITMessage.recordFields`).
     static let hasAltitude: UInt8 = 1, hasSpeed: UInt8 = 2, hasVerticalSpeed: UInt8 = 4
     static let hasAccuracy: UInt8 = 8, hasPressure: UInt8 = 16, hasTemperature: UInt8 = 32
@@ -292,6 +331,7 @@ public final class FITWriter: TrackExporter {
         // Indoors (a trainer): FIT's invalid position, which Strava and Garmin Connect take as none.
         let lat = extras.noPosition ? 0x7FFF_FFFF : Self.semicircles(fix.lat)
         let lon = extras.noPosition ? 0x7FFF_FFFF : Self.semicircles(Self.wrapLon(fix.lon))
+        if !offered.isEmpty { takeOffered(before: fix.timeMs) }
         if !started {
             started = true
             firstMs = fix.timeMs
@@ -400,6 +440,7 @@ public final class FITWriter: TrackExporter {
     public func endTrip() throws(OutputError) {
         guard let s = sink else { return }
         if started {
+            takeOffered(before: .max)
             if heading.endedByRider {
                 // At the last point, where the figures end: the press comes at most a second
                 // or so after it.
