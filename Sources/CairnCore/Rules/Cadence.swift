@@ -30,8 +30,6 @@ struct Cadence {
     private var dopplerSteps = 0
     /// The score reached 4 and has not fallen back to 0 since.
     private var derived = false
-    /// The positions contradicted the speeds over minutes (`disown`): none counts until the trip closes.
-    private var contradicted = false
 
     /// Learns `f`'s interval and whether its speed is derived; takes a derived speed away.
     mutating func learn(_ f: inout Fix) {
@@ -71,7 +69,7 @@ struct Cadence {
         // saw takes 2 off, and the speeds coming and going broke rule 7's no-speed stretch, whose
         // scatter then let a standing receiver's wander open a trip.)
         if derivedSpeedScore >= 4 { derived = true } else if derivedSpeedScore == 0 { derived = false }
-        if derived || contradicted {
+        if derived {
             f.speed = nil
             f.track = nil
         }
@@ -126,23 +124,17 @@ struct Cadence {
 
     /// The speeds have proved gpsd's own from positions (and are taken away): this receiver has
     /// no doppler, whatever its first fixes seemed to say.
-    var speedsDerived: Bool { derived || contradicted }
-
-    /// The positions plainly contradicted the speeds over minutes
-    /// (`MovementWindow.speedsContradictedOverMinutes`): the receiver is judged as one without
-    /// speed (its speeds taken away, as gpsd's derived ones are) until its trip closes.
-    mutating func disown() { contradicted = true }
+    var speedsDerived: Bool { derived }
 
     /// The speeds have proved a doppler's: two moving steps unlike any chord, and no step since
     /// that looked derived. Until then a speed opens no trip (rule 1 takes the fix as without one).
-    var speedsProved: Bool { dopplerSteps >= 2 && derivedSpeedScore == 0 && !contradicted }
+    var speedsProved: Bool { dopplerSteps >= 2 && derivedSpeedScore == 0 }
 
     /// A trip closed: whether the speeds are a doppler's is judged afresh, as a re-filter of the
     /// next trip (from its first stored fix, with fresh rules) judges it.
     mutating func forgetSpeeds() {
         derivedSpeedScore = 0
         derived = false
-        contradicted = false
         dopplerSteps = 0
     }
 

@@ -186,14 +186,6 @@ public struct FixRules: FixFilter {
             window.learn(
                 f, u: u, windowMs: windowMs, intervalMs: cadence.intervalMs, maxSpeedMps: profile.maxSpeedMps,
                 course: &course, scale: &scale)
-            // Before the trip, a proved doppler that the positions plainly contradict over
-            // minutes is no doppler: from this fix on, a receiver without speed (`Cadence.disown`).
-            if !start.started, f.speed != nil, cadence.speedsProved,
-                window.speedsContradictedOverMinutes(f, noise: max(scatter.radius68, u))
-            {
-                cadence.disown()
-                (f.speed, f.track) = (nil, nil)
-            }
         }
         // Rule 6 (and rule 7's position test while standing without a speed).
         guard let forcedByStop = judgeStandstill(f, emit: emit) else { return }

@@ -64,8 +64,6 @@ struct MovementWindow {
         var directedPath = 0.0
         var east = 0.0
         var north = 0.0
-        /// Samples without a measured speed since the ring began.
-        var unmeasured = 0
     }
 
     /// The doppler's path from `a` to `b`: (all, with a course, east, north).
@@ -149,9 +147,7 @@ struct MovementWindow {
             sample.directedPath = last.directedPath + pd
             sample.east = last.east + pe
             sample.north = last.north + pn
-            sample.unmeasured = last.unmeasured
         }
-        if v < 0 { sample.unmeasured += 1 }
         recent.append(sample)
     }
 
@@ -339,26 +335,9 @@ struct MovementWindow {
     /// and is kept (`TripStart`).
     func movedOverMinutes(_ f: Fix, noise: Double) -> Bool { wayOverMinutes(f, noise: noise) != nil }
 
-    /// **A doppler the positions plainly contradict over minutes** (issue 39): minutes of way
-    /// shown (`wayOverMinutes`, against `noise`) while every sample of its window had a speed, and
-    /// the path those speeds add up to over the window under `contradictedBelow` (a receiver
-    /// saying 0.0 while it walks 1.3 km) or over `contradictedAbove` times the way (speeds a
-    /// receiver derived from its own wander: 4-5 m/s for a 1.4 m/s walk). An honest doppler's
-    /// path is the way along its bends (1-1.5 times it where the quarters are steady). Evidence:
-    /// such walks opened no trip, or one of 27-249 m for 1.4 km (attack r22, cases 4 and 12).
-    func speedsContradictedOverMinutes(_ f: Fix, noise: Double) -> Bool {
-        guard let w = wayOverMinutes(f, noise: noise), let last = recent.last else { return false }
-        let from = recent[w.from]
-        guard last.unmeasured == from.unmeasured else { return false }
-        let path = last.path - from.path
-        return path < Self.contradictedBelow * w.d || path > Self.contradictedAbove * w.d
-    }
-    static let contradictedBelow = 0.5
-    static let contradictedAbove = 3.0
-
-    /// `movedOverMinutes`'s way: where the window that showed it began (its sample's index too),
-    /// and how far `f` is from there (m); nil when none shows.
-    func wayOverMinutes(_ f: Fix, noise: Double) -> (lat: Double, lon: Double, d: Double, from: Int)? {
+    /// `movedOverMinutes`'s way: where the window that showed it began, and how far `f` is from
+    /// there (m); nil when none shows.
+    func wayOverMinutes(_ f: Fix, noise: Double) -> (lat: Double, lon: Double, d: Double)? {
         for windowMs in Self.minutesWindowsMs {
             guard let i = newest(atLeast: windowMs, before: f), f.timeMs - recent[i].timeMs <= windowMs + 10_000 else { continue }
             let from = recent[i]
@@ -381,7 +360,7 @@ struct MovementWindow {
                 if ((e - pe) * de + (n - pn) * dn) / d < 0.3 * d / 4 { steady = false; break }
                 (pe, pn) = (e, n)
             }
-            if steady { return (from.lat, from.lon, d, i) }
+            if steady { return (from.lat, from.lon, d) }
         }
         return nil
     }
