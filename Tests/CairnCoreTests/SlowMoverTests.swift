@@ -35,6 +35,11 @@ final class SlowMoverTests: XCTestCase {
         /// gpsd's previous fix over the time between, on the ellipsoid. Some of gpsd's fixes
         /// (1 in 12) never reach the recorder, so its previous fix is not always the recorder's.
         var derived = false
+        /// The receiver's own speed lies while it moves: always 0.0 (`zero`), or derived by the
+        /// receiver from its own noisy positions, with a course (`ownChords`; not gpsd's: the
+        /// chord on its own plane, its speeds off the ellipsoid's chord by more than gpsd's).
+        var zero = false
+        var ownChords = false
     }
 
     /// The receiver's view of `truth` under a Gauss-Markov wander (`n`), from `rng`.
@@ -46,6 +51,7 @@ final class SlowMoverTests: XCTestCase {
         let ah = exp(-1 / 120.0)
         var lie = n.lie?.lowerBound ?? 0, lieCourse = 360 * rng.uniform()
         var gpsdPrevious: Fix?
+        var own: (e: Double, n: Double)?
         for p in truth {
             de = a * de + q * rng.gauss()
             dn = a * dn + q * rng.gauss()
@@ -67,7 +73,14 @@ final class SlowMoverTests: XCTestCase {
                     speed = lie
                     track = lieCourse
                 }
+                if noisy && n.zero { (speed, track) = (0, nil) }
+                if noisy && n.ownChords {
+                    let (ce, cn) = own.map { (e - $0.e, nn - $0.n) } ?? (0, 0)
+                    speed = (ce * ce + cn * cn).squareRoot()
+                    track = (atan2(ce, cn) * 180 / .pi + 360).truncatingRemainder(dividingBy: 360)
+                }
             }
+            own = (e, nn)
             var eph: Double, epx: Double? = nil, epy: Double? = nil, epv: Double?
             if let h = noisy ? n.dishonestHDOP : nil {
                 let hdop = h.lowerBound + (h.upperBound - h.lowerBound) * rng.uniform()
@@ -235,6 +248,21 @@ final class SlowMoverTests: XCTestCase {
             make(
                 "door 5 min then walk, gpsd's speed from positions, σ 5-35 τ 10-60, HDOP 1-3", [.stop(seconds: 300)] + walk(w),
                 Noise(sigma: u(5...35), tau: u(10...60), speed: false, dishonestHDOP: 1...3, derived: true), .walk))
+        // Issue 39, item 1 (attack r22, cases 4 and 12): a walker whose receiver's speed lies,
+        // always 0.0, or derived from its own wandering positions. The positions walk 1 km;
+        // the speeds keep its trip closed (no trip), or open it late and short. Reported, not
+        // asserted: no rule that records them without opening a standing receiver's trip yet
+        // (Tests/bench/slow-movers-results.md, round 23, lie-39).
+        // (HDOP about σ/4, as the attack's receivers said.)
+        let zs = u(5...35), ls = u(15...35)
+        out.append(
+            make(
+                "walk 3-D speed always 0.0, σ 5-35 τ 10-60, HDOP σ/4", walk(u(1.0...1.6)),
+                Noise(sigma: zs, tau: u(10...60), dishonestHDOP: (zs / 4)...(zs / 4), zero: true), .walk))
+        out.append(
+            make(
+                "walk 3-D speed from its own positions, σ 15-35 τ 10-60, HDOP σ/4", walk(u(1.0...1.6)),
+                Noise(sigma: ls, tau: u(10...60), dishonestHDOP: (ls / 4)...(ls / 4), ownChords: true), .walk))
         return out
     }
 
