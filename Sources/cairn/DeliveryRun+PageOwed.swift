@@ -48,7 +48,7 @@ extension DeliveryRun {
         if whole.records == 0 { return nil }
         let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board, salted: salted)
         if shipment.hidesAll { return nil }
-        return shipment.pageTrip(formats: formats, logs: copyLogs) { _ in true }
+        return shipment.pageTrip(formats: shipment.holding(formats), logs: copyLogs) { _ in true }
     }
 
     /// The delivered trips deleted from the board since (`ExportState.gone`) whose conversions at

@@ -122,7 +122,7 @@ extension DeliveryRun {
         }
         for format in ExportFormat.allCases { w.names[format.name] = shipment.name(format) }
         // A trainer's trip (no positions) goes as FIT and CSV; GPX, GeoJSON and KML cannot hold it.
-        for format in formats where !shipped.hasNoPositions || format.holdsNoPositions {
+        for format in shipment.holding(formats) {
             let rel = shipment.path(format)
             try refuseFolder(rel, listing)
             let local = try outboxPath(rel)
@@ -131,7 +131,7 @@ extension DeliveryRun {
             w.staged.append(file)
             w.conversions.append(ExportState.SentFile(path: rel, size: file.size))
         }
-        w.shown = shipment.pageTrip(formats: formats, logs: copyLogs) { _ in true }
+        w.shown = shipment.pageTrip(formats: shipment.holding(formats), logs: copyLogs) { _ in true }
     }
 
     /// Whether the local log (`path`, `c`) goes over what the remote holds at `rel`. A log is never

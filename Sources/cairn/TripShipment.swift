@@ -108,6 +108,13 @@ struct TripShipment {
         Self.convert(trip, summary, window: window, format: format, to: target, laps: laps, board: board)
     }
 
+    /// The formats of `formats` that can hold what the exports of this trip hold: a trip without
+    /// positions there (a trainer's, or one ended by the long press before its first fix) goes as
+    /// FIT and CSV only; GPX, GeoJSON and KML are neither made nor linked.
+    func holding(_ formats: [ExportFormat]) -> [ExportFormat] {
+        summary.hasNoPositions ? formats.filter(\.holdsNoPositions) : formats
+    }
+
     /// The trip on the page: its entry links the conversions in `formats` and, when they go, its
     /// log copies (`logPaths`) that are `present` there.
     func pageTrip(formats: [ExportFormat], logs: Bool, present: (String) -> Bool) -> PageTrip {

@@ -42,6 +42,22 @@ final class TrainerDeliveryTests: XCTestCase {
         XCTAssertEqual(r.calls, ["list"], "delivered once")
     }
 
+    /// The page links what went (attack-r23-home: GPX, GeoJSON and KML of a trainer's trip were
+    /// linked from index.html and index.tsv though never written: dead links on the rider's page).
+    func testATrainersPageEntryLinksOnlyWhatWent() throws {
+        let d = try makeDir()
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let r = MemoryRemote()
+        XCTAssertEqual(run(d, r, formats: [.gpx, .fit, .geojson, .kml], logs: true), ExitCode.ok)
+        let index = String(decoding: r.files["\(remote)/unnamed/index.tsv"] ?? [], as: UTF8.self)
+        let html = String(decoding: r.files["\(remote)/unnamed/index.html"] ?? [], as: UTF8.self)
+        XCTAssertTrue(index.contains(".fit"), index)
+        for dead in [".gpx", ".geojson", ".kml"] {
+            XCTAssertFalse(index.contains(dead), "\(dead) never went: \(index)")
+            XCTAssertFalse(html.contains(dead), "\(dead) never went: \(html)")
+        }
+    }
+
     /// A trainer ride on a clock never set (1970, attack r21 F8): before, an empty FIT (no
     /// session, lap or record) was made and sent; then the trip failed every run (exit 1, the
     /// LED failing for good). Now no conversion is made, the log goes when asked, and neither
