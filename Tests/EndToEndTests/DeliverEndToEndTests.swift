@@ -272,6 +272,28 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertTrue(r3.stderr.contains("works again (it failed 2 runs in a row)"), r3.stderr)
     }
 
+    /// A remote that goes silent mid-upload (a NAS that hangs, a Wi-Fi that passes nothing)
+    /// ends the run once nothing has moved for twice `--timeout` and 5 s (rclone's progress
+    /// counters still), as "try later", with nothing receipted; the next run delivers each trip
+    /// once. Before, the upload's deadline grew with its bytes (2 kB/s), so a silent remote of
+    /// 30 trips held the run for more than 11 minutes (attack r23 c13).
+    func testARemoteThatGoesSilentMidUploadEndsTheRun() throws {
+        let (dir, conf, remote) = try setUp(trips: 3)
+        let work = try Harness.offCardDir()
+        // The upload never answers: the proxy sleeps before passing it on; core/stats still answers.
+        let wrapper = try RcloneSyncHook.wrapper(in: work, hook: "sleep 60")
+        let t0 = Date()
+        let r = try deliver(dir, conf, remote, "--rclone", wrapper, "--page", "no", "--format", "gpx", "--timeout", "1")
+        let took = Date().timeIntervalSince(t0)
+        XCTAssertEqual(r.status, 75, r.stderr)
+        XCTAssertTrue(r.stderr.contains("the remote stopped answering: nothing moved for 7 s"), r.stderr)
+        XCTAssertLessThan(took, 25, r.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/delivered"), r.stderr)
+        let again = try deliver(dir, conf, remote, "--page", "no", "--format", "gpx")
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(files(String(remote.dropFirst(4)) + "/unnamed/logs").filter { $0.hasSuffix(".cairn") }.count, 3, again.stderr)
+    }
+
     func testBadInputIsNamed() throws {
         let (dir, conf, remote) = try setUp(trips: 1)
         let r1 = try deliver(dir, conf, "nas:rides")
