@@ -369,6 +369,24 @@ final class DeliverEndToEndTests: XCTestCase {
     /// A remote that filled up after a trip's files, before its page entry and picture (attack-r22
     /// c21): the trip is not delivered whole until it shows on the page, which is made from its
     /// log, so prune keeps it; the run that has room again puts it there, then prune may delete.
+    /// A picture deleted on the remote after its delivery (the page still there) keeps the
+    /// trip's log, by the remote's listing in prune's run: the picture is drawn from the log, and
+    /// the next delivery draws it again. Before, prune deleted the trip by its receipt and the
+    /// picture was gone for good (attack r23 c05b).
+    func testATripIsKeptWhileItsPictureIsGoneFromTheRemote() throws {
+        let (dir, conf, remote) = try setUp(trips: 3)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
+        let picture = "pictures/20250602-080000-trip1-00000010.svg"
+        try fm.removeItem(atPath: root + "/" + picture)
+        let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        XCTAssertTrue(p.stderr.contains("trip 1: its picture \(picture) is not in"), p.stderr)
+        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: root + "/" + picture), r.stderr)
+    }
+
     func testATripIsKeptUntilItsPageEntryIsThere() throws {
         let (dir, conf, remote) = try setUp(trips: 3)
         let root = String(remote.dropFirst(4)) + "/unnamed"
