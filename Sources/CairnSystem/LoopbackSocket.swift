@@ -9,7 +9,8 @@ import Musl
 public final class LoopbackSocket {
     private let fd: Int32
     /// CLOCK_MONOTONIC seconds after which every wait fails with ETIMEDOUT.
-    public let deadline: Double
+    /// Moved on by a caller that watches progress by other means between waits.
+    public var deadline: Double
 
     /// Connects to 127.0.0.1:`port` (non-blocking, close-on-exec) by `deadline`.
     public init(port: UInt16, deadline: Double) throws(Errno) {

@@ -182,9 +182,24 @@ final class DeliveredCopies {
         return local
     }
 
-    /// The folder's files (name -> size, MD5), listed once per run; nil when it could not be.
-    private func listing(_ folder: String, say: (String) -> Void) -> [String: RemoteCopies.FileCheck]? {
-        if let known = listings[folder] { return known }
+    /// Whether the page's picture `path` (under the board folder `folder`) is listed there in
+    /// this run, at `md5` where the receipt noted one and the backend gives one; nil when the
+    /// folder could not be listed. A trip whose picture is gone keeps its log: the picture is
+    /// drawn from it (attack r23 c05b).
+    func pictureThere(_ path: String, in folder: String, md5: String?, say: (String) -> Void) -> Bool? {
+        let (dir, name) = RcloneDaemon.split(DeliverCommand.join(folder, path))
+        guard let listed = listing(dir, say: say, only: [name]) else { return nil }
+        guard let there = listed[name] else { return false }
+        if let was = md5, let now = there.md5, now != was { return false }
+        return true
+    }
+
+    /// The folder's files (name -> size, MD5) among `only` (the logs' names when nil), listed
+    /// once per run; nil when it could not be.
+    private func listing(_ folder: String, say: (String) -> Void, only: Set<String>? = nil) -> [String: RemoteCopies.FileCheck]? {
+        let key = only == nil ? folder : folder + "\u{0}" + only!.sorted().joined(separator: "/")
+        if let known = listings[key] { return known }
+        let names = only ?? self.names
         var out: [String: RemoteCopies.FileCheck] = [:]
         var result: [String: RemoteCopies.FileCheck]?
         do throws(Rclone.Failure) {
@@ -199,7 +214,7 @@ final class DeliveredCopies {
                 say("retention: \(terminalSafe(folder)) could not be checked (\(terminalSafe(error.description))): its delivered trips are kept")
             }
         }
-        listings[folder] = result
+        listings[key] = result
         return result
     }
 }

@@ -69,6 +69,17 @@ enum RcloneCalls {
     static let remotes = Call(method: "config/listremotes", body: "{}")
     static let config = Call(method: "config/dump", body: "{}")
     static let quit = Call(method: "core/quit", body: "{}")
+    static let stats = Call(method: "core/stats", body: "{}")
+
+    /// The counters of a `core/stats` answer that move while a call does work (bytes sent or
+    /// read, files checked, listed, moved, deleted, failed): a call whose counters stay still is
+    /// silent, however long it has run. Timings and speeds are left out: they move on their own.
+    static func progress(_ stats: RcJSON) -> [String] {
+        ["bytes", "checks", "transfers", "deletes", "renames", "errors", "listed", "serverSideCopyBytes", "serverSideMoveBytes"].map { key in
+            if case .scalar(let v)? = stats[key] { return v }
+            return ""
+        }
+    }
 
     /// The URL path that fetches the file `path` under `folder` (`--rc-serve`: `/[FS]/PATH`),
     /// each byte but the unreserved ones and the path's slashes percent-encoded; nil for a folder

@@ -6,7 +6,8 @@ import CairnExport
 /// chose, with a user and password made for this run and passed in its environment (readable by
 /// its owner only), so that a run starts one rclone process whatever it sends, instead of one a
 /// call. It dies with cairn (PR_SET_PDEATHSIG) and is stopped at the run's end (`stop`); one that
-/// stops answering within a call's deadline is killed, and the next call starts another.
+/// moves nothing (no reply bytes, no change in its `core/stats` counters) for `silenceSeconds`
+/// is killed, and the next call starts another.
 final class RcloneDaemon: TripRemote, @unchecked Sendable {
     typealias Failure = RemoteFailure
 
@@ -69,9 +70,8 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
         guard let s = server else { return }
         server = nil
         do {
-            _ = try exchange("stop rclone rcd", "POST", "/" + RcloneCalls.quit.method, body: Array(RcloneCalls.quit.body.utf8), seconds: 5, on: s) {
-                _, _ in
-            }
+            let quit = RcloneCalls.quit
+            _ = try exchange("stop rclone rcd", "POST", "/" + quit.method, body: Array(quit.body.utf8), seconds: 5, watch: false, on: s) { _, _ in }
         } catch {
             return  // killed and reaped by `exchange`
         }
@@ -87,25 +87,66 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
         if log.count > 4096 { log = [] }
     }
 
-    /// One HTTP exchange with the server by the deadline: the reply's body pieces to `reply`, its
-    /// status returned. A server that does not answer in time, or closes part way, is killed.
+    /// How long a call may move nothing before the remote counts as silent: twice `--timeout`
+    /// and 5 s, so that rclone's own `--timeout` ends a stalled transfer first when it can (its
+    /// error is the clearer one).
+    var silenceSeconds: Double { Double(rclone.timeoutSeconds) * 2 + 5 }
+
+    /// rclone's progress counters now (`RcloneCalls.progress`), nil when it does not say within 5 s.
+    private func progress(on s: (process: BoundProcess, port: UInt16, authorization: String)) -> [String]? {
+        var bytes: [UInt8] = []
+        let status = try? exchange(
+            "rclone core/stats", "POST", "/" + RcloneCalls.stats.method, body: Array(RcloneCalls.stats.body.utf8), seconds: 5, watch: false,
+            kill: false, on: s
+        ) { code, piece in if code == 200 && bytes.count < 1 << 20 { bytes += piece } }
+        guard status == 200, let v = RcJSON.parse(bytes) else { return nil }
+        return RcloneCalls.progress(v)
+    }
+
+    /// One HTTP exchange with the server: the reply's body pieces to `reply`, its status returned.
+    /// Watched (`watch`), it lasts while something moves: reply bytes, or rclone's progress
+    /// counters (asked each second); `silenceSeconds` without either ends it, as `seconds` does in
+    /// any case. Unwatched (a probe), `seconds` bounds it. A server that fails to answer, or closes
+    /// part way, is killed, unless `kill` is false (a probe beside a call).
     private func exchange(
-        _ what: String, _ method: String, _ path: String, body: [UInt8], seconds: Double,
-        on s: (process: BoundProcess, port: UInt16, authorization: String), reply: (Int, ArraySlice<UInt8>) -> Void
+        _ what: String, _ method: String, _ path: String, body: [UInt8], seconds: Double, watch: Bool = true,
+        kill: Bool = true, on s: (process: BoundProcess, port: UInt16, authorization: String), reply: (Int, ArraySlice<UInt8>) -> Void
     ) throws(Failure) -> Int {
-        let deadline = Subprocess.monotonicSeconds() + seconds
+        let start = Subprocess.monotonicSeconds()
+        let end = start + seconds
+        let silence = silenceSeconds
+        var heard = start
+        var mark: [String]? = nil
+        var silent = false
         var parser = HTTPReply()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 1)
         defer { buffer.deallocate() }
         do throws(Errno) {
-            let socket = try LoopbackSocket(port: s.port, deadline: deadline)
+            let socket = try LoopbackSocket(port: s.port, deadline: watch ? min(end, start + silence) : end)
             try socket.sendAll(HTTPReply.request(method, path, authorization: s.authorization, body: body))
             while !parser.isDone {
-                let n = try socket.receive(into: buffer)
+                if watch { socket.deadline = min(end, Subprocess.monotonicSeconds() + 1, heard + silence) }
+                let n: Int
+                do throws(Errno) {
+                    n = try socket.receive(into: buffer)
+                } catch let e where watch && e.rawValue == 110 {
+                    let now = Subprocess.monotonicSeconds()
+                    if now >= end { throw e }
+                    if let m = progress(on: s), m != mark {
+                        if mark != nil { heard = now }
+                        mark = m
+                    }
+                    if now - heard >= silence {
+                        silent = true
+                        throw e
+                    }
+                    continue
+                }
                 if n == 0 {
                     try? parser.end()
                     break
                 }
+                heard = Subprocess.monotonicSeconds()
                 let piece = Array(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
                 do { try parser.feed(piece[...], body: reply) } catch {
                     throw Errno(rawValue: 71)  // EPROTO: no HTTP
@@ -113,6 +154,7 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
             }
             if !parser.isDone { throw Errno(rawValue: 71) }
         } catch {
+            if !kill { throw Failure(what: what, detail: "\(error)", notFound: false) }
             drainLog(s)
             s.process.killNow()
             server = nil
@@ -120,7 +162,9 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
             let timedOut = error.rawValue == 110  // ETIMEDOUT
             throw Failure(
                 what: what,
-                detail: timedOut ? "no answer within \(Int(seconds)) s, stopped" : "rclone rcd stopped answering (\(error))",
+                detail: silent
+                    ? "the remote stopped answering: nothing moved for \(Int(silence)) s (twice --timeout \(rclone.timeoutSeconds) s and 5 s), rclone stopped"
+                    : timedOut ? "no answer within \(Int(seconds)) s, stopped" : "rclone rcd stopped answering (\(error))",
                 notFound: false, interrupted: true)
         }
         drainLog(s)
@@ -129,10 +173,10 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
 
     /// Calls the rc method `call`: the answer's body, when it is 200, to `answer` as it comes;
     /// otherwise the failure rclone gave.
-    private func call(_ what: String, _ call: RcloneCalls.Call, bytes: Int = 0, answer: (ArraySlice<UInt8>) -> Void = { _ in }) throws(Failure) {
+    private func call(_ what: String, _ call: RcloneCalls.Call, answer: (ArraySlice<UInt8>) -> Void = { _ in }) throws(Failure) {
         let s = try running(what)
         var error: [UInt8] = []
-        let status = try exchange(what, "POST", "/" + call.method, body: Array(call.body.utf8), seconds: seconds(bytes: bytes), on: s) {
+        let status = try exchange(what, "POST", "/" + call.method, body: Array(call.body.utf8), seconds: rclone.deadlineSeconds ?? .infinity, on: s) {
             code, piece in
             if code == 200 { answer(piece) } else if error.count < 65536 { error += piece }
         }
@@ -219,7 +263,7 @@ final class RcloneDaemon: TripRemote, @unchecked Sendable {
     }
 
     func mirror(_ local: String, to folder: String) throws(Failure) {
-        try call("send to \(folder)", RcloneCalls.mirror(local, to: folder), bytes: Rclone.size(of: local))
+        try call("send to \(folder)", RcloneCalls.mirror(local, to: folder))
     }
 
     func readBack(_ folder: String, paths: [String]?, md5: (String, String) -> Void) throws(Failure) {

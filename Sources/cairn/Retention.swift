@@ -143,8 +143,24 @@ struct Retention {
                     for d in found.notWhole { delivered.forget(t, destination: d) }
                     forgotReceipts = true
                 }
-                if found.verdict == .copyNotWhole || exported != .exported { return RetentionPlan.delivered(found.verdict, pageOwed: pageOwed) }
-                return RetentionPlan.delivered(exported, pageOwed: pageOwed)
+                // The page's picture, by the remote's listing in this run (not only the receipt):
+                // one deleted or changed there is drawn again from the log, so the log stays.
+                var pictureGone = false
+                // Only a picture its receipt says went up (its MD5 noted): `--page no` sends none.
+                for d in delivered.exportedDestinations(t) where found.verdict == .exported {
+                    guard let folder = ExportState.folder(ofDestination: d), let first = delivered.sent(t, destination: d).first,
+                        let picture = DeliveryPlans.picture(of: first.path), let md5 = delivered.md5s(t, destination: d)[picture]
+                    else { continue }
+                    if copies.pictureThere(picture, in: folder, md5: md5, say: say) != true {
+                        let p = terminalSafe(picture)
+                        let f = terminalSafe(folder)
+                        say("retention: trip \(t.id): its picture \(p) is not in \(f) as sent: kept until a delivery draws it again")
+                        pictureGone = true
+                    }
+                }
+                let owed = pageOwed || pictureGone
+                if found.verdict == .copyNotWhole || exported != .exported { return RetentionPlan.delivered(found.verdict, pageOwed: owed) }
+                return RetentionPlan.delivered(exported, pageOwed: owed)
             }
             if exported == .exported { return exported }
             return sent == .neverExported ? exported : sent

@@ -84,6 +84,17 @@ final class RcloneCallsTests: XCTestCase {
         for (path, folder, want) in cases { XCTAssertEqual(RcloneCalls.download(path, under: folder), want, path) }
     }
 
+    /// A call is silent while rclone's work counters stay still: elapsed time and speed, which
+    /// move on their own, are not progress; bytes, checks and listings are.
+    func testProgressIsTheWorkCountersOnly() throws {
+        func p(_ s: String) throws -> [String] { RcloneCalls.progress(try XCTUnwrap(RcJSON.parse(Array(s.utf8)))) }
+        let a = try p("{\"bytes\": 1000, \"checks\": 2, \"elapsedTime\": 3.5, \"speed\": 12.5, \"transfers\": 1}")
+        XCTAssertEqual(a, try p("{\"bytes\": 1000, \"checks\": 2, \"elapsedTime\": 9.5, \"speed\": 0, \"transfers\": 1}"))
+        XCTAssertNotEqual(a, try p("{\"bytes\": 1001, \"checks\": 2, \"elapsedTime\": 3.5, \"speed\": 12.5, \"transfers\": 1}"))
+        XCTAssertNotEqual(a, try p("{\"bytes\": 1000, \"checks\": 3, \"elapsedTime\": 3.5, \"speed\": 12.5, \"transfers\": 1}"))
+        XCTAssertNotEqual(try p("{\"listed\": 4}"), try p("{\"listed\": 5}"))
+    }
+
     func testFailures() {
         let cases: [(Int, String, String, Bool)] = [
             (404, "{\"error\": \"error in ListJSON: directory not found\", \"status\": 404}", "error in ListJSON: directory not found", true),

@@ -137,6 +137,24 @@ final class ExploredCellsTests: XCTestCase {
         XCTAssertEqual(some.cells, fine.cells.filter { Geohash.string($0.cell, precision: 7).hasPrefix(p) })
     }
 
+    /// A delivered logs folder (copies named `NNNNNNNN-SALT.cairn`) is read as `cairn list`
+    /// reads it, and no index is written into it (the remote's or the stick's folder): said.
+    /// Before, it gave 0 cells and wrote `.cairn-cells` there (attack r23 c04).
+    func testAFolderOfCopiesIsReadAndNotIndexed() throws {
+        let dir = ExportSupport.tempDir()
+        try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, ExportSupport.ride(900))]), dir: dir)
+        var notes: [String] = []
+        let card = collect(dir, notes: &notes)
+        XCTAssertFalse(card.cells.isEmpty)
+        let copies = ExportSupport.tempDir()
+        try FileManager.default.copyItem(atPath: dir + "/00000001.cairn", toPath: copies + "/00000001-4a875be0.cairn")
+        notes = []
+        let delivered = collect(copies, notes: &notes)
+        XCTAssertEqual(delivered.cells, card.cells)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: ExploredCells.indexPath(copies)))
+        XCTAssertTrue(notes.contains { $0.contains("a folder of delivered or exported copies; its cell index is not written there") }, "\(notes)")
+    }
+
     /// An index that cannot be written (here a directory in its place: root writes anywhere) is
     /// said, naming it, and the answer is the same.
     func testUnwritableIndexStillAnswers() throws {

@@ -272,6 +272,28 @@ final class DeliverEndToEndTests: XCTestCase {
         XCTAssertTrue(r3.stderr.contains("works again (it failed 2 runs in a row)"), r3.stderr)
     }
 
+    /// A remote that goes silent mid-upload (a NAS that hangs, a Wi-Fi that passes nothing)
+    /// ends the run once nothing has moved for twice `--timeout` and 5 s (rclone's progress
+    /// counters still), as "try later", with nothing receipted; the next run delivers each trip
+    /// once. Before, the upload's deadline grew with its bytes (2 kB/s), so a silent remote of
+    /// 30 trips held the run for more than 11 minutes (attack r23 c13).
+    func testARemoteThatGoesSilentMidUploadEndsTheRun() throws {
+        let (dir, conf, remote) = try setUp(trips: 3)
+        let work = try Harness.offCardDir()
+        // The upload never answers: the proxy sleeps before passing it on; core/stats still answers.
+        let wrapper = try RcloneSyncHook.wrapper(in: work, hook: "sleep 60")
+        let t0 = Date()
+        let r = try deliver(dir, conf, remote, "--rclone", wrapper, "--page", "no", "--format", "gpx", "--timeout", "1")
+        let took = Date().timeIntervalSince(t0)
+        XCTAssertEqual(r.status, 75, r.stderr)
+        XCTAssertTrue(r.stderr.contains("the remote stopped answering: nothing moved for 7 s"), r.stderr)
+        XCTAssertLessThan(took, 25, r.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/delivered"), r.stderr)
+        let again = try deliver(dir, conf, remote, "--page", "no", "--format", "gpx")
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(files(String(remote.dropFirst(4)) + "/unnamed/logs").filter { $0.hasSuffix(".cairn") }.count, 3, again.stderr)
+    }
+
     func testBadInputIsNamed() throws {
         let (dir, conf, remote) = try setUp(trips: 1)
         let r1 = try deliver(dir, conf, "nas:rides")
@@ -347,6 +369,24 @@ final class DeliverEndToEndTests: XCTestCase {
     /// A remote that filled up after a trip's files, before its page entry and picture (attack-r22
     /// c21): the trip is not delivered whole until it shows on the page, which is made from its
     /// log, so prune keeps it; the run that has room again puts it there, then prune may delete.
+    /// A picture deleted on the remote after its delivery (the page still there) keeps the
+    /// trip's log, by the remote's listing in prune's run: the picture is drawn from the log, and
+    /// the next delivery draws it again. Before, prune deleted the trip by its receipt and the
+    /// picture was gone for good (attack r23 c05b).
+    func testATripIsKeptWhileItsPictureIsGoneFromTheRemote() throws {
+        let (dir, conf, remote) = try setUp(trips: 3)
+        let root = String(remote.dropFirst(4)) + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, "--format", "gpx").status, 0)
+        let picture = "pictures/20250602-080000-trip1-00000010.svg"
+        try fm.removeItem(atPath: root + "/" + picture)
+        let p = try Harness.cairn("prune", "--dir", dir, "--max-mb", "0.000001")
+        XCTAssertTrue(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        XCTAssertTrue(p.stderr.contains("trip 1: its picture \(picture) is not in"), p.stderr)
+        let r = try deliver(dir, conf, remote, "--format", "gpx")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(fm.fileExists(atPath: root + "/" + picture), r.stderr)
+    }
+
     func testATripIsKeptUntilItsPageEntryIsThere() throws {
         let (dir, conf, remote) = try setUp(trips: 3)
         let root = String(remote.dropFirst(4)) + "/unnamed"

@@ -106,12 +106,21 @@ public enum ExploredCells {
         report: inout Report, problem: (String) -> Void, note: (String) -> Void
     ) -> [FileCells] {
         let logs: [(number: UInt32, path: String)]
-        do { logs = try LogDirectory.logFiles(in: dir) } catch { problem("\(error)"); return [] }
+        // The copies' names too (`NNNNNNNN-SALT.cairn`, a delivery's or an export's folder), as
+        // `cairn list` reads them (`TripCatalog`).
+        do { logs = try LogDirectory.logFiles(in: dir, copies: true) } catch { problem("\(error)"); return [] }
+        // A folder of copies is the remote's or the stick's, not this board's: no index of ours
+        // is read or written there (every run reads its logs), and that is said.
+        let copies = logs.contains { LogDirectory.number(fromName: basename($0.path)) == nil }
+        if copies && save {
+            note("\(dir): a folder of delivered or exported copies; its cell index is not written there (its logs are read each run)")
+        }
+        let save = save && !copies
         let path = indexPath(dir, name: indexName)
         var old: [String: CellIndex.FileEntry] = [:]
         var loaded: CellIndex?
         var changed = false
-        switch loadIndex(path, logs: logs.map(\.path)) {
+        switch copies ? .missing : loadIndex(path, logs: logs.map(\.path)) {
         case .missing:
             changed = true
         case .damaged(let why):
