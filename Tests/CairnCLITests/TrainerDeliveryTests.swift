@@ -58,6 +58,23 @@ final class TrainerDeliveryTests: XCTestCase {
         }
     }
 
+    /// A ride ended by the long press on the trainer before its first fix has no picture: its
+    /// exports hold no position, though its log has points outdoors after the press
+    /// (Fixtures/logs/trainer-press: 500 s on the wheel, the press at 200 s, 200 fixes from 300 s;
+    /// WheelExportTests.writeIndoorThenOutdoors). attack-r23-home: every run said its picture was
+    /// "missing or damaged there; drawn again" and drew none.
+    func testATrainerRideEndedBeforeItsFirstFixIsNeverSaidToMissItsPicture() throws {
+        let d = try makeDir("trainer-press")
+        defer { try? FileManager.default.removeItem(atPath: d) }
+        let r = MemoryRemote()
+        XCTAssertEqual(run(d, r, formats: [.fit, .csv], logs: false), ExitCode.ok)
+        XCTAssertEqual(r.files.keys.filter { $0.hasSuffix(".fit") }.count, 1, "\(r.files.keys)")
+        XCTAssertFalse(r.files.keys.contains { $0.hasSuffix(".svg") }, "no picture of no position: \(r.files.keys)")
+        r.calls = []
+        XCTAssertEqual(run(d, r, formats: [.fit, .csv], logs: false), ExitCode.ok)
+        XCTAssertEqual(r.calls, ["list"], "nothing to draw again, nothing sent")
+    }
+
     /// A trainer ride on a clock never set (1970, attack r21 F8): before, an empty FIT (no
     /// session, lap or record) was made and sent; then the trip failed every run (exit 1, the
     /// LED failing for good). Now no conversion is made, the log goes when asked, and neither
