@@ -41,6 +41,7 @@ struct InfoLaps: Equatable {
         if let end = made.endMs {
             if !published { fields.append("\"end\": " + TextFormat.jsonString(TextFormat.isoTime(ms: end))) }
             fields.append("\"points_after_end\": \(made.afterEnd)")
+            if made.recordsAfterEnd > 0 { fields.append("\"records_after_end\": \(made.recordsAfterEnd)") }
         }
         if untimed > 0 { fields.append("\"presses_without_time\": \(untimed)") }
         return "{" + fields.joined(separator: ", ") + "}"

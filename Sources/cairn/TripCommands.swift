@@ -293,10 +293,14 @@ enum InfoCommand: Command {
             // Where every export ends (no time with zones: it could place the rider).
             var ended = "ended by the button"
             if let end = l.made.endMs, !published { ended += " at " + TextFormat.isoTime(ms: end).dropFirst(11) }
+            // (Indoor records and outdoor points apart: a trainer's trip that went outdoors has both.)
+            var left: [String] = []
+            if l.made.recordsAfterEnd > 0 { left.append("\(l.made.recordsAfterEnd) record\(l.made.recordsAfterEnd == 1 ? "" : "s")") }
             if l.made.afterEnd > 0 {
                 let what = l.made.onWheel ? "record" : "point"
-                ended += ": \(l.made.afterEnd) \(what)\(l.made.afterEnd == 1 ? "" : "s") after it left out of the exports"
+                left.append("\(l.made.afterEnd) \(what)\(l.made.afterEnd == 1 ? "" : "s")")
             }
+            if !left.isEmpty { ended += ": " + left.joined(separator: " and ") + " after it left out of the exports" }
             notes.append(ended)
         }
         return "\(l.made.count) (" + notes.joined(separator: "; ") + ")"

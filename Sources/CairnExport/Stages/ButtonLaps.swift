@@ -17,6 +17,9 @@ public struct ButtonLaps: Sendable, Equatable {
     public var afterEnd = 0
     /// Counted on a trainer's records (the wheel's samples), which `afterEnd` counts.
     public var onWheel = false
+    /// A trainer's trip that went outdoors, ended by a press indoors: the indoor records after
+    /// it the exports leave out (`afterEnd` counts its points alone: they are not records).
+    public var recordsAfterEnd = 0
     /// The end press lay before the trip's first point (a clock behind the fixes): placed
     /// nowhere, so every export keeps the whole trip (`EndCut`), and `info` says so.
     public var endBeforeStart = false
@@ -71,10 +74,11 @@ public struct ButtonLaps: Sendable, Equatable {
             // more pass, for such trips alone).
             counter = Counter(window: window, marks: marks)
             wheelRecords(wheel, lead.samples)
+            counter.laps.recordsAfterEnd = counter.marks.afterEnd
             counter.feed(.segment(.start))
             _ = try points()
         }
-        counter.laps.afterEnd = counter.marks.afterEnd
+        counter.laps.afterEnd = counter.marks.afterEnd - counter.laps.recordsAfterEnd
         if counter.marks.endPressMs != nil { counter.laps.endMs = counter.marks.lastWritten?.timeMs }
         counter.laps.endBeforeStart = marks.endMs != nil && counter.marks.endPressMs == nil
         return counter.laps
