@@ -737,4 +737,27 @@ final class WheelExportTests: XCTestCase {
         XCTAssertFalse(gpx.converted)
         XCTAssertTrue(gpx.said.contains { $0.contains("ended by the rider's press") && $0.contains("GPX cannot hold") }, "\(gpx.said)")
     }
+
+    /// attack-r23 case 2: `render` called a trainer's ride and a ride ended on the trainer before
+    /// its first fix "no points (an empty or unfinished trip)". It says what each is.
+    func testRenderSaysATrainersRideHasNoPositionsToDraw() throws {
+        func said(_ t: TripRef) throws -> String {
+            let sink = try OutputSink(creating: out + "/t.svg", force: true)
+            do {
+                _ = try TrackPicture.draw(t, options: .defaults(activity: "ride"), to: sink)
+                return ""
+            } catch let e as ExportError {
+                return e.description
+            }
+        }
+        try writeTrainerTrip()
+        let trainer = try said(trip())
+        XCTAssertTrue(trainer.contains("no positions (a trainer's ride: the wheel's records only); nothing to draw"), trainer)
+        try FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let fixes = ExportSupport.ride(200, startMs: Self.start + 300_000)
+        try writeIndoorThenOutdoors(indoorClock: Self.start, fixes: fixes, salt: 0x5EED_0050, endPressMs: Self.start + 200_000)
+        let pressed = try said(trip())
+        XCTAssertTrue(pressed.contains("its 200 points all come after the rider's end press (made before the first fix)"), pressed)
+    }
 }

@@ -171,6 +171,8 @@ public enum TrackPicture {
                 }
             }
         }
+        // (Before the figures are cut: whether the trip has positions at all.)
+        let noPositions = summary.hasNoPositions
         if options.privacy != nil || pass1.endCut.after > 0 { summary.stats = shown }
         // The profile's axis counts the distance as the figures do (`TripStats`: nothing across
         // a pause or a left-out stretch), so it reads the headline's kilometres.
@@ -180,8 +182,18 @@ public enum TrackPicture {
                 throw ExportError(
                     "trip \(trip.id) (\(trip.files.map(\.path).joined(separator: ", "))): every point is inside a privacy zone; nothing to draw")
             }
-            throw ExportError(
-                "trip \(trip.id) (\(trip.files.map(\.path).joined(separator: ", "))): no points (an empty or unfinished trip); nothing to draw")
+            // A trainer's ride, or one its rider ended before the first fix, is no empty trip
+            // (LOG_FORMAT 7d): say what it is (attack-r23 case 2).
+            let files = trip.files.map(\.path).joined(separator: ", ")
+            if noPositions {
+                throw ExportError("trip \(trip.id) (\(files)): no positions (a trainer's ride: the wheel's records only); nothing to draw")
+            }
+            if pass1.endCut.after > 0 {
+                throw ExportError(
+                    "trip \(trip.id) (\(files)): its \(pass1.endCut.after) points all come after the rider's end press (made before the first fix); nothing to draw"
+                )
+            }
+            throw ExportError("trip \(trip.id) (\(files)): no points (an empty or unfinished trip); nothing to draw")
         }
         survey.marks.sort { $0.seconds > $1.seconds }
         if survey.marks.count > maxMarks { survey.marks.removeLast(survey.marks.count - maxMarks) }
