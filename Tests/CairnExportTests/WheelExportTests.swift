@@ -686,6 +686,10 @@ final class WheelExportTests: XCTestCase {
             [PrivacyZone(lat: fixes[0].lat, lon: fixes[0].lon, radiusM: 100)], key: PrivacyKey(bytes: Array(repeating: 7, count: 16)))
         let t = try trip()
         let zoned = try ExportStages.summary(t, window: ExportStages.window(t, zones: zones), endPressMs: nil)
+        // attack-r23 case 7: info printed the hidden indoor part's distance and start beside
+        // the exported figures.
+        XCTAssertEqual(zoned.wheelLeadM, 0, "info says nothing of the hidden indoor part")
+        XCTAssertNil(zoned.wheelLeadFromMs, "nor when it began")
         for format in [ExportFormat.fit, .csv] {
             let path = out + "/zoned." + format.fileExtension
             let r = try convert(format, to: path, zones: zones)
