@@ -339,6 +339,14 @@ enum InfoCommand: Command {
                 ? "  points:     0 (\(s.wheelSamples) records of the wheel in \(s.wheelSegments) segment\(s.wheelSegments == 1 ? "" : "s"))"
                 : "  points:     \(st.points) in \(st.segments) segment\(st.segments == 1 ? "" : "s")"
         ]
+        // The wheel after the last fix (back on the trainer, the trip still open): in no figure
+        // or export yet, and said (attack-r23 case 1).
+        if s.wheelTrailM > 0, let to = s.wheelTrailToMs {
+            lines.append(
+                "  after:      \(formatDistance(s.wheelTrailM)) and \(formatDuration(ms: s.wheelTrailMovingMs)) on the wheel after the last fix, to "
+                    + TextFormat.isoTime(ms: to).dropFirst(11)
+                    + " (\(s.wheelTrailSamples) records): left out of these figures and of every export; the log keeps them")
+        }
         if let f = fuel, FuelRate.applies(to: s.activity) {
             let l = TextFormat.fixed(f.litres(distanceM: st.distanceM), 2) ?? "?"
             var line = "  fuel:       \(l) l at \(TextFormat.trimmed(f.litresPer100Km, 2) ?? "?") l/100 km"

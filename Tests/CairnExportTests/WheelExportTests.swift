@@ -764,4 +764,23 @@ final class WheelExportTests: XCTestCase {
         let pressed = try said(trip())
         XCTAssertTrue(pressed.contains("its 200 points all come after the rider's end press (made before the first fix)"), pressed)
     }
+
+    /// attack-r23 case 1: outdoors, then back on the trainer with the trip still open (the wheel
+    /// goes on, no more fixes): 10 min and 4.8 km were gone from every output and nothing said
+    /// so. The summary holds the part after the last fix, for `info` to say; with a zone it does
+    /// not (a zone may hide where the fixes end).
+    func testTheWheelAfterTheLastFixIsSaid() throws {
+        let fixes = ExportSupport.ride(200, startMs: Self.start + 300_000)
+        try writeIndoorThenOutdoors(indoorClock: Self.start, fixes: fixes, seconds: 800, salt: 0x5EED_0051)
+        let t = try trip()
+        let s = try TripCatalog.read(t)
+        XCTAssertEqual(s.stats.lastTimeMs, Self.start + 499_000)
+        XCTAssertEqual(s.wheelTrailM, 300 * 8, accuracy: 8.5, "the wheel's 300 s after the last fix")
+        XCTAssertEqual(s.wheelTrailToMs, Self.start + 799_000)
+        XCTAssertEqual(s.wheelTrailSamples, 300)
+        let zones = PrivacyZones(
+            [PrivacyZone(lat: fixes[0].lat, lon: fixes[0].lon, radiusM: 100)], key: PrivacyKey(bytes: Array(repeating: 7, count: 16)))
+        let zoned = try ExportStages.summary(t, window: ExportStages.window(t, zones: zones), endPressMs: nil)
+        XCTAssertEqual(zoned.wheelTrailM, 0, "with a zone, nothing of it")
+    }
 }

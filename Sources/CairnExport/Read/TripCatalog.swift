@@ -105,6 +105,12 @@ public struct TripSummary: Sendable {
     /// The first point's time, where the lead ends.
     public var wheelLeadToMs: Int64?
     public var wheelLeadSamples = 0
+    /// The wheel's ride after the last point (`WheelTrack.trail`): its metres, moving time, end
+    /// and samples. Neither in the figures nor in any export: `info` says it is left out.
+    public var wheelTrailM = 0.0
+    public var wheelTrailMovingMs: Int64 = 0
+    public var wheelTrailToMs: Int64?
+    public var wheelTrailSamples = 0
     /// A trip without positions whose times lie outside the years a point may have
     /// (`PointBounds`: 2000-2100): a trainer ride on a board whose clock was never set (it boots
     /// in 1970) and that never had a fix. Its figures stand; no export can date it, so none is
@@ -254,6 +260,7 @@ public enum TripCatalog {
         var sawSensors = false
         // A sensors record before the first point: the wheel may have ridden before it (`WheelTrack.lead`).
         var sensorsBeforePoints = false
+        var sensorsAfterPoints = false
         for f in trip.files {
             let reader = try LogReader(path: f.path)
             var segmentOpenInFile = false
@@ -303,7 +310,7 @@ public enum TripCatalog {
                     if m.kind == .end && m.hasUsableTime { s.endPressMs = m.timeMs }
                 case .sensors:
                     sawSensors = true
-                    if s.stats.points == 0 { sensorsBeforePoints = true }
+                    if s.stats.points == 0 { sensorsBeforePoints = true } else { sensorsAfterPoints = true }
                 case .unknown:
                     break
                 }
@@ -320,7 +327,9 @@ public enum TripCatalog {
             s.sequenceGaps += scan.sequenceGaps
             s.damagedRecords += scan.implausibleRecords + scan.malformedRecords
         }
-        if sawSensors && (s.stats.points == 0 || !gaps.gaps.isEmpty || sensorsBeforePoints), let wheel = try WheelTrack.read(trip) {
+        if sawSensors && (s.stats.points == 0 || !gaps.gaps.isEmpty || sensorsBeforePoints || sensorsAfterPoints),
+            let wheel = try WheelTrack.read(trip)
+        {
             if s.stats.points == 0 {
                 s.stats.addWheel(
                     extraM: wheel.distanceM, movingMs: wheel.movingMs, firstMs: wheel.firstMs, lastMs: wheel.lastMs, topMps: wheel.topMps)
@@ -338,6 +347,14 @@ public enum TripCatalog {
                     s.wheelLeadToMs = first
                     s.wheelLeadSamples = lead.samples.count
                     s.stats.addWheelLead(metres: lead.metres, movingMs: lead.movingMs, fromMs: lead.firstMs)
+                }
+                // (attack-r23 case 1: back on the trainer after the last fix, 10 min and 4.8 km
+                // were gone from every output, and nothing said so.)
+                if let last = s.stats.lastTimeMs, let trail = wheel.trail(after: last) {
+                    s.wheelTrailM = trail.metres
+                    s.wheelTrailMovingMs = trail.movingMs
+                    s.wheelTrailToMs = trail.samples.last?.timeMs
+                    s.wheelTrailSamples = trail.samples.count
                 }
             }
         }

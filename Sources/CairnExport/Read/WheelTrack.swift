@@ -63,6 +63,20 @@ public struct WheelTrack: Sendable {
         return Lead(samples: before, metres: atPoint - first.metres, movingMs: last.movingMs - first.movingMs)
     }
 
+    /// The wheel's ride after the last point (a trainer's trip that came back in and rode on
+    /// indoors, the trip still open): the samples after `pointMs` when the wheel went on at
+    /// least a gap past it and turned. Not in the figures or any export yet: `info` says it.
+    public func trail(after pointMs: Int64) -> Lead? {
+        guard let last = samples.last, last.timeMs - pointMs >= Self.gapMs else { return nil }
+        var start = samples.count
+        while start > 0, samples[start - 1].timeMs > pointMs { start -= 1 }
+        let after = samples[start...]
+        guard let first = after.first else { return nil }
+        let atPoint = at(pointMs) ?? first.metres
+        guard last.metres - atPoint > 0 else { return nil }
+        return Lead(samples: after, metres: last.metres - atPoint, movingMs: last.movingMs - first.movingMs)
+    }
+
     /// A trip without positions' figures over the records its exports write when the rider's
     /// end press is at `endMs` (the samples up to it, the first always), and their count.
     public func figures(upToMs endMs: Int64, activity: String?) -> (TripStats, Int)? {

@@ -202,6 +202,11 @@ public struct ExportStages: Sendable {
             // "664 m (9.60 km of it on the wheel before the first fix, from 08:00:00Z)").
             (s.wheelLeadM, s.wheelLeadMovingMs, s.wheelLeadFromMs, s.wheelLeadToMs, s.wheelLeadSamples) = (0, 0, nil, nil, 0)
         }
+        // The wheel after the last point: with a zone or the end press, where the exports end
+        // is theirs to say (a zone may hide the end; the press cuts before it).
+        if window != nil || endPressMs != nil {
+            (s.wheelTrailM, s.wheelTrailMovingMs, s.wheelTrailToMs, s.wheelTrailSamples) = (0, 0, nil, 0)
+        }
         s.stats = kept
         leftOut(stages.leftOut)
         return s
