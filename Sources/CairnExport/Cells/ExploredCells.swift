@@ -304,7 +304,7 @@ public enum ExploredCells {
             for chain in chains[key]! {
                 if chain.allSatisfy({ $0.entry.points == 0 }) {
                     note(
-                        "trip \(chain[0].entry.tripId) (\(chain.map(\.path).joined(separator: ", "))): no positions to index (a trainer's ride, one its rider ended before the first fix, or an empty or unfinished trip); skipped"
+                        "trip \(chain[0].entry.tripId) (\(chain.map(\.path).joined(separator: ", "))): no points with a position to index (a trainer's ride, one its rider ended before the first fix, or an empty or unfinished trip); skipped"
                     )
                     continue
                 }
