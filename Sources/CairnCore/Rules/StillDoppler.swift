@@ -39,8 +39,8 @@ struct StillDoppler {
         if let m = movingMs, f.timeMs - m < Self.spanMs { return }
         guard let a = newest(atLeast: Self.spanMs, before: f), let b = newest(atLeast: Self.spanMs / 2, before: f) else { return }
         let leg = Self.legMps * Double(Self.spanMs / 2) / 1000
-        let first2 = Geodesy.distance(a, b), second = Geodesy.distance(b, f), whole = Geodesy.distance(a, f)
-        if first2 >= leg && second >= leg && whole >= max(first2, second) { disowned = true }
+        let firstHalf = Geodesy.distance(a, b), secondHalf = Geodesy.distance(b, f), whole = Geodesy.distance(a, f)
+        if firstHalf >= leg && secondHalf >= leg && whole >= max(firstHalf, secondHalf) { disowned = true }
     }
 
     /// The newest sample at least `ms` before `f`.
