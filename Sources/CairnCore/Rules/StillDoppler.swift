@@ -4,7 +4,8 @@
 /// was lost, on every seed. An honest receiver standing still under a wander says 0.0 as well,
 /// and its positions wander tens of metres a minute; only minutes tell them apart: a wander is
 /// bounded (two of its positions are σ√2 apart per axis however far apart in time: under σ 35 m
-/// over 4 minutes, 144 m or more about once in 70 looks), a walker's way grows with the time.
+/// over 4 minutes, 144 m or more about once in 70 looks, by estimate), a walker's way grows with
+/// the time.
 ///
 /// So the positions are sampled every `sampleMs` (30 s); once the speeds have said standing (under
 /// the activity's standing speed, or none) for `spanMs` (8 minutes), the positions then, half
@@ -14,8 +15,9 @@
 /// disowned: from then on its speeds and courses are none, and the receiver is judged as one
 /// without speed (rule 7, and the minutes of way that open its trip,
 /// `MovementWindow.movedOverMinutes`). Two such halves in a row, not reversing, happen to a
-/// standing wander of σ 35 m correlated over a minute about once in 15,000 looks. A closed trip
-/// forgets it, as it forgets the other things learnt of the receiver.
+/// standing wander of σ 35 m correlated over a minute about once in 15,000 looks (an estimate,
+/// not measured; none on 72 seeds of standing rows). A closed trip forgets it, as it forgets the
+/// other things learnt of the receiver.
 struct StillDoppler {
     /// One position every `sampleMs`, newest last (the span and a little more).
     private var samples = RingBuffer<Fix>(capacity: Int(Self.spanMs / Self.sampleMs) + 2)
