@@ -16,8 +16,8 @@
 /// without speed (rule 7, and the minutes of way that open its trip,
 /// `MovementWindow.movedOverMinutes`). Two such halves in a row, not reversing, happen to a
 /// standing wander of σ 35 m correlated over a minute about once in 15,000 looks (an estimate,
-/// not measured; none on 72 seeds of standing rows). A closed trip forgets it, as it forgets the
-/// other things learnt of the receiver.
+/// not measured; no standing row opened a trip on 72 seeds). A closed trip forgets it, as it
+/// forgets the other things learnt of the receiver.
 struct StillDoppler {
     /// One position every `sampleMs`, newest last (the span and a little more).
     private var samples = RingBuffer<Fix>(capacity: Int(Self.spanMs / Self.sampleMs) + 2)
