@@ -250,9 +250,9 @@ final class SlowMoverTests: XCTestCase {
                 Noise(sigma: u(5...35), tau: u(10...60), speed: false, dishonestHDOP: 1...3, derived: true), .walk))
         // Issue 39, item 1 (attack r22, cases 4 and 12): a walker whose receiver's speed lies,
         // always 0.0, or derived from its own wandering positions. The positions walk 1 km;
-        // the speeds keep its trip closed (no trip), or open it late and short. Reported, not
-        // asserted: no rule that records them without opening a standing receiver's trip yet
-        // (Tests/bench/slow-movers-results.md, round 23, lie-39).
+        // the speeds keep its trip closed (no trip), or open it late and short. Round 24: the
+        // doppler saying 0.0 is disowned over eight minutes (`StillDoppler`), and the walk is
+        // recorded; the one deriving its speeds from its own positions is reported, not asserted.
         // (HDOP about σ/4, as the attack's receivers said.)
         let zs = u(5...35), ls = u(15...35)
         out.append(
@@ -263,6 +263,41 @@ final class SlowMoverTests: XCTestCase {
             make(
                 "walk 3-D speed from its own positions, σ 15-35 τ 10-60, HDOP σ/4", walk(u(1.0...1.6)),
                 Noise(sigma: ls, tau: u(10...60), dishonestHDOP: (ls / 4)...(ls / 4), ownChords: true), .walk))
+        // Round 24's attack through gpsd (its own generator: σ 15-35 m over τ 10-60 s, walkers
+        // 1.0-1.6 m/s, 2-D and 3-D, with and without speed), each shape it found as a row.
+        // Walks without speed under the slowest wander (gpsd derives the speeds): +27-67 %.
+        let slowTwoD = rng.uniform() < 0.5, ws = u(15...35)
+        out.append(
+            make(
+                "walk 2-D or 3-D gpsd's speed from positions, σ 15-35 τ 30-60, HDOP σ/4", walk(u(1.0...1.6)),
+                Noise(sigma: ws, tau: u(30...60), speed: false, twoD: slowTwoD, dishonestHDOP: (ws / 4)...(ws / 4), derived: true),
+                .walk))
+        // A walker at 1.2 m/s whose doppler says 0.0 on every fix, σ 15: lost on 10 of 10.
+        out.append(
+            make(
+                "walk 1.2 m/s 3-D speed always 0.0, σ 15 τ 10-60, HDOP 1-3", walk(1.2),
+                Noise(sigma: 15, tau: u(10...60), dishonestHDOP: 1...3, zero: true), .walk))
+        // And the converse, which must hold with it: an honest standing receiver saying 0.0.
+        var standing5 = make(
+            "standing, σ 15-35 τ 10-60, speed always 0.0, HDOP 1-3", stand,
+            Noise(sigma: u(15...35), tau: u(10...60), dishonestHDOP: 1...3, zero: true), .walk)
+        standing5.window = 1...standing5.scenario.truth.count
+        out.append(standing5)
+        // A receiver claiming a good sky (HDOP 0.9) under σ 15-35: the walk's first 130-400 m lost.
+        out.append(
+            make(
+                "walk 3-D speed, σ 15-35 τ 10-60, HDOP 0.9", walk(u(1.0...1.6)),
+                Noise(sigma: u(15...35), tau: u(10...60), dishonestHDOP: 0.9...0.9), .walk))
+        // Standing under the slowest, widest wander: trips of 24-690 m on 2-5 of 10 seeds.
+        var standing6 = make(
+            "standing, σ 35 τ 60, speed, HDOP 1-3", stand, Noise(sigma: 35, tau: 60, dishonestHDOP: 1...3), .walk)
+        standing6.window = 1...standing6.scenario.truth.count
+        out.append(standing6)
+        var standing7 = make(
+            "standing, σ 35 τ 60, gpsd's speed from positions, HDOP 8-9", stand,
+            Noise(sigma: 35, tau: 60, speed: false, dishonestHDOP: 8...9, derived: true), .walk)
+        standing7.window = 1...standing7.scenario.truth.count
+        out.append(standing7)
         return out
     }
 
@@ -303,7 +338,14 @@ final class SlowMoverTests: XCTestCase {
                 if let w = errs.map(abs).max(), w > 4 { failures.append("\(name): distance error up to \(f1(w)) % (limit 4 %)") }
                 if r.map(\.spikes).reduce(0, +) > 5 { failures.append("\(name): \(r.map(\.spikes).reduce(0, +)) points over 30 m off") }
             }
-            if standing && name.contains("gpsd's speed") {
+            // Round 24's attack rows, held at what seeds 1-4 meet (the goal: no trip, ±4 %).
+            // Standing 5-15 minutes under σ 35 m over a minute, gpsd's speeds: the minutes of way
+            // still open a trip on 2 of 4 seeds (202 m on average).
+            let attack24 = name.hasSuffix("σ 35 τ 60, gpsd's speed from positions, HDOP 8-9") || name.hasSuffix("HDOP 0.9")
+            if attack24 && standing {
+                if mean > 250 { failures.append("\(name): \(f1(mean)) m of trip on average (held at 250 m)") }
+                if r.map(\.trips).reduce(0, +) > 2 { failures.append("\(name): trips on more than two seeds") }
+            } else if standing && name.contains("gpsd's speed") {
                 // (Round 22, the goal of no trip missed on seed 3, σ 27 m correlated over 47 s: the minutes of
                 // way are judged against rule 7's scatter over lags up to 27 s, which a wander
                 // that slow outlasts. Held at what it meets.)
@@ -317,7 +359,20 @@ final class SlowMoverTests: XCTestCase {
             if name.hasPrefix("walk 1 m/s"), let w = errs.map(abs).max(), w > 5 {
                 failures.append("\(name): distance error up to \(f1(w)) % (held at 5 %)")
             }
-            if name.contains(" speed, σ"), !name.contains("no speed"), !standing, abs(mean) > 5 {
+            // A receiver claiming HDOP 0.9 under σ 15-35 m: +34.2 % on seeds 1-4 (rule 8 spaces by
+            // what it learns against the doppler, which a wander this slow outlasts).
+            if attack24 && !standing, abs(mean) > 40 {
+                failures.append("\(name): distance error \(f1(mean)) % on average (held at 40 %)")
+            }
+            // A walker whose doppler says 0.0 on every fix is recorded (no trip before
+            // `StillDoppler`); its first eight minutes or so wait for the proof.
+            if name.contains("speed always 0.0"), !standing, r.contains(where: { $0.trips == 0 }) {
+                failures.append("\(name): a walk without a trip")
+            }
+            if name.hasPrefix("walk 1.2 m/s 3-D speed always 0.0"), let w = errs.min(), w < -40 {
+                failures.append("\(name): distance error down to \(f1(w)) % (held at -40 %)")
+            }
+            if name.contains(" speed, σ"), !name.contains("no speed"), !standing, !attack24, abs(mean) > 5 {
                 failures.append("\(name): distance error \(f1(mean)) % on average (held at 5 %)")
             }
             // Without speed, a receiver that claims a few metres under a wander of 35 m: the

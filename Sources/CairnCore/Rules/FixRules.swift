@@ -40,7 +40,7 @@ public protocol FixFilter {
 /// 3. Position and height judged apart: `Accuracy.heightIsTrusted`.
 /// 4. No impossible jumps, and 5. no out-and-back spikes: `SpikeHold`.
 /// 6. Nothing while standing still: `Standstill`, judged by `MovementWindow`, `CourseTrust` and
-///    `SpeedScale`.
+///    `SpeedScale`; a doppler saying "standing" while the positions walk on: `StillDoppler`.
 /// 7. No-speed fixes: `PositionScatter` (a speed gpsd derived from positions: `Cadence`).
 /// 8. Distance filter and corners: `DistanceFilter`.
 /// 9. Gaps keep the line; pauses and resets break it: `bridgeGap`.
@@ -54,6 +54,7 @@ public struct FixRules: FixFilter {
     var clock = ClockAge()
     var timeLine = TimeLine()
     var cadence = Cadence()
+    var stillDoppler = StillDoppler()
     var scatter = PositionScatter()
     /// The open trip has had a fix with a speed (a doppler's: not once `Cadence.speedsDerived`):
     /// only there are stretches without speed judged over minutes (`PositionScatter.slowLags`,
@@ -160,6 +161,9 @@ public struct FixRules: FixFilter {
     private mutating func judge(_ fix: Fix, arrivalMs: Int64?, emit: (RuleOutput) -> Void) {
         var f = fix
         cadence.learn(&f)
+        // A doppler saying "standing" while the positions walk on for minutes is none.
+        stillDoppler.learn(f, standingSpeedMps: profile.standingSpeedMps)
+        if stillDoppler.disowned { (f.speed, f.track) = (nil, nil) }
         if scale.factor != 1, let v = f.speed { f.speed = v * scale.factor }
         // Rules 2 and 7.
         if isRough(f) {
@@ -217,7 +221,7 @@ public struct FixRules: FixFilter {
             // (A GGA-only receiver's first speeds pass for measured before `Cadence` has seen
             // them equal the chords: no doppler after all. Judged in-trip, its ride on unseen
             // seeds was +2.62 % with 152 m while standing; main +2.38 % and 131 m.)
-            if cadence.speedsDerived { tripSawSpeed = false }
+            if cadence.speedsDerived || stillDoppler.disowned { tripSawSpeed = false }
             scatter.slowLags = tripSawSpeed
             window.minutesWithoutSpeed = tripSawSpeed
             scatter.learn(f)
@@ -403,6 +407,7 @@ public struct FixRules: FixFilter {
         scale.reset()
         course.reset()
         cadence.forgetSpeeds()
+        stillDoppler.reset()
         scatter = PositionScatter()
     }
 
