@@ -346,6 +346,17 @@ public struct TripStats: Sendable {
         if let a = firstTimeMs, fromMs < a { firstTimeMs = fromMs }
     }
 
+    /// The wheel's ride after the last point (back on the trainer after the ride outdoors, the
+    /// trip still open): its metres and moving time, and the trip ends at `toMs`.
+    public mutating func addWheelTrail(metres: Double, movingMs: Int64, toMs: Int64, topMps: Double? = nil) {
+        guard metres.isFinite, metres > 0 else { return }
+        if let v = topMps, v.isFinite, v > 0 { wheelTopMps = max(wheelTopMps ?? 0, v) }
+        distanceM += metres
+        movingDistanceM += metres
+        countedMovingMs += max(0, movingMs)
+        if let b = lastTimeMs, toMs > b { lastTimeMs = toMs }
+    }
+
     /// Distance the wheel measured where the points have none (issue 40): `extraM` more than the
     /// points' straight lines over a tunnel's gap, moving all of it; or, on a trip without
     /// points (a trainer), its whole distance, moving time and span.

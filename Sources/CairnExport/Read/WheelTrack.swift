@@ -49,6 +49,12 @@ public struct WheelTrack: Sendable {
         public var metres: Double
         public var movingMs: Int64
         public var firstMs: Int64 { samples.first?.timeMs ?? 0 }
+        /// The top speed of its records (as FIT's session has it from them).
+        public var topMps: Double? {
+            var stats = TripStats()
+            for s in samples { stats.add(Fix(timeMs: s.timeMs, lat: 0, lon: 0, mode: 1, speed: s.speed)) }
+            return stats.maxSpeedMps
+        }
     }
 
     public func lead(before pointMs: Int64) -> Lead? {
@@ -64,17 +70,22 @@ public struct WheelTrack: Sendable {
     }
 
     /// The wheel's ride after the last point (a trainer's trip that came back in and rode on
-    /// indoors, the trip still open): the samples after `pointMs` when the wheel went on at
-    /// least a gap past it and turned. Not in the figures or any export yet: `info` says it.
-    public func trail(after pointMs: Int64) -> Lead? {
-        guard let last = samples.last, last.timeMs - pointMs >= Self.gapMs else { return nil }
+    /// indoors, the trip still open): the samples after `pointMs`, up to the rider's end press
+    /// (`endMs`) when there is one, when the wheel went on at least a gap past the point and
+    /// turned. FIT and CSV write them as records without a position (`TripConversion`).
+    /// `metres` counts from the point (the wheel between the readings around it).
+    public func trail(after pointMs: Int64, upToMs endMs: Int64? = nil) -> Lead? {
         var start = samples.count
         while start > 0, samples[start - 1].timeMs > pointMs { start -= 1 }
-        let after = samples[start...]
-        guard let first = after.first else { return nil }
+        var end = start
+        while end < samples.count, samples[end].timeMs <= endMs ?? .max { end += 1 }
+        let after = samples[start..<end]
+        guard let first = after.first, let last = after.last, last.timeMs - pointMs >= Self.gapMs else { return nil }
         let atPoint = at(pointMs) ?? first.metres
         guard last.metres - atPoint > 0 else { return nil }
-        return Lead(samples: after, metres: last.metres - atPoint, movingMs: last.movingMs - first.movingMs)
+        // The step into the first sample is the trail's: the records' steps add up to it.
+        let movingAtPoint = start > 0 ? samples[start - 1].movingMs : first.movingMs
+        return Lead(samples: after, metres: last.metres - atPoint, movingMs: last.movingMs - movingAtPoint)
     }
 
     /// A trip without positions' figures over the records its exports write when the rider's
