@@ -556,7 +556,8 @@ public final class TripConversion {
                 afterEnd += 1
                 continue
             }
-            if resumes.contains(i) {
+            let resumed = resumes.contains(i)
+            if resumed {
                 laps.segment(.pause)
                 writer.beginSegment(.pause)
             }
@@ -564,7 +565,8 @@ public final class TripConversion {
             var e = PointExtras()
             e.noPosition = true
             e.wheelExtraM = before.map { sample.metres - $0.metres } ?? from.map { sample.metres - $0.metres }
-            e.wheelMovingMs = before.map { sample.movingMs - $0.movingMs } ?? from.map { sample.movingMs - $0.movingMs }
+            // The step into a resume is in the pause: the timer is stopped (`WheelTrack.resumeStepsMs`).
+            e.wheelMovingMs = resumed ? 0 : before.map { sample.movingMs - $0.movingMs } ?? from.map { sample.movingMs - $0.movingMs }
             e.lap = laps.lap(of: f, stepM: e.wheelExtraM ?? 0).map { $0 + lapOffset }
             e.lapMarkMs = laps.startedAtMarkMs
             before = sample

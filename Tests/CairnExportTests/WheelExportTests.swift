@@ -809,6 +809,9 @@ final class WheelExportTests: XCTestCase {
         let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
         XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), s.stats.distanceM, accuracy: 9)
         XCTAssertEqual(try XCTUnwrap(session["total_elapsed_time"] as? Double), 1099, accuracy: 0.1)
+        let moving = (Double(s.stats.movingTimeMs) / 100).rounded() / 10
+        XCTAssertEqual(try XCTUnwrap(session["total_timer_time"] as? Double), moving, accuracy: 0.05, "FIT's timer is info's moving time")
+        XCTAssertEqual(try XCTUnwrap(session["enhanced_max_speed"] as? Double), try XCTUnwrap(s.stats.maxSpeedMps), accuracy: 0.002)
         let lastRecord = try XCTUnwrap(seen["last_record"] as? [String: Any])
         XCTAssertEqual(try XCTUnwrap(lastRecord["distance"] as? Double), s.stats.distanceM, accuracy: 9)
         let sums = try XCTUnwrap(seen["lap_sums"] as? [String: Any])
@@ -824,5 +827,32 @@ final class WheelExportTests: XCTestCase {
         let pressed = try ExportStages.summary(trip(), window: nil, endPressMs: Self.start + 799_000)
         XCTAssertEqual(pressed.wheelTrailSamples, 300)
         XCTAssertEqual(pressed.stats.lastTimeMs, Self.start + 799_000)
+    }
+
+    /// attack r23 (issue 40/41 item 3): the wheel sensor restarts from 0 mid ride (a battery
+    /// change: its counters and its event time start again, after a few seconds without a
+    /// reading). `info`'s moving time and FIT's timer (both FIT readers) are one; so are the
+    /// distance and the top speed, and CSV has a row a second.
+    func testAWheelSensorThatRestartsFromZeroGivesOneMovingTime() throws {
+        var ns: [SensorNotification] = []
+        let restartS = 600, silentS = 8
+        for s in 0..<1200 where s < restartS || s >= restartS + silentS {
+            let k = s < restartS ? s : s - restartS - silentS
+            ns.append(Self.wheel(UInt32((Double(k) * 3.5).rounded(.down)), ticks: UInt16(truncatingIfNeeded: k * 1024), at: Int64(s) * 1000))
+        }
+        try writeTrainer(ns)
+        let s = try TripCatalog.read(trip())
+        let w = try XCTUnwrap(WheelTrack.read(trip()))
+        XCTAssertEqual(s.stats.movingTimeMs, w.movingMs, "the time the wheel turned")
+        let fit = out + "/trainer.fit"
+        XCTAssertTrue(try convert(.fit, to: fit).converted)
+        let seen = try ExportSupport.check("fit", fit)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        let moving = (Double(s.stats.movingTimeMs) / 100).rounded() / 10
+        XCTAssertEqual(try XCTUnwrap(session["total_timer_time"] as? Double), moving, accuracy: 0.05, "FIT's timer is info's moving time")
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), s.stats.distanceM, accuracy: 0.06)
+        XCTAssertEqual(try XCTUnwrap(session["enhanced_max_speed"] as? Double), try XCTUnwrap(s.stats.maxSpeedMps), accuracy: 0.002)
+        XCTAssertLessThanOrEqual(s.stats.movingTimeMs, 1_199_000 - Int64(silentS) * 1000 + 5000, "the sensor's silence is no riding")
+        XCTAssertEqual(seen["record"] as? Int, s.wheelSamples)
     }
 }

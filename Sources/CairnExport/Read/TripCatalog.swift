@@ -105,6 +105,7 @@ public struct TripSummary: Sendable {
     /// The first point's time, where the lead ends.
     public var wheelLeadToMs: Int64?
     public var wheelLeadSamples = 0
+    public var wheelLeadTopMps: Double?
     /// The wheel's ride after the last point (`WheelTrack.trail`: back on the trainer after the
     /// ride outdoors, the trip still open): its metres, moving time, end and samples (FIT's and
     /// CSV's records without a position after the last point). In the figures; GPX, GeoJSON and
@@ -351,7 +352,8 @@ public enum TripCatalog {
         {
             if s.stats.points == 0 {
                 s.stats.addWheel(
-                    extraM: wheel.distanceM, movingMs: wheel.movingMs, firstMs: wheel.firstMs, lastMs: wheel.lastMs, topMps: wheel.topMps)
+                    extraM: wheel.distanceM, movingMs: wheel.movingMs - wheel.resumeStepsMs(), firstMs: wheel.firstMs, lastMs: wheel.lastMs,
+                    topMps: wheel.topMps, stillM: wheel.resumeStepsM())
                 s.wheelDistanceM = wheel.distanceM
                 s.wheelSamples = wheel.samples.count
                 s.wheelSegments = wheel.resumes.count + 1
@@ -365,7 +367,8 @@ public enum TripCatalog {
                     s.wheelLeadFromMs = lead.firstMs
                     s.wheelLeadToMs = first
                     s.wheelLeadSamples = lead.samples.count
-                    s.stats.addWheelLead(metres: lead.metres, movingMs: lead.movingMs, fromMs: lead.firstMs)
+                    s.wheelLeadTopMps = lead.topMps
+                    s.stats.addWheelLead(metres: lead.metres, movingMs: lead.movingMs, fromMs: lead.firstMs, topMps: lead.topMps)
                 }
                 // (attack-r23 case 1: back on the trainer after the last fix, 10 min and 4.8 km
                 // were gone from every output, and nothing said so.)

@@ -196,7 +196,7 @@ public struct ExportStages: Sendable {
         // holds records without a position writes it, and no zone or press cuts a position from it.
         // Only when the trip's first point is written: a zone that hid the start hides the lead.
         if let from = s.wheelLeadFromMs, kept.points > 0, kept.firstTimeMs == s.wheelLeadToMs, stages.leftOut == 0 {
-            kept.addWheelLead(metres: s.wheelLeadM, movingMs: s.wheelLeadMovingMs, fromMs: from)
+            kept.addWheelLead(metres: s.wheelLeadM, movingMs: s.wheelLeadMovingMs, fromMs: from, topMps: s.wheelLeadTopMps)
         } else {
             // Hidden: the summary (`info`'s figures) says nothing of it either (attack-r23 case 7:
             // "664 m (9.60 km of it on the wheel before the first fix, from 08:00:00Z)").

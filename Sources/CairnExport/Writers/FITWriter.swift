@@ -386,13 +386,26 @@ public final class FITWriter: TrackExporter {
             }
             if segmentPending { timerEvent(fix.timeMs, start: true) }
         }
+        let segmentStarted = segmentPending
         segmentPending = false
         bridgePending = false
-        stats.add(fix)
-        lapStats.add(fix)
+        // A record without a position (the wheel's: a trainer, or before the first fix or after
+        // the last): its moving time and distance are the wheel's (`wheelMovingMs`), and its
+        // speed counts only toward the top speed (`WheelTrack.topMps`), never as a step's moving
+        // time too (attack r23: FIT's timer 0:19:59 against info's 0:19:50).
+        var counted = fix
+        if extras.noPosition { counted.speed = nil }
+        stats.add(counted)
+        lapStats.add(counted)
         if let w = extras.wheelExtraM {
-            stats.addWheel(extraM: w, movingMs: extras.wheelMovingMs ?? 0)
-            lapStats.addWheel(extraM: w, movingMs: extras.wheelMovingMs ?? 0)
+            let top = extras.noPosition ? fix.speed : nil
+            // The step into a resume (no moving time: the timer was stopped) is no moving distance.
+            let still = extras.noPosition && segmentStarted && extras.wheelMovingMs == 0 ? w : 0
+            stats.addWheel(extraM: w, movingMs: extras.wheelMovingMs ?? 0, topMps: top, stillM: still)
+            lapStats.addWheel(extraM: w, movingMs: extras.wheelMovingMs ?? 0, topMps: top, stillM: still)
+        } else if extras.noPosition, let v = fix.speed {
+            stats.addWheel(extraM: 0, topMps: v)
+            lapStats.addWheel(extraM: 0, topMps: v)
         }
         lastMs = fix.timeMs
         lastPos = (lat, lon)
