@@ -288,6 +288,37 @@ public final class TripConversion {
                 "trip \(t.id): its first \(km) km, on the wheel before the first fix, are left out: a privacy zone hides where "
                     + "the fixes start, and their time and distance would tell the hidden way; the log keeps them")
         }
+        // The wheel's ride after the trip's last point (back on the trainer, the trip still
+        // open: attack-r23 case 1): FIT and CSV write it as records without a position after
+        // it, up to the end press; the track formats end at the last point, and say so. Only
+        // after the trip's own last point (`ExportStages.summary` counts it alike): where a
+        // zone hid the end, its time and distance would tell the hidden way.
+        func writeTrail(_ s: TripSummary) {
+            guard let wheel, let from = s.wheelTrailFromMs, exportStages.lastWritten?.timeMs == from, exportStages.afterEnd == 0,
+                let trail = wheel.trail(after: from, upToMs: marks.endMs), let last = trail.samples.last
+            else { return }
+            let km = TextFormat.fixed(trail.metres / 1000, 2) ?? "?"
+            guard exportStages.leftOut == 0 else {
+                say(
+                    "trip \(t.id): its last \(km) km, on the wheel after the last fix, are left out: a privacy zone hides part of "
+                        + "the ride, and may hide where the fixes end; the log keeps them")
+                return
+            }
+            guard writer.holdsNoPositions else {
+                say(
+                    "trip \(t.id): its last \(km) km, on the wheel after the last fix (to "
+                        + TextFormat.isoTime(ms: last.timeMs).dropFirst(11)
+                        + "), have no positions: \(Self.formatName(writer)) cannot hold them and ends at the last fix (FIT and CSV hold them); its figures count them"
+                )
+                return
+            }
+            // No line from the last point to the records without a position.
+            writer.beginSegment(.start)
+            let resumes = Set(wheel.resumes.filter { trail.samples.indices.contains($0) })
+            _ = writeWithoutPositions(
+                trail.samples, resumes: resumes, laps: exportStages.laps, lapOffset: lapOffset, endMs: nil,
+                from: (last.metres - trail.metres, last.movingMs - trail.movingMs), beginTrip: beginTrip, withSensors: withSensors)
+        }
         // The exported track (through the pipeline) through the privacy window and the laps.
         func put(_ item: TrackItem) {
             if firstPointMs == nil, case .point(let f, _) = item { firstPointMs = f.timeMs }
@@ -404,6 +435,7 @@ public final class TripConversion {
             }
             release(upTo: nil)
             pipeline.finish(emit: put)
+            if !source.isRaw, tripBegun { writeTrail(s) }
             let leftOut = source.isRaw ? rawLeftOut : exportStages.leftOut
             let stretches = source.isRaw ? rawStretches : exportStages.stretches
             if window != nil && leftOut > 0 {
@@ -506,9 +538,12 @@ public final class TripConversion {
     /// `resumes`: the samples after a stand longer than a pause (`WheelTrack.resumes`), each a
     /// new segment (FIT's timer stops; `--laps pause` laps). Returns the last record's sample
     /// and lap (where a lead's points go on).
+    /// `from`: the wheel's metres and moving time where the records go on from a point (the
+    /// trail after the last one), so the first record's step is counted; `lapOffset` numbers
+    /// the laps on after a lead's.
     private func writeWithoutPositions(
-        _ samples: ArraySlice<WheelTrack.Sample>, resumes: Set<Int> = [], laps: LapSplitter, endMs: Int64?, beginTrip: () -> Bool,
-        withSensors: (Fix, PointExtras) -> PointExtras
+        _ samples: ArraySlice<WheelTrack.Sample>, resumes: Set<Int> = [], laps: LapSplitter, lapOffset: Int = 0, endMs: Int64?,
+        from: (metres: Double, movingMs: Int64)? = nil, beginTrip: () -> Bool, withSensors: (Fix, PointExtras) -> PointExtras
     ) -> (afterEnd: Int, sample: WheelTrack.Sample?, lap: Int?) {
         guard beginTrip() else { return (0, nil, nil) }
         var laps = laps
@@ -521,16 +556,18 @@ public final class TripConversion {
                 afterEnd += 1
                 continue
             }
-            if resumes.contains(i) {
+            let resumed = resumes.contains(i)
+            if resumed {
                 laps.segment(.pause)
                 writer.beginSegment(.pause)
             }
             let f = Fix(timeMs: sample.timeMs, lat: 0, lon: 0, mode: 1, speed: sample.speed)
             var e = PointExtras()
             e.noPosition = true
-            e.wheelExtraM = before.map { sample.metres - $0.metres }
-            e.wheelMovingMs = before.map { sample.movingMs - $0.movingMs }
-            e.lap = laps.lap(of: f, stepM: e.wheelExtraM ?? 0)
+            e.wheelExtraM = before.map { sample.metres - $0.metres } ?? from.map { sample.metres - $0.metres }
+            // The step into a resume is in the pause: the timer is stopped (`WheelTrack.resumeStepsMs`).
+            e.wheelMovingMs = resumed ? 0 : before.map { sample.movingMs - $0.movingMs } ?? from.map { sample.movingMs - $0.movingMs }
+            e.lap = laps.lap(of: f, stepM: e.wheelExtraM ?? 0).map { $0 + lapOffset }
             e.lapMarkMs = laps.startedAtMarkMs
             before = sample
             lap = e.lap

@@ -339,13 +339,14 @@ enum InfoCommand: Command {
                 ? "  points:     0 (\(s.wheelSamples) records of the wheel in \(s.wheelSegments) segment\(s.wheelSegments == 1 ? "" : "s"))"
                 : "  points:     \(st.points) in \(st.segments) segment\(st.segments == 1 ? "" : "s")"
         ]
-        // The wheel after the last fix (back on the trainer, the trip still open): in no figure
-        // or export yet, and said (attack-r23 case 1).
+        // The wheel after the last fix (back on the trainer, the trip still open: attack-r23
+        // case 1): in the figures, FIT's and CSV's records; the track formats end at the fix.
         if s.wheelTrailM > 0, let to = s.wheelTrailToMs {
             lines.append(
                 "  after:      \(formatDistance(s.wheelTrailM)) and \(formatDuration(ms: s.wheelTrailMovingMs)) on the wheel after the last fix, to "
                     + TextFormat.isoTime(ms: to).dropFirst(11)
-                    + " (\(s.wheelTrailSamples) records): left out of these figures and of every export; the log keeps them")
+                    + " (\(s.wheelTrailSamples) records): in these figures and in FIT and CSV, without positions; GPX, GeoJSON and KML end at the last fix"
+            )
         }
         if let f = fuel, FuelRate.applies(to: s.activity) {
             let l = TextFormat.fixed(f.litres(distanceM: st.distanceM), 2) ?? "?"

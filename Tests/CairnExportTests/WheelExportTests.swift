@@ -774,13 +774,85 @@ final class WheelExportTests: XCTestCase {
         try writeIndoorThenOutdoors(indoorClock: Self.start, fixes: fixes, seconds: 800, salt: 0x5EED_0051)
         let t = try trip()
         let s = try TripCatalog.read(t)
-        XCTAssertEqual(s.stats.lastTimeMs, Self.start + 499_000)
+        XCTAssertEqual(s.wheelTrailFromMs, Self.start + 499_000, "after the last fix")
+        XCTAssertEqual(s.stats.lastTimeMs, Self.start + 799_000, "the figures end with the wheel (issue 40 item 1)")
         XCTAssertEqual(s.wheelTrailM, 300 * 8, accuracy: 8.5, "the wheel's 300 s after the last fix")
         XCTAssertEqual(s.wheelTrailToMs, Self.start + 799_000)
         XCTAssertEqual(s.wheelTrailSamples, 300)
         let zones = PrivacyZones(
             [PrivacyZone(lat: fixes[0].lat, lon: fixes[0].lon, radiusM: 100)], key: PrivacyKey(bytes: Array(repeating: 7, count: 16)))
         let zoned = try ExportStages.summary(t, window: ExportStages.window(t, zones: zones), endPressMs: nil)
-        XCTAssertEqual(zoned.wheelTrailM, 0, "with a zone, nothing of it")
+        XCTAssertEqual(zoned.wheelTrailM, 0, "with a zone hiding the start, nothing of it")
+    }
+
+    /// attack-r23 case 1, written: the wheel's part after the last fix is in the figures (to its
+    /// last record), FIT's records without a position after the fixes' (both FIT readers), its
+    /// session and laps, CSV's rows; GPX ends at the last fix and says so.
+    func testTheWheelAfterTheLastFixIsWrittenByFITAndCSV() throws {
+        let fixes = ExportSupport.ride(200, startMs: Self.start + 300_000)
+        try writeIndoorThenOutdoors(indoorClock: Self.start, fixes: fixes, seconds: 1100, salt: 0x5EED_0052)
+        let s = try TripCatalog.read(trip())
+        XCTAssertEqual(s.wheelTrailSamples, 600)
+        XCTAssertEqual(s.wheelTrailM, 600 * 8, accuracy: 8.5)
+        XCTAssertEqual(s.stats.lastTimeMs, Self.start + 1_099_000, "the trip ends at the wheel's last record")
+        var outdoors = TripStats()
+        for f in fixes { outdoors.add(f) }
+        XCTAssertEqual(s.stats.distanceM, outdoors.distanceM + s.wheelLeadM + s.wheelTrailM, accuracy: 0.01)
+        XCTAssertEqual(s.records, 300 + 200 + 600)
+        let fit = out + "/ride.fit"
+        XCTAssertTrue(try convert(.fit, to: fit, laps: .distance(1000)).converted)
+        let seen = try ExportSupport.check("fit", fit)
+        XCTAssertEqual(seen["record"] as? Int, 1100)
+        XCTAssertEqual(seen["fitdecode_records"] as? Int, 1100)
+        XCTAssertEqual(seen["records_without_position"] as? Int, 300)
+        XCTAssertEqual(seen["records_without_position_after"] as? Int, 600, "the wheel after the last fix")
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), s.stats.distanceM, accuracy: 9)
+        XCTAssertEqual(try XCTUnwrap(session["total_elapsed_time"] as? Double), 1099, accuracy: 0.1)
+        let moving = (Double(s.stats.movingTimeMs) / 100).rounded() / 10
+        XCTAssertEqual(try XCTUnwrap(session["total_timer_time"] as? Double), moving, accuracy: 0.05, "FIT's timer is info's moving time")
+        XCTAssertEqual(try XCTUnwrap(session["enhanced_max_speed"] as? Double), try XCTUnwrap(s.stats.maxSpeedMps), accuracy: 0.002)
+        let lastRecord = try XCTUnwrap(seen["last_record"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(lastRecord["distance"] as? Double), s.stats.distanceM, accuracy: 9)
+        let sums = try XCTUnwrap(seen["lap_sums"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(sums["total_distance"] as? Double), s.stats.distanceM, accuracy: 9)
+        XCTAssertEqual(try XCTUnwrap(sums["total_elapsed_time"] as? Double), 1099, accuracy: 0.1)
+        let csv = out + "/ride.csv"
+        XCTAssertTrue(try convert(.csv, to: csv).converted)
+        XCTAssertEqual(try ExportSupport.check("csv", csv)["rows"] as? Int, 1100)
+        let gpx = try convert(.gpx, to: out + "/ride.gpx")
+        XCTAssertTrue(gpx.converted)
+        XCTAssertTrue(gpx.said.contains { $0.hasPrefix("trip 1: its last 4.80 km, on the wheel after the last fix") }, "\(gpx.said)")
+        // An end press on the trainer: everything up to it, nothing after.
+        let pressed = try ExportStages.summary(trip(), window: nil, endPressMs: Self.start + 799_000)
+        XCTAssertEqual(pressed.wheelTrailSamples, 300)
+        XCTAssertEqual(pressed.stats.lastTimeMs, Self.start + 799_000)
+    }
+
+    /// attack r23 (issue 40/41 item 3): the wheel sensor restarts from 0 mid ride (a battery
+    /// change: its counters and its event time start again, after a few seconds without a
+    /// reading). `info`'s moving time and FIT's timer (both FIT readers) are one; so are the
+    /// distance and the top speed, and CSV has a row a second.
+    func testAWheelSensorThatRestartsFromZeroGivesOneMovingTime() throws {
+        var ns: [SensorNotification] = []
+        let restartS = 600, silentS = 8
+        for s in 0..<1200 where s < restartS || s >= restartS + silentS {
+            let k = s < restartS ? s : s - restartS - silentS
+            ns.append(Self.wheel(UInt32((Double(k) * 3.5).rounded(.down)), ticks: UInt16(truncatingIfNeeded: k * 1024), at: Int64(s) * 1000))
+        }
+        try writeTrainer(ns)
+        let s = try TripCatalog.read(trip())
+        let w = try XCTUnwrap(WheelTrack.read(trip()))
+        XCTAssertEqual(s.stats.movingTimeMs, w.movingMs, "the time the wheel turned")
+        let fit = out + "/trainer.fit"
+        XCTAssertTrue(try convert(.fit, to: fit).converted)
+        let seen = try ExportSupport.check("fit", fit)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        let moving = (Double(s.stats.movingTimeMs) / 100).rounded() / 10
+        XCTAssertEqual(try XCTUnwrap(session["total_timer_time"] as? Double), moving, accuracy: 0.05, "FIT's timer is info's moving time")
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), s.stats.distanceM, accuracy: 0.06)
+        XCTAssertEqual(try XCTUnwrap(session["enhanced_max_speed"] as? Double), try XCTUnwrap(s.stats.maxSpeedMps), accuracy: 0.002)
+        XCTAssertLessThanOrEqual(s.stats.movingTimeMs, 1_199_000 - Int64(silentS) * 1000 + 5000, "the sensor's silence is no riding")
+        XCTAssertEqual(seen["record"] as? Int, s.wheelSamples)
     }
 }

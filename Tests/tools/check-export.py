@@ -116,18 +116,23 @@ def check_fit(path):
 
     records = messages.get("record_mesgs", [])
     # A trainer's file (issue 40): cycling, indoor_cycling, and then no record has a position;
-    # every other file has one in every record after a leading run without one at most (a
-    # trainer ride that went outdoors: its indoor part before the first fix). Once a record has a
-    # position, every later one has.
+    # every other file has one in every record between a leading run without one at most (a
+    # trainer ride that went outdoors: its indoor part before the first fix) and a trailing run
+    # without one at most (back on the trainer after the last fix, the trip still open).
     sessions = messages.get("session_mesgs", [])
     indoor = bool(sessions) and sessions[0].get("sub_sport") == "indoor_cycling"
-    lead = 0
+    def unplaced(r):
+        return r.get("position_lat") is None and r.get("position_long") is None
+    lead, tail = 0, len(records)
     if not indoor:
-        while lead < len(records) and records[lead].get("position_lat") is None and records[lead].get("position_long") is None:
+        while lead < len(records) and unplaced(records[lead]):
             lead += 1
         if lead == len(records) and records:
             raise Rejected("no record of an outdoor file has a position")
+        while tail > lead and unplaced(records[tail - 1]):
+            tail -= 1
     out["records_without_position"] = lead if not indoor else len(records)
+    out["records_without_position_after"] = len(records) - tail if not indoor else 0
     last_t, last_d = None, None
     for i, r in enumerate(records):
         t = r.get("timestamp")
@@ -143,7 +148,7 @@ def check_fit(path):
         for k in ("position_lat", "position_long"):
             if indoor and r.get(k) is not None:
                 raise Rejected("record %d of an indoor file has %s" % (i, k))
-            if not indoor and i >= lead and not isinstance(r.get(k), int):
+            if not indoor and lead <= i < tail and not isinstance(r.get(k), int):
                 raise Rejected("record %d has no %s" % (i, k))
         last_t, last_d = t, d
     out["records_with_altitude"] = sum(1 for r in records if r.get("enhanced_altitude") is not None)
@@ -158,7 +163,7 @@ def check_fit(path):
         out["first_record"] = {k: v for k, v in records[0].items() if isinstance(v, (int, float, str))}
         out["last_record"] = {k: v for k, v in records[-1].items() if isinstance(v, (int, float, str))}
         if not indoor:
-            out["max_record_lat_semicircles"] = max(abs(r["position_lat"]) for r in records[lead:])
+            out["max_record_lat_semicircles"] = max(abs(r["position_lat"]) for r in records[lead:tail])
     ev = [(e.get("event"), e.get("event_type"), e.get("timestamp")) for e in messages.get("event_mesgs", [])]
     # Every event as the SDK reads it (the rider's lap presses: event lap, marker; the rider's
     # stop: timer stop_all with timer_trigger manual), FIT seconds.

@@ -338,24 +338,38 @@ public struct TripStats: Sendable {
 
     /// The wheel's ride before the first point (a trainer's trip that went outdoors: its indoor
     /// part, issue 40): its metres and moving time, and the trip starts at `fromMs`.
-    public mutating func addWheelLead(metres: Double, movingMs: Int64, fromMs: Int64) {
+    public mutating func addWheelLead(metres: Double, movingMs: Int64, fromMs: Int64, topMps: Double? = nil) {
         guard metres.isFinite, metres > 0 else { return }
+        if let v = topMps, v.isFinite, v > 0 { wheelTopMps = max(wheelTopMps ?? 0, v) }
         distanceM += metres
         movingDistanceM += metres
         countedMovingMs += max(0, movingMs)
         if let a = firstTimeMs, fromMs < a { firstTimeMs = fromMs }
     }
 
+    /// The wheel's ride after the last point (back on the trainer after the ride outdoors, the
+    /// trip still open): its metres and moving time, and the trip ends at `toMs`.
+    public mutating func addWheelTrail(metres: Double, movingMs: Int64, toMs: Int64, topMps: Double? = nil) {
+        guard metres.isFinite, metres > 0 else { return }
+        if let v = topMps, v.isFinite, v > 0 { wheelTopMps = max(wheelTopMps ?? 0, v) }
+        distanceM += metres
+        movingDistanceM += metres
+        countedMovingMs += max(0, movingMs)
+        if let b = lastTimeMs, toMs > b { lastTimeMs = toMs }
+    }
+
     /// Distance the wheel measured where the points have none (issue 40): `extraM` more than the
     /// points' straight lines over a tunnel's gap, moving all of it; or, on a trip without
     /// points (a trainer), its whole distance, moving time and span.
+    /// `stillM`: of `extraM`, the metres of steps with no moving time (into a resume after a
+    /// pause, where the timer is stopped): distance, but not moving distance.
     public mutating func addWheel(
-        extraM: Double, movingMs: Int64 = 0, firstMs: Int64? = nil, lastMs: Int64? = nil, topMps: Double? = nil
+        extraM: Double, movingMs: Int64 = 0, firstMs: Int64? = nil, lastMs: Int64? = nil, topMps: Double? = nil, stillM: Double = 0
     ) {
         guard extraM.isFinite else { return }
         if let v = topMps, v.isFinite, v > 0 { wheelTopMps = max(wheelTopMps ?? 0, v) }
         distanceM += extraM
-        movingDistanceM += extraM
+        movingDistanceM += extraM - (stillM.isFinite ? min(max(stillM, 0), max(extraM, 0)) : 0)
         countedMovingMs += max(0, movingMs)
         if points == 0, let a = firstMs, let b = lastMs, b >= a {
             firstTimeMs = a

@@ -105,12 +105,32 @@ public struct TripSummary: Sendable {
     /// The first point's time, where the lead ends.
     public var wheelLeadToMs: Int64?
     public var wheelLeadSamples = 0
-    /// The wheel's ride after the last point (`WheelTrack.trail`): its metres, moving time, end
-    /// and samples. Neither in the figures nor in any export: `info` says it is left out.
+    public var wheelLeadTopMps: Double?
+    /// The wheel's ride after the last point (`WheelTrack.trail`: back on the trainer after the
+    /// ride outdoors, the trip still open): its metres, moving time, end and samples (FIT's and
+    /// CSV's records without a position after the last point). In the figures; GPX, GeoJSON and
+    /// KML end at the last point (`wheelTrailFromMs`). 0 without one.
     public var wheelTrailM = 0.0
     public var wheelTrailMovingMs: Int64 = 0
+    public var wheelTrailFromMs: Int64?
     public var wheelTrailToMs: Int64?
     public var wheelTrailSamples = 0
+    public var wheelTrailTopMps: Double?
+
+    /// Counts the wheel's ride after the last point (at `afterMs`) in the figures.
+    mutating func takeWheelTrail(_ trail: WheelTrack.Lead, afterMs: Int64) {
+        guard let to = trail.samples.last?.timeMs else { return }
+        (wheelTrailM, wheelTrailMovingMs, wheelTrailFromMs, wheelTrailToMs, wheelTrailSamples) =
+            (trail.metres, trail.movingMs, afterMs, to, trail.samples.count)
+        wheelTrailTopMps = trail.topMps
+        stats.addWheelTrail(metres: trail.metres, movingMs: trail.movingMs, toMs: to, topMps: wheelTrailTopMps)
+    }
+
+    /// Takes the wheel's ride after the last point out of the summary (not its figures).
+    mutating func dropWheelTrail() {
+        (wheelTrailM, wheelTrailMovingMs, wheelTrailFromMs, wheelTrailToMs, wheelTrailSamples) = (0, 0, nil, nil, 0)
+        wheelTrailTopMps = nil
+    }
     /// A trip without positions whose times lie outside the years a point may have
     /// (`PointBounds`: 2000-2100): a trainer ride on a board whose clock was never set (it boots
     /// in 1970) and that never had a fix. Its figures stand; no export can date it, so none is
@@ -128,7 +148,7 @@ public struct TripSummary: Sendable {
     }
     /// What a conversion writes of the trip: its points, or a trainer's wheel samples. A trip
     /// with neither is empty (skipped by `list`, nothing to convert).
-    public var records: Int { stats.points > 0 ? stats.points + wheelLeadSamples : (hasNoPositions ? wheelSamples : 0) }
+    public var records: Int { stats.points > 0 ? stats.points + wheelLeadSamples + wheelTrailSamples : (hasNoPositions ? wheelSamples : 0) }
 
     /// `recovered` when any file was damaged or torn, or the trip was resumed in a new file after
     /// a crash or an I/O fault (it spans several files); otherwise `closed` when the recorder
@@ -332,7 +352,8 @@ public enum TripCatalog {
         {
             if s.stats.points == 0 {
                 s.stats.addWheel(
-                    extraM: wheel.distanceM, movingMs: wheel.movingMs, firstMs: wheel.firstMs, lastMs: wheel.lastMs, topMps: wheel.topMps)
+                    extraM: wheel.distanceM, movingMs: wheel.movingMs - wheel.resumeStepsMs(), firstMs: wheel.firstMs, lastMs: wheel.lastMs,
+                    topMps: wheel.topMps, stillM: wheel.resumeStepsM())
                 s.wheelDistanceM = wheel.distanceM
                 s.wheelSamples = wheel.samples.count
                 s.wheelSegments = wheel.resumes.count + 1
@@ -346,15 +367,13 @@ public enum TripCatalog {
                     s.wheelLeadFromMs = lead.firstMs
                     s.wheelLeadToMs = first
                     s.wheelLeadSamples = lead.samples.count
-                    s.stats.addWheelLead(metres: lead.metres, movingMs: lead.movingMs, fromMs: lead.firstMs)
+                    s.wheelLeadTopMps = lead.topMps
+                    s.stats.addWheelLead(metres: lead.metres, movingMs: lead.movingMs, fromMs: lead.firstMs, topMps: lead.topMps)
                 }
                 // (attack-r23 case 1: back on the trainer after the last fix, 10 min and 4.8 km
                 // were gone from every output, and nothing said so.)
                 if let last = s.stats.lastTimeMs, let trail = wheel.trail(after: last) {
-                    s.wheelTrailM = trail.metres
-                    s.wheelTrailMovingMs = trail.movingMs
-                    s.wheelTrailToMs = trail.samples.last?.timeMs
-                    s.wheelTrailSamples = trail.samples.count
+                    s.takeWheelTrail(trail, afterMs: last)
                 }
             }
         }

@@ -49,6 +49,8 @@ public struct WheelTrack: Sendable {
         public var metres: Double
         public var movingMs: Int64
         public var firstMs: Int64 { samples.first?.timeMs ?? 0 }
+        /// The top speed of its records (as FIT's session has it from them: `WheelTrack.topMps`).
+        public var topMps: Double? { WheelTrack.fastest(samples) }
     }
 
     public func lead(before pointMs: Int64) -> Lead? {
@@ -60,21 +62,26 @@ public struct WheelTrack: Sendable {
         // At the point: between the readings around it, or the last one before.
         let atPoint = at(pointMs) ?? last.metres
         guard atPoint - first.metres > 0 else { return nil }
-        return Lead(samples: before, metres: atPoint - first.metres, movingMs: last.movingMs - first.movingMs)
+        return Lead(samples: before, metres: atPoint - first.metres, movingMs: last.movingMs - first.movingMs - resumeStepsMs(in: before))
     }
 
     /// The wheel's ride after the last point (a trainer's trip that came back in and rode on
-    /// indoors, the trip still open): the samples after `pointMs` when the wheel went on at
-    /// least a gap past it and turned. Not in the figures or any export yet: `info` says it.
-    public func trail(after pointMs: Int64) -> Lead? {
-        guard let last = samples.last, last.timeMs - pointMs >= Self.gapMs else { return nil }
+    /// indoors, the trip still open): the samples after `pointMs`, up to the rider's end press
+    /// (`endMs`) when there is one, when the wheel went on at least a gap past the point and
+    /// turned. FIT and CSV write them as records without a position (`TripConversion`).
+    /// `metres` counts from the point (the wheel between the readings around it).
+    public func trail(after pointMs: Int64, upToMs endMs: Int64? = nil) -> Lead? {
         var start = samples.count
         while start > 0, samples[start - 1].timeMs > pointMs { start -= 1 }
-        let after = samples[start...]
-        guard let first = after.first else { return nil }
+        var end = start
+        while end < samples.count, samples[end].timeMs <= endMs ?? .max { end += 1 }
+        let after = samples[start..<end]
+        guard let first = after.first, let last = after.last, last.timeMs - pointMs >= Self.gapMs else { return nil }
         let atPoint = at(pointMs) ?? first.metres
         guard last.metres - atPoint > 0 else { return nil }
-        return Lead(samples: after, metres: last.metres - atPoint, movingMs: last.movingMs - first.movingMs)
+        // The step into the first sample is the trail's: the records' steps add up to it.
+        let movingAtPoint = start > 0 ? samples[start - 1].movingMs : first.movingMs
+        return Lead(samples: after, metres: last.metres - atPoint, movingMs: last.movingMs - movingAtPoint - resumeStepsMs(in: after))
     }
 
     /// A trip without positions' figures over the records its exports write when the rider's
@@ -88,8 +95,8 @@ public struct WheelTrack: Sendable {
         kept.samples = Array(samples[..<n])
         var stats = activity.map { TripStats(profile: ActivityProfile.named($0)) } ?? TripStats()
         stats.addWheel(
-            extraM: last.metres - first.metres, movingMs: last.movingMs - first.movingMs, firstMs: first.timeMs, lastMs: last.timeMs,
-            topMps: kept.topMps)
+            extraM: last.metres - first.metres, movingMs: last.movingMs - first.movingMs - resumeStepsMs(upToMs: last.timeMs),
+            firstMs: first.timeMs, lastMs: last.timeMs, topMps: kept.topMps, stillM: resumeStepsM(upToMs: last.timeMs))
         return (stats, n)
     }
 
@@ -108,12 +115,37 @@ public struct WheelTrack: Sendable {
         return out
     }
 
-    /// The top speed of a trip without positions, as FIT's session has it from the records
-    /// written at the samples (`TripStats` over their speeds): `list` and `info` give the same.
-    public var topMps: Double? {
-        var stats = TripStats()
-        for s in samples { stats.add(Fix(timeMs: s.timeMs, lat: 0, lon: 0, mode: 1, speed: s.speed)) }
-        return stats.maxSpeedMps
+    /// The top speed of a trip without positions: the wheel's fastest reading, as FIT's session
+    /// has it from the records written at the samples (`FITWriter`: a trainer's records give
+    /// their speed as the wheel's top); `list` and `info` give the same. Never `TripStats`'
+    /// judgement of speeds against positions' steps: a trainer has no step, so its speeds went
+    /// unsupported, the top came out low (6 m/s of a wheel alternating 6 and 8) and moving time,
+    /// never less than the distance at the top speed, came out as the elapsed time (attack r23:
+    /// 0:19:59 with a sensor silent 8 s, against the wheel's 0:19:50).
+    public var topMps: Double? { Self.fastest(samples[...]) }
+
+    /// The moving time of the steps into the samples that end a pause (`resumes`) up to `endMs`:
+    /// a trip without positions starts a segment there, so FIT's timer is stopped over that step
+    /// (its lap starts at the sample) and no figure counts it as moving.
+    public func resumeStepsMs(upToMs endMs: Int64 = .max) -> Int64 {
+        resumes.reduce(0) { sum, i in samples[i].timeMs <= endMs ? sum + samples[i].movingMs - samples[i - 1].movingMs : sum }
+    }
+
+    /// The metres of the steps into the resumes up to `endMs` (`TripStats.addWheel`'s `stillM`).
+    public func resumeStepsM(upToMs endMs: Int64 = .max) -> Double {
+        resumes.reduce(0) { sum, i in samples[i].timeMs <= endMs ? sum + samples[i].metres - samples[i - 1].metres : sum }
+    }
+
+    /// The same over the resumes among `part`'s samples (a lead's or a trail's records).
+    func resumeStepsMs(in part: ArraySlice<Sample>) -> Int64 {
+        resumes.reduce(0) { sum, i in part.indices.contains(i) ? sum + samples[i].movingMs - samples[i - 1].movingMs : sum }
+    }
+
+    static func fastest(_ samples: ArraySlice<Sample>) -> Double? {
+        samples.reduce(nil as Double?) { top, s in
+            guard let v = s.speed, v.isFinite, v > 0 else { return top }
+            return max(top ?? 0, v)
+        }
     }
     public var firstMs: Int64? { samples.first?.timeMs }
     public var lastMs: Int64? { samples.last?.timeMs }

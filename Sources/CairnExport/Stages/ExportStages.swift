@@ -196,16 +196,25 @@ public struct ExportStages: Sendable {
         // holds records without a position writes it, and no zone or press cuts a position from it.
         // Only when the trip's first point is written: a zone that hid the start hides the lead.
         if let from = s.wheelLeadFromMs, kept.points > 0, kept.firstTimeMs == s.wheelLeadToMs, stages.leftOut == 0 {
-            kept.addWheelLead(metres: s.wheelLeadM, movingMs: s.wheelLeadMovingMs, fromMs: from)
+            kept.addWheelLead(metres: s.wheelLeadM, movingMs: s.wheelLeadMovingMs, fromMs: from, topMps: s.wheelLeadTopMps)
         } else {
             // Hidden: the summary (`info`'s figures) says nothing of it either (attack-r23 case 7:
             // "664 m (9.60 km of it on the wheel before the first fix, from 08:00:00Z)").
             (s.wheelLeadM, s.wheelLeadMovingMs, s.wheelLeadFromMs, s.wheelLeadToMs, s.wheelLeadSamples) = (0, 0, nil, nil, 0)
         }
-        // The wheel after the last point: with a zone or the end press, where the exports end
-        // is theirs to say (a zone may hide the end; the press cuts before it).
-        if window != nil || endPressMs != nil {
-            (s.wheelTrailM, s.wheelTrailMovingMs, s.wheelTrailToMs, s.wheelTrailSamples) = (0, 0, nil, 0)
+        // The wheel's ride after the last point (back on the trainer): FIT and CSV write it as
+        // records without a position, up to the end press, after the trip's own last point only,
+        // and, as the lead, with nothing left out by a zone (one may hide where the fixes end).
+        if let from = s.wheelTrailFromMs, kept.points > 0, kept.lastTimeMs == from, stages.afterEnd == 0, stages.leftOut == 0 {
+            if let end = endPressMs {
+                let trail = stages.wheel?.trail(after: from, upToMs: end)
+                s.dropWheelTrail()
+                if let trail { s.takeWheelTrail(trail, afterMs: from) }
+            }
+            kept.addWheelTrail(
+                metres: s.wheelTrailM, movingMs: s.wheelTrailMovingMs, toMs: s.wheelTrailToMs ?? from, topMps: s.wheelTrailTopMps)
+        } else {
+            s.dropWheelTrail()
         }
         s.stats = kept
         leftOut(stages.leftOut)

@@ -153,6 +153,16 @@ public final class FITWriter: TrackExporter {
     private var sessionSensors = SensorFigures()
     /// The fastest lap's top speed (pause and distance laps: the session's is never below it).
     private var topSpeedMps: Double?
+    /// The trip's figures as `info` gives them (`TripHeading.summary`): the session's top speed,
+    /// and what every lap's timer is cut from, so no lap's average is above it (issue 40/41).
+    private var plan: Plan?
+    /// The laps' fastest average (the session's top speed is never below it).
+    private var lapsAverageTop: Double?
+    struct Plan {
+        var topMps: Double
+        var timerMs: UInt32
+        var distanceCm: UInt32
+    }
 
     /// Cumulative figures in the file's units; each only ever grows, so no lap is negative.
     struct Totals {
@@ -225,6 +235,15 @@ public final class FITWriter: TrackExporter {
         lapSensors = SensorFigures()
         sessionSensors = SensorFigures()
         topSpeedMps = nil
+        lapsAverageTop = nil
+        plan = heading.summary.flatMap { s in
+            s.stats.maxSpeedMps.flatMap { v in
+                v.isFinite && v > 0
+                    ? Plan(
+                        topMps: v, timerMs: UInt32(clamping: Self.tenths(s.stats.movingTimeMs)),
+                        distanceCm: Self.scaled((s.stats.distanceM * 10).rounded() / 10, 100, max: 0xFFFF_FFFE)) : nil
+            }
+        }
         // Placeholder header: completed (data size, CRC) at the end.
         s.append([UInt8](repeating: 0, count: Self.headerSize))
         let created = fitTime(heading.summary?.stats.firstTimeMs ?? 0)
@@ -367,13 +386,26 @@ public final class FITWriter: TrackExporter {
             }
             if segmentPending { timerEvent(fix.timeMs, start: true) }
         }
+        let segmentStarted = segmentPending
         segmentPending = false
         bridgePending = false
-        stats.add(fix)
-        lapStats.add(fix)
+        // A record without a position (the wheel's: a trainer, or before the first fix or after
+        // the last): its moving time and distance are the wheel's (`wheelMovingMs`), and its
+        // speed counts only toward the top speed (`WheelTrack.topMps`), never as a step's moving
+        // time too (attack r23: FIT's timer 0:19:59 against info's 0:19:50).
+        var counted = fix
+        if extras.noPosition { counted.speed = nil }
+        stats.add(counted)
+        lapStats.add(counted)
         if let w = extras.wheelExtraM {
-            stats.addWheel(extraM: w, movingMs: extras.wheelMovingMs ?? 0)
-            lapStats.addWheel(extraM: w, movingMs: extras.wheelMovingMs ?? 0)
+            let top = extras.noPosition ? fix.speed : nil
+            // The step into a resume (no moving time: the timer was stopped) is no moving distance.
+            let still = extras.noPosition && segmentStarted && extras.wheelMovingMs == 0 ? w : 0
+            stats.addWheel(extraM: w, movingMs: extras.wheelMovingMs ?? 0, topMps: top, stillM: still)
+            lapStats.addWheel(extraM: w, movingMs: extras.wheelMovingMs ?? 0, topMps: top, stillM: still)
+        } else if extras.noPosition, let v = fix.speed {
+            stats.addWheel(extraM: 0, topMps: v)
+            lapStats.addWheel(extraM: 0, topMps: v)
         }
         lastMs = fix.timeMs
         lastPos = (lat, lon)
@@ -487,6 +519,17 @@ public final class FITWriter: TrackExporter {
         return t
     }
 
+    /// A lap's end on the timer when the trip's figures are known (`Plan`): at least its
+    /// distance at the trip's top speed after the last lap's (so its average is never above
+    /// it), never past the trip's timer, never longer than the lap's elapsed time. Tenths of a
+    /// second, as every timer in the file.
+    static func lapTimer(_ upTo: Totals, counted: Totals, plan p: Plan) -> UInt32 {
+        let metres = Double(upTo.distanceCm &- counted.distanceCm) / 100
+        let need = UInt32(clamping: Int64((metres / p.topMps * 10).rounded(.up)) * 100)
+        let t = min(max(upTo.timerMs, counted.timerMs &+ need), max(p.timerMs, upTo.timerMs))
+        return max(counted.timerMs, min(t, counted.timerMs &+ (upTo.elapsedMs - counted.elapsedMs)))
+    }
+
     static func metres16(_ v: Double?) -> UInt16? { v.flatMap { $0.isFinite ? UInt16($0.rounded().clamped(0, 65534)) : nil } }
 
     /// A speed beyond the field (a hostile trip's jump over a timer of a second) is no speed: a
@@ -507,6 +550,7 @@ public final class FITWriter: TrackExporter {
         upTo.timerMs = max(upTo.timerMs, min(now.timerMs, counted.timerMs + (upTo.elapsedMs - counted.elapsedMs)))
         upTo.ascentM = max(upTo.ascentM, now.ascentM)
         upTo.descentM = max(upTo.descentM, now.descentM)
+        if let p = plan { upTo.timerMs = Self.lapTimer(upTo, counted: counted, plan: p) }
         let distanceCm = upTo.distanceCm - counted.distanceCm
         let timer = upTo.timerMs - counted.timerMs
         let avgMps: Double? = timer > 0 ? Double(distanceCm) / 100 / (Double(timer) / 1000) : nil
@@ -514,8 +558,12 @@ public final class FITWriter: TrackExporter {
         // A lap's points alone cannot tell a position excursion from a speed: never above the
         // trip's top speed from positions (issue 39).
         let lapTop = lapStats.maxSpeedMps.map { v in heading.summary?.stats.positionTopMps.map { min(v, max($0, stats.maxSpeedMps ?? 0)) } ?? v }
-        let maxMps = lapTop.map { max($0, avgMps ?? 0) }
+        var maxMps = lapTop.map { max($0, avgMps ?? 0) } ?? avgMps
+        // Never above the trip's top speed (`info`'s), unless its average is: a lap that covered
+        // its distance faster than that over its whole elapsed time (a receiver's wander).
+        if let p = plan { maxMps = maxMps.map { min($0, max(p.topMps, avgMps ?? 0)) } }
         if let m = maxMps { topSpeedMps = max(topSpeedMps ?? 0, m) }
+        if let a = avgMps { lapsAverageTop = max(lapsAverageTop ?? 0, a) }
         let elapsed = upTo.elapsedMs - counted.elapsedMs
         let (sport, subSport) = heading.noPositions ? Self.indoorCycling : Self.sport(heading.activity)
         let lapMessage: FITMessage = heading.hasSensors ? .lapWithSensors : .lap
@@ -551,7 +599,9 @@ public final class FITWriter: TrackExporter {
         // average), as `list` and `--laps none` say. Pause and distance laps raise it to their
         // fastest lap's, as before the button (their files stay byte for byte the same).
         let lapsTop = (heading.laps ?? laps) == .marks ? nil : topSpeedMps
-        let maxMps = stats.maxSpeedMps.map { max($0, lapsTop ?? 0, avgMps ?? 0) } ?? lapsTop
+        // No lap's average is above it, whatever the laps (issue 40/41: a receiver's wander).
+        let maxMps = (stats.maxSpeedMps.map { max($0, lapsTop ?? 0, avgMps ?? 0) } ?? lapsTop).map { max($0, lapsAverageTop ?? 0) }
+
         let (sport, subSport) = heading.noPositions ? Self.indoorCycling : Self.sport(heading.activity)
 
         // session: one.
