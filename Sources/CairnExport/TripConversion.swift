@@ -361,9 +361,8 @@ public final class TripConversion {
         // without raw fixes (`--raw off`) counts on its points, as `info` does.
         let fit = source.isRaw ? nil : writer as? FITWriter
         let feedsClimb = fit != nil && heading.summary?.stats.offeredClimb.fromBarometer == true
-        var held: [TrackSource.Event] = []
+        var held = HeldQueue<TrackSource.Event>()
         held.reserveCapacity(feedsClimb ? 64 : 0)
-        var heldFrom = 0
         func pass(_ event: TrackSource.Event) {
             switch event {
             case .judged(let r): pipeline.push(.raw(r), emit: put)
@@ -374,31 +373,16 @@ public final class TripConversion {
         }
         /// Passes on the held events up to the first point later than `ms` (all of them: nil).
         func release(upTo ms: Int64?) {
-            while heldFrom < held.count {
-                if let ms, case .point(let f) = held[heldFrom], f.timeMs > ms { break }
-                let e = held[heldFrom]
-                heldFrom += 1
+            while let e = held.first {
+                if let ms, case .point(let f) = e, f.timeMs > ms { break }
+                held.popFirst()
                 pass(e)
-            }
-            if heldFrom == held.count {
-                held.removeAll(keepingCapacity: true)
-                heldFrom = 0
-            } else if heldFrom > 1024 {
-                held.removeFirst(heldFrom)
-                heldFrom = 0
             }
         }
         func hold(_ event: TrackSource.Event) {
             held.append(event)
-            if held.count - heldFrom > Self.heldLimit {
-                // Raw fixes missing for that long (a damaged log): on without them.
-                heldFrom += 1
-                pass(held[heldFrom - 1])
-                if heldFrom > 1024 {
-                    held.removeFirst(heldFrom)
-                    heldFrom = 0
-                }
-            }
+            // Raw fixes missing for that long (a damaged log): on without them.
+            if held.count > Self.heldLimit, let e = held.popFirst() { pass(e) }
         }
         do {
             let s = try source.read(t, thinned: thinned || feedsClimb, warn: warn) { event in
@@ -409,7 +393,7 @@ public final class TripConversion {
                         if r.countsForClimb, window?.keeps(r.fix) ?? true, r.fix.timeMs <= exportStages.endPressMs ?? .max {
                             if tripBegun { fit.offeredHeight(r.fix) } else if earlyOffered.count < Self.heldLimit { earlyOffered.append(r.fix) }
                         }
-                        if heldFrom == held.count { pass(event) } else { hold(event) }
+                        if held.isEmpty { pass(event) } else { hold(event) }
                     } else {
                         hold(event)
                     }

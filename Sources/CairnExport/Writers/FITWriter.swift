@@ -218,8 +218,7 @@ public final class FITWriter: TrackExporter {
         self.heading = heading
         crc = 0
         stats = TripStats()
-        offered.removeAll(keepingCapacity: true)
-        offeredFrom = 0
+        offered.removeAll()
         // The session's top speed from positions is the trip's (judged on every offered fix).
         if let known = heading.summary?.stats { stats.takePositionTop(from: known) }
         recordLocal = [:]
@@ -316,25 +315,17 @@ public final class FITWriter: TrackExporter {
             stats.addOfferedHeight(fix)
         } else {
             offered.append(fix)
-            if offered.count - offeredFrom > Self.offeredLimit { takeOffered(before: .max, upTo: offeredFrom + 1) }
+            if offered.count > Self.offeredLimit, let f = offered.popFirst() { stats.addOfferedHeight(f) }
         }
     }
-    private var offered: [Fix] = []
-    private var offeredFrom = 0
+    private var offered = HeldQueue<Fix>()
     static let offeredLimit = 8192
 
-    /// Counts the waiting offered heights earlier than `ms` (at most up to index `upTo`).
-    private func takeOffered(before ms: Int64, upTo: Int = .max) {
-        while offeredFrom < min(offered.count, upTo), offered[offeredFrom].timeMs < ms {
-            stats.addOfferedHeight(offered[offeredFrom])
-            offeredFrom += 1
-        }
-        if offeredFrom == offered.count {
-            offered.removeAll(keepingCapacity: true)
-            offeredFrom = 0
-        } else if offeredFrom > 1024 {
-            offered.removeFirst(offeredFrom)
-            offeredFrom = 0
+    /// Counts the waiting offered heights earlier than `ms`.
+    private func takeOffered(before ms: Int64) {
+        while let f = offered.first, f.timeMs < ms {
+            stats.addOfferedHeight(f)
+            offered.popFirst()
         }
     }
 
