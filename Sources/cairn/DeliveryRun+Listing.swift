@@ -42,6 +42,8 @@ extension DeliveryRun {
             m.add(key.bytes)
             w.exact.insert(TripShipment.keyPath(md5: m.hex()))
         }
+        // The rows of the board's copy of the page (`restoreKeptRows`).
+        for name in keptPageNames(onBoard: Set(trips.map { pageKey($0.0) })) { w.exact.insert(name) }
         for (t, s) in trips {
             let salted = salted(t, receipts)
             for f in t.files { w.exact.insert(TripShipment.logPath(f, salted: salted)) }
