@@ -30,6 +30,10 @@ public enum RetentionPlan {
         /// after its files, before the page; the page failed): its entry and picture are made
         /// from its log, by the next delivery.
         case pageOwed
+        /// Delivered whole, but the remote's page (its `index.tsv`, read in this run) has no
+        /// row of it: deleted or edited there. The row is made from its log, by the next
+        /// delivery; with the log gone it could never be (attack-r24 c05).
+        case pageRowMissing
 
         /// Why the trip is kept, for the message.
         public var keptBecause: String {
@@ -51,6 +55,9 @@ public enum RetentionPlan {
             case .pageOwed:
                 return "was delivered, but the remote's page does not show it yet (the remote was full, or the page failed);"
                     + " the next 'cairn deliver' puts it there, from its log"
+            case .pageRowMissing:
+                return "was delivered, but the remote's page (its index.tsv, read in this run) has no row of it (deleted or edited there,"
+                    + " or not read); the next 'cairn deliver' puts the row back, from its log"
             case .exportCopyNotFound:
                 return "was exported, but its log copies were not found whole where they went in this run (the stick not mounted,"
                     + " emptied, or the copies changed); nothing is deleted on the strength of a copy not found whole"
@@ -64,8 +71,23 @@ public enum RetentionPlan {
     /// export's, when that decides), unless the page is owed (`pageOwed`: the last delivery left
     /// the remote's page without the trips it receipted, the page on): a trip is delivered whole
     /// only with its page entry and picture there, which are made from its log.
-    public static func delivered(_ copies: ExportVerdict, pageOwed: Bool) -> ExportVerdict {
-        copies == .exported && pageOwed ? .pageOwed : copies
+    /// `pageRowMissing`: the remote's page, read in this run, has no row of it (or could not be
+    /// read).
+    public static func delivered(_ copies: ExportVerdict, pageOwed: Bool, pageRowMissing: Bool = false) -> ExportVerdict {
+        guard copies == .exported else { return copies }
+        return pageOwed ? .pageOwed : pageRowMissing ? .pageRowMissing : .exported
+    }
+
+    /// Whether the remote's page lacks the row of a trip whose delivery there sent `expected`
+    /// (its conversions' paths under the board folder): no row there names one of them.
+    /// `rowFiles`: the files each row of the page's index names, nil when it could not be read
+    /// in this run (then the row is not found either). A trip that sent nothing has no row to
+    /// look for.
+    public static func pageLacksRow(expected: [String], rowFiles: [[String]]?) -> Bool {
+        guard !expected.isEmpty else { return false }
+        guard let rowFiles else { return true }
+        let want = Set(expected)
+        return !rowFiles.contains { !want.isDisjoint(with: $0) }
     }
 
     public struct Trip: Equatable, Sendable {

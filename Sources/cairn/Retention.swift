@@ -158,9 +158,27 @@ struct Retention {
                         pictureGone = true
                     }
                 }
+                // The page's row, by the remote's index read in this run: a trip pruned without it
+                // could never be shown there again (its row is made from its log).
+                var rowMissing = false
+                for d in delivered.exportedDestinations(t) where found.verdict == .exported && !delivered.hidesAll(t, destination: d) {
+                    guard let folder = ExportState.folder(ofDestination: d), folder == lastDelivery?.pageFolder else { continue }
+                    let expected = delivered.sent(t, destination: d).map(\.path)
+                    if expected.isEmpty { continue }
+                    let rows = copies.pageRows(in: folder, say: say)
+                    if RetentionPlan.pageLacksRow(expected: expected, rowFiles: rows) {
+                        if rows != nil {
+                            let f = terminalSafe(folder)
+                            say("retention: trip \(t.id): the page's index in \(f) has no row of it: kept until a delivery puts it back")
+                        }
+                        rowMissing = true
+                    }
+                }
                 let owed = pageOwed || pictureGone
-                if found.verdict == .copyNotWhole || exported != .exported { return RetentionPlan.delivered(found.verdict, pageOwed: owed) }
-                return RetentionPlan.delivered(exported, pageOwed: owed)
+                if found.verdict == .copyNotWhole || exported != .exported {
+                    return RetentionPlan.delivered(found.verdict, pageOwed: owed, pageRowMissing: rowMissing)
+                }
+                return RetentionPlan.delivered(exported, pageOwed: owed, pageRowMissing: rowMissing)
             }
             if exported == .exported { return exported }
             return sent == .neverExported ? exported : sent
