@@ -34,6 +34,10 @@ public enum RetentionPlan {
         /// row of it: deleted or edited there. The row is made from its log, by the next
         /// delivery; with the log gone it could never be (attack-r24 c05).
         case pageRowMissing
+        /// Delivered with its raw logs and privacy zones, but the board's key (which the logs
+        /// there are cut with again) was not found whole beside them in this run: renamed or
+        /// deleted there (attack-r24 c03b/c19). The next delivery sends it again.
+        case keyNotFound
 
         /// Why the trip is kept, for the message.
         public var keptBecause: String {
@@ -58,6 +62,9 @@ public enum RetentionPlan {
             case .pageRowMissing:
                 return "was delivered, but the remote's page (its index.tsv, read in this run) has no row of it (deleted or edited there,"
                     + " or not read); the next 'cairn deliver' puts the row back, from its log"
+            case .keyNotFound:
+                return "was delivered with its logs and privacy zones, but the board's privacy key (logs/privacy-key) was not found whole"
+                    + " beside them on the remote in this run (renamed or deleted there); the next 'cairn deliver' sends it again"
             case .exportCopyNotFound:
                 return "was exported, but its log copies were not found whole where they went in this run (the stick not mounted,"
                     + " emptied, or the copies changed); nothing is deleted on the strength of a copy not found whole"
@@ -73,9 +80,31 @@ public enum RetentionPlan {
     /// only with its page entry and picture there, which are made from its log.
     /// `pageRowMissing`: the remote's page, read in this run, has no row of it (or could not be
     /// read).
-    public static func delivered(_ copies: ExportVerdict, pageOwed: Bool, pageRowMissing: Bool = false) -> ExportVerdict {
+    /// `keyNotFound`: its logs went with privacy zones and the board's key was not found whole
+    /// beside them in this run.
+    public static func delivered(_ copies: ExportVerdict, pageOwed: Bool, pageRowMissing: Bool = false, keyNotFound: Bool = false) -> ExportVerdict {
         guard copies == .exported else { return copies }
+        if keyNotFound { return .keyNotFound }
         return pageOwed ? .pageOwed : pageRowMissing ? .pageRowMissing : .exported
+    }
+
+    /// Where the board's key went up whole to the board folder `folder`, from the delivery
+    /// status's `key_sent` ("MD5 FOLDER" for `logs/privacy-key`, "MD5 FOLDER/logs/privacy-key-…"
+    /// under its own name): its MD5 and its path under the folder; nil when it never went up
+    /// whole there (or the value does not read).
+    public static func keySent(_ value: String, folder: String) -> (md5: String, relative: String)? {
+        guard let space = value.firstIndex(of: " ") else { return nil }
+        let md5 = String(value[..<space]), at = String(value[value.index(after: space)...])
+        guard md5.utf8.count == 32, md5.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        if at == folder { return (md5, "logs/privacy-key") }
+        guard at.hasPrefix(folder) else { return nil }
+        var rest = at.dropFirst(folder.count)
+        if !(folder.hasSuffix("/") || folder.hasSuffix(":")) {
+            guard rest.first == "/" else { return nil }
+            rest = rest.dropFirst()
+        }
+        guard rest.hasPrefix("logs/privacy-key-"), !rest.dropFirst(5).contains("/") else { return nil }
+        return (md5, String(rest))
     }
 
     /// Whether the remote's page lacks the row of a trip whose delivery there sent `expected`

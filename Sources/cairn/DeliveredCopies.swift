@@ -196,6 +196,18 @@ final class DeliveredCopies {
         return true
     }
 
+    /// Whether the board's key is at `relative` under the board folder `folder` in this run at
+    /// `md5` (listed with it, or read back so where the backend lists no hash); nil when the
+    /// folder could not be listed.
+    func keyThere(_ relative: String, md5: String, in folder: String, say: (String) -> Void) -> Bool? {
+        let (dir, name) = RcloneDaemon.split(DeliverCommand.join(folder, relative))
+        guard let listed = listing(dir, say: say, only: [name]) else { return nil }
+        guard let there = listed[name] else { return false }
+        if let now = there.md5 { return now == md5 }
+        if case .whole = readBack([RemoteCopies.FileCheck(name: name, size: there.size, md5: md5)], in: dir) { return true }
+        return false
+    }
+
     /// The files each row of the page's index at the board folder `folder` names (its
     /// `index.tsv` read back once per run, in bounded memory): [] when there is no index; nil
     /// when it could not be read (said). A trip is whole there only with its row (attack-r24 c05).

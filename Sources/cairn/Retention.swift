@@ -174,11 +174,28 @@ struct Retention {
                         rowMissing = true
                     }
                 }
+                // Its raw logs went with privacy zones: cut again only with the board's key, which
+                // must be found whole beside them in this run (renamed or deleted there, it goes again).
+                var keyMissing = false
+                let withKey = delivered.exportedDestinations(t).filter { d in d.contains(" zones-") && delivered.sentLogs(t, destination: d) }
+                for d in withKey where found.verdict == .exported {
+                    guard let folder = ExportState.folder(ofDestination: d) else { continue }
+                    guard let key = RetentionPlan.keySent(lastDelivery?.keySent ?? "", folder: folder) else {
+                        say("retention: trip \(t.id): the board's privacy key never went up whole to \(terminalSafe(folder)) beside its logs: kept")
+                        keyMissing = true
+                        continue
+                    }
+                    if copies.keyThere(key.relative, md5: key.md5, in: folder, say: say) != true {
+                        let at = terminalSafe(DeliverCommand.join(folder, key.relative))
+                        say("retention: trip \(t.id): \(at), the key its logs there are cut with, is not there whole: kept until a delivery sends it")
+                        keyMissing = true
+                    }
+                }
                 let owed = pageOwed || pictureGone
                 if found.verdict == .copyNotWhole || exported != .exported {
-                    return RetentionPlan.delivered(found.verdict, pageOwed: owed, pageRowMissing: rowMissing)
+                    return RetentionPlan.delivered(found.verdict, pageOwed: owed, pageRowMissing: rowMissing, keyNotFound: keyMissing)
                 }
-                return RetentionPlan.delivered(exported, pageOwed: owed, pageRowMissing: rowMissing)
+                return RetentionPlan.delivered(exported, pageOwed: owed, pageRowMissing: rowMissing, keyNotFound: keyMissing)
             }
             if exported == .exported { return exported }
             return sent == .neverExported ? exported : sent

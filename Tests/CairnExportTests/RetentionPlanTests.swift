@@ -176,6 +176,41 @@ final class RetentionPlanTests: XCTestCase {
         XCTAssertTrue(V.pageRowMissing.keptBecause.contains("has no row of it"))
     }
 
+    /// A trip delivered with its raw logs and privacy zones is whole there only with the board's
+    /// key beside them, found whole in the same run (attack-r24 c03b/c19: the key renamed or
+    /// deleted there by hand).
+    func testDeliveredWithZonesWaitsForItsKey() {
+        let rows: [(copies: V, pageOwed: Bool, keyNotFound: Bool, want: V)] = [
+            (.exported, false, false, .exported),
+            (.exported, false, true, .keyNotFound),
+            (.exported, true, true, .keyNotFound),
+            (.copyNotWhole, false, true, .copyNotWhole),
+            (.copyUnchecked, false, true, .copyUnchecked)
+        ]
+        for r in rows {
+            XCTAssertEqual(RetentionPlan.delivered(r.copies, pageOwed: r.pageOwed, keyNotFound: r.keyNotFound), r.want, "\(r)")
+        }
+        let md5 = "0123456789abcdef0123456789abcdef"
+        let own = "logs/privacy-key-0123456789abcdef"
+        let sent: [(value: String, folder: String, want: String?)] = [
+            ("\(md5) nas:rides/bike", "nas:rides/bike", "logs/privacy-key"),
+            ("\(md5) nas:rides/bike/\(own)", "nas:rides/bike", own),
+            ("\(md5) nas:\(own)", "nas:", own),
+            ("\(md5) nas:rides/bike", "nas:rides/car", nil),
+            ("\(md5) nas:rides/bikes", "nas:rides/bike", nil),
+            ("\(md5) nas:rides/bike/logs/00000001.cairn", "nas:rides/bike", nil),
+            ("\(md5) nas:rides/bike/logs/privacy-key-x/../y", "nas:rides/bike", nil),
+            ("XYZ nas:rides/bike", "nas:rides/bike", nil),
+            ("", "nas:rides/bike", nil)
+        ]
+        for r in sent {
+            let got = RetentionPlan.keySent(r.value, folder: r.folder)
+            XCTAssertEqual(got?.relative, r.want, r.value)
+            if r.want != nil { XCTAssertEqual(got?.md5, md5, r.value) }
+        }
+        XCTAssertTrue(V.keyNotFound.keptBecause.contains("privacy key"))
+    }
+
     func testVerdictIsAskedOnlyForTripsOverALimit() {
         let t = trips([jan1, jan1 + 35 * day, jan1 + 36 * day])
         var asked: [Int] = []
