@@ -177,7 +177,10 @@ struct Retention {
                 // Its raw logs went with privacy zones: cut again only with the board's key, which
                 // must be found whole beside them in this run (renamed or deleted there, it goes again).
                 var keyMissing = false
-                let withKey = delivered.exportedDestinations(t).filter { d in d.contains(" zones-") && delivered.sentLogs(t, destination: d) }
+                let withKey = delivered.exportedDestinations(t).filter { d in
+                    // Cut for privacy zones (its destination ends "zones-…"), its logs sent raw.
+                    d.split(separator: " ").last?.hasPrefix("zones-") == true && delivered.sentLogs(t, destination: d)
+                }
                 for d in withKey where found.verdict == .exported {
                     guard let folder = ExportState.folder(ofDestination: d) else { continue }
                     guard let key = RetentionPlan.keySent(lastDelivery?.keySent ?? "", folder: folder) else {
