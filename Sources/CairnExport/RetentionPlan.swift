@@ -30,6 +30,14 @@ public enum RetentionPlan {
         /// after its files, before the page; the page failed): its entry and picture are made
         /// from its log, by the next delivery.
         case pageOwed
+        /// Delivered whole, but the remote's page (its `index.tsv`, read in this run) has no
+        /// row of it: deleted or edited there. The row is made from its log, by the next
+        /// delivery; with the log gone it could never be (attack-r24 c05).
+        case pageRowMissing
+        /// Delivered with its raw logs and privacy zones, but the board's key (which the logs
+        /// there are cut with again) was not found whole beside them in this run: renamed or
+        /// deleted there (attack-r24 c03b/c19). The next delivery sends it again.
+        case keyNotFound
 
         /// Why the trip is kept, for the message.
         public var keptBecause: String {
@@ -51,6 +59,12 @@ public enum RetentionPlan {
             case .pageOwed:
                 return "was delivered, but the remote's page does not show it yet (the remote was full, or the page failed);"
                     + " the next 'cairn deliver' puts it there, from its log"
+            case .pageRowMissing:
+                return "was delivered, but the remote's page (its index.tsv, read in this run) has no row of it (deleted or edited there,"
+                    + " or not read); the next 'cairn deliver' puts the row back, from its log"
+            case .keyNotFound:
+                return "was delivered with its logs and privacy zones, but the board's privacy key (logs/privacy-key) was not found whole"
+                    + " beside them on the remote in this run (renamed or deleted there); the next 'cairn deliver' sends it again"
             case .exportCopyNotFound:
                 return "was exported, but its log copies were not found whole where they went in this run (the stick not mounted,"
                     + " emptied, or the copies changed); nothing is deleted on the strength of a copy not found whole"
@@ -64,8 +78,45 @@ public enum RetentionPlan {
     /// export's, when that decides), unless the page is owed (`pageOwed`: the last delivery left
     /// the remote's page without the trips it receipted, the page on): a trip is delivered whole
     /// only with its page entry and picture there, which are made from its log.
-    public static func delivered(_ copies: ExportVerdict, pageOwed: Bool) -> ExportVerdict {
-        copies == .exported && pageOwed ? .pageOwed : copies
+    /// `pageRowMissing`: the remote's page, read in this run, has no row of it (or could not be
+    /// read).
+    /// `keyNotFound`: its logs went with privacy zones and the board's key was not found whole
+    /// beside them in this run.
+    public static func delivered(_ copies: ExportVerdict, pageOwed: Bool, pageRowMissing: Bool = false, keyNotFound: Bool = false) -> ExportVerdict {
+        guard copies == .exported else { return copies }
+        if keyNotFound { return .keyNotFound }
+        return pageOwed ? .pageOwed : pageRowMissing ? .pageRowMissing : .exported
+    }
+
+    /// Where the board's key went up whole to the board folder `folder`, from the delivery
+    /// status's `key_sent` ("MD5 FOLDER" for `logs/privacy-key`, "MD5 FOLDER/logs/privacy-key-…"
+    /// under its own name): its MD5 and its path under the folder; nil when it never went up
+    /// whole there (or the value does not read).
+    public static func keySent(_ value: String, folder: String) -> (md5: String, relative: String)? {
+        guard let space = value.firstIndex(of: " ") else { return nil }
+        let md5 = String(value[..<space]), at = String(value[value.index(after: space)...])
+        guard md5.utf8.count == 32, md5.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        if at == folder { return (md5, "logs/privacy-key") }
+        guard at.hasPrefix(folder) else { return nil }
+        var rest = at.dropFirst(folder.count)
+        if !(folder.hasSuffix("/") || folder.hasSuffix(":")) {
+            guard rest.first == "/" else { return nil }
+            rest = rest.dropFirst()
+        }
+        guard rest.hasPrefix("logs/privacy-key-"), !rest.dropFirst(5).contains("/") else { return nil }
+        return (md5, String(rest))
+    }
+
+    /// Whether the remote's page lacks the row of a trip whose delivery there sent `expected`
+    /// (its conversions' paths under the board folder): no row there names one of them.
+    /// `rowFiles`: the files each row of the page's index names, nil when it could not be read
+    /// in this run (then the row is not found either). A trip that sent nothing has no row to
+    /// look for.
+    public static func pageLacksRow(expected: [String], rowFiles: [[String]]?) -> Bool {
+        guard !expected.isEmpty else { return false }
+        guard let rowFiles else { return true }
+        let want = Set(expected)
+        return !rowFiles.contains { !want.isDisjoint(with: $0) }
     }
 
     public struct Trip: Equatable, Sendable {

@@ -18,6 +18,8 @@ final class DeliveredCopies {
     private var listings: [String: [String: RemoteCopies.FileCheck]?] = [:]
     /// Each board folder's local folders when rclone keeps it on this machine ([]: elsewhere).
     private var localFolders: [String: RcloneLocalRoots.Answer] = [:]
+    /// Each board folder's page rows' files, read once per run (`pageRows`).
+    private var pageRowsRead: [String: [[String]]?] = [:]
     let directory: String
 
     /// The log files' names: all a listing keeps (a folder of any size is read in bounded memory).
@@ -192,6 +194,46 @@ final class DeliveredCopies {
         guard let there = listed[name] else { return false }
         if let was = md5, let now = there.md5, now != was { return false }
         return true
+    }
+
+    /// Whether the board's key is at `relative` under the board folder `folder` in this run at
+    /// `md5` (listed with it, or read back so where the backend lists no hash); nil when the
+    /// folder could not be listed.
+    func keyThere(_ relative: String, md5: String, in folder: String, say: (String) -> Void) -> Bool? {
+        let (dir, name) = RcloneDaemon.split(DeliverCommand.join(folder, relative))
+        guard let listed = listing(dir, say: say, only: [name]) else { return nil }
+        guard let there = listed[name] else { return false }
+        if let now = there.md5 { return now == md5 }
+        if case .whole = readBack([RemoteCopies.FileCheck(name: name, size: there.size, md5: md5)], in: dir) { return true }
+        return false
+    }
+
+    /// The files each row of the page's index at the board folder `folder` names (its
+    /// `index.tsv` read back once per run, in bounded memory): [] when there is no index; nil
+    /// when it could not be read (said). A trip is whole there only with its row (attack-r24 c05).
+    func pageRows(in folder: String, say: (String) -> Void) -> [[String]]? {
+        if let known = pageRowsRead[folder] { return known }
+        var bytes: [UInt8] = []
+        var rows: [[String]]?
+        let path = DeliverCommand.join(folder, TripIndex.fileName)
+        do throws(Rclone.Failure) {
+            try remote.read(path, limit: PageBuilder.maxIndexBytes + 1) { chunk in
+                if bytes.count <= PageBuilder.maxIndexBytes { bytes += chunk }
+            }
+            if bytes.count > PageBuilder.maxIndexBytes {
+                say("retention: \(terminalSafe(path)): over \(PageBuilder.maxIndexBytes >> 20) MiB, not a cairn trip index: its trips are kept")
+            } else {
+                rows = TripIndex(text: String(decoding: bytes, as: UTF8.self)).entries.map(\.files)
+            }
+        } catch {
+            if error.notFound {
+                rows = []
+            } else {
+                say("retention: \(terminalSafe(path)) could not be read (\(terminalSafe(error.description))): its delivered trips are kept")
+            }
+        }
+        pageRowsRead[folder] = rows
+        return rows
     }
 
     /// The folder's files (name -> size, MD5) among `only` (the logs' names when nil), listed

@@ -45,6 +45,11 @@ extension DeliveryRun {
             case .owed(let at):
                 k.target = at
                 k.owed = true
+                // It went up whole here before: renamed or deleted there since (attack-r24 c19).
+                if k.sentTo != nil {
+                    let path = DeliverCommand.join(base, at)
+                    printErr("cairn: \(path): this card's key is not there (renamed or deleted since it went up whole); sent again")
+                }
             case .damaged(let at):
                 k.target = at
                 k.owed = true

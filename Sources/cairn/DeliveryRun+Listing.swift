@@ -42,6 +42,10 @@ extension DeliveryRun {
             m.add(key.bytes)
             w.exact.insert(TripShipment.keyPath(md5: m.hex()))
         }
+        // What went up of trips pruned since, checked against their receipts' MD5s (`damagedGoneCopies`).
+        for p in goneCopies(receipts).keys { w.exact.insert(p) }
+        // The rows of the board's copy of the page (`restoreKeptRows`).
+        for name in keptPageNames(onBoard: Set(trips.map { pageKey($0.0) })) { w.exact.insert(name) }
         for (t, s) in trips {
             let salted = salted(t, receipts)
             for f in t.files { w.exact.insert(TripShipment.logPath(f, salted: salted)) }

@@ -323,6 +323,9 @@ extension DeliveryRun {
             throw Failure("\(error)")
         }
         builder.title = "cairn trips: \(board)"
+        // Rows of trips pruned on the board that the remote's index lost (deleted or edited by
+        // hand) come back from the board's copy of the page, where their files are there.
+        restoreKeptRows(builder, making: own.union(shown.map(\.entry.key)).union(hidden), listing: listing)
         var adding = shown
         var hiding = hidden
         for (t, whole, salted) in receipted {
@@ -373,6 +376,7 @@ extension DeliveryRun {
         }
         obsolete += withholdOtherCards(builder, own: own)
         do throws(ExportError) { try builder.write() } catch { throw Failure("\(error)") }
+        keepPage()
         return Array(Set(obsolete)).sorted()
     }
 }

@@ -9,7 +9,7 @@ import CairnDevice
 extension DeliveryRun {
     mutating func finish(
         previous: DeliveryStatus?, shippingId: String, leftover: Bool, othersCleared: Bool, found: Survey, batches: DeliveryBatches,
-        keySent: String, stop: Stop?, counts: DeliveryPlans.Counts
+        keySent: String, stop: Stop?, counts: DeliveryPlans.Counts, damagedGone: [String] = []
     ) -> Int32 {
         var status = DeliveryStatus()
         status.remote = remote
@@ -29,6 +29,8 @@ extension DeliveryRun {
         status.pageSent.merge(batches.pageSums) { $1 }
         if status.pageSent.isEmpty { status.pageFolder = "" }
         status.delivered = counts.delivered
+        // A run that did not list the remote keeps what the last one found.
+        status.damagedThere = stop == nil ? damagedGone : previous?.damagedThere ?? []
         status.waiting = counts.left
         status.atMs = SystemClock.wallClockMs()
         let o = DeliveryPlans.outcome(

@@ -97,6 +97,7 @@ struct DeliveryRun {
         let key = keyOwed(previous, found.listing, stop: stop)
         let pageChanged = pageChangedThere(previous, found.listing, stop: stop)
         let redraw = picturesToRedraw(found, stop: stop)
+        let damagedGone = damagedGoneCopies(found.receipts, found.listing, stop: stop)
         let pageRedo = pageChanged || !redraw.isEmpty
         // A file under the name of a folder deliver writes in would hold every file back, run
         // after run: said, and nothing sent until it is moved away.
@@ -125,6 +126,6 @@ struct DeliveryRun {
         counts.left = found.waiting.count - counts.delivered - batches.gone + found.unreadable
         return finish(
             previous: previous, shippingId: shippingId, leftover: leftover, othersCleared: othersCleared, found: found, batches: batches,
-            keySent: key.sent, stop: stop, counts: counts)
+            keySent: key.sent, stop: stop, counts: counts, damagedGone: damagedGone)
     }
 }

@@ -56,6 +56,10 @@ struct DeliveryStatus: Equatable {
     /// (`DeliveryPlans.pageChanged`), and the board's folder they are in.
     var pageSent: [String: String] = [:]
     var pageFolder = ""
+    /// Copies of trips no longer on the board found damaged on the remote by the last run's
+    /// listing (relative paths under the board folder; `DeliveryPlans.damagedGone`): they cannot
+    /// be sent again, and `cairn status` says so.
+    var damagedThere: [String] = []
 
     static func read(directory: String) -> DeliveryStatus? {
         guard let text = readSmallFile(POSIX.join(directory, fileName), limit: 65536) else { return nil }
@@ -89,6 +93,7 @@ struct DeliveryStatus: Equatable {
             case "read_back_from": s.readBackFrom = max(0, Int(value) ?? 0)
             case "key_sent": s.keySent = value
             case "page_folder": s.pageFolder = value
+            case "damaged_there": s.damagedThere = value.split(separator: " ").map(String.init)
             case "page_md5":
                 for item in value.split(separator: ",") {
                     let p = item.split(separator: ":")
@@ -118,13 +123,24 @@ struct DeliveryStatus: Equatable {
             text +=
                 "page_folder = \(pageFolder)\npage_md5 = \(pageSent.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","))\n"
         }
+        // Names cairn made (no spaces), one line; a few said, the count kept.
+        if !damagedThere.isEmpty { text += "damaged_there = \(damagedThere.prefix(Self.damagedKept).joined(separator: " "))\n" }
         // One line: a reason from rclone may hold several.
         text += "reason = \(reason.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).joined(separator: " "))\n"
         try writeFileAtomically(POSIX.join(directory, Self.fileName), Array(text.utf8))
     }
 
+    /// The most damaged copies the file names.
+    static let damagedKept = 20
+
     /// One line for `cairn status`.
     var summary: String {
+        guard let first = damagedThere.first else { return resultSummary }
+        let more = damagedThere.count > 1 ? " and \(damagedThere.count - 1) more" : ""
+        return resultSummary + "; \(first)\(more) damaged on the remote (their trips are no longer on the board: not sent again)"
+    }
+
+    private var resultSummary: String {
         let when = TextFormat.isoTime(ms: atMs)
         switch result {
         case .ok:

@@ -111,10 +111,25 @@ struct ExportRun {
             printErr("cairn: \(label): " + whole.undatableText + (copyLogs ? " (and is copied)" : " (--logs yes copies it)"))
             guard copyLogs else { return }
         }
+        // Another log at this trip's log names (a second card's export to the first's stick):
+        // nothing of the trip is written, the other card's files and row untouched.
+        let there = zip(t.files, now).map { f, c in
+            let target = POSIX.join(dest, TripShipment.logPath(c.name))
+            return (name: target, copy: Self.existingCopy(target, of: f.path, c.digest))
+        }
+        if let clash = ShippingPlan.refusesTrip(there) {
+            printErr(
+                "cairn: \(clash.name): exists and is another file (\(clash.why)); not replaced: export to another directory;"
+                    + " nothing of \(label) is written to \(dest) (another card's export there under the same numbers?)")
+            state.forget(t, destination: destination)
+            counts.problems += 1
+            counts.failedTrips += 1
+            return
+        }
         let verified = state.isExported(t, to: destination, now: now, logs: copyLogs)
         var tripProblem = false
         var wroteAny = false
-        if copyLogs { copyLogFiles(t, now, label: label, problem: &tripProblem, wroteAny: &wroteAny) }
+        if copyLogs { copyLogFiles(t, now, there: there.map(\.copy), label: label, problem: &tripProblem, wroteAny: &wroteAny) }
         // Conversions, one file per trip and format, cut once (`TripShipment`). The page
         // shows the trip too (its picture and figures): cut it even with --format none.
         let shipment: TripShipment
@@ -176,12 +191,14 @@ struct ExportRun {
     }
 
     /// The trip's log files, byte for byte, each read back before the trip counts as exported.
+    /// `there`: what the stick held at each one's name (`existingCopy`, read just before).
     private mutating func copyLogFiles(
-        _ t: TripRef, _ now: [ExportState.CopiedFile], label: String, problem tripProblem: inout Bool, wroteAny: inout Bool
+        _ t: TripRef, _ now: [ExportState.CopiedFile], there: [ShippingPlan.ExistingCopy], label: String, problem tripProblem: inout Bool,
+        wroteAny: inout Bool
     ) {
-        for (f, c) in zip(t.files, now) {
+        for ((f, c), existing) in zip(zip(t.files, now), there) {
             let target = POSIX.join(dest, TripShipment.logPath(c.name))
-            switch Self.existingCopy(target, of: f.path, c.digest) {
+            switch existing {
             case .same: continue
             case .other(let why):
                 printErr("cairn: \(target): exists and is another file (\(why)); not replaced: export to another directory")

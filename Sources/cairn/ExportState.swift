@@ -341,6 +341,11 @@ struct ExportState {
         entries.filter { Self.same($0, t) && Self.folder(ofDestination: $0.destination) == folder }.flatMap(\.sent)
     }
 
+    /// Whether the receipt of `t` at `destination` says its logs went there.
+    func sentLogs(_ t: TripRef, destination: String) -> Bool {
+        entries.contains { Self.same($0, t) && $0.destination == destination && $0.logs }
+    }
+
     /// Whether `t` went to `destination` wholly inside a privacy zone (no conversion).
     func hidesAll(_ t: TripRef, destination: String) -> Bool {
         entries.contains { Self.same($0, t) && $0.destination == destination && $0.hidden }

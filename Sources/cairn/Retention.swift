@@ -158,9 +158,47 @@ struct Retention {
                         pictureGone = true
                     }
                 }
+                // The page's row, by the remote's index read in this run: a trip pruned without it
+                // could never be shown there again (its row is made from its log).
+                var rowMissing = false
+                for d in delivered.exportedDestinations(t) where found.verdict == .exported && !delivered.hidesAll(t, destination: d) {
+                    guard let folder = ExportState.folder(ofDestination: d), folder == lastDelivery?.pageFolder else { continue }
+                    let expected = delivered.sent(t, destination: d).map(\.path)
+                    if expected.isEmpty { continue }
+                    let rows = copies.pageRows(in: folder, say: say)
+                    if RetentionPlan.pageLacksRow(expected: expected, rowFiles: rows) {
+                        if rows != nil {
+                            let f = terminalSafe(folder)
+                            say("retention: trip \(t.id): the page's index in \(f) has no row of it: kept until a delivery puts it back")
+                        }
+                        rowMissing = true
+                    }
+                }
+                // Its raw logs went with privacy zones: cut again only with the board's key, which
+                // must be found whole beside them in this run (renamed or deleted there, it goes again).
+                var keyMissing = false
+                let withKey = delivered.exportedDestinations(t).filter { d in
+                    // Cut for privacy zones (its destination ends "zones-…"), its logs sent raw.
+                    d.split(separator: " ").last?.hasPrefix("zones-") == true && delivered.sentLogs(t, destination: d)
+                }
+                for d in withKey where found.verdict == .exported {
+                    guard let folder = ExportState.folder(ofDestination: d) else { continue }
+                    guard let key = RetentionPlan.keySent(lastDelivery?.keySent ?? "", folder: folder) else {
+                        say("retention: trip \(t.id): the board's privacy key never went up whole to \(terminalSafe(folder)) beside its logs: kept")
+                        keyMissing = true
+                        continue
+                    }
+                    if copies.keyThere(key.relative, md5: key.md5, in: folder, say: say) != true {
+                        let at = terminalSafe(DeliverCommand.join(folder, key.relative))
+                        say("retention: trip \(t.id): \(at), the key its logs there are cut with, is not there whole: kept until a delivery sends it")
+                        keyMissing = true
+                    }
+                }
                 let owed = pageOwed || pictureGone
-                if found.verdict == .copyNotWhole || exported != .exported { return RetentionPlan.delivered(found.verdict, pageOwed: owed) }
-                return RetentionPlan.delivered(exported, pageOwed: owed)
+                if found.verdict == .copyNotWhole || exported != .exported {
+                    return RetentionPlan.delivered(found.verdict, pageOwed: owed, pageRowMissing: rowMissing, keyNotFound: keyMissing)
+                }
+                return RetentionPlan.delivered(exported, pageOwed: owed, pageRowMissing: rowMissing, keyNotFound: keyMissing)
             }
             if exported == .exported { return exported }
             return sent == .neverExported ? exported : sent

@@ -76,6 +76,17 @@ enum ShippingPlan {
     /// or when the entry there is not its current one; never an entry that links nothing.
     static func pageEntry(wroteAny: Bool, current: Bool, links: Int) -> Bool { (wroteAny || !current) && links > 0 }
 
+    /// Whether a trip goes to a stick at all, by what the stick holds at its logs' names
+    /// (`existing`, one per log file, looked at before anything of the trip is written): one
+    /// that is another log (another card's under the same number, attack-r24 c14c) refuses the
+    /// whole trip, its conversions and page row too (written without their logs they were a
+    /// half export, and a row under the same key took the other card's place); the first such
+    /// name and why is returned. Checked whether or not the logs are copied.
+    static func refusesTrip(_ existing: [(name: String, copy: ExistingCopy)]) -> (name: String, why: String)? {
+        for e in existing { if case .other(let why) = e.copy { return (e.name, why) } }
+        return nil
+    }
+
     /// What a stick holds at a log copy's name already.
     enum ExistingCopy: Equatable {
         case none

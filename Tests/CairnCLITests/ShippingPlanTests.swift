@@ -93,6 +93,25 @@ final class ShippingPlanTests: XCTestCase {
         for r in rows { XCTAssertEqual(ShippingPlan.pageEntry(wroteAny: r.wrote, current: r.current, links: r.links), r.add, "\(r)") }
     }
 
+    /// A second card's trip whose log name the stick holds for another log (attack-r24 c14c) is
+    /// refused whole: no conversion or page row without its log beside the other card's.
+    func testATripIsRefusedWholeWhereAnotherLogHoldsItsName() {
+        let rows: [(why: String, there: [ShippingPlan.ExistingCopy], refused: String?)] = [
+            // (the name and why, "NAME (WHY)")
+            ("nothing there", [.none], nil),
+            ("its own copy", [.same], nil),
+            ("its own earlier copy", [.earlierCopy], nil),
+            ("another log", [.other("another log")], "a (another log)"),
+            ("its second file is another's", [.same, .other("x")], "b (x)"),
+            ("no files", [], nil)
+        ]
+        for r in rows {
+            let named = zip(["a", "b"], r.there).map { (name: $0.0, copy: $0.1) }
+            let got = ShippingPlan.refusesTrip(r.there.count == 2 ? named : r.there.map { (name: "a", copy: $0) })
+            XCTAssertEqual(got.map { "\($0.name) (\($0.why))" }, r.refused, r.why)
+        }
+    }
+
     func testAStickCopyIsReplacedOnlyByTheLogItBegins() {
         let ours = FileDigest(size: 300, crc: 7)
         let earlier = FileDigest(size: 100, crc: 3)

@@ -141,6 +141,76 @@ final class RetentionPlanTests: XCTestCase {
         XCTAssertEqual(deleted(forced), [0])
     }
 
+    /// A delivered trip is whole for deletion only with its row on the remote's page, read in
+    /// the same run (attack-r24 c05: `index.tsv` deleted or without the row, prune deleted the
+    /// trip and the page could never show it again).
+    func testDeliveredTripWaitsForItsPageRow() {
+        let rows: [(copies: V, pageOwed: Bool, rowMissing: Bool, want: V)] = [
+            (.exported, false, false, .exported),
+            (.exported, false, true, .pageRowMissing),
+            (.exported, true, true, .pageOwed),
+            (.copyNotWhole, false, true, .copyNotWhole),
+            (.copyUnchecked, false, true, .copyUnchecked),
+            (.cutOwed, false, true, .cutOwed)
+        ]
+        for r in rows {
+            XCTAssertEqual(RetentionPlan.delivered(r.copies, pageOwed: r.pageOwed, pageRowMissing: r.rowMissing), r.want, "\(r)")
+        }
+        let gpx = "gpx/20250602-080000-trip1-00000010.gpx"
+        let pages: [(why: String, expected: [String], rowFiles: [[String]]?, lacks: Bool)] = [
+            ("its row there", [gpx], [["gpx/other.gpx"], [gpx, "logs/00000001-00000010.cairn"]], false),
+            ("a row naming one of its conversions", [gpx, "fit/a.fit"], [["fit/a.fit"]], false),
+            ("no row of it", [gpx], [["gpx/other.gpx"], []], true),
+            ("no index there", [gpx], [], true),
+            ("the index not read in this run", [gpx], nil, true),
+            ("nothing sent: no row to look for", [], [], false),
+            ("nothing sent, the index not read", [], nil, false)
+        ]
+        for p in pages {
+            XCTAssertEqual(RetentionPlan.pageLacksRow(expected: p.expected, rowFiles: p.rowFiles), p.lacks, p.why)
+        }
+        let t = trips([jan1, jan1 + 35 * day])
+        let kept = RetentionPlan.plan(trips: t, totalBytes: 200, nowMs: jan1 + 40 * day, limits: .init(keepDays: 30)) { _ in .pageRowMissing }
+        XCTAssertEqual(deleted(kept), [])
+        XCTAssertEqual(self.kept(kept), [0: .pageRowMissing])
+        XCTAssertTrue(V.pageRowMissing.keptBecause.contains("has no row of it"))
+    }
+
+    /// A trip delivered with its raw logs and privacy zones is whole there only with the board's
+    /// key beside them, found whole in the same run (attack-r24 c03b/c19: the key renamed or
+    /// deleted there by hand).
+    func testDeliveredWithZonesWaitsForItsKey() {
+        let rows: [(copies: V, pageOwed: Bool, keyNotFound: Bool, want: V)] = [
+            (.exported, false, false, .exported),
+            (.exported, false, true, .keyNotFound),
+            (.exported, true, true, .keyNotFound),
+            (.copyNotWhole, false, true, .copyNotWhole),
+            (.copyUnchecked, false, true, .copyUnchecked)
+        ]
+        for r in rows {
+            XCTAssertEqual(RetentionPlan.delivered(r.copies, pageOwed: r.pageOwed, keyNotFound: r.keyNotFound), r.want, "\(r)")
+        }
+        let md5 = "0123456789abcdef0123456789abcdef"
+        let own = "logs/privacy-key-0123456789abcdef"
+        let sent: [(value: String, folder: String, want: String?)] = [
+            ("\(md5) nas:rides/bike", "nas:rides/bike", "logs/privacy-key"),
+            ("\(md5) nas:rides/bike/\(own)", "nas:rides/bike", own),
+            ("\(md5) nas:\(own)", "nas:", own),
+            ("\(md5) nas:rides/bike", "nas:rides/car", nil),
+            ("\(md5) nas:rides/bikes", "nas:rides/bike", nil),
+            ("\(md5) nas:rides/bike/logs/00000001.cairn", "nas:rides/bike", nil),
+            ("\(md5) nas:rides/bike/logs/privacy-key-x/../y", "nas:rides/bike", nil),
+            ("XYZ nas:rides/bike", "nas:rides/bike", nil),
+            ("", "nas:rides/bike", nil)
+        ]
+        for r in sent {
+            let got = RetentionPlan.keySent(r.value, folder: r.folder)
+            XCTAssertEqual(got?.relative, r.want, r.value)
+            if r.want != nil { XCTAssertEqual(got?.md5, md5, r.value) }
+        }
+        XCTAssertTrue(V.keyNotFound.keptBecause.contains("privacy key"))
+    }
+
     func testVerdictIsAskedOnlyForTripsOverALimit() {
         let t = trips([jan1, jan1 + 35 * day, jan1 + 36 * day])
         var asked: [Int] = []

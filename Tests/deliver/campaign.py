@@ -13,7 +13,8 @@ and the clean run after it, the invariants (check()):
   - no file under a final name that is not whole (after a fault too);
   - a receipt line in LOGDIR/delivered only for trips whose files verify on the remote, and after
     a clean run one for every finished trip;
-  - nothing in LOGDIR changed but `delivered`, `delivery` and deliver's lock file (its staging
+  - nothing in LOGDIR changed but `delivered`, `delivery`, the page's kept copy
+    (`delivered-page-<16 hex>`, issue 38 c16) and deliver's lock file (its staging
     folder and the temporaries of its own two files only between a kill and the next run).
 Exit 1 when any check fails; every failure is printed as FAIL <scenario>: <what>, with the
 command. Needs root (the full remote is a small tmpfs). Never skips.
@@ -34,6 +35,11 @@ OWN = {"delivered", "delivery", ".cairn-deliver.lock"}
 STAGING = ".deliver"  # deliver's staging folder: may survive a kill -9, gone after a clean run
 # The temporaries of deliver's atomic writes of its own files: the same.
 OWN_TEMPS = {".delivered.part", ".delivery.part"}
+
+
+def own_file(n):
+    """Deliver's own files in LOGDIR: OWN, and the page's kept copy (one per board folder) and its temporary."""
+    return n in OWN or n.startswith("delivered-page-") or (n.startswith(".delivered-page-") and n.endswith(".part"))
 TEMP_PREFIX = ".cairn-tmp-"
 
 
@@ -126,7 +132,7 @@ class Campaign:
 
     def snapshot(self, logdir):
         return {n: sha(os.path.join(logdir, n)) for n in os.listdir(logdir)
-                if n not in OWN and n not in OWN_TEMPS and n != STAGING and os.path.isfile(os.path.join(logdir, n))}
+                if not own_file(n) and n not in OWN_TEMPS and n != STAGING and os.path.isfile(os.path.join(logdir, n))}
 
     def remote_tree(self, remote):
         """Every file under REMOTE/<board>, by relative path: sha256 (downloaded through rclone)."""
@@ -145,7 +151,7 @@ class Campaign:
         now = self.snapshot(logdir)
         if now != before:
             self.fail(scenario, "LOGDIR changed: %s" % sorted(set(now.items()) ^ set(before.items())))
-        extra = sorted(set(os.listdir(logdir)) - set(before) - OWN - OWN_TEMPS - {STAGING})
+        extra = sorted(n for n in set(os.listdir(logdir)) - set(before) - OWN_TEMPS - {STAGING} if not own_file(n))
         if extra:
             self.fail(scenario, "LOGDIR holds new files %s" % extra)
         for left in [STAGING] + sorted(OWN_TEMPS):

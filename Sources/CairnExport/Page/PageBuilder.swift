@@ -85,6 +85,9 @@ public final class PageBuilder {
         return POSIX.exists(POSIX.join(folder, p))
     }
 
+    /// Puts a row back as it was (kept by its caller; its files and picture are there already).
+    public func keep(_ e: TripIndex.Entry) { index.merge(e) }
+
     /// Takes a trip off the page (its picture stays until the caller removes it).
     public func remove(key: String) { index.remove(key: key) }
 

@@ -1,0 +1,33 @@
+import CairnExport
+import XCTest
+
+@testable import cairn
+
+/// Table tests of what a run says of the copies of trips pruned on the board
+/// (`DeliveryPlans.damagedGone`, attack-r24 c11).
+final class DamagedGoneCopiesTests: XCTestCase {
+    func testDamagedGone() {
+        let sent = ["gpx/a.gpx": "aa", "fit/a.fit": "bb", "logs/1.cairn": "cc", "pictures/a.svg": "dd"]
+        func l(_ p: String, _ md5: String?) -> (String, RemoteCopies.FileCheck) { (p, RemoteCopies.FileCheck(name: p, size: 10, md5: md5)) }
+        let rows: [(why: String, listed: [(String, RemoteCopies.FileCheck)], damaged: [String])] = [
+            ("all as they read back", [l("gpx/a.gpx", "aa"), l("fit/a.fit", "bb"), l("logs/1.cairn", "cc"), l("pictures/a.svg", "dd")], []),
+            ("a conversion at other bytes", [l("gpx/a.gpx", "aa"), l("fit/a.fit", "XX")], ["fit/a.fit"]),
+            ("a log and a picture at other bytes", [l("logs/1.cairn", "XX"), l("pictures/a.svg", "YY")], ["logs/1.cairn", "pictures/a.svg"]),
+            ("listed without a hash (WebDAV): not called damaged", [l("gpx/a.gpx", nil)], []),
+            ("not listed: not called damaged here", [], []),
+            ("another file at other bytes: not this trip's", [l("gpx/b.gpx", "XX")], [])
+        ]
+        for r in rows {
+            XCTAssertEqual(DeliveryPlans.damagedGone(sent, listed: Dictionary(uniqueKeysWithValues: r.listed)), r.damaged, r.why)
+        }
+    }
+
+    func testStatusKeepsAndSaysThem() {
+        var s = DeliveryStatus()
+        s.result = .ok
+        s.damagedThere = ["fit/a.fit", "gpx/b.gpx"]
+        XCTAssertTrue(s.summary.contains("fit/a.fit and 1 more damaged on the remote"), s.summary)
+        s.damagedThere = []
+        XCTAssertFalse(s.summary.contains("damaged"), s.summary)
+    }
+}

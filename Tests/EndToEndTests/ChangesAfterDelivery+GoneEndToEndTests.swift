@@ -1,0 +1,33 @@
+import Foundation
+import XCTest
+
+/// The remote's copies of trips pruned on the board (issue 38, attack r24 c11): one damaged there
+/// at its size cannot be sent again, but every run says so, and so does the status.
+extension ChangesAfterDeliveryEndToEndTests {
+    func testACopyOfAPrunedTripDamagedThereIsSaid() throws {
+        let dir = try logs(3)
+        let (conf, remote, path) = try remote()
+        let root = path + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx,fit"]).status, 0)
+        let p = try prune(dir)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        let fit = "fit/20250602-080000-trip1-00000010.fit"
+        var bytes = try data(root + "/" + fit)
+        bytes[bytes.count / 2] ^= 0x40
+        try bytes.write(to: URL(fileURLWithPath: root + "/" + fit))
+        for _ in 0..<2 {
+            let r = try deliver(dir, conf, remote, ["--format", "gpx,fit"])
+            XCTAssertTrue(r.stderr.contains(fit + ": damaged there") && r.stderr.contains("cannot be sent again"), r.stderr)
+            let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
+            XCTAssertTrue(status.contains("damaged_there = " + fit), status)
+            let s = try Harness.cairn("status", "--dir", dir)
+            XCTAssertTrue((s.stdout + s.stderr).contains(fit), s.stdout + s.stderr)
+        }
+        // Put back as it went: said no more.
+        bytes[bytes.count / 2] ^= 0x40
+        try bytes.write(to: URL(fileURLWithPath: root + "/" + fit))
+        let r = try deliver(dir, conf, remote, ["--format", "gpx,fit"])
+        XCTAssertFalse(r.stderr.contains("damaged there"), r.stderr)
+        XCTAssertFalse(try String(contentsOfFile: dir + "/delivery", encoding: .utf8).contains("damaged_there"))
+    }
+}
