@@ -67,7 +67,7 @@ final class StandTimerTests: XCTestCase {
     func testTheTimerStopsOverAStandInsideATrip() throws {
         // Stands of 90 s and 75 s (under the 2-min pause) and one of 20 s; then still at the end.
         let stands = [(200, 90), (500, 75), (800, 20), (1000, 30)]
-        try write(Self.ride(seconds: 1031, mps: 6, stands: stands))
+        try write(Self.ride(seconds: 1031, mps: 6, stands: stands, spikes: [100, 650], spikeMps: 19))
         let trip = try XCTUnwrap(TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) }).first)
         let st = try TripCatalog.read(trip).stats
         XCTAssertEqual(st.segments, 1, "no stand breaks the line")

@@ -427,7 +427,11 @@ public final class FITWriter: TrackExporter {
         lastPos = (lat, lon)
 
         let height = PointValues.height(fix).flatMap { $0.isFinite ? $0 : nil }
-        let speed = PointValues.finite(fix.speed).map { max($0, 0) }
+        // A measured speed above the trip's top speed (a doppler glitch the positions do not
+        // follow, which `info`'s top leaves out) is not written: no record is faster than the
+        // session, whose top is never below `info`'s. Readers take such a record's speed from
+        // its distance.
+        let speed = PointValues.finite(fix.speed).map { max($0, 0) }.flatMap { v in plan.map { v <= $0.topMps } ?? true ? v : nil }
         let vspeed = PointValues.climb(fix)
         let accuracy = Accuracy.horizontal68(fix).flatMap { $0.isFinite ? $0 : nil }
         let pressure = PointValues.finite(extras.pressurePa).flatMap { $0 >= 0 ? $0 : nil }
