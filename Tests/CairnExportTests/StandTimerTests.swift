@@ -42,11 +42,12 @@ final class StandTimerTests: XCTestCase {
         return fixes
     }
 
-    func write(_ fixes: [Fix]) throws {
+    func write(_ fixes: [Fix], endPressMs: Int64? = nil) throws {
         let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0071))
         try w.append(.tripStart(activity: "ride", software: "cairn tests"))
         try w.append(.segmentStart(.start, timeMs: fixes[0].timeMs))
         for i in stride(from: 0, to: fixes.count, by: 5) { try w.append(.points(Array(fixes[i..<min(fixes.count, i + 5)]))) }
+        if let t = endPressMs { try w.append(.riderMark(RiderMark(kind: .end, timeMs: t))) }
         _ = try w.sync()
         w.close()
     }
@@ -92,5 +93,25 @@ final class StandTimerTests: XCTestCase {
                 XCTAssertLessThanOrEqual(try XCTUnwrap(seen[k] as? Double), top + 0.0005, "\(laps): \(k) above the session's top")
             }
         }
+    }
+
+    /// A rider who stands at the end and then presses stop: the stand's stop, then the press's
+    /// (timer stop_all, manual) after a start that runs no time, so the timer never stops twice.
+    func testAStandBeforeTheRidersStopPressKeepsThePress() throws {
+        let fixes = Self.ride(seconds: 341, mps: 6, stands: [(300, 40)])
+        try write(fixes, endPressMs: fixes.last!.timeMs)
+        let trip = try XCTUnwrap(TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) }).first)
+        let st = try TripCatalog.read(trip).stats
+        let seen = try fit(laps: .none)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        let timer = try XCTUnwrap(session["total_timer_time"] as? Double)
+        XCTAssertEqual(timer, (Double(st.movingTimeMs) / 100).rounded() / 10, accuracy: 0.05)
+        XCTAssertEqual(try XCTUnwrap(seen["timer_running_s"] as? Double), timer, accuracy: 1)
+        XCTAssertEqual(try XCTUnwrap(seen["fitdecode_timer_running_s"] as? Double), timer, accuracy: 1)
+        let events = try XCTUnwrap(seen["events"] as? [[String: Any]]).filter { $0["event"] as? String == "timer" }
+        let fitStart = Double(Self.start / 1000 - 631_065_600)
+        XCTAssertEqual(events.map { (($0["timestamp"] as? Double) ?? -1) - fitStart }, [0, 300, 340, 340])
+        XCTAssertEqual(events.map { $0["event_type"] as? String ?? "" }, ["start", "stop_all", "start", "stop_all"])
+        XCTAssertEqual(events.last?["timer_trigger"] as? String, "manual")
     }
 }
