@@ -91,6 +91,21 @@ def xmllint(schema, path):
 
 # FIT --------------------------------------------------------------------------------------------
 
+def running_seconds(events):
+    """The seconds between each timer start and the stop after it ((event, event_type,
+    timestamp) in file order, FIT seconds)."""
+    total, since = 0, None
+    for e, kind, t in events:
+        if e != "timer":
+            continue
+        if kind == "start" and since is None:
+            since = t
+        elif kind in ("stop", "stop_all") and since is not None:
+            total += t - since
+            since = None
+    return total
+
+
 def check_fit(path):
     garmin = need("garmin_fit_sdk")
     fitdecode = need("fitdecode")
@@ -186,6 +201,10 @@ def check_fit(path):
             state = "stopped"
     if state != "stopped":
         raise Rejected("timer still running at the end")
+    # The seconds the timer ran (start to stop spans), what a reader's timer-based moving time is.
+    out["timer_running_s"] = running_seconds(ev)
+    speeds = [r.get("enhanced_speed") for r in records if r.get("enhanced_speed") is not None]
+    out["max_record_speed"] = max(speeds) if speeds else None
     for k in ("session", "lap"):
         if messages.get(k + "_mesgs"):
             s = messages[k + "_mesgs"][0]
@@ -219,11 +238,19 @@ def check_fit(path):
     # fitdecode: every CRC checked, errors raise; the message order as written.
     names = []
     sensor_values = {"heart_rate": [], "cadence": [], "power": []}
+    fd_events, fd_speeds = [], []
     with fitdecode.FitReader(path, check_crc=fitdecode.CrcCheck.RAISE,
                              error_handling=fitdecode.ErrorHandling.RAISE) as fr:
         for frame in fr:
             if isinstance(frame, fitdecode.FitDataMessage):
                 names.append(frame.name)
+                if frame.name == "event":
+                    t = frame.get_raw_value("timestamp", fallback=None)
+                    fd_events.append((frame.get_value("event", fallback=None), frame.get_value("event_type", fallback=None), t))
+                if frame.name == "record":
+                    v = frame.get_value("enhanced_speed", fallback=None)
+                    if v is not None:
+                        fd_speeds.append(v)
                 if frame.name == "record":
                     for k in sensor_values:
                         sensor_values[k].append(frame.get_value(k, fallback=None))
@@ -233,6 +260,8 @@ def check_fit(path):
     if not names or names[0] != "file_id":
         raise Rejected("fitdecode: the first message is %r, not file_id" % (names[:1],))
     out["fitdecode_messages"] = len(names)
+    out["fitdecode_timer_running_s"] = running_seconds(fd_events)
+    out["fitdecode_max_record_speed"] = max(fd_speeds) if fd_speeds else None
     out["fitdecode_records"] = names.count("record")
     # Summary messages after the last record, activity last.
     if names[-1] != "activity":

@@ -13,7 +13,9 @@ public struct TripStats: Sendable {
     public private(set) var pointsWithHeight = 0
     public private(set) var segments = 0
     public private(set) var distanceM = 0.0
-    private var countedMovingMs: Int64 = 0
+    /// The moving time the steps counted, before `movingTimeMs`'s bounds (FIT's timer stops
+    /// over a step that added none: a stand).
+    public private(set) var countedMovingMs: Int64 = 0
     /// The length of the steps that counted as moving.
     private var movingDistanceM = 0.0
     public private(set) var firstTimeMs: Int64?

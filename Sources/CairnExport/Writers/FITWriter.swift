@@ -77,9 +77,10 @@ public enum FITCRC {
 ///
 /// Message order (passes Garmin's FIT SDK, fitdecode and fit-tool): file_id, device_info (cairn;
 /// a second, the barometer, when the trip's climb is barometric), timer
-/// start, records (a timer stop and start between segments: pauses, gaps, reconnects; a lap
-/// after the records of each lap but the last, as devices write them), timer stop_all, the last
-/// lap, session, activity.
+/// start, records (a timer stop and start between segments: pauses, gaps, reconnects; and over
+/// a stand inside a segment, as a device's auto pause, so the timer runs for the moving time; a
+/// lap after the records of each lap but the last, as devices write them), timer stop_all, the
+/// last lap, session, activity.
 ///
 /// Laps (`PointExtras.lap`: a new number starts a lap) and the session are counted from the
 /// records written, as cumulative figures at each lap's end: a lap's distance, timer (moving)
@@ -130,6 +131,9 @@ public final class FITWriter: TrackExporter {
     private var nextRecordLocal: UInt8 = 3
     private var started = false
     private var segmentPending = false
+    /// Whether the file's timer runs: stopped between segments and over a stand inside one (a
+    /// step that added no moving time), so the running spans add up to the moving time.
+    private var timerRunning = false
     /// The pending segment's step is counted as distance (a gap, reconnect or resume: the last
     /// reason decides, as for `TripStats`).
     private var bridgePending = false
@@ -225,6 +229,7 @@ public final class FITWriter: TrackExporter {
         nextRecordLocal = 3
         started = false
         segmentPending = false
+        timerRunning = false
         bridgePending = false
         lap = nil
         lapCount = 0
@@ -279,7 +284,21 @@ public final class FITWriter: TrackExporter {
         bridgePending = TripStats.bridges(reason)
     }
 
+    /// A stand inside a segment, as a device's auto pause writes it: the timer stops at the
+    /// point a step with no moving time starts from and starts again where moving time goes on
+    /// (a step that counted part of its time: that part before its end). A step that counted
+    /// only part of its time while the timer ran leaves it running (position noise on a moving
+    /// step).
+    private func standEvents(movingMs m: Int64, toMs: Int64) {
+        if timerRunning, m <= 0 {
+            timerEvent(lastMs, start: false)
+        } else if !timerRunning, m > 0 {
+            timerEvent(max(lastMs, toMs - m), start: true)
+        }
+    }
+
     private func timerEvent(_ ms: Int64, start: Bool) {
+        timerRunning = start
         data(local: 2, .event)
         u32(fitTime(ms)); u8(0); u8(start ? 0 : 4); u8(0)
         emit()
@@ -296,6 +315,7 @@ public final class FITWriter: TrackExporter {
     /// `timer_trigger` manual (the event's `data`), as a device writes its stop button. The last
     /// event of the file, so local type 2 is redefined for it alone.
     private func riderStopEvent(_ ms: Int64) {
+        timerRunning = false
         define(local: 2, .eventWithData)
         data(local: 2, .eventWithData)
         u32(fitTime(ms)); u8(0); u8(4); u32(0); u8(0)
@@ -342,6 +362,7 @@ public final class FITWriter: TrackExporter {
         let lat = extras.noPosition ? 0x7FFF_FFFF : Self.semicircles(fix.lat)
         let lon = extras.noPosition ? 0x7FFF_FFFF : Self.semicircles(Self.wrapLon(fix.lon))
         if !offered.isEmpty { takeOffered(before: fix.timeMs) }
+        let isFirst = !started
         if !started {
             started = true
             firstMs = fix.timeMs
@@ -352,7 +373,7 @@ public final class FITWriter: TrackExporter {
             timerEvent(fix.timeMs, start: true)
         } else {
             let newLap = extras.lap != lap
-            if segmentPending {
+            if segmentPending, timerRunning {
                 // A pause, gap or reconnect: the timer stops at the last point and restarts here.
                 timerEvent(lastMs, start: false)
             }
@@ -386,6 +407,7 @@ public final class FITWriter: TrackExporter {
         // time too (attack r23: FIT's timer 0:19:59 against info's 0:19:50).
         var counted = fix
         if extras.noPosition { counted.speed = nil }
+        let movingBefore = stats.countedMovingMs
         stats.add(counted)
         lapStats.add(counted)
         if let w = extras.wheelExtraM {
@@ -398,11 +420,18 @@ public final class FITWriter: TrackExporter {
             stats.addWheel(extraM: 0, topMps: v)
             lapStats.addWheel(extraM: 0, topMps: v)
         }
+        if !isFirst, !segmentStarted {
+            standEvents(movingMs: stats.countedMovingMs - movingBefore, toMs: fix.timeMs)
+        }
         lastMs = fix.timeMs
         lastPos = (lat, lon)
 
         let height = PointValues.height(fix).flatMap { $0.isFinite ? $0 : nil }
-        let speed = PointValues.finite(fix.speed).map { max($0, 0) }
+        // A measured speed above the trip's top speed (a doppler glitch the positions do not
+        // follow, which `info`'s top leaves out) is not written: no record is faster than the
+        // session, whose top is never below `info`'s. Readers take such a record's speed from
+        // its distance.
+        let speed = PointValues.finite(fix.speed).map { max($0, 0) }.flatMap { v in plan.map { v <= $0.topMps } ?? true ? v : nil }
         let vspeed = PointValues.climb(fix)
         let accuracy = Accuracy.horizontal68(fix).flatMap { $0.isFinite ? $0 : nil }
         let pressure = PointValues.finite(extras.pressurePa).flatMap { $0 >= 0 ? $0 : nil }
@@ -466,9 +495,11 @@ public final class FITWriter: TrackExporter {
             takeOffered(before: .max)
             if heading.endedByRider {
                 // At the last point, where the figures end: the press comes at most a second
-                // or so after it.
+                // or so after it. Stopped over a last stand, the press still says so (a timer
+                // that runs no time before it).
+                if !timerRunning { timerEvent(lastMs, start: true) }
                 riderStopEvent(lastMs)
-            } else {
+            } else if timerRunning {
                 timerEvent(lastMs, start: false)
             }
             writeLap(endMs: lastMs, trigger: 7)  // session_end
