@@ -340,7 +340,10 @@ extension DeliveryRun {
                 if listed != nil { hiding.append(key) }
                 continue
             }
-            if listed?.files != p.entry.files || listed?.picture.map(redraw.contains) == true { adding.append(p) }
+            // Reconciled, a row whose figures are not those of the trip's log (edited or damaged
+            // there at its size: attack-r24 c07) is made again too.
+            let edited = reconcile && listed.map { !TripIndex.sameFigures($0, p.entry) } == true
+            if listed?.files != p.entry.files || listed?.picture.map(redraw.contains) == true || edited { adding.append(p) }
         }
         // New entries in the trips' order on the board, however the run's batches and the
         // receipts of a run cut before sorted them: a page the same as one run's.

@@ -41,4 +41,37 @@ extension ChangesAfterDeliveryEndToEndTests {
         XCTAssertEqual(rows.count, 2, "\(rows) " + r2.stderr)
         XCTAssertFalse(rows.contains { $0.contains("trip1-") }, "\(rows)")
     }
+
+    /// attack-r24 c07/c20: a row of `index.tsv` edited at the same size on the remote (a trip's
+    /// start, distance, moving time and points): the page was made again from the edited row,
+    /// and later runs kept it. A trip on the board gets its row from its log.
+    func testARowEditedAtItsSizeIsMadeAgainFromTheLog() throws {
+        let dir = try logs(3)
+        let (conf, remote, path) = try remote()
+        let root = path + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
+        let rowsBefore = try pageRows(root)
+        XCTAssertEqual(rowsBefore.count, 3, "\(rowsBefore)")
+        let indexPath = root + "/index.tsv"
+        let index = try String(contentsOfFile: indexPath, encoding: .utf8)
+        // Every field of trip 2's row but its key, name and files: a digit changed for another.
+        var edited = ""
+        for line in index.split(separator: "\n", omittingEmptySubsequences: false) {
+            var fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            if fields.count > 8 && fields[1] == "2" {
+                for c in [2, 5, 6, 8] { fields[c] = String(fields[c].map { $0 == "1" ? "2" : $0 == "2" ? "1" : $0 }) }
+            }
+            edited += fields.joined(separator: "\t") + "\n"
+        }
+        edited.removeLast()
+        XCTAssertNotEqual(edited, index)
+        XCTAssertEqual(edited.utf8.count, index.utf8.count)
+        try edited.write(toFile: indexPath, atomically: false, encoding: .utf8)
+        let r = try deliver(dir, conf, remote, ["--format", "gpx"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try pageRows(root), rowsBefore, r.stderr)
+        let r2 = try deliver(dir, conf, remote, ["--format", "gpx"])
+        XCTAssertEqual(r2.status, 0, r2.stderr)
+        XCTAssertEqual(try pageRows(root), rowsBefore, r2.stderr)
+    }
 }

@@ -206,7 +206,14 @@ final class HostileFileEndToEndTests: XCTestCase {
         XCTAssertEqual(Harness.count("00000002.cairn: exists and is another file", in: e.stderr), 1, e.stderr)
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: dest + "/logs").sorted(), ["00000001.cairn", "00000002.cairn", "00000003.cairn"])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dest + "/fit").count, 3, "conversions of every trip are written")
+        // Trip 2 is refused whole (issue 38, c14c): no conversions or page row beside a log copy
+        // that is not its own; the other trips' conversions are written.
+        XCTAssertTrue(e.stderr.contains("nothing of trip 2 (00000002.cairn) is written"), e.stderr)
+        for sub in ["gpx", "fit"] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: dest + "/" + sub)
+            XCTAssertEqual(names.count, 2, "\(sub): conversions of the other trips are written: \(names)")
+            XCTAssertEqual(names.filter { $0.contains("trip2.") }, [], "\(sub): nothing of the refused trip")
+        }
         for sub in ["logs", "gpx", "fit"] {
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dest + "/" + sub).filter { $0.hasSuffix(".part") }, [], sub)
         }

@@ -240,6 +240,23 @@ public struct TripIndex: Sendable, Equatable {
 
     public func entry(key: String) -> Entry? { entries.first { $0.key == key } }
 
+    /// Whether two entries say the same of their trip as the file writes it (figures to its
+    /// precision): the picture, drawn when the entry goes, and columns of newer versions aside.
+    /// A row edited or damaged at the destination differs from the one made from the trip's log.
+    public static func sameFigures(_ a: Entry, _ b: Entry) -> Bool {
+        func written(_ e: Entry) -> String {
+            var e = e
+            e.picture = nil
+            e.pictureWidth = nil
+            e.pictureHeight = nil
+            e.extra = [:]
+            var one = TripIndex()
+            one.merge(e)
+            return one.text
+        }
+        return written(a) == written(b)
+    }
+
     /// Takes the trip with `key` off the index (a trip now wholly inside a privacy zone).
     public mutating func remove(key: String) { entries.removeAll { $0.key == key } }
 
