@@ -49,14 +49,14 @@ final class PinnedBytesTests: XCTestCase {
         try ExportSupport.export(dir, w, extras: extras)
         XCTAssertEqual(w.written.count, 2)
         let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        XCTAssertEqual(files.map { fingerprint(out + "/" + $0) }, ["18391:e8176708e09cccad", "2258:d2712ec564f1bccd"])
+        XCTAssertEqual(files.map { fingerprint(out + "/" + $0) }, ["18391:b5d18c75ddc9561b", "2258:d2712ec564f1bccd"])
     }
 
     func testFITBytesWithAGivenZoneArePinned() throws {
         let w = FITWriter(target: .directory(out), force: false, softwareVersion: "0.9.1", utcOffsetS: -19_800, laps: .distance(1000))
         try ExportSupport.export(dir, w)
         let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        XCTAssertEqual(files.map { fingerprint(out + "/" + $0) }, ["17347:6ae0e7640f9a35a3", "2100:3827e6578fd9b584"])
+        XCTAssertEqual(files.map { fingerprint(out + "/" + $0) }, ["17347:b2fcce09992e1bc4", "2100:3827e6578fd9b584"])
     }
 
     func testTextFormatBytesArePinned() throws {

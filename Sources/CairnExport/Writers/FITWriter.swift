@@ -287,11 +287,16 @@ public final class FITWriter: TrackExporter {
     /// A stand inside a segment, as a device's auto pause writes it: the timer stops at the
     /// point a step with no moving time starts from and starts again where moving time goes on
     /// (a step that counted part of its time: that part before its end). A step that counted
-    /// only part of its time while the timer ran leaves it running (position noise on a moving
-    /// step).
+    /// part of its time while the timer ran (the fixes standing were dropped: one long step)
+    /// stops it after that part and starts it at the step's end, once a second or more is left
+    /// out (FIT's events are whole seconds), so the running spans add up to the moving time
+    /// (attack-r24-ride c01: 691 s of timer against 602 s).
     private func standEvents(movingMs m: Int64, toMs: Int64) {
         if timerRunning, m <= 0 {
             timerEvent(lastMs, start: false)
+        } else if timerRunning, toMs - lastMs - m >= 1000 {
+            timerEvent(lastMs + m, start: false)
+            timerEvent(toMs, start: true)
         } else if !timerRunning, m > 0 {
             timerEvent(max(lastMs, toMs - m), start: true)
         }
@@ -363,6 +368,9 @@ public final class FITWriter: TrackExporter {
         let lon = extras.noPosition ? 0x7FFF_FFFF : Self.semicircles(Self.wrapLon(fix.lon))
         if !offered.isEmpty { takeOffered(before: fix.timeMs) }
         let isFirst = !started
+        // The step into this record is timed as a step inside a segment: none began, or one
+        // bridged with the timer running (its moving time counted as the step's).
+        let continuous = !segmentPending || (bridgePending && timerRunning)
         if !started {
             started = true
             firstMs = fix.timeMs
@@ -373,8 +381,11 @@ public final class FITWriter: TrackExporter {
             timerEvent(fix.timeMs, start: true)
         } else {
             let newLap = extras.lap != lap
-            if segmentPending, timerRunning {
+            if segmentPending, timerRunning, !bridgePending {
                 // A pause, gap or reconnect: the timer stops at the last point and restarts here.
+                // A step counted as moving across the break (a dropout or a restart while moving,
+                // `TripStats.bridges`) keeps it running (attack-r24-ride c03: the events 462 s
+                // against the session's 481 s).
                 timerEvent(lastMs, start: false)
             }
             if newLap {
@@ -396,7 +407,7 @@ public final class FITWriter: TrackExporter {
                 lapStats = TripStats()
                 lapSensors = SensorFigures()
             }
-            if segmentPending { timerEvent(fix.timeMs, start: true) }
+            if segmentPending, !timerRunning { timerEvent(fix.timeMs, start: true) }
         }
         let segmentStarted = segmentPending
         segmentPending = false
@@ -420,7 +431,7 @@ public final class FITWriter: TrackExporter {
             stats.addWheel(extraM: 0, topMps: v)
             lapStats.addWheel(extraM: 0, topMps: v)
         }
-        if !isFirst, !segmentStarted {
+        if !isFirst, continuous {
             standEvents(movingMs: stats.countedMovingMs - movingBefore, toMs: fix.timeMs)
         }
         lastMs = fix.timeMs
