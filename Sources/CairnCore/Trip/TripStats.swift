@@ -341,23 +341,26 @@ public struct TripStats: Sendable {
     /// The wheel's ride before the first point (a trainer's trip that went outdoors: its indoor
     /// part, issue 40): its metres and moving time, and the trip starts at `fromMs`.
     public mutating func addWheelLead(metres: Double, movingMs: Int64, fromMs: Int64, topMps: Double? = nil) {
-        guard metres.isFinite, metres > 0 else { return }
-        if let v = topMps, v.isFinite, v > 0 { wheelTopMps = max(wheelTopMps ?? 0, v) }
-        distanceM += metres
-        movingDistanceM += metres
-        countedMovingMs += max(0, movingMs)
+        guard addWheelPart(metres: metres, movingMs: movingMs, topMps: topMps) else { return }
         if let a = firstTimeMs, fromMs < a { firstTimeMs = fromMs }
     }
 
     /// The wheel's ride after the last point (back on the trainer after the ride outdoors, the
     /// trip still open): its metres and moving time, and the trip ends at `toMs`.
     public mutating func addWheelTrail(metres: Double, movingMs: Int64, toMs: Int64, topMps: Double? = nil) {
-        guard metres.isFinite, metres > 0 else { return }
+        guard addWheelPart(metres: metres, movingMs: movingMs, topMps: topMps) else { return }
+        if let b = lastTimeMs, toMs > b { lastTimeMs = toMs }
+    }
+
+    /// The wheel's ride off the points (before the first or after the last): its metres, moving
+    /// time and top speed; false when it rode no metre.
+    private mutating func addWheelPart(metres: Double, movingMs: Int64, topMps: Double?) -> Bool {
+        guard metres.isFinite, metres > 0 else { return false }
         if let v = topMps, v.isFinite, v > 0 { wheelTopMps = max(wheelTopMps ?? 0, v) }
         distanceM += metres
         movingDistanceM += metres
         countedMovingMs += max(0, movingMs)
-        if let b = lastTimeMs, toMs > b { lastTimeMs = toMs }
+        return true
     }
 
     /// Distance the wheel measured where the points have none (issue 40): `extraM` more than the
