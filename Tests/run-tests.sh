@@ -51,18 +51,24 @@ run_t0=$SECONDS
 # A stage over its budget is named at the end; it does not fail the run.
 stages=.build/ci-stages.tsv
 : >"$stages"
+# How busy the machine's cores were over a stage (from /proc/stat, every process, the background
+# root-making included): a stage that leaves a core idle is one that could share the machine.
+cpu_ticks() { awk '$1 == "cpu" {t = 0; for (i = 2; i <= NF; i++) t += $i; print $5 + $6, t}' /proc/stat; }
 stage() {  # NAME BUDGET COMMAND [ARGS...]: runs it, times it; the run goes on whatever it returns
-    local name=$1 budget=$2 t0=$SECONDS rc=0
+    local name=$1 budget=$2 t0=$SECONDS rc=0 idle0 all0 idle1 all1
     shift 2
     echo "== $name"
+    read -r idle0 all0 < <(cpu_ticks)
     "$@" || rc=$?
-    printf '%s\t%s\t%s\t%s\n' "$name" $((SECONDS - t0)) "$budget" "$rc" >>"$stages"
-    echo "== $name: $((SECONDS - t0)) s (budget $budget s)$([ "$rc" = 0 ] || echo "; FAILED, exit $rc")"
+    read -r idle1 all1 < <(cpu_ticks)
+    local busy=$(( all1 > all0 ? 100 - 100 * (idle1 - idle0) / (all1 - all0) : 0 ))
+    printf '%s\t%s\t%s\t%s\t%s\n' "$name" $((SECONDS - t0)) "$budget" "$rc" "$busy" >>"$stages"
+    echo "== $name: $((SECONDS - t0)) s (budget $budget s; cores $busy % busy)$([ "$rc" = 0 ] || echo "; FAILED, exit $rc")"
     return 0
 }
 not_run() {  # NAME BUDGET WHY: a stage that could not run counts as failed, with the reason
     echo "== $1: not run: $3" >&2
-    printf '%s\t0\t%s\tnot run: %s\n' "$1" "$2" "$3" >>"$stages"
+    printf '%s\t0\t%s\tnot run: %s\t0\n' "$1" "$2" "$3" >>"$stages"
 }
 stage_ok() {  # NAME: whether that stage ran and passed
     awk -F'\t' -v n="$1" '$1 == n && $4 == "0" {ok = 1} END {exit !ok}' "$stages"
@@ -224,17 +230,17 @@ PY
 # The stage table: printed, kept in .build/ci-stages.md, appended to the cache's history.
 total=$((SECONDS - run_t0))
 failed=() over=()
-while IFS=$'\t' read -r name secs budget rc; do
+while IFS=$'\t' read -r name secs budget rc _busy; do
     [ "$rc" = 0 ] || failed+=("$name ($rc)")
     [ "$secs" -le "$budget" ] || over+=("$name ($secs s > $budget s)")
 done <"$stages"
 [ "$total" -le 2700 ] || over+=("the whole run ($total s > 2700 s)")
 {
-    echo "| stage | seconds | budget | result |"
-    echo "|---|---:|---:|---|"
+    echo "| stage | seconds | budget | cores busy | result |"
+    echo "|---|---:|---:|---:|---|"
     awk -F'\t' '{r = ($4 == "0") ? "ok" : "FAILED (" $4 ")"; if ($2 + 0 > $3 + 0) r = r ", over budget";
-                  printf "| %s | %d | %d | %s |\n", $1, $2, $3, r}' "$stages"
-    echo "| **the whole run** | **$total** | 2700 | $([ "$total" -le 2700 ] && echo ok || echo "over budget") |"
+                  printf "| %s | %d | %d | %d %% | %s |\n", $1, $2, $3, $5, r}' "$stages"
+    echo "| **the whole run** | **$total** | 2700 | | $([ "$total" -le 2700 ] && echo ok || echo "over budget") |"
 } | tee .build/ci-stages.md
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 awk -F'\t' -v at="$(date -u +%FT%TZ)" -v c="$commit" -v OFS='\t' '{print at, c, $0}' "$stages" >>"$CAIRN_CACHE/ci-history.tsv"
