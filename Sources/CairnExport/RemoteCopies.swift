@@ -4,7 +4,8 @@ import CairnLog
 ///
 /// A log on the remote is never replaced by a local log that is shorter, torn, damaged or
 /// another log: only by a byte-prefix growth of the same log, or (the copy damaged there) by
-/// the same log reading clean at its size or longer. A copy counts as delivered, for retention
+/// the same log reading clean at its size or longer, or whole where the copy is longer (bytes
+/// added there: a whole log never grows). A copy counts as delivered, for retention
 /// and for "already there", only while a listing of the remote made in the same run shows it
 /// whole: its size, and its hash where the backend has one.
 public enum RemoteCopies {
@@ -17,7 +18,7 @@ public enum RemoteCopies {
         /// An earlier copy of this log, which has grown since (a byte prefix of it): replaced.
         case grow
         /// A damaged copy of this log (its bytes differ from the local log, which reads clean
-        /// and is no shorter): replaced.
+        /// and is no shorter, or is whole and shorter than the copy): replaced.
         case repair
         /// Kept as it is, and why.
         case keep(String)
@@ -26,9 +27,13 @@ public enum RemoteCopies {
     /// `remote`: what the remote holds under the log's name (nil: nothing); `remoteSalt` the
     /// salt in its header (nil: no log header); `remoteIsPrefix` whether its bytes are the local
     /// log's first bytes; `localFlaw` what `cairn verify` finds wrong with the local log (torn,
-    /// damaged), nil when it reads clean.
+    /// damaged), nil when it reads clean; `localWhole` whether the local log is known to be all
+    /// there is of it (it holds its trip's end, or a receipt says these very bytes went up whole):
+    /// a copy longer than a whole log is bytes added there (attack-r24 c17), not a tail the
+    /// local log lost.
     public static func log(
-        local: FileDigest, localSalt: UInt32, localFlaw: String?, remote: FileDigest?, remoteSalt: UInt32?, remoteIsPrefix: Bool
+        local: FileDigest, localSalt: UInt32, localFlaw: String?, localWhole: Bool, remote: FileDigest?, remoteSalt: UInt32?,
+        remoteIsPrefix: Bool
     ) -> LogDecision {
         guard let there = remote else { return .send }
         if there == local { return .same }
@@ -38,6 +43,7 @@ public enum RemoteCopies {
             )
         }
         if there.size > local.size {
+            if localWhole && localFlaw == nil { return .repair }
             return .keep("it holds \(there.size) bytes, the local log only \(local.size) (its tail lost?): a shorter log never replaces a copy")
         }
         if remoteIsPrefix && there.size < local.size && localFlaw == nil { return .grow }

@@ -118,11 +118,14 @@ struct ConfigFile {
 
     /// The file's privacy zones (`privacy-zone = LAT,LON,RADIUS_M` lines, in order); a line
     /// that is not one is an error naming the file and the line.
-    func privacyZones() throws(UsageError) -> [PrivacyZone] {
-        var zones: [PrivacyZone] = []
+    func privacyZones() throws(UsageError) -> [PrivacyZone] { try privacyZoneLines().map(\.zone) }
+
+    /// `privacyZones`, each with where it was given (`FILE:LINE: privacy-zone`).
+    func privacyZoneLines() throws(UsageError) -> [(zone: PrivacyZone, source: String)] {
+        var zones: [(zone: PrivacyZone, source: String)] = []
         for e in entries where e.key == "privacy-zone" && e.section == nil {
             switch PrivacyZone.parse(e.value) {
-            case .success(let z): zones.append(z)
+            case .success(let z): zones.append((z, "\(path):\(e.line): privacy-zone"))
             case .failure(let why): throw UsageError(inFile: "\(path):\(e.line): privacy-zone: \(why)")
             }
         }

@@ -75,11 +75,15 @@ extension DeliveryRun {
 
     /// What `cairn verify` finds wrong with a local log that matters for its copies ("torn at its
     /// end", "damaged"), nil when it reads clean.
-    static func flaw(_ path: String) -> String? {
-        guard let r = try? LogReader(path: path), let s = try? r.scan() else { return "unreadable" }
-        if !s.damaged.isEmpty { return "damaged" }
-        if s.tornTailBytes > 0 { return "torn at its end (\(s.tornTailBytes) bytes)" }
-        return nil
+    static func flaw(_ path: String) -> String? { read(path).flaw }
+
+    /// `flaw`, and whether the log holds its trip's end record (the last file of a trip that
+    /// closed: nothing is ever added after it).
+    static func read(_ path: String) -> (flaw: String?, ends: Bool) {
+        guard let r = try? LogReader(path: path), let s = try? r.scan() else { return ("unreadable", false) }
+        if !s.damaged.isEmpty { return ("damaged", s.hasTripEnd) }
+        if s.tornTailBytes > 0 { return ("torn at its end (\(s.tornTailBytes) bytes)", s.hasTripEnd) }
+        return (nil, s.hasTripEnd)
     }
 
     /// Whether the first bytes of a file may begin a cairn trip index (its version line, or the

@@ -2,29 +2,45 @@ import CairnSystem
 
 /// The copies of trips pruned on the board, checked by the run's listing (`DeliveryPlans.damagedGone`).
 extension DeliveryRun {
-    /// What the receipts of trips gone from the board name at this board's folder, with the MD5
-    /// each read back with: relative path -> (MD5, the trip's first log's name and id).
-    func goneCopies(_ receipts: ExportState) -> [String: (md5: String, file: String, trip: UInt64)] {
-        var out: [String: (md5: String, file: String, trip: UInt64)] = [:]
+    /// What the receipts of trips gone from the board name at this board's folder: relative
+    /// path -> the MD5 each read back with (nil for a receipt of before they were kept), its
+    /// size for a log copy, and the trip's first log's name and id.
+    func goneCopies(_ receipts: ExportState) -> [String: (md5: String?, logSize: Int?, file: String, trip: UInt64)] {
+        var out: [String: (md5: String?, logSize: Int?, file: String, trip: UInt64)] = [:]
         for g in receipts.gone() {
             for e in g.receipts where ExportState.folder(ofDestination: e.destination) == base {
-                for (p, m) in e.md5 where out[p] == nil { out[p] = (m, g.file, g.trip) }
+                if e.logs {
+                    for c in e.files ?? [] {
+                        let p = TripShipment.logPath(c, salted: e.salted)
+                        if out[p] == nil { out[p] = (e.md5[p], c.digest.size, g.file, g.trip) }
+                    }
+                }
+                for (p, m) in e.md5 where out[p] == nil { out[p] = (m, nil, g.file, g.trip) }
             }
         }
         return out
     }
 
     /// Says each copy of a pruned trip the listing shows damaged (another MD5 than it read back
-    /// with); returns their paths for the status. Nothing of it is on the board to send again.
+    /// with; a log at another size or gone); returns their paths for the status. Nothing of it
+    /// is on the board to send again, and nothing more is deleted for it.
     func damagedGoneCopies(_ receipts: ExportState, _ listing: Listing, stop: Stop?) -> [String] {
         guard stop == nil else { return [] }
         let gone = goneCopies(receipts)
-        let damaged = DeliveryPlans.damagedGone(gone.mapValues(\.md5), listed: listing.files)
+        let damaged = DeliveryPlans.damagedGone(
+            gone.compactMapValues(\.md5), logs: gone.compactMapValues(\.logSize), listed: listing.files)
         for p in damaged {
             guard let g = gone[p] else { continue }
-            printErr(
-                "cairn: \(DeliverCommand.join(base, terminalSafe(p))): damaged there (other bytes than it went up with); its trip \(g.trip)"
-                    + " (\(g.file)) is no longer on the board, so it cannot be sent again")
+            let name = DeliverCommand.join(base, terminalSafe(p))
+            let trip = "its trip \(g.trip) (\(g.file)) is no longer on the board"
+            if let size = g.logSize, listing.files[p]?.size != size {
+                let how =
+                    listing.files[p].map { "damaged there (\($0.size) bytes, not the \(size) delivered)" }
+                    ?? "missing there (deleted since its delivery)"
+                printErr("cairn: \(name): \(how); \(trip): this log was its only known copy, and cannot be sent again")
+            } else {
+                printErr("cairn: \(name): damaged there (other bytes than it went up with); \(trip), so it cannot be sent again")
+            }
         }
         return damaged
     }

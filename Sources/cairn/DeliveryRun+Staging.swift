@@ -76,7 +76,8 @@ extension DeliveryRun {
                 try refuseFolder(rel, listing)
                 // One there at this size is read back with the batch (`copiesThere`).
                 if let l = listing.files[rel], l.size != c.digest.size, let there = try remoteFile(DeliverCommand.join(base, rel)) {
-                    if try !replaces(there, with: f.path, c, at: rel) { continue }
+                    let delivered = receipts.recorded(t).contains { $0.contains(c) }
+                    if try !replaces(there, with: f.path, c, at: rel, delivered: delivered) { continue }
                 }
                 if listing.files[rel] == nil { w.fresh.insert(rel) }
                 let path = try outboxPath(rel)
@@ -136,17 +137,26 @@ extension DeliveryRun {
 
     /// Whether the local log (`path`, `c`) goes over what the remote holds at `rel`. A log is never
     /// replaced by another, nor by a version of itself that is shorter, torn or damaged: the copy
-    /// there may be the only whole one, its trip pruned on the strength of it.
-    func replaces(_ there: (digest: FileDigest, head: [UInt8]), with path: String, _ c: ExportState.CopiedFile, at rel: String) throws -> Bool {
+    /// there may be the only whole one, its trip pruned on the strength of it. `delivered`: a
+    /// receipt says these very bytes went up whole before (the log is whole, though a trip cut
+    /// by a power loss has no end record).
+    func replaces(
+        _ there: (digest: FileDigest, head: [UInt8]), with path: String, _ c: ExportState.CopiedFile, at rel: String, delivered: Bool = false
+    ) throws -> Bool {
         let prefix = there.digest.size < c.digest.size ? try? FileDigest.of(path, limit: there.digest.size) : nil
+        let local = Self.read(path)
         let decision = RemoteCopies.log(
-            local: c.digest, localSalt: c.salt, localFlaw: Self.flaw(path), remote: there.digest, remoteSalt: FileHeader.salt(head: there.head),
-            remoteIsPrefix: prefix == there.digest)
+            local: c.digest, localSalt: c.salt, localFlaw: local.flaw, localWhole: local.ends || delivered, remote: there.digest,
+            remoteSalt: FileHeader.salt(head: there.head), remoteIsPrefix: prefix == there.digest)
         switch decision {
         case .same: return false
         case .send, .grow: return true
         case .repair:
-            printErr("cairn: \(DeliverCommand.join(base, rel)): a damaged copy (\(there.digest.size) bytes, other bytes); sent again")
+            let how =
+                there.digest.size > c.digest.size
+                ? "\(there.digest.size) bytes, more than the whole log's \(c.digest.size): bytes added there"
+                : "\(there.digest.size) bytes, other bytes"
+            printErr("cairn: \(DeliverCommand.join(base, rel)): a damaged copy (\(how)); sent again")
             return true
         case .keep(let why): throw Failure("\(DeliverCommand.join(base, rel)) is kept: \(why)")
         }

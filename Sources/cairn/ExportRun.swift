@@ -78,9 +78,13 @@ struct ExportRun {
     /// One trip: its logs, its conversions, its page entry, its state line.
     private mutating func ship(_ t: TripRef, _ whole: TripSummary, openBecause: String?) {
         let label = "trip \(t.id) (\(t.files.map { baseName($0.path) }.joined(separator: ", ")))"
-        // A stick keeps the plain names for now (`TripShipment.logName`): a second card's log
-        // there under the same name is refused, never replaced ("export to another directory").
-        let salted = false
+        // A stick keeps the plain names (`TripShipment.logName`), unless another card's log holds
+        // one of them: then this trip goes beside it under salted names, as deliver's
+        // (`ShippingPlan.stickNames`); what went there before keeps its names.
+        let before = state.saltedBefore(t, destination: destination)
+        let salted = ShippingPlan.stickNames(
+            saltedBefore: before,
+            otherCard: t.files.contains { Self.otherCardsLog(at: POSIX.join(dest, TripShipment.logPath(baseName($0.path))), salt: $0.header.salt) })
         let step = ShippingPlan.trip(openBecause: openBecause, points: whole.records, damagedBytes: whole.damagedBytes)
         if case .open(let why) = step {
             printErr("cairn: \(label): still open (\(why)); exported once it closes")
@@ -111,10 +115,10 @@ struct ExportRun {
             printErr("cairn: \(label): " + whole.undatableText + (copyLogs ? " (and is copied)" : " (--logs yes copies it)"))
             guard copyLogs else { return }
         }
-        // Another log at this trip's log names (a second card's export to the first's stick):
-        // nothing of the trip is written, the other card's files and row untouched.
+        // Another file at this trip's log names (not a log of another card, or under the salted
+        // names too): nothing of the trip is written, the other files and rows untouched.
         let there = zip(t.files, now).map { f, c in
-            let target = POSIX.join(dest, TripShipment.logPath(c.name))
+            let target = POSIX.join(dest, TripShipment.logPath(c, salted: salted))
             return (name: target, copy: Self.existingCopy(target, of: f.path, c.digest))
         }
         if let clash = ShippingPlan.refusesTrip(there) {
@@ -126,10 +130,15 @@ struct ExportRun {
             counts.failedTrips += 1
             return
         }
+        if salted && before == nil {
+            printErr("cairn: \(label): another card's log holds its names on \(dest); exported beside it under names with its salt")
+        }
         let verified = state.isExported(t, to: destination, now: now, logs: copyLogs)
         var tripProblem = false
         var wroteAny = false
-        if copyLogs { copyLogFiles(t, now, there: there.map(\.copy), label: label, problem: &tripProblem, wroteAny: &wroteAny) }
+        if copyLogs {
+            copyLogFiles(t, now, there: there.map(\.copy), salted: salted, label: label, problem: &tripProblem, wroteAny: &wroteAny)
+        }
         // Conversions, one file per trip and format, cut once (`TripShipment`). The page
         // shows the trip too (its picture and figures): cut it even with --format none.
         let shipment: TripShipment
@@ -193,11 +202,11 @@ struct ExportRun {
     /// The trip's log files, byte for byte, each read back before the trip counts as exported.
     /// `there`: what the stick held at each one's name (`existingCopy`, read just before).
     private mutating func copyLogFiles(
-        _ t: TripRef, _ now: [ExportState.CopiedFile], there: [ShippingPlan.ExistingCopy], label: String, problem tripProblem: inout Bool,
-        wroteAny: inout Bool
+        _ t: TripRef, _ now: [ExportState.CopiedFile], there: [ShippingPlan.ExistingCopy], salted: Bool, label: String,
+        problem tripProblem: inout Bool, wroteAny: inout Bool
     ) {
         for ((f, c), existing) in zip(zip(t.files, now), there) {
-            let target = POSIX.join(dest, TripShipment.logPath(c.name))
+            let target = POSIX.join(dest, TripShipment.logPath(c, salted: salted))
             switch existing {
             case .same: continue
             case .other(let why):
@@ -282,6 +291,14 @@ struct ExportRun {
     /// What is at `target` already, against the log `source` whose bytes are `digest`
     /// (`ShippingPlan.existingCopy` decides). Always read whole: a copy verified
     /// by an earlier export may have been damaged on the stick since.
+    /// Whether `target` is a cairn log of another card: a log header whose salt is not `salt`.
+    /// Anything else there (this log's copy, damaged or not, a file that is no log) is no reason
+    /// to go beside it: it is refused or replaced as before.
+    static func otherCardsLog(at target: String, salt: UInt32) -> Bool {
+        guard fileSize(target) != nil, let r = try? LogReader(path: target) else { return false }
+        return r.header.salt != salt
+    }
+
     static func existingCopy(_ target: String, of source: String, _ digest: FileDigest) -> ShippingPlan.ExistingCopy {
         let found = fileSize(target) != nil
         let theirs = found ? try? FileDigest.of(target) : nil

@@ -98,16 +98,19 @@ struct ExportStageOptions {
     static func zones(
         _ a: ParsedArguments, logDirectory: String?, inputs: [String] = [], defaultConfig: String = defaultConfig
     ) throws -> PrivacyZones {
-        var zones: [PrivacyZone] = []
+        var given: [(zone: PrivacyZone, source: String)] = []
         if let path = try configPath(a, defaultConfig: defaultConfig) {
-            zones += try ConfigFile.load(path, options: RecordCommand.options).privacyZones()
+            given += try ConfigFile.load(path, options: RecordCommand.options).privacyZoneLines()
         }
         for z in a.all("--privacy-zone") {
             switch PrivacyZone.parse(z) {
-            case .success(let zone): zones.append(zone)
+            case .success(let zone): given.append((zone, "--privacy-zone \(z)"))
             case .failure(let why): throw UsageError("The value '\(z)' is invalid for '--privacy-zone <lat,lon,radius_m>': \(why)")
             }
         }
+        // A zone smaller than any cut: said, so that the rider knows what it hides (attack-r24).
+        for g in given { if let note = PrivacyCut.smallZoneNote(g.zone, source: g.source) { printErr("cairn: note: " + note) } }
+        let zones = given.map(\.zone)
         if a.value("--privacy-key")?.isEmpty == true { throw UsageError("The value '' is invalid for '--privacy-key <file>'") }
         guard !zones.isEmpty else { return PrivacyZones() }
         return PrivacyZones(zones, key: try key(a, logDirectory: logDirectory, inputs: inputs))

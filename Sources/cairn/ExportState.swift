@@ -222,6 +222,10 @@ struct ExportState {
     func plainNames(_ t: TripRef, destination: String) -> Bool {
         entries.contains { Self.same($0, t) && !$0.salted && $0.destination == destination }
     }
+    /// Whether `t`'s copies at `destination` carry salted names, by its receipt there; nil when none.
+    func saltedBefore(_ t: TripRef, destination: String) -> Bool? {
+        entries.first { Self.same($0, t) && $0.destination == destination }?.salted
+    }
     /// Whether the copies of `t` at `destination` (a receipt's) carry salted names.
     func salted(_ t: TripRef, destination: String) -> Bool {
         entries.first { Self.same($0, t) && $0.destination == destination }?.salted ?? true

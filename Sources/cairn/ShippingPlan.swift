@@ -87,6 +87,13 @@ enum ShippingPlan {
         return nil
     }
 
+    /// Whether a trip's copies on a stick carry its logs' salt in their names (as deliver's,
+    /// `TripShipment.logName`): where it went before (`saltedBefore`, its receipt's; nil when
+    /// none), as it went; else only when another card's log holds one of its plain names
+    /// (`otherCard`), so that both cards' trips stand side by side and nothing of the other's
+    /// is replaced (attack-r24: a second card's export to the first's stick was refused whole).
+    static func stickNames(saltedBefore: Bool?, otherCard: Bool) -> Bool { saltedBefore ?? otherCard }
+
     /// What a stick holds at a log copy's name already.
     enum ExistingCopy: Equatable {
         case none

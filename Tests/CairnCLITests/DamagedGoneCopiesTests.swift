@@ -22,6 +22,28 @@ final class DamagedGoneCopiesTests: XCTestCase {
         }
     }
 
+    /// A pruned trip's log copy gone or cut there is said as plainly (attack-r24, issue 38
+    /// finding 2): on a backend without hashes by its size; not listed at all, too.
+    func testALogOfAPrunedTripGoneOrCutThere() {
+        let sent = ["gpx/a.gpx": "aa", "logs/1.cairn": "cc"]
+        let logs = ["logs/1.cairn": 10, "logs/2.cairn": 20]
+        func l(_ p: String, _ size: Int, _ md5: String?) -> (String, RemoteCopies.FileCheck) {
+            (p, RemoteCopies.FileCheck(name: p, size: size, md5: md5))
+        }
+        let rows: [(why: String, listed: [(String, RemoteCopies.FileCheck)], damaged: [String])] = [
+            ("all there whole", [l("gpx/a.gpx", 5, "aa"), l("logs/1.cairn", 10, "cc"), l("logs/2.cairn", 20, nil)], []),
+            ("a log deleted there", [l("gpx/a.gpx", 5, "aa"), l("logs/1.cairn", 10, "cc")], ["logs/2.cairn"]),
+            ("a log cut there, no hash listed (WebDAV)", [l("logs/1.cairn", 4, nil), l("logs/2.cairn", 20, nil)], ["logs/1.cairn"]),
+            ("a log longer there", [l("logs/1.cairn", 10, "cc"), l("logs/2.cairn", 4096, nil)], ["logs/2.cairn"]),
+            ("a log at its size with other bytes", [l("logs/1.cairn", 10, "XX"), l("logs/2.cairn", 20, nil)], ["logs/1.cairn"]),
+            ("a conversion gone: not called damaged (a zone may take it down)", [l("logs/1.cairn", 10, "cc"), l("logs/2.cairn", 20, nil)], []),
+            ("nothing listed: both logs", [], ["logs/1.cairn", "logs/2.cairn"])
+        ]
+        for r in rows {
+            XCTAssertEqual(DeliveryPlans.damagedGone(sent, logs: logs, listed: Dictionary(uniqueKeysWithValues: r.listed)), r.damaged, r.why)
+        }
+    }
+
     func testStatusKeepsAndSaysThem() {
         var s = DeliveryStatus()
         s.result = .ok

@@ -132,4 +132,17 @@ final class ShippingPlanTests: XCTestCase {
             XCTAssertEqual(ShippingPlan.existingCopy(found: r.found, theirs: r.theirs, ours: ours, prefix: r.prefix), r.copy, "\(r)")
         }
     }
+
+    /// A trip's names on a stick: as it went there before; else salted only beside another
+    /// card's log under its plain names (attack-r24: exported beside, not refused).
+    func testStickNames() {
+        let rows: [(why: String, before: Bool?, other: Bool, salted: Bool)] = [
+            ("a new trip, the names free or this log's", nil, false, false),
+            ("a new trip, another card's log at a plain name", nil, true, true),
+            ("exported plain before: plain, whatever is there now (refused as before)", false, true, false),
+            ("exported salted before", true, false, true),
+            ("exported salted before, the other card's log still there", true, true, true)
+        ]
+        for r in rows { XCTAssertEqual(ShippingPlan.stickNames(saltedBefore: r.before, otherCard: r.other), r.salted, r.why) }
+    }
 }

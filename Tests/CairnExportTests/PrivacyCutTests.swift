@@ -44,6 +44,39 @@ final class PrivacyCutTests: XCTestCase {
         }
     }
 
+    /// A small zone (10 m around the door) is said: used, what it hides (a disc of at least
+    /// `leastDiscM` around a keyed point, whatever the key), that a smaller radius hides no less,
+    /// and where it was given; a zone at its own class is not.
+    func testASmallZoneIsSaidWithWhatItHides() {
+        XCTAssertEqual(PrivacyCut.leastDiscM, 398, accuracy: 1)
+        for seed in UInt8(0)..<40 {
+            for r in [0.5, 10, 66] {
+                let z = PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: r)
+                XCTAssertGreaterThanOrEqual(PrivacyCut.disc(z, key: key(seed)).radiusM, PrivacyCut.leastDiscM - 1e-6, "seed \(seed), \(r) m")
+                XCTAssertEqual(PrivacyCut.disc(z, key: key(seed)), PrivacyCut.disc(PrivacyZone(lat: z.lat, lon: z.lon, radiusM: 1), key: key(seed)))
+            }
+        }
+        let rows: [(Double, String, String?)] = [
+            (
+                10, "--privacy-zone 47.3769,8.5417,10",
+                "--privacy-zone 47.3769,8.5417,10: a radius of 10 m is used, and cut as every zone is: each ride leaves out a disc at least 397 m in radius around a keyed point near it (and a stretch beyond), not a 10 m circle; any radius up to 66 m hides the same (Sources/CairnExport/Stages/PRIVACY.md)"
+            ),
+            (0.5, "/etc/cairn.conf:12: privacy-zone", "/etc/cairn.conf:12: privacy-zone: a radius of 0.5 m is used"),
+            (66.6, "x", "x: a radius of 66.6 m is used"),
+            (66.7, "x", nil),
+            (200, "x", nil),
+            (50_000, "x", nil)
+        ]
+        for (r, source, want) in rows {
+            let got = PrivacyCut.smallZoneNote(PrivacyZone(lat: 47.3769, lon: 8.5417, radiusM: r), source: source)
+            guard let want else {
+                XCTAssertNil(got, "\(r) m")
+                continue
+            }
+            XCTAssertTrue(got?.hasPrefix(want) == true, "\(r) m: \(got ?? "nil")")
+        }
+    }
+
     func testTheCutIsFixedPerKeyAndZoneAndEachRideReachesItsOwnWay() {
         let a = PrivacyCut.disc(home, key: key(1)), b = PrivacyCut.disc(home, key: key(2))
         XCTAssertNotEqual(a.lat, b.lat, "another key, another square")

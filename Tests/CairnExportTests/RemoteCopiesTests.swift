@@ -9,23 +9,32 @@ final class RemoteCopiesTests: XCTestCase {
     func testALogIsReplacedOnlyByItsGrowthOrWhereItsCopyIsDamaged() {
         let local = FileDigest(size: 1000, crc: 1)
         typealias D = RemoteCopies.LogDecision
-        let rows: [(String, FileDigest?, UInt32?, Bool, String?, D)] = [
-            ("nothing there", nil, nil, false, nil, .send),
-            ("nothing there, local torn", nil, nil, false, "torn", .send),
-            ("the same bytes", local, 7, true, nil, .same),
-            ("an earlier copy", FileDigest(size: 600, crc: 2), 7, true, nil, .grow),
-            ("a short piece without its header", FileDigest(size: 4, crc: 2), nil, true, nil, .grow),
-            ("the local log lost its tail", FileDigest(size: 1200, crc: 2), 7, false, "torn", .keep("")),
-            ("the local log is shorter, cut at a record", FileDigest(size: 1200, crc: 2), 7, false, nil, .keep("")),
-            ("same size, other bytes: the copy damaged", FileDigest(size: 1000, crc: 2), 7, false, nil, .repair),
-            ("same size, other bytes, the local log torn", FileDigest(size: 1000, crc: 2), 7, false, "torn", .keep("")),
-            ("an earlier copy, the local log damaged", FileDigest(size: 600, crc: 2), 7, true, "damaged", .keep("")),
-            ("another log", FileDigest(size: 600, crc: 2), 8, false, nil, .keep("")),
-            ("a shorter copy that is no prefix: damaged", FileDigest(size: 600, crc: 2), 7, false, nil, .repair),
-            ("a shorter copy that is no prefix, the local log torn", FileDigest(size: 600, crc: 2), 7, false, "torn", .keep(""))
+        // (what, remote, its salt, remote is a prefix, local flaw, local whole, decision)
+        let rows: [(String, FileDigest?, UInt32?, Bool, String?, Bool, D)] = [
+            ("nothing there", nil, nil, false, nil, false, .send),
+            ("nothing there, local torn", nil, nil, false, "torn", false, .send),
+            ("the same bytes", local, 7, true, nil, false, .same),
+            ("an earlier copy", FileDigest(size: 600, crc: 2), 7, true, nil, false, .grow),
+            ("a short piece without its header", FileDigest(size: 4, crc: 2), nil, true, nil, false, .grow),
+            ("the local log lost its tail", FileDigest(size: 1200, crc: 2), 7, false, "torn", false, .keep("")),
+            ("the local log is shorter, cut at a record", FileDigest(size: 1200, crc: 2), 7, false, nil, false, .keep("")),
+            ("same size, other bytes: the copy damaged", FileDigest(size: 1000, crc: 2), 7, false, nil, false, .repair),
+            ("same size, other bytes, the local log torn", FileDigest(size: 1000, crc: 2), 7, false, "torn", false, .keep("")),
+            ("an earlier copy, the local log damaged", FileDigest(size: 600, crc: 2), 7, true, "damaged", false, .keep("")),
+            ("another log", FileDigest(size: 600, crc: 2), 8, false, nil, false, .keep("")),
+            ("a shorter copy that is no prefix: damaged", FileDigest(size: 600, crc: 2), 7, false, nil, false, .repair),
+            ("a shorter copy that is no prefix, the local log torn", FileDigest(size: 600, crc: 2), 7, false, "torn", false, .keep("")),
+            ("an earlier copy, the local log whole", FileDigest(size: 600, crc: 2), 7, true, nil, true, .grow),
+            ("the same bytes, the local log whole", local, 7, true, nil, true, .same),
+            // attack-r24 c17: the local log and garbage after it; the log is whole, so the copy is damaged.
+            ("a copy longer than the whole local log: bytes added there", FileDigest(size: 1200, crc: 2), 7, false, nil, true, .repair),
+            ("longer than the whole local log, no header there", FileDigest(size: 1200, crc: 2), nil, false, nil, true, .repair),
+            ("longer than the whole local log, now torn", FileDigest(size: 1200, crc: 2), 7, false, "torn", true, .keep("")),
+            ("longer and another log, the local log whole", FileDigest(size: 1200, crc: 2), 8, false, nil, true, .keep(""))
         ]
-        for (what, remote, salt, prefix, flaw, want) in rows {
-            let got = RemoteCopies.log(local: local, localSalt: 7, localFlaw: flaw, remote: remote, remoteSalt: salt, remoteIsPrefix: prefix)
+        for (what, remote, salt, prefix, flaw, whole, want) in rows {
+            let got = RemoteCopies.log(
+                local: local, localSalt: 7, localFlaw: flaw, localWhole: whole, remote: remote, remoteSalt: salt, remoteIsPrefix: prefix)
             if case .keep = want {
                 guard case .keep(let why) = got else { return XCTFail("\(what): \(got)") }
                 XCTAssertFalse(why.isEmpty, what)

@@ -30,4 +30,40 @@ extension ChangesAfterDeliveryEndToEndTests {
         XCTAssertFalse(r.stderr.contains("damaged there"), r.stderr)
         XCTAssertFalse(try String(contentsOfFile: dir + "/delivery", encoding: .utf8).contains("damaged_there"))
     }
+
+    /// A pruned trip's log copy deleted or cut there, the local log gone too (issue 38 finding 2):
+    /// the ride's last copy is lost, and every run says so plainly, line and status; nothing
+    /// more is deleted.
+    func testALogOfAPrunedTripGoneThereIsSaid() throws {
+        let dir = try logs(3)
+        let (conf, remote, path) = try remote()
+        let root = path + "/unnamed"
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
+        let p = try prune(dir)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        let log1 = "logs/00000001-00000010.cairn"
+        let whole = try data(root + "/" + log1)
+        let before = files(root)
+        let half = whole.count / 2
+        for (cut, said) in [
+            (half, "damaged there (\(half) bytes, not the \(whole.count) delivered)"), (-1, "missing there (deleted since its delivery)")
+        ] {
+            if cut < 0 {
+                try fm.removeItem(atPath: root + "/" + log1)
+            } else {
+                try whole.prefix(cut).write(to: URL(fileURLWithPath: root + "/" + log1))
+            }
+            let r = try deliver(dir, conf, remote, ["--format", "gpx"])
+            XCTAssertTrue(
+                r.stderr.contains(log1 + ": " + said) && r.stderr.contains("its trip 1 (00000001.cairn) is no longer on the board"), r.stderr)
+            let status = try String(contentsOfFile: dir + "/delivery", encoding: .utf8)
+            XCTAssertTrue(status.contains("damaged_there = " + log1), status)
+            XCTAssertEqual(files(root), before.filter { cut >= 0 || $0 != log1 }, "nothing else deleted: " + r.stderr)
+        }
+        // Put back as it went: said no more.
+        try whole.write(to: URL(fileURLWithPath: root + "/" + log1))
+        let r = try deliver(dir, conf, remote, ["--format", "gpx"])
+        XCTAssertFalse(r.stderr.contains("there ("), r.stderr)
+        XCTAssertFalse(try String(contentsOfFile: dir + "/delivery", encoding: .utf8).contains("damaged_there"))
+    }
 }

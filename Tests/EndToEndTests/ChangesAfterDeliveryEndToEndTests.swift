@@ -80,6 +80,31 @@ final class ChangesAfterDeliveryEndToEndTests: XCTestCase {
         }
     }
 
+    /// attack-r24 c17: bytes added to a delivered log on the remote (the whole log, then
+    /// garbage) left the copy damaged for good: a copy longer than the local log was taken for
+    /// a tail the local log lost. The local log is whole (its trip's end, its receipt), so the
+    /// copy is sent again whole and said; prune then finds it whole.
+    func testBytesAddedToARemoteLogAreReplacedByTheWholeLog() throws {
+        let dir = try logs(2)
+        let (conf, remote, path) = try remote()
+        let copy = path + "/unnamed/logs/00000001-00000010.cairn"
+        XCTAssertEqual(try deliver(dir, conf, remote, ["--format", "gpx"]).status, 0)
+        let whole = try data(dir + "/00000001.cairn")
+        XCTAssertEqual(try data(copy), whole)
+        for junk in [Data("garbage after the log\n".utf8), Data(repeating: 0, count: 4096), whole.prefix(64)] {
+            try (whole + junk).write(to: URL(fileURLWithPath: copy))
+            let r = try deliver(dir, conf, remote, ["--format", "gpx"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(try data(copy), whole, r.stderr)
+            XCTAssertTrue(r.stderr.contains("00000001-00000010.cairn: a damaged copy") && r.stderr.contains("sent again"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("delivered 1 trip"), r.stderr)
+        }
+        let p = try prune(dir)
+        XCTAssertEqual(p.status, 0, p.stderr)
+        XCTAssertFalse(fm.fileExists(atPath: dir + "/00000001.cairn"), p.stderr)
+        XCTAssertEqual(try data(copy), whole)
+    }
+
     /// Finding 2: a remote log deleted, or cut, after its receipt: the next run said "already
     /// there" (receipts and sizes; the remote never read again), and prune deleted the only copy.
     func testARemoteCopyLostAfterItsReceiptIsSentAgainAndPruneChecksIt() throws {

@@ -191,6 +191,27 @@ extension ConvertEndToEndTests {
 
     func checkExportJSON(_ format: String, _ path: String) throws -> [String: Any] { try check(format, path) }
 
+    /// A 10 m zone around the door is taken, and said: what it hides (far more than 10 m) and
+    /// where it was given, the option or the config file's line.
+    func testASmallZoneIsUsedAndSaid() throws {
+        let (dir, _) = try logs()
+        let out = Harness.tempDir()
+        let key = try PrivacyZoneEndToEndTests.boardKey(out)
+        let conf = out + "/cairn.conf"
+        try "activity = ride\nprivacy-zone = 10,10,300\nprivacy-zone = 47.1,8.5,10\n".write(toFile: conf, atomically: true, encoding: .utf8)
+        for (args, said) in [
+            (["--privacy-zone", "47.1,8.5,10"], "cairn: note: --privacy-zone 47.1,8.5,10: a radius of 10 m is used"),
+            (["--config", conf], "cairn: note: \(conf):3: privacy-zone: a radius of 10 m is used")
+        ] {
+            let target = out + "/\(args[0].dropFirst(2)).gpx"
+            let r = try Harness.run(Harness.cairn, ["convert", dir, "--to", "gpx", "--privacy-key", key, "-o", target] + args)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains(said) && r.stderr.contains("not a 10 m circle"), r.stderr)
+            XCTAssertFalse(r.stderr.contains(":2: privacy-zone: a radius"), "a 300 m zone is not said: \(r.stderr)")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: target), r.stderr)
+        }
+    }
+
     /// A malformed lap rule or privacy zone, on the command line or in the config file, is a usage
     /// error (64) naming the option or the file and line; nothing is written.
     func testBadLapsAndPrivacyZonesAreUsageErrors() throws {

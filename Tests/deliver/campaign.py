@@ -472,6 +472,32 @@ class Campaign:
             self.fail(sc + " (again)", "a second run sent again: %s" % out.strip())
         self.check(sc, d, remote, before, clean=True)
 
+    def s_junk(self, r):
+        """Bytes added to a delivered log on the remote (attack-r24 c17): the copy there is the
+        whole log and garbage, damaged; the next run sends the whole log over it and says so."""
+        sc = "junk after a delivered log %s" % r
+        d = self.logdir("junk-" + r, "one", ("gpx",))
+        remote = self.fresh(r, "junk")
+        before = self.snapshot(d)
+        self.deliver(sc, d, remote)
+        logs = sorted(p for p in self.remote_tree(remote) if p.startswith("logs/") and p.endswith(".cairn"))
+        if not logs:
+            return self.fail(sc, "no log delivered")
+        target = join(join(remote, BOARD), logs[0])
+        pull = tempfile.mkdtemp(dir=self.work, prefix="junk-")
+        got = self.srv.rc(["copyto", target, pull + "/log"], timeout=120)
+        if got.returncode != 0:
+            return self.fail(sc, "rclone copyto %s failed: %s" % (target, got.stderr[-300:]))
+        with open(pull + "/log", "ab") as f:
+            f.write(b"garbage after the log\n" * 3)
+        put = self.srv.rc(["copyto", pull + "/log", target], timeout=120)
+        if put.returncode != 0:
+            return self.fail(sc, "rclone copyto back %s failed: %s" % (target, put.stderr[-300:]))
+        rc, out, _ = self.deliver(sc + " (again)", d, remote)
+        if "a damaged copy" not in out or "sent again" not in out:
+            self.fail(sc + " (again)", "the damaged copy %s was not said as sent again: %s" % (logs[0], out.strip()[-400:]))
+        self.check(sc + " (again)", d, remote, before, clean=True)
+
     def s_bad_input(self):
         d = self.logdir("bad", "one")
         before = self.snapshot(d)
@@ -644,6 +670,8 @@ class Campaign:
                         self.s_formats(r)
                     if want("spaces") and r in ("local1", "dav1"):
                         self.s_spaces(r)
+                    if want("junk"):
+                        self.s_junk(r)
                     for k, i in enumerate(seeds[r]):
                         self.s_kill(r, self.a.seed * 1000 + i, whole_group=(k % 2 == 0), clean_secs=min(clean_secs, 8.0))
                 except Exception as e:  # a broken harness is a failure too, never a skip
@@ -762,7 +790,7 @@ if __name__ == "__main__":
     ap.add_argument("--remotes", default=",".join(servers.Servers.REMOTES))
     ap.add_argument("--seeds", type=int, default=24, help="kill -9 trials, spread over the remotes")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", help="scenarios: clean,bad,vanish,blip,corrupt,full,stall,slow,two,clock,boards,formats,spaces,kill,record")
+    ap.add_argument("--only", help="scenarios: clean,bad,vanish,blip,corrupt,full,stall,slow,two,clock,boards,formats,spaces,junk,kill,record")
     ap.add_argument("--json")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     a = ap.parse_args()

@@ -295,6 +295,29 @@ public enum PrivacyCut {
         (reachLeast + reachShare) * levelM(zone, key: key)
     }
 
+    /// The radius below which a zone is cut at the smallest class whatever the key: every zone
+    /// under it hides as much as one of this radius.
+    public static var smallestOwnRadiusM: Double { smallestClassM / classShare }
+
+    /// The least radius of the disc any zone's cut leaves out: the smallest class (its phase 0),
+    /// its square's half diagonal and the margin (`disc`).
+    public static var leastDiscM: Double { cellShare * smallestClassM / 2.0.squareRoot() * 1.05 + smallestClassM + marginM }
+
+    /// What a rider giving a small zone (a 10 m one around the front door) is told, nil for a
+    /// zone at or above `smallestOwnRadiusM`: that it is used, that it hides far more than its
+    /// circle, and that a smaller radius hides no less. `source` names where it was given
+    /// (`--privacy-zone 47.1,8.5,10`, `/etc/cairn.conf:12: privacy-zone`).
+    public static func smallZoneNote(_ zone: PrivacyZone, source: String) -> String? {
+        guard zone.radiusM < smallestOwnRadiusM else { return nil }
+        func metres(_ m: Double) -> String {
+            let whole = m.rounded(.down)
+            return whole == m ? String(Int(whole)) : String(Double((m * 10).rounded()) / 10)
+        }
+        return "\(source): a radius of \(metres(zone.radiusM)) m is used, and cut as every zone is: each ride leaves out a disc at least "
+            + "\(Int(leastDiscM.rounded(.down))) m in radius around a keyed point near it (and a stretch beyond), not a \(metres(zone.radiusM)) m "
+            + "circle; any radius up to \(Int(smallestOwnRadiusM.rounded(.down))) m hides the same (Sources/CairnExport/Stages/PRIVACY.md)"
+    }
+
     /// The zone cut exactly (no key): for tests and to compare.
     public static func exact(_ zone: PrivacyZone) -> CutCircle { CutCircle(lat: zone.lat, lon: zone.lon, radiusM: zone.radiusM) }
 }
