@@ -18,6 +18,15 @@
 /// standing wander of σ 35 m correlated over a minute about once in 15,000 looks (an estimate,
 /// not measured; no standing row opened a trip on 72 seeds). A closed trip forgets it, as it
 /// forgets the other things learnt of the receiver.
+///
+/// **A course drawn afresh on every fix says "standing" too** (round 25): a receiver whose speeds
+/// say walking while its course points anywhere, fix after fix, moved nowhere by its own
+/// doppler, and rule 6 held it standing (a course pointing nowhere is how a lying tablet
+/// stands): its walk was lost on every seed. So the speeds say moving only over a sample's
+/// 30 s whose fixes with a course point somewhere (the sum of their velocities at least half
+/// the sum of their speeds: a walker's bend of 90° in 30 s keeps 0.9 of it, a course that wanders
+/// 40° a fix or is drawn afresh keeps a fifth or less); speeds without a course say moving as
+/// before. Such a receiver is then disowned on the same minutes of way.
 struct StillDoppler {
     /// One position every `sampleMs`, newest last (the span and a little more).
     private var samples = RingBuffer<Fix>(capacity: Int(Self.spanMs / Self.sampleMs) + 2)
@@ -25,6 +34,8 @@ struct StillDoppler {
     private var movingMs: Int64?
     /// The doppler was found saying "standing" while the positions walked.
     private(set) var disowned = false
+    /// Since the newest sample, the moving speeds with a course: their sum and their velocities'.
+    private var coursed = (speeds: 0.0, east: 0.0, north: 0.0)
 
     static let sampleMs: Int64 = 30_000
     static let spanMs: Int64 = 480_000
@@ -33,8 +44,21 @@ struct StillDoppler {
     /// Learns from `f` (before its speed is judged), with the activity's standing speed.
     mutating func learn(_ f: Fix, standingSpeedMps: Double) {
         guard !disowned else { return }
-        if let v = f.speed, v >= standingSpeedMps { movingMs = f.timeMs }
+        if let v = f.speed, v >= standingSpeedMps {
+            if let c = f.track {
+                coursed.speeds += v
+                coursed.east += v * sinDeg(c)
+                coursed.north += v * cosDeg(c)
+            } else {
+                movingMs = f.timeMs
+            }
+        }
         if let last = samples.last, f.timeMs - last.timeMs < Self.sampleMs { return }
+        // (A course that points somewhere over the sample says moving.)
+        if coursed.speeds > 0, (coursed.east * coursed.east + coursed.north * coursed.north).squareRoot() >= 0.5 * coursed.speeds {
+            movingMs = f.timeMs
+        }
+        coursed = (0, 0, 0)
         samples.append(f)
         // (A receiver that never sends a speed has nothing to disown.)
         guard f.speed != nil, let first = samples.first, f.timeMs - first.timeMs >= Self.spanMs else { return }
