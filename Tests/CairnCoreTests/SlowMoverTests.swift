@@ -378,8 +378,21 @@ final class SlowMoverTests: XCTestCase {
             rows.append(
                 "| \(name) | \(f1(mean)) (\(f1(errs.min()!)) … \(f1(errs.max()!)))\(standing ? " m" : "") | "
                     + "\(r.map(\.spikes).reduce(0, +)) | \(f1(r.map(\.off).max()!)) | \(f2(Double(r.map(\.trips).reduce(0, +)) / Double(r.count))) |")
-            // (Round 25's attack rows are reported, not held by the earlier rows' limits.)
-            if Self.attack25.contains(name) { continue }
+            // Round 25's attack rows are held at what seeds 1-4 meet (the goal: ±4 %, no trip
+            // standing), not by the earlier rows' limits. A walk whose course is drawn afresh
+            // every fix is recorded (no trip before: its course pointing nowhere stood it), its
+            // first 8 minutes waiting for the proof (−29.7 %); a stand whose speed is stuck at
+            // 2.13 m/s keeps the trip its first minutes open (141.0 m on average; 229.3 before).
+            if Self.attack25.contains(name) {
+                if name.hasPrefix("walk 3-D speed, course random") {
+                    if r.contains(where: { $0.trips == 0 }) { failures.append("\(name): a walk without a trip") }
+                    if mean < -35 { failures.append("\(name): distance error \(f1(mean)) % on average (held at -35 %)") }
+                }
+                if name.hasPrefix("standing, speed stuck"), mean > 200 {
+                    failures.append("\(name): \(f1(mean)) m of trip on average (held at 200 m)")
+                }
+                continue
+            }
             // What the rules meet on the seeds they were tuned on (1-4), held there. The goal is
             // ±4 % and no point 30 m off; where it is missed the figure reached is held. A walker
             // or crawler alone without speed whose receiver's own figures match its wander is
