@@ -40,6 +40,12 @@ final class SlowMoverTests: XCTestCase {
         /// chord on its own plane, its speeds off the ellipsoid's chord by more than gpsd's).
         var zero = false
         var ownChords = false
+        /// The receiver's course is drawn afresh on every fix (any direction), its speed honest
+        /// or off by `speedNoise` m/s a fix (round 25's attack: such walks and crawls lost).
+        var randomCourse = false
+        var speedNoise = 0.1
+        /// The speed reads this on every fix whatever the receiver does, without a course.
+        var stuck: Double?
     }
 
     /// The receiver's view of `truth` under a Gauss-Markov wander (`n`), from `rng`.
@@ -65,8 +71,9 @@ final class SlowMoverTests: XCTestCase {
             let withSpeed = !noisy || n.speed
             var speed: Double? = nil, track: Double? = nil
             if withSpeed {
-                speed = max(0, p.speed + 0.1 * rng.gauss())
+                speed = max(0, p.speed + n.speedNoise * rng.gauss())
                 track = p.moving ? (p.heading + 4 * rng.gauss() + 360).truncatingRemainder(dividingBy: 360) : nil
+                if noisy && n.randomCourse { track = 360 * rng.uniform() }
                 if let r = n.lie, !p.moving {
                     lie = min(r.upperBound, max(r.lowerBound, lie + 0.4 * rng.gauss()))
                     lieCourse = (lieCourse + 40 * rng.gauss() + 360).truncatingRemainder(dividingBy: 360)
@@ -74,6 +81,7 @@ final class SlowMoverTests: XCTestCase {
                     track = lieCourse
                 }
                 if noisy && n.zero { (speed, track) = (0, nil) }
+                if noisy, let v = n.stuck { (speed, track) = (v, nil) }
                 if noisy && n.ownChords {
                     let (ce, cn) = own.map { (e - $0.e, nn - $0.n) } ?? (0, 0)
                     speed = (ce * ce + cn * cn).squareRoot()
@@ -298,8 +306,45 @@ final class SlowMoverTests: XCTestCase {
             Noise(sigma: 35, tau: 60, speed: false, dishonestHDOP: 8...9, derived: true), .walk)
         standing7.window = 1...standing7.scenario.truth.count
         out.append(standing7)
+        // Round 25's attack through gpsd (σ 15-35 m over τ 10-60 s): each shape it found on the
+        // rules of round 24 as a row. A course drawn afresh on every fix, the speed honest or
+        // not: no trip on 5 of 5 seeds.
+        let rs = u(15...35), rc = u(15...35)
+        out.append(
+            make(
+                "walk 3-D speed, course random every fix, σ 15-35 τ 10-60, HDOP σ/4", walk(u(1.0...1.6)),
+                Noise(sigma: rs, tau: u(10...60), dishonestHDOP: (rs / 4)...(rs / 4), randomCourse: true), .walk))
+        out.append(
+            make(
+                "crawl 2 m/s uphill, speed ±0.5, course random every fix, σ 15-35 τ 10-60, HDOP σ/4", crawl(u(1.8...2.2)),
+                Noise(sigma: rc, tau: u(10...60), dishonestHDOP: (rc / 4)...(rc / 4), randomCourse: true, speedNoise: 0.5), .ride))
+        // Walks without any speed under the widest, slowest wander: +37-178 %, points 99 m off.
+        out.append(
+            make(
+                "walk 2-D no speed, σ 35 τ 30-60, HDOP σ/4", walk(u(1.0...1.6)),
+                Noise(sigma: 35, tau: u(30...60), speed: false, twoD: true, dishonestHDOP: 8.75...8.75), .walk))
+        // Honest dopplers under σ 20-35: −30 … +20 %.
+        let hs = u(20...35)
+        out.append(
+            make(
+                "walk 3-D honest speed, σ 20-35 τ 10-60, HDOP σ/4", walk(u(1.0...1.6)),
+                Noise(sigma: hs, tau: u(10...60), dishonestHDOP: (hs / 4)...(hs / 4)), .walk))
+        // Standing without any speed, σ 35 over 30 s: trips on 3 of 15 seeds (957-1,214 m).
+        var standing8 = make(
+            "standing, σ 35 τ 30, no speed 3-D, HDOP 8-9", stand, Noise(sigma: 35, tau: 30, speed: false, dishonestHDOP: 8...9), .walk)
+        standing8.window = 1...standing8.scenario.truth.count
+        out.append(standing8)
+        // Standing, the speed stuck at 2.13 m/s without a course: a 461 m trip.
+        var standing9 = make(
+            "standing, speed stuck at 2.13 m/s, σ 5-35 τ 10-60, HDOP 1-3", stand,
+            Noise(sigma: u(5...35), tau: u(10...60), dishonestHDOP: 1...3, stuck: 2.13), .walk)
+        standing9.window = 1...standing9.scenario.truth.count
+        out.append(standing9)
         return out
     }
+
+    /// Round 25's attack rows (the last six of `cases`).
+    static let attack25: Set<String> = Set(cases(seed: 1).suffix(6).map(\.name))
 
     static let seeds: [UInt64] = {
         let env = ProcessInfo.processInfo.environment
@@ -330,6 +375,24 @@ final class SlowMoverTests: XCTestCase {
             let errs = r.map(\.err)
             let mean = errs.reduce(0, +) / Double(errs.count)
             let standing = name.hasPrefix("standing")
+            rows.append(
+                "| \(name) | \(f1(mean)) (\(f1(errs.min()!)) … \(f1(errs.max()!)))\(standing ? " m" : "") | "
+                    + "\(r.map(\.spikes).reduce(0, +)) | \(f1(r.map(\.off).max()!)) | \(f2(Double(r.map(\.trips).reduce(0, +)) / Double(r.count))) |")
+            // Round 25's attack rows are held at what seeds 1-4 meet (the goal: ±4 %, no trip
+            // standing), not by the earlier rows' limits. A walk whose course is drawn afresh
+            // every fix is recorded (no trip before: its course pointing nowhere stood it), its
+            // first 8 minutes waiting for the proof (−29.7 %); a stand whose speed is stuck at
+            // 2.13 m/s keeps the trip its first minutes open (141.0 m on average; 229.3 before).
+            if Self.attack25.contains(name) {
+                if name.hasPrefix("walk 3-D speed, course random") {
+                    if r.contains(where: { $0.trips == 0 }) { failures.append("\(name): a walk without a trip") }
+                    if mean < -35 { failures.append("\(name): distance error \(f1(mean)) % on average (held at -35 %)") }
+                }
+                if name.hasPrefix("standing, speed stuck"), mean > 200 {
+                    failures.append("\(name): \(f1(mean)) m of trip on average (held at 200 m)")
+                }
+                continue
+            }
             // What the rules meet on the seeds they were tuned on (1-4), held there. The goal is
             // ±4 % and no point 30 m off; where it is missed the figure reached is held. A walker
             // or crawler alone without speed whose receiver's own figures match its wander is
@@ -392,9 +455,6 @@ final class SlowMoverTests: XCTestCase {
             if name.hasPrefix("crawl 2 m/s uphill no speed 3-D"), abs(mean) > 25 {
                 failures.append("\(name): distance error \(f1(mean)) % on average (held at 25 %)")
             }
-            rows.append(
-                "| \(name) | \(f1(mean)) (\(f1(errs.min()!)) … \(f1(errs.max()!)))\(standing ? " m" : "") | "
-                    + "\(r.map(\.spikes).reduce(0, +)) | \(f1(r.map(\.off).max()!)) | \(f2(Double(r.map(\.trips).reduce(0, +)) / Double(r.count))) |")
         }
         let table = """
             | slow mover (seeds \(Self.seeds.first!)-\(Self.seeds.last!)) | distance error % mean (min … max); standing: metres | points > 30 m off | farthest point m | trips (mean) |

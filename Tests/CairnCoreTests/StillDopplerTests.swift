@@ -12,6 +12,10 @@ final class StillDopplerTests: XCTestCase {
         var seconds: Int
         /// When it must be disowned (seconds), or nil: never.
         var disownedBy: Int?
+        /// The measured course at every second (none by default).
+        var course: (Int) -> Double? = { _ in nil }
+        /// Not before this (seconds): the 8 minutes of way, or the 4 of a doppler moving in place.
+        var notBefore = 480
     }
 
     func testTable() {
@@ -38,20 +42,41 @@ final class StillDopplerTests: XCTestCase {
                 at: { t in
                     (1.2 * Double(t), 0, t == 300 ? 1.0 : 0)
                 }, seconds: 700, disownedBy: nil),
-            Row(name: "walking 1.2 m/s without any speed (nothing to disown)", at: { (1.2 * Double($0), 0, nil) }, seconds: 900, disownedBy: nil)
+            Row(name: "walking 1.2 m/s without any speed (nothing to disown)", at: { (1.2 * Double($0), 0, nil) }, seconds: 900, disownedBy: nil),
+            // Round 25: a course drawn afresh on every fix says standing; its walk disowns it.
+            Row(
+                name: "walking 1.2 m/s, speed 1.2, course anywhere on every fix", at: { (1.2 * Double($0), 0, 1.2) }, seconds: 600,
+                disownedBy: 511, course: { (Double($0) * 137.5).truncatingRemainder(dividingBy: 360) }),
+            Row(name: "walking 1.2 m/s, an honest doppler", at: { (1.2 * Double($0), 0, 1.2) }, seconds: 900, disownedBy: nil, course: { _ in 0 }),
+            Row(
+                name: "walking 1.2 m/s round a loop of 40 m across, an honest doppler",
+                at: { t in (20 * sin(Double(t) * 1.2 / 20), 20 - 20 * cos(Double(t) * 1.2 / 20), 1.2) }, seconds: 900, disownedBy: nil,
+                course: { t in (Double(t) * 1.2 / 20 * 180 / .pi).truncatingRemainder(dividingBy: 360) }),
+            // And a speed saying moving where the positions stay.
+            Row(
+                name: "standing, speed stuck at 2.13 m/s without a course", at: { t in (10 * sin(Double(t) / 20), 0, 2.13) }, seconds: 600,
+                disownedBy: 300, notBefore: 240),
+            Row(
+                name: "standing, speed stuck at 2.13 m/s, course east", at: { t in (10 * sin(Double(t) / 20), 0, 2.13) }, seconds: 600,
+                disownedBy: 300, course: { _ in 90 }, notBefore: 240),
+            Row(
+                name: "standing, a lying tablet: 1.5 m/s, its course wandering", at: { t in (10 * sin(Double(t) / 20), 0, 1.5) }, seconds: 1800,
+                disownedBy: nil, course: { t in (Double(t * t) * 7).truncatingRemainder(dividingBy: 360) })
         ]
         for row in rows {
             var d = StillDoppler()
             var when: Int?
             for t in 0...row.seconds {
                 let p = row.at(t)
-                d.learn(fix(Double(t), north: p.north, east: p.east, speed: p.speed), standingSpeedMps: 0.28)
+                var f = fix(Double(t), north: p.north, east: p.east, speed: p.speed)
+                f.track = row.course(t)
+                d.learn(f, standingSpeedMps: 0.28)
                 if d.disowned && when == nil { when = t }
             }
             if let by = row.disownedBy {
                 XCTAssertNotNil(when, row.name)
                 XCTAssertLessThanOrEqual(when ?? .max, by, row.name)
-                XCTAssertGreaterThanOrEqual(when ?? 0, 480, "\(row.name): not before 8 minutes")
+                XCTAssertGreaterThanOrEqual(when ?? 0, row.notBefore, "\(row.name): not before \(row.notBefore) s")
             } else {
                 XCTAssertNil(when, row.name)
             }
