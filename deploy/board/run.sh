@@ -4,6 +4,7 @@
 #
 #   sudo bash deploy/board/run.sh [--arch amd64|arm64] [--deb FILE] [--ride] [--bench] [--bench-devices] [--led] [--deliver-bench]
 #                                 [--sensor-bench] [--cuts-ext4 N] [--cuts-vfat N] [--rate HZ] [--seed S] [--keep] [--out DIR]
+#                                 [--roots-from DIR]
 #
 # With no scenario option: --ride --cuts-ext4 2 --cuts-vfat 2 (what CI runs on amd64; on arm64
 # CI runs --ride). --bench: CPU time and peak RSS of cairn and gpxlogger over the ride
@@ -16,6 +17,9 @@
 # is cached outside the checkout in $CAIRN_CACHE/board/ARCH (default /var/cache/cairn; debootstrap,
 # keyed by its package list and make-root.sh);
 # each run works in .build/board/run-ARCH (or --out DIR) and writes its figures to results.json there.
+# Only the roots the scenarios boot are made (vfat's for --cuts-vfat alone); --roots-from DIR takes
+# them from an earlier run's DIR when they were made from the same inputs (the cached tree, the
+# .deb, the guest's helpers: a key beside each), as CI's second amd64 stage does.
 # The .deb defaults to .build/deb/cairn_VERSION_ARCH.deb (deploy/build-aarch64.sh builds it).
 # Never skips: a missing tool or a guest that cannot boot is a failure with the reason.
 set -euo pipefail
@@ -24,7 +28,7 @@ repo=$(cd "$here/../.." && pwd)
 say() { echo "board: $*"; }
 die() { echo "board: ERROR: $*" >&2; exit 1; }
 
-arch=amd64 deb="" scen=() rate="" seed="" keep="" run=""
+arch=amd64 deb="" scen=() rate="" seed="" keep="" run="" from="" vfat=no
 while [ $# -gt 0 ]; do
     case "$1" in
         --arch) arch=${2:?}; shift ;;
@@ -35,17 +39,21 @@ while [ $# -gt 0 ]; do
         --led) scen+=(--led) ;;
         --deliver-bench) scen+=(--deliver-bench) ;;
         --sensor-bench) scen+=(--sensor-bench) ;;
-        --cuts-ext4|--cuts-vfat) scen+=("$1" "${2:?}"); shift ;;
+        --cuts-ext4|--cuts-vfat)
+            [[ "${2:-}" =~ ^[0-9]+$ ]] || { echo "board: $1 takes a number of cuts, not '${2:-}'" >&2; exit 64; }
+            [ "$1" = --cuts-vfat ] && [ "$2" -gt 0 ] && vfat=yes
+            scen+=("$1" "$2"); shift ;;
+        --roots-from) from=${2:?}; shift ;;
         --rate) rate=${2:?}; shift ;;
         --seed) seed=${2:?}; shift ;;
         --keep) keep=--keep ;;
         --out) run=${2:?}; shift ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "board: unknown option '$1' (see --help)" >&2; exit 64 ;;
     esac
     shift
 done
-[ ${#scen[@]} -gt 0 ] || scen=(--ride --cuts-ext4 2 --cuts-vfat 2)
+[ ${#scen[@]} -gt 0 ] || { scen=(--ride --cuts-ext4 2 --cuts-vfat 2); vfat=yes; }
 [ "$(id -u)" = 0 ] || die "run as root: debootstrap, chroot and mkfs need it"
 case "$arch" in
     amd64) qemu=qemu-system-x86_64 smp=2 gpsdev=/dev/ttyS1 ;;
@@ -77,15 +85,26 @@ dpkg-deb -x "$deb" "$run/pkg"
 python3 "$here/selftest/run.py" --cairn "$run/host/usr/bin/cairn" >"$run/selftest.log" 2>&1 \
     || { cat "$run/selftest.log" >&2; die "the host-side checks fail their self-test (deploy/board/selftest/run.py)"; }
 
-# One root per log file system, each from a copy of the cached tree with our .deb installed.
-for fs in ext4 vfat; do
+# One root per log file system the scenarios boot, each from a copy of the cached tree with our
+# .deb installed. The guests never write it (each boots a qcow2 overlay on it), so a root made
+# from the same inputs by an earlier run is the same root.
+roots_key=$({ cat "$kdir/key"; sha256sum <"$deb"; cat "$here/guest/"* | sha256sum; echo "$gpsdev"; } | sha256sum | cut -c1-16)
+fss=(ext4); [ "$vfat" = yes ] && fss+=(vfat)
+for fs in "${fss[@]}"; do
+    if [ -n "$from" ] && [ -f "$from/root-$fs.img" ] && [ "$(cat "$from/root-$fs.key" 2>/dev/null)" = "$roots_key" ]; then
+        ln "$from/root-$fs.img" "$run/root-$fs.img" 2>/dev/null || cp "$from/root-$fs.img" "$run/root-$fs.img"
+        echo "$roots_key" >"$run/root-$fs.key"
+        say "the $fs root from $from (key $roots_key)"
+        continue
+    fi
     rm -rf "$run/rootfs"
     cp -a "$kdir/root" "$run/rootfs"
     bash "$here/guest/setup.sh" "$run/rootfs" "$deb" "$fs" "$gpsdev"
     out=$(mkfs.ext4 -q -F -L root -d "$run/rootfs" "$run/root-$fs.img" 1200M 2>&1) || die "mkfs.ext4 of the guest root failed: $out"
+    echo "$roots_key" >"$run/root-$fs.key"
 done
 rm -rf "$run/rootfs"
-say "guest roots ready ($((SECONDS - t0)) s): $(cat "$kdir/kver"), $(basename "$deb")"
+say "guest roots ready ($((SECONDS - t0)) s; ${fss[*]}): $(cat "$kdir/kver"), $(basename "$deb")"
 
 status=0
 python3 "$here/board.py" --arch "$arch" --kdir "$kdir" --run "$run" --cairn "$run/host/usr/bin/cairn" \
