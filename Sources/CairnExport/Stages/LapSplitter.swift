@@ -57,7 +57,10 @@ public enum LapRule: Sendable, Equatable {
     var fitTrigger: UInt8 {
         switch self {
         case .none: return 7  // session_end
-        case .pause: return 0  // manual: FIT has no trigger for a pause; the rider stopped
+        // time: the profile has no trigger for a pause (manual, time, distance, position_*,
+        // session_end, fitness_equipment); the lap ends when a stand outlasts the pause's
+        // time, by the clock and not the rider's hand (manual said a button was pressed).
+        case .pause: return 1
         case .distance: return 2  // distance
         case .marks, .marksElsePause: return 0  // manual: the rider pressed the lap button
         }
