@@ -81,3 +81,21 @@ final class StandDistanceTests: XCTestCase {
         }
     }
 }
+
+/// A step's moving time leaves out whole seconds only (FIT's timer events are whole seconds:
+/// attack on round 24, the pinned ride's timer spans 538 s against its session's 525.7 s).
+final class WholeSecondsOffTests: XCTestCase {
+    func testAStepLeavesOutWholeSecondsOnly() {
+        XCTAssertEqual(TripStats.wholeSecondsOff(1000, moving: 300), 1000, "under a second off: noise, the step counts whole")
+        XCTAssertEqual(TripStats.wholeSecondsOff(90_000, moving: 1_300), 2_000, "88.7 s off -> 88 s")
+        XCTAssertEqual(TripStats.wholeSecondsOff(90_000, moving: 0), 0)
+        XCTAssertEqual(TripStats.wholeSecondsOff(5_500, moving: 2_300), 2_500, "3.2 s off -> 3 s")
+        XCTAssertEqual(TripStats.wholeSecondsOff(4_000, moving: 4_000), 4_000)
+        // A 1 Hz walk whose position noise made some steps' d/v under half the step: before,
+        // those counted only d/v and the timer (stopped for whole seconds only) ran longer.
+        var s = TripStats()
+        s.add(Fix(timeMs: 0, lat: 47, lon: 8, mode: 3, speed: 1.4))
+        s.add(Fix(timeMs: 1000, lat: 47, lon: 8.000_005, mode: 3, speed: 1.4))  // 0.38 m: 0.27 s at 1.4 m/s
+        XCTAssertEqual(s.countedMovingMs, 1000)
+    }
+}
