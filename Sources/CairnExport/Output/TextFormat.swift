@@ -32,10 +32,15 @@ public enum TextFormat {
     /// say (half up): 601.6 s is 0:10:02 beside `moving_time_s` 601.6, never 0:10:01. Every
     /// text duration (`info`, `list`, the figures line, the picture, the page) says it so.
     public static func clock(ms: Int64) -> String {
-        let tenths = max(ms, 0) > Int64.max - 50 ? Int64.max / 100 : (max(ms, 0) + 50) / 100
-        let s = (tenths + 5) / 10
+        let s = wholeSeconds(ms: ms)
         let h = s / 3600, m = s / 60 % 60, sec = s % 60
         return "\(h):" + (m < 10 ? "0" : "") + "\(m):" + (sec < 10 ? "0" : "") + "\(sec)"
+    }
+
+    /// A duration's whole seconds as `clock(ms:)` says them (status's `moving_time_s`).
+    public static func wholeSeconds(ms: Int64) -> Int64 {
+        let tenths = max(ms, 0) > Int64.max - 50 ? Int64.max / 100 : (max(ms, 0) + 50) / 100
+        return (tenths + 5) / 10
     }
 
     /// `clock(ms:)` of seconds (the page's index holds them); nil for a negative or non-finite one.
