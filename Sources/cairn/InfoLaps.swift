@@ -5,8 +5,8 @@ import CairnLog
 /// What `info` says of a trip's laps (the rider's button, issue 41): the laps every export
 /// writes by default (`ButtonLaps`, through the same privacy zones: FIT's `num_laps`), and
 /// whether a long press ended the trip, and the presses without a usable time (a clock not yet
-/// set: kept and told, no lap). No line for a trip whose presses make no lap, which no long
-/// press ended and with no press without a time: a press the exports leave out is not told.
+/// set: kept and told, no lap). No line for a trip of one lap, which no long press ended and
+/// with no press without a time: a press the exports leave out is not told.
 struct InfoLaps: Equatable {
     var made: ButtonLaps
     var endedByButton: Bool
@@ -16,11 +16,15 @@ struct InfoLaps: Equatable {
     var endUntimed = false
 
     /// The trip's laps as its default export makes them; nil when there is nothing to say.
-    static func read(_ t: TripRef, zones: PrivacyZones) throws -> InfoLaps? {
+    /// Without presses, the pause laps FIT writes (a stand that broke the line: attack c08,
+    /// FIT had 2 laps where `info` said none); `summary` spares the second pass over a trip of
+    /// one segment, which no pause split.
+    static func read(_ t: TripRef, zones: PrivacyZones, summary: TripSummary? = nil) throws -> InfoLaps? {
         let marks = try TripMarks.read(t)
-        guard !marks.lapTimesMs.isEmpty || marks.endedByRider || marks.untimed > 0 else { return nil }
+        let pressed = !marks.lapTimesMs.isEmpty || marks.endedByRider || marks.untimed > 0
+        if !pressed, let s = summary, s.stats.segments <= 1, s.wheelSegments <= 1 { return nil }
         let made = try ButtonLaps.count(t, marks: marks, window: zones.isEmpty ? nil : zones.window(for: t))
-        guard !made.startsMs.isEmpty || marks.endedByRider || marks.untimed > 0 else { return nil }
+        guard !made.startsMs.isEmpty || made.pauseLaps > 1 || pressed else { return nil }
         return InfoLaps(made: made, endedByButton: marks.endedByRider, untimed: marks.untimed, endUntimed: marks.endedByRider && marks.endMs == nil)
     }
 

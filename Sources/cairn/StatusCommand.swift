@@ -45,7 +45,7 @@ extension LiveStatus {
             ("speed_kmh", num(speedMps.map { $0 * 3.6 }, 1)),
             ("trip_file", tripFile ?? "-"),
             ("distance_m", tripOpen ? num(stats.distanceM, 0) : "0"),
-            ("moving_time_s", tripOpen ? String(stats.movingTimeMs / 1000) : "0"),
+            ("moving_time_s", tripOpen ? String(TextFormat.wholeSeconds(ms: stats.movingTimeMs)) : "0"),
             ("ascent_m", tripOpen ? num(stats.ascentM, 0) : "-"),
             ("descent_m", tripOpen ? num(stats.descentM, 0) : "-"),
             ("points", String(tripOpen ? stats.points : 0)),

@@ -50,12 +50,7 @@ func formatDistance(_ m: Double) -> String {
     m >= 1000 ? (TextFormat.fixed(m / 1000, 2) ?? "?") + " km" : (TextFormat.fixed(m, 0) ?? "?") + " m"
 }
 
-func formatDuration(ms: Int64) -> String {
-    let s = ms / 1000
-    let h = s / 3600, m = s / 60 % 60, sec = s % 60
-    func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-    return "\(h):\(two(m)):\(two(sec))"
-}
+func formatDuration(ms: Int64) -> String { TextFormat.clock(ms: ms) }
 
 /// The JSON object `list --json` prints for one trip (keys are part of the CLI contract).
 func tripJSON(
@@ -239,7 +234,7 @@ enum InfoCommand: Command {
                 if UInt64(target) != nil && !pathExists(target) || hasPoints(s) {
                     out.append(try published(t, s, zones: zones))
                     sensors.append(try SensorTrack.figures(t, window: zones.isEmpty ? nil : zones.window(for: t)))
-                    laps.append(try InfoLaps.read(t, zones: zones))
+                    laps.append(try InfoLaps.read(t, zones: zones, summary: s))
                 }
             } catch {
                 printErr("cairn: \(error)")

@@ -1,3 +1,5 @@
+import CairnCore
+import CairnLog
 import XCTest
 
 @testable import CairnExport
@@ -51,5 +53,35 @@ final class RiderLapsInfoTests: XCTestCase {
             InfoCommand.describe(s, laps: untimed).contains(
                 "ended by the button, but its press has no usable time: placed nowhere, every export keeps the whole trip)"),
             InfoCommand.describe(s, laps: untimed))
+    }
+}
+
+/// attack c08: a ride with a stand longer than the pause's time (the line breaks there) has two
+/// pause laps in FIT (`LapRule.marksElsePause` without presses), and `info` listed none.
+final class PauseLapsInfoTests: XCTestCase {
+    func testInfoListsThePauseLapsTheExportsWrite() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cairn-pauselaps-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let t0: Int64 = 1_748_764_800_000
+        func ride(from ms: Int64, lon: Double) -> [Fix] {
+            (0..<100).map { Fix(timeMs: ms + Int64($0) * 1000, lat: 47.0, lon: lon + Double($0) * 0.00008, mode: 3, speed: 6) }
+        }
+        let a = ride(from: t0, lon: 8.0), b = ride(from: t0 + 99_000 + 200_000, lon: a.last!.lon)
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_0001))
+        try w.append(.tripStart(activity: "ride", software: "cairn tests", utcOffsetS: nil, board: nil))
+        for (reason, fixes) in [(SegmentReason.start, a), (.pause, b)] {
+            try w.append(.segmentStart(reason, timeMs: fixes.first?.timeMs))
+            try w.append(.points(fixes))
+        }
+        _ = try w.sync()
+        w.close()
+        let trip = try XCTUnwrap(TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) }).first)
+        let s = try TripCatalog.read(trip)
+        let laps = try XCTUnwrap(try InfoLaps.read(trip, zones: PrivacyZones(), summary: s))
+        XCTAssertEqual(laps.made.count, 2, "the laps FIT writes (LapsAndPrivacyTests.testPauseLapsAreContiguousInTime)")
+        XCTAssertEqual(laps.made.rule, .pause)
+        XCTAssertTrue(InfoCommand.describe(s, laps: laps).contains("  laps:       2 (pauses)"), InfoCommand.describe(s, laps: laps))
+        XCTAssertTrue(laps.json(published: false).hasPrefix(#"{"count": 2, "by": "pause""#), laps.json(published: false))
     }
 }

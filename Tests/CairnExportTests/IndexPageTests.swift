@@ -107,12 +107,13 @@ final class IndexPageTests: XCTestCase {
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: IndexPage.figures(still))["average"], "–")
     }
 
-    /// Times cut to the whole second, as `list`, `info` and the picture's own line say them: a
-    /// card once read 0:03:55 above a picture saying 0:03:54 (234.6 s).
-    func testDurationsAreCutToTheSecondAsEverywhereElse() {
-        XCTAssertEqual(IndexPage.duration(234.6), "0:03:54")
+    /// Times rounded to the whole second from the tenths `--json` and FIT say, as `list`,
+    /// `info` and the picture's own line say them: a card once read 0:03:55 above a picture
+    /// saying 0:03:54 (234.6 s); `info` once said 0:10:01 beside `--json`'s 601.6 s.
+    func testDurationsAreRoundedToTheSecondAsEverywhereElse() {
+        XCTAssertEqual(IndexPage.duration(234.6), "0:03:55")
         XCTAssertEqual(IndexPage.duration(234.6), TripFigures.duration(234_600))
-        XCTAssertEqual(IndexPage.duration(3599.999), "0:59:59")
+        XCTAssertEqual(IndexPage.duration(3599.999), "1:00:00")
         XCTAssertEqual(IndexPage.duration(-1), "–")
     }
 

@@ -393,7 +393,7 @@ final class LapsAndPrivacyTests: XCTestCase {
         let sums = r["lap_sums"] as? [String: Any] ?? [:]
         XCTAssertEqual(sums["total_elapsed_time"] as? Double ?? -1, 99 + 200 + 99, accuracy: 0.0005)
         XCTAssertEqual(sums["total_timer_time"] as? Double ?? -1, 99 + 99, accuracy: 0.0005, "the timer stops for the pause")
-        XCTAssertEqual(r["lap_triggers"] as? [String], ["manual", "session_end"])
+        XCTAssertEqual(r["lap_triggers"] as? [String], ["time", "session_end"], "a pause ends its lap by the clock, no button")
         XCTAssertEqual(((r["lap_figures"] as? [String: Any])?["total_elapsed_time"] as? Double) ?? -1, 99 + 200, accuracy: 0.0005)
         try strava("fit", w.written[0])
     }

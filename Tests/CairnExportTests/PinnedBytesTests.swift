@@ -49,14 +49,14 @@ final class PinnedBytesTests: XCTestCase {
         try ExportSupport.export(dir, w, extras: extras)
         XCTAssertEqual(w.written.count, 2)
         let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        XCTAssertEqual(files.map { fingerprint(out + "/" + $0) }, ["18391:b5d18c75ddc9561b", "2258:d2712ec564f1bccd"])
+        XCTAssertEqual(files.map { fingerprint(out + "/" + $0) }, ["18391:3c77c2d925e68888", "2258:4680c08daac6c7f4"])
     }
 
     func testFITBytesWithAGivenZoneArePinned() throws {
         let w = FITWriter(target: .directory(out), force: false, softwareVersion: "0.9.1", utcOffsetS: -19_800, laps: .distance(1000))
         try ExportSupport.export(dir, w)
         let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-        XCTAssertEqual(files.map { fingerprint(out + "/" + $0) }, ["17347:b2fcce09992e1bc4", "2100:3827e6578fd9b584"])
+        XCTAssertEqual(files.map { fingerprint(out + "/" + $0) }, ["17347:c03f007e1abf511c", "2100:96064255aac081dd"])
     }
 
     func testTextFormatBytesArePinned() throws {
@@ -88,8 +88,24 @@ final class PinnedBytesTests: XCTestCase {
         XCTAssertEqual(
             got,
             [
-                "gpx 194133:8d1615ea08a87c01", "geojson 37957:643ea4df6a0e0263", "kml 61822:4ffb3ce895fa60fc",
+                "gpx 194133:8d1615ea08a87c01", "geojson 37953:32c4a8a05c523b70", "kml 61818:67ad1d2333d4959f",
                 "csv 45790:ac0d58fd445a4658"
             ])
+    }
+}
+
+extension PinnedBytesTests {
+    /// The pinned trips' timer events and session agree (attack on round 24: the pinned walk's
+    /// start-to-stop spans summed to 538 s against a total_timer_time of 525.7 s).
+    func testThePinnedTripsTimerSpansAreTheirTimer() throws {
+        let w = FITWriter(target: .directory(out), force: false, softwareVersion: "0.9.1", laps: .pause)
+        try ExportSupport.export(dir, w, extras: extras)
+        for path in w.written {
+            let seen = try ExportSupport.check("fit", path)
+            let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+            let timer = try XCTUnwrap(session["total_timer_time"] as? Double)
+            XCTAssertEqual(try XCTUnwrap(seen["timer_running_s"] as? Double), timer, accuracy: 1, path)
+            XCTAssertEqual(try XCTUnwrap(seen["fitdecode_timer_running_s"] as? Double), timer, accuracy: 1, path)
+        }
     }
 }

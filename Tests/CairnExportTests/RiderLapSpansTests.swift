@@ -84,7 +84,7 @@ extension RiderLapsTests {
     /// press before the first point leaves the pause laps; one in the ride replaces them.
     func testTheDefaultCountsOnlyPressesThatMakeALap() throws {
         let a = line(20), b = line(20, first: 100, lon: a[19].lon)
-        for (presses, want) in [([Int64(-5000)], ["manual", "session_end"]), ([-5000, 10_500], ["manual", "session_end"])] {
+        for (presses, want) in [([Int64(-5000)], ["time", "session_end"]), ([-5000, 10_500], ["manual", "session_end"])] {
             dir = ExportSupport.tempDir()
             try ExportSupport.writeLog(TripSpec(id: 1, segments: [(.start, a), (.pause, b)], marks: presses.map(lap)), dir: dir)
             let r = try fitFigures()

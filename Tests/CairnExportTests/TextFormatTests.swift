@@ -32,4 +32,22 @@ final class TextFormatTests: XCTestCase {
         XCTAssertEqual(TextFormat.jsonString("a\"b\\c\n\u{1}"), "\"a\\\"b\\\\c\\n\\u0001\"")
         XCTAssertEqual(TextFormat.xmlEscaped("<a & 'b'>\u{1}"), "&lt;a &amp; &apos;b&apos;&gt;")
     }
+
+    /// One rounding rule for durations: the text's whole second is the `--json` and FIT tenths
+    /// rounded half up (attack: `info` said 0:10:01 where `--json` and FIT said 601.6 s).
+    func testClockRoundsTheTenthsTheJSONSays() {
+        for ms: Int64 in [601_550, 601_600, 601_449, 601_450, 601_499, 0, 499, 500, 3_599_950, 86_399_951] {
+            let tenths = TextFormat.trimmed(Double(ms) / 1000, 1).flatMap(Double.init) ?? -1
+            let whole = Int64((tenths + 0.5).rounded(.down))
+            let h = whole / 3600, m = whole / 60 % 60, sec = whole % 60
+            let expected = "\(h):" + (m < 10 ? "0" : "") + "\(m):" + (sec < 10 ? "0" : "") + "\(sec)"
+            XCTAssertEqual(TextFormat.clock(ms: ms), expected, "\(ms) ms, --json \(tenths) s")
+        }
+        XCTAssertEqual(TextFormat.clock(ms: 601_600), "0:10:02")
+        XCTAssertEqual(TextFormat.clock(ms: 601_449), "0:10:01")
+        XCTAssertEqual(TextFormat.clock(ms: 601_450), "0:10:02", "601.5 in --json")
+        XCTAssertEqual(TextFormat.clock(ms: -5), "0:00:00")
+        XCTAssertEqual(TextFormat.clock(seconds: 601.6), "0:10:02")
+        XCTAssertNil(TextFormat.clock(seconds: .nan))
+    }
 }

@@ -28,6 +28,27 @@ public enum TextFormat {
         return s
     }
 
+    /// A duration as "H:MM:SS", rounded to the whole second from the tenths `--json` and FIT
+    /// say (half up): 601.6 s is 0:10:02 beside `moving_time_s` 601.6, never 0:10:01. Every
+    /// text duration (`info`, `list`, the figures line, the picture, the page) says it so.
+    public static func clock(ms: Int64) -> String {
+        let s = wholeSeconds(ms: ms)
+        let h = s / 3600, m = s / 60 % 60, sec = s % 60
+        return "\(h):" + (m < 10 ? "0" : "") + "\(m):" + (sec < 10 ? "0" : "") + "\(sec)"
+    }
+
+    /// A duration's whole seconds as `clock(ms:)` says them (status's `moving_time_s`).
+    public static func wholeSeconds(ms: Int64) -> Int64 {
+        let tenths = max(ms, 0) > Int64.max - 50 ? Int64.max / 100 : (max(ms, 0) + 50) / 100
+        return (tenths + 5) / 10
+    }
+
+    /// `clock(ms:)` of seconds (the page's index holds them); nil for a negative or non-finite one.
+    public static func clock(seconds s: Double) -> String? {
+        guard s.isFinite, s >= 0 else { return nil }
+        return clock(ms: s >= 9e15 ? Int64.max : Int64((s * 1000).rounded()))
+    }
+
     /// ISO 8601 UTC with milliseconds only when they are not zero: `2026-05-01T06:00:01Z`,
     /// `2026-05-01T06:00:01.250Z`.
     public static func isoTime(ms: Int64) -> String {

@@ -323,13 +323,8 @@ public enum IndexPage {
         m >= 1000 ? (TextFormat.fixed(m / 1000, 2) ?? "?") + " km" : (TextFormat.fixed(m, 0) ?? "?") + " m"
     }
 
-    static func duration(_ s: Double) -> String {
-        guard s.isFinite, s >= 0 else { return "–" }
-        // Whole seconds cut, not rounded: as `list`, `info` and the picture's line say it.
-        let t = Int64(s.rounded(.down))
-        let h = t / 3600, m = t / 60 % 60, sec = t % 60
-        return "\(h):" + (m < 10 ? "0" : "") + "\(m):" + (sec < 10 ? "0" : "") + "\(sec)"
-    }
+    /// As `list`, `info` and the picture's line say it (`TextFormat.clock`).
+    static func duration(_ s: Double) -> String { TextFormat.clock(seconds: s) ?? "–" }
 
     /// A file's link text: its format (the folder it is in), or "log NAME" for a log copy.
     static func label(_ path: String) -> String {

@@ -62,9 +62,5 @@ public enum TripFigures {
         return parts.joined(separator: ", ")
     }
 
-    static func duration(_ ms: Int64) -> String {
-        let s = max(ms, 0) / 1000
-        let h = s / 3600, m = s / 60 % 60, sec = s % 60
-        return "\(h):" + (m < 10 ? "0" : "") + "\(m):" + (sec < 10 ? "0" : "") + "\(sec)"
-    }
+    static func duration(_ ms: Int64) -> String { TextFormat.clock(ms: ms) }
 }

@@ -57,7 +57,10 @@ public enum LapRule: Sendable, Equatable {
     var fitTrigger: UInt8 {
         switch self {
         case .none: return 7  // session_end
-        case .pause: return 0  // manual: FIT has no trigger for a pause; the rider stopped
+        // time: the profile has no trigger for a pause (manual, time, distance, position_*,
+        // session_end, fitness_equipment); the lap ends when a stand outlasts the pause's
+        // time, by the clock and not the rider's hand (manual said a button was pressed).
+        case .pause: return 1
         case .distance: return 2  // distance
         case .marks, .marksElsePause: return 0  // manual: the rider pressed the lap button
         }
@@ -98,6 +101,8 @@ public struct LapSplitter: Sendable {
     private var last: Fix?
     private var segmentPending = false
     private var bridgeNext = false
+    /// The last segment reason was a pause (`TripStats.countsDistance(pauseFrom:to:)`).
+    private var pauseNext = false
     private var pausePending = false
     private var lapEndedAtLast = false
     /// The last point was the first: a lap ending there would hold no step.
@@ -131,6 +136,7 @@ public struct LapSplitter: Sendable {
     public mutating func segment(_ reason: SegmentReason) {
         segmentPending = true
         bridgeNext = TripStats.bridges(reason)
+        pauseNext = reason == .pause
         if reason == .pause { pausePending = true }
     }
 
@@ -143,6 +149,7 @@ public struct LapSplitter: Sendable {
             last = fix
             segmentPending = false
             bridgeNext = false
+            pauseNext = false
             pausePending = false
         }
         startedAtMarkMs = nil
@@ -170,7 +177,10 @@ public struct LapSplitter: Sendable {
                 if lap < Self.maxLaps { lap += 1 }
                 lapEndedAtLast = false
             }
-            if let prev = last, !segmentPending || bridgeNext { distanceM += (stepM ?? Geodesy.distance(prev, fix)) + extraM }
+            // The distance `TripStats` counts: across a pause too, into a point without a speed.
+            if let prev = last, !segmentPending || bridgeNext || (pauseNext && TripStats.countsDistance(pauseFrom: prev, to: fix)) {
+                distanceM += (stepM ?? Geodesy.distance(prev, fix)) + extraM
+            }
             if distanceM >= nextMarkM {
                 lapEndedAtLast = true
                 nextMarkM = ((distanceM / length).rounded(.down) + 1) * length
