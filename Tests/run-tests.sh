@@ -162,7 +162,8 @@ board_line() {
     fi
     stage "board: amd64 ride and power cuts" 720 bash deploy/board/run.sh --arch amd64
     stage "board: arm64 ride" 420 bash deploy/board/run.sh --arch arm64 --ride
-    stage "board: amd64 devices (LED, home delivery, button)" 360 bash deploy/board/run.sh --arch amd64 --led --out .build/board/run-amd64-led
+    stage "board: amd64 devices (LED, home delivery, button)" 360 bash deploy/board/run.sh --arch amd64 --led \
+        --out .build/board/run-amd64-led --roots-from .build/board/run-amd64
 }
 package_line() {
     if ! stage_ok "aarch64 and packages build (Swift 6.0.3)"; then

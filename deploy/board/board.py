@@ -499,7 +499,14 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
         eio = (int(n * 0.08), int(n * 0.08 + 15 * a.rate))  # EIO for 15 s of host time
         gone = (eio[1] + 100, int(eio[1] + 100 + 20 * a.rate))  # the device unbound for 20 s
         events = [(eio[0], "eio"), (eio[1], "eio-end"), (gone[0], "vanish"), (gone[1], "back"),
-                  (int(n * 0.28), "gpsd-restart"), (int(n * 0.34), "stop-start"), (int(n * 0.40), "reboot")]
+                  (int(n * 0.28), "gpsd-restart"), (int(n * 0.34), "stop-start")]
+        # The reboot on amd64 only: on arm64 it repeated what the ride covers there already (the
+        # unit starting cairn at boot and the bmp280 bound: the first boot; SIGTERM closing the
+        # trip: `systemctl stop`), at the price of an emulated Cortex-A53 boot; amd64's power cuts
+        # boot six times more.
+        if a.arch != "arm64":
+            events.append((int(n * 0.40), "reboot"))
+        want_trips = 1 + sum(1 for _, ev in events if ev in ("stop-start", "reboot"))
         ride.start()
         for at, ev in events:
             wait_epoch(g, ride, at, "ride", 0.05)
@@ -571,7 +578,8 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
         results["ride_distance_m"], results["ride_ascent_m"], results["ride_descent_m"] = dist, asc, desc
         say("ride: %d trip(s), %.0f m, ascent %.0f m, descent %.0f m" % (len(trips), dist, asc, desc))
         check(abs(dist - 41380) <= 41380 * 0.02, "ride: distance %.0f m, expected the Edge 810's 41,380 m within 2 %%" % dist)
-        check(len(trips) == 3, "ride: %d trips, expected 3 (closed by `systemctl stop` and by the reboot)" % len(trips))
+        check(len(trips) == want_trips, "ride: %d trips, expected %d (closed by `systemctl stop`%s)"
+              % (len(trips), want_trips, " and by the reboot" if want_trips == 3 else ""))
         last = trips[-1]
         check(abs((last.get("ascent_m") or 0) - CLIMB_M) <= CLIMB_M * 0.15 and abs((last.get("descent_m") or 0) - CLIMB_M) <= CLIMB_M * 0.15,
               "ride: the last trip climbed %s m and descended %s m; the barometer's registers made it %.0f m each (within 15 %%)"
@@ -613,7 +621,8 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
             ends.append((name, recs[-1][1] if recs else None))
         closed = [n for n, t in ends if t == 6]
         results["ride_files"] = ends
-        check(len(closed) >= 3, "ride: expected the trip closed (a trip end record) at `systemctl stop`, at the reboot and at the last stop; files end with: %s" % ends)
+        check(len(closed) >= want_trips, "ride: expected the trip closed (a trip end record) at `systemctl stop`%s and at the last stop; files end with: %s"
+              % (", at the reboot" if want_trips == 3 else "", ends))
         results["ride_seconds"] = round(time.monotonic() - t_start)
         say("ride: passed (%d s): %d points checked, no fix lost in the barometer's failure windows, %d trip ends"
             % (results["ride_seconds"], st.get("points_checked", 0), len(closed)))
