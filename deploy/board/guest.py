@@ -49,7 +49,8 @@ class Guest:
             cmd = ["qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a53"]
             append = "console=ttyAMA0"
             serials = ["-serial", "file:" + console]
-        cmd += ["-accel", "tcg", "-smp", str(self.smp), "-m", str(self.mem), "-display", "none", "-monitor", "none",
+        # -no-reboot: a reboot ends this qemu and reboot() starts the next (see there)
+        cmd += ["-accel", "tcg", "-smp", str(self.smp), "-m", str(self.mem), "-display", "none", "-monitor", "none", "-no-reboot",
                 "-kernel", os.path.join(self.kdir, "vmlinuz"), "-initrd", os.path.join(self.kdir, "initrd.img"),
                 "-append", append + " quiet systemd.show_status=0",
                 "-drive", "file=%s,if=virtio,format=%s" % (self.root_img, "qcow2" if self.root_img.endswith(".qcow2") else "raw"),
@@ -196,13 +197,20 @@ class Guest:
             self.gps_sock.sendall(data)
 
     def reboot(self, timeout=600):
-        """`systemctl reboot` in the guest (the same qemu process) and wait for the agent again."""
+        """`systemctl reboot` in the guest, then the machine's reset as a new qemu process, and wait
+        for the agent again. The guest's whole reboot runs (units stopped, file systems synced and
+        remounted read-only, the kernel's restart); only the reset is a fresh process: a kernel
+        booted by a reset inside the same qemu ran about five times slower under TCG (a reboot 96
+        s against 25 s for the same disk booted afresh, 2026-12-07)."""
         with self.lock:
             self.ready = False
         self.conns["agent"].sendall(b"0 systemctl reboot\n")
-        self.boots += 1
-        self.boot_acks = {}
-        self.wait_ready(timeout)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise GuestError("the guest did not reach its reset within %d s of `systemctl reboot`" % timeout)
+        self._gone()
+        self.start(timeout)
 
     def power_cut(self):
         """SIGKILL to qemu: the power is gone at once."""
