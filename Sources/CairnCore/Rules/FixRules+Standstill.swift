@@ -94,11 +94,10 @@ extension FixRules {
         stop.clearRolling()
     }
 
-    /// A receiver that has proved no doppler (or whose doppler was disowned: `StillDoppler`),
-    /// inside its trip, without speed at `f`, stands over minutes
-    /// (`MovementWindow.standsOverMinutes`): since when, or nil.
+    /// A receiver that has proved no doppler, inside its trip, without speed at `f`, stands over
+    /// minutes (`MovementWindow.standsOverMinutes`): since when, or nil.
     private func standsOverMinutes(_ f: Fix) -> Int64? {
-        guard start.started, f.speed == nil, !dopplerProved else { return nil }
+        guard start.started, f.speed == nil, !cadence.speedsProved else { return nil }
         return window.standsOverMinutes(f)
     }
 
@@ -106,7 +105,7 @@ extension FixRules {
     private mutating func stillStanding(_ f: Fix) -> Bool {
         // A stop found over minutes without a doppler is left on minutes of way, as its trip
         // opens: its wander leaves the anchor and the window of seconds every minute or so.
-        if stop.byMinutes, f.speed == nil, !dopplerProved {
+        if stop.byMinutes, f.speed == nil, !cadence.speedsProved {
             return !window.movedOverMinutes(f, noise: scatter.radius68)
         }
         // An anchor the next fixes cannot have come from (a cold start's stale position) is

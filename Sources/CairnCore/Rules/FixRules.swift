@@ -350,9 +350,6 @@ public struct FixRules: FixFilter {
     /// trip in 35 of 35 runs through gpsd, 416-4,035 m.)
     @inline(__always) func waitsMinutes(_ f: Fix) -> Bool { f.speed == nil || !cadence.speedsProved }
 
-    /// The receiver's speeds proved a doppler's and were not disowned since (`StillDoppler`).
-    @inline(__always) var dopplerProved: Bool { cadence.speedsProved && !stillDoppler.disowned }
-
     /// Rule 4 against the jump reference. Returns whether `f` goes on forced (a new segment
     /// starts at it), or nil when it was dropped.
     private mutating func judgeJump(_ f: Fix, forced: Bool, emit: (RuleOutput) -> Void) -> Bool? {

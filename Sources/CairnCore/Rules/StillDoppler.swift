@@ -27,16 +27,6 @@
 /// the sum of their speeds: a walker's bend of 90° in 30 s keeps 0.9 of it, a course that wanders
 /// 40° a fix or is drawn afresh keeps a fifth or less); speeds without a course say moving as
 /// before. Such a receiver is then disowned on the same minutes of way.
-///
-/// **And the converse: a doppler that says moving while the positions stay** (round 25). A
-/// speed stuck at 2.13 m/s on a receiver standing still opened trips of hundreds of metres, the
-/// distance filter spacing points by its path. Once the speeds have said moving on every fix for
-/// `stuckSpanMs` (4 minutes), adding up to at least `stuckMps` (1 m/s) over it, without a course
-/// or with one that points somewhere over the whole span (its vector at least half its path:
-/// a loop's course comes back, and a loop may stay in a small place), while no two of the
-/// positions sampled over it are a quarter of that path apart, the doppler is disowned. A wander
-/// of σ 35 m puts its samples 62 m apart on average; a mover whose doppler is right goes where it
-/// points.
 struct StillDoppler {
     /// One position every `sampleMs`, newest last (the span and a little more).
     private var samples = RingBuffer<Fix>(capacity: Int(Self.spanMs / Self.sampleMs) + 2)
@@ -46,19 +36,6 @@ struct StillDoppler {
     private(set) var disowned = false
     /// Since the newest sample, the moving speeds with a course: their sum and their velocities'.
     private var coursed = (speeds: 0.0, east: 0.0, north: 0.0)
-    /// The doppler's way since the first fix (m): all of it, and its coursed part and vector;
-    /// its value at each sample; and when a fix last said standing (or had no speed).
-    private var way = Way()
-    private var wayAt = RingBuffer<Way>(capacity: Int(Self.spanMs / Self.sampleMs) + 2)
-    private var lastMs: Int64?
-    private var stillMs: Int64?
-
-    struct Way {
-        var path = 0.0
-        var coursed = 0.0
-        var east = 0.0
-        var north = 0.0
-    }
 
     static let sampleMs: Int64 = 30_000
     static let spanMs: Int64 = 480_000
@@ -68,23 +45,14 @@ struct StillDoppler {
     mutating func learn(_ f: Fix, standingSpeedMps: Double) {
         guard !disowned else { return }
         if let v = f.speed, v >= standingSpeedMps {
-            // (A step counts for at most 5 s: a gap is no way the doppler measured.)
-            let dt = lastMs.map { Double(min(f.timeMs - $0, 5000)) / 1000 } ?? 0
-            way.path += v * dt
             if let c = f.track {
-                way.coursed += v * dt
-                way.east += v * dt * sinDeg(c)
-                way.north += v * dt * cosDeg(c)
                 coursed.speeds += v
                 coursed.east += v * sinDeg(c)
                 coursed.north += v * cosDeg(c)
             } else {
                 movingMs = f.timeMs
             }
-        } else {
-            stillMs = f.timeMs
         }
-        lastMs = f.timeMs
         if let last = samples.last, f.timeMs - last.timeMs < Self.sampleMs { return }
         // (A course that points somewhere over the sample says moving.)
         if coursed.speeds > 0, (coursed.east * coursed.east + coursed.north * coursed.north).squareRoot() >= 0.5 * coursed.speeds {
@@ -92,11 +60,6 @@ struct StillDoppler {
         }
         coursed = (0, 0, 0)
         samples.append(f)
-        wayAt.append(way)
-        if f.speed != nil, movesWhileStanding(f) {
-            disowned = true
-            return
-        }
         // (A receiver that never sends a speed has nothing to disown.)
         guard f.speed != nil, let first = samples.first, f.timeMs - first.timeMs >= Self.spanMs else { return }
         if let m = movingMs, f.timeMs - m < Self.spanMs { return }
@@ -105,32 +68,6 @@ struct StillDoppler {
         let firstHalf = Geodesy.distance(a, b), secondHalf = Geodesy.distance(b, f), whole = Geodesy.distance(a, f)
         if firstHalf >= leg && secondHalf >= leg && whole >= max(firstHalf, secondHalf) { disowned = true }
     }
-
-    /// The speeds said moving over the last `stuckSpanMs` while the positions stayed (`f` is the
-    /// newest sample).
-    private func movesWhileStanding(_ f: Fix) -> Bool {
-        let n = samples.count
-        guard let first = samples.first, f.timeMs - first.timeMs >= Self.stuckSpanMs,
-            stillMs.map({ f.timeMs - $0 > Self.stuckSpanMs }) ?? true
-        else { return false }
-        var i = n - 1
-        while i > 0 && f.timeMs - samples[i].timeMs < Self.stuckSpanMs { i -= 1 }
-        let from = wayAt[i], to = wayAt[n - 1]
-        let path = to.path - from.path, coursed = to.coursed - from.coursed
-        let span = Double(f.timeMs - samples[i].timeMs) / 1000
-        guard path >= Self.stuckMps * span else { return false }
-        if coursed > 0.1 * path {
-            let e = to.east - from.east, nn = to.north - from.north
-            guard (e * e + nn * nn).squareRoot() >= 0.5 * coursed else { return false }
-        }
-        for a in i..<n {
-            for b in (a + 1)..<n where Geodesy.distance(samples[a], samples[b]) >= path / 4 { return false }
-        }
-        return true
-    }
-
-    static let stuckSpanMs: Int64 = 240_000
-    static let stuckMps = 1.0
 
     /// The newest sample at least `ms` before `f`.
     private func newest(atLeast ms: Int64, before f: Fix) -> Fix? {
