@@ -382,14 +382,16 @@ final class SlowMoverTests: XCTestCase {
             // standing), not by the earlier rows' limits. A walk whose course is drawn afresh
             // every fix is recorded (no trip before: its course pointing nowhere stood it), its
             // first 8 minutes waiting for the proof (−29.7 %); a stand whose speed is stuck at
-            // 2.13 m/s keeps the trip its first minutes open (141.0 m on average; 229.3 before).
+            // 2.13 m/s opens a trip (229.3 m on average): disowning such a doppler took it to 141.0
+            // m but let a lying doppler's stand under σ 30 wander open trips of 247-717 m
+            // (NoiseAttackTests), so it was withdrawn.
             if Self.attack25.contains(name) {
                 if name.hasPrefix("walk 3-D speed, course random") {
                     if r.contains(where: { $0.trips == 0 }) { failures.append("\(name): a walk without a trip") }
                     if mean < -35 { failures.append("\(name): distance error \(f1(mean)) % on average (held at -35 %)") }
                 }
-                if name.hasPrefix("standing, speed stuck"), mean > 200 {
-                    failures.append("\(name): \(f1(mean)) m of trip on average (held at 200 m)")
+                if name.hasPrefix("standing, speed stuck"), mean > 230 {
+                    failures.append("\(name): \(f1(mean)) m of trip on average (held at 230 m)")
                 }
                 continue
             }

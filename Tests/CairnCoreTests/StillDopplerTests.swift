@@ -52,13 +52,15 @@ final class StillDopplerTests: XCTestCase {
                 name: "walking 1.2 m/s round a loop of 40 m across, an honest doppler",
                 at: { t in (20 * sin(Double(t) * 1.2 / 20), 20 - 20 * cos(Double(t) * 1.2 / 20), 1.2) }, seconds: 900, disownedBy: nil,
                 course: { t in (Double(t) * 1.2 / 20 * 180 / .pi).truncatingRemainder(dividingBy: 360) }),
-            // And a speed saying moving where the positions stay.
+            // A speed saying moving where the positions stay is not disowned here: a receiver
+            // without its doppler stands by its positions, whose wander under σ 30 opened trips
+            // of 247-717 m where the doppler's lie had held it (NoiseAttackTests).
             Row(
                 name: "standing, speed stuck at 2.13 m/s without a course", at: { t in (10 * sin(Double(t) / 20), 0, 2.13) }, seconds: 600,
-                disownedBy: 300, notBefore: 240),
+                disownedBy: nil),
             Row(
                 name: "standing, speed stuck at 2.13 m/s, course east", at: { t in (10 * sin(Double(t) / 20), 0, 2.13) }, seconds: 600,
-                disownedBy: 300, course: { _ in 90 }, notBefore: 240),
+                disownedBy: nil, course: { _ in 90 }),
             Row(
                 name: "standing, a lying tablet: 1.5 m/s, its course wandering", at: { t in (10 * sin(Double(t) / 20), 0, 1.5) }, seconds: 1800,
                 disownedBy: nil, course: { t in (Double(t * t) * 7).truncatingRemainder(dividingBy: 360) })
