@@ -33,9 +33,14 @@ extension DeliveryPlans {
     /// at other bytes (where both MD5s are known) or not listed at all is damaged; the trip's
     /// logs must be listed at their delivered sizes (and MD5s, where both are known) before they
     /// are read, and are checked against their receipts' sizes and CRC-32Cs after.
-    static func goneOutcome(_ c: GoneTripCopies, listed: [String: RemoteCopies.FileCheck], rowOwed: Bool) -> GoneOutcome {
+    /// `readWrong`: conversions read back with other bytes in this run (a backend that lists no
+    /// hashes, WebDAV: `DeliveryRun.goneUnhashed`).
+    static func goneOutcome(
+        _ c: GoneTripCopies, listed: [String: RemoteCopies.FileCheck], rowOwed: Bool, readWrong: Set<String> = []
+    ) -> GoneOutcome {
         let damaged = c.sent.keys.sorted().filter { p in
             guard let l = listed[p] else { return true }
+            if readWrong.contains(p) { return true }
             guard let was = c.sent[p] ?? nil, let now = l.md5 else { return false }
             return now != was
         }

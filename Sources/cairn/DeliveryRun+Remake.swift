@@ -21,7 +21,10 @@ extension DeliveryRun {
     /// The pruned trips to make again, staged from their logs as waiting trips (`remade`);
     /// `rowOwed`: the page on the remote is not as this board last made it. Says each that
     /// is damaged and cannot be made again. Nil work where the run stopped before.
-    func remakeGone(_ receipts: ExportState, _ listing: Listing, outdated: [ExportState.GoneTrip], rowOwed: Bool, stop: Stop?) -> [Waiting] {
+    /// `readWrong`: conversions read back with other bytes in this run (no hashes listed).
+    func remakeGone(
+        _ receipts: ExportState, _ listing: Listing, outdated: [ExportState.GoneTrip], rowOwed: Bool, readWrong: Set<String> = [], stop: Stop?
+    ) -> [Waiting] {
         guard stop == nil else { return [] }
         // Cut for other zones than today's: taken down, never made again here.
         let down = Set(outdated.map { "\($0.file) \($0.trip) \($0.salt)" })
@@ -46,7 +49,7 @@ extension DeliveryRun {
             }
             if hidden || copies.sent.isEmpty { continue }
             let trip = "trip \(g.trip) (\(g.file)), no longer on the board,"
-            switch DeliveryPlans.goneOutcome(copies, listed: listing.files, rowOwed: rowOwed) {
+            switch DeliveryPlans.goneOutcome(copies, listed: listing.files, rowOwed: rowOwed, readWrong: readWrong) {
             case .none: continue
             case .say(let why):
                 printErr("cairn: \(trip) has damaged copies on \(base): \(why)")

@@ -100,7 +100,8 @@ struct DeliveryRun {
         let key = keyOwed(previous, found.listing, stop: stop)
         let pageChanged = pageChangedThere(previous, found.listing, stop: stop)
         let redraw = picturesToRedraw(found, stop: stop)
-        let remade = remakeGone(found.receipts, found.listing, outdated: outdated, rowOwed: page && pageChanged, stop: stop)
+        let remade = remakeGone(
+            found.receipts, found.listing, outdated: outdated, rowOwed: page && pageChanged, readWrong: found.goneReadWrong, stop: stop)
         // What this run makes again is said as it goes up, not as lost.
         let remaking = Set(remade.flatMap { found.receipts.sent($0.trip, folder: base).map(\.path) })
         let damagedGone = damagedGoneCopies(found.receipts, found.listing, stop: stop, remaking: remaking)

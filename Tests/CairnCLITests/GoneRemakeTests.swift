@@ -58,6 +58,12 @@ final class GoneRemakeTests: XCTestCase {
                 ),
                 ("logs kept home, only the row owed: the kept page has it", keptHome, [l("gpx/a.gpx", md5: "aa")], true, .none)
             ]
+        // WebDAV: read back with other bytes in this run (`DeliveryRun.goneUnhashed`).
+        XCTAssertEqual(
+            DeliveryPlans.goneOutcome(
+                copies, listed: Dictionary(uniqueKeysWithValues: whole.map { $0.0 == "fit/a.fit" ? l("fit/a.fit", md5: nil) : $0 }),
+                rowOwed: false, readWrong: ["fit/a.fit"]),
+            .remake(["fit/a.fit"]))
         for r in rows {
             XCTAssertEqual(DeliveryPlans.goneOutcome(r.copies, listed: Dictionary(uniqueKeysWithValues: r.listed), rowOwed: r.rowOwed), r.is, r.why)
         }
