@@ -48,6 +48,8 @@ struct DeliveryBatches {
     var shippingRemoved = false
     /// Trips deleted from the board since the run began, delivered before: no failure.
     var gone = 0
+    /// The conversions of pruned trips made again from their remote logs that read back whole.
+    var remadeFiles = Set<String>()
     private var keySent = false
     private var next = 0
     private var budget: Int
@@ -123,7 +125,21 @@ struct DeliveryBatches {
         let check = DeliveryPlans.verified(all.flatMap(\.files), readBack: final)
         let wrong = all.flatMap(\.wrong) + check.wrong
         for m in all {
-            for w in m.trips where DeliveryPlans.receipted(w.staged.map(\.relative), whole: check.whole) {
+            for w in m.trips where w.remade {
+                // No receipt: the one it has stays what it was (its logs are what went up).
+                for s in w.staged where check.whole.contains(s.relative) {
+                    remadeFiles.insert(s.relative)
+                    printErr(
+                        "cairn: \(DeliverCommand.join(run.base, terminalSafe(s.relative))): made again from its log there"
+                            + " (trip \(w.trip.id), \(baseName(w.trip.files[0].path)), no longer on the board)")
+                }
+                if m.page && w.shown != nil && check.whole.contains(TripIndex.fileName) {
+                    printErr(
+                        "cairn: trip \(w.trip.id) (\(baseName(w.trip.files[0].path))), no longer on the board: its row on \(run.base)'s page"
+                            + " made from its log there")
+                }
+            }
+            for w in m.trips where !w.remade && DeliveryPlans.receipted(w.staged.map(\.relative), whole: check.whole) {
                 // What each file read back with: the next runs' listings check it (a copy
                 // damaged at its size is found where the backend has hashes).
                 var md5 = w.there
@@ -206,7 +222,8 @@ struct DeliveryBatches {
         // moved) or no longer sends (now wholly inside a zone), by its receipt: with the page
         // off too, nothing uncut of the place stays up.
         var renamed: [TripRef] = []
-        for w in goes {
+        // A trip made again from its remote log never takes anything down.
+        for w in goes where !w.remade {
             let gone = DeliveryPlans.obsolete(
                 before: receipts.sent(w.trip, folder: run.base).map(\.path), now: w.conversions.map(\.path),
                 hidden: w.hidden != nil, formatsSent: run.formats.map(\.name), allFormats: ExportFormat.allCases.map(\.name),
@@ -241,11 +258,11 @@ struct DeliveryBatches {
         if !batch.isEmpty || !obsolete.isEmpty {
             try ship(
                 batch, of: sending, deleting: obsolete, renamed: renamed, key: keyStaged, pageMade: pageMade, last: last)
-        } else if sending.contains(where: { $0.staged.isEmpty }) {
+        } else if sending.contains(where: { $0.staged.isEmpty && !$0.remade }) {
             // Nothing to ship in this batch: its trips' files are all there already, whole (a
             // run cut after its move, before its receipts): receipted now, so the page made with
             // a later batch shows them.
-            for w in sending where w.staged.isEmpty {
+            for w in sending where w.staged.isEmpty && !w.remade {
                 receipts.mark(
                     w.trip, files: w.now, logs: run.copyLogs, destination: run.receiptDestination, salted: w.salted, hidden: w.hidden != nil,
                     sent: w.conversions, md5: w.there)
@@ -278,6 +295,8 @@ struct DeliveryBatches {
                     printErr("cairn: \(label): deleted from the board since this run began (delivered before); left as it was delivered")
                     gone += 1
                     counts.alreadyThere += 1
+                } else if waiting[i].remade {
+                    problem("\(label), no longer on the board: not made again from its log there: \(e.message)")
                 } else {
                     problem("\(label): \(e.message)")
                     counts.failedTrips += 1
@@ -301,11 +320,7 @@ struct DeliveryBatches {
             reconcile: previous?.pagePending == true || pageRedo, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing,
             takeDown: takeDown, redraw: redraw,
             own: Set(
-                finished.map {
-                    TripIndex.key(
-                        tripId: $0.trip.id, suffix: $0.trip.nameSuffix,
-                        board: TripCatalog.board(of: $0.trip, fallback: run.stageOptions.board), salt: $0.trip.files[0].header.salt)
-                }))
+                finished.map(\.trip).map(run.pageKey) + waiting.filter(\.remade).map(\.trip).map(run.pageKey)))
     }
 
     /// The page's files whose MD5s the status keeps (`DeliveryPlans.pageChanged`).

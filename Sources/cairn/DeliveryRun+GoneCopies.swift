@@ -23,13 +23,14 @@ extension DeliveryRun {
 
     /// Says each copy of a pruned trip the listing shows damaged (another MD5 than it read back
     /// with; a log at another size or gone); returns their paths for the status. Nothing of it
-    /// is on the board to send again, and nothing more is deleted for it.
-    func damagedGoneCopies(_ receipts: ExportState, _ listing: Listing, stop: Stop?) -> [String] {
+    /// is on the board to send again, and nothing more is deleted for it; `remaking`: what this
+    /// run makes again from a remote log (`remakeGone`), returned but not said here.
+    func damagedGoneCopies(_ receipts: ExportState, _ listing: Listing, stop: Stop?, remaking: Set<String> = []) -> [String] {
         guard stop == nil else { return [] }
         let gone = goneCopies(receipts)
         let damaged = DeliveryPlans.damagedGone(
             gone.compactMapValues(\.md5), logs: gone.compactMapValues(\.logSize), listed: listing.files)
-        for p in damaged {
+        for p in damaged where !remaking.contains(p) {
             guard let g = gone[p] else { continue }
             let name = DeliverCommand.join(base, terminalSafe(p))
             let trip = "its trip \(g.trip) (\(g.file)) is no longer on the board"

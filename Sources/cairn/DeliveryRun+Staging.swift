@@ -11,9 +11,17 @@ import CairnExport
 /// Staging: what a run sends, laid out in the outbox as under the board's folder (logs linked,
 /// conversions made through the zone window, the page), each file with its MD5 for the read-back.
 extension DeliveryRun {
-    /// A clean staging folder with an empty outbox.
+    /// A clean staging folder with an empty outbox; the logs of pruned trips made again in this
+    /// run (`goneStaging`) stay.
     func prepareOutbox() throws {
-        removeStaging(staging)
+        for n in (try? POSIX.listDirectory(staging)) ?? [] where n != "." && n != ".." && n != Self.goneFolderName {
+            let p = POSIX.join(staging, n)
+            if (try? POSIX.status(p, followLinks: false)).map({ ($0.st_mode & S_IFMT) == S_IFDIR }) == true {
+                removeStaging(p)
+            } else {
+                _ = POSIX.unlink(p)
+            }
+        }
         try ensureDirectory(staging)
         try ensureDirectory(outbox)
     }
@@ -70,7 +78,7 @@ extension DeliveryRun {
         }
         var staged: [DeliveryPlans.Staged] = []
         w.salted = salted(t, receipts)
-        if copyLogs {
+        if copyLogs && !w.remade {
             for (f, c) in zip(t.files, w.now) {
                 let rel = TripShipment.logPath(c, salted: w.salted)
                 try refuseFolder(rel, listing)

@@ -20,6 +20,9 @@ extension DeliveryRun {
         var stop: Stop?
         /// Where the next run's read-back of delivered copies starts (no hashes listed).
         var readBackNext = 0
+        /// Conversions of trips pruned on the board that read back with other bytes than they
+        /// went up with (no hashes listed): made again from their logs (`remakeGone`).
+        var goneReadWrong = Set<String>()
     }
 
     /// `marker`: the name of a file this run put in the log directory's staging folder; the
@@ -53,7 +56,8 @@ extension DeliveryRun {
         var unreadable = 0
         // Delivered trips whose copies the listing showed without hashes (WebDAV): a few read
         // back each run (below).
-        var unhashed: [(trip: TripRef, summary: TripSummary, files: [RemoteCopies.FileCheck])] = []
+        // A pruned trip's conversions (no trip on the board: `trip` nil) take their turn too.
+        var unhashed: [(trip: TripRef?, summary: TripSummary?, files: [RemoteCopies.FileCheck])] = []
         // Counted whether or not the run goes on: a deferred run's status says what waits.
         for (t, s, _) in finished {
             // Sizes suffice for a log untouched since the receipts were written; one written
@@ -87,7 +91,9 @@ extension DeliveryRun {
             }
             waiting.append(Waiting(trip: t, summary: s, now: now!))
         }
+        if stop == nil { unhashed += goneUnhashed(receipts, listing).map { (nil, nil, $0) } }
         var next = 0
+        var goneReadWrong = Set<String>()
         if stop == nil && !unhashed.isEmpty {
             let turn = DeliveryPlans.readBackTurn(
                 sizes: unhashed.map { $0.files.reduce(0) { $0 + $1.size } }, from: DeliveryStatus.read(directory: dir)?.readBackFrom ?? 0,
@@ -103,6 +109,10 @@ extension DeliveryRun {
                         "\($0.name): \(got[$0.name] == nil ? "missing" : "other bytes") read back"
                     }
                     if wrong.isEmpty { continue }
+                    guard let t, let s else {
+                        goneReadWrong.formUnion(files.filter { got[$0.name] != nil && got[$0.name] != $0.md5 }.map(\.name))
+                        continue
+                    }
                     printErr("cairn: trip \(t.id): its copies on \(base) are not whole (\(wrong.joined(separator: ", "))); sent again")
                     do {
                         waiting.append(Waiting(trip: t, summary: s, now: try ExportState.current(t)))
@@ -116,7 +126,28 @@ extension DeliveryRun {
             }
         }
         return Survey(
-            finished: finished, receipts: receipts, listing: listing, waiting: waiting, unreadable: unreadable, stop: stop, readBackNext: next)
+            finished: finished, receipts: receipts, listing: listing, waiting: waiting, unreadable: unreadable, stop: stop, readBackNext: next,
+            goneReadWrong: goneReadWrong)
+    }
+
+    /// The conversions of each trip pruned on the board that the listing showed without a hash
+    /// while its receipt has one, where its log copies went up too (nothing can be made again
+    /// without them): read back in turn with the trips on the board's.
+    func goneUnhashed(_ receipts: ExportState, _ listing: Listing) -> [[RemoteCopies.FileCheck]] {
+        var out: [[RemoteCopies.FileCheck]] = []
+        for g in receipts.gone() {
+            let here = g.receipts.filter { ExportState.folder(ofDestination: $0.destination) == base }
+            guard here.contains(where: { $0.logs }) else { continue }
+            var files: [RemoteCopies.FileCheck] = []
+            for e in here {
+                for s in e.sent {
+                    guard let sum = e.md5[s.path], let l = listing.files[s.path], l.md5 == nil else { continue }
+                    files.append(RemoteCopies.FileCheck(name: s.path, size: l.size, md5: sum))
+                }
+            }
+            if !files.isEmpty { out.append(files) }
+        }
+        return out
     }
 
     /// The copies of a delivered trip the listing showed without a hash while its receipt has

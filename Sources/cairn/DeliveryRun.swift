@@ -70,6 +70,9 @@ struct DeliveryRun {
         var failed = false
         /// Its names carry its logs' salts (`DeliveryRun.salted`; set as it is staged).
         var salted = true
+        /// A trip pruned on the board, made again from its remote log (`remakeGone`): its
+        /// conversions and row only; no log, no receipt, nothing deleted for it.
+        var remade = false
     }
 
     /// The run, as a page: each step named here, its rule beside it (DeliveryRun+Survey,
@@ -97,7 +100,11 @@ struct DeliveryRun {
         let key = keyOwed(previous, found.listing, stop: stop)
         let pageChanged = pageChangedThere(previous, found.listing, stop: stop)
         let redraw = picturesToRedraw(found, stop: stop)
-        let damagedGone = damagedGoneCopies(found.receipts, found.listing, stop: stop)
+        let remade = remakeGone(
+            found.receipts, found.listing, outdated: outdated, rowOwed: page && pageChanged, readWrong: found.goneReadWrong, stop: stop)
+        // What this run makes again is said as it goes up, not as lost.
+        let remaking = Set(remade.flatMap { found.receipts.sent($0.trip, folder: base).map(\.path) })
+        let damagedGone = damagedGoneCopies(found.receipts, found.listing, stop: stop, remaking: remaking)
         let pageRedo = pageChanged || !redraw.isEmpty
         // A file under the name of a folder deliver writes in would hold every file back, run
         // after run: said, and nothing sent until it is moved away.
@@ -113,6 +120,7 @@ struct DeliveryRun {
             redraw: redraw, counts: counts)
         batches.keyTarget = key.target
         batches.keySentTo = key.sentTo
+        batches.waiting += remade
         if stop == nil && blocking.isEmpty && batches.hasWork {
             switch send(&batches) {
             case .sent: break
@@ -126,6 +134,6 @@ struct DeliveryRun {
         counts.left = found.waiting.count - counts.delivered - batches.gone + found.unreadable
         return finish(
             previous: previous, shippingId: shippingId, leftover: leftover, othersCleared: othersCleared, found: found, batches: batches,
-            keySent: key.sent, stop: stop, counts: counts, damagedGone: damagedGone)
+            keySent: key.sent, stop: stop, counts: counts, damagedGone: damagedGone.filter { !batches.remadeFiles.contains($0) })
     }
 }

@@ -31,9 +31,13 @@ extension ChangesAfterDeliveryEndToEndTests {
         for gpx in ["20250602-080000-trip1-00000010.gpx", "20250603-080000-trip2-00000020.gpx"] {
             XCTAssertTrue(html.contains(gpx), gpx + ": " + r.stderr)
         }
-        XCTAssertTrue(r.stderr.contains("kept on the page"), r.stderr)
-        // A row whose files are gone from the remote is not made up: trip 1's GPX deleted by hand.
+        // Their logs are there whole: their rows are made from them (deliv-38f), as the board's
+        // kept copy of the page would have them.
+        XCTAssertTrue(r.stderr.contains("trip 1 (00000001.cairn), no longer on the board: its row"), r.stderr)
+        // A row whose files are gone from the remote is not made up: trip 1's GPX deleted by
+        // hand, and its log (nothing to make it again from).
         try fm.removeItem(atPath: root + "/gpx/20250602-080000-trip1-00000010.gpx")
+        try fm.removeItem(atPath: root + "/logs/00000001-00000010.cairn")
         try fm.removeItem(atPath: root + "/index.tsv")
         let r2 = try deliver(dir, conf, remote, ["--format", "gpx"])
         XCTAssertEqual(r2.status, 0, r2.stderr)

@@ -134,15 +134,17 @@ class Campaign:
         return {n: sha(os.path.join(logdir, n)) for n in os.listdir(logdir)
                 if not own_file(n) and n not in OWN_TEMPS and n != STAGING and os.path.isfile(os.path.join(logdir, n))}
 
-    def remote_tree(self, remote):
-        """Every file under REMOTE/<board>, by relative path: sha256 (downloaded through rclone)."""
-        dest = tempfile.mkdtemp(dir=self.work, prefix="pull-")
+    def remote_tree(self, remote, keep=None):
+        """Every file under REMOTE/<board>, by relative path: sha256 (downloaded through rclone;
+        kept at `keep` when given)."""
+        dest = keep or tempfile.mkdtemp(dir=self.work, prefix="pull-")
         src = join(remote, BOARD)
         r = self.srv.rc(["copy", src, dest], timeout=120)
         if r.returncode != 0 and "directory not found" not in r.stderr:
             raise RuntimeError("rclone copy %s failed: %s" % (src, r.stderr[-500:]))
         t = tree(dest)
-        shutil.rmtree(dest, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(dest, ignore_errors=True)
         return t
 
     # ---- the invariants
@@ -498,6 +500,78 @@ class Campaign:
             self.fail(sc + " (again)", "the damaged copy %s was not said as sent again: %s" % (logs[0], out.strip()[-400:]))
         self.check(sc + " (again)", d, remote, before, clean=True)
 
+    def s_remake(self, r):
+        """Trips pruned on the board (issue 38, deliv-38f), then one's FIT flipped at its size, one's
+        GPX deleted and a row of the page edited at its size on the remote: the next run makes them
+        again from the remote logs, the remote as it was byte for byte, no log sent, the receipts
+        unchanged, exit 0; a third run sends nothing."""
+        sc = "pruned trips remade from their logs %s" % r
+        d = self.logdir("remake-" + r, "full", ("gpx", "fit"))
+        remote = self.fresh(r, "remake")
+        self.deliver(sc, d, remote)
+        whole = self.remote_tree(remote, keep=os.path.join(self.work, "remake-before-" + r))
+        p = subprocess.run([self.bin, "prune", "--dir", d, "--max-mb", "0.000001"], capture_output=True, text=True)
+        pruned = sorted(n for n in ("00000001.cairn", "00000002.cairn") if not os.path.exists(os.path.join(d, n)))
+        if len(pruned) != 2:
+            return self.fail(sc, "prune left trips 1 and 2 (%s): %s" % (pruned, (p.stdout + p.stderr).strip()[-300:]))
+        receipts_before = open(os.path.join(d, "delivered"), "rb").read()
+        before = self.snapshot(d)
+        base = join(remote, BOARD)
+        fit = sorted(q for q in whole if q.startswith("fit/") and "-trip1-" in q)
+        gpx = sorted(q for q in whole if q.startswith("gpx/") and "-trip2-" in q)
+        if not fit or not gpx or "index.tsv" not in whole:
+            return self.fail(sc, "trips 1 and 2's conversions or the page not delivered: %s" % sorted(whole))
+        pull = tempfile.mkdtemp(dir=self.work, prefix="remake-")
+        # WebDAV lists no hash: an index.tsv edited at its size is not seen there (nor for trips
+        # on the board); its flipped FIT is found by the read-back of delivered copies.
+        edits = ((fit[0], "flip"),) if r == "dav1" else ((fit[0], "flip"), ("index.tsv", "row"))
+        if r == "dav1":
+            self.note(sc, "no index.tsv edit: WebDAV lists no hash, a row edited at its size is not seen there")
+        for target, change in edits:
+            got = self.srv.rc(["copyto", join(base, target), pull + "/f"], timeout=120)
+            if got.returncode != 0:
+                return self.fail(sc, "rclone copyto %s failed: %s" % (target, got.stderr[-300:]))
+            b = bytearray(open(pull + "/f", "rb").read())
+            if change == "flip":
+                b[len(b) // 2] ^= 0x40
+            else:
+                lines = b.decode().split("\n")
+                row = next(i for i, ln in enumerate(lines) if ln.split("\t")[1:2] == ["1"])
+                f = lines[row].split("\t")
+                for c in (2, 5, 6, 8):
+                    f[c] = f[c].translate(str.maketrans("12", "21"))
+                lines[row] = "\t".join(f)
+                b = bytearray("\n".join(lines).encode())
+            open(pull + "/f", "wb").write(b)
+            # --ignore-times: at its size on a backend without modification times (WebDAV)
+            # rclone would take it for the same file and send nothing.
+            put = self.srv.rc(["copyto", "--ignore-times", pull + "/f", join(base, target)], timeout=120)
+            if put.returncode != 0:
+                return self.fail(sc, "rclone copyto back %s failed: %s" % (target, put.stderr[-300:]))
+        dele = self.srv.rc(["deletefile", join(base, gpx[0])], timeout=120)
+        if dele.returncode != 0:
+            return self.fail(sc, "rclone deletefile %s failed: %s" % (gpx[0], dele.stderr[-300:]))
+        rc, out, _ = self.deliver(sc + " (damaged)", d, remote)
+        for q in (fit[0], gpx[0]):
+            if q + ": made again from its log there" not in out:
+                self.fail(sc + " (damaged)", "%s not said made again: %s" % (q, out.strip()[-1500:]))
+        if r != "dav1" and "its row on" not in out:
+            self.fail(sc + " (damaged)", "trip 1's edited row not said made again: %s" % out.strip()[-600:])
+        now = self.remote_tree(remote, keep=pull + "/after")
+        if now != whole:
+            diff = sorted(q for q in set(now) | set(whole) if now.get(q) != whole.get(q))
+            self.fail(sc + " (damaged)", "the remote is not as delivered after the remake: %s" % diff)
+        if open(os.path.join(d, "delivered"), "rb").read() != receipts_before:
+            self.fail(sc + " (damaged)", "the receipts changed")
+        if self.snapshot(d) != before or os.path.exists(os.path.join(d, STAGING)):
+            self.fail(sc + " (damaged)", "LOGDIR changed, or its staging folder left")
+        status = open(os.path.join(d, "delivery")).read()
+        if "damaged_there" in status:
+            self.fail(sc + " (damaged)", "the status still says damaged: %s" % status)
+        rc, out, _ = self.deliver(sc + " (again)", d, remote)
+        if "made again" in out or "delivered 0 trips" not in out:
+            self.fail(sc + " (again)", "a third run did something: %s" % out.strip()[-400:])
+
     def s_bad_input(self):
         d = self.logdir("bad", "one")
         before = self.snapshot(d)
@@ -672,6 +746,8 @@ class Campaign:
                         self.s_spaces(r)
                     if want("junk"):
                         self.s_junk(r)
+                    if want("remake"):
+                        self.s_remake(r)
                     for k, i in enumerate(seeds[r]):
                         self.s_kill(r, self.a.seed * 1000 + i, whole_group=(k % 2 == 0), clean_secs=min(clean_secs, 8.0))
                 except Exception as e:  # a broken harness is a failure too, never a skip
@@ -790,7 +866,7 @@ if __name__ == "__main__":
     ap.add_argument("--remotes", default=",".join(servers.Servers.REMOTES))
     ap.add_argument("--seeds", type=int, default=24, help="kill -9 trials, spread over the remotes")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--only", help="scenarios: clean,bad,vanish,blip,corrupt,full,stall,slow,two,clock,boards,formats,spaces,junk,kill,record")
+    ap.add_argument("--only", help="scenarios: clean,bad,vanish,blip,corrupt,full,stall,slow,two,clock,boards,formats,spaces,junk,remake,kill,record")
     ap.add_argument("--json")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     a = ap.parse_args()
