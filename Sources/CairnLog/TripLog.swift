@@ -152,7 +152,7 @@ public final class TripLog {
     /// The note that names the kernel's boot in each file of a trip the wheel opened: a later run
     /// of the same boot may resume the trip on the monotonic clock (`WheelTripResume`).
     public static func bootNote(_ bootId: String) -> String { bootNotePrefix + bootId }
-    static let bootNotePrefix = "boot "
+    public static let bootNotePrefix = "boot "
 
     /// The last file's trip, if it is the wheel's (no point) and never got a trip end: the
     /// file's boot (its last boot note) and the last reading at which a wheel's revolutions grew.

@@ -379,7 +379,9 @@ final class WheelExportTests: XCTestCase {
     /// its last turn, the same monotonic clock and system clock offset), as the recorder writes
     /// it. One trip: both parts' distance and moving time, the stand a pause (2 segments), one
     /// FIT session and CSV rows from both parts. `start`: the system clock at the monotonic 0.
-    func writeResumedTrainer(start: Int64) throws {
+    /// `startBefore`: the system clock at the monotonic 0 as part 0 saw it (a clock NTP set
+    /// between the two runs), `start` by default.
+    func writeResumedTrainer(start: Int64, startBefore: Int64? = nil) throws {
         func part(_ number: UInt32, _ seconds: ClosedRange<Int>, revolutionsAt0: Int, end: Bool) throws {
             let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: 1, part: number - 1, salt: 0x5EED_40F0 + number))
             if number == 1 {
@@ -390,7 +392,7 @@ final class WheelExportTests: XCTestCase {
             }
             try w.append(.note(TripLog.bootNote("6f1c2b9e-0d6a-4c1e-9a51-2f8e7d3c4b5a")))
             let ns = seconds.map { Self.wheel(UInt32(revolutionsAt0 + 4 * $0), ticks: UInt16(truncatingIfNeeded: $0 * 1024), at: Int64($0) * 1000) }
-            for b in Self.batches(ns, gps: false, start: start) { try w.append(.sensors(b)) }
+            for b in Self.batches(ns, gps: false, start: number == 1 ? startBefore ?? start : start) { try w.append(.sensors(b)) }
             if end {
                 let last = Int64(seconds.upperBound) * 1000
                 try w.append(
@@ -450,6 +452,18 @@ final class WheelExportTests: XCTestCase {
         XCTAssertEqual(resumed.stats.movingTimeMs, whole.stats.movingTimeMs)
         XCTAssertEqual(resumed.wheelSegments, whole.wheelSegments)
         XCTAssertEqual(resumed.stats.lastTimeMs, whole.stats.lastTimeMs)
+    }
+
+    /// The clock set by NTP between the runs (part 0 on 1970, part 1 on the real time): one boot
+    /// is one monotonic clock, so part 0 is dated on part 1's offset, as a clock set during one
+    /// run dates its start. Before, part 0 would lie in 1970 and the trip span 55 years.
+    func testAResumedTrainerRideIsDatedByTheClockSetBeforeTheRestart() throws {
+        try writeResumedTrainer(start: Self.start, startBefore: 0)
+        let s = try TripCatalog.read(trip())
+        XCTAssertEqual(s.stats.firstTimeMs, Self.start)
+        XCTAssertEqual(s.stats.lastTimeMs, Self.start + 1_140_000)
+        XCTAssertEqual(s.stats.distanceM, 7200, accuracy: 1e-6)
+        XCTAssertFalse(s.undatable)
     }
 
     /// The same on a clock never set (1970, the same boot's offset): one trip, both parts'
