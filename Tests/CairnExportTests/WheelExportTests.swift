@@ -25,6 +25,10 @@ final class WheelExportTests: XCTestCase {
         if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_LOG_OUT"], name.contains("testATrainersFiguresAreTheWheels") {
             try? FileManager.default.copyItem(atPath: dir, toPath: keep)
         }
+        // CAIRN_TRAINER_RESUMED_LOG_OUT=DIR: the trainer ride resumed after a restart (two files).
+        if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_RESUMED_LOG_OUT"], name.contains("testATrainerRideResumedAfterARestart") {
+            try? FileManager.default.copyItem(atPath: dir, toPath: keep)
+        }
         // CAIRN_TRAINER_1970_LOG_OUT=DIR: the trainer ride on a clock never set (Tests/Fixtures/logs/trainer-1970).
         if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_1970_LOG_OUT"], name.contains("testATrainerRideOnAClockNeverSet") {
             try? FileManager.default.copyItem(atPath: dir, toPath: keep)
