@@ -18,6 +18,16 @@ public enum SystemClock {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
+    /// The kernel's id of this boot (a random UUID each boot), nil when it cannot be read: what
+    /// tells a restart of the recorder (the monotonic clock runs on) from a power cut.
+    public static func bootId(path: String = "/proc/sys/kernel/random/boot_id") -> String? {
+        guard let fd = try? POSIX.open(path, O_RDONLY | O_CLOEXEC) else { return nil }
+        defer { _ = POSIX.close(fd) }
+        guard let bytes = try? POSIX.readToEnd(fd, limit: 64) else { return nil }
+        let id = String(decoding: bytes, as: UTF8.self).filter { $0.isHexDigit || $0 == "-" }
+        return id.count == 36 ? id : nil
+    }
+
     /// Sleeps up to `ms`, waking early (in steps of 100 ms) when `stop()` says so.
     public static func sleep(ms: Int64, until stop: () -> Bool) {
         var left = ms

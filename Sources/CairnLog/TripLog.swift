@@ -74,6 +74,9 @@ public final class TripLog {
     public var currentPath: String? { writer?.path }
     /// Where a previous run's unclosed trip stands, so a restart can continue it.
     public private(set) var resumable: (tripId: UInt64, part: UInt32, last: Fix)?
+    /// Where a previous run's unclosed wheel trip (no point, issue 40) stands: its boot and its
+    /// wheel's last turn, for `WheelTripResume` to judge.
+    public private(set) var resumableWheel: (tripId: UInt64, part: UInt32, unfinished: WheelTripResume.Unfinished)?
     /// Called after each successful sync with (file path, highest durable sequence number).
     public var onSync: ((String, UInt64) -> Void)?
 
@@ -107,6 +110,7 @@ public final class TripLog {
         let files = try LogDirectory.logFiles(in: directory)
         nextNumber = (files.last?.number ?? 0) + 1
         resumable = Self.findResumable(files)
+        if resumable == nil { resumableWheel = Self.findResumableWheel(files) }
     }
 
     /// Creates the directory if missing and checks that it is writable, with a clear error.
@@ -145,14 +149,54 @@ public final class TripLog {
         return (reader.header.tripId, reader.header.part, fix)
     }
 
+    /// The note that names the kernel's boot in each file of a trip the wheel opened: a later run
+    /// of the same boot may resume the trip on the monotonic clock (`WheelTripResume`).
+    public static func bootNote(_ bootId: String) -> String { bootNotePrefix + bootId }
+    public static let bootNotePrefix = "boot "
+
+    /// The last file's trip, if it is the wheel's (no point) and never got a trip end: the
+    /// file's boot (its last boot note) and the last reading at which a wheel's revolutions grew.
+    static func findResumableWheel(_ files: [(number: UInt32, path: String)]) -> (UInt64, UInt32, WheelTripResume.Unfinished)? {
+        guard let lastFile = files.last, let reader = try? LogReader(path: lastFile.path) else { return nil }
+        var ended = false
+        var points = false
+        var bootId: String?
+        var lastTurn: Int64?
+        var revolutions: [UInt64: UInt32] = [:]
+        try? reader.forEach { e in
+            switch e.record {
+            case .tripEnd: ended = true
+            case .points(let p): if !p.isEmpty { points = true }
+            case .note(let text) where text.hasPrefix(bootNotePrefix): bootId = String(text.dropFirst(bootNotePrefix.count))
+            case .sensors(let b):
+                for n in b.notifications {
+                    let wheel: RevolutionData?
+                    switch try? SensorReading(decoding: n) {
+                    case .speedCadence(let c)?: wheel = c.wheel
+                    case .power(let p)?: wheel = p.wheel
+                    default: wheel = nil
+                    }
+                    guard let w = wheel else { continue }
+                    let source = n.address << 16 | UInt64(n.characteristic)
+                    if let before = revolutions[source], before != w.revolutions { lastTurn = max(lastTurn ?? .min, n.arrivalMonoMs) }
+                    revolutions[source] = w.revolutions
+                }
+            default: break
+            }
+            return true
+        }
+        guard !ended, !points, let turn = lastTurn else { return nil }
+        return (reader.header.tripId, reader.header.part, WheelTripResume.Unfinished(bootId: bootId, lastTurnMonoMs: turn))
+    }
+
     /// Applies one recorder action.
     public func apply(_ action: RecorderAction, monoMs: Int64) {
         switch action {
         case .openTrip(let resume):
             closeFile()
-            if resume, let r = resumable {
-                tripId = r.tripId
-                part = r.part + 1
+            if resume, let r = resumable.map({ ($0.tripId, $0.part) }) ?? resumableWheel.map({ ($0.tripId, $0.part) }) {
+                tripId = r.0
+                part = r.1 + 1
                 tripIdFollowsFile = false
             } else {
                 tripId = UInt64(nextNumber)
@@ -161,12 +205,13 @@ public final class TripLog {
             }
             tripPointsLost = 0
             _ = openFile(monoMs: monoMs)
-            if !(resume && resumable != nil) {
+            if !(resume && (resumable != nil || resumableWheel != nil)) {
                 put(
                     .tripStart(activity: activity, software: software, utcOffsetS: utcOffsetAtTripStart?(), board: board),
                     monoMs: monoMs)
             }
             resumable = nil
+            resumableWheel = nil
             lastSyncMono = monoMs
         case .startSegment(let reason, let t):
             put(.segmentStart(reason, timeMs: t), monoMs: monoMs)

@@ -73,6 +73,8 @@ public protocol RecordLog: AnyObject {
     var lastSyncedSeq: UInt64 { get }
     /// The last point of an unclosed trip a previous run left, to resume.
     var resumePoint: Fix? { get }
+    /// An unclosed wheel trip (no point) a previous run left: its boot and last turn, to judge.
+    var resumableWheelTrip: WheelTripResume.Unfinished? { get }
     var onSync: ((String, UInt64) -> Void)? { get set }
     var utcOffsetAtTripStart: (() -> Int?)? { get set }
     func apply(_ action: RecorderAction, monoMs: Int64)

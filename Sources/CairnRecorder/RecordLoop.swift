@@ -21,6 +21,9 @@ public final class RecordLoop {
         public var wheelCircumferenceM = WheelSpeed.defaultCircumferenceM
         /// When a spinning wheel with no fix is a trip of its own (a trainer), pauses and closes.
         public var wheelTrip = WheelTrip.Config()
+        /// The kernel's boot id (/proc/sys/kernel/random/boot_id), nil when unknown: a wheel trip
+        /// left unfinished goes on only in the same boot (`WheelTripResume`).
+        public var bootId: String?
 
         public init(readEverySeconds: Double, pauseAfterMs: Int64) {
             self.readEverySeconds = readEverySeconds
@@ -334,13 +337,37 @@ public final class RecordLoop {
     private func wheel(_ action: WheelTrip.Action, _ mono: Int64) {
         switch action {
         case .open:
-            recorder.openByWheel(emit: apply)
-            log.append(.note("trip opened by the wheel: no fix, distance from the wheel"), monoMs: mono)
-            say("trip opened by the wheel (no fix): distance from the wheel sensor")
+            let decision = log.resumableWheelTrip.map {
+                WheelTripResume.decide($0, bootId: settings.bootId, monoMs: mono, closeAfterMs: settings.wheelTrip.closeAfterMs)
+            }
+            if case .resume(let gap)? = decision {
+                recorder.openByWheel(resume: true, emit: apply)
+                let text = "trip resumed by the wheel after a restart: it stood \((gap + 500) / 1000) s, same boot"
+                log.append(.note(text), monoMs: mono)
+                say(text)
+            } else {
+                recorder.openByWheel(emit: apply)
+                log.append(.note("trip opened by the wheel: no fix, distance from the wheel"), monoMs: mono)
+                say("trip opened by the wheel (no fix): distance from the wheel sensor")
+                if let why = decision.flatMap(Self.newTripText) { say(why) }
+            }
+            if let id = settings.bootId { log.append(.note(TripLog.bootNote(id)), monoMs: mono) }
         case .resumed(let at):
             log.append(.segmentStart(.pause, timeMs: fixClock(at, mono)), monoMs: mono)
         case .close(let totals):
             closeWheelTrip(.standstill, totals, mono)
+        }
+    }
+
+    /// Why a previous run's unfinished wheel trip was not resumed, for the operator.
+    static func newTripText(_ d: WheelTripResume.Decision) -> String? {
+        switch d {
+        case .resume: return nil
+        case .otherBoot:
+            return "the previous run's wheel trip was left unfinished on another boot (a power cut?): "
+                + "nothing proves how long the board was off, so this is a new trip"
+        case .tooLong(let gap):
+            return "the previous run's wheel trip was left unfinished \(gap / 1000) s ago, at or past close-after: a new trip"
         }
     }
 

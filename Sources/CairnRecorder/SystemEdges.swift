@@ -12,6 +12,7 @@ extension SystemdNotify: ServiceNotifier {}
 
 extension TripLog: RecordLog {
     public var resumePoint: Fix? { resumable?.last }
+    public var resumableWheelTrip: WheelTripResume.Unfinished? { resumableWheel?.unfinished }
 }
 
 /// The system's clocks, and a sleep that a stop request cuts short.

@@ -364,6 +364,7 @@ enum RecordCommand: Command {
         // A trainer's trip pauses and closes as the activity's rides do (`--close-after`).
         settings.wheelTrip.pauseAfterMs = profile.pauseAfterMs
         settings.wheelTrip.closeAfterMs = profile.closeAfterMs
+        settings.bootId = SystemClock.bootId()
         let source = GpsdSource(host: host, port: port)
         source.stopFd = StopSignals.wakeFd
         let loop = RecordLoop(

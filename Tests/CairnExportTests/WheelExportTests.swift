@@ -25,6 +25,10 @@ final class WheelExportTests: XCTestCase {
         if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_LOG_OUT"], name.contains("testATrainersFiguresAreTheWheels") {
             try? FileManager.default.copyItem(atPath: dir, toPath: keep)
         }
+        // CAIRN_TRAINER_RESUMED_LOG_OUT=DIR: the trainer ride resumed after a restart (two files).
+        if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_RESUMED_LOG_OUT"], name.contains("testATrainerRideResumedAfterARestart") {
+            try? FileManager.default.copyItem(atPath: dir, toPath: keep)
+        }
         // CAIRN_TRAINER_1970_LOG_OUT=DIR: the trainer ride on a clock never set (Tests/Fixtures/logs/trainer-1970).
         if let keep = ProcessInfo.processInfo.environment["CAIRN_TRAINER_1970_LOG_OUT"], name.contains("testATrainerRideOnAClockNeverSet") {
             try? FileManager.default.copyItem(atPath: dir, toPath: keep)
@@ -372,6 +376,110 @@ final class WheelExportTests: XCTestCase {
         let column = try XCTUnwrap(lines[0].split(separator: ",").firstIndex(of: "segment"))
         let segments = lines.dropFirst().map { String($0.split(separator: ",", omittingEmptySubsequences: false)[column]) }
         XCTAssertEqual(Set(segments), ["1", "2"])
+    }
+
+    /// A trainer ride whose recorder restarted in the same boot (issue 40): part 0 cut without a
+    /// trip end, part 1 of the same trip (no trip start, the wheel turning again 4 minutes after
+    /// its last turn, the same monotonic clock and system clock offset), as the recorder writes
+    /// it. One trip: both parts' distance and moving time, the stand a pause (2 segments), one
+    /// FIT session and CSV rows from both parts. `start`: the system clock at the monotonic 0.
+    /// `startBefore`: the system clock at the monotonic 0 as part 0 saw it (a clock NTP set
+    /// between the two runs), `start` by default.
+    func writeResumedTrainer(start: Int64, startBefore: Int64? = nil) throws {
+        func part(_ number: UInt32, _ seconds: ClosedRange<Int>, revolutionsAt0: Int, end: Bool) throws {
+            let w = try LogWriter(directory: dir, number: number, header: FileHeader(tripId: 1, part: number - 1, salt: 0x5EED_40F0 + number))
+            if number == 1 {
+                try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+                try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
+            } else {
+                try w.append(.note("trip resumed by the wheel after a restart: it stood 240 s, same boot"))
+            }
+            try w.append(.note(TripLog.bootNote("6f1c2b9e-0d6a-4c1e-9a51-2f8e7d3c4b5a")))
+            let ns = seconds.map { Self.wheel(UInt32(revolutionsAt0 + 4 * $0), ticks: UInt16(truncatingIfNeeded: $0 * 1024), at: Int64($0) * 1000) }
+            for b in Self.batches(ns, gps: false, start: number == 1 ? startBefore ?? start : start) { try w.append(.sensors(b)) }
+            if end {
+                let last = Int64(seconds.upperBound) * 1000
+                try w.append(
+                    .tripEnd(
+                        TripEnd(
+                            reason: .standstill, points: 0, distanceM: Double(seconds.count - 1) * 8,
+                            movingTimeMs: last - Int64(seconds.lowerBound) * 1000,
+                            firstTimeMs: start + Int64(seconds.lowerBound) * 1000, lastTimeMs: start + last)))
+            }
+            _ = try w.sync()
+            w.close()
+        }
+        try part(1, 0...600, revolutionsAt0: 0, end: false)
+        // The wheel stood while the board was off: the counter goes on from where it stood.
+        try part(2, 840...1140, revolutionsAt0: 4 * 600 - 4 * 840, end: true)
+    }
+
+    func testATrainerRideResumedAfterARestartIsOneTrip() throws {
+        try writeResumedTrainer(start: Self.start)
+        let trips = TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) })
+        XCTAssertEqual(trips.count, 1, "one trip over both files")
+        let s = try TripCatalog.read(XCTUnwrap(trips.first))
+        XCTAssertEqual(s.files.count, 2)
+        XCTAssertEqual(s.stats.distanceM, (600 + 300) * 8, accuracy: 1e-6, "both parts, not the gap")
+        // The first reading after the stand gives no rate yet (`WheelSpeed`): 1 s less, as the
+        // same readings in one file give (below).
+        XCTAssertEqual(s.stats.movingTimeMs, (600 + 300 - 1) * 1000)
+        XCTAssertEqual(s.stats.firstTimeMs, Self.start)
+        XCTAssertEqual(s.stats.lastTimeMs, Self.start + 1_140_000)
+        XCTAssertEqual(s.wheelSegments, 2, "the 4 minutes off are a pause")
+        let fit = out + "/resumed.fit"
+        XCTAssertTrue(try convert(.fit, to: fit).converted)
+        let seen = try ExportSupport.check("fit", fit)
+        let session = try XCTUnwrap(seen["session_figures"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(session["total_distance"] as? Double), 7200, accuracy: 1)
+        XCTAssertEqual(try XCTUnwrap(session["total_timer_time"] as? Double), 899, accuracy: 0.1)
+        let csv = out + "/resumed.csv"
+        XCTAssertTrue(try convert(.csv, to: csv).converted)
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").dropFirst()
+        XCTAssertEqual(rows.count, 601 + 301, "every reading of both parts")
+    }
+
+    /// The resumed trip's figures are those of the same readings recorded without the restart.
+    func testAResumedTrainerRideHasTheFiguresOfTheSameRideInOneFile() throws {
+        try writeResumedTrainer(start: Self.start)
+        let resumed = try TripCatalog.read(trip())
+        try FileManager.default.removeItem(atPath: dir)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let seconds: [Int] = Array(0...600) + Array(840...1140)
+        let ns: [SensorNotification] = seconds.map { (t: Int) -> SensorNotification in
+            let revolutions = UInt32(4 * t - (t > 600 ? 960 : 0))
+            return Self.wheel(revolutions, ticks: UInt16(truncatingIfNeeded: t * 1024), at: Int64(t) * 1000)
+        }
+        try writeTrainer(ns)
+        let whole = try TripCatalog.read(trip())
+        XCTAssertEqual(resumed.stats.distanceM, whole.stats.distanceM)
+        XCTAssertEqual(resumed.stats.movingTimeMs, whole.stats.movingTimeMs)
+        XCTAssertEqual(resumed.wheelSegments, whole.wheelSegments)
+        XCTAssertEqual(resumed.stats.lastTimeMs, whole.stats.lastTimeMs)
+    }
+
+    /// The clock set by NTP between the runs (part 0 on 1970, part 1 on the real time): one boot
+    /// is one monotonic clock, so part 0 is dated on part 1's offset, as a clock set during one
+    /// run dates its start. Before, part 0 would lie in 1970 and the trip span 55 years.
+    func testAResumedTrainerRideIsDatedByTheClockSetBeforeTheRestart() throws {
+        try writeResumedTrainer(start: Self.start, startBefore: 0)
+        let s = try TripCatalog.read(trip())
+        XCTAssertEqual(s.stats.firstTimeMs, Self.start)
+        XCTAssertEqual(s.stats.lastTimeMs, Self.start + 1_140_000)
+        XCTAssertEqual(s.stats.distanceM, 7200, accuracy: 1e-6)
+        XCTAssertFalse(s.undatable)
+    }
+
+    /// The same on a clock never set (1970, the same boot's offset): one trip, both parts'
+    /// figures; undatable, so no export, as a one-part trainer ride on such a clock.
+    func testAResumedTrainerRideOnAClockNeverSetIsOneTripWithBothParts() throws {
+        try writeResumedTrainer(start: 0)
+        let trips = TripCatalog.trips(TripCatalog.files([dir]) { XCTFail($0) })
+        XCTAssertEqual(trips.count, 1)
+        let s = try TripCatalog.read(XCTUnwrap(trips.first))
+        XCTAssertEqual(s.stats.distanceM, 7200, accuracy: 1e-6)
+        XCTAssertEqual(s.stats.movingTimeMs, 899_000)
+        XCTAssertTrue(s.undatable)
     }
 
     /// A trainer ride on a board whose clock was never set (1970) and never had a fix (attack

@@ -207,6 +207,7 @@ final class FakeLog: RecordLog {
     private(set) var currentPath: String?
     private(set) var lastSyncedSeq: UInt64 = 0
     var resumePoint: Fix?
+    var resumableWheelTrip: WheelTripResume.Unfinished?
     var onSync: ((String, UInt64) -> Void)?
     var utcOffsetAtTripStart: (() -> Int?)?
     private var lastSyncMono: Int64 = 0

@@ -15,6 +15,10 @@ final class TrainerLoopTests: XCTestCase {
     struct Outcome {
         var records: [LogRecord] = []
         var files = 0
+        /// Each file's (trip id, part), in order.
+        var headers: [(tripId: UInt64, part: UInt32)] = []
+        /// The records of each file.
+        var perFile: [[LogRecord]] = []
         var said: [String] = []
         var ends: [TripEnd] { records.compactMap { if case .tripEnd(let e) = $0 { e } else { nil } } }
         var batches: [SensorBatch] { records.compactMap { if case .sensors(let b) = $0 { b } else { nil } } }
@@ -39,18 +43,27 @@ final class TrainerLoopTests: XCTestCase {
     }
 
     /// `gpsdDown`: no gpsd at all (every connect fails, the loop backs off between tries).
-    func run(stopS: Int, gpsdDown: Bool = false, _ events: [SensorEvent]) throws -> Outcome {
+    /// `startS`: the monotonic clock when the run starts; `bootId`: the run's boot; `before`:
+    /// writes what a previous run left in the directory.
+    func run(
+        stopS: Int, gpsdDown: Bool = false, startS: Int = 0, bootId: String? = nil, before: ((String) throws -> Void)? = nil,
+        _ events: [SensorEvent]
+    ) throws -> Outcome {
         let clock = FakeClock()
+        clock.mono = Int64(startS) * 1000
         let gpsd = FakeGpsd(clock: clock)
         gpsd.stopAt = Int64(stopS) * 1000
         if gpsdDown { gpsd.down = [0..<Int64.max] }
         let dir = NSTemporaryDirectory() + "cairn-trainer-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try before?(dir)
         var out = Outcome()
         let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 5000, say: { out.said.append($0) })
         var settings = RecordLoop.Settings(readEverySeconds: 0, pauseAfterMs: ActivityProfile.ride.pauseAfterMs)
         settings.wheelCircumferenceM = 2.0
         settings.wheelTrip.closeAfterMs = 5 * 60_000
+        settings.bootId = bootId
         let loop = RecordLoop(
             recorder: TripRecorder(filter: FixRules(profile: .ride)), log: log, source: gpsd, barometer: NoBarometer(),
             notify: FakeNotifier(clock: clock, enabled: false), statusFile: nil, clock: clock, settings: settings,
@@ -64,10 +77,15 @@ final class TrainerLoopTests: XCTestCase {
         let files = try LogDirectory.logFiles(in: dir)
         out.files = files.count
         for f in files {
-            try LogReader(path: f.path).forEach { e in
-                out.records.append(e.record)
+            let reader = try LogReader(path: f.path)
+            out.headers.append((reader.header.tripId, reader.header.part))
+            var records: [LogRecord] = []
+            try reader.forEach { e in
+                records.append(e.record)
                 return true
             }
+            out.perFile.append(records)
+            out.records += records
         }
         return out
     }
@@ -142,6 +160,87 @@ final class TrainerLoopTests: XCTestCase {
         for (name, events) in [("standing", standing), ("spun by hand", spunByHand), ("walked", walked)] {
             let r = try run(stopS: 1000, events)
             XCTAssertEqual(r.files, 0, name)
+        }
+    }
+
+    // A wheel trip left unfinished (issue 40): resumed in the same boot within close-after, a
+    // new trip after a power cut (another boot) or after standing past close-after.
+
+    static let boot = "6f1c2b9e-0d6a-4c1e-9a51-2f8e7d3c4b5a"
+
+    /// What a crash left: part 0 of trip 1, opened by the wheel in `boot`, 10 minutes at 8 m/s
+    /// (the monotonic clock 0 ... 600 s, the system clock never set), no trip end.
+    static func leaveUnfinished(_ dir: String, boot: String? = TrainerLoopTests.boot) throws {
+        var ns: [SensorNotification] = []
+        for s in 0...600 {
+            let r = UInt32(1000 + 4 * s)
+            ns.append(
+                SensorNotification(
+                    address: csc, characteristic: 0x2A5B, arrivalMonoMs: Int64(s) * 1000,
+                    value: [
+                        0x01, UInt8(r & 255), UInt8(r >> 8 & 255), UInt8(r >> 16 & 255), UInt8(r >> 24), UInt8(s * 1024 & 255),
+                        UInt8(s * 1024 >> 8 & 255)
+                    ]))
+        }
+        let w = try LogWriter(directory: dir, number: 1, header: FileHeader(tripId: 1, part: 0, salt: 0x5EED_40F0))
+        try w.append(.tripStart(activity: "ride", software: "cairn tests"))
+        try w.append(.note("trip opened by the wheel: no fix, distance from the wheel"))
+        if let boot { try w.append(.note(TripLog.bootNote(boot))) }
+        for i in stride(from: 0, to: ns.count, by: 50) {
+            try w.append(
+                .sensors(
+                    SensorBatch(
+                        notifications: Array(ns[i..<min(ns.count, i + 50)]), gpsMinusMonoMs: nil, clockMinusMonoMs: FakeClock.wallOffset,
+                        wheelCircumferenceMm: 2000)))
+        }
+        _ = try w.sync()
+        w.close()
+    }
+
+    /// The unfinished trip's file is found with its boot and the wheel's last turn.
+    func testAnUnfinishedWheelTripIsFoundWithItsBootAndLastTurn() throws {
+        let dir = NSTemporaryDirectory() + "cairn-wheel-left-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.leaveUnfinished(dir)
+        let log = try TripLog(directory: dir, activity: "ride", software: "test", syncIntervalMs: 5000, say: { _ in })
+        XCTAssertNil(log.resumable)
+        XCTAssertEqual(log.resumableWheelTrip, WheelTripResume.Unfinished(bootId: Self.boot, lastTurnMonoMs: 600_000))
+    }
+
+    /// The recorder restarted (same boot) 1 minute after the wheel's last turn (the trip opens
+    /// again after 30 s of spinning: 91 s); the rider rides on 5 minutes: the wheel's trip opens again as part 1 of trip 1, without a trip start.
+    func testARestartInTheSameBootResumesTheWheelTrip() throws {
+        var revs: UInt32 = 5000
+        let r = try run(
+            stopS: 1000, startS: 660, bootId: Self.boot, before: { try Self.leaveUnfinished($0) }, Self.spin(660, 960, perSecond: 4, from: &revs))
+        XCTAssertEqual(r.headers.map(\.tripId), [1, 1], "\(r.said)")
+        XCTAssertEqual(r.headers.map(\.part), [0, 1])
+        let second = r.perFile[1]
+        XCTAssertFalse(second.contains { if case .tripStart = $0 { true } else { false } }, "a resumed part has no trip start")
+        XCTAssertTrue(second.contains(.note("trip resumed by the wheel after a restart: it stood 91 s, same boot")), "\(second.prefix(4))")
+        XCTAssertTrue(second.contains(.note(TripLog.bootNote(Self.boot))))
+        XCTAssertEqual(r.ends.count, 1)
+    }
+
+    /// After a power cut (another boot) nothing proves how long the board was off: a new trip
+    /// (trip 2), said; the first stays as it was. The same without a boot note (an older
+    /// recorder), or with the wheel standing past close-after in the same boot.
+    func testAnotherBootOrALongStandMakesANewTrip() throws {
+        for (boot, left, startS, said) in [
+            ("0a0a0a0a-0000-4000-8000-000000000000", Self.boot as String?, 60, "on another boot"),
+            (Self.boot, nil, 660, "on another boot"),
+            (Self.boot, Self.boot, 1000, "at or past close-after")
+        ] {
+            var revs: UInt32 = 5000
+            let r = try run(
+                stopS: startS + 340, startS: startS, bootId: boot, before: { try Self.leaveUnfinished($0, boot: left) },
+                Self.spin(startS, startS + 300, perSecond: 4, from: &revs))
+            XCTAssertEqual(r.headers.map(\.tripId), [1, 2], "\(r.said)")
+            XCTAssertEqual(r.headers.map(\.part), [0, 0])
+            guard case .tripStart = r.perFile[1].first else { return XCTFail("\(r.perFile[1].prefix(3))") }
+            XCTAssertTrue(r.said.contains { $0.contains(said) && $0.hasSuffix("a new trip") }, "\(r.said)")
+            XCTAssertEqual(r.perFile[0].count, left == nil ? 15 : 16, "the first trip's file is left alone")
         }
     }
 }

@@ -182,12 +182,13 @@ public struct TripRecorder<Filter: FixFilter> {
 
     /// A trip opens with no point (issue 40: the wheel turns where GPS has none, `WheelTrip`): a
     /// fix kept later goes into it, starting its first segment.
-    public mutating func openByWheel(emit: (RecorderAction) -> Void) {
+    /// `resume`: it goes on with a previous run's unfinished wheel trip (`WheelTripResume`).
+    public mutating func openByWheel(resume: Bool = false, emit: (RecorderAction) -> Void) {
         guard !tripOpen else { return }
         resumeCandidate = nil
         tripOpen = true
         pendingReason = .start
-        emit(.openTrip(resume: false))
+        emit(.openTrip(resume: resume))
     }
 
     /// The trip was closed by the caller (shutdown): the next kept point opens a new trip.

@@ -58,8 +58,8 @@ public struct SensorTrack: Sendable {
     /// (every rate over 254, two counters under one address) is kept, to be said.
     public static func read(_ trip: TripRef) throws -> SensorTrack? {
         var builder = Builder()
-        for f in trip.files {
-            let reference = try SensorClock.reference(f.path)
+        let references = try SensorClock.references(trip.files.map(\.path))
+        for (f, reference) in zip(trip.files, references) {
             try LogReader(path: f.path).forEach { e in
                 if case .sensors(let b) = e.record { builder.add(b, reference: reference) }
                 return true

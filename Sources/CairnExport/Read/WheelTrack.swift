@@ -153,8 +153,8 @@ public struct WheelTrack: Sendable {
     /// The trip's wheel track; nil when its log holds no wheel reading.
     public static func read(_ trip: TripRef) throws -> WheelTrack? {
         var b = Builder()
-        for f in trip.files {
-            let reference = try SensorClock.reference(f.path)
+        let references = try SensorClock.references(trip.files.map(\.path))
+        for (f, reference) in zip(trip.files, references) {
             try LogReader(path: f.path).forEach { e in
                 if case .sensors(let batch) = e.record { b.add(batch, reference: reference) }
                 return true
