@@ -499,13 +499,7 @@ def scenario_ride(a, epochs, unit_sha, checker, results):
         eio = (int(n * 0.08), int(n * 0.08 + 15 * a.rate))  # EIO for 15 s of host time
         gone = (eio[1] + 100, int(eio[1] + 100 + 20 * a.rate))  # the device unbound for 20 s
         events = [(eio[0], "eio"), (eio[1], "eio-end"), (gone[0], "vanish"), (gone[1], "back"),
-                  (int(n * 0.28), "gpsd-restart"), (int(n * 0.34), "stop-start")]
-        # The reboot on amd64 only: on arm64 it repeated what the ride covers there already (the
-        # unit starting cairn at boot and the bmp280 bound: the first boot; SIGTERM closing the
-        # trip: `systemctl stop`), at the price of an emulated Cortex-A53 boot; amd64's power cuts
-        # boot six times more.
-        if a.arch != "arm64":
-            events.append((int(n * 0.40), "reboot"))
+                  (int(n * 0.28), "gpsd-restart"), (int(n * 0.34), "stop-start"), (int(n * 0.40), "reboot")]
         want_trips = 1 + sum(1 for _, ev in events if ev in ("stop-start", "reboot"))
         ride.start()
         for at, ev in events:
