@@ -22,4 +22,19 @@ extension DeliveryRun {
             }
         }
     }
+
+    /// Reads the remote file at `relative` (at most `limit` bytes) into the open file `fd`,
+    /// retried as `attempt` says, each try from an empty file. False when a write to `fd` failed.
+    func download(_ relative: String, into fd: Int32, limit: Int?) throws -> Bool {
+        var ok = true
+        try attempt { () throws(Rclone.Failure) in
+            ok = true
+            try? POSIX.truncate(fd, to: 0)
+            _ = try? POSIX.seek(fd, to: 0)
+            try transport.read(DeliverCommand.join(base, relative), limit: limit) { chunk in
+                if ok { ok = (try? POSIX.writeAll(fd, chunk)) != nil }
+            }
+        }
+        return ok
+    }
 }

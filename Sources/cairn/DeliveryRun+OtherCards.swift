@@ -95,19 +95,7 @@ extension DeliveryRun {
         _ = POSIX.unlink(path)
         defer { _ = POSIX.unlink(path) }
         guard let fd = try? POSIX.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) else { return false }
-        var ok = true
-        do {
-            try attempt { () throws(Rclone.Failure) in
-                ok = true
-                try? POSIX.truncate(fd, to: 0)
-                _ = try? POSIX.seek(fd, to: 0)
-                try transport.read(DeliverCommand.join(base, relative), limit: nil) { chunk in
-                    if ok { ok = (try? POSIX.writeAll(fd, chunk)) != nil }
-                }
-            }
-        } catch {
-            ok = false
-        }
+        let ok = (try? download(relative, into: fd, limit: nil)) ?? false
         _ = POSIX.close(fd)
         guard ok, let report = try? LogReader(path: path).scan() else { return false }
         return report.isClean

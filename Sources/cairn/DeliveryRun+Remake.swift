@@ -83,16 +83,9 @@ extension DeliveryRun {
     func fetchGoneLog(_ relative: String, to path: String, expect: FileDigest) throws {
         let fd: Int32
         do { fd = try POSIX.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) } catch { throw Failure("\(path): cannot create: \(error)") }
-        var ok = true
+        let ok: Bool
         do {
-            try attempt { () throws(Rclone.Failure) in
-                ok = true
-                try? POSIX.truncate(fd, to: 0)
-                _ = try? POSIX.seek(fd, to: 0)
-                try transport.read(DeliverCommand.join(base, relative), limit: expect.size + 1) { chunk in
-                    if ok { ok = (try? POSIX.writeAll(fd, chunk)) != nil }
-                }
-            }
+            ok = try download(relative, into: fd, limit: expect.size + 1)
         } catch {
             _ = POSIX.close(fd)
             throw Failure("\(DeliverCommand.join(base, relative)): not read: \(error)")
