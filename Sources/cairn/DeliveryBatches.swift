@@ -50,6 +50,9 @@ struct DeliveryBatches {
     var gone = 0
     /// The conversions of pruned trips made again from their remote logs that read back whole.
     var remadeFiles = Set<String>()
+    /// Rows of trips pruned on the board that come back from the kept copy of the page, even
+    /// where the remote's index has them otherwise (`DeliveryRun.remakeGone`).
+    var keptGoneRows = Set<String>()
     private var keySent = false
     private var next = 0
     private var budget: Int
@@ -126,6 +129,11 @@ struct DeliveryBatches {
         let wrong = all.flatMap(\.wrong) + check.wrong
         for m in all {
             for w in m.trips where w.remade {
+                // Counted once, when any of it (a conversion, its row, its picture) went whole.
+                let page = m.page ? w.shown.map { [TripIndex.fileName, PageBuilder.picturePath(name: $0.entry.name)] } ?? [] : []
+                if (w.staged.map(\.relative) + page).contains(where: check.whole.contains) {
+                    counts.remade += 1
+                }
                 // No receipt: the one it has stays what it was (its logs are what went up).
                 for s in w.staged where check.whole.contains(s.relative) {
                     remadeFiles.insert(s.relative)
@@ -155,6 +163,13 @@ struct DeliveryBatches {
             }
             if m.page {
                 for f in m.files where Self.pageNames.contains(f.relative) && check.whole.contains(f.relative) { pageSums[f.relative] = f.md5 }
+                // The pictures of trips pruned on the board, drawn again from their logs: not
+                // said damaged after (`damagedGoneCopies`).
+                if m.trips.contains(where: \.remade) {
+                    for f in m.files where f.relative.hasPrefix(PageBuilder.picturesFolder + "/") && check.whole.contains(f.relative) {
+                        remadeFiles.insert(f.relative)
+                    }
+                }
                 // Each picture on its trip's receipt, as it read back (`picturesGone`).
                 for f in m.files where f.relative.hasPrefix(PageBuilder.picturesFolder + "/") && check.whole.contains(f.relative) {
                     receipts.notePicture(f.relative, md5: f.md5, destination: run.receiptDestination)
@@ -318,7 +333,7 @@ struct DeliveryBatches {
         return try run.stagePage(
             onPage.compactMap(\.shown), hidden: onPage.compactMap(\.hidden), receipted: receipted,
             reconcile: previous?.pagePending == true || pageRedo, indexSize: listing.files[TripIndex.fileName]?.size, listing: listing,
-            takeDown: takeDown, redraw: redraw,
+            takeDown: takeDown, redraw: redraw, keptGone: keptGoneRows,
             own: Set(
                 finished.map(\.trip).map(run.pageKey) + waiting.filter(\.remade).map(\.trip).map(run.pageKey)))
     }

@@ -12,9 +12,13 @@ extension DeliveryPlans {
         /// Its log copies: relative path -> size delivered and the MD5 it read back with. Empty
         /// when its logs stayed on the board (`logs = no`, or privacy zones without logs).
         var logs: [String: (size: Int, md5: String?)] = [:]
+        /// Its picture on the page (relative path -> the MD5 it read back with), where the run
+        /// keeps the page: drawn from its log, so made again like a conversion (deliv-38g).
+        var pictures: [String: String] = [:]
 
         static func == (a: Self, b: Self) -> Bool {
-            a.sent == b.sent && a.logs.mapValues { "\($0.size) \($0.md5 ?? "")" } == b.logs.mapValues { "\($0.size) \($0.md5 ?? "")" }
+            a.sent == b.sent && a.pictures == b.pictures
+                && a.logs.mapValues { "\($0.size) \($0.md5 ?? "")" } == b.logs.mapValues { "\($0.size) \($0.md5 ?? "")" }
         }
     }
 
@@ -33,24 +37,29 @@ extension DeliveryPlans {
     /// at other bytes (where both MD5s are known) or not listed at all is damaged; the trip's
     /// logs must be listed at their delivered sizes (and MD5s, where both are known) before they
     /// are read, and are checked against their receipts' sizes and CRC-32Cs after.
-    /// `readWrong`: conversions read back with other bytes in this run (a backend that lists no
-    /// hashes, WebDAV: `DeliveryRun.goneUnhashed`).
+    /// `readWrong`: copies (conversions, logs) read back with other bytes (a backend that lists
+    /// no hashes, WebDAV: `DeliveryRun.goneUnhashed`): a log among them is not whole.
     static func goneOutcome(
         _ c: GoneTripCopies, listed: [String: RemoteCopies.FileCheck], rowOwed: Bool, readWrong: Set<String> = []
     ) -> GoneOutcome {
-        let damaged = c.sent.keys.sorted().filter { p in
+        let conversions = c.sent.keys.sorted().filter { p in
             guard let l = listed[p] else { return true }
             if readWrong.contains(p) { return true }
             guard let was = c.sent[p] ?? nil, let now = l.md5 else { return false }
             return now != was
         }
+        let pictures = c.pictures.keys.sorted().filter { p in
+            guard let l = listed[p] else { return true }
+            return readWrong.contains(p) || (l.md5 != nil && l.md5 != c.pictures[p])
+        }
+        let damaged = conversions + pictures
         if damaged.isEmpty && !rowOwed { return .none }
         if c.logs.isEmpty {
             // A row alone comes back from the board's kept copy of the page (`keptRows`).
             return damaged.isEmpty ? .none : .say("its log stayed on the board (not delivered), so nothing of it can be made again")
         }
         let whole = c.logs.allSatisfy { p, d in
-            guard let l = listed[p], l.size == d.size else { return false }
+            guard let l = listed[p], l.size == d.size, !readWrong.contains(p) else { return false }
             guard let was = d.md5, let now = l.md5 else { return true }
             return now == was
         }

@@ -75,9 +75,10 @@ enum DeliveryPlans {
     /// found them (`sent`: name -> MD5): missing, or with another MD5 where the listing has
     /// one (a byte flipped at its size, or another card of the board updated the page since).
     /// The page is made again; what matches the remote is not sent.
-    static func pageChanged(sent: [String: String], listed: [String: RemoteCopies.FileCheck]) -> [String] {
+    static func pageChanged(sent: [String: String], listed: [String: RemoteCopies.FileCheck], readWrong: Set<String> = []) -> [String] {
         sent.keys.sorted().filter { name in
             guard let l = listed[name] else { return true }
+            if readWrong.contains(name) { return true }
             return l.md5 != nil && l.md5 != sent[name]
         }
     }
@@ -171,6 +172,9 @@ enum DeliveryPlans {
         var firstProblem = ""
         var sentFiles = 0
         var sentBytes = 0
+        /// Trips pruned on the board whose conversions or page row this run made again from
+        /// their remote logs (`DeliveryRun.remakeGone`): no trip delivered, but files sent.
+        var remade = 0
     }
 
     struct Outcome: Equatable {
@@ -302,8 +306,9 @@ enum DeliveryPlans {
             } else if ongoing, let p = previous {
                 o.lines.append("delivery to \(remote) works again (it failed \(p.failures) run\(p.failures == 1 ? "" : "s") in a row)")
             }
+            let remade = c.remade > 0 ? "; \(c.remade) no longer on the board made again from their logs there" : ""
             o.lines.append(
-                "delivered \(trips(c.delivered)) to \(base) (\(c.sentFiles) file\(c.sentFiles == 1 ? "" : "s"), \(c.sentBytes) bytes); \(c.alreadyThere) already there"
+                "delivered \(trips(c.delivered)) to \(base) (\(c.sentFiles) file\(c.sentFiles == 1 ? "" : "s"), \(c.sentBytes) bytes)\(remade); \(c.alreadyThere) already there"
             )
             if c.failedTrips > 0 { o.lines.append("\(trips(c.failedTrips)) not delivered (see above)") }
             o.exitCode = c.problems > 0 ? ExitCode.failure : ExitCode.ok

@@ -25,11 +25,14 @@ extension DeliveryRun {
     /// with; a log at another size or gone); returns their paths for the status. Nothing of it
     /// is on the board to send again, and nothing more is deleted for it; `remaking`: what this
     /// run makes again from a remote log (`remakeGone`), returned but not said here.
-    func damagedGoneCopies(_ receipts: ExportState, _ listing: Listing, stop: Stop?, remaking: Set<String> = []) -> [String] {
+    /// `readWrong`: copies listed without a hash that a read-back found damaged (`survey`).
+    func damagedGoneCopies(
+        _ receipts: ExportState, _ listing: Listing, stop: Stop?, remaking: Set<String> = [], readWrong: Set<String> = []
+    ) -> [String] {
         guard stop == nil else { return [] }
         let gone = goneCopies(receipts)
         let damaged = DeliveryPlans.damagedGone(
-            gone.compactMapValues(\.md5), logs: gone.compactMapValues(\.logSize), listed: listing.files)
+            gone.compactMapValues(\.md5), logs: gone.compactMapValues(\.logSize), listed: listing.files, readWrong: readWrong)
         for p in damaged where !remaking.contains(p) {
             guard let g = gone[p] else { continue }
             let name = DeliverCommand.join(base, terminalSafe(p))
@@ -39,6 +42,10 @@ extension DeliveryRun {
                     listing.files[p].map { "damaged there (\($0.size) bytes, not the \(size) delivered)" }
                     ?? "missing there (deleted since its delivery)"
                 printErr("cairn: \(name): \(how); \(trip): this log was its only known copy, and cannot be sent again")
+            } else if g.logSize != nil {
+                printErr(
+                    "cairn: \(name): damaged there (other bytes than it went up with, at its size); \(trip): this log was its only known copy, and cannot be sent again"
+                )
             } else {
                 printErr("cairn: \(name): damaged there (other bytes than it went up with); \(trip), so it cannot be sent again")
             }

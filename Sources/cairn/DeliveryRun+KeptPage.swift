@@ -49,15 +49,18 @@ extension DeliveryRun {
     }
 
     /// Puts the kept rows the remote's index lacks back into `builder` (said); `making`: the keys
-    /// this run makes from logs on the board.
-    func restoreKeptRows(_ builder: PageBuilder, making: Set<String>, listing: Listing) {
+    /// this run makes from logs on the board; `keptGone`: pruned trips' rows the kept copy
+    /// gives back where the remote's index has them otherwise (`remakeGone`).
+    func restoreKeptRows(_ builder: PageBuilder, making: Set<String>, keptGone: Set<String> = [], listing: Listing) {
         let listedKeys = Set(builder.index.entries.map(\.key))
-        let rows = DeliveryPlans.keptRows(keptPage().entries, listedKeys: listedKeys, making: making) { listing.files[$0] != nil }
+        let kept = keptPage().entries
+        let edited = Set(kept.filter { k in keptGone.contains(k.key) && builder.index.entry(key: k.key).map { $0 != k } == true }.map(\.key))
+        let rows = DeliveryPlans.keptRows(kept, listedKeys: listedKeys, making: making, edited: edited) { listing.files[$0] != nil }
         if rows.isEmpty { return }
         for r in rows { builder.keep(r) }
         let named = rows.prefix(3).map { "trip \($0.tripId) (\(terminalSafe($0.key)))" }.joined(separator: ", ")
         printErr(
-            "cairn: \(base)/\(TripIndex.fileName) lacks \(rows.count) row\(rows.count == 1 ? "" : "s") of trips whose files are there"
+            "cairn: \(base)/\(TripIndex.fileName) lacks \(rows.count) row\(rows.count == 1 ? "" : "s")\(edited.isEmpty ? "" : " (or has them edited)") of trips whose files are there"
                 + " (\(named)\(rows.count > 3 ? " and \(rows.count - 3) more" : "")): kept on the page from the board's copy of it")
     }
 }

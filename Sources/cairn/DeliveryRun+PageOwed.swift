@@ -10,11 +10,12 @@ import CairnDevice
 extension DeliveryRun {
     /// Whether the page must be made again: the page as this log directory last sent it, changed
     /// there since (damaged, or another card's page).
-    func pageChangedThere(_ previous: DeliveryStatus?, _ listing: Listing, stop: Stop?) -> Bool {
+    /// `readWrong`: the page's files read back with other bytes (no hashes listed: `pageUnhashed`).
+    func pageChangedThere(_ previous: DeliveryStatus?, _ listing: Listing, stop: Stop?, readWrong: Set<String> = []) -> Bool {
         // Made again with the run, its entries of this board's trips made anew.
         var pageRedo = false
         if page && stop == nil, let p = previous, p.pageFolder == base {
-            let changed = DeliveryPlans.pageChanged(sent: p.pageSent, listed: listing.files)
+            let changed = DeliveryPlans.pageChanged(sent: p.pageSent, listed: listing.files, readWrong: readWrong)
             if !changed.isEmpty {
                 pageRedo = true
                 printErr(

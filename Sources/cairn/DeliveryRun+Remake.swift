@@ -21,11 +21,15 @@ extension DeliveryRun {
     /// The pruned trips to make again, staged from their logs as waiting trips (`remade`);
     /// `rowOwed`: the page on the remote is not as this board last made it. Says each that
     /// is damaged and cannot be made again. Nil work where the run stopped before.
-    /// `readWrong`: conversions read back with other bytes in this run (no hashes listed).
+    /// `readWrong`: copies read back with other bytes (no hashes listed). `keptRows`: the keys
+    /// of pruned trips' rows that come back from the board's kept copy of the page instead of
+    /// from their logs (`DeliveryPlans.keptRowOfGone`), edited there or not.
     func remakeGone(
         _ receipts: ExportState, _ listing: Listing, outdated: [ExportState.GoneTrip], rowOwed: Bool, readWrong: Set<String> = [], stop: Stop?
-    ) -> [Waiting] {
-        guard stop == nil else { return [] }
+    ) -> (remade: [Waiting], keptRows: Set<String>) {
+        guard stop == nil else { return ([], []) }
+        let kept = rowOwed ? keptPage().entries : []
+        var keptRows = Set<String>()
         // Cut for other zones than today's: taken down, never made again here.
         let down = Set(outdated.map { "\($0.file) \($0.trip) \($0.salt)" })
         removeStaging(goneStaging)
@@ -38,6 +42,10 @@ extension DeliveryRun {
             for e in g.receipts where ExportState.folder(ofDestination: e.destination) == base {
                 hidden = hidden || e.hidden
                 for s in e.sent { copies.sent[s.path] = e.md5[s.path] }
+                // Its picture, where the page is kept: drawn again with its row.
+                if page {
+                    for (p, m) in e.md5 where p.hasPrefix(PageBuilder.picturesFolder + "/") { copies.pictures[p] = m }
+                }
                 if e.logs, files.isEmpty, let fs = e.files, !fs.isEmpty {
                     files = fs
                     salted = e.salted
@@ -49,7 +57,16 @@ extension DeliveryRun {
             }
             if hidden || copies.sent.isEmpty { continue }
             let trip = "trip \(g.trip) (\(g.file)), no longer on the board,"
-            switch DeliveryPlans.goneOutcome(copies, listed: listing.files, rowOwed: rowOwed, readWrong: readWrong) {
+            // Its row owed: from the kept page where that has it, its log left unread.
+            var owed = rowOwed
+            if rowOwed,
+                let key = DeliveryPlans.keptRowOfGone(
+                    [Set(copies.sent.keys).union(copies.logs.keys)], kept: kept, listed: { listing.files[$0] != nil })[0]
+            {
+                keptRows.insert(key)
+                owed = false
+            }
+            switch DeliveryPlans.goneOutcome(copies, listed: listing.files, rowOwed: owed, readWrong: readWrong) {
             case .none: continue
             case .say(let why):
                 printErr("cairn: \(trip) has damaged copies on \(base): \(why)")
@@ -75,7 +92,7 @@ extension DeliveryRun {
                 }
             }
         }
-        return out
+        return (out, keptRows)
     }
 
     /// Streams the remote log `relative` to `path` (one byte past its delivered size is enough

@@ -280,7 +280,7 @@ extension DeliveryRun {
     /// (`withholdOtherCards`).
     func stagePage(
         _ shown: [PageTrip], hidden: [String], receipted: [(TripRef, TripSummary, salted: Bool)], reconcile: Bool, indexSize: Int?, listing: Listing,
-        takeDown: Set<String> = [], redraw: Set<String> = [], own: Set<String> = []
+        takeDown: Set<String> = [], redraw: Set<String> = [], keptGone: Set<String> = [], own: Set<String> = []
     ) throws -> [String] {
         // A folder under a name of the page is no page (and would hold every trip's receipt back).
         for name in [TripIndex.fileName, IndexPage.fileName] { try refuseFolder(name, listing) }
@@ -343,7 +343,7 @@ extension DeliveryRun {
         builder.title = "cairn trips: \(board)"
         // Rows of trips pruned on the board that the remote's index lost (deleted or edited by
         // hand) come back from the board's copy of the page, where their files are there.
-        restoreKeptRows(builder, making: own.union(shown.map(\.entry.key)).union(hidden), listing: listing)
+        restoreKeptRows(builder, making: own.union(shown.map(\.entry.key)).union(hidden), keptGone: keptGone, listing: listing)
         var adding = shown
         var hiding = hidden
         for (t, whole, salted) in receipted {

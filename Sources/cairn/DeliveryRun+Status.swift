@@ -22,6 +22,7 @@ extension DeliveryRun {
         status.othersCleared = othersCleared
         status.zonesWanted = stageOptions.zones.isEmpty ? "" : stageOptions.zones.fingerprint
         status.readBackFrom = found.readBackNext
+        status.goneReadBackFrom = found.goneReadBackNext
         status.keySent = self.keySent(after: batches, before: keySent)
         // What the page's files read back with, where they are: the next run finds them changed.
         if let p = previous, p.pageFolder == base { status.pageSent = p.pageSent }
@@ -29,6 +30,7 @@ extension DeliveryRun {
         status.pageSent.merge(batches.pageSums) { $1 }
         if status.pageSent.isEmpty { status.pageFolder = "" }
         status.delivered = counts.delivered
+        status.remade = counts.remade
         // A run that did not list the remote keeps what the last one found.
         status.damagedThere = stop == nil ? damagedGone : previous?.damagedThere ?? []
         status.waiting = counts.left

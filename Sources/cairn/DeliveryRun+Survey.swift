@@ -23,6 +23,10 @@ extension DeliveryRun {
         /// Conversions of trips pruned on the board that read back with other bytes than they
         /// went up with (no hashes listed): made again from their logs (`remakeGone`).
         var goneReadWrong = Set<String>()
+        /// Where the next run's read-back of pruned trips' copies starts (no hashes listed).
+        var goneReadBackNext = 0
+        /// The page's files read back with other bytes than the last run sent (no hashes listed).
+        var pageReadWrong = Set<String>()
     }
 
     /// `marker`: the name of a file this run put in the log directory's staging folder; the
@@ -56,8 +60,7 @@ extension DeliveryRun {
         var unreadable = 0
         // Delivered trips whose copies the listing showed without hashes (WebDAV): a few read
         // back each run (below).
-        // A pruned trip's conversions (no trip on the board: `trip` nil) take their turn too.
-        var unhashed: [(trip: TripRef?, summary: TripSummary?, files: [RemoteCopies.FileCheck])] = []
+        var unhashed: [(trip: TripRef, summary: TripSummary, files: [RemoteCopies.FileCheck])] = []
         // Counted whether or not the run goes on: a deferred run's status says what waits.
         for (t, s, _) in finished {
             // Sizes suffice for a log untouched since the receipts were written; one written
@@ -91,28 +94,35 @@ extension DeliveryRun {
             }
             waiting.append(Waiting(trip: t, summary: s, now: now!))
         }
-        if stop == nil { unhashed += goneUnhashed(receipts, listing).map { (nil, nil, $0) } }
-        var next = 0
+        let previous = DeliveryStatus.read(directory: dir)
+        var next = previous?.readBackFrom ?? 0
+        var goneNext = previous?.goneReadBackFrom ?? 0
         var goneReadWrong = Set<String>()
-        if stop == nil && !unhashed.isEmpty {
+        var pageReadWrong = Set<String>()
+        if stop == nil {
+            // Pruned trips' copies take their own turn with their own budget: their remote log
+            // is the ride's only copy, so a log flipped there at its size is found within a
+            // known number of runs whatever the board still holds (issue 38, deliv-38g).
+            let gone = goneUnhashed(receipts, listing)
+            let pageFiles = pageUnhashed(previous, listing)
             let turn = DeliveryPlans.readBackTurn(
-                sizes: unhashed.map { $0.files.reduce(0) { $0 + $1.size } }, from: DeliveryStatus.read(directory: dir)?.readBackFrom ?? 0,
-                budget: DeliveryPlans.readBackBytesPerRun)
+                sizes: unhashed.map { $0.files.reduce(0) { $0 + $1.size } }, from: next, budget: DeliveryPlans.readBackBytesPerRun)
+            let goneTurn = DeliveryPlans.readBackTurn(
+                sizes: gone.map { $0.reduce(0) { $0 + $1.size } }, from: goneNext, budget: DeliveryPlans.readBackBytesPerRun)
+            let paths =
+                turn.chosen.flatMap { unhashed[$0].files.map(\.name) } + goneTurn.chosen.flatMap { gone[$0].map(\.name) }
+                + pageFiles.map(\.name)
             var got: [String: String] = [:]
             // One call, no retries: a read-back that fails is tried again by the next run.
-            let paths = turn.chosen.flatMap { unhashed[$0].files.map(\.name) }
-            if (try? transport.readBack(base, paths: paths, md5: { md5, path in got[path] = md5 })) != nil {
+            if paths.isEmpty || (try? transport.readBack(base, paths: paths, md5: { md5, path in got[path] = md5 })) != nil {
                 next = turn.next
+                goneNext = goneTurn.next
                 for i in turn.chosen {
                     let (t, s, files) = unhashed[i]
                     let wrong = files.filter { got[$0.name] != $0.md5 }.map {
                         "\($0.name): \(got[$0.name] == nil ? "missing" : "other bytes") read back"
                     }
                     if wrong.isEmpty { continue }
-                    guard let t, let s else {
-                        goneReadWrong.formUnion(files.filter { got[$0.name] != nil && got[$0.name] != $0.md5 }.map(\.name))
-                        continue
-                    }
                     printErr("cairn: trip \(t.id): its copies on \(base) are not whole (\(wrong.joined(separator: ", "))); sent again")
                     do {
                         waiting.append(Waiting(trip: t, summary: s, now: try ExportState.current(t)))
@@ -121,33 +131,50 @@ extension DeliveryRun {
                         problem("trip \(t.id): \(error)")
                     }
                 }
+                let goneRead = goneTurn.chosen.flatMap { gone[$0] }
+                goneReadWrong = DeliveryPlans.readWrong(
+                    goneRead + gone.flatMap { $0 }, read: got, readNow: Set(goneRead.map(\.name)), earlier: Set(previous?.damagedThere ?? []))
+                pageReadWrong = Set(pageFiles.filter { got[$0.name] != nil && got[$0.name] != $0.md5 }.map(\.name))
             } else {
-                next = DeliveryStatus.read(directory: dir)?.readBackFrom ?? 0
+                // Not read this run: what an earlier run found damaged stays said.
+                goneReadWrong = DeliveryPlans.readWrong(gone.flatMap { $0 }, read: [:], readNow: [], earlier: Set(previous?.damagedThere ?? []))
             }
         }
         return Survey(
             finished: finished, receipts: receipts, listing: listing, waiting: waiting, unreadable: unreadable, stop: stop, readBackNext: next,
-            goneReadWrong: goneReadWrong)
+            goneReadWrong: goneReadWrong, goneReadBackNext: goneNext, pageReadWrong: pageReadWrong)
     }
 
-    /// The conversions of each trip pruned on the board that the listing showed without a hash
-    /// while its receipt has one, where its log copies went up too (nothing can be made again
-    /// without them): read back in turn with the trips on the board's.
+    /// The copies of each trip pruned on the board (its logs, conversions and picture) that the
+    /// listing showed without a hash while its receipt has one, where its log copies went up:
+    /// read back in their own turn (`survey`). A log there is the ride's only copy.
     func goneUnhashed(_ receipts: ExportState, _ listing: Listing) -> [[RemoteCopies.FileCheck]] {
         var out: [[RemoteCopies.FileCheck]] = []
         for g in receipts.gone() {
             let here = g.receipts.filter { ExportState.folder(ofDestination: $0.destination) == base }
             guard here.contains(where: { $0.logs }) else { continue }
             var files: [RemoteCopies.FileCheck] = []
+            var seen = Set<String>()
             for e in here {
-                for s in e.sent {
-                    guard let sum = e.md5[s.path], let l = listing.files[s.path], l.md5 == nil else { continue }
-                    files.append(RemoteCopies.FileCheck(name: s.path, size: l.size, md5: sum))
+                for (p, sum) in e.md5.sorted(by: { $0.key < $1.key }) {
+                    guard let l = listing.files[p], l.md5 == nil, seen.insert(p).inserted else { continue }
+                    files.append(RemoteCopies.FileCheck(name: p, size: l.size, md5: sum))
                 }
             }
             if !files.isEmpty { out.append(files) }
         }
         return out
+    }
+
+    /// The page's files as the last run sent them, listed without a hash (WebDAV): read back
+    /// every run (an index of at most `PageBuilder.maxIndexBytes`, its MD5 made as it streams),
+    /// so a row edited there at the same size is found.
+    func pageUnhashed(_ previous: DeliveryStatus?, _ listing: Listing) -> [RemoteCopies.FileCheck] {
+        guard page, let p = previous, p.pageFolder == base else { return [] }
+        return p.pageSent.sorted { $0.key < $1.key }.compactMap { name, sum in
+            guard let l = listing.files[name], l.md5 == nil else { return nil }
+            return RemoteCopies.FileCheck(name: name, size: l.size, md5: sum)
+        }
     }
 
     /// The copies of a delivered trip the listing showed without a hash while its receipt has

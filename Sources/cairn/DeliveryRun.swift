@@ -98,13 +98,13 @@ struct DeliveryRun {
         let outdated = stop == nil ? outdatedCuts(found.receipts) : []
         if stop == nil && leftover && found.waiting.isEmpty && removeLeftoverShipping() { leftover = false }
         let key = keyOwed(previous, found.listing, stop: stop)
-        let pageChanged = pageChangedThere(previous, found.listing, stop: stop)
+        let pageChanged = pageChangedThere(previous, found.listing, stop: stop, readWrong: found.pageReadWrong)
         let redraw = picturesToRedraw(found, stop: stop)
-        let remade = remakeGone(
+        let (remade, keptGoneRows) = remakeGone(
             found.receipts, found.listing, outdated: outdated, rowOwed: page && pageChanged, readWrong: found.goneReadWrong, stop: stop)
         // What this run makes again is said as it goes up, not as lost.
         let remaking = Set(remade.flatMap { found.receipts.sent($0.trip, folder: base).map(\.path) })
-        let damagedGone = damagedGoneCopies(found.receipts, found.listing, stop: stop, remaking: remaking)
+        let damagedGone = damagedGoneCopies(found.receipts, found.listing, stop: stop, remaking: remaking, readWrong: found.goneReadWrong)
         let pageRedo = pageChanged || !redraw.isEmpty
         // A file under the name of a folder deliver writes in would hold every file back, run
         // after run: said, and nothing sent until it is moved away.
@@ -121,6 +121,7 @@ struct DeliveryRun {
         batches.keyTarget = key.target
         batches.keySentTo = key.sentTo
         batches.waiting += remade
+        batches.keptGoneRows = keptGoneRows.subtracting(remade.map { pageKey($0.trip) })
         if stop == nil && blocking.isEmpty && batches.hasWork {
             switch send(&batches) {
             case .sent: break

@@ -17,6 +17,9 @@ struct DeliveryStatus: Equatable {
     var remote = ""
     /// Trips delivered by this run.
     var delivered = 0
+    /// Trips pruned on the board whose conversions or row this run made again from their
+    /// remote logs (not delivered: their receipts stand).
+    var remade = 0
     /// Finished trips not delivered after it.
     var waiting = 0
     /// Runs in a row that failed, and when the first of them ended.
@@ -48,6 +51,8 @@ struct DeliveryStatus: Equatable {
     /// Where the next run's read-back of delivered copies starts, on a backend that lists no
     /// hashes (`DeliveryPlans.readBackTurn`).
     var readBackFrom = 0
+    /// The same for the copies of trips pruned on the board (their own turn: `survey`).
+    var goneReadBackFrom = 0
     /// The board's key as it last went up whole (or was found whole), and where: its MD5 and the
     /// board's folder ("" when never): a key there that differs from it later is this key
     /// damaged, sent again, not another board's (`DeliveryPlans.keyThere`).
@@ -77,6 +82,7 @@ struct DeliveryStatus: Equatable {
             case "at_ms": s.atMs = Int64(value) ?? 0
             case "remote": s.remote = value
             case "delivered": s.delivered = Int(value) ?? 0
+            case "remade": s.remade = max(0, Int(value) ?? 0)
             case "waiting": s.waiting = Int(value) ?? 0
             case "failures": s.failures = Int(value) ?? 0
             case "failing_since_ms": s.failingSinceMs = Int64(value)
@@ -91,6 +97,7 @@ struct DeliveryStatus: Equatable {
             case "zones": s.zonesWanted = value == "none" ? "" : value
             case "try_later": s.tryLater = value == "yes"
             case "read_back_from": s.readBackFrom = max(0, Int(value) ?? 0)
+            case "gone_read_back_from": s.goneReadBackFrom = max(0, Int(value) ?? 0)
             case "key_sent": s.keySent = value
             case "page_folder": s.pageFolder = value
             case "damaged_there": s.damagedThere = value.split(separator: " ").map(String.init)
@@ -109,6 +116,7 @@ struct DeliveryStatus: Equatable {
         var text = "# the last 'cairn deliver' (read by 'cairn status')\n"
         text += "result = \(result.rawValue)\nat_ms = \(atMs)\nat = \(TextFormat.isoTime(ms: atMs))\nremote = \(remote)\n"
         text += "delivered = \(delivered)\nwaiting = \(waiting)\nfailures = \(failures)\n"
+        if remade > 0 { text += "remade = \(remade)\n" }
         if let f = failingSinceMs { text += "failing_since_ms = \(f)\n" }
         text += "page = \(pagePending ? "pending" : "ok")\n"
         if !rclone.isEmpty { text += "rclone = \(rclone)\nrclone_config = \(rcloneConfig)\n" }
@@ -118,6 +126,7 @@ struct DeliveryStatus: Equatable {
         text += "zones = \(zonesWanted.isEmpty ? "none" : zonesWanted)\n"
         if tryLater { text += "try_later = yes\n" }
         if readBackFrom > 0 { text += "read_back_from = \(readBackFrom)\n" }
+        if goneReadBackFrom > 0 { text += "gone_read_back_from = \(goneReadBackFrom)\n" }
         if !keySent.isEmpty { text += "key_sent = \(keySent)\n" }
         if !pageSent.isEmpty {
             text +=
@@ -144,7 +153,8 @@ struct DeliveryStatus: Equatable {
         let when = TextFormat.isoTime(ms: atMs)
         switch result {
         case .ok:
-            return "delivered \(delivered) trip\(delivered == 1 ? "" : "s") to \(remote) at \(when); \(waiting) waiting"
+            let again = remade > 0 ? " (and made \(remade) pruned trip\(remade == 1 ? "'s" : "s'") files again)" : ""
+            return "delivered \(delivered) trip\(delivered == 1 ? "" : "s")\(again) to \(remote) at \(when); \(waiting) waiting"
         case .deferred:
             return "deferred at \(when) (\(reason)); \(waiting) waiting"
         case .failed:

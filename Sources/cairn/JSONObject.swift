@@ -32,6 +32,7 @@ extension DeliveryStatus {
         o.add("remote", remote)
         o.add("board_folder", boardFolder.isEmpty ? nil : boardFolder)
         o.add("delivered", delivered)
+        o.add("remade", remade)
         o.add("waiting", waiting)
         o.add("failures", failures)
         o.add("failing_since", failingSinceMs.map { TextFormat.isoTime(ms: $0) })

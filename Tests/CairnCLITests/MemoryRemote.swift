@@ -63,8 +63,12 @@ final class MemoryRemote: TripRemote, @unchecked Sendable {
         try end("list", failing)
     }
 
+    /// The paths read (`read`), in order.
+    var readPaths: [String] = []
+
     func read(_ path: String, limit: Int?, output: (UnsafeRawBufferPointer) -> Void) throws(RemoteFailure) {
         let failing = try begin("read")
+        readPaths.append(path)
         guard let b = files[path] else { throw RemoteFailure(what: "read", detail: "not found", notFound: true) }
         Array(b.prefix(limit ?? b.count)).withUnsafeBytes { output($0) }
         try end("read", failing)
