@@ -504,9 +504,12 @@ class Campaign:
         """Trips pruned on the board (issue 38, deliv-38f), then one's FIT flipped at its size, one's
         GPX deleted and a row of the page edited at its size on the remote: the next run makes them
         again from the remote logs, the remote as it was byte for byte, no log sent, the receipts
-        unchanged, exit 0; a third run sends nothing."""
+        unchanged, exit 0; a third run sends nothing. Then trip 2's log flipped there at its size
+        (its only copy; deliv-38g): said by the next run and the one after (WebDAV too: no hash
+        listed, read back), never replaced or deleted."""
         sc = "pruned trips remade from their logs %s" % r
         d = self.logdir("remake-" + r, "full", ("gpx", "fit"))
+        log2 = "logs/" + copy_name(d, "00000002.cairn")
         remote = self.fresh(r, "remake")
         self.deliver(sc, d, remote)
         whole = self.remote_tree(remote, keep=os.path.join(self.work, "remake-before-" + r))
@@ -522,11 +525,18 @@ class Campaign:
         if not fit or not gpx or "index.tsv" not in whole:
             return self.fail(sc, "trips 1 and 2's conversions or the page not delivered: %s" % sorted(whole))
         pull = tempfile.mkdtemp(dir=self.work, prefix="remake-")
-        # WebDAV lists no hash: an index.tsv edited at its size is not seen there (nor for trips
-        # on the board); its flipped FIT is found by the read-back of delivered copies.
-        edits = ((fit[0], "flip"),) if r == "dav1" else ((fit[0], "flip"), ("index.tsv", "row"))
-        if r == "dav1":
-            self.note(sc, "no index.tsv edit: WebDAV lists no hash, a row edited at its size is not seen there")
+        # WebDAV lists no hash: the page's files and the pruned trips' copies are read back
+        # (deliv-38g), so an index.tsv edited at its size and the flipped FIT are found there too.
+        edits = ((fit[0], "flip"), ("index.tsv", "row"))
+        if log2 not in whole:
+            return self.fail(sc, "trip 2's log copy %s not delivered: %s" % (log2, sorted(whole)))
+
+        def put_back(target, b):
+            open(pull + "/f", "wb").write(b)
+            # --ignore-times: at its size on a backend without modification times (WebDAV)
+            # rclone would take it for the same file and send nothing.
+            return self.srv.rc(["copyto", "--ignore-times", pull + "/f", join(base, target)], timeout=120)
+
         for target, change in edits:
             got = self.srv.rc(["copyto", join(base, target), pull + "/f"], timeout=120)
             if got.returncode != 0:
@@ -542,10 +552,7 @@ class Campaign:
                     f[c] = f[c].translate(str.maketrans("12", "21"))
                 lines[row] = "\t".join(f)
                 b = bytearray("\n".join(lines).encode())
-            open(pull + "/f", "wb").write(b)
-            # --ignore-times: at its size on a backend without modification times (WebDAV)
-            # rclone would take it for the same file and send nothing.
-            put = self.srv.rc(["copyto", "--ignore-times", pull + "/f", join(base, target)], timeout=120)
+            put = put_back(target, b)
             if put.returncode != 0:
                 return self.fail(sc, "rclone copyto back %s failed: %s" % (target, put.stderr[-300:]))
         dele = self.srv.rc(["deletefile", join(base, gpx[0])], timeout=120)
@@ -555,7 +562,7 @@ class Campaign:
         for q in (fit[0], gpx[0]):
             if q + ": made again from its log there" not in out:
                 self.fail(sc + " (damaged)", "%s not said made again: %s" % (q, out.strip()[-1500:]))
-        if r != "dav1" and "its row on" not in out:
+        if "its row on" not in out:
             self.fail(sc + " (damaged)", "trip 1's edited row not said made again: %s" % out.strip()[-600:])
         now = self.remote_tree(remote, keep=pull + "/after")
         if now != whole:
@@ -568,9 +575,25 @@ class Campaign:
         status = open(os.path.join(d, "delivery")).read()
         if "damaged_there" in status:
             self.fail(sc + " (damaged)", "the status still says damaged: %s" % status)
+        elif "made again from their logs there" not in out:
+            self.fail(sc + " (damaged)", "the remade trips not counted: %s" % out.strip()[-400:])
         rc, out, _ = self.deliver(sc + " (again)", d, remote)
         if "made again" in out or "delivered 0 trips" not in out:
             self.fail(sc + " (again)", "a third run did something: %s" % out.strip()[-400:])
+        sc2 = sc + " (trip 2's log flipped at its size)"
+        b = bytearray(open(os.path.join(self.work, "remake-before-" + r, log2), "rb").read())
+        b[len(b) // 2] ^= 0x10
+        put = put_back(log2, b)
+        if put.returncode != 0:
+            return self.fail(sc2, "rclone copyto back %s failed: %s" % (log2, put.stderr[-300:]))
+        for k in range(2):
+            rc, out, _ = self.deliver(sc2, d, remote)
+            status = open(os.path.join(d, "delivery")).read()
+            if log2 + ": damaged there" not in out or "only known copy" not in out or log2 not in status:
+                self.fail(sc2, "run %d did not say the log damaged: %s\n%s" % (k + 1, out.strip()[-600:], status))
+        now = self.remote_tree(remote, keep=pull + "/flipped")
+        if now.get(log2) != hashlib.sha256(bytes(b)).hexdigest():
+            self.fail(sc2, "the flipped log was replaced or deleted (its only copy)")
 
     def s_bad_input(self):
         d = self.logdir("bad", "one")
