@@ -31,9 +31,10 @@ extension ChangesAfterDeliveryEndToEndTests {
         for gpx in ["20250602-080000-trip1-00000010.gpx", "20250603-080000-trip2-00000020.gpx"] {
             XCTAssertTrue(html.contains(gpx), gpx + ": " + r.stderr)
         }
-        // Their logs are there whole: their rows are made from them (deliv-38f), as the board's
-        // kept copy of the page would have them.
-        XCTAssertTrue(r.stderr.contains("trip 1 (00000001.cairn), no longer on the board: its row"), r.stderr)
+        // Their rows come back from the board's kept copy of the page; their logs are not read
+        // for them (deliv-38g: only a row the kept copy lacks is made from its log).
+        XCTAssertTrue(r.stderr.contains("lacks 2 rows of trips whose files are there"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("no longer on the board: its row"), r.stderr)
         // A row whose files are gone from the remote is not made up: trip 1's GPX deleted by
         // hand, and its log (nothing to make it again from).
         try fm.removeItem(atPath: root + "/gpx/20250602-080000-trip1-00000010.gpx")
