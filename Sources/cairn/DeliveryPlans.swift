@@ -244,6 +244,21 @@ enum DeliveryPlans {
         return (chosen, i)
     }
 
+    /// How many runs `readBackTurn` takes to read every one of `sizes` once, from the first:
+    /// what `deliver --check` says of the pruned trips' copies (deliv-38g).
+    static func readBackRuns(sizes: [Int], budget: Int) -> Int {
+        var runs = 0
+        var read = 0
+        var from = 0
+        while read < sizes.count {
+            let t = readBackTurn(sizes: sizes, from: from, budget: budget)
+            read += t.chosen.count
+            from = t.next
+            runs += 1
+        }
+        return runs
+    }
+
     /// The bytes of delivered copies a run reads back where the backend lists no hashes.
     static let readBackBytesPerRun = 4 << 20
 

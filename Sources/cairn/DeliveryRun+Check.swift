@@ -58,6 +58,13 @@ extension DeliveryRun {
         case .unknown(let why):
             say("note: where \(terminalSafe(base)) keeps its files cannot be told (\(terminalSafe(why))): prune keeps the trips delivered there")
         }
+        if found.goneReadBackTrips > 0 {
+            let n = found.goneReadBackTrips
+            say(
+                "note: \(base) lists no hashes: the copies of \(n) trip\(n == 1 ? "" : "s") no longer on the board (their logs the only copies)"
+                    + " are read back in turn, \(DeliveryPlans.readBackBytesPerRun >> 20) MiB a run: each once every"
+                    + " \(found.goneReadBackRuns) run\(found.goneReadBackRuns == 1 ? "" : "s")")
+        }
         let code = counts.problems > 0 ? ExitCode.failure : ExitCode.ok
         guard !json else {
             return ended(code, reached: true) { o in

@@ -27,6 +27,10 @@ extension DeliveryRun {
         var goneReadBackNext = 0
         /// The page's files read back with other bytes than the last run sent (no hashes listed).
         var pageReadWrong = Set<String>()
+        /// The pruned trips whose copies are read back in turn (no hashes listed), and in how
+        /// many runs all of them are (`DeliveryPlans.readBackRuns`).
+        var goneReadBackTrips = 0
+        var goneReadBackRuns = 0
     }
 
     /// `marker`: the name of a file this run put in the log directory's staging folder; the
@@ -99,16 +103,19 @@ extension DeliveryRun {
         var goneNext = previous?.goneReadBackFrom ?? 0
         var goneReadWrong = Set<String>()
         var pageReadWrong = Set<String>()
+        var goneRuns = (trips: 0, runs: 0)
         if stop == nil {
             // Pruned trips' copies take their own turn with their own budget: their remote log
             // is the ride's only copy, so a log flipped there at its size is found within a
             // known number of runs whatever the board still holds (issue 38, deliv-38g).
             let gone = goneUnhashed(receipts, listing)
             let pageFiles = pageUnhashed(previous, listing)
+            let goneSizes = gone.map { $0.reduce(0) { $0 + $1.size } }
+            goneRuns = (gone.count, DeliveryPlans.readBackRuns(sizes: goneSizes, budget: DeliveryPlans.readBackBytesPerRun))
             let turn = DeliveryPlans.readBackTurn(
                 sizes: unhashed.map { $0.files.reduce(0) { $0 + $1.size } }, from: next, budget: DeliveryPlans.readBackBytesPerRun)
             let goneTurn = DeliveryPlans.readBackTurn(
-                sizes: gone.map { $0.reduce(0) { $0 + $1.size } }, from: goneNext, budget: DeliveryPlans.readBackBytesPerRun)
+                sizes: goneSizes, from: goneNext, budget: DeliveryPlans.readBackBytesPerRun)
             let paths =
                 turn.chosen.flatMap { unhashed[$0].files.map(\.name) } + goneTurn.chosen.flatMap { gone[$0].map(\.name) }
                 + pageFiles.map(\.name)
@@ -142,7 +149,8 @@ extension DeliveryRun {
         }
         return Survey(
             finished: finished, receipts: receipts, listing: listing, waiting: waiting, unreadable: unreadable, stop: stop, readBackNext: next,
-            goneReadWrong: goneReadWrong, goneReadBackNext: goneNext, pageReadWrong: pageReadWrong)
+            goneReadWrong: goneReadWrong, goneReadBackNext: goneNext, pageReadWrong: pageReadWrong, goneReadBackTrips: goneRuns.trips,
+            goneReadBackRuns: goneRuns.runs)
     }
 
     /// The copies of each trip pruned on the board (its logs, conversions and picture) that the

@@ -184,6 +184,14 @@ final class PrunedTripCopiesTests: XCTestCase {
         XCTAssertEqual(back.map(\.key), ["a"])
     }
 
+    func testReadBackRuns() {
+        let mib = 1 << 20
+        let rows: [(sizes: [Int], runs: Int)] = [
+            ([], 0), ([5], 1), ([mib, mib, mib, mib], 1), ([3 * mib, 3 * mib, 3 * mib], 3), ([9 * mib], 1), ([2 * mib, 9 * mib, 2 * mib], 3)
+        ]
+        for r in rows { XCTAssertEqual(DeliveryPlans.readBackRuns(sizes: r.sizes, budget: 4 * mib), r.runs, "\(r.sizes)") }
+    }
+
     func testReadWrong() {
         let f = { (p: String) in RemoteCopies.FileCheck(name: p, size: 5, md5: "aa") }
         let files = [f("logs/1.cairn"), f("gpx/1.gpx"), f("csv/1.csv")]
