@@ -134,6 +134,9 @@ public final class FITWriter: TrackExporter {
     /// Whether the file's timer runs: stopped between segments and over a stand inside one (a
     /// step that added no moving time), so the running spans add up to the moving time.
     private var timerRunning = false
+    /// The moving time the records' steps do not count, still to run into the breaks
+    /// (`stopLater`), whole seconds.
+    private var runOnMs: Int64 = 0
     /// The pending segment's step is counted as distance (a gap, reconnect or resume: the last
     /// reason decides, as for `TripStats`).
     private var bridgePending = false
@@ -248,6 +251,9 @@ public final class FITWriter: TrackExporter {
                         distanceCm: Self.scaled((s.stats.distanceM * 10).rounded() / 10, 100, max: 0xFFFF_FFFE)) : nil
             }
         }
+        // The moving time the steps do not count: what the session's timer has above them.
+        let uncounted = plan.flatMap { p in heading.summary.map { Int64(p.timerMs) - $0.stats.countedMovingMs } } ?? 0
+        runOnMs = max(0, uncounted + 500) / 1000 * 1000
         // Placeholder header: completed (data size, CRC) at the end.
         s.append([UInt8](repeating: 0, count: Self.headerSize))
         let created = fitTime(heading.summary?.stats.firstTimeMs ?? 0)
@@ -293,13 +299,29 @@ public final class FITWriter: TrackExporter {
     /// (attack-r24-ride c01: 691 s of timer against 602 s).
     private func standEvents(movingMs m: Int64, toMs: Int64) {
         if timerRunning, m <= 0 {
-            timerEvent(lastMs, start: false)
+            if let at = stopLater(lastMs, before: toMs) { timerEvent(at, start: false) }
         } else if timerRunning, toMs - lastMs - m >= 1000 {
-            timerEvent(lastMs + m, start: false)
-            timerEvent(toMs, start: true)
+            if let at = stopLater(lastMs + m, before: toMs) {
+                timerEvent(at, start: false)
+                timerEvent(toMs, start: true)
+            }
         } else if !timerRunning, m > 0 {
             timerEvent(max(lastMs, toMs - m), start: true)
         }
+    }
+
+    /// Where the timer stops for a break from `stopMs` to `resumeMs`, with the moving time the
+    /// records do not count (`runOnMs`) run into it first, in whole seconds; nil when the break
+    /// is all run (no stop). The session's timer is `info`'s moving time, never less than the
+    /// distance at the top speed (`TripStats.movingTimeMs`); the steps count less when the
+    /// positions wander (attack F5: a noisy walk's events 794 s against the session's 907 s).
+    /// The timer runs that much longer before the first stops, so the events add up to it.
+    private func stopLater(_ stopMs: Int64, before resumeMs: Int64) -> Int64? {
+        let room = (resumeMs - stopMs) / 1000 * 1000
+        guard runOnMs > 0, room > 0 else { return stopMs }
+        let run = min(runOnMs, room)
+        runOnMs -= run
+        return run == room ? nil : stopMs + run
     }
 
     private func timerEvent(_ ms: Int64, start: Bool) {
@@ -386,7 +408,7 @@ public final class FITWriter: TrackExporter {
                 // A step counted as moving across the break (a dropout or a restart while moving,
                 // `TripStats.bridges`) keeps it running (attack-r24-ride c03: the events 462 s
                 // against the session's 481 s).
-                timerEvent(lastMs, start: false)
+                if let at = stopLater(lastMs, before: fix.timeMs) { timerEvent(at, start: false) }
             }
             if newLap {
                 // A pause lap ends when the rider sets off again (the pause is its elapsed
