@@ -279,9 +279,9 @@ public final class RecordLoop {
             r = .fix(f)
             // Its age in the status counts from its arrival, not from the batch's read.
             receiver.saw(f, arrivedMono: arrivedMono)
-            untimed.timed()
+            if let text = untimed.timed() { say(text) }
         case .noFix: receiver.sawNoFix()
-        case .noTime: if let text = untimed.saw() { say(text) }
+        case .noTime: if let text = untimed.saw(monoMs: lastReportMono) { say(text) }
         }
         recorder.report(r, wallClockMs: clock.wallClockMs(), emit: apply)
     }

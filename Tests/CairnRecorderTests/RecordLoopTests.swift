@@ -393,11 +393,49 @@ final class RecordLoopTests: XCTestCase {
         rig.gpsd.arrivals = (0..<100).map { FakeGpsd.Arrival(mono: 1300 + Int64($0) * 1000, report: .noTime) }
         rig.gpsd.stopAt = 110_000
         rig.run()
-        let cause = rig.said.filter { $0.hasPrefix("gpsd: 30 fixes in a row without a time or date") }
+        let cause = rig.said.filter { $0.hasPrefix("gpsd: 30 fixes in a row without a time or date over 29 s") }
         XCTAssertEqual(cause.count, 1, "said once: \(rig.said)")
         XCTAssertTrue(cause.first?.contains("enable RMC or ZDA") ?? false, "\(cause)")
         XCTAssertTrue(rig.said.last?.hasPrefix("stopped; no trip was open: 100 fixes had no time or date") ?? false, "\(rig.said)")
         XCTAssertTrue(rig.log.kept.isEmpty)
+    }
+
+    /// attack F9: a standing receiver whose RMC has dates, gpsd's first two reports without
+    /// one: "the receiver sends no date ... enable RMC or ZDA" was said at the stop. Said only
+    /// once the receiver has shown over a real span that it sends none; a date withdraws it.
+    func testAFewUntimedFixesBeforeDatedOnesSayNoCure() {
+        let rig = Rig(readEverySeconds: 0)
+        let untimed = (0..<2).map { FakeGpsd.Arrival(mono: 1300 + Int64($0) * 1000, report: .noTime) }
+        // Standing still with a date: no trip opens.
+        let still = (2..<60).map { i -> FakeGpsd.Arrival in
+            let f = Fix(timeMs: 1000 + Int64(i) * 1000 + FakeClock.wallOffset, lat: 48, lon: 11, mode: 3, eph: 5, speed: 0, track: 0)
+            return FakeGpsd.Arrival(mono: 1300 + Int64(i) * 1000, report: .fix(f))
+        }
+        rig.gpsd.arrivals = untimed + still
+        rig.gpsd.stopAt = 70_000
+        rig.run()
+        XCTAssertFalse(rig.said.contains { $0.contains("enable RMC or ZDA") }, "\(rig.said)")
+        XCTAssertEqual(rig.said.last, "stopped; no trip was open")
+    }
+
+    /// Thirty untimed fixes at 10 Hz are 3 s of a cold start, not a receiver without a date: the
+    /// cause is said once the span is a real one too (20 s), and a date arriving after it
+    /// withdraws it, at once and at the stop.
+    func testTheCauseWaitsForARealSpanAndADateWithdrawsIt() {
+        let rig = Rig(readEverySeconds: 0)
+        let untimed = (0..<300).map { FakeGpsd.Arrival(mono: 1300 + Int64($0) * 100, report: .noTime) }
+        let dated = (31..<60).map { i -> FakeGpsd.Arrival in
+            let f = Fix(timeMs: 1000 + Int64(i) * 1000 + FakeClock.wallOffset, lat: 48, lon: 11, mode: 3, eph: 5, speed: 0, track: 0)
+            return FakeGpsd.Arrival(mono: 1300 + Int64(i) * 1000, report: .fix(f))
+        }
+        rig.gpsd.arrivals = untimed + dated
+        rig.gpsd.stopAt = 70_000
+        rig.run()
+        let cause = rig.said.filter { $0.contains("enable RMC or ZDA") }
+        XCTAssertEqual(cause.count, 1, "\(rig.said)")
+        XCTAssertTrue(cause.first?.hasPrefix("gpsd: 201 fixes in a row without a time or date over 20 s") ?? false, "\(cause)")
+        XCTAssertTrue(rig.said.contains { $0.hasPrefix("gpsd: fixes have their time and date now") }, "\(rig.said)")
+        XCTAssertEqual(rig.said.last, "stopped; no trip was open")
     }
 
     /// A ride across a gpsd restart: one trip, the points on both sides of it.
