@@ -15,6 +15,10 @@ struct InfoLaps: Equatable {
     /// The long press had no usable time: placed nowhere, the exports keep the whole trip.
     var endUntimed = false
 
+    /// A trip of one lap, the whole trip (FIT's one lap message): what `info --json` gives when
+    /// `read` has nothing to say, so `laps` is always there (attack F10); the text says nothing.
+    static let whole = InfoLaps(made: ButtonLaps(), endedByButton: false)
+
     /// The trip's laps as its default export makes them; nil when there is nothing to say.
     /// Without presses, the pause laps FIT writes (a stand that broke the line: attack c08,
     /// FIT had 2 laps where `info` said none); `summary` spares the second pass over a trip of

@@ -244,10 +244,11 @@ enum InfoCommand: Command {
         if a.has("--json") {
             printOut(
                 out.count == 1
-                    ? tripJSON(out[0], indent: "", fuel: fuel, published: !zones.isEmpty, sensors: sensors[0], laps: laps[0])
+                    ? tripJSON(out[0], indent: "", fuel: fuel, published: !zones.isEmpty, sensors: sensors[0], laps: laps[0] ?? .whole)
                     : "[\n"
                         + out.indices.map {
-                            tripJSON(out[$0], indent: "  ", fuel: fuel, published: !zones.isEmpty, sensors: sensors[$0], laps: laps[$0])
+                            tripJSON(
+                                out[$0], indent: "  ", fuel: fuel, published: !zones.isEmpty, sensors: sensors[$0], laps: laps[$0] ?? .whole)
                         }
                         .joined(separator: ",\n") + "\n]")
         } else {

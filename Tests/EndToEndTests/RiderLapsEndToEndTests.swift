@@ -68,6 +68,24 @@ final class RiderLapsEndToEndTests: XCTestCase {
         XCTAssertTrue(json.stdout.contains(#""laps": {"count": 2, "by": "button", "starts": ["2025-06-01T08:00:40Z"]"#), json.stdout)
     }
 
+    /// attack F10: `info --json` had no `laps` for a trip of one lap (no press, no pause): a
+    /// reader of it could not tell one lap from none. One lap is the whole trip, as FIT's one
+    /// lap message; the text says nothing of it, as before.
+    func testInfoJSONGivesTheOneLapOfATripWithoutPresses() throws {
+        let dir = CraftedLog.directory()
+        try CraftedLog.write(CraftedLog.file(trip: 1, salt: 0x45, points: 120, closed: true, presses: []), dir + "/00000001.cairn")
+        let out = Harness.tempDir()
+        let r = try Harness.cairn("convert", dir, "--to", "fit", "-o", out + "/t.fit", "--config", "none")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let fit = try Harness.checkExport("fit", out + "/t.fit")
+        XCTAssertEqual((fit["session_figures"] as? [String: Any])?["num_laps"] as? Int, 1)
+        let json = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none", "--json")
+        XCTAssertEqual(json.status, 0, json.stderr)
+        XCTAssertTrue(json.stdout.contains(#""laps": {"count": 1, "by": "pause", "ended_by_button": false}"#), json.stdout)
+        let info = try Harness.cairn("info", dir + "/00000001.cairn", "--config", "none")
+        XCTAssertFalse(info.stdout.contains("laps:"), info.stdout)
+    }
+
     /// A press made before the clock was set (attack-laps-r20, finding 3: time 0, a resumed
     /// trip's press before its first fix on a board without a real-time clock) is a press without
     /// a usable time, not damage: `info` says it and no damage (`info --why` tells it:
