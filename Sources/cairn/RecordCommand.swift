@@ -146,14 +146,7 @@ enum RecordCommand: Command {
             if baro.isEmpty { throw invalid("--baro", "The value '' is invalid for '--baro <auto|none|path>'") }
             baroSource = .path(baro)
         }
-        var sensors: [SensorAddress] = []
-        for text in a.all("--sensor") {
-            guard let s = SensorAddress(parsing: text) else {
-                throw invalid(
-                    "--sensor", "The value '\(text)' is invalid for '--sensor <address>': use AA:BB:CC:DD:EE:FF, then public or random when known")
-            }
-            sensors.append(s)
-        }
+        let sensors = try sensorList(a.all("--sensor")) { invalid("--sensor", $0) }
         let wheelText = a.value("--wheel") ?? "2.105"
         let wheelM: Double
         do { wheelM = try wheelCircumference(wheelText) } catch { throw invalid("--wheel", error.message) }

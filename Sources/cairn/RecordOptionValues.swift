@@ -7,8 +7,26 @@ import CairnCore
 import CairnSystem
 import CairnDevice
 
-// The values of `record --timezone`, `--gpsd` and `--wheel`.
+// The values of `record --timezone`, `--gpsd`, `--sensor` and `--wheel`.
 extension RecordCommand {
+    /// The `sensor` lines' addresses, in order. One sensor is one line: an address given twice
+    /// (in any case, with or without its type) would open two links to one sensor and record
+    /// it twice, so it is an error naming the option (and the file's lines).
+    static func sensorList(_ texts: [String], invalid: (String) -> UsageError) throws(UsageError) -> [SensorAddress] {
+        var sensors: [SensorAddress] = []
+        for text in texts {
+            let value = "The value '\(text)' is invalid for '--sensor <address>': "
+            guard let s = SensorAddress(parsing: text) else {
+                throw invalid(value + "use AA:BB:CC:DD:EE:FF, then public or random when known")
+            }
+            if sensors.contains(where: { $0.address == s.address }) {
+                throw invalid(value + "the sensor \(SensorAddress(address: s.address, type: nil)) is given twice (one sensor line each)")
+            }
+            sensors.append(s)
+        }
+        return sensors
+    }
+
     /// `--wheel`: the circumference in metres, 0.5 ... 3.5 (`WheelSpeed.circumferenceMmRange`), to the millimetre.
     static func wheelCircumference(_ text: String) throws(UsageError) -> Double {
         let range = WheelSpeed.circumferenceMmRange
