@@ -478,6 +478,17 @@ public final class RecordLoop {
         live.stats = recorder.stats
         live.drops = recorder.drops
         live.tripFile = log.currentPath
+        if wheelTrip.isOpen {
+            // A trainer's trip (no fix, the wheel's distance): its figures and state the wheel's,
+            // as systemd's status line says (the status file said `gap` and 0 m).
+            let t = wheelTrip.totals
+            var wheel = TripStats()
+            wheel.addWheel(extraM: t.distanceM, movingMs: t.movingMs)
+            // The wheel still for 5 s (its sensor sends about once a second) is a stand.
+            let stillMs = t.lastMs.map { mono - $0 } ?? 0
+            let state = stillMs >= settings.pauseAfterMs ? "paused" : stillMs >= 5000 ? "standing" : "recording"
+            (live.tripOpen, live.stats, live.state) = (true, wheel, state)
+        }
         live.syncedSeq = log.lastSyncedSeq
         live.syncAgeS = lastSyncMono.map { Double(mono - $0) / 1000 }
         live.updatedMs = clock.wallClockMs()

@@ -20,6 +20,8 @@ final class TrainerLoopTests: XCTestCase {
         /// The records of each file.
         var perFile: [[LogRecord]] = []
         var said: [String] = []
+        /// What the status file got (`record --status`).
+        var status: [(mono: Int64, status: LiveStatus)] = []
         var ends: [TripEnd] { records.compactMap { if case .tripEnd(let e) = $0 { e } else { nil } } }
         var batches: [SensorBatch] { records.compactMap { if case .sensors(let b) = $0 { b } else { nil } } }
     }
@@ -64,9 +66,10 @@ final class TrainerLoopTests: XCTestCase {
         settings.wheelCircumferenceM = 2.0
         settings.wheelTrip.closeAfterMs = 5 * 60_000
         settings.bootId = bootId
+        let statusFile = FakeStatusFile()
         let loop = RecordLoop(
             recorder: TripRecorder(filter: FixRules(profile: .ride)), log: log, source: gpsd, barometer: NoBarometer(),
-            notify: FakeNotifier(clock: clock, enabled: false), statusFile: nil, clock: clock, settings: settings,
+            notify: FakeNotifier(clock: clock, enabled: false), statusFile: statusFile, clock: clock, settings: settings,
             stopRequested: { clock.mono >= gpsd.stopAt }, afterTripClosed: {}, say: { out.said.append($0) },
             distanceText: { "\($0) m" })
         log.wheelCircumferenceMm = 2000
@@ -74,6 +77,7 @@ final class TrainerLoopTests: XCTestCase {
         sensors.pending = events
         loop.sensors = sensors
         loop.run()
+        out.status = statusFile.written
         let files = try LogDirectory.logFiles(in: dir)
         out.files = files.count
         for f in files {
@@ -119,6 +123,27 @@ final class TrainerLoopTests: XCTestCase {
         XCTAssertEqual(recorded.first?.arrivalMonoMs, 21_000, "the 10 s before the trip opened")
         XCTAssertTrue(r.batches.allSatisfy { $0.wheelCircumferenceMm == 2000 })
         XCTAssertTrue(r.said.contains { $0.hasPrefix("trip closed: no fix") }, "\(r.said)")
+    }
+
+    /// `cairn status` on a trainer (Hardware/bluetooth.md, "What is not done yet": the status
+    /// file said `gap` and 0 m while the wheel's trip was open): the open trip, its
+    /// file, the wheel's distance and moving time, no points.
+    func testTheStatusFileShowsTheWheelsTrip() throws {
+        var revs: UInt32 = 1000
+        let r = try run(stopS: 200, Self.spin(0, 180, perSecond: 4, from: &revs))
+        let at100 = try XCTUnwrap(r.status.last { $0.mono <= 100_000 }?.status)
+        XCTAssertTrue(at100.tripOpen)
+        XCTAssertEqual(at100.state, "recording")
+        XCTAssertNotNil(at100.tripFile)
+        XCTAssertEqual(at100.stats.points, 0)
+        // Opened at 30 s: about 70 s at 8 m/s by 100 s.
+        XCTAssertEqual(at100.stats.distanceM, 70 * 8, accuracy: 24)
+        XCTAssertEqual(Double(at100.stats.movingTimeMs), 70_000, accuracy: 3000)
+        let still = try XCTUnwrap(r.status.last { $0.mono <= 195_000 }?.status)
+        XCTAssertEqual(still.state, "standing", "the wheel still since 180 s")
+        let before = try XCTUnwrap(r.status.last { $0.mono <= 20_000 }?.status)
+        XCTAssertFalse(before.tripOpen, "not before the trip opens")
+        XCTAssertEqual(before.state, "waiting")
     }
 
     /// No gpsd at all (a board without GPS, or gpsd not running): the same trip.
