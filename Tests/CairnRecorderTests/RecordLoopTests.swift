@@ -419,7 +419,7 @@ final class RecordLoopTests: XCTestCase {
     }
 
     /// Thirty untimed fixes at 10 Hz are 3 s of a cold start, not a receiver without a date: the
-    /// cause is said once the span is a real one too (20 s), and a date arriving after it
+    /// cause is said once the span is a real one too (5 s), and a date arriving after it
     /// withdraws it, at once and at the stop.
     func testTheCauseWaitsForARealSpanAndADateWithdrawsIt() {
         let rig = Rig(readEverySeconds: 0)
@@ -433,7 +433,7 @@ final class RecordLoopTests: XCTestCase {
         rig.run()
         let cause = rig.said.filter { $0.contains("enable RMC or ZDA") }
         XCTAssertEqual(cause.count, 1, "\(rig.said)")
-        XCTAssertTrue(cause.first?.hasPrefix("gpsd: 201 fixes in a row without a time or date over 20 s") ?? false, "\(cause)")
+        XCTAssertTrue(cause.first?.hasPrefix("gpsd: 51 fixes in a row without a time or date over 5 s") ?? false, "\(cause)")
         XCTAssertTrue(rig.said.contains { $0.hasPrefix("gpsd: fixes have their time and date now") }, "\(rig.said)")
         XCTAssertEqual(rig.said.last, "stopped; no trip was open")
     }
