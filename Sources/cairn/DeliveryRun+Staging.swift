@@ -76,71 +76,20 @@ extension DeliveryRun {
                 throw Failure("\(why); its delivered copies are kept")
             }
         }
-        var staged: [DeliveryPlans.Staged] = []
         w.salted = salted(t, receipts)
-        if copyLogs && !w.remade {
-            for (f, c) in zip(t.files, w.now) {
-                let rel = TripShipment.logPath(c, salted: w.salted)
-                try refuseFolder(rel, listing)
-                // One there at this size is read back with the batch (`copiesThere`).
-                if let l = listing.files[rel], l.size != c.digest.size, let there = try remoteFile(DeliverCommand.join(base, rel)) {
-                    let delivered = receipts.recorded(t).contains { $0.contains(c) }
-                    if try !replaces(there, with: f.path, c, at: rel, delivered: delivered) { continue }
-                }
-                if listing.files[rel] == nil { w.fresh.insert(rel) }
-                let path = try outboxPath(rel)
-                do throws(Errno) { try POSIX.link(f.path, path) } catch { _ = try copyFileAtomically(f.path, path) }
-                let s = try self.staged(rel, at: path)
-                // The link is the log: bytes other than those counted are a log that changed.
-                guard s.size == c.digest.size else { throw Failure("\(f.path): changed while it was read; sent next time") }
-                staged.append(s)
-            }
+        // A trip made again from its remote log (`remade`): its conversions and row only.
+        let order = TripShipping.Order(logs: copyLogs, placeLogs: copyLogs && !w.remade, formats: formats, page: page, options: stageOptions)
+        var outbox = OutboxDestination(run: self, trip: t, receipts: receipts, listing: listing)
+        defer {
+            w.staged = outbox.staged
+            w.fresh.formUnion(outbox.fresh)
+            w.conversions += outbox.conversions
+            if let key = outbox.hidden { w.hidden = key }
         }
-        w.staged = staged
-        let whole = w.summary
-        // A trainer ride on a clock never set: no conversion can date it (`undatable`). Not a
-        // failure (every later run would fail on it, the LED saying so for good): its logs go
-        // when they are asked for, with no conversion and no page entry; without them nothing
-        // goes, it is never receipted and stays on the board, waiting.
-        if whole.undatable {
-            guard copyLogs else { throw Undeliverable(message: whole.undatableText + " (`logs = yes` delivers its log)") }
-            printErr("cairn: trip \(t.id): " + whole.undatableText + " (its log is delivered)")
-            return
-        }
-        // A trainer's trip that would arrive as nothing (its logs stay, no format holds it) is
-        // not delivered, so retention never takes it for one that was.
-        if whole.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {
-            throw Failure(
-                "no positions (a trainer ride): GPX, GeoJSON and KML cannot hold it and its logs do not go; deliver fit or csv, or its logs")
-        }
-        if !ShippingPlan.cuts(points: whole.records, formats: formats.count, page: page) { return }
-        let shipment = try TripShipment(t, whole, zones: stageOptions.zones, board: stageOptions.board, salted: w.salted)
-        if shipment.hidesAll {
-            printErr("cairn: trip \(t.id): every point is inside a privacy zone; no conversion sent")
-            // Off the page, with what an earlier delivery (before the zone) sent of it.
-            w.hidden = shipment.key
-            return
-        }
-        // What the exports hold: a ride ended by the long press on the trainer before its first
-        // fix is a trip without positions there (`ExportStages.summary`), though its log has points.
-        let shipped = shipment.summary
-        if shipped.hasNoPositions && !whole.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {
-            throw Failure(
-                "no positions before the rider's end press (on the trainer): GPX, GeoJSON and KML cannot hold it and its logs do not go; "
-                    + "deliver fit or csv, or its logs")
-        }
+        let shipped = try TripShipping.ship(t, w.summary, now: w.now, salted: w.salted, order: order, to: &outbox)
+        guard let shipment = shipped.shipment, let page = shipped.page else { return }
         for format in ExportFormat.allCases { w.names[format.name] = shipment.name(format) }
-        // A trainer's trip (no positions) goes as FIT and CSV; GPX, GeoJSON and KML cannot hold it.
-        for format in shipment.holding(formats) {
-            let rel = shipment.path(format)
-            try refuseFolder(rel, listing)
-            let local = try outboxPath(rel)
-            if let err = shipment.write(format, to: local, laps: stageOptions.laps) { throw Failure("\(format.name) not made: \(err)") }
-            let file = try self.staged(rel, at: local)
-            w.staged.append(file)
-            w.conversions.append(ExportState.SentFile(path: rel, size: file.size))
-        }
-        w.shown = shipment.pageTrip(formats: shipment.holding(formats), logs: copyLogs) { _ in true }
+        w.shown = page
     }
 
     /// Whether the local log (`path`, `c`) goes over what the remote holds at `rel`. A log is never

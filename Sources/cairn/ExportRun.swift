@@ -133,113 +133,36 @@ struct ExportRun {
         if salted && before == nil {
             printErr("cairn: \(label): another card's log holds its names on \(dest); exported beside it under names with its salt")
         }
-        let verified = state.isExported(t, to: destination, now: now, logs: copyLogs)
-        var tripProblem = false
-        var wroteAny = false
-        if copyLogs {
-            copyLogFiles(t, now, there: there.map(\.copy), salted: salted, label: label, problem: &tripProblem, wroteAny: &wroteAny)
-        }
-        // Conversions, one file per trip and format, cut once (`TripShipment`). The page
-        // shows the trip too (its picture and figures): cut it even with --format none.
-        let shipment: TripShipment
-        do {
-            let cut = ShippingPlan.cuts(points: whole.records, formats: formats.count, page: pageBuilder != nil)
-            shipment = try TripShipment(
-                t, whole, zones: cut ? stageOptions.zones : PrivacyZones(), board: stageOptions.board, prefix: namePrefix, salted: salted)
-        } catch {
+        let existing = Dictionary(zip(now.map { TripShipment.logPath($0, salted: salted) }, there.map(\.copy)), uniquingKeysWith: { a, _ in a })
+        var folder = FolderDestination(
+            folder: dest, label: label, laps: stageOptions.laps, existing: existing,
+            verified: state.isExported(t, to: destination, now: now, logs: copyLogs))
+        // The page shows the trip too (its picture and figures): it is cut even with --format none.
+        let order = TripShipping.Order(
+            logs: copyLogs, placeLogs: copyLogs, formats: formats, page: pageBuilder != nil, options: stageOptions, prefix: namePrefix)
+        var shipped: TripShipping.Shipped?
+        var cutFailed: (any Error)?
+        do { shipped = try TripShipping.ship(t, whole, now: now, salted: salted, order: order, to: &folder) } catch { cutFailed = error }
+        counts.copiedFiles += folder.copiedFiles
+        counts.copiedBytes += folder.copiedBytes
+        counts.wroteConversions += folder.wroteConversions
+        if folder.forget { state.forget(t, destination: destination) }
+        guard let shipped else {
             // Never a conversion without its zones' cut.
-            printErr("cairn: \(label): \(error)")
+            printErr("cairn: \(label): \(cutFailed.map { "\($0)" } ?? "")")
             counts.problems += 1
             counts.failedTrips += 1
             return
         }
-        for format in formats where !whole.undatable {
-            // What the exports hold (`shipment.summary`): a ride ended on the trainer before its
-            // first fix has no position there either.
-            if shipment.summary.hasNoPositions && !format.holdsNoPositions {
-                printErr("cairn: \(label): no positions (a trainer ride, distance from the wheel): \(format.name) cannot hold it; none written")
-                continue
-            }
-            let target = POSIX.join(dest, shipment.path(format))
-            switch ShippingPlan.conversion(
-                points: whole.records, hidesAll: shipment.hidesAll, verified: verified, present: verified && pathExists(target))
-            {
-            case .none, .there: continue
-            case .hidden:
-                printErr("cairn: \(label): every point is inside a privacy zone; no \(format.name) written")
-            case .write:
-                if let err = shipment.write(format, to: target, laps: stageOptions.laps) {
-                    printErr("cairn: \(label): \(format.name) not written: \(err)")
-                    tripProblem = true
-                } else {
-                    counts.wroteConversions += 1
-                    wroteAny = true
-                }
-            }
-        }
-        // A trainer's trip none of the formats holds, its logs not copied: nothing of it is on the
-        // stick, so it is not marked exported (retention would take it for one that is).
-        if shipment.summary.hasNoPositions && !copyLogs && !formats.contains(where: \.holdsNoPositions) {
-            printErr(
-                "cairn: \(label): not exported: no format asked for holds a trip without positions and its logs are not copied "
-                    + "(--format fit or csv, or --logs yes)")
-            tripProblem = true
-        }
-        if tripProblem { counts.problems += 1; counts.failedTrips += 1; return }
-        if wroteAny { counts.exportedTrips += 1 } else { counts.alreadyThere += 1 }
-        if let pageBuilder {
-            let dest = self.dest
-            let p = shipment.pageTrip(formats: formats, logs: copyLogs) { pathExists(POSIX.join(dest, $0)) }
-            if ShippingPlan.pageEntry(wroteAny: wroteAny, current: pageBuilder.isCurrent(key: shipment.key), links: p.entry.files.count),
-                let why = pageBuilder.add(p)
-            {
-                printErr("cairn: \(label): no picture on the page: \(why)")
-            }
+        if folder.problem { counts.problems += 1; counts.failedTrips += 1; return }
+        if shipped.wroteAny { counts.exportedTrips += 1 } else { counts.alreadyThere += 1 }
+        if let pageBuilder, let shipment = shipped.shipment, let p = shipped.page,
+            ShippingPlan.pageEntry(wroteAny: shipped.wroteAny, current: pageBuilder.isCurrent(key: shipment.key), links: p.entry.files.count),
+            let why = pageBuilder.add(p)
+        {
+            printErr("cairn: \(label): no picture on the page: \(why)")
         }
         state.mark(t, files: now, logs: copyLogs, destination: destination, salted: salted)
-    }
-
-    /// The trip's log files, byte for byte, each read back before the trip counts as exported.
-    /// `there`: what the stick held at each one's name (`existingCopy`, read just before).
-    private mutating func copyLogFiles(
-        _ t: TripRef, _ now: [ExportState.CopiedFile], there: [ShippingPlan.ExistingCopy], salted: Bool, label: String,
-        problem tripProblem: inout Bool, wroteAny: inout Bool
-    ) {
-        for ((f, c), existing) in zip(zip(t.files, now), there) {
-            let target = POSIX.join(dest, TripShipment.logPath(c, salted: salted))
-            switch existing {
-            case .same: continue
-            case .other(let why):
-                printErr("cairn: \(target): exists and is another file (\(why)); not replaced: export to another directory")
-                // An earlier verified export to here no longer holds (a copy damaged since).
-                state.forget(t, destination: destination)
-                tripProblem = true
-                continue
-            case .earlierCopy:
-                printErr("cairn: \(target): an earlier copy of this log, which has grown since; replaced")
-            case .none: break
-            }
-            do {
-                let copied = try copyFileAtomically(f.path, target)
-                let back = try FileDigest.of(target, fromMedium: true)
-                if copied != c.digest {
-                    throw Failure("\(f.path): changed while being copied (\(c.digest.text) before, \(copied.text) copied); run again")
-                }
-                if back != copied {
-                    POSIX.unlink(target)
-                    throw Failure("\(target): reads back as \(back.text), not the \(copied.text) written (a failing card?); removed")
-                }
-                counts.copiedBytes += copied.size
-                counts.copiedFiles += 1
-                wroteAny = true
-            } catch let e as Failure {
-                printErr("cairn: \(label): \(e.message)")
-                tripProblem = true
-            } catch {
-                printErr("cairn: \(label): \(error)")
-                tripProblem = true
-            }
-        }
     }
 
     /// The page, the key, then one directory sync per directory (covering every rename into
