@@ -84,7 +84,9 @@ struct ExportRun {
         let before = state.saltedBefore(t, destination: destination)
         let salted = ShippingPlan.stickNames(
             saltedBefore: before,
-            otherCard: t.files.contains { Self.otherCardsLog(at: POSIX.join(dest, TripShipment.logPath(baseName($0.path))), salt: $0.header.salt) })
+            otherCard: t.files.contains {
+                FolderDestination.otherCardsLog(at: POSIX.join(dest, TripShipment.logPath(baseName($0.path))), salt: $0.header.salt)
+            })
         let step = ShippingPlan.trip(openBecause: openBecause, points: whole.records, damagedBytes: whole.damagedBytes)
         if case .open(let why) = step {
             printErr("cairn: \(label): still open (\(why)); exported once it closes")
@@ -119,7 +121,7 @@ struct ExportRun {
         // names too): nothing of the trip is written, the other files and rows untouched.
         let there = zip(t.files, now).map { f, c in
             let target = POSIX.join(dest, TripShipment.logPath(c, salted: salted))
-            return (name: target, copy: Self.existingCopy(target, of: f.path, c.digest))
+            return (name: target, copy: FolderDestination.existingCopy(target, of: f.path, c.digest))
         }
         if let clash = ShippingPlan.refusesTrip(there) {
             printErr(
@@ -209,23 +211,5 @@ struct ExportRun {
         if c.failedTrips > 0 {
             printErr("cairn: \(c.failedTrips) trip\(c.failedTrips == 1 ? "" : "s") not exported (see above); run again once fixed")
         }
-    }
-
-    /// What is at `target` already, against the log `source` whose bytes are `digest`
-    /// (`ShippingPlan.existingCopy` decides). Always read whole: a copy verified
-    /// by an earlier export may have been damaged on the stick since.
-    /// Whether `target` is a cairn log of another card: a log header whose salt is not `salt`.
-    /// Anything else there (this log's copy, damaged or not, a file that is no log) is no reason
-    /// to go beside it: it is refused or replaced as before.
-    static func otherCardsLog(at target: String, salt: UInt32) -> Bool {
-        guard fileSize(target) != nil, let r = try? LogReader(path: target) else { return false }
-        return r.header.salt != salt
-    }
-
-    static func existingCopy(_ target: String, of source: String, _ digest: FileDigest) -> ShippingPlan.ExistingCopy {
-        let found = fileSize(target) != nil
-        let theirs = found ? try? FileDigest.of(target) : nil
-        let prefix = theirs.flatMap { t in t.size < digest.size && t != digest ? try? FileDigest.of(source, limit: t.size) : nil }
-        return ShippingPlan.existingCopy(found: found, theirs: theirs, ours: digest, prefix: prefix)
     }
 }

@@ -4,7 +4,7 @@ import CairnExport
 
 /// A trip's shipment into a folder on this machine (`cairn export`'s stick): each file written
 /// there through a temporary name and read back from the medium, what was there already kept
-/// when it is the same. What befell the trip is kept here for `ExportRun`'s counts and state.
+/// when it is the same (`existingCopy`, read before the trip). What befell the trip is kept here for `ExportRun`'s counts and state.
 struct FolderDestination: ShipmentDestination {
     let folder: String
     /// "trip 3 (00000003.cairn)": how the lines said of the trip begin.
@@ -89,5 +89,23 @@ struct FolderDestination: ShipmentDestination {
             "cairn: \(label): not exported: no format asked for holds a trip without positions and its logs are not copied "
                 + "(--format fit or csv, or --logs yes)")
         problem = true
+    }
+
+    /// Whether `target` is a cairn log of another card: a log header whose salt is not `salt`.
+    /// Anything else there (this log's copy, damaged or not, a file that is no log) is no reason
+    /// to go beside it: it is refused or replaced as before.
+    static func otherCardsLog(at target: String, salt: UInt32) -> Bool {
+        guard fileSize(target) != nil, let r = try? LogReader(path: target) else { return false }
+        return r.header.salt != salt
+    }
+
+    /// What is at `target` already, against the log `source` whose bytes are `digest`
+    /// (`ShippingPlan.existingCopy` decides). Always read whole: a copy verified
+    /// by an earlier export may have been damaged on the stick since.
+    static func existingCopy(_ target: String, of source: String, _ digest: FileDigest) -> ShippingPlan.ExistingCopy {
+        let found = fileSize(target) != nil
+        let theirs = found ? try? FileDigest.of(target) : nil
+        let prefix = theirs.flatMap { t in t.size < digest.size && t != digest ? try? FileDigest.of(source, limit: t.size) : nil }
+        return ShippingPlan.existingCopy(found: found, theirs: theirs, ours: digest, prefix: prefix)
     }
 }

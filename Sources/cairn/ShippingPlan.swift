@@ -3,7 +3,7 @@ import CairnLog
 /// The choices a trip's shipment makes the same way to a stick (`cairn export`) and to a remote
 /// (`cairn deliver`): whether the raw logs go, whether the board's key goes with them, whether
 /// the trip is cut through the zones, and what becomes of each conversion. Pure: table tests in
-/// ShippingPlanTests; `ExportRun` and `DeliveryRun` do the I/O around them.
+/// ShippingPlanTests; `TripShipping` runs them for each trip, `ExportRun` and `DeliveryRun` around it.
 enum ShippingPlan {
     /// Where a shipment goes.
     enum Destination {
