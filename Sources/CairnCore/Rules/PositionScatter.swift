@@ -80,6 +80,12 @@ struct PositionScatter {
     var unsettled: Bool { !mature && !(count(0) >= 2 && 2.0.squareRoot() * mean(0) / 5.6 < 1) }
     /// The newest fix's longer lags moved faster than `slowMps`: they do not apply.
     private var movedFast = false
+    /// When the positions last proved a move (`provenMoveRadii`): no longer lag spanning it counts.
+    private var provenMoveMs: Int64?
+    /// A move is proved by a chord over three intervals this many times the one-second scatter
+    /// (a wander of σ 35 m over 30 s does that about once in 700 looks; a bike at 4 m/s under
+    /// a few metres of noise, every fix).
+    static let provenMoveRadii = 10.0
 
     @inline(__always) private func mean(_ i: Int) -> Double {
         switch i {
@@ -131,6 +137,18 @@ struct PositionScatter {
             movedFast = f.timeMs > c.timeMs && (ce * ce + cn * cn).squareRoot() >= Self.slowMps * Double(f.timeMs - c.timeMs) / 1000
         }
         guard dt > 0, dt <= 2000 else { return }
+        // Moving beyond doubt: over the last three intervals, faster than a slow mover and
+        // `provenMoveRadii` times the one-second scatter. The longer lags' spans that hold such a
+        // fix are a vehicle's corners and stops, not a wander (issue 39, a street grid).
+        if count(0) >= 2 {
+            let c = recent[n - 4]
+            let ce = (f.lon - c.lon) * k, cn = (f.lat - c.lat) * 111_195.0
+            let chord = (ce * ce + cn * cn).squareRoot()
+            let r1 = 2.0.squareRoot() * mean(0) / 5.6
+            if chord >= Self.slowMps * Double(f.timeMs - c.timeMs) / 1000 && chord >= Self.provenMoveRadii * r1 {
+                provenMoveMs = f.timeMs
+            }
+        }
         for (i, lag) in Self.lags.enumerated() {
             guard n > 3 * lag else { break }
             let p1 = recent[n - 1 - lag], p2 = recent[n - 1 - 2 * lag], p3 = recent[n - 1 - 3 * lag]
@@ -141,6 +159,7 @@ struct PositionScatter {
                 abs(p2.timeMs - p3.timeMs - Int64(lag) * dt) * 10 <= dt * Int64(lag)
             else { continue }
             if lag > 1 {
+                if let m = provenMoveMs, m >= p3.timeMs { continue }
                 let ce = (f.lon - p3.lon) * k, cn = (f.lat - p3.lat) * 111_195.0
                 if (ce * ce + cn * cn).squareRoot() >= Self.slowMps * Double(span) / 1000 { continue }
             }
