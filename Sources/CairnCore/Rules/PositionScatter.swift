@@ -12,7 +12,10 @@
 /// 7 m), so they are taken at lags of 1, 3, 9 and 27 fixes too, each averaged over about three of
 /// its spans, and the scatter is the largest any lag shows. A lag longer than one counts only
 /// where the fixes moved slower than 3 m/s over its span (a walker, a climbing rider: a faster
-/// mover's turns are no noise), and one third difference counts for at most three times its
+/// mover's turns are no noise) and none of them proved a move (`provenMoveRadii`: a bike or a
+/// car through a street grid slows below 3 m/s at its corners and stops, whose kinks read as a
+/// wander of about 15 m; it kept a point every 70-200 m and measured 5-15 % short, now +1.5 to
+/// +1.9 %, `StreetGridTests`), and one third difference counts for at most three times its
 /// lag's mean so far (at least 15 m). Until the stretch has had 82 fixes (every lag; 10 where it
 /// moved faster than 3 m/s over the last 9, the longer lags do not apply; 5 where its positions are
 /// clean, a one-second scatter under 1 m) its scatter is not known: its fixes are not spaced or kept as corners by it, nor judged standing
@@ -82,10 +85,16 @@ struct PositionScatter {
     private var movedFast = false
     /// When the positions last proved a move (`provenMoveRadii`): no longer lag spanning it counts.
     private var provenMoveMs: Int64?
-    /// A move is proved by a chord over three intervals this many times the one-second scatter
-    /// (a wander of σ 35 m over 30 s does that about once in 700 looks; a bike at 4 m/s under
-    /// a few metres of noise, every fix).
-    static let provenMoveRadii = 10.0
+    /// The positions have proved a move (see `provenMoveRadii`) since the stretch began.
+    var provedMove: Bool { provenMoveMs != nil }
+    /// The one-second scatter (68 %), 0 until two third differences are known.
+    var oneSecondRadius68: Double { count(0) >= 2 ? 2.0.squareRoot() * mean(0) / 5.6 : 0 }
+    /// A move is proved by a chord over nine intervals this many times the one-second scatter
+    /// (a wander is bounded where a vehicle's way grows: σ 35 m over 30 s, a one-second scatter
+    /// of about 7 m, would need 140 m in 9 s, 5.6 of its standard deviations; a bike at 4 m/s
+    /// under a few metres of noise does it on every fix). Over three intervals and 10 times,
+    /// the wander passed now and then, and a stand opened one trip more on 24 unseen seeds.
+    static let provenMoveRadii = 20.0
 
     @inline(__always) private func mean(_ i: Int) -> Double {
         switch i {
@@ -137,11 +146,11 @@ struct PositionScatter {
             movedFast = f.timeMs > c.timeMs && (ce * ce + cn * cn).squareRoot() >= Self.slowMps * Double(f.timeMs - c.timeMs) / 1000
         }
         guard dt > 0, dt <= 2000 else { return }
-        // Moving beyond doubt: over the last three intervals, faster than a slow mover and
+        // Moving beyond doubt: over the last nine intervals, faster than a slow mover and
         // `provenMoveRadii` times the one-second scatter. The longer lags' spans that hold such a
         // fix are a vehicle's corners and stops, not a wander (issue 39, a street grid).
-        if count(0) >= 2 {
-            let c = recent[n - 4]
+        if n >= 10, count(0) >= 2 {
+            let c = recent[n - 10]
             let ce = (f.lon - c.lon) * k, cn = (f.lat - c.lat) * 111_195.0
             let chord = (ce * ce + cn * cn).squareRoot()
             let r1 = 2.0.squareRoot() * mean(0) / 5.6
