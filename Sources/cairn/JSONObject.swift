@@ -38,6 +38,9 @@ extension DeliveryStatus {
         o.add("failing_since", failingSinceMs.map { TextFormat.isoTime(ms: $0) })
         o.add("reason", reason.isEmpty ? nil : reason)
         o.add("page_pending", pagePending)
+        // Copies of pruned trips found damaged on the remote: often a ride's only copy, so a
+        // script reading the JSON learns of it as a rider reading `status` does.
+        o.add("damaged_there", json: JSONObject.array(damagedThere.map(TextFormat.jsonString)))
         return o
     }
 }

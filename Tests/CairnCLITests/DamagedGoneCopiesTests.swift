@@ -49,7 +49,10 @@ final class DamagedGoneCopiesTests: XCTestCase {
         s.result = .ok
         s.damagedThere = ["fit/a.fit", "gpx/b.gpx"]
         XCTAssertTrue(s.summary.contains("fit/a.fit and 1 more damaged on the remote"), s.summary)
+        // `status --json` and `deliver --json` say them too (a pruned trip's only copy).
+        XCTAssertTrue(s.json.text.contains("\"damaged_there\": [\"fit/a.fit\", \"gpx/b.gpx\"]"), s.json.text)
         s.damagedThere = []
         XCTAssertFalse(s.summary.contains("damaged"), s.summary)
+        XCTAssertTrue(s.json.text.contains("\"damaged_there\": []"), s.json.text)
     }
 }
